@@ -84,4 +84,5 @@ bool = DataType.BOOL  # noqa: A001  (Paddle's paddle.bool)
 int8, uint8, int16 = DataType.INT8, DataType.UINT8, DataType.INT16
 int32, int64 = DataType.INT32, DataType.INT64
 float16, float32, float64 = DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64
+bfloat16 = DataType.BFLOAT16  # needs the optional ml_dtypes package once a tensor is made
 complex64, complex128 = DataType.COMPLEX64, DataType.COMPLEX128

@@ -5,7 +5,7 @@ import numbers
 
 import numpy as np
 
-from phi.backends.gpu_context import import_cupy
+from phi.backends.gpu_context import import_cupy, refuse_bfloat16
 from phi.common import DataType, convert_dtype, convert_place
 from phi.core import DenseTensor
 
@@ -35,6 +35,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
     array = _to_host_array(data, target)
     place = current_place() if place is None else convert_place(place)
     if place.is_gpu_place():
+        refuse_bfloat16(array.dtype, "to_tensor")
         cupy = import_cupy()
         with cupy.cuda.Device(place.device_id):
             array = cupy.array(array)
@@ -75,7 +76,9 @@ def _to_host_array(data, target):
     try:
         DataType.from_numpy(array.dtype)
     except TypeError:
-        raise TypeError(f"to_tensor: unsupported dtype {array.dtype} of data") from None
+        hint = ("; Paddle stores bfloat16 as uint16 bits: pass array.view(ml_dtypes.bfloat16) for those"
+                if array.dtype == np.uint16 else "")
+        raise TypeError(f"to_tensor: unsupported dtype {array.dtype} of data{hint}") from None
     if target is not None and array.dtype != target:
         array = array.astype(target)
     return array

@@ -115,6 +115,7 @@ import secrets
 import numpy as np
 
 from phi.common import DataType
+from phi.common.data_type import BFloat16Unavailable, bfloat16_numpy_dtype
 from phi.core import DenseTensor
 
 from . import autograd  # noqa: F401  (the autograd core before eager.tensor, which needs it loaded)
@@ -135,6 +136,9 @@ _STORABLE = {"bool": "BOOL", "int8": "I8", "uint8": "U8", "int16": "I16", "uint1
 _COMPLEX_PARTS = {"complex64": "float32", "complex128": "float64"}
 # The safetensors dtypes the NumPy API reads (C64 only in recent versions).
 _READABLE = {code: name for name, code in _STORABLE.items()} | {"C64": "complex64"}
+# bfloat16 (ml_dtypes' NumPy dtype), which safetensors' NumPy API lacks: its bits go
+# through that API as uint16, and the file's header names them BF16 (_bfloat16_header).
+_BFLOAT16, _BF16, _U16 = "bfloat16", "BF16", "U16"
 
 
 # -- save -------------------------------------------------------------------
@@ -169,10 +173,15 @@ def save(obj, path, protocol: int = 4, **configs) -> None:
         raise ValueError(f"{who}: argument 'obj' is nested too deeply to save") from None
     metadata = {_FORMAT_KEY: _FORMAT_VERSION,
                 _STRUCTURE_KEY: json.dumps(structure, allow_nan=False, separators=(",", ":"))}
-    if isinstance(target, str):
+    if isinstance(target, str) and not encoder.bfloat16_entries:
         _write_file(who, target, encoder.arrays, metadata, safetensors_numpy)
         return
     data = safetensors_numpy.save(encoder.arrays, metadata)
+    if encoder.bfloat16_entries:
+        data = _bfloat16_header(data, encoder.bfloat16_entries, _U16, _BF16)
+    if isinstance(target, str):
+        _write_file(who, target, data, metadata, safetensors_numpy)
+        return
     try:
         target.write(data)
     except TypeError:
@@ -227,9 +236,25 @@ def _save_target(who: str, path):
     return path
 
 
-def _write_file(who: str, path: str, arrays: dict, metadata: dict, safetensors_numpy) -> None:
+def _bfloat16_header(data: bytes, entries, old: str, new: str) -> bytes:
+    """The safetensors file ``data`` with the header's dtype of ``entries``
+    changed from ``old`` to ``new`` (U16 <-> BF16: the same two bytes per
+    element). The data offsets count from the header's end, so the arrays'
+    bytes stay as they are; the header is padded to 8 bytes as safetensors does."""
+    length = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + length].decode("utf-8"))
+    for entry in entries:
+        if header[entry]["dtype"] == old:
+            header[entry]["dtype"] = new
+    raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    raw += b" " * (-len(raw) % 8)
+    return len(raw).to_bytes(8, "little") + raw + data[8 + length:]
+
+
+def _write_file(who: str, path: str, arrays, metadata: dict, safetensors_numpy) -> None:
     """Writes under a temporary name in the target's directory, then renames,
-    so that a failure leaves an existing file as it was."""
+    so that a failure leaves an existing file as it was. ``arrays``: the dict
+    of arrays to store, or the file's bytes already made."""
     directory, name = os.path.split(path)
     try:
         if directory:
@@ -239,7 +264,11 @@ def _write_file(who: str, path: str, arrays: dict, metadata: dict, safetensors_n
                           f"{error.strerror or error}") from None
     temporary = os.path.join(directory, f".{name}.{secrets.token_hex(6)}.tmp")
     try:
-        safetensors_numpy.save_file(arrays, temporary, metadata)
+        if isinstance(arrays, bytes):
+            with open(temporary, "wb") as file:
+                file.write(arrays)
+        else:
+            safetensors_numpy.save_file(arrays, temporary, metadata)
         os.replace(temporary, path)
     except OSError as error:
         raise type(error)(f"{who}: cannot write {path!r}: {error.strerror or error}") from None
@@ -257,6 +286,7 @@ class _Encoder:
     def __init__(self, who: str):
         self.who = who
         self.arrays = {}
+        self.bfloat16_entries = []  # stored as uint16 bits, named BF16 in the file
 
     def node(self, value, where: str, parts: tuple, active=frozenset()):
         # NumPy scalars first: np.float64 and np.bool_ would pass for float / bool.
@@ -313,6 +343,11 @@ class _Encoder:
     def _array(self, array: np.ndarray, where: str, parts: tuple, kind: str) -> dict:
         dtype = array.dtype.newbyteorder("=")  # safetensors is little-endian: stored natively
         name = dtype.name
+        if name == _BFLOAT16 and dtype.kind == "V":  # ml_dtypes' bfloat16: its bits as uint16
+            entry = self._entry_name(parts)
+            self.arrays[entry] = np.ascontiguousarray(array).view(np.uint16)
+            self.bfloat16_entries.append(entry)
+            return {"tensor": entry, "dtype": name, "shape": list(array.shape), "kind": kind}
         if name not in _STORABLE and name not in _COMPLEX_PARTS:
             raise TypeError(f"{self.who}: {where} is an array of dtype {array.dtype}, which eager cannot "
                             f"save; expected bool, an int or uint type, float16/32/64 or complex64/128")
@@ -483,6 +518,7 @@ def _read(who: str, label: str, stream, safetensors_numpy, path=None):
     if not isinstance(header, dict):
         raise corrupted("the header is not a JSON object")
     data_length = 0
+    bfloat16_entries = []
     for key, info in header.items():
         if key == "__metadata__":
             if not isinstance(info, dict) or not all(isinstance(v, str) for v in info.values()):
@@ -492,7 +528,9 @@ def _read(who: str, label: str, stream, safetensors_numpy, path=None):
         if not (isinstance(offsets, list) and len(offsets) == 2
                 and all(isinstance(o, int) and not isinstance(o, bool) and o >= 0 for o in offsets)):
             raise corrupted(f"the header's entry {key!r} has no valid 'data_offsets'")
-        if info.get("dtype") not in _READABLE:
+        if info.get("dtype") == _BF16:
+            bfloat16_entries.append(key)
+        elif info.get("dtype") not in _READABLE:
             raise ValueError(f"{who}: {label} holds the entry {key!r} of dtype {info.get('dtype')!r}, which "
                              f"NumPy (and so eager) has no type for")
         data_length = max(data_length, offsets[1])
@@ -500,9 +538,18 @@ def _read(who: str, label: str, stream, safetensors_numpy, path=None):
         if size < 8 + length + data_length:
             raise truncated(f"{size} bytes where its header describes {8 + length + data_length}")
         raise corrupted(f"{size - 8 - length - data_length} bytes follow the data its header describes")
+    if bfloat16_entries:
+        bfloat16 = _bfloat16_dtype(who, label)
     try:
-        if path is not None:
+        if path is not None and not bfloat16_entries:
             arrays = safetensors_numpy.load_file(path)  # memory-mapped: one copy fewer
+        elif bfloat16_entries:  # read through the NumPy API as uint16 (the same bits)
+            data = _read_bytes(who, stream, data_length)
+            if len(data) < data_length:
+                raise truncated(f"the data ends {data_length - len(data)} bytes early")
+            arrays = safetensors_numpy.load(_bfloat16_header(prefix + raw + data, bfloat16_entries, _BF16, _U16))
+            for key in bfloat16_entries:
+                arrays[key] = arrays[key].view(bfloat16)
         else:
             data = _read_bytes(who, stream, data_length)
             if len(data) < data_length:
@@ -515,6 +562,13 @@ def _read(who: str, label: str, stream, safetensors_numpy, path=None):
     except Exception as error:  # safetensors' checks of the offsets, dtypes and shapes
         raise corrupted(str(error)) from None
     return header, {k: a if a.flags.writeable else a.copy() for k, a in arrays.items()}
+
+
+def _bfloat16_dtype(who: str, label: str) -> np.dtype:
+    try:
+        return bfloat16_numpy_dtype()
+    except BFloat16Unavailable as error:
+        raise BFloat16Unavailable(f"{who}: {label} holds bfloat16 (BF16) arrays: {error}") from None
 
 
 def _read_bytes(who: str, stream, count: int) -> bytes:
@@ -622,7 +676,7 @@ class _Decoder:
             if array.dtype.name != _COMPLEX_PARTS[name] or list(array.shape) != shape + [2]:
                 raise self.corrupted(_mismatch(entry, name, shape, array))
             array = np.array(array, order="C", copy=None).view(name)[..., 0]
-        elif name not in _STORABLE or array.dtype.name != name or list(array.shape) != shape:
+        elif (name not in _STORABLE and name != _BFLOAT16) or array.dtype.name != name or list(array.shape) != shape:
             raise self.corrupted(_mismatch(entry, name, shape, array))
         if entry in self.used:
             array = array.copy()

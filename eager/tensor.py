@@ -374,7 +374,10 @@ def format_values(array: np.ndarray, options, prefix: str = "       ") -> str:
     digits, every item left-aligned to one width (a space before the non-negative
     ones when some are negative), only ``edgeitems`` at each edge of an axis once
     there are more than ``threshold`` items. ``prefix`` is the indent of the lines after
-    the first (the width of the text that precedes the values)."""
+    the first (the width of the text that precedes the values). bfloat16 values
+    print as the float32 values they are exactly."""
+    if array.dtype.kind == "V" and array.dtype.name == "bfloat16":  # ml_dtypes' dtype, not kind "f"
+        array = array.astype(np.float32)
     kind = array.dtype.kind
     if kind == "f":
         def text_of(value):

@@ -381,11 +381,12 @@ def test_parameter_carries_is_distributed_and_do_model_average():
     assert copy.deepcopy(fc).weight.is_distributed is True
 
 
-def test_bfloat16_warns_and_keeps_the_dtypes_as_paddle_without_bfloat16():
+def test_bfloat16_casts_the_floating_tensors_except_excluded_layers():
+    pytest.importorskip("ml_dtypes")
     net = _Net()
-    dtypes = [t.dtype for t in net.state_dict().values()]
-    with pytest.warns(UserWarning, match="Layer.bfloat16: this build does not support bfloat16"):
-        assert net.bfloat16() is net
-    assert [t.dtype for t in net.state_dict().values()] == dtypes
+    assert net.bfloat16(excluded_layers=[eager.nn.BatchNorm1D]) is net
+    dtypes = {name: t.dtype for name, t in net.state_dict().items()}
+    assert dtypes["fc.weight"] == dtypes["running"] == eager.bfloat16
+    assert dtypes["bn.weight"] == dtypes["bn._mean"] == eager.float32
     with pytest.raises(TypeError, match="Layer.bfloat16: argument 'excluded_layers' expected Layers or Layer classes, got str"):
         net.bfloat16(excluded_layers=["fc"])

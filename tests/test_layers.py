@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("eager", "phi")
 # Optional extras stay lazy: importing them at the top would make them required.
-OPTIONAL = {"cupy", "cupyx", "torch", "tqdm", "mpi4py", "graphviz", "safetensors"}
+OPTIONAL = {"cupy", "cupyx", "torch", "tqdm", "mpi4py", "graphviz", "safetensors", "ml_dtypes"}
 # The autograd tools above the generated code (loaded lazily by eager.autograd).
 AUTOGRAD_TOOLS = {"eager.autograd.functional", "eager.autograd.gradient_check", "eager.autograd.lazy_jacobian"}
 

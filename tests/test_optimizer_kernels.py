@@ -207,7 +207,7 @@ def test_master_param_is_updated_and_rounded_into_the_float16_param():
      r"adam_: argument 'learning_rate' expected one float64 element \(shape \[\] or \[1\]\), got float64\[2\]"),
     ({"beta1_pow": dense([[0.9]])}, InvalidArgumentError, r"adam_: argument 'beta1_pow' expected one float64"),
     ({"param": dense([1, 2], "int64"), "grad": dense([1, 1], "int64")}, InvalidTypeError,
-     r"adam_: argument 'param' expected a float16, float32 or float64 tensor, got int64\[2\]"),
+     r"adam_: argument 'param' expected a float16, bfloat16, float32 or float64 tensor, got int64\[2\]"),
 ])
 def test_adam_op_checks_every_argument_before_writing(change, error, message):
     t = adam_inputs()

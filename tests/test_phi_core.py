@@ -174,8 +174,9 @@ def test_register_records_keys_and_argument_names():
     assert f.has("k") and not f.has("nope")
     assert f.names() == ["k", "m"]
     keys = set(f.kernels("k"))
+    # float32's registration also gives each backend a bfloat16 twin (computing in float32)
     assert keys == {KernelKey(b, DataLayout.ALL_LAYOUT, d)
-                    for b in (Backend.CPU, Backend.GPU) for d in (F32, F64)}
+                    for b in (Backend.CPU, Backend.GPU) for d in (F32, F64, DataType.BFLOAT16)}
     kernel = f.kernels("k")[KernelKey(Backend.GPU, DataLayout.ALL_LAYOUT, F64)]
     assert isinstance(kernel, Kernel) and kernel.fn is k_plain and kernel.name == "k"
     assert kernel.arg_names == ("x", "y", "alpha") and kernel.keyword_only == ()
@@ -202,8 +203,10 @@ def test_duplicate_registration_is_an_error_and_registers_nothing():
     f.register("k", k_plain, [Backend.CPU], [F32])
     with pytest.raises(ValueError, match=r"kernel 'k' registered twice for \(CPU, ALL_LAYOUT, float32, dense\)"):
         f.register("k", k_other, [Backend.CPU], [F64, F32])
-    # The failed call left nothing behind: float64 is still unregistered.
-    assert set(f.kernels("k")) == {KernelKey(Backend.CPU, DataLayout.ALL_LAYOUT, F32)}
+    # The failed call left nothing behind: float64 is still unregistered (bfloat16 is
+    # float32's twin, phi.core.bfloat16_kernels).
+    assert set(f.kernels("k")) == {KernelKey(Backend.CPU, DataLayout.ALL_LAYOUT, F32),
+                                   KernelKey(Backend.CPU, DataLayout.ALL_LAYOUT, DataType.BFLOAT16)}
     with pytest.raises(ValueError, match="registered twice"):
         f.register("fresh", k_other, [Backend.CPU], [F32, "float32"])
     assert not f.has("fresh")
@@ -227,7 +230,8 @@ def test_select_falls_back_to_cpu_for_gpu_only():
     kernel, fallback = f.select("k", Backend.GPU, F32)
     assert kernel.fn is k_plain and kernel.key.backend is Backend.CPU and fallback is True
     f.register("g", k_plain, [Backend.GPU], [F32])
-    with pytest.raises(NotFoundError, match=r"registered keys: \(GPU, ALL_LAYOUT, float32, dense\)"):
+    with pytest.raises(NotFoundError, match=r"registered keys: \(GPU, ALL_LAYOUT, bfloat16, dense\), "
+                                            r"\(GPU, ALL_LAYOUT, float32, dense\)"):
         f.select("g", Backend.CPU, F32)  # no GPU -> CPU direction
 
 
@@ -255,8 +259,8 @@ def test_missing_kernel_names_the_op_the_key_and_the_registered_keys():
     with pytest.raises(NotFoundError) as info:
         f.select("k", Backend.CPU, DataType.INT64)
     assert str(info.value) == (
-        "k: no kernel for key (CPU, ALL_LAYOUT, int64, dense) (k takes float32, float64 tensors, got int64); "
-        "registered keys: "
+        "k: no kernel for key (CPU, ALL_LAYOUT, int64, dense) (k takes bfloat16, float32, float64 tensors, "
+        "got int64); registered keys: (CPU, ALL_LAYOUT, bfloat16, dense), "
         "(CPU, ALL_LAYOUT, float32, dense), (CPU, ALL_LAYOUT, float64, dense), (GPU, ALL_LAYOUT, int8, dense)"
     )
     with pytest.raises(NotFoundError, match="ghost: no kernel named 'ghost' is registered"):
@@ -272,7 +276,7 @@ def test_register_kernel_decorator_registers_and_returns_the_function(monkeypatc
         return x
 
     assert deco.__name__ == "deco" and deco(None, 5) == 5
-    assert fresh.names() == ["deco"] and len(fresh.kernels("deco")) == 2
+    assert fresh.names() == ["deco"] and len(fresh.kernels("deco")) == 3  # and float32's bfloat16 twin
 
 
 # -- DispatchTable and bind_kernel -------------------------------------------------------
@@ -611,7 +615,7 @@ def test_phi_api_errors_start_with_the_op_and_list_the_inputs():
 
 def test_phi_api_missing_kernel_names_op_and_key():
     x = DenseTensor(np.array([True, False]))
-    with pytest.raises(NotFoundError, match=r"^divide: no kernel for key \(CPU, ALL_LAYOUT, bool, dense\) \(divide takes float16, float32, "
+    with pytest.raises(NotFoundError, match=r"^divide: no kernel for key \(CPU, ALL_LAYOUT, bool, dense\) \(divide takes float16, bfloat16, float32, "
                                              r"float64, complex64, complex128 tensors, got bool\); registered keys: "):
         phi.api.divide(x, x)
 

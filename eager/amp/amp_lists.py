@@ -1,4 +1,4 @@
-"""Which ops auto_cast runs in float16 (the white list) and which in float32
+"""Which ops auto_cast runs in float16 or bfloat16 (the white list) and which in float32
 (the black list), keyed by eager's op names (those of ops.yaml), as Paddle's
 ``paddle.amp.amp_lists``. Ops in neither list follow their inputs (``use_promote``:
 float32 when any floating input is float32, else the amp dtype).
@@ -39,7 +39,8 @@ EXTRA_BLACK_LIST = frozenset({
     "embedding", "scatter",
 })
 
-BF16_WHITE_LIST = frozenset({"conv2d", "einsum", "matmul"})
+BF16_WHITE_LIST = frozenset({"conv2d", "einsum", "matmul",
+                             "linear"})  # matmul + bias in one op here, as in FP16_WHITE_LIST
 BF16_BLACK_LIST = frozenset()
 
 # Paddle's (fluid) op names that scripts put in custom lists -> eager's op names.

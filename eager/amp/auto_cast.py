@@ -3,8 +3,9 @@ precision, Paddle 2.x's dynamic-graph AMP.
 
 Inside the block each generated op (through eager.autograd.op_modes) casts its
 floating inputs before it runs: ops of the white list to the amp dtype
-(float16), ops of the black list to float32, others per ``use_promote``
-(float32 when any floating input is float32, else the amp dtype). The casts are
+(float16, or bfloat16 with ``dtype='bfloat16'``), ops of the black list to
+float32, others per ``use_promote`` (float32 when any floating input is
+float32, else the amp dtype). The casts are
 recorded ``cast`` ops, so gradients flow back to float32 leaves in float32.
 The mode is per thread, like grad mode; ``auto_cast(enable=False)`` inside a
 block turns it off for its own block.
@@ -19,15 +20,17 @@ import functools
 import threading
 
 from phi.common import DataType
+from phi.common.data_type import BFloat16Unavailable, bfloat16_numpy_dtype
 
 from ..arguments import describe, to_bool
 from ..autograd.op_modes import MODES
+from ..framework import get_device
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .amp_lists import LEVELS, PADDLE_OP_NAMES, lists_for
 
-_AMP_FLOATS = frozenset({DataType.FLOAT32, DataType.FLOAT16})  # what auto_cast casts (float64 stays)
-_DTYPES = {"float16": DataType.FLOAT16}
+_AMP_FLOATS = frozenset({DataType.FLOAT32, DataType.FLOAT16, DataType.BFLOAT16})  # what auto_cast casts (float64 stays)
+_DTYPES = {"float16": DataType.FLOAT16, "bfloat16": DataType.BFLOAT16}
 
 
 def is_float16_supported(device=None) -> bool:
@@ -38,10 +41,19 @@ def is_float16_supported(device=None) -> bool:
 
 
 def is_bfloat16_supported(device=None) -> bool:
-    """Whether bfloat16 AMP is available: False here (NumPy has no bfloat16 type,
-    so no kernel computes in it); ``dtype='bfloat16'`` raises."""
+    """Whether auto_cast and decorate can use bfloat16 on ``device`` (None: the
+    current one): True on the CPU when the optional ml_dtypes package (NumPy's
+    bfloat16 dtype) is installed; False without it, and on a GPU (CuPy has no
+    bfloat16)."""
     _check_device("is_bfloat16_supported", device)
-    return False
+    name = get_device() if device is None else device
+    if not name.lower().startswith("cpu"):
+        return False
+    try:
+        bfloat16_numpy_dtype()
+    except BFloat16Unavailable:
+        return False
+    return True
 
 
 def _check_device(who: str, device) -> None:
@@ -62,14 +74,16 @@ def check_level(who: str, level) -> str:
 
 
 def check_amp_dtype(who: str, dtype) -> str:
-    """'float16' (a DataType or numpy name is accepted); 'bfloat16' raises."""
+    """'float16' or 'bfloat16' (a DataType is accepted too); bfloat16 needs the
+    optional ml_dtypes package (a TypeError naming it otherwise)."""
     name = dtype.value if isinstance(dtype, DataType) else dtype
-    if name == "bfloat16":
-        raise ValueError(f"{who}: argument 'dtype' is 'bfloat16', which eager cannot compute in "
-                         f"(NumPy has no bfloat16; eager.amp.is_bfloat16_supported() returns False); "
-                         f"use dtype='float16'")
     if name not in _DTYPES:
         raise ValueError(f"{who}: argument 'dtype' expected 'float16' or 'bfloat16', got {dtype!r}")
+    if name == "bfloat16":
+        try:
+            bfloat16_numpy_dtype()
+        except BFloat16Unavailable as error:
+            raise BFloat16Unavailable(f"{who}: argument 'dtype' is 'bfloat16': {error}") from None
     return name
 
 
@@ -151,11 +165,11 @@ class auto_cast:
     ``enable``: False leaves ops as they are (also inside an enclosing block).
     ``custom_white_list`` / ``custom_black_list``: op names (eager's, or Paddle's
     such as 'elementwise_add') to add to the white (amp dtype) or black (float32)
-    list. ``level``: 'O1' (white list in float16, black list in float32, others
-    promoted), 'O2' (everything in float16 but the black list; with
+    list. ``level``: 'O1' (white list in the amp dtype, black list in float32,
+    others promoted), 'O2' (everything in the amp dtype but the black list; with
     ``use_promote``, an op with a float32 input runs in float32), 'OD' (only the
-    white list in float16) or 'O0' (off). ``dtype``: 'float16' ('bfloat16' raises:
-    see is_bfloat16_supported).
+    white list in the amp dtype) or 'O0' (off). ``dtype``: 'float16' or
+    'bfloat16' (on the CPU, with ml_dtypes installed: see is_bfloat16_supported).
 
     >>> with eager.amp.auto_cast(custom_black_list={"matmul"}):
     ...     y = eager.matmul(x, w)     # float32 now

@@ -1,8 +1,8 @@
 """``decorate`` (also ``amp_decorate``): prepare models and optimizers for
-pure float16 training (level 'O2'), Paddle 2.x's ``paddle.amp.decorate``.
+pure float16 or bfloat16 training (level 'O2'), Paddle 2.x's ``paddle.amp.decorate``.
 
-At 'O2' every floating parameter and buffer of the models becomes float16 in
-place (optimizers holding them see the change), except in normalization layers
+At 'O2' every floating parameter and buffer of the models becomes the amp
+dtype (``dtype``: float16, or bfloat16) in place (optimizers holding them see the change), except in normalization layers
 (BatchNorm*, SyncBatchNorm, LayerNorm, InstanceNorm*: their statistics and
 affine parameters stay float32) and in ``excluded_layers``. The optimizers get
 float32 master weights (``multi_precision``) unless ``master_weight=False``.
@@ -26,7 +26,8 @@ from .auto_cast import check_amp_dtype
 
 # Layers whose parameters and buffers O2 keeps in float32.
 _KEPT_FLOAT32 = (_BatchNormBase, LayerNorm, _InstanceNormBase)
-_SAVE_DTYPES = {"float16": DataType.FLOAT16, "float32": DataType.FLOAT32, "float64": DataType.FLOAT64}
+_SAVE_DTYPES = {"float16": DataType.FLOAT16, "bfloat16": DataType.BFLOAT16, "float32": DataType.FLOAT32,
+                "float64": DataType.FLOAT64}
 
 
 def _as_list(who: str, arg: str, value, kind, kind_name: str) -> tuple:
@@ -83,14 +84,14 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
     """Prepares ``models`` (a Layer or a list) and ``optimizers`` (an Optimizer,
     a list, or None) for AMP; see the module docstring. Returns ``models`` when
     ``optimizers`` is None, else ``(models, optimizers)``, each as given (one
-    object or a list). ``save_dtype`` ('float16', 'float32', 'float64' or None)
-    makes each model's ``state_dict()`` give its floating tensors in that dtype.
+    object or a list). ``save_dtype`` ('float16', 'bfloat16', 'float32', 'float64'
+    or None) makes each model's ``state_dict()`` give its floating tensors in that dtype.
     ``master_grad=True`` (float32 gradients for float16 parameters) is not
     supported and raises."""
     who = "decorate"
     if level not in ("O1", "O2"):
-        raise ValueError(f"{who}: argument 'level' expected 'O1' (AMP) or 'O2' (pure float16), got {level!r}")
-    check_amp_dtype(who, dtype)
+        raise ValueError(f"{who}: argument 'level' expected 'O1' (AMP) or 'O2' (pure float16 or bfloat16), got {level!r}")
+    dtype = check_amp_dtype(who, dtype)
     model_list, models_listed = _as_list(who, "models", models, Layer, "a Layer")
     opt_list, opts_listed = ([], False) if optimizers is None else _as_list(
         who, "optimizers", optimizers, Optimizer, "an eager.optimizer.Optimizer")
@@ -101,12 +102,17 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
                          f"parameters get float16 gradients; the optimizers' float32 master weights keep "
                          f"the update exact); pass master_grad=False")
     if save_dtype is not None and save_dtype not in _SAVE_DTYPES:
-        raise ValueError(f"{who}: argument 'save_dtype' expected None, 'float16', 'float32' or 'float64', "
-                         f"got {save_dtype!r}")
+        raise ValueError(f"{who}: argument 'save_dtype' expected None, 'float16', 'bfloat16', 'float32' or "
+                         f"'float64', got {save_dtype!r}")
+    if save_dtype == "bfloat16":
+        check_amp_dtype(who, save_dtype)  # ml_dtypes must be there
     kept = _excluded(who, model_list, excluded_layers)
     if level == "O2":
         for model in model_list:
-            model.float16(excluded_layers=list(kept))
+            if dtype == "bfloat16":
+                model.bfloat16(excluded_layers=list(kept))
+            else:
+                model.float16(excluded_layers=list(kept))
         for opt in opt_list:
             opt._multi_precision = master_weight is None or master_weight
     if save_dtype is not None:

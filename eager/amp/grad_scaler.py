@@ -89,13 +89,13 @@ class GradScaler:
 
     # -- the training step ------------------------------------------------------
     def scale(self, var):
-        """``var * scale`` (a float16 loss is cast to float32 first); the loss
-        itself when the scaler is disabled."""
+        """``var * scale`` (a float16 or bfloat16 loss is cast to float32 first);
+        the loss itself when the scaler is disabled."""
         if not isinstance(var, Tensor):
             raise TypeError(f"{type(self).__name__}.scale: argument 'var' expected a Tensor, got {describe(var)}")
         if not self._enable:
             return var
-        if var.impl.dtype is DataType.FLOAT16:
+        if var.impl.dtype is DataType.FLOAT16 or var.impl.dtype is DataType.BFLOAT16:
             var = _F.cast(var, DataType.FLOAT32)
         return _F.scale(var, self._scale, 0.0, True)
 

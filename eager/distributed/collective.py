@@ -293,8 +293,8 @@ def _fill(tensor_list: list, parts: np.ndarray, place) -> None:
 
 def _reduce_buffer(array: np.ndarray) -> np.ndarray:
     """What MPI reduces: the array itself, or a float32 copy of a float16 array
-    where this MPI has no float16."""
-    if array.dtype is _FLOAT16 and not _mpi_has_float16():
+    where this MPI has no float16, and of a bfloat16 one (MPI has no bfloat16)."""
+    if (array.dtype is _FLOAT16 and not _mpi_has_float16()) or array.dtype.kind == "V":
         return array.astype(np.float32)
     return array
 

@@ -49,7 +49,7 @@ def clip_by_norm(x, max_norm: float, name=None):
     ``max_norm``: ``x * max_norm / max(norm(x), max_norm)``; a tensor already
     within the bound comes back with the same values. As Paddle's
     ``paddle.nn.clip.clip_by_norm``, but differentiable (composed of ops). A
-    float16 tensor's norm is summed in float32.
+    float16 or bfloat16 tensor's norm is summed in float32.
 
     >>> x = eager.to_tensor([[3.0, 0.0], [0.0, 4.0]])
     >>> eager.nn.clip.clip_by_norm(x, max_norm=1.0).numpy().tolist()
@@ -57,7 +57,7 @@ def clip_by_norm(x, max_norm: float, name=None):
     """
     check_float("clip_by_norm", "x", x)
     max_norm = _check_positive("clip_by_norm", "max_norm", max_norm)
-    wide = DataType.FLOAT32 if x.dtype is DataType.FLOAT16 else None
+    wide = DataType.FLOAT32 if x.dtype in (DataType.FLOAT16, DataType.BFLOAT16) else None
     norm = _F.pow(_squared_norm(x, wide), 0.5)
     limit = _F.full_like(norm, max_norm, None)
     scale = _F.divide(limit, _F.maximum(norm, limit))

@@ -18,7 +18,7 @@ import numpy as np
 
 from phi import api as phi_api
 from phi.common import DataType, TensorKind, convert_dtype
-from phi.common.data_type import COMPLEX_TYPES, FLOATING_TYPES
+from phi.common.data_type import COMPLEX_TYPES, FLOATING_TYPES, bfloat16_numpy_dtype
 from phi.core import DenseTensor
 
 from ..autograd.grad_mode import no_grad
@@ -663,15 +663,16 @@ class Layer:
     half = float16
 
     def bfloat16(self, excluded_layers=None) -> "Layer":
-        """Paddle's ``Layer.bfloat16`` on a build without bfloat16, which eager
-        always is (it has no bfloat16 dtype): warns and keeps every dtype, as
-        Paddle does there; returns self.
+        """Floating-point parameters and buffers to bfloat16 (see :meth:`float`);
+        needs the optional ml_dtypes package (TypeError naming it otherwise).
 
-        >>> net = eager.nn.Linear(2, 2).bfloat16()     # UserWarning; still float32
+        >>> net = eager.nn.Linear(2, 2).bfloat16()
+        >>> net.weight.dtype == eager.bfloat16
+        True
         """
-        _excluded("Layer.bfloat16", excluded_layers)
-        warnings.warn("Layer.bfloat16: this build does not support bfloat16 (eager has no bfloat16 dtype), "
-                      "so the parameters keep their data type", UserWarning, stacklevel=2)
+        excluded = _excluded("Layer.bfloat16", excluded_layers)
+        bfloat16_numpy_dtype()  # before any parameter changes: ml_dtypes must be there
+        self._convert(None, DataType.BFLOAT16, excluded)
         return self
 
     def _convert(self, place, dtype, excluded) -> None:
@@ -868,6 +869,8 @@ def _floating_dtype(who: str, dtype) -> DataType:
                         f"got {dtype!r}") from None
     if dtype not in FLOATING_TYPES:
         raise TypeError(f"{who}: argument 'dtype' expected a floating-point dtype, got {dtype}")
+    if dtype is DataType.BFLOAT16:
+        bfloat16_numpy_dtype()  # before any parameter changes: ml_dtypes must be there
     return dtype
 
 

@@ -67,6 +67,8 @@ from .plan import ParamPlan, lr_ratio
 
 # Keys of a state dict that are not accumulators.
 _STEP_KEY, _LR_KEY, _MASTER_KEY, _SCHEDULER_KEY = "@step", "@lr", "master_weights", "LR_Scheduler"
+# Parameter dtypes that multi_precision updates on a float32 master copy.
+_HALF_TYPES = (DataType.FLOAT16, DataType.BFLOAT16)
 
 
 class Optimizer:
@@ -632,9 +634,9 @@ class Optimizer:
         return ((1,) if scalar else tuple(param.impl.dims)), optimizer_state_dtype(param.impl.dtype)
 
     def _master_weight(self, param):
-        """The float32 copy a float16 parameter is updated on under
+        """The float32 copy a float16 or bfloat16 parameter is updated on under
         ``multi_precision`` (made from the parameter on first use), else None."""
-        if not self._multi_precision or param.impl.dtype is not DataType.FLOAT16:
+        if not self._multi_precision or param.impl.dtype not in _HALF_TYPES:
             return None
         master = self._master_weights.get(id(param))
         if master is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backends.gpu_context import import_cupy
+from ..backends.gpu_context import import_cupy, refuse_bfloat16
 from ..common.place import convert_place
 from ..common.tensor_kind import TensorKind
 from ..core import KERNELS
@@ -61,6 +61,7 @@ def copy_to(x, place):
     array = x.array
     if place.is_cpu_place():
         return DenseTensor(np.array(array, copy=True) if type(array) is np.ndarray else array.get())
+    refuse_bfloat16(array.dtype, "copy_to")
     cupy = import_cupy()
     with cupy.cuda.Device(place.device_id):
         return DenseTensor(cupy.array(array, copy=True))

@@ -24,7 +24,7 @@ from ..common.data_type import DataType
 from ..common.tensor_kind import TensorKind
 from ..core.errors import InvalidArgumentError
 from .cpu_context import CPU_CONTEXT, CPUContext
-from .gpu_context import GPUContext, import_cupy
+from .gpu_context import GPUContext, import_cupy, refuse_bfloat16
 
 _gpu_context = None  # device 0's GPUContext (the one a single-GPU process uses)
 _gpu_contexts: dict = {}  # device id -> GPUContext, for devices other than 0
@@ -115,6 +115,8 @@ def bind_kernel(factory, name: str, array_type, np_dtype, kind: TensorKind = Ten
     arguments' device (see the module docstring).
     """
     backend = backend_of_array_type(array_type)
+    if backend is not Backend.CPU:
+        refuse_bfloat16(np_dtype, name)
     kernel, needs_transfer = factory.select(name, backend, DataType.from_numpy(np_dtype), kind=kind)
     if backend is Backend.CPU:
         return functools.partial(kernel.fn, CPU_CONTEXT)

@@ -5,6 +5,7 @@ import importlib
 import threading
 
 from ..common.place import GPUPlace
+from ..core.errors import InvalidTypeError
 
 
 class _ValueChecks(threading.local):
@@ -16,6 +17,14 @@ class _ValueChecks(threading.local):
 
 
 VALUE_CHECKS = _ValueChecks()
+
+
+def refuse_bfloat16(dtype, what: str) -> None:
+    """InvalidTypeError when ``dtype`` is bfloat16: CuPy has no bfloat16 dtype,
+    so bfloat16 tensors live on the CPU only."""
+    if getattr(dtype, "name", None) == "bfloat16":
+        raise InvalidTypeError(f"{what}: bfloat16 tensors live on the CPU only (CuPy has no bfloat16 dtype); "
+                               f"keep them on the CPU, or cast to float16 or float32 for the GPU")
 
 
 def import_cupy():
@@ -56,7 +65,10 @@ class GPUContext:
         return self.xp.asnumpy(array)
 
     def from_host(self, array):
-        """A device copy of host ``array`` on this context's device."""
+        """A device copy of host ``array`` on this context's device; a bfloat16
+        array is refused (:func:`refuse_bfloat16`)."""
+        if array.dtype.kind == "V":
+            refuse_bfloat16(array.dtype, "a copy to the GPU")
         if self.xp.cuda.runtime.getDevice() == self.device_id:
             return self.xp.asarray(array)
         with self.xp.cuda.Device(self.device_id):

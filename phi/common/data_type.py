@@ -3,6 +3,11 @@
 A DenseTensor keeps its buffer as a NumPy (or CuPy) array, so the array's own
 dtype is the source of truth; DataType is the name phi uses for it in kernel
 keys, InferMeta and error messages, and the bridge from the strings users type.
+
+BFLOAT16 is NumPy's array dtype from the optional ``ml_dtypes`` package: it is
+imported the first time a bfloat16 is asked for (never at start-up), and
+without it every bfloat16 request raises :class:`BFloat16Unavailable`, which
+says how to install it.
 """
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ class DataType(enum.Enum):
     INT32 = "int32"
     INT64 = "int64"
     FLOAT16 = "float16"
+    BFLOAT16 = "bfloat16"
     FLOAT32 = "float32"
     FLOAT64 = "float64"
     COMPLEX64 = "complex64"
@@ -37,7 +43,10 @@ class DataType(enum.Enum):
 
     @property
     def numpy_dtype(self) -> np.dtype:
-        return _TO_NUMPY[self]
+        try:
+            return _TO_NUMPY[self]
+        except KeyError:  # BFLOAT16 before its first use
+            return bfloat16_numpy_dtype()
 
     @property
     def is_floating_point(self) -> bool:
@@ -53,7 +62,7 @@ class DataType(enum.Enum):
 
     @property
     def itemsize(self) -> int:
-        return _TO_NUMPY[self].itemsize
+        return self.numpy_dtype.itemsize
 
     @classmethod
     def from_numpy(cls, dtype) -> "DataType":
@@ -69,22 +78,75 @@ class DataType(enum.Enum):
         try:
             return _FROM_NUMPY[np.dtype(dtype).newbyteorder("=")]
         except (KeyError, TypeError):
-            raise TypeError(
-                f"unsupported data type {dtype!r}; phi supports "
-                f"{', '.join(t.value for t in cls)}"
-            ) from None
+            pass
+        if _is_ml_dtypes_bfloat16(dtype):  # an array made with ml_dtypes before phi asked for it
+            bfloat16_numpy_dtype()
+            return DataType.BFLOAT16
+        raise TypeError(
+            f"unsupported data type {dtype!r}; phi supports "
+            f"{', '.join(t.value for t in cls)}"
+        ) from None
 
 
-_TO_NUMPY = {t: np.dtype(t.value) for t in DataType}
-_FROM_NUMPY = {np.dtype(t.value): t for t in DataType}
+# BFLOAT16 joins both maps when ml_dtypes is first imported (bfloat16_numpy_dtype).
+_TO_NUMPY = {t: np.dtype(t.value) for t in DataType if t is not DataType.BFLOAT16}
+_FROM_NUMPY = {np.dtype(t.value): t for t in DataType if t is not DataType.BFLOAT16}
 
-FLOATING_TYPES = frozenset({DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64})
+BFLOAT16_INSTALL_HINT = "pip install ml_dtypes (or pip install 'eager-phi[bf16]')"
+
+
+class BFloat16Unavailable(TypeError):
+    """A bfloat16 was asked for, and the ``ml_dtypes`` package that gives NumPy
+    its bfloat16 dtype is not installed."""
+
+
+def bfloat16_numpy_dtype() -> np.dtype:
+    """NumPy's bfloat16 dtype (``ml_dtypes.bfloat16``), importing ml_dtypes on
+    first use; BFloat16Unavailable (a TypeError) when it is not installed."""
+    try:
+        return _TO_NUMPY[DataType.BFLOAT16]
+    except KeyError:
+        pass
+    try:
+        import ml_dtypes  # optional: only bfloat16 needs it, and importing it costs ~0.1 s
+    except ImportError:
+        raise BFloat16Unavailable(
+            f"bfloat16 needs the ml_dtypes package, which gives NumPy a bfloat16 dtype; {BFLOAT16_INSTALL_HINT}"
+        ) from None
+    dtype = np.dtype(ml_dtypes.bfloat16)
+    _FROM_NUMPY[dtype] = DataType.BFLOAT16
+    _TO_NUMPY[DataType.BFLOAT16] = dtype
+    return dtype
+
+
+def float_info(dtype):
+    """``numpy.finfo`` of a floating dtype (a DataType or a NumPy dtype),
+    bfloat16 included (NumPy's own finfo refuses it; ml_dtypes has one).
+
+    >>> float(float_info(DataType.BFLOAT16).eps)
+    0.0078125
+    """
+    if isinstance(dtype, DataType):
+        dtype = dtype.numpy_dtype
+    if _is_ml_dtypes_bfloat16(dtype):
+        import ml_dtypes  # present: a bfloat16 dtype exists
+        return ml_dtypes.finfo(dtype)
+    return np.finfo(dtype)
+
+
+def _is_ml_dtypes_bfloat16(dtype) -> bool:
+    scalar_type = getattr(dtype, "type", dtype)
+    return getattr(scalar_type, "__name__", None) == "bfloat16" and \
+        getattr(scalar_type, "__module__", "").startswith("ml_dtypes")
+
+
+FLOATING_TYPES = frozenset({DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32, DataType.FLOAT64})
 COMPLEX_TYPES = frozenset({DataType.COMPLEX64, DataType.COMPLEX128})
 INTEGER_TYPES = frozenset(
     {DataType.INT8, DataType.UINT8, DataType.INT16, DataType.INT32, DataType.INT64}
 )
 ALL_DTYPES = tuple(DataType)
-FLOAT_AND_COMPLEX = (DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64,
+FLOAT_AND_COMPLEX = (DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32, DataType.FLOAT64,
                      DataType.COMPLEX64, DataType.COMPLEX128)
 
 # The floating dtype that creation ops give when no dtype is passed (Paddle's
@@ -99,8 +161,8 @@ def default_float_dtype() -> DataType:
 
 
 def set_default_float_dtype(dtype: DataType) -> None:
-    """Sets :func:`default_float_dtype`: float16, float32 or float64."""
-    if dtype not in FLOATING_TYPES:
+    """Sets :func:`default_float_dtype`: float16, float32 or float64 (not bfloat16, as in Paddle)."""
+    if dtype not in FLOATING_TYPES or dtype is DataType.BFLOAT16:
         raise TypeError(f"set_default_float_dtype: expected float16, float32 or float64, got {dtype!r}")
     _default_float_dtype[0] = dtype
 
@@ -135,6 +197,8 @@ def convert_dtype(value) -> DataType:
     if isinstance(value, type) and value in _PY_TYPES:
         return _PY_TYPES[value]
     if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return DataType.from_numpy(value)
+    if isinstance(value, type) and _is_ml_dtypes_bfloat16(value):
         return DataType.from_numpy(value)
     raise TypeError(
         f"cannot interpret {value!r} as a dtype; expected a DataType, a string "

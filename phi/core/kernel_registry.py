@@ -40,6 +40,7 @@ from ..backends import bind_kernel
 from ..common.backend import Backend, DataLayout
 from ..common.data_type import DataType, convert_dtype
 from ..common.tensor_kind import TensorKind
+from .bfloat16_kernels import computing_in_float32
 from .errors import NotFoundError
 
 
@@ -72,6 +73,7 @@ class KernelFactory:
         self._kernels: dict[str, dict[KernelKey, Kernel]] = {}
         self._tables: dict[str, "DispatchTable"] = {}
         self._signature_caches: dict[str, list] = {}
+        self._bfloat16_twins: set = set()  # (name, key) of the bfloat16 kernels made from float32 ones
 
     # -- registration -------------------------------------------------------
     def register(self, name: str, fn: Callable, backends, dtypes,
@@ -83,6 +85,10 @@ class KernelFactory:
         ``fn`` must take ``ctx`` first (TypeError otherwise). Registering a key
         that already has a kernel is a ValueError, and then nothing of this
         call is registered. Dispatch tables of ``name`` forget what they cached.
+
+        A dense kernel registered for float32 and not for bfloat16 also serves
+        bfloat16, computing in float32 (phi.core.bfloat16_kernels); a later
+        registration of that bfloat16 key replaces the twin.
         """
         params = list(inspect.signature(fn).parameters.values())
         if not params or params[0].name != "ctx":
@@ -90,15 +96,25 @@ class KernelFactory:
         arg_names = tuple(p.name for p in params[1:] if p.kind is p.POSITIONAL_OR_KEYWORD)
         keyword_only = tuple(p.name for p in params[1:] if p.kind is p.KEYWORD_ONLY)
         table = self._kernels.get(name, {})
-        keys = [KernelKey(backend, layout, convert_dtype(dtype), kind)
-                for backend in backends for dtype in dtypes]
+        dtypes = [convert_dtype(dtype) for dtype in dtypes]
+        keys = [KernelKey(backend, layout, dtype, kind) for backend in backends for dtype in dtypes]
         # Check every key before adding any, so a failed call registers nothing.
         for i, key in enumerate(keys):
-            if key in table or key in keys[:i]:
+            if (key in table and (name, key) not in self._bfloat16_twins) or key in keys[:i]:
                 raise ValueError(f"kernel {name!r} registered twice for {key}")
+        twins = []
+        if kind is TensorKind.DENSE and DataType.FLOAT32 in dtypes and DataType.BFLOAT16 not in dtypes:
+            twins = [KernelKey(backend, layout, DataType.BFLOAT16, kind) for backend in backends]
+            twins = [key for key in twins if key not in table or (name, key) in self._bfloat16_twins]
         self._kernels[name] = table
         for key in keys:
             table[key] = Kernel(name, key, fn, arg_names, keyword_only)
+            self._bfloat16_twins.discard((name, key))
+        if twins:
+            twin = computing_in_float32(fn, updates_inputs=name.endswith("_"))
+            for key in twins:
+                table[key] = Kernel(name, key, twin, arg_names, keyword_only)
+                self._bfloat16_twins.add((name, key))
         # The generated code holds this op's DispatchTables from import time on:
         # empty them in place, so the next call selects again and sees the new kernel.
         for table_key, cached in self._tables.items():

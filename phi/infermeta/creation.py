@@ -7,13 +7,13 @@ import numbers
 
 import numpy as np
 
-from ..common.data_type import DataType, convert_dtype, default_float_dtype
+from ..common.data_type import DataType, convert_dtype, default_float_dtype, float_info
 from ..core.errors import InvalidArgumentError
 from ..core.meta_tensor import MetaTensor
 from .checks import broadcast_dims, check_representable, check_result_shape, normalize_axis
 from .nullary import create_infer_meta
 
-_FLOAT_TYPES = (DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64)
+_FLOAT_TYPES = (DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32, DataType.FLOAT64)
 _INDEX_TYPES = (DataType.INT32, DataType.INT64)
 
 
@@ -280,7 +280,7 @@ def randperm_infer_meta(n, dtype, out) -> None:
 def _largest_exact(dtype: DataType) -> int:
     if dtype.is_integer:
         return int(np.iinfo(dtype.numpy_dtype).max)
-    return 2 ** (np.finfo(dtype.numpy_dtype).nmant + 1)
+    return 2 ** (float_info(dtype).nmant + 1)
 
 
 def probabilities_infer_meta(x, out) -> None:

@@ -13,7 +13,7 @@ from ..core.errors import InvalidArgumentError
 __all__ = ["embedding_infer_meta", "embedding_grad_infer_meta"]
 
 _ID_TYPES = (DataType.INT32, DataType.INT64)
-_TABLE_TYPES = (DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64, DataType.COMPLEX64, DataType.COMPLEX128)
+_TABLE_TYPES = (DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32, DataType.FLOAT64, DataType.COMPLEX64, DataType.COMPLEX128)
 
 
 def _check(x, weight, padding_idx) -> tuple:

@@ -19,13 +19,13 @@ import math
 from ..common.data_type import DataType
 from ..core.errors import InvalidArgumentError, InvalidTypeError
 
-_HALF = (DataType.FLOAT16,)
-_FLOATS = (DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64)
+_HALF = (DataType.FLOAT16, DataType.BFLOAT16)
+_FLOATS = (DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32, DataType.FLOAT64)
 
 
 def optimizer_state_dtype(param_dtype: DataType) -> DataType:
     """The dtype of a parameter's optimizer state (and of the learning rate the
-    kernels read): float32 for a float16 parameter, else the parameter's dtype."""
+    kernels read): float32 for a float16 or bfloat16 parameter, else the parameter's dtype."""
     return DataType.FLOAT32 if param_dtype in _HALF else param_dtype
 
 
@@ -42,7 +42,7 @@ def _check_param(param, grad) -> DataType:
     dtype = param.dtype
     if dtype not in _FLOATS:
         raise InvalidTypeError(
-            f"argument 'param' expected a float16, float32 or float64 tensor, got {_describe(param)}")
+            f"argument 'param' expected a float16, bfloat16, float32 or float64 tensor, got {_describe(param)}")
     if grad.dtype is not dtype or not _same_dims(grad, param):
         raise InvalidArgumentError(
             f"argument 'grad' expected {_describe(param)} like 'param', got {_describe(grad)}")

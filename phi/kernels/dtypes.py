@@ -10,3 +10,7 @@ INEXACT = FLOATS + COMPLEX
 NUMERIC = INTS + FLOATS + COMPLEX
 REAL = INTS + FLOATS  # ordered: max, min, sign
 ALL_TYPES = (T.BOOL,) + NUMERIC
+# Kernels that only move, view or reinterpret elements (and cast) serve bfloat16
+# as it is; every other kernel registered for float32 gets a bfloat16 twin that
+# computes in float32 (phi.core.bfloat16_kernels).
+ALL_TYPES_AND_BFLOAT16 = ALL_TYPES + (T.BFLOAT16,)

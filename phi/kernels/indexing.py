@@ -1,6 +1,6 @@
 """Indexing kernels: x[index], x with x[index] = value, and their gradients."""
 from ..core.kernel_registry import register_kernel
-from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
+from .dtypes import ALL_BACKENDS, ALL_TYPES, ALL_TYPES_AND_BFLOAT16, NUMERIC
 from .funcs import apart, copied_into, device_index, reduce_to_shape, scatter_add, want
 
 
@@ -10,7 +10,7 @@ def _has_array(index) -> bool:
 
 # Index arrays arrive as NumPy arrays; device_index puts them where x is (CuPy wants that).
 
-@register_kernel("getitem", ALL_BACKENDS, ALL_TYPES)
+@register_kernel("getitem", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def getitem(ctx, x, index):
     return x[device_index(ctx.xp, index)]
 

@@ -6,7 +6,7 @@ x's version counter with them (``view`` in ops.yaml).
 """
 from ..core.kernel_registry import register_kernel
 from ..infermeta.multiary import split_sizes
-from .dtypes import ALL_BACKENDS, ALL_TYPES
+from .dtypes import ALL_BACKENDS, ALL_TYPES, ALL_TYPES_AND_BFLOAT16
 
 
 def _split_at(xp, array, sizes, axis):
@@ -33,12 +33,12 @@ def stack(ctx, x, axis):
     return ctx.xp.stack(x, axis=axis)
 
 
-@register_kernel("split", ALL_BACKENDS, ALL_TYPES)
+@register_kernel("split", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def split(ctx, x, num_or_sections, axis):
     return _split_at(ctx.xp, x, split_sizes(x.shape, num_or_sections, axis), axis)
 
 
-@register_kernel("unbind", ALL_BACKENDS, ALL_TYPES)
+@register_kernel("unbind", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def unbind(ctx, x, axis):
     return _unbind(x, axis)
 

@@ -1,11 +1,11 @@
 """Shape manipulation and dtype conversion kernels and their gradients."""
 from ..common.shape_rules import inverse_permutation
 from ..core.kernel_registry import register_kernel
-from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
+from .dtypes import ALL_BACKENDS, ALL_TYPES, ALL_TYPES_AND_BFLOAT16, NUMERIC
 from .funcs import reduce_to_shape
 
 
-@register_kernel("reshape", ALL_BACKENDS, ALL_TYPES)
+@register_kernel("reshape", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def reshape(ctx, x, shape):
     # 0 copies x's dimension at that position (Paddle), -1 is inferred (NumPy).
     resolved = tuple(x.shape[i] if s == 0 else s for i, s in enumerate(shape))
@@ -17,7 +17,7 @@ def reshape_grad(ctx, x, out_grad):
     return out_grad.reshape(x.shape)
 
 
-@register_kernel("transpose", ALL_BACKENDS, ALL_TYPES)
+@register_kernel("transpose", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def transpose(ctx, x, perm):
     return ctx.xp.transpose(x, perm)
 
@@ -28,12 +28,12 @@ def transpose_grad(ctx, out_grad, perm):
     return xp.transpose(out_grad, inverse_permutation(perm))
 
 
-@register_kernel("cast", ALL_BACKENDS, ALL_TYPES)
+@register_kernel("cast", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def cast(ctx, x, dtype):
     return x.astype(dtype.numpy_dtype)
 
 
-@register_kernel("squeeze", ALL_BACKENDS, ALL_TYPES)
+@register_kernel("squeeze", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def squeeze(ctx, x, axis):
     if axis:
         drop = tuple(a % x.ndim for a in axis if x.shape[a] == 1)
@@ -42,12 +42,12 @@ def squeeze(ctx, x, axis):
     return x.squeeze(axis=drop) if drop else x.view()
 
 
-@register_kernel("unsqueeze", ALL_BACKENDS, ALL_TYPES)
+@register_kernel("unsqueeze", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def unsqueeze(ctx, x, axis):
     return ctx.xp.expand_dims(x, tuple(axis))
 
 
-@register_kernel("flatten", ALL_BACKENDS, ALL_TYPES)
+@register_kernel("flatten", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def flatten(ctx, x, start_axis, stop_axis):
     if x.ndim == 0:
         return x.reshape((1,))

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ..common.data_type import DataType as T
+from ..common.data_type import float_info
 from ..core.kernel_registry import register_kernel
 # The group's other kernel modules register their kernels when imported.
 from . import math_unary_bessel, math_unary_igamma, math_unary_special, math_unary_trig  # noqa: F401
@@ -214,12 +215,12 @@ def bitwise_not(ctx, x, *, into=None):
     return ctx.xp.invert(x, out=into)  # ~x: the bits flipped (not x for bool)
 
 
-@register_kernel("nan_to_num", ALL_BACKENDS, FLOATS)
+@register_kernel("nan_to_num", ALL_BACKENDS, FLOATS + (T.BFLOAT16,))  # bfloat16 as it is: only selects
 def nan_to_num(ctx, x, nan, posinf, neginf, *, into=None):
     """NaN -> nan, +inf -> posinf, -inf -> neginf (None: the dtype's largest or
     smallest finite value)."""
     xp = ctx.xp
-    info = np.finfo(x.dtype)
+    info = float_info(x.dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
     out = xp.where(xp.isnan(x), xp.asarray(nan, x.dtype), x)

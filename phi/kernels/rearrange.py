@@ -14,7 +14,7 @@ from ..core.kernel_registry import register_kernel
 from ..infermeta.rearrange import (
     moveaxis_permutation, repeat_counts, slice_index, strided_index, tensor_split_bounds,
 )
-from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
+from .dtypes import ALL_BACKENDS, ALL_TYPES, ALL_TYPES_AND_BFLOAT16, NUMERIC
 from .funcs import reduce_to_shape, scatter_add
 
 
@@ -235,7 +235,7 @@ def _positions(xp, shape, stride, offset):
     return positions
 
 
-@register_kernel("as_strided", ALL_BACKENDS, ALL_TYPES)
+@register_kernel("as_strided", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def as_strided(ctx, x, shape, stride, offset):
     """The view of x's elements (row-major; a copy of a non-contiguous x first) of
     ``shape`` and element ``stride`` starting at ``offset`` (checked in InferMeta)."""
@@ -258,7 +258,7 @@ def as_strided_grad(ctx, x, out_grad, shape, stride, offset):
     return grad.reshape(x.shape)
 
 
-@register_kernel("view_dtype", ALL_BACKENDS, ALL_TYPES)
+@register_kernel("view_dtype", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def view_dtype(ctx, x, dtype):
     """x's bytes as ``dtype`` (shape from InferMeta): a view of x, of a row-major copy
     when x's last axis is not contiguous."""

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..common.shape_rules import reduced_axes
 from ..core.kernel_registry import register_kernel
-from .dtypes import ALL_BACKENDS, ALL_TYPES, FLOATS, REAL
+from .dtypes import ALL_BACKENDS, ALL_TYPES, ALL_TYPES_AND_BFLOAT16, FLOATS, REAL
 from .funcs import kept_shape
 
 _INT64 = np.dtype("int64")
@@ -327,7 +327,7 @@ def _middle_ranks(n):
     return ((n - 1) // 2, n // 2)
 
 
-@register_kernel("median", ALL_BACKENDS, ALL_TYPES)
+@register_kernel("median", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)  # bfloat16 too: it computes in float32
 def median(ctx, x, axis, keepdim):
     xp = ctx.xp
     axes = _axes(() if axis is None else (axis,), x.ndim)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from phi.common.data_type import float_info
+
 from ...arguments import describe, to_dtype
 from ...generated import forward_api as _F
 from ...tensor import Tensor
@@ -79,7 +81,7 @@ def gumbel_softmax(x: Tensor, temperature: float = 1.0, hard: bool = False, axis
     if not isinstance(hard, (bool, np.bool_)):
         raise TypeError(f"{fn}: argument 'hard' expected a bool, got {describe(hard)}")
     axis = check_axis(fn, x, axis)
-    tiny = float(np.finfo(x.dtype.numpy_dtype).tiny)  # U > 0, so log(U) is finite
+    tiny = float(float_info(x.dtype).tiny)  # U > 0, so log(U) is finite
     draws = _F.uniform(x.shape, x.dtype, tiny, 1.0, 0, x.place)
     gumbel = _F.neg(_F.log(_F.neg(_F.log(draws))))
     soft = _F.softmax(_F.scale(_F.add(x, gumbel), 1.0 / temperature, 0.0, True), axis)

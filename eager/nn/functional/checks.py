@@ -20,7 +20,9 @@ REDUCTIONS = _REDUCTIONS  # what check_reduction accepts, for the functionals' i
 
 # The NumPy dtypes (native byte order) of the floating-point DataTypes: an array
 # whose dtype is in here is what check_float accepts, read without the DataType lookup.
-FLOAT_ARRAY_DTYPES = frozenset(np.dtype(t.value) for t in FLOATING_TYPES)
+# bfloat16 (whose NumPy dtype needs the optional ml_dtypes) is left out: a fast path
+# keyed on these sends a bfloat16 array down the checked path.
+FLOAT_ARRAY_DTYPES = frozenset(np.dtype(t.value) for t in FLOATING_TYPES if t is not DataType.BFLOAT16)
 
 
 def check_tensor(fn: str, arg: str, value) -> Tensor:
@@ -93,12 +95,12 @@ def check_same_shape(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) ->
             f"{fn}: argument '{b_name}' expected the dtype of '{a_name}' {a.dtype}, got {b.dtype}")
 
 
-_AMP_MIX = frozenset({DataType.FLOAT16, DataType.FLOAT32})
+_AMP_MIX = frozenset({DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32})
 
 
 def dtypes_differ(a: Tensor, b: Tensor) -> bool:
-    """Whether a and b differ in dtype in a way the ops cannot take: float16
-    with float32 is fine inside eager.amp.auto_cast (each op casts its inputs)."""
+    """Whether a and b differ in dtype in a way the ops cannot take: float16 or
+    bfloat16 with float32 is fine inside eager.amp.auto_cast (each op casts its inputs)."""
     return dtype_mismatch(a.dtype, b.dtype)
 
 

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES, DataType
+from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES, DataType, float_info
 from phi.core import DenseTensor
 from phi.core.errors import PhiError
 
@@ -332,7 +332,7 @@ def _weighted(fn: str, loss: Tensor, sample_weight: Tensor, reduction: str, shap
         return total
     denominator = _F.sum(sample_weight)
     # No sample counts: the total is 0 too, and Paddle returns 0 rather than 0/0.
-    tiny = _F.full_like(denominator, float(np.finfo(denominator.dtype.numpy_dtype).tiny), None)
+    tiny = _F.full_like(denominator, float(float_info(denominator.dtype).tiny), None)
     return _F.divide(total, _F.maximum(denominator, tiny))
 
 

@@ -12,9 +12,8 @@ value through the ops.
 """
 from __future__ import annotations
 
-import numpy as np
 
-from phi.common.data_type import INTEGER_TYPES, DataType
+from phi.common.data_type import INTEGER_TYPES, DataType, float_info
 
 from ...generated import forward_api as _F
 from ...tensor import Tensor
@@ -119,7 +118,7 @@ def sparse_attention(query: Tensor, key: Tensor, value: Tensor, sparse_csr_offse
     if extra is not None:
         keep = _F.logical_and(keep, _F.reshape(extra, [1, 1, length, length]))
     scores = _F.scale(_F.matmul(query, key, False, True), head_dim ** -0.5 if head_dim else 1.0, 0.0, True)
-    lowest = _F.full([], float(np.finfo(np.dtype(query.dtype.value)).min), query.dtype, place)
+    lowest = _F.full([], float(float_info(query.dtype).min), query.dtype, place)
     weights = _F.softmax(_F.where(keep, scores, lowest), -1)
     weights = _F.multiply(weights, _F.cast(keep, query.dtype))   # rows with no key: zeros
     return _F.matmul(weights, value)
