@@ -171,6 +171,13 @@ def test_config_priorities_mappings_stub_and_conv():
     config.add_qat_layer_mapping(eager.nn.Linear, MyLinear)
     assert isinstance(QAT(config).quantize(net).fc1, MyLinear)
 
+    class PlainTarget:  # Paddle asks only that the target be a class
+        def __init__(self, layer, layer_config):
+            self.wrapped = layer
+
+    config.add_qat_layer_mapping(eager.nn.Conv2D, PlainTarget)
+    assert config.qat_layer_mappings[eager.nn.Conv2D] is PlainTarget
+
 
 def test_quanter_decorator_declares_a_factory():
     @quanter("HalfQuanter")
@@ -241,8 +248,10 @@ def _linear_of_width(k):
      r"QuantConfig: argument 'activation' expected a quanter/observer factory"),
     (lambda: QuantConfig(None, None).add_type_config(int), TypeError,
      r"QuantConfig.add_type_config: argument 'layer_type' expected a subclass of eager.nn.Layer"),
-    (lambda: QuantConfig(None, None).add_qat_layer_mapping(eager.nn.Linear, object), TypeError,
-     r"QuantConfig.add_qat_layer_mapping: argument 'target' expected a subclass of eager.nn.Layer"),
+    (lambda: QuantConfig(None, None).add_qat_layer_mapping(eager.nn.Linear, "QuantedLinear"), TypeError,
+     r"QuantConfig.add_qat_layer_mapping: argument 'target' expected a class, got 'QuantedLinear'"),
+    (lambda: QuantConfig(None, None).add_qat_layer_mapping(object, QuantedLinear), TypeError,
+     r"QuantConfig.add_qat_layer_mapping: argument 'source' expected a subclass of eager.nn.Layer"),
     (lambda: QAT(QuantConfig(None, None)).quantize(mlp().eval()), ValueError,
      r"QAT.quantize: quantization-aware training needs a model in training mode"),
     (lambda: PTQ(QuantConfig(None, None)).quantize(mlp()), ValueError,
