@@ -177,16 +177,19 @@ def get_mask_2d_greedy(mat, n, m) -> np.ndarray:
     matrix = _matrix("get_mask_2d_greedy", mat)
     padded = _pad(matrix, m, m)
     blocks = np.abs(_blocks(padded, m).astype(np.float64))
-    keep = m - n
-    masks = np.zeros(blocks.shape)
-    for block, mask in zip(blocks, masks):
-        row_used, col_used = np.zeros(m, int), np.zeros(m, int)
-        for flat in np.argsort(block, axis=None, kind="stable")[::-1]:
-            i, j = divmod(int(flat), m)
-            if row_used[i] < keep and col_used[j] < keep:
-                mask[i, j] = 1
-                row_used[i] += 1
-                col_used[j] += 1
+    keep, count = m - n, blocks.shape[0]
+    flat = blocks.reshape(count, m * m)
+    order = np.argsort(flat, axis=1, kind="stable")[:, ::-1]       # every block at once, largest first
+    masks = np.zeros((count, m * m))
+    row_used, col_used = np.zeros((count, m), int), np.zeros((count, m), int)
+    everyone = np.arange(count)
+    for cell in order.T:                                           # the k-th largest entry of each block
+        i, j = np.divmod(cell, m)
+        take = (row_used[everyone, i] < keep) & (col_used[everyone, j] < keep)
+        masks[everyone[take], cell[take]] = 1
+        row_used[everyone[take], i[take]] += 1
+        col_used[everyone[take], j[take]] += 1
+    masks = masks.reshape(count, m, m)
     return _unblock(masks, padded.shape, m)[:matrix.shape[0], :matrix.shape[1]]
 
 
