@@ -651,6 +651,98 @@ def test_vjp_jvp_grad_forward_grad_and_prim_flags(rng):
     assert not incubate.autograd.prim_enabled()
 
 
+def test_functional_results_are_recorded_and_a_repeated_input_counts_twice(rng):
+    # Paddle's incubate.autograd differentiates with create_graph=True: results differentiate again.
+    x = rng.normal(size=(2, 2))
+    xt = _t(x, grad=True)
+    _, g = incubate.autograd.vjp(lambda a: (a * a * a).sum(), xt)
+    assert not g.stop_gradient
+    np.testing.assert_allclose(g.numpy(), 3 * x ** 2, rtol=1e-12)
+    (gg,) = eager.grad(g.sum(), xt)                     # d/dx sum(3 x^2) = 6 x
+    np.testing.assert_allclose(gg.numpy(), 6 * x, rtol=1e-12)
+    _, t = incubate.autograd.jvp(lambda a: eager.matmul(a, a), _t(x), _t(np.eye(2)))
+    assert not t.stop_gradient
+    np.testing.assert_allclose(t.numpy(), 2 * x, rtol=1e-12)   # d(A A)[I] = A + A
+    # matmul(a, b) at a = b = x, the one tensor passed twice: two blocks side by side.
+    J = incubate.autograd.Jacobian(lambda a, b: eager.matmul(a, b), [_t(x), _t(x)])
+    want_a = np.einsum("ik,jl->ijkl", np.eye(2), np.eye(2)) * 0
+    for i in range(2):
+        for j in range(2):
+            for k in range(2):
+                want_a[i, j, i, k] += x[k, j]          # d(ab)_ij / d a_ik = b_kj
+    want_b = np.zeros((2, 2, 2, 2))
+    for i in range(2):
+        for j in range(2):
+            for k in range(2):
+                want_b[i, j, k, j] += x[i, k]          # d(ab)_ij / d b_kj = a_ik
+    assert J.shape == [4, 8] and not J[:].stop_gradient
+    np.testing.assert_allclose(J[:].numpy(), np.concatenate([want_a.reshape(4, 4), want_b.reshape(4, 4)], 1),
+                               rtol=1e-12)
+    H = incubate.autograd.Hessian(lambda a: (a * a).sum(), _t(x))
+    np.testing.assert_allclose(H[:].numpy(), 2 * np.eye(4), rtol=1e-12)
+    assert xt.grad is None                              # nothing written into .grad
+
+
+def test_graph_reindex_takes_concatenated_edge_types():
+    x = _t(np.array([0, 1, 2]))
+    n1, c1 = np.array([8, 9, 0, 4, 7, 6, 7]), np.array([2, 3, 2], np.int32)
+    n2, c2 = np.array([0, 2, 3, 5, 1]), np.array([1, 3, 1], np.int32)
+    # By hand: x keeps 0..2; type 1 brings 8, 9, 4, 7, 6 (3..7); type 2 brings 3, 5 (8, 9).
+    src, dst, nodes = incubate.graph_reindex(x, _t(np.r_[n1, n2]), _t(np.r_[c1, c2]))
+    np.testing.assert_array_equal(nodes.numpy(), [0, 1, 2, 8, 9, 4, 7, 6, 3, 5])
+    np.testing.assert_array_equal(src.numpy(), [3, 4, 0, 5, 6, 7, 6, 0, 2, 8, 9, 1])
+    np.testing.assert_array_equal(dst.numpy(), [0, 0, 1, 1, 1, 2, 2, 0, 1, 1, 1, 2])
+    with pytest.raises(ValueError, match="incubate.graph_reindex: argument 'count' expected counts summing to the "
+                                         "11 neighbors, got a sum of 12"):
+        incubate.graph_reindex(x, _t(np.r_[n1, n2[:-1]]), _t(np.r_[c1, c2]))
+    with pytest.raises(ValueError, match="argument 'count' expected one count per node of x \\(3\\), got 4"):
+        incubate.graph_reindex(x, _t(n1), _t(np.array([2, 3, 1, 1], np.int32)))
+
+
+def test_fused_dropout_is_dropout_with_paddles_arguments(rng):
+    x = rng.normal(size=(4, 6)).astype(np.float32) + 3.0
+    layer = incubate.nn.FusedDropout(p=0.25)
+    y = layer(_t(x)).numpy()
+    kept = y != 0
+    np.testing.assert_allclose(y[kept], x[kept] / 0.75, rtol=1e-6)
+    rows = incubate.nn.FusedDropout(p=0.5, axis=0)(_t(x)).numpy()
+    assert all(np.all(r == 0) or np.allclose(r, 2 * xr, rtol=1e-6) for r, xr in zip(rows, x))  # whole rows
+    down = incubate.nn.FusedDropout(p=0.25, mode="downscale_in_infer").eval()
+    np.testing.assert_allclose(down(_t(x)).numpy(), 0.75 * x, rtol=1e-6)
+    np.testing.assert_array_equal(layer.eval()(_t(x)).numpy(), x)
+    assert repr(incubate.nn.FusedDropout(0.1, axis=[0, 1])) == "FusedDropout(p=0.1, axis=[0, 1], mode=upscale_in_train)"
+    with pytest.raises(TypeError, match="incubate.nn.FusedDropout: argument 'p' expected a float or an int, got str"):
+        incubate.nn.FusedDropout("0.5")
+    with pytest.raises(ValueError, match="incubate.nn.FusedDropout: argument 'p' expected a float in \\[0, 1\\]"):
+        incubate.nn.FusedDropout(1.5)
+    with pytest.raises(TypeError, match="incubate.nn.FusedDropout: argument 'axis' expected None, an int or a list"):
+        incubate.nn.FusedDropout(0.5, axis="0")
+    with pytest.raises(ValueError, match="incubate.nn.FusedDropout: argument 'mode' expected 'upscale_in_train'"):
+        incubate.nn.FusedDropout(0.5, mode="scale")
+
+
+def test_partial_concat_and_partial_sum(rng):
+    a, b = rng.normal(size=(2, 5)), rng.normal(size=(2, 5))
+    np.testing.assert_array_equal(incubate.layers.partial_concat([_t(a), _t(b)], 1, 3).numpy(),
+                                  np.concatenate([a[:, 1:4], b[:, 1:4]], 1))
+    np.testing.assert_array_equal(incubate.layers.partial_concat([_t(a), _t(b)], -2).numpy(),
+                                  np.concatenate([a[:, 3:], b[:, 3:]], 1))
+    np.testing.assert_allclose(incubate.layers.partial_sum([_t(a), _t(b)], 0, 2).numpy(), a[:, :2] + b[:, :2],
+                               rtol=1e-12)
+    assert gradcheck(lambda p, q: incubate.layers.partial_concat([p, q], 1, 2) * 1.5, (_t(a, True), _t(b, True)))
+    assert gradcheck(lambda p, q: incubate.layers.partial_sum([p, q], 2) ** 2, (_t(a, True), _t(b, True)))
+    with pytest.raises(ValueError, match="incubate.layers.partial_concat: arguments 'start_index' \\+ 'length' "
+                                         "expected at most 5"):
+        incubate.layers.partial_concat([_t(a), _t(b)], 3, 3)
+    with pytest.raises(ValueError, match="incubate.layers.partial_sum: argument 'start_index' expected an int in "
+                                         "\\[-5, 5\\)"):
+        incubate.layers.partial_sum([_t(a)], 5)
+    with pytest.raises(ValueError, match="partial_concat: argument 'input' expected Tensors of one shape"):
+        incubate.layers.partial_concat([_t(a), _t(b[:, :4])])
+    with pytest.raises(TypeError, match="partial_concat: argument 'length' expected an int, got float"):
+        incubate.layers.partial_concat([_t(a)], 0, 2.0)
+
+
 # -- errors ------------------------------------------------------------------------------------------
 
 def test_errors_name_the_function_and_argument():
@@ -701,6 +793,7 @@ def test_errors_name_the_function_and_argument():
 
 
 @pytest.mark.parametrize("module", ["eager.incubate", "eager.incubate.operators", "eager.incubate.autograd",
+                                    "eager.incubate.layers",
                                     "eager.incubate.optimizer", "eager.incubate.optimizer.lookahead",
                                     "eager.incubate.optimizer.modelaverage",
                                     "eager.incubate.nn.layer", "eager.incubate.nn.functional.linear",

@@ -171,6 +171,13 @@ def test_config_priorities_mappings_stub_and_conv():
     config.add_qat_layer_mapping(eager.nn.Linear, MyLinear)
     assert isinstance(QAT(config).quantize(net).fc1, MyLinear)
 
+    class PlainTarget:  # Paddle asks only that the target be a class
+        def __init__(self, layer, layer_config):
+            self.wrapped = layer
+
+    config.add_qat_layer_mapping(eager.nn.Conv2D, PlainTarget)
+    assert config.qat_layer_mappings[eager.nn.Conv2D] is PlainTarget
+
 
 def test_quanter_decorator_declares_a_factory():
     @quanter("HalfQuanter")
@@ -241,8 +248,10 @@ def _linear_of_width(k):
      r"QuantConfig: argument 'activation' expected a quanter/observer factory"),
     (lambda: QuantConfig(None, None).add_type_config(int), TypeError,
      r"QuantConfig.add_type_config: argument 'layer_type' expected a subclass of eager.nn.Layer"),
-    (lambda: QuantConfig(None, None).add_qat_layer_mapping(eager.nn.Linear, object), TypeError,
-     r"QuantConfig.add_qat_layer_mapping: argument 'target' expected a subclass of eager.nn.Layer"),
+    (lambda: QuantConfig(None, None).add_qat_layer_mapping(eager.nn.Linear, "QuantedLinear"), TypeError,
+     r"QuantConfig.add_qat_layer_mapping: argument 'target' expected a class, got 'QuantedLinear'"),
+    (lambda: QuantConfig(None, None).add_qat_layer_mapping(object, QuantedLinear), TypeError,
+     r"QuantConfig.add_qat_layer_mapping: argument 'source' expected a subclass of eager.nn.Layer"),
     (lambda: QAT(QuantConfig(None, None)).quantize(mlp().eval()), ValueError,
      r"QAT.quantize: quantization-aware training needs a model in training mode"),
     (lambda: PTQ(QuantConfig(None, None)).quantize(mlp()), ValueError,
@@ -300,3 +309,48 @@ def test_quanter_state_is_saved_and_never_touched_by_the_optimizer():
     model.eval()
     other.eval()
     np.testing.assert_array_equal(other(x).numpy(), model(x).numpy())
+
+
+# -- ImperativeQuantAware (Paddle's string-configured dynamic-graph QAT) -----------------------------
+
+def test_imperative_quant_aware_swaps_unskipped_layers_and_fake_quantizes(tmp_path):
+    from eager.quantization import ImperativeQuantAware
+    from eager.static.quantization import ImperativeQuantAware as from_static
+
+    assert from_static is ImperativeQuantAware
+    eager.seed(3)
+    model = eager.nn.Sequential(eager.nn.Linear(6, 5), eager.nn.ReLU(), eager.nn.Linear(5, 3))
+    model[0].skip_quant = True
+    ImperativeQuantAware(weight_bits=8, activation_bits=8, moving_rate=0.9).quantize(model)
+    assert type(model[0]) is eager.nn.Linear and isinstance(model[2], QuantedLinear)
+    x = np.random.default_rng(0).normal(size=(4, 6)).astype(np.float32)
+    out = model(eager.to_tensor(x)).numpy()
+    hidden = np.maximum(x @ model[0].weight.numpy() + model[0].bias.numpy(), 0)
+    w = model[2].weight.numpy()
+    s_w = np.abs(w).max()                                    # abs_max: this step's max|w|
+    s_a = (0.9 * 1.0 + np.abs(hidden).max()) / (0.9 * 1.0 + 1.0)   # moving average from state = accum = 1
+    want = np_fake_quant(hidden, s_a, 8) @ np_fake_quant(w, s_w, 8) + model[2].bias.numpy()
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    path = str(tmp_path / "qat")
+    ImperativeQuantAware().save_quantized_model(model, path, input_spec=[eager.static.InputSpec([None, 6])])
+    loaded = eager.jit.load(path)
+    np.testing.assert_allclose(loaded(eager.to_tensor(x)).numpy(), model.eval()(eager.to_tensor(x)).numpy(),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_imperative_quant_aware_errors():
+    from eager.quantization import ImperativeQuantAware
+
+    with pytest.raises(ValueError, match="ImperativeQuantAware: argument 'weight_quantize_type' "
+                                         "'channel_wise_abs_max' is not offered here"):
+        ImperativeQuantAware(weight_quantize_type="channel_wise_abs_max")
+    with pytest.raises(ValueError, match="ImperativeQuantAware: argument 'activation_quantize_type' expected one of"):
+        ImperativeQuantAware(activation_quantize_type="max")
+    with pytest.raises(ValueError, match="ImperativeQuantAware: argument 'quantizable_layer_type' expected names"):
+        ImperativeQuantAware(quantizable_layer_type=["Dense"])
+    with pytest.raises(ValueError, match="ImperativeQuantAware: argument 'act_quantize_layer' is not offered"):
+        ImperativeQuantAware(act_quantize_layer=object)
+    with pytest.raises(TypeError, match="ImperativeQuantAware.quantize: argument 'model' expected an eager.nn.Layer"):
+        ImperativeQuantAware().quantize("model")
+    with pytest.raises(ValueError, match="save_quantized_model: expected one of the arguments 'path' and 'model_path'"):
+        ImperativeQuantAware().save_quantized_model(eager.nn.Linear(2, 2))

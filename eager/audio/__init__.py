@@ -2,9 +2,10 @@
 (windows, mel filter banks, decibels, DCT) and ``features`` (the layers
 Spectrogram, MelSpectrogram, LogMelSpectrogram and MFCC), built on
 :mod:`eager.signal` and differentiable ops, and ``load`` / ``save`` / ``info`` of 16-bit
-PCM WAV files (``backends``). See docs/signal_audio.md."""
+PCM WAV files (``backends``), and the ESC50 / TESS datasets read from local
+files (``datasets``). See docs/signal_audio.md."""
 from .. import signal  # noqa: F401  (the features run on it; importing it first loads eager's core in order)
-from . import backends, features, functional
+from . import backends, datasets, features, functional
 from .backends import info, load, save
 
-__all__ = ["backends", "features", "functional", "info", "load", "save"]
+__all__ = ["backends", "datasets", "features", "functional", "info", "load", "save"]

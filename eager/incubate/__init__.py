@@ -14,11 +14,11 @@ Everything is composed of existing ops: no kernel of its own (docs/incubate.md).
 array([3., 3.], dtype=float32)
 """
 from ..geometric import segment_max, segment_mean, segment_min, segment_sum
-from . import autograd, autotune, nn, optimizer
+from . import asp, autograd, autotune, layers, nn, optimizer
 from .operators import (graph_khop_sampler, graph_reindex, graph_sample_neighbors, graph_send_recv, identity_loss,
                         softmax_mask_fuse, softmax_mask_fuse_upper_triangle)
 from .optimizer import LookAhead, ModelAverage
 
-__all__ = ["LookAhead", "ModelAverage", "autograd", "autotune", "graph_khop_sampler", "graph_reindex",
-           "graph_sample_neighbors", "graph_send_recv", "identity_loss", "nn", "optimizer", "segment_max",
+__all__ = ["LookAhead", "ModelAverage", "asp", "autograd", "autotune", "graph_khop_sampler", "graph_reindex",
+           "graph_sample_neighbors", "graph_send_recv", "identity_loss", "layers", "nn", "optimizer", "segment_max",
            "segment_mean", "segment_min", "segment_sum", "softmax_mask_fuse", "softmax_mask_fuse_upper_triangle"]

@@ -43,28 +43,46 @@ def prim_enabled() -> bool:
     return _PRIM["enabled"]
 
 
+def _separate(xs):
+    """xs as tensors of their own, so that one tensor listed twice counts as two
+    inputs (as Paddle's functional API treats it): a tensor that needs no gradient
+    becomes a fresh leaf on the same buffer, one that does a recorded copy (so
+    results stay differentiable with respect to it)."""
+    def single(x):
+        if not isinstance(x, Tensor) or x.stop_gradient:
+            return Tensor(x.impl, AutogradMeta()) if isinstance(x, Tensor) else x
+        with enable_grad():
+            return _F.assign(x)
+    if isinstance(xs, (list, tuple)):
+        return tuple(single(x) for x in xs)
+    return single(xs)
+
+
 def vjp(func, xs, v=None):
     """``(func(xs), v^T J)``: func's outputs and the vector-Jacobian product;
-    ``v`` shaped like the outputs (None: ones), the product like ``xs``.
+    ``v`` shaped like the outputs (None: ones), the product like ``xs``. As in
+    Paddle, both are recorded (``stop_gradient=False``), so they differentiate
+    again, and a tensor listed twice in ``xs`` counts as two inputs.
 
     >>> x = eager.to_tensor([1.0, 2.0])
     >>> _, g = eager.incubate.autograd.vjp(lambda x: x * x, x)
     >>> g.numpy()
     array([2., 4.], dtype=float32)
     """
-    return _functional.vjp(func, xs, v)
+    return _functional.vjp(func, _separate(xs), v, create_graph=True)
 
 
 def jvp(func, xs, v=None):
     """``(func(xs), J v)``: func's outputs and the Jacobian-vector product;
-    ``v`` shaped like ``xs`` (None: ones), the product like the outputs.
+    ``v`` shaped like ``xs`` (None: ones), the product like the outputs. Both
+    are recorded, as :func:`vjp`'s are.
 
     >>> x = eager.to_tensor([1.0, 2.0])
     >>> _, t = eager.incubate.autograd.jvp(lambda x: x * x, x)
     >>> t.numpy()
     array([2., 4.], dtype=float32)
     """
-    return _functional.jvp(func, xs, v)
+    return _functional.jvp(func, _separate(xs), v, create_graph=True)
 
 
 def _as_tuple(who: str, arg: str, value) -> tuple:
@@ -83,7 +101,7 @@ def _flat(t: Tensor, batched: bool) -> Tensor:
 def _matrix(func, xs: tuple, batched: bool) -> Tensor:
     """The Jacobian of func at xs with outputs and inputs flattened and
     concatenated: [M, N], or [B, M, N] (each sample's own block) when batched."""
-    blocks = _functional.jacobian(func, xs, allow_unused=True)  # xs a tuple: each row a tuple of blocks
+    blocks = _functional.jacobian(func, xs, create_graph=True, allow_unused=True)  # xs a tuple: each row a tuple of blocks
     rows = [blocks] if not isinstance(blocks[0], tuple) else list(blocks)
     if any(all(b is None for b in row) for row in rows):  # an output no input reaches: ask func its shape
         with no_grad():
@@ -125,7 +143,8 @@ class Jacobian:
     ``[B, M, N]`` with ``is_batched=True`` (axis 0 of every input and output is
     the batch, samples independent). Index it (``J[:]``, ``J[0, :]``) for a
     Tensor. Computed when made (Paddle computes rows on demand; the values are
-    the same).
+    the same), recorded so it differentiates again; a tensor listed twice in
+    ``xs`` counts as two inputs.
 
     >>> x = eager.to_tensor([1.0, 2.0])
     >>> eager.incubate.autograd.Jacobian(lambda x: x * x, x)[:].numpy()
@@ -137,7 +156,7 @@ class Jacobian:
         if not callable(func):
             raise TypeError(f"incubate.autograd.{type(self).__name__}: argument 'func' expected a callable, got "
                             f"{type(func).__name__}")
-        xs = _as_tuple(type(self).__name__, "xs", xs)
+        xs = _separate(_as_tuple(type(self).__name__, "xs", xs))
         self.is_batched = _check_batched(type(self).__name__, is_batched, xs)
         self._value = self._evaluate(func, xs)
 

@@ -12,8 +12,9 @@ from .base_observer import BaseObserver
 from .base_quanter import BaseQuanter
 from .config import QuantConfig
 from .factory import ObserverFactory, QuanterFactory, quanter
+from .imperative import ImperativeQuantAware
 from .ptq import PTQ
 from .qat import QAT
 from .wrapper import ObserveWrapper
 
-__all__ = ["QuantConfig", "BaseQuanter", "BaseObserver", "quanter", "QAT", "PTQ"]
+__all__ = ["QuantConfig", "BaseQuanter", "BaseObserver", "quanter", "QAT", "PTQ", "ImperativeQuantAware"]

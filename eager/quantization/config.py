@@ -105,9 +105,12 @@ class QuantConfig:
     def add_qat_layer_mapping(self, source, target):
         """Layers of type ``source`` are replaced by ``target(layer, single_layer_config)``
         before quantization-aware training (defaults: Linear -> QuantedLinear,
-        Conv2D -> QuantedConv2D, Stub -> QuanterStub)."""
+        Conv2D -> QuantedConv2D, Stub -> QuanterStub). ``source`` is a Layer
+        subclass; ``target`` any class (a callable taking the layer and its
+        config), as Paddle asks no more of it."""
         _check_layer_type("QuantConfig.add_qat_layer_mapping", "source", source)
-        _check_layer_type("QuantConfig.add_qat_layer_mapping", "target", target)
+        if not isinstance(target, type):
+            raise TypeError(f"QuantConfig.add_qat_layer_mapping: argument 'target' expected a class, got {target!r}")
         self._qat_layer_mapping[source] = target
 
     def add_customized_leaf(self, layer_type):

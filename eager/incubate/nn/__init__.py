@@ -5,8 +5,8 @@ functionals in ``eager.incubate.nn.functional``.
 [3, 4]
 """
 from . import functional
-from .layer import (FusedBiasDropoutResidualLayerNorm, FusedDropoutAdd, FusedFeedForward, FusedLinear,
+from .layer import (FusedBiasDropoutResidualLayerNorm, FusedDropout, FusedDropoutAdd, FusedFeedForward, FusedLinear,
                     FusedMultiHeadAttention, FusedTransformerEncoderLayer)
 
-__all__ = ["FusedBiasDropoutResidualLayerNorm", "FusedDropoutAdd", "FusedFeedForward", "FusedLinear",
+__all__ = ["FusedBiasDropoutResidualLayerNorm", "FusedDropout", "FusedDropoutAdd", "FusedFeedForward", "FusedLinear",
            "FusedMultiHeadAttention", "FusedTransformerEncoderLayer", "functional"]

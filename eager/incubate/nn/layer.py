@@ -4,6 +4,7 @@ state_dict saved from Paddle's layers loads into these), and the same forward
 computation (see eager.incubate.nn.functional)."""
 from __future__ import annotations
 
+from ...nn import functional as F
 from ...nn.functional.checks import check_positive_int
 from ...nn.initializer import Constant
 from ...nn.layer import Layer
@@ -54,6 +55,47 @@ class FusedLinear(Layer):
 
     def extra_repr(self) -> str:
         return f"weight={self.weight.shape}, transpose_weight={self.transpose_weight}"
+
+
+class FusedDropout(Layer):
+    """Dropout as ``eager.nn.Dropout`` computes it (Paddle's fused ``dropout_nd``
+    kernel is one way to run it): in training each element (or, with ``axis``,
+    each slice along those axes, shared along the others) is zeroed with
+    probability ``p``; ``mode`` scales as :func:`eager.nn.functional.dropout`
+    does. After ``eval()`` it is the identity (or the ``1 - p`` scaling of
+    ``"downscale_in_infer"``).
+
+    >>> layer = eager.incubate.nn.FusedDropout(p=0.5, axis=0)
+    >>> layer(eager.ones([2, 3])).shape
+    [2, 3]
+    >>> _ = layer.eval()
+    >>> layer(eager.ones([2, 3])).numpy().tolist()
+    [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+    """
+
+    def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None):
+        super().__init__()
+        who = "incubate.nn.FusedDropout"
+        if isinstance(p, bool) or not isinstance(p, (int, float)):
+            raise TypeError(f"{who}: argument 'p' expected a float or an int, got {type(p).__name__}")
+        self.p = _rate(who, "p", p)
+        if axis is not None and (isinstance(axis, bool) or not isinstance(axis, (int, list, tuple))):
+            raise TypeError(f"{who}: argument 'axis' expected None, an int or a list of ints, got "
+                            f"{type(axis).__name__}")
+        self.axis = None if axis is None else [axis] if isinstance(axis, int) else list(axis)
+        if mode not in _checks.MODES:
+            raise ValueError(f"{who}: argument 'mode' expected 'upscale_in_train' or 'downscale_in_infer', got "
+                             f"{mode!r}")
+        self.mode = mode
+        self.name = name
+
+    def forward(self, input):
+        """dropout(input) in training mode, the inference form otherwise."""
+        return F.dropout(input, p=self.p, axis=self.axis, training=self.training, mode=self.mode)
+
+    def extra_repr(self) -> str:
+        name = f", name={self.name}" if self.name else ""
+        return f"p={self.p}, axis={self.axis}, mode={self.mode}{name}"
 
 
 class FusedDropoutAdd(Layer):

@@ -1,11 +1,13 @@
-"""Paddle's ``paddle.incubate.optimizer``: LookAhead and ModelAverage, and
-``LBFGS`` (where Paddle 2.5 kept it; the same class as eager.optimizer.LBFGS).
+"""Paddle's ``paddle.incubate.optimizer``: LookAhead and ModelAverage,
+``LBFGS`` (where Paddle 2.5 kept it; the same class as eager.optimizer.LBFGS),
+and ``functional`` (minimize_bfgs, minimize_lbfgs).
 
 >>> sorted(n for n in dir(eager.incubate.optimizer) if n[0].isupper())
 ['LBFGS', 'LookAhead', 'ModelAverage']
 """
 from ...optimizer.lbfgs import LBFGS
+from . import functional
 from .lookahead import LookAhead
 from .modelaverage import ModelAverage
 
-__all__ = ["LBFGS", "LookAhead", "ModelAverage"]
+__all__ = ["LBFGS", "LookAhead", "ModelAverage", "functional"]
