@@ -36,6 +36,7 @@ from .composite import search_sort as _search_sort
 from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
 from .tensor import Tensor
+from .type_promotion import operator_operands
 
 
 class TensorMethods:
@@ -181,6 +182,8 @@ class TensorMethods:
     def __pow__(self, exponent):
         if _is_number(exponent):
             return _F.pow(_to_floating(self), exponent)
+        if isinstance(exponent, Tensor) and exponent.impl.dtype is not self.impl.dtype:
+            self, exponent = operator_operands(self, exponent, "elementwise_pow", promotes=False)
         return _F.elementwise_pow(self, _operand(self, exponent, "elementwise_pow"))
 
     def __rpow__(self, base):
@@ -189,12 +192,16 @@ class TensorMethods:
         return _binary(_F.elementwise_pow, self, base, "elementwise_pow", reverse=True)
 
     def __floordiv__(self, other):
+        if isinstance(other, Tensor) and other.impl.dtype is not self.impl.dtype:
+            self, other = operator_operands(self, other, "floor_divide", promotes=False)
         return _binary(_F.floor_divide, self, other, "floor_divide")
 
     def __rfloordiv__(self, other):
         return _binary(_F.floor_divide, self, other, "floor_divide", reverse=True)
 
     def __mod__(self, other):
+        if isinstance(other, Tensor) and other.impl.dtype is not self.impl.dtype:
+            self, other = operator_operands(self, other, "remainder", promotes=False)
         return _binary(_F.remainder, self, other, "remainder")
 
     def __rmod__(self, other):
@@ -289,31 +296,43 @@ class TensorMethods:
 
     def __eq__(self, other):
         if isinstance(other, Tensor):
+            if other.impl.dtype is not self.impl.dtype:
+                self, other = operator_operands(self, other, "equal", promotes=False)
             return _F.equal(self, other)
         return _binary(_F.equal, self, other, "equal")
 
     def __ne__(self, other):
         if isinstance(other, Tensor):
+            if other.impl.dtype is not self.impl.dtype:
+                self, other = operator_operands(self, other, "not_equal", promotes=False)
             return _F.not_equal(self, other)
         return _binary(_F.not_equal, self, other, "not_equal")
 
     def __lt__(self, other):
         if isinstance(other, Tensor):
+            if other.impl.dtype is not self.impl.dtype:
+                self, other = operator_operands(self, other, "less_than", promotes=False)
             return _F.less_than(self, other)
         return _binary(_F.less_than, self, other, "less_than")
 
     def __le__(self, other):
         if isinstance(other, Tensor):
+            if other.impl.dtype is not self.impl.dtype:
+                self, other = operator_operands(self, other, "less_equal", promotes=False)
             return _F.less_equal(self, other)
         return _binary(_F.less_equal, self, other, "less_equal")
 
     def __gt__(self, other):
         if isinstance(other, Tensor):
+            if other.impl.dtype is not self.impl.dtype:
+                self, other = operator_operands(self, other, "greater_than", promotes=False)
             return _F.greater_than(self, other)
         return _binary(_F.greater_than, self, other, "greater_than")
 
     def __ge__(self, other):
         if isinstance(other, Tensor):
+            if other.impl.dtype is not self.impl.dtype:
+                self, other = operator_operands(self, other, "greater_equal", promotes=False)
             return _F.greater_equal(self, other)
         return _binary(_F.greater_equal, self, other, "greater_equal")
 

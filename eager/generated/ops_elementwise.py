@@ -19,6 +19,7 @@ from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_o
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 from phi.core import DenseTensor as _DenseTensor
+from phi.core import InvalidArgumentError as _InvalidArgumentError
 
 from ..arguments import (  # noqa: F401
     OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
@@ -38,6 +39,7 @@ from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+from ..type_promotion import promote_binary
 from .ops_math_elementary import ScaleGradNode  # an operator's number case records it
 
 _this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
@@ -352,7 +354,10 @@ def add(x, y, name=None):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("add", _this.add, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
+        return promote_binary("add", _this.add, x, y, error, False)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -391,7 +396,10 @@ def add_operator(x, y):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("add", _this.add_operator, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
+        return promote_binary("add", _this.add_operator, x, y, error, True)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -447,7 +455,10 @@ def subtract(x, y, name=None):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("subtract", _this.subtract, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
+        return promote_binary("subtract", _this.subtract, x, y, error, False)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -486,7 +497,10 @@ def subtract_operator(x, y):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("subtract", _this.subtract_operator, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
+        return promote_binary("subtract", _this.subtract_operator, x, y, error, True)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -542,7 +556,10 @@ def multiply(x, y, name=None):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("multiply", _this.multiply, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
+        return promote_binary("multiply", _this.multiply, x, y, error, False)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -587,7 +604,10 @@ def multiply_operator(x, y):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("multiply", _this.multiply_operator, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
+        return promote_binary("multiply", _this.multiply_operator, x, y, error, True)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -650,7 +670,10 @@ def divide(x, y, name=None):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("divide", _this.divide, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.divide(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.divide(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
+        return promote_binary("divide", _this.divide, x, y, error, False)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
