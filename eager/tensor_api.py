@@ -36,6 +36,7 @@ from .composite import search_sort as _search_sort
 from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
 from .tensor import Tensor
+from .type_promotion import operator_operands, promoted_dtype
 
 
 class TensorMethods:
@@ -144,7 +145,7 @@ class TensorMethods:
     # frame; they hand every other operand to the methods below.
     def __add__(self, other):
         if isinstance(other, Tensor):
-            return _F.add(*_complex_pair(self, other))
+            return _F.add(*operator_operands(self, other, "add", promotes=True))
         return _binary(_F.add, self, other, "add")
 
     def __radd__(self, other):
@@ -152,7 +153,7 @@ class TensorMethods:
 
     def __sub__(self, other):
         if isinstance(other, Tensor):
-            return _F.subtract(*_complex_pair(self, other))
+            return _F.subtract(*operator_operands(self, other, "subtract", promotes=True))
         return _binary(_F.subtract, self, other, "subtract")
 
     def __rsub__(self, other):
@@ -162,7 +163,7 @@ class TensorMethods:
 
     def __mul__(self, other):
         if isinstance(other, Tensor):
-            return _F.multiply(*_complex_pair(self, other))
+            return _F.multiply(*operator_operands(self, other, "multiply", promotes=True))
         return _binary(_F.multiply, self, other, "multiply")
 
     def __rmul__(self, other):
@@ -172,7 +173,7 @@ class TensorMethods:
         if isinstance(other, Tensor):
             if self.impl.dtype in _FLOAT_DTYPES and other.impl.dtype in _FLOAT_DTYPES:
                 return _F.divide(self, other)  # both floating already: no _to_floating frames
-            return _F.divide(*_complex_pair(_to_floating(self), _to_floating(other)))
+            return _F.divide(*operator_operands(_to_floating(self), _to_floating(other), "divide", promotes=True))
         return _binary(_F.divide, _to_floating(self), other, "divide")
 
     def __rtruediv__(self, other):
@@ -181,6 +182,8 @@ class TensorMethods:
     def __pow__(self, exponent):
         if _is_number(exponent):
             return _F.pow(_to_floating(self), exponent)
+        if isinstance(exponent, Tensor) and exponent.impl.dtype is not self.impl.dtype:
+            self, exponent = operator_operands(self, exponent, "elementwise_pow", promotes=False)
         return _F.elementwise_pow(self, _operand(self, exponent, "elementwise_pow"))
 
     def __rpow__(self, base):
@@ -189,12 +192,16 @@ class TensorMethods:
         return _binary(_F.elementwise_pow, self, base, "elementwise_pow", reverse=True)
 
     def __floordiv__(self, other):
+        if isinstance(other, Tensor) and other.impl.dtype is not self.impl.dtype:
+            self, other = operator_operands(self, other, "floor_divide", promotes=False)
         return _binary(_F.floor_divide, self, other, "floor_divide")
 
     def __rfloordiv__(self, other):
         return _binary(_F.floor_divide, self, other, "floor_divide", reverse=True)
 
     def __mod__(self, other):
+        if isinstance(other, Tensor) and other.impl.dtype is not self.impl.dtype:
+            self, other = operator_operands(self, other, "remainder", promotes=False)
         return _binary(_F.remainder, self, other, "remainder")
 
     def __rmod__(self, other):
@@ -289,31 +296,43 @@ class TensorMethods:
 
     def __eq__(self, other):
         if isinstance(other, Tensor):
+            if other.impl.dtype is not self.impl.dtype:
+                self, other = operator_operands(self, other, "equal", promotes=False)
             return _F.equal(self, other)
         return _binary(_F.equal, self, other, "equal")
 
     def __ne__(self, other):
         if isinstance(other, Tensor):
+            if other.impl.dtype is not self.impl.dtype:
+                self, other = operator_operands(self, other, "not_equal", promotes=False)
             return _F.not_equal(self, other)
         return _binary(_F.not_equal, self, other, "not_equal")
 
     def __lt__(self, other):
         if isinstance(other, Tensor):
+            if other.impl.dtype is not self.impl.dtype:
+                self, other = operator_operands(self, other, "less_than", promotes=False)
             return _F.less_than(self, other)
         return _binary(_F.less_than, self, other, "less_than")
 
     def __le__(self, other):
         if isinstance(other, Tensor):
+            if other.impl.dtype is not self.impl.dtype:
+                self, other = operator_operands(self, other, "less_equal", promotes=False)
             return _F.less_equal(self, other)
         return _binary(_F.less_equal, self, other, "less_equal")
 
     def __gt__(self, other):
         if isinstance(other, Tensor):
+            if other.impl.dtype is not self.impl.dtype:
+                self, other = operator_operands(self, other, "greater_than", promotes=False)
             return _F.greater_than(self, other)
         return _binary(_F.greater_than, self, other, "greater_than")
 
     def __ge__(self, other):
         if isinstance(other, Tensor):
+            if other.impl.dtype is not self.impl.dtype:
+                self, other = operator_operands(self, other, "greater_equal", promotes=False)
             return _F.greater_equal(self, other)
         return _binary(_F.greater_equal, self, other, "greater_equal")
 
@@ -613,14 +632,11 @@ def _scalar_tensor(scalar, dtype: DataType, place, op: str) -> Tensor:
 
 def _complex_pair(x: Tensor, y: Tensor) -> tuple:
     """(x, y), both cast to one complex dtype when one is complex and the other is not (or
-    is the other complex dtype): Paddle's operators +, -, *, / and @ promote real to
-    complex (complex128 when either side is complex128 or float64). Other dtype
-    mismatches are left for the op to refuse."""
-    kinds = (x.dtype, y.dtype)
-    if kinds[0] is kinds[1] or not (kinds[0].is_complex or kinds[1].is_complex):
+    is the other complex dtype), by Paddle's rule (eager.type_promotion): the ``@``
+    operator promotes real to complex. Other dtype mismatches are left for matmul to refuse."""
+    if x.dtype is y.dtype or not (x.dtype.is_complex or y.dtype.is_complex):
         return x, y
-    wide = DataType.COMPLEX128 in kinds or DataType.FLOAT64 in kinds
-    dtype = DataType.COMPLEX128 if wide else DataType.COMPLEX64
+    dtype = promoted_dtype(x.dtype, y.dtype)
     return (x if x.dtype is dtype else x.astype(dtype)), (y if y.dtype is dtype else y.astype(dtype))
 
 

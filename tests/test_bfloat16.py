@@ -171,14 +171,15 @@ def test_dtype_arguments_and_results_of_other_dtypes():
     assert eager.nan_to_num(inf).tolist() == [largest, -largest, 0.0]
 
 
-def test_promotion_python_scalars_keep_bfloat16_and_other_floats_are_refused_as_for_float16():
+def test_promotion_python_scalars_keep_bfloat16_and_float16_or_float32_tensors_promote_to_float32():
     x = eager.to_tensor([1.5, -2.0], dtype="bfloat16")
     for result in (x * 2.0, 2.0 * x, x + 1, x / 4, x ** 2, x - True):
         assert result.dtype == eager.bfloat16
     assert (x * 2.0).tolist() == [3.0, -4.0] and (x / 4).tolist() == [0.375, -0.5]
-    for other in ("float16", "float32"):
-        with pytest.raises(ValueError, match=f"expected the same dtype, got bfloat16 and {other}"):
-            x + eager.ones([2], dtype=other)
+    for other in ("float16", "float32"):  # Paddle 2.6's table: neither 16-bit type holds the other
+        for result in (x + eager.ones([2], dtype=other), eager.add(eager.ones([2], dtype=other), x)):
+            assert result.dtype == eager.float32 and result.tolist() == [2.5, -1.0]
+    assert (x + eager.ones([2], dtype="float64")).dtype == eager.float64
     with eager.amp.auto_cast(dtype="bfloat16"):  # inside auto_cast each op casts its inputs
         assert (x + eager.ones([2])).dtype == eager.float32
 

@@ -52,9 +52,9 @@ BAD_CALLS = {
     "matmul batch dims do not broadcast": (
         lambda: eager.matmul(t((2, 3, 4)), t((3, 4, 5))), InvalidArgumentError,
         ("matmul", "'x'", "'y'", "2 vs 3")),
-    "add float32 + float64": (
-        lambda: eager.add(t((2,), "float32"), t((2,), "float64")), InvalidArgumentError,
-        ("add", "'x'", "'y'", "float32", "float64", "same dtype")),
+    "add float32 + int64 (no promotion rule)": (
+        lambda: eager.add(t((2,), "float32"), t((2,), "int64")), InvalidArgumentError,
+        ("add", "'x'", "'y'", "float32", "int64", "same dtype")),
     "multiply int64 * float64": (
         lambda: eager.multiply(t((2,), "int64"), t((2,), "float64")), InvalidArgumentError,
         ("multiply", "int64", "float64", "same dtype")),

@@ -40,10 +40,3 @@ def test_gradients_reach_the_real_operand():
     x = eager.to_tensor(np.array([0.3, -1.2, 2.0]), stop_gradient=False)
     assert gradcheck(lambda t: eager.abs(t * c + t), (x,))
     assert gradcheck(lambda t: eager.abs(c / (t + 3.0)), (x,))
-
-
-def test_other_mismatches_are_still_refused():
-    with pytest.raises(ValueError, match="add: arguments 'x' and 'y' expected the same dtype, got float64 and float32"):
-        eager.ones([2], "float64") + eager.ones([2], "float32")
-    with pytest.raises(ValueError, match="multiply: arguments 'x' and 'y' expected the same dtype"):
-        eager.ones([2], "int64") * eager.ones([2], "float32")

@@ -216,6 +216,7 @@ class OpSpec:
     operator: str | None = None  # the Tensor operator ("__add__") generated as this op in one frame
     scalar_operator: CallSpec | None = None  # the op the operator runs for a number y on a floating x
     reflected_operator: str | None = None  # the reflected operator ("__radd__") that is the same function
+    type_promotion: tuple = ()  # tensor args cast to a common dtype when they differ (Paddle 2.6's rules)
     doc: str = ""
     key_lines: dict = field(default_factory=dict, compare=False, hash=False)
 
@@ -416,7 +417,7 @@ def _sub_mapping(entry, key: str, allowed: tuple, where: Location) -> dict:
 
 _FORWARD_KEYS = ("op", "args", "output", "infer_meta", "kernel", "backward", "inplace", "view",
                  "scalar_tensor", "optional", "intermediate", "no_grad_outputs", "returned_if", "invoke",
-                 "operator", "scalar_operator", "reflected_operator", "doc")
+                 "operator", "scalar_operator", "reflected_operator", "type_promotion", "doc")
 _BACKWARD_KEYS = ("backward_op", "forward", "args", "output", "infer_meta", "kernel", "backward",
                   "composite", "bilinear", "no_need_buffer", "optional", "inplace", "pass_through", "doc")
 
@@ -483,6 +484,7 @@ def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
         scalar_operator=(parse_call(entry["scalar_operator"], at("scalar_operator"), "scalar_operator")
                          if "scalar_operator" in entry else None),
         reflected_operator=_optional_str(entry, "reflected_operator", at),
+        type_promotion=parse_name_list(entry.get("type_promotion", []), at("type_promotion"), "type_promotion"),
         doc=_optional_str(entry, "doc", at) or "",
         key_lines=dict(entry.key_lines),
     )
@@ -507,6 +509,13 @@ def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
     if spec.reflected_operator is not None and not re.fullmatch(r"__r[a-z]+__", spec.reflected_operator):
         raise SpecError(at("reflected_operator"), f"op {name!r}: reflected_operator must be a reflected Tensor "
                                                   f"operator ('__radd__'), got {spec.reflected_operator!r}")
+    if spec.type_promotion and (
+            list(spec.type_promotion) != [a.name for a in args if a.is_tensor] or len(spec.type_promotion) != 2
+            or any(a.is_tensor_list or a.optional for a in spec.args) or spec.kernel is None
+            or len(spec.outputs) != 1 or spec.outputs[0].is_list):
+        raise SpecError(at("type_promotion"), f"op {name!r}: type_promotion must name the op's two tensor "
+                                              f"arguments (x, y) of an op with a kernel and one Tensor output, "
+                                              f"got {', '.join(spec.type_promotion)!r}")
     if spec.invoke is not None and (spec.kernel or spec.infer_meta or spec.backward):
         raise SpecError(at("invoke"), f"op {name!r} uses invoke, so it takes no kernel, infer_meta or backward")
     return spec

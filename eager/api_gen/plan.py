@@ -458,6 +458,7 @@ class ForwardPlan:
     operator: str | None = None  # the Tensor operator (``__add__``) that runs this op in one frame
     scalar_operator: ScalarOperatorPlan | None = None  # the operator's number case, in the same frame
     reflected_operator: str | None = None  # the reflected operator (``__radd__``) that is the same function
+    type_promotion: tuple = ()  # the tensor args cast to a common dtype when the kernel refuses theirs
 
     @property
     def list_output(self) -> bool:
@@ -513,6 +514,7 @@ def plan_forward(op: OpSpec, everything: dict) -> ForwardPlan:
         operator=op.operator,
         scalar_operator=None if op.scalar_operator is None else plan_scalar_operator(op, everything),
         reflected_operator=op.reflected_operator,
+        type_promotion=op.type_promotion,
     )
 
 

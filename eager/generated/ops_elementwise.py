@@ -20,6 +20,7 @@ from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
 from phi.core import DenseTensor as _DenseTensor
+from phi.core import InvalidArgumentError as _InvalidArgumentError
 
 from ..arguments import (  # noqa: F401
     OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
@@ -39,6 +40,7 @@ from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+from ..type_promotion import promote_binary
 from .ops_math_elementary import ScaleGradNode  # an operator's number case records it
 
 _this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
@@ -353,7 +355,10 @@ def add(x, y, name=None):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("add", _this.add, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
+        return promote_binary("add", _this.add, x, y, error, False)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -389,28 +394,24 @@ def add_operator(x, y):
                 node.scale = scale
             return out
         return OPERATOR_FALLBACKS["__add__"](x, y)
-    try:
-        if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-            return _modes.call("add", _this.add_operator, (x, y, ))
-        out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("add", _this.add_operator, (x, y, ))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    try:  # no cost unless the kernel refuses the inputs
         out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
-        _x_meta = x._meta
-        _y_meta = y._meta
-        _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
-        if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-            node = _new(AddGradNode)  # AddGradNode(edges) without the __init__ frame
-            node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
-            out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
-            meta.node, meta.slot, meta.stop_gradient = node, 0, False
-            node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-            node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        return out
-    except InvalidArgumentError:
-        if x.impl.dtype is y.impl.dtype:
-            raise
-    # Tensors of two dtypes: the operator rules of eager.tensor_api promote real and complex
-    # (Paddle's rule) and leave other mismatches for the op to refuse.
-    return OPERATOR_FALLBACKS["__add__"](x, y)
+    except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
+        return promote_binary("add", _this.add_operator, x, y, error, True)
+    _x_meta = x._meta
+    _y_meta = y._meta
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = _new(AddGradNode)  # AddGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+    return out
 
 
 def add_(x, y, name=None):
@@ -455,7 +456,10 @@ def subtract(x, y, name=None):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("subtract", _this.subtract, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
+        return promote_binary("subtract", _this.subtract, x, y, error, False)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -491,28 +495,24 @@ def subtract_operator(x, y):
                 node.scale = scale
             return out
         return OPERATOR_FALLBACKS["__sub__"](x, y)
-    try:
-        if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-            return _modes.call("subtract", _this.subtract_operator, (x, y, ))
-        out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("subtract", _this.subtract_operator, (x, y, ))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    try:  # no cost unless the kernel refuses the inputs
         out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
-        _x_meta = x._meta
-        _y_meta = y._meta
-        _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
-        if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-            node = _new(SubtractGradNode)  # SubtractGradNode(edges) without the __init__ frame
-            node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
-            out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
-            meta.node, meta.slot, meta.stop_gradient = node, 0, False
-            node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-            node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        return out
-    except InvalidArgumentError:
-        if x.impl.dtype is y.impl.dtype:
-            raise
-    # Tensors of two dtypes: the operator rules of eager.tensor_api promote real and complex
-    # (Paddle's rule) and leave other mismatches for the op to refuse.
-    return OPERATOR_FALLBACKS["__sub__"](x, y)
+    except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
+        return promote_binary("subtract", _this.subtract_operator, x, y, error, True)
+    _x_meta = x._meta
+    _y_meta = y._meta
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = _new(SubtractGradNode)  # SubtractGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+    return out
 
 
 def subtract_(x, y, name=None):
@@ -557,7 +557,10 @@ def multiply(x, y, name=None):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("multiply", _this.multiply, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
+        return promote_binary("multiply", _this.multiply, x, y, error, False)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -599,34 +602,30 @@ def multiply_operator(x, y):
                 node.scale = scale
             return out
         return OPERATOR_FALLBACKS["__mul__"](x, y)
-    try:
-        if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-            return _modes.call("multiply", _this.multiply_operator, (x, y, ))
-        out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("multiply", _this.multiply_operator, (x, y, ))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    try:  # no cost unless the kernel refuses the inputs
         out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
-        _x_meta = x._meta
-        _y_meta = y._meta
-        _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
-        if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-            node = _new(MultiplyGradNode)  # MultiplyGradNode(edges) without the __init__ frame
-            node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
-            out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
-            meta.node, meta.slot, meta.stop_gradient = node, 0, False
-            if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
-                node.x = save_input(x)
-                node.y = save_input(y)
-            else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
-                node.x = _saved = _new(SavedInput)
-                _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-                node.y = _saved = _new(SavedInput)
-                _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-        return out
-    except InvalidArgumentError:
-        if x.impl.dtype is y.impl.dtype:
-            raise
-    # Tensors of two dtypes: the operator rules of eager.tensor_api promote real and complex
-    # (Paddle's rule) and leave other mismatches for the op to refuse.
-    return OPERATOR_FALLBACKS["__mul__"](x, y)
+    except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
+        return promote_binary("multiply", _this.multiply_operator, x, y, error, True)
+    _x_meta = x._meta
+    _y_meta = y._meta
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = _new(MultiplyGradNode)  # MultiplyGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+            node.y = save_input(y)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
+            node.y = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
+    return out
 
 
 def multiply_(x, y, name=None):
@@ -672,7 +671,10 @@ def divide(x, y, name=None):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("divide", _this.divide, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.divide(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.divide(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
+        return promote_binary("divide", _this.divide, x, y, error, False)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
