@@ -17,7 +17,7 @@ import numpy as np
 
 from phi import api as phi_api
 from phi.common import DataType, TensorKind, convert_dtype
-from phi.common.data_type import COMPLEX_TYPES, FLOATING_TYPES
+from phi.common.data_type import FLOATING_TYPES
 from phi.core import DenseTensor
 
 from ..autograd.grad_mode import no_grad
