@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numbers
 
-from phi.common import convert_dtype
+from phi.common import DataType, convert_dtype
 
 from .nn import initializer as _init
 from .nn.layer import Parameter, ParamAttr
@@ -11,10 +11,13 @@ from .utils import unique_name
 
 
 def create_parameter(shape, dtype, name=None, attr=None, is_bias: bool = False, default_initializer=None):
-    """A new trainable Parameter of ``shape`` and floating ``dtype``, as a
-    Layer's ``create_parameter`` makes it: initialized by ``attr.initializer``,
-    else the global one (set_global_initializer), else ``default_initializer``, else Constant(0) for a bias and XavierUniform
-    for a weight. ``name`` is used when ``attr`` is None; without either the
+    """A new trainable Parameter of ``shape`` and ``dtype`` (floating, integer or
+    bool, as Paddle allows), as a Layer's ``create_parameter`` makes it:
+    initialized by ``attr.initializer``, else the global one
+    (set_global_initializer), else ``default_initializer``, else Constant(0) for
+    a bias or an integer or bool parameter, and XavierUniform for a weight. An
+    integer parameter reports ``stop_gradient=False`` but never gets a gradient
+    (see Tensor.stop_gradient). ``name`` is used when ``attr`` is None; without either the
     parameter is named as in Paddle, ``create_parameter_<n>.w_0`` (``.b_0`` for
     a bias).
 
@@ -29,9 +32,11 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias: bool = False, 
     try:
         resolved = convert_dtype(dtype)
     except (TypeError, ValueError) as error:
-        raise TypeError(f"create_parameter: argument 'dtype' expected a floating dtype, got {dtype!r}") from error
-    if not resolved.is_floating_point:
-        raise TypeError(f"create_parameter: argument 'dtype' expected a floating dtype, got {resolved}")
+        raise TypeError(f"create_parameter: argument 'dtype' expected a floating, integer or bool dtype, "
+                        f"got {dtype!r}") from error
+    if not (resolved.is_floating_point or resolved.is_integer or resolved is DataType.BOOL):
+        raise TypeError(f"create_parameter: argument 'dtype' expected a floating, integer or bool dtype, "
+                        f"got {resolved}")
     if name is not None and not isinstance(name, str):
         raise TypeError(f"create_parameter: argument 'name' expected a str or None, got {name!r}")
     if default_initializer is not None and not isinstance(default_initializer, _init.Initializer):
@@ -41,8 +46,8 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias: bool = False, 
     if attr is False:
         raise TypeError("create_parameter: argument 'attr' expected None, a ParamAttr, a name or an initializer, "
                         "got False")
-    init = attr.initializer or _init.global_initializer(is_bias) or default_initializer or (
-        _init.Constant(0.0) if is_bias else _init.XavierUniform())
+    init = attr.initializer or _init.global_initializer(is_bias) or default_initializer or \
+        _init.default_initializer(resolved, is_bias)
     array = init([int(d) for d in shape], resolved)
     param_name = attr.name or unique_name.generate(
         f"{unique_name.generate('create_parameter')}.{'b' if is_bias else 'w'}")

@@ -86,8 +86,20 @@ class Tensor:
     # -- autograd -----------------------------------------------------------
     @property
     def stop_gradient(self) -> bool:
+        """Whether gradients stop at this tensor (True by default, as in Paddle).
+
+        An integer or bool tensor may be set to False, as Paddle allows (an id
+        tensor passed to an embedding, a layer cast to int8), and reads back
+        False; but eager never differentiates through integers: no op records an
+        edge to such a tensor, its ``.grad`` stays None and ops on it give
+        tensors with ``stop_gradient=True``.
+
+        >>> ids = eager.to_tensor([1, 2], stop_gradient=False)
+        >>> ids.stop_gradient, (ids * 2).stop_gradient
+        (False, True)
+        """
         meta = self._meta
-        return meta is None or meta.stop_gradient
+        return meta is None or (meta.stop_gradient and not meta.flag_only_trainable)
 
     @stop_gradient.setter
     def stop_gradient(self, value: bool) -> None:
@@ -96,15 +108,15 @@ class Tensor:
         if meta is None:
             if value:
                 return
-            dtype = self.dtype
-            if not (dtype.is_floating_point or dtype.is_complex):
-                raise TypeError(
-                    f"stop_gradient=False needs a floating-point or complex tensor; this one "
-                    f"is {dtype}. Cast it first, e.g. x.astype('float32')"
-                )
-            self._meta = AutogradMeta()
-        else:
+            self._meta = meta = AutogradMeta(stop_gradient=True)
+        dtype = self.impl.dtype
+        if dtype.is_floating_point or dtype.is_complex:
             meta.stop_gradient = value
+            if meta.flag_only_trainable:  # was an integer tensor (cast in place since)
+                meta.flag_only_trainable = False
+        else:
+            meta.stop_gradient = True  # what the recording ops read: never record into integers
+            meta.flag_only_trainable = not value
 
     @property
     def grad(self):

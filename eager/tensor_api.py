@@ -23,6 +23,7 @@ from phi.infermeta.checks import check_representable
 from .arguments import OPERATOR_FALLBACKS
 from .autograd import hooks
 from .autograd.engine import run_backward
+from .autograd.meta import is_flag_only_trainable
 from . import signal as _signal
 from .creation import to_tensor
 from .composite import creation as _creation
@@ -48,11 +49,17 @@ class TensorMethods:
         ``grad_tensor`` seeds the gradient (default: ones of self's shape, as in
         Paddle); ``retain_graph`` keeps the saved tensors so backward can run
         again. On a tensor with ``stop_gradient=True`` it does nothing but warn,
-        as in Paddle.
+        as in Paddle; likewise on an integer tensor (eager records no gradients
+        through integers; Paddle would compute integer ones).
         """
         if self.stop_gradient:
             warnings.warn("backward: this tensor has stop_gradient=True, so no gradient flows "
                           "from it and nothing is computed", stacklevel=2)
+            return
+        if is_flag_only_trainable(self):
+            warnings.warn(f"backward: this is an integer tensor ({self.dtype}); eager records no "
+                          f"gradients through integer tensors (its stop_gradient=False is only a "
+                          f"flag), so nothing is computed", stacklevel=2)
             return
         run_backward([self], [grad_tensor], retain_graph)
 

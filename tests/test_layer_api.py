@@ -132,7 +132,8 @@ def test_tensor_attribute_becomes_a_non_persistable_buffer():
 
 def test_astype_requires_a_dtype():
     net = eager.nn.Linear(2, 2)
-    with pytest.raises(TypeError, match="Layer.astype: argument 'dtype' expected a floating-point dtype"):
+    with pytest.raises(ValueError, match="Layer.astype: argument 'dtype' expected a floating, complex, integer "
+                                         "or bool dtype"):
         net.astype()
     assert net.astype("float64").weight.dtype == eager.float64
 

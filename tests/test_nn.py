@@ -62,9 +62,9 @@ def test_parameter_not_trainable_stops_gradient():
     assert not p.stop_gradient
 
 
-def test_parameter_rejects_integer_and_non_array():
-    with pytest.raises(TypeError, match="Parameter: argument 'value' expected a floating-point"):
-        nn.Parameter(np.ones(3, "int64"))
+def test_parameter_takes_integers_rejects_non_array():
+    p = nn.Parameter(np.ones(3, "int64"))  # allowed, as in Paddle; it reports trainable but gets no gradient
+    assert p.dtype == eager.int64 and not p.stop_gradient and p.trainable
     with pytest.raises(TypeError, match="Parameter: argument 'value' expected a numpy array.*got list"):
         nn.Parameter([1.0, 2.0])
 

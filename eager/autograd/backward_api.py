@@ -7,7 +7,7 @@ import warnings
 from ..tensor import Tensor
 from .accumulation import edge_of
 from .engine import run_backward
-from .meta import AutogradMeta
+from .meta import AutogradMeta, records_gradient
 
 
 def backward(tensors, grad_tensors=None, retain_graph: bool = False) -> None:
@@ -16,15 +16,17 @@ def backward(tensors, grad_tensors=None, retain_graph: bool = False) -> None:
     ``grad_tensors`` gives one seed per tensor (None: ones of its shape, as in
     Paddle). A root may be an ancestor of another root; each node still runs
     once. Roots with ``stop_gradient=True`` have no graph and are skipped with a
-    warning, as in Paddle.
+    warning, as in Paddle; so are integer roots (eager records no gradients
+    through integers, whatever their stop_gradient flag says).
     """
     tensors = _as_tensor_list(tensors, "backward", "tensors")
     grad_tensors = _seeds(grad_tensors, len(tensors), "backward")
     _check_distinct(tensors, "backward", "tensors")
-    kept = [(t, g) for t, g in zip(tensors, grad_tensors) if not t.stop_gradient]
+    kept = [(t, g) for t, g in zip(tensors, grad_tensors) if records_gradient(t)]
     if len(kept) < len(tensors):
         warnings.warn(f"backward: {len(tensors) - len(kept)} of {len(tensors)} tensor(s) have "
-                      f"stop_gradient=True, so no gradient flows from them", stacklevel=2)
+                      f"stop_gradient=True or are integer tensors (which record no gradients), so no "
+                      f"gradient flows from them", stacklevel=2)
     if kept:
         run_backward([t for t, _ in kept], [g for _, g in kept], retain_graph)
 

@@ -24,6 +24,7 @@ from .accumulation import (ACCUMULATION_LOCK, LEAF_WALK, accumulate_into_leaf, a
                            edge_of, undo_leaf_writes)
 from .anomaly import ANOMALY, check_backward
 from .grad_mode import STATE
+from .meta import is_flag_only_trainable
 from .node import fill_missing_grads
 from .op_modes import MODES
 from .seeds import ones_like
@@ -53,6 +54,11 @@ def queue_callback(callback) -> None:
 def _root_edge(tensor, position: int, what: str):
     meta = tensor._meta
     if meta is None or meta.stop_gradient:
+        if is_flag_only_trainable(tensor):
+            raise AutogradError(
+                f"{what}: {_ordinal(position)} tensor is an integer tensor ({tensor.dtype}); its "
+                f"stop_gradient=False is only a flag: eager records no gradients through integer tensors"
+            )
         raise AutogradError(
             f"{what}: {_ordinal(position)} tensor has stop_gradient=True, so no gradient "
             f"can flow from it; set stop_gradient=False on the inputs you differentiate"
@@ -159,6 +165,11 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
     if inputs is not None:
         for i, grad in enumerate(captured):
             if grad is None and not allow_unused:
+                if is_flag_only_trainable(inputs[i]):
+                    raise AutogradError(
+                        f"{what}: the {_ordinal(i)} input is an integer tensor ({inputs[i].dtype}); eager "
+                        f"records no gradients through integer tensors (its stop_gradient=False is only "
+                        f"a flag); pass allow_unused=True to get None for it")
                 raise AutogradError(
                     f"{what}: the {_ordinal(i)} input is not reached from the outputs, so it has "
                     f"no gradient; pass allow_unused=True to get None for it"

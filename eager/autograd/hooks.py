@@ -17,6 +17,7 @@ import weakref
 
 from ..errors import AutogradError
 from .accumulation import GradNodeAccumulation, edge_of
+from .meta import is_flag_only_trainable, records_gradient
 
 _next_id = itertools.count()
 
@@ -61,9 +62,20 @@ def _node_and_slot(tensor, what: str):
     return meta, node, slot
 
 
+def _idle_handle(hook) -> RemovableHandle:
+    """The handle of a hook kept nowhere a gradient passes (on an integer tensor,
+    which eager never differentiates): it never runs; remove() works as usual."""
+    hooks = {}
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
 def register_hook(tensor, hook) -> RemovableHandle:
     if not callable(hook):
         raise TypeError(f"register_hook: hook must be callable, got {type(hook).__name__}")
+    if is_flag_only_trainable(tensor):
+        return _idle_handle(hook)  # an integer tensor: no gradient ever reaches it to hook
     _, node, slot = _node_and_slot(tensor, "register_hook")
     if node.pre_hooks is None:
         node.pre_hooks = {}
@@ -75,8 +87,8 @@ def register_hook(tensor, hook) -> RemovableHandle:
 
 
 def retain_grads(tensor) -> None:
-    if tensor.stop_gradient:
-        return  # no gradient will come (Paddle: a no-op)
+    if not records_gradient(tensor):
+        return  # no gradient will come (Paddle: a no-op); an integer tensor records none either
     meta, node, slot = _node_and_slot(tensor, "retain_grads")
     if type(node) is GradNodeAccumulation or meta.retain_grads:
         return  # a leaf gets .grad anyway
@@ -90,6 +102,8 @@ def retain_grads(tensor) -> None:
 def register_post_accumulate_grad_hook(tensor, hook) -> RemovableHandle:
     if not callable(hook):
         raise TypeError(f"register_post_accumulate_grad_hook: hook must be callable, got {type(hook).__name__}")
+    if is_flag_only_trainable(tensor):
+        return _idle_handle(hook)  # an integer tensor: nothing accumulates into it
     _, node, _ = _node_and_slot(tensor, "register_post_accumulate_grad_hook")
     if type(node) is not GradNodeAccumulation:
         raise RuntimeError(

@@ -28,11 +28,31 @@ class AutogradMeta(AbstractAutogradMeta):
     hooks = None
     view = None  # ViewInfo of a tensor that is a view of another's buffer (views.py)
     views = None  # weak references to the tracked views of this tensor's buffer
+    # True on an integer or bool tensor the user marked stop_gradient=False (Paddle
+    # allows it): the Tensor property reports False, but the stop_gradient slot,
+    # which the recording ops read, stays True, so no op records an edge into it
+    # and no gradient ever flows there. See Tensor.stop_gradient.
+    flag_only_trainable = False
 
     def __init__(self, node=None, slot: int = 0, stop_gradient: bool = False):
         self.node = node
         self.slot = slot
         self.stop_gradient = stop_gradient
+
+
+def records_gradient(tensor) -> bool:
+    """Whether ops record an edge to ``tensor``: its autograd truth, which differs
+    from ``not tensor.stop_gradient`` only for an integer tensor marked
+    ``stop_gradient=False`` (a flag that records nothing)."""
+    meta = tensor._meta
+    return meta is not None and not meta.stop_gradient
+
+
+def is_flag_only_trainable(tensor) -> bool:
+    """Whether ``tensor`` is an integer or bool tensor marked ``stop_gradient=False``:
+    it reports that flag, but no gradient ever flows into it."""
+    meta = tensor._meta
+    return meta is not None and meta.flag_only_trainable
 
 
 class GradBufferMeta(AutogradMeta):

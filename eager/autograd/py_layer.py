@@ -36,7 +36,7 @@ from ..errors import AutogradError
 from ..tensor import Tensor
 from .accumulation import edge_of
 from .grad_mode import STATE
-from .meta import AutogradMeta
+from .meta import AutogradMeta, records_gradient
 from .node import GradNodeBase, GradSlotMeta
 from .saved_hooks import save_input, save_output
 
@@ -315,7 +315,7 @@ def _tensor_inputs(name, args, kwargs) -> list:
             inputs.append(value)
         elif isinstance(value, (list, tuple)):
             for item in value:
-                if isinstance(item, Tensor) and not item.stop_gradient:
+                if isinstance(item, Tensor) and records_gradient(item):
                     raise TypeError(
                         f"{name}.apply: {where} is a {type(value).__name__} holding a Tensor with "
                         f"stop_gradient=False; PyLayer differentiates only Tensors passed directly "
@@ -372,7 +372,7 @@ def _record(cls, ctx, inputs, outputs) -> list:
         elif id(out) in input_ids:
             if id(out) in ctx._not_inplace:
                 out = Tensor(out.impl)      # an unchanged input: a new tensor, same buffer
-            elif not out.stop_gradient and out.is_leaf:
+            elif records_gradient(out) and out.is_leaf:
                 raise AutogradError(
                     f"{name}: forward returned its input leaf tensor with stop_gradient=False "
                     f"as an output, which would modify it in place; if forward does not change "

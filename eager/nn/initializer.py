@@ -459,6 +459,16 @@ def global_initializer(is_bias: bool):
     return _GLOBAL_INITIALIZERS["bias" if is_bias else "weight"]
 
 
+def default_initializer(dtype, is_bias: bool):
+    """What a parameter gets when nothing else is asked for, as in Paddle:
+    zeros for a bias and for an integer or bool parameter, XavierUniform for a
+    floating-point weight."""
+    dtype = convert_dtype(dtype)
+    if is_bias or not (dtype.is_floating_point or dtype.is_complex):
+        return Constant(0.0)
+    return XavierUniform()
+
+
 class LazyGuard:
     """Paddle's ``paddle.LazyGuard``: ``with LazyGuard(): model = Net()``. Paddle
     defers the parameters' initialization until ``param.initialize()``; eager

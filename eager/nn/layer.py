@@ -18,7 +18,7 @@ import numpy as np
 
 from phi import api as phi_api
 from phi.common import DataType, TensorKind, convert_dtype
-from phi.common.data_type import COMPLEX_TYPES, FLOATING_TYPES, bfloat16_numpy_dtype
+from phi.common.data_type import FLOATING_TYPES, bfloat16_numpy_dtype
 from phi.core import DenseTensor
 
 from ..autograd.grad_mode import no_grad
@@ -38,7 +38,9 @@ class Parameter(Tensor):
     """A Tensor that a Layer trains: a leaf with ``stop_gradient=False``.
 
     ``trainable=False`` keeps it in the layer (and its state_dict) but stops
-    gradients, as Paddle does. ``optimize_attr["learning_rate"]`` scales the
+    gradients, as Paddle does. An integer or bool parameter is allowed, as in
+    Paddle, but never gets a gradient (see Tensor.stop_gradient).
+    ``optimize_attr["learning_rate"]`` scales the
     optimizer's learning rate for this parameter; ``need_clip=False`` keeps its
     gradient out of gradient clipping; ``regularizer`` (an
     :mod:`eager.regularizer` decay) replaces the optimizer's weight decay for it.
@@ -55,12 +57,10 @@ class Parameter(Tensor):
     def __init__(self, value, trainable: bool = True, name: str | None = None,
                  learning_rate: float = 1.0, need_clip: bool = True, regularizer=None):
         super().__init__(_parameter_impl(value))
-        dtype = self.dtype
-        if not (dtype in FLOATING_TYPES or dtype in COMPLEX_TYPES):
-            raise TypeError(f"Parameter: argument 'value' expected a floating-point array, got {dtype}")
         if not isinstance(trainable, bool):
             raise TypeError(f"Parameter: argument 'trainable' expected a bool, got {trainable!r}")
-        self._meta = AutogradMeta(stop_gradient=not trainable)
+        self._meta = AutogradMeta(stop_gradient=True)
+        self.stop_gradient = not trainable  # an integer one only reports it (Tensor.stop_gradient)
         if name is not None:
             self.name = name
         self.optimize_attr = {"learning_rate": float(learning_rate)}
@@ -498,8 +498,8 @@ class Layer:
                          default_initializer=None, generator=None) -> Parameter | None:
         """A new Parameter of ``shape``, initialized by ``attr.initializer``, else the
         global one (eager.nn.initializer.set_global_initializer), else
-        ``default_initializer``, else Constant(0) for a bias and XavierUniform for a
-        weight. ``attr=False`` gives None (no parameter). ``dtype`` defaults to the
+        ``default_initializer``, else Constant(0) for a bias or an integer or bool
+        parameter and XavierUniform for a weight. ``attr=False`` gives None (no parameter). ``dtype`` defaults to the
         layer's (the default dtype when it was made); the parameter lives on the
         device set by :func:`eager.set_device`. Unless ``attr.name`` names it, the
         parameter is named as in Paddle: ``<layer full name>.w_<n>`` for a weight,
@@ -508,8 +508,8 @@ class Layer:
         if attr is False:
             return None
         dtype = self._dtype if dtype is None else convert_dtype(dtype)
-        init = attr.initializer or _init.global_initializer(is_bias) or default_initializer or (
-            _init.Constant(0.0) if is_bias else _init.XavierUniform())
+        init = attr.initializer or _init.global_initializer(is_bias) or default_initializer or \
+            _init.default_initializer(dtype, is_bias)
         array = init(shape, dtype, generator)  # a NumPy array: Parameter puts it on the default device
         name = attr.name or unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
         param = Parameter(array, trainable=attr.trainable, name=name,
@@ -639,9 +639,17 @@ class Layer:
         return self
 
     def astype(self, dtype=None) -> "Layer":
-        """Casts every floating-point parameter and buffer to ``dtype`` in place
-        (Paddle's ``Layer.astype``); returns self."""
-        self._convert(None, _floating_dtype("Layer.astype", dtype), ())
+        """Casts every parameter and buffer (and gradient) to ``dtype`` in place,
+        integer ones included, as Paddle's ``Layer.astype`` does; ``dtype`` may
+        be a floating, complex, integer or bool dtype. Each tensor keeps its
+        identity and its stop_gradient (an integer parameter reports
+        ``stop_gradient=False`` but gets no gradients). Returns self.
+
+        >>> net = eager.nn.Linear(2, 2).astype("int8")
+        >>> net.weight.dtype, net.weight.stop_gradient
+        (DataType.INT8, False)
+        """
+        self._convert(None, _astype_dtype(dtype), (), floating_only=False)
         return self
 
     def float(self, excluded_layers=None) -> "Layer":
@@ -675,9 +683,10 @@ class Layer:
         self._convert(None, DataType.BFLOAT16, excluded)
         return self
 
-    def _convert(self, place, dtype, excluded) -> None:
-        """Casts (floating point only) and moves every parameter, buffer and
-        gradient of the layers not excluded; each Tensor keeps its identity."""
+    def _convert(self, place, dtype, excluded, floating_only: bool = True) -> None:
+        """Casts (floating point only, unless ``floating_only`` is False) and moves
+        every parameter, buffer and gradient of the layers not excluded; each
+        Tensor keeps its identity."""
         seen = set()
         with no_grad():
             for layer in self.sublayers(include_self=True):
@@ -690,7 +699,7 @@ class Layer:
                     for tensor in table.values():
                         if tensor is not None and id(tensor) not in seen:
                             seen.add(id(tensor))
-                            _convert_tensor_(tensor, place, dtype)
+                            _convert_tensor_(tensor, place, dtype, floating_only)
 
     # -- state --------------------------------------------------------------
     def state_dict(self, destination=None, include_sublayers: bool = True,
@@ -874,6 +883,21 @@ def _floating_dtype(who: str, dtype) -> DataType:
     return dtype
 
 
+def _astype_dtype(dtype) -> DataType:
+    """Layer.astype's dtype: any of Paddle's listed ones (a ValueError otherwise, as Paddle)."""
+    try:
+        resolved = convert_dtype(dtype)
+    except (TypeError, ValueError):
+        resolved = None
+    if resolved is None or not (resolved.is_floating_point or resolved.is_complex or resolved.is_integer
+                                or resolved is DataType.BOOL):
+        raise ValueError(f"Layer.astype: argument 'dtype' expected a floating, complex, integer or bool dtype "
+                         f"such as 'float32' or 'int8', got {dtype!r}")
+    if resolved is DataType.BFLOAT16:
+        bfloat16_numpy_dtype()  # before any parameter changes: ml_dtypes must be there
+    return resolved
+
+
 def _excluded(who: str, excluded_layers) -> tuple:
     if excluded_layers is None:
         return ()
@@ -885,10 +909,10 @@ def _excluded(who: str, excluded_layers) -> tuple:
     return tuple(items)
 
 
-def _converted(impl, place, dtype):
-    """impl cast to dtype (floating point only) and moved to place; impl itself
-    when nothing changes."""
-    if dtype is not None and impl.dtype is not dtype and impl.dtype in FLOATING_TYPES:
+def _converted(impl, place, dtype, floating_only: bool = True):
+    """impl cast to dtype (floating point only, unless ``floating_only`` is False)
+    and moved to place; impl itself when nothing changes."""
+    if dtype is not None and impl.dtype is not dtype and (not floating_only or impl.dtype in FLOATING_TYPES):
         if impl.kind is not TensorKind.DENSE:
             impl = phi_api.selected_rows_to_dense(impl)
         impl = phi_api.cast(impl, dtype)
@@ -899,17 +923,24 @@ def _converted(impl, place, dtype):
     return impl
 
 
-def _convert_tensor_(tensor: Tensor, place, dtype) -> None:
+def _convert_tensor_(tensor: Tensor, place, dtype, floating_only: bool = True) -> None:
     """Gives tensor (and its gradient) a new buffer of the dtype and place asked
     for, keeping the Tensor object, its name and its autograd state."""
-    new = _converted(tensor.impl, place, dtype)
-    if new is not tensor.impl:
-        tensor.impl = new
-    grad = tensor.grad
-    if grad is not None:
-        new_grad = _converted(grad.impl, place, dtype)
-        if new_grad is not grad.impl:
-            grad.impl = new_grad
+    for target in (tensor, tensor.grad):
+        if target is None:
+            continue
+        new = _converted(target.impl, place, dtype, floating_only)
+        if new is not target.impl:
+            differentiable = _is_differentiable(target.impl.dtype)
+            target.impl = new
+            if differentiable is not _is_differentiable(new.dtype):
+                # Between integer and floating point: the same stop_gradient flag, set anew
+                # so that an integer tensor only reports it (see Tensor.stop_gradient).
+                target.stop_gradient = target.stop_gradient
+
+
+def _is_differentiable(dtype) -> bool:
+    return dtype.is_floating_point or dtype.is_complex
 
 
 def _check_member_name(who: str, name) -> None:
