@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numbers
-import time
 
 import numpy as np
 
@@ -10,7 +9,7 @@ from phi.common import CPUPlace, convert_place
 from phi.core.generator import default_generator
 
 from ..arguments import to_bool
-from ..autograd.op_modes import MODES
+from .batch_iterator import BatchIterator
 from .collate import default_collate_fn, default_convert_fn, to_host, to_tensors
 from .dataset import IterableDataset
 from .sampler import BatchSampler
@@ -165,7 +164,7 @@ def _first_place(places):
         raise TypeError(f"DataLoader: argument 'places' expected a place or a list of places, got {places!r}") from error
 
 
-class _SingleProcessIter:
+class _SingleProcessIter(BatchIterator):
     """Reads batches in the calling process."""
 
     def __init__(self, loader):
@@ -173,19 +172,6 @@ class _SingleProcessIter:
         self._fetcher = _worker.make_fetcher(loader)
         self._indices = iter(loader.batch_sampler) if loader.batch_sampler is not None else (
             None if loader.dataset_kind_iterable else iter(range(len(loader.dataset))))
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        recorder = MODES.recorder  # the profiler's (eager.profiler): reading a batch is one span
-        if recorder is None:
-            return self._next()
-        start = time.perf_counter_ns()
-        try:
-            return self._next()
-        finally:
-            recorder.add_span("DataLoader.next", "Dataloader", start)
 
     def _next(self):
         if self._indices is None:

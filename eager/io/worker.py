@@ -53,7 +53,7 @@ import numpy as np
 
 from phi.core import generator as _phi_generator
 
-from ..autograd.op_modes import MODES
+from .batch_iterator import BatchIterator
 from .collate import to_host
 
 # multiprocessing start method for the workers (see the module docstring).
@@ -368,7 +368,7 @@ class WorkerPool:
             self.shutdown()
 
 
-class MultiProcessIter:
+class MultiProcessIter(BatchIterator):
     """Iterates a DataLoader with worker processes, in the order of num_workers=0."""
 
     def __init__(self, loader, base_seed: int):
@@ -397,9 +397,6 @@ class MultiProcessIter:
         for _ in range(loader.prefetch_factor * n):
             self._request()
 
-    def __iter__(self):
-        return self
-
     def __len__(self):
         return len(self._loader)
 
@@ -427,16 +424,6 @@ class MultiProcessIter:
         self._pool.index_queues[worker_id].put((self._epoch, self._sent, indices))
         self._worker_of[self._sent] = worker_id
         self._sent += 1
-
-    def __next__(self):
-        recorder = MODES.recorder  # the profiler's (eager.profiler): reading a batch is one span
-        if recorder is None:
-            return self._next()
-        start = time.perf_counter_ns()
-        try:
-            return self._next()
-        finally:
-            recorder.add_span("DataLoader.next", "Dataloader", start)
 
     def _next(self):
         if self._finished:
