@@ -132,5 +132,5 @@ def test_binomial_refuses_bad_counts_and_probabilities():
         eager.binomial(eager.to_tensor([3.0]), eager.to_tensor([1.5]))
     with pytest.raises(ValueError, match="binomial: argument 'count' expected whole numbers >= 0, got 2.5"):
         eager.binomial(eager.to_tensor([2.5]), eager.to_tensor([0.5]))
-    with pytest.raises(ValueError, match="binomial: argument 'prob' expected one of float16, float32, float64"):
+    with pytest.raises(ValueError, match="binomial: argument 'prob' expected one of float16, bfloat16, float32, float64"):
         eager.binomial(eager.to_tensor([3]), eager.to_tensor([1]))
