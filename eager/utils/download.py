@@ -86,22 +86,16 @@ def _unpacked(fn: str, path: str) -> str:
     its one top-level entry, or a folder named after the archive holding its
     several entries (Paddle's layout)."""
     folder = os.path.dirname(path)
-    if path.endswith(".zip"):
-        with zipfile.ZipFile(path) as archive:
-            names = archive.namelist()
-            top = _top_level(fn, path, names)
-            target = folder if len(top) == 1 else os.path.join(folder, _stem(path))
-            result = os.path.join(folder, next(iter(top))) if len(top) == 1 else target
-            if not os.path.exists(result):
-                archive.extractall(target)  # zipfile drops '..' and absolute parts of member names
-            return result
-    with tarfile.open(path) as archive:
-        names = archive.getnames()
-        top = _top_level(fn, path, names)
+    is_zip = path.endswith(".zip")
+    with (zipfile.ZipFile(path) if is_zip else tarfile.open(path)) as archive:
+        top = _top_level(fn, path, archive.namelist() if is_zip else archive.getnames())
         target = folder if len(top) == 1 else os.path.join(folder, _stem(path))
         result = os.path.join(folder, next(iter(top))) if len(top) == 1 else target
         if not os.path.exists(result):
-            archive.extractall(target, filter="data")  # refuses members that would land outside target
+            if is_zip:
+                archive.extractall(target)  # zipfile drops '..' and absolute parts of member names
+            else:
+                archive.extractall(target, filter="data")  # refuses members that would land outside target
         return result
 
 
