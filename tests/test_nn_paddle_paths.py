@@ -297,8 +297,9 @@ def test_merge_selected_rows_sums_repeated_rows_in_order():
     merged = clip.merge_selected_rows(grad)
     assert [int(r) for r in merged.impl.rows] == [2, 5, 9] and merged.impl.height == 12
     want = {r: sum(w for i, w in zip(ids, weights) if i == r) for r in (2, 5, 9)}
+    # float32 sums of up to three rows: a GPU's scatter-add may add them in another order
     np.testing.assert_allclose(clip.get_tensor_from_selected_rows(merged).numpy(),
-                               np.stack([want[r] for r in (2, 5, 9)]), rtol=1e-6)
+                               np.stack([want[r] for r in (2, 5, 9)]), rtol=1e-5, atol=1e-6)
 
 
 def test_get_tensor_from_selected_rows_copies_the_stored_block():

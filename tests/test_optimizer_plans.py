@@ -44,8 +44,9 @@ def test_plans_are_made_once_and_reused_while_nothing_changes():
         plans = list(opt._plans.values())
         first = first or plans
         assert len(plans) == 2 and all(x is y for x, y in zip(plans, first))
-    np.testing.assert_allclose(a.numpy(), expected[0], rtol=1e-15)
-    np.testing.assert_allclose(b.numpy(), expected[1], rtol=1e-15)
+    # a few float64 ulps: CUDA contracts p - lr * g into one fused multiply-add
+    np.testing.assert_allclose(a.numpy(), expected[0], rtol=1e-14)
+    np.testing.assert_allclose(b.numpy(), expected[1], rtol=1e-14)
 
 
 def test_a_changed_param_learning_rate_applies_from_the_next_step():
