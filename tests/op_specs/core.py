@@ -78,6 +78,9 @@ class Case:
     attrs: dict = field(default_factory=dict)
     # False where the call is valid but not differentiable in float64 (a cast to float32).
     grad: bool = True
+    # False where a second derivative of this case costs minutes (a backward op over a whole
+    # sequence, checked to third order) and the op's smaller cases check the same rule.
+    gradgrad: bool = True
 
     @property
     def id(self) -> str:

@@ -332,7 +332,8 @@ def _seq_grad_cases(gates, lead, seq_in, grads, activation=False):
             attrs = {"activation": ("tanh", "relu")[k % 2], **attrs}
         saved = tuple((t, b, w * h) for w in seq_in)
         given = tuple(None if (k == 1 and i > 0) else (t, b, w * h) for i, w in enumerate(grads))
-        cases.append(Case(lead(b, h) + ((t, b, 1) if masked else None,) + saved + given, attrs))
+        cases.append(Case(lead(b, h) + ((t, b, 1) if masked else None,) + saved + given, attrs,
+                          gradgrad=t * b < 12))  # (4, 3): minutes of third-order checks, nothing new
     return tuple(cases)
 
 
