@@ -317,7 +317,7 @@ SPECS += [
            + sum((_put_cases(r, False) for r in ("add", "mul", "mean", "amin", "amax")), ()),
            dtypes=FLOATS + INTS, prepare=_put_prepare(True), wrt=(0, 2)),
     # amin / amax compare values with out, so their gradients are not smooth in either:
-    # tests/test_gather_scatter.py checks those rows of put_along_axis_grad
+    # tests/test_put_along_axis_reduce.py checks those rows of put_along_axis_grad
     OpSpec("put_along_axis_grad", F.put_along_axis_grad, ref_put_along_axis_grad, _put("real") + ("real", "real"),
            _put_grad_cases("assign") + _put_grad_cases("add") + _put_grad_cases("mul") + _put_grad_cases("mean")
            + sum((_put_grad_cases(r, False) for r in ("add", "mul", "mean")), ()), dtypes=FLOATS,
