@@ -73,17 +73,36 @@ def index_add_grad(index, value, out_grad, axis):
     return out_grad, _F.gather(out_grad, index, axis)
 
 
-def put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broadcast):
-    """The kernel's rule per reduce (see phi/kernels/gather_scatter.py), with forward ops."""
+def put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, include_self, broadcast):
+    """The kernel's rule per reduce and include_self (see phi/kernels/gather_scatter.py), with forward ops."""
     picked = _F.take_along_axis(out_grad, indices, axis, broadcast)
-    if reduce == "assign":
+    zeros = _F.full_like(out_grad, 0, None)
+    if reduce in ("mean", "amin", "amax"):  # how many values each place is written by
+        count = _F.put_along_axis(zeros, indices, _F.full([], 1, out_grad.dtype, out_grad.place), axis, "add", True,
+                                  broadcast)
+        touched = _F.greater_than(count, zeros)
+    if reduce in ("amin", "amax"):
+        hit = _F.cast(_F.equal(values, _F.take_along_axis(out, indices, axis, broadcast)), out_grad.dtype)
+        ties = _F.put_along_axis(zeros, indices, hit, axis, "add", True, broadcast)
+        self_hit = _F.cast(_F.equal(out, arr), out_grad.dtype) if include_self else zeros
+    if reduce == "assign" or not include_self:
         arr_grad = _F.put_along_axis(out_grad, indices, _zeros((), out_grad), axis, "assign", True, broadcast)
     elif reduce == "add":
         arr_grad = out_grad
+    elif reduce == "mean":
+        arr_grad = _F.divide(out_grad, _F.where(touched, count + 1.0, _F.full_like(count, 1, None)))
+    elif reduce in ("amin", "amax"):
+        arr_grad = _F.where(touched, _F.divide(_F.multiply(out_grad, self_hit), ties + 1.0), out_grad)
     else:  # mul: out = arr * (product of the values put at each place)
         factor = _F.put_along_axis(_F.full_like(out_grad, 1, None), indices, values, axis, "mul", True, broadcast)
         arr_grad = _F.multiply(out_grad, factor)
+    if reduce in ("mul", "multiply"):
         picked = _F.divide(_F.multiply(picked, _F.take_along_axis(out, indices, axis, broadcast)), values)
+    elif reduce == "mean":
+        picked = _F.divide(picked, _F.take_along_axis(count + float(include_self), indices, axis, broadcast))
+    elif reduce in ("amin", "amax"):
+        sharers = _F.take_along_axis(_F.maximum(ties + self_hit, _F.full_like(ties, 1, None)), indices, axis, broadcast)
+        picked = _F.divide(_F.multiply(picked, hit), sharers)
     return arr_grad, sum_to_shape(picked, values.shape)
 
 

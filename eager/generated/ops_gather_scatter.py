@@ -383,17 +383,17 @@ class GatherNdDoubleGradNode(GradNodeBase):
 class PutAlongAxisGradNode(GradNodeBase):
     """Runs put_along_axis_grad for put_along_axis."""
 
-    __slots__ = ("arr", "indices", "values", "out", "axis", "reduce", "broadcast", )
+    __slots__ = ("arr", "indices", "values", "out", "axis", "reduce", "include_self", "broadcast", )
     backward_op = "put_along_axis_grad"
     forward_op = "put_along_axis"
     num_grad_slots = 1
     is_view = False
     fresh_grads = True
     saved_names = ("arr", "indices", "values", "out", )
-    attr_names = ("axis", "reduce", "broadcast", )
+    attr_names = ("axis", "reduce", "include_self", "broadcast", )
 
     def release(self):
-        self.arr = None
+        self.arr.release()
         self.indices.release()
         self.values.release()
         self.out.release()
@@ -403,13 +403,13 @@ class PutAlongAxisGradNode(GradNodeBase):
         edges = self.next_edges
         out_mask = (edges[0][0] is not None, edges[2][0] is not None, )
         if create_graph:
-            arr = Tensor(saved_shape(self, self.arr))
+            arr = self.arr.recover(self)
             indices = self.indices.recover(self)
             values = self.values.recover(self)
             out = self.out.recover(self)
-            grad = _composite.put_along_axis_grad(arr, indices, values, out, out_grad, self.axis, self.reduce, self.broadcast)
+            grad = _composite.put_along_axis_grad(arr, indices, values, out, out_grad, self.axis, self.reduce, self.include_self, self.broadcast)
             return ((grad[0],), None, (grad[1],), )
-        grad = _phi.put_along_axis_grad(saved_shape(self, self.arr), self.indices.recover_impl(self), self.values.recover_impl(self), self.out.recover_impl(self), out_grad.impl, self.axis, self.reduce, self.broadcast, out_mask=out_mask)
+        grad = _phi.put_along_axis_grad(self.arr.recover_impl(self), self.indices.recover_impl(self), self.values.recover_impl(self), self.out.recover_impl(self), out_grad.impl, self.axis, self.reduce, self.include_self, self.broadcast, out_mask=out_mask)
         return ((None if grad[0] is None else Tensor(grad[0]),), None, (None if grad[1] is None else Tensor(grad[1]),), )
 
 
@@ -848,7 +848,7 @@ def gather_nd(x, index, name=None):
 
 
 def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=True, broadcast=True, name=None):
-    """arr with values written at indices along axis (reduce 'assign', 'add' or 'mul'/'multiply'); values broadcast to the indices.
+    """arr with values written at indices along axis (reduce 'assign', 'add', 'mul'/'multiply', 'mean', 'amin' or 'amax'; include_self=False leaves arr's old values at the written places out); values broadcast to the indices.
 
     Differentiable to any order.
     """
@@ -875,31 +875,30 @@ def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=Tru
         node.next_edges, node.scope = ((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), (None if _values_meta is None or _values_meta.stop_gradient else edge_of(values) if _values_meta.node is None else (_values_meta.node, _values_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.arr = ((_array := arr.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.arr = save_input(arr)
             node.indices = save_input(indices)
-        else:  # SavedInput(indices) without the __init__ frame
+            node.values = save_input(values)
+            node.out = save_output(out)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
+            node.arr = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = arr, 0 if (_c := arr.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.indices = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
-        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.values = save_input(values)
-        else:  # SavedInput(values) without the __init__ frame
             node.values = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = values, 0 if (_c := values.impl.version_counter) is None else _c.value  # .impl.version inlined
-        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.out = save_output(out)
-        else:  # SavedOutput(out, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.axis = axis
         node.reduce = reduce
+        node.include_self = include_self
         node.broadcast = broadcast
     return out
 
 
 def put_along_axis_(arr, indices, values, axis, reduce='assign', include_self=True, broadcast=True, name=None):
-    """Inplace put_along_axis: writes the result into arr and returns it. arr with values written at indices along axis (reduce 'assign', 'add' or 'mul'/'multiply'); values broadcast to the indices.
+    """Inplace put_along_axis: writes the result into arr and returns it. arr with values written at indices along axis (reduce 'assign', 'add', 'mul'/'multiply', 'mean', 'amin' or 'amax'; include_self=False leaves arr's old values at the written places out); values broadcast to the indices.
 
     Differentiable to any order.
     """
@@ -920,6 +919,7 @@ def put_along_axis_(arr, indices, values, axis, reduce='assign', include_self=Tr
         check_inplace_leaf("put_along_axis_", arr)
         context = before_inplace(arr)
         edges = ((edge_of(arr),), (edge_of(indices),), (edge_of(values),), )
+        arr_saved = save_input(snapshot(arr))
     # The kernel writes into arr's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.put_along_axis_into_(arr.impl, indices.impl, values.impl, axis, reduce, include_self, broadcast, arr.impl)
@@ -929,12 +929,13 @@ def put_along_axis_(arr, indices, values, axis, reduce='assign', include_self=Tr
         node = PutAlongAxisGradNode(edges)
         arr._meta = AutogradMeta(node, 0)
         after_inplace(arr, context)
-        node.arr = ((_array := arr.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.arr = arr_saved
         node.indices = save_input(indices)
         node.values = save_input(values)
         node.out = save_output(arr)
         node.axis = axis
         node.reduce = reduce
+        node.include_self = include_self
         node.broadcast = broadcast
     return arr
 
@@ -1436,7 +1437,7 @@ def gather_nd_double_grad(index, grad_x_grad, name=None):
         raise in_called(error, "gather_nd_double_grad") from None
 
 
-def put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broadcast, out_mask=None, name=None):
+def put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, include_self, broadcast, out_mask=None, name=None):
     """put_along_axis_grad
 
     Differentiable to any order.
@@ -1453,12 +1454,13 @@ def put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broad
         raise bad_tensor("put_along_axis_grad", "out_grad", out_grad)
     axis = to_int(axis, "put_along_axis_grad", "axis")
     reduce = reduce if type(reduce) is str else to_str(reduce, "put_along_axis_grad", "reduce")
+    include_self = include_self if type(include_self) is bool else to_bool(include_self, "put_along_axis_grad", "include_self")
     broadcast = broadcast if type(broadcast) is bool else to_bool(broadcast, "put_along_axis_grad", "broadcast")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("put_along_axis_grad", _this.put_along_axis_grad, (arr, indices, values, out, out_grad, axis, reduce, broadcast, out_mask, ), castable=False)
+        return _modes.call("put_along_axis_grad", _this.put_along_axis_grad, (arr, indices, values, out, out_grad, axis, reduce, include_self, broadcast, out_mask, ), castable=False)
     if _grad_state.enabled and ((arr._meta is not None and not arr._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (values._meta is not None and not values._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        return _composite.put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broadcast)  # recorded through differentiable ops
-    arr_grad, values_grad = _phi.put_along_axis_grad(arr.impl, indices.impl, values.impl, out.impl, out_grad.impl, axis, reduce, broadcast, out_mask=out_mask)
+        return _composite.put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, include_self, broadcast)  # recorded through differentiable ops
+    arr_grad, values_grad = _phi.put_along_axis_grad(arr.impl, indices.impl, values.impl, out.impl, out_grad.impl, axis, reduce, include_self, broadcast, out_mask=out_mask)
     arr_grad = None if arr_grad is None else Tensor(arr_grad)
     values_grad = None if values_grad is None else Tensor(values_grad)
     return arr_grad, values_grad

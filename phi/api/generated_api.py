@@ -11607,7 +11607,7 @@ _put_along_axis_seen = KERNELS.signature_cache("put_along_axis", "put_along_axis
 
 
 def put_along_axis(arr, indices, values, axis, reduce, include_self, broadcast):
-    """arr with values written at indices along axis (reduce 'assign', 'add' or 'mul'/'multiply'); values broadcast to the indices."""
+    """arr with values written at indices along axis (reduce 'assign', 'add', 'mul'/'multiply', 'mean', 'amin' or 'amax'; include_self=False leaves arr's old values at the written places out); values broadcast to the indices."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(arr.array), arr.array.dtype, arr.array.shape, type(indices.array), indices.array.dtype, indices.array.shape, type(values.array), values.array.dtype, values.array.shape, axis, type(axis), reduce, include_self, type(include_self), broadcast, type(broadcast))
         seen = _put_along_axis_seen.get(signature)
@@ -22288,10 +22288,10 @@ _put_along_axis_grad_kernel = KERNELS.dispatch_table("put_along_axis_grad")
 _put_along_axis_grad_seen = KERNELS.signature_cache("put_along_axis_grad", "put_along_axis_grad")
 
 
-def put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broadcast, *, out_mask=None):
+def put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, include_self, broadcast, *, out_mask=None):
     """put_along_axis_grad (phi kernel put_along_axis_grad)."""
     try:  # what InferMeta reads; a remembered signature passed it before
-        signature = (type(arr.array), arr.array.dtype, arr.array.shape, type(indices.array), indices.array.dtype, indices.array.shape, type(values.array), values.array.dtype, values.array.shape, type(out.array), out.array.dtype, out.array.shape, type(out_grad.array), out_grad.array.dtype, out_grad.array.shape, axis, type(axis), reduce, broadcast, type(broadcast))
+        signature = (type(arr.array), arr.array.dtype, arr.array.shape, type(indices.array), indices.array.dtype, indices.array.shape, type(values.array), values.array.dtype, values.array.shape, type(out.array), out.array.dtype, out.array.shape, type(out_grad.array), out_grad.array.dtype, out_grad.array.shape, axis, type(axis), reduce, include_self, type(include_self), broadcast, type(broadcast))
         seen = _put_along_axis_grad_seen.get(signature)
     except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
         signature = seen = None
@@ -22301,15 +22301,15 @@ def put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broad
         arr_grad_meta = MetaTensor()
         values_grad_meta = MetaTensor()
         try:
-            _im.put_along_axis_grad_infer_meta(arr, indices, values, out, out_grad, axis, reduce, broadcast, arr_grad_meta, values_grad_meta)
+            _im.put_along_axis_grad_infer_meta(arr, indices, values, out, out_grad, axis, reduce, include_self, broadcast, arr_grad_meta, values_grad_meta)
         except PhiError as error:
             raise error.in_op("put_along_axis_grad", arr=arr, indices=indices, values=values, out=out, out_grad=out_grad) from None
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
-            return call_kernel_of_kind("put_along_axis_grad", "put_along_axis_grad", out_grad, (arr, indices, values, out, out_grad, axis, reduce, broadcast), [arr_grad_meta, values_grad_meta], {"arr": arr, "indices": indices, "values": values, "out": out, "out_grad": out_grad}, out_mask=out_mask)
+            return call_kernel_of_kind("put_along_axis_grad", "put_along_axis_grad", out_grad, (arr, indices, values, out, out_grad, axis, reduce, include_self, broadcast), [arr_grad_meta, values_grad_meta], {"arr": arr, "indices": indices, "values": values, "out": out, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
         try:  # the inputs' places: one type comparison each, the helper only on a mismatch
-            if type(indices.array) is not key[0] or type(values.array) is not key[0] or type(out.array) is not key[0]:
-                out_grad, indices, values, out = same_place(("out_grad", "indices", "values", "out"), (out_grad, indices, values, out))
+            if type(arr.array) is not key[0] or type(indices.array) is not key[0] or type(values.array) is not key[0] or type(out.array) is not key[0]:
+                out_grad, arr, indices, values, out = same_place(("out_grad", "arr", "indices", "values", "out"), (out_grad, arr, indices, values, out))
                 key = (type(out_grad.array), out_grad.array.dtype)
                 signature = None  # an input was moved: the call's own array types are not the kernel's
         except PhiError as error:
@@ -22318,7 +22318,7 @@ def put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broad
         array_type = key[0]
         metas = [arr_grad_meta, values_grad_meta]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
-        arr_grad, values_grad = kernel(arr.array, indices.array, values.array, out.array, out_grad.array, axis, reduce, broadcast, out_mask=out_mask)
+        arr_grad, values_grad = kernel(arr.array, indices.array, values.array, out.array, out_grad.array, axis, reduce, include_self, broadcast, out_mask=out_mask)
     except PhiError as error:
         raise error.in_op("put_along_axis_grad", arr=arr, indices=indices, values=values, out=out, out_grad=out_grad) from None
     except MemoryError as error:

@@ -22,7 +22,7 @@ __all__ = [
 ]
 
 _INDEX_TYPES = (DataType.INT32, DataType.INT64)
-PUT_ALONG_AXIS_REDUCTIONS = ("assign", "add", "mul", "multiply")
+PUT_ALONG_AXIS_REDUCTIONS = ("assign", "add", "mul", "multiply", "mean", "amin", "amax")
 
 
 def _require_index(arg: str, index) -> None:
@@ -232,8 +232,8 @@ def put_along_axis_infer_meta(arr, indices, values, axis, reduce, include_self, 
     if reduce not in PUT_ALONG_AXIS_REDUCTIONS:
         raise InvalidArgumentError(f"argument 'reduce' expected one of {list(PUT_ALONG_AXIS_REDUCTIONS)}, "
                                    f"got {reduce!r}")
-    if not include_self:
-        raise InvalidArgumentError("argument 'include_self' expected True (only include_self=True is supported)")
+    if reduce in ("amin", "amax") and arr.dtype.is_complex:
+        raise InvalidArgumentError(f"argument 'reduce' {reduce!r} needs ordered values, got a {arr.dtype} arr")
     a_dims, i_dims, _ = _along_axis_shapes(arr, indices, axis, broadcast)
     if broadcast and a_dims != tuple(arr.dims):
         raise InvalidArgumentError(
@@ -250,8 +250,8 @@ def put_along_axis_infer_meta(arr, indices, values, axis, reduce, include_self, 
     _set(out, arr.dims, arr)
 
 
-def put_along_axis_grad_infer_meta(arr, indices, values, out, out_grad, axis, reduce, broadcast, arr_grad,
-                                   values_grad) -> None:
+def put_along_axis_grad_infer_meta(arr, indices, values, out, out_grad, axis, reduce, include_self, broadcast,
+                                   arr_grad, values_grad) -> None:
     """Gradients shaped like arr and values; out_grad must be arr-shaped."""
     _require_result("out_grad", out_grad, arr)
     _set(arr_grad, arr.dims, out_grad)

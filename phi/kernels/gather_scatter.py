@@ -157,61 +157,142 @@ def take_along_axis_grad(ctx, arr, indices, out_grad, axis, broadcast):
 
 @register_kernel("put_along_axis", ALL_BACKENDS, NUMERIC)
 def put_along_axis(ctx, arr, indices, values, axis, reduce, include_self, broadcast, *, into=None):
-    """A copy of arr with values assigned, added or multiplied in at indices along axis
-    (into arr itself when ``into`` is arr: see the module docstring)."""
+    """A copy of arr with values reduced in at indices along axis (into arr itself when
+    ``into`` is arr: see the module docstring). ``reduce``: 'assign' (the last write wins),
+    'add', 'mul'/'multiply', 'mean', 'amin', 'amax'; with ``include_self=False`` the old
+    values at the written places are left out of the reduction (Paddle's rule)."""
     xp = ctx.xp
     _, idx, a = _along_axis_operands(xp, arr.shape, indices, axis, broadcast)
     n = arr.shape[a]
     _check_range(ctx, idx, -n, n, "indices")
     where = _positions(xp, _wrapped(idx, n), a)
     if into is not arr:
-        return copied_into(_put_along(xp, arr.copy(), where, xp.broadcast_to(values, idx.shape), reduce), into)
+        return copied_into(_put_along(xp, arr.copy(), where, xp.broadcast_to(values, idx.shape), reduce,
+                                      include_self), into)
     if reduce in ("mul", "multiply") and not into.flags.c_contiguous:
         # _multiply_at works on a flat view, which only a contiguous array has
-        into[...] = _put_along(xp, arr.copy(), where, xp.broadcast_to(values, idx.shape), reduce)
+        into[...] = _put_along(xp, arr.copy(), where, xp.broadcast_to(values, idx.shape), reduce, include_self)
         return into
     # where is new arrays (the wrapped indices, aranges): only values may overlap into
-    return _put_along(xp, into, where, xp.broadcast_to(apart(xp, into, values), idx.shape), reduce)
+    return _put_along(xp, into, where, xp.broadcast_to(apart(xp, into, values), idx.shape), reduce, include_self)
 
 
-def _put_along(xp, out, where, values, reduce):
-    """out with values assigned, added or multiplied in at ``where`` (out contiguous for mul)."""
+# the dtypes CuPy's minimum.at / maximum.at serve (CUDA atomicMin / atomicMax)
+_EXTREMUM_AT = (np.float32, np.float64, np.int32, np.uint32, np.int64, np.uint64)
+
+
+def _extremum_at(xp, out, where, values, name):
+    """out[where] = name(out[where], values), repeated places reduced in turn (numpy's
+    ``minimum.at`` / ``maximum.at``); CuPy lacks the narrow dtypes, computed wider (exactly)."""
+    if xp is np or out.dtype.type in _EXTREMUM_AT:
+        getattr(xp, name).at(out, where, values)
+        return
+    wide = out.astype(np.float32 if out.dtype.kind == "f" else np.int64)
+    getattr(xp, name).at(wide, where, values.astype(wide.dtype))
+    out[...] = wide.astype(out.dtype)
+
+
+def _identity(dtype, name):
+    """The value every element beats under minimum (its largest) or maximum (its smallest)."""
+    if dtype.kind == "f":
+        return np.inf if name == "minimum" else -np.inf
+    info = np.iinfo(dtype)
+    return info.max if name == "minimum" else info.min
+
+
+def _write_counts(xp, shape, where, idx_shape):
+    """How many values each element of an arr-shaped array is written by (int64)."""
+    count = xp.zeros(shape, dtype=np.int64)
+    scatter_add(xp, count, where, xp.ones(idx_shape, dtype=np.int64))
+    return count
+
+
+def _divide_exact(xp, total, denominator):
+    """total / denominator in total's dtype: integers truncate toward zero (C's division, Paddle's)."""
+    if total.dtype.kind in "iu":
+        quotient = xp.abs(total) // denominator.astype(total.dtype)
+        return xp.where(total < 0, -quotient, quotient).astype(total.dtype)
+    return (total / denominator).astype(total.dtype)
+
+
+def _put_along(xp, out, where, values, reduce, include_self=True):
+    """out with values reduced in at ``where`` (out contiguous for mul): see put_along_axis."""
     if reduce == "assign":
         out[where] = values
-    elif reduce == "add":
+    elif reduce in ("add", "mean"):
+        if not include_self:
+            out[where] = 0
+        if reduce == "mean":
+            count = _write_counts(xp, out.shape, where, values.shape)
+            denominator = xp.where(count > 0, count + int(include_self), 1)
         scatter_add(xp, out, where, values)
+        if reduce == "mean":
+            out[...] = _divide_exact(xp, out, denominator)
+    elif reduce in ("amin", "amax"):
+        name = "minimum" if reduce == "amin" else "maximum"
+        if not include_self:
+            out[where] = _identity(out.dtype, name)
+        _extremum_at(xp, out, where, values, name)
     else:  # mul / multiply
+        if not include_self:
+            out[where] = 1
         _multiply_at(xp, out, where, values)
     return out
 
 
 @register_kernel("put_along_axis_grad", ALL_BACKENDS, NUMERIC)
-def put_along_axis_grad(ctx, arr, indices, values, out, out_grad, axis, reduce, broadcast, *, out_mask=None):
-    """assign: arr's gradient is zero where a value was written, and every value gets the
-    gradient of the place it went to (Paddle's rule, also for repeated indices). add: arr's
-    gradient passes through. mul: arr's gradient is out_grad times the product of the values
-    that multiplied it; a value's is out_grad * out / value there (Paddle's formula)."""
+def put_along_axis_grad(ctx, arr, indices, values, out, out_grad, axis, reduce, include_self, broadcast, *,
+                        out_mask=None):
+    """Paddle's rules (its CPU kernel), per reduce:
+
+    arr: zero where a value was written when include_self is False or reduce is 'assign';
+    else 'add' passes out_grad through, 'mul' multiplies it by the product of the values
+    written there, 'mean' divides it by (count + 1), and 'amin'/'amax' give it, divided
+    among the ties, where arr's element is the extremum (0 where a value beat it).
+
+    values: each gets its place's gradient ('assign': every value, also for repeated
+    indices; 'add'); divided by the place's count (+1 with include_self) for 'mean';
+    times out / value for 'mul'; for 'amin'/'amax' the values equal to the extremum share
+    it equally (with arr's element when include_self and it ties), the others get 0."""
     xp = ctx.xp
     _, idx, a = _along_axis_operands(xp, arr.shape, indices, axis, broadcast)
     n = arr.shape[a]
     _check_range(ctx, idx, -n, n, "indices")
     where = _positions(xp, _wrapped(idx, n), a)
+    spread = xp.broadcast_to(values, idx.shape)
+    dtype = out_grad.dtype
+    count = _write_counts(xp, arr.shape, where, idx.shape) if reduce in ("mean", "amin", "amax") else None
+    if reduce in ("amin", "amax"):
+        hit = spread == out[where]                                     # values that are the extremum
+        ties = xp.zeros(arr.shape, dtype=np.int64)
+        scatter_add(xp, ties, where, hit.astype(np.int64))
+        self_hit = out == arr if include_self else xp.zeros(arr.shape, dtype=bool)
     arr_grad = values_grad = None
     if want(out_mask, 0):
-        if reduce == "assign":
+        if reduce == "assign" or not include_self:
             arr_grad = out_grad.copy()
             arr_grad[where] = 0
         elif reduce == "add":
             arr_grad = out_grad.copy()
+        elif reduce == "mean":
+            arr_grad = (out_grad / xp.where(count > 0, count + 1, 1)).astype(dtype)
+        elif reduce in ("amin", "amax"):
+            share = xp.where(self_hit, out_grad / (ties + 1), xp.zeros((), dtype=dtype))
+            arr_grad = xp.where(count > 0, share, out_grad).astype(dtype)
         else:
-            factor = xp.ones(arr.shape, dtype=out_grad.dtype)
-            _multiply_at(xp, factor, where, xp.broadcast_to(values, idx.shape).astype(out_grad.dtype))
+            factor = xp.ones(arr.shape, dtype=dtype)
+            _multiply_at(xp, factor, where, spread.astype(dtype))
             arr_grad = out_grad * factor
     if want(out_mask, 1):
         picked = out_grad[where]
         if reduce in ("mul", "multiply"):
-            picked = picked * out[where] / xp.broadcast_to(values, idx.shape)
-        values_grad = reduce_to_shape(picked.astype(out_grad.dtype), values.shape)
+            picked = picked * out[where] / spread
+        elif reduce == "mean":
+            picked = picked / (count + int(include_self))[where]
+        elif reduce in ("amin", "amax"):
+            sharers = (ties + self_hit)[where]
+            picked = xp.where(hit, picked / xp.maximum(sharers, 1), xp.zeros((), dtype=dtype))
+        values_grad = reduce_to_shape(picked.astype(dtype), values.shape)
     return arr_grad, values_grad
 
 

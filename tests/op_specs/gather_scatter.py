@@ -163,21 +163,46 @@ def _put_prepare(distinct):
     return prepare
 
 
-def ref_put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True, broadcast=True):
+def _put_places(arr, indices, values, axis, broadcast):
+    """(source position, destination element) pairs in write order, values broadcast to the indices."""
     _, idx_t, a = _along_shapes(arr.shape, indices.shape, axis, broadcast)
     indices = np.broadcast_to(indices, idx_t)
     values = np.broadcast_to(values, idx_t)
-    out = arr.copy()
+    pairs = []
     for pos in itertools.product(*map(range, indices.shape)):
         dst = list(pos)
         dst[a] = int(indices[pos]) % arr.shape[a]
-        dst = tuple(dst)
-        if reduce == "assign":
-            out[dst] = values[pos]
-        elif reduce == "add":
-            out[dst] += values[pos]
+        pairs.append((pos, tuple(dst)))
+    return pairs, values
+
+
+def ref_put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True, broadcast=True):
+    """The definition, element by element: each written place reduces its values in write
+    order, starting from arr's element (include_self) or from the first value."""
+    pairs, values = _put_places(arr, indices, values, axis, broadcast)
+    out = arr.copy()
+    count = {}
+    for pos, dst in pairs:
+        v = values[pos]
+        if reduce == "assign" or (not include_self and dst not in count):
+            out[dst] = v
+        elif reduce in ("add", "mean"):
+            out[dst] += v
+        elif reduce == "amin":
+            out[dst] = min(out[dst], v)
+        elif reduce == "amax":
+            out[dst] = max(out[dst], v)
         else:
-            out[dst] *= values[pos]
+            out[dst] *= v
+        count[dst] = count.get(dst, 0) + 1
+    if reduce == "mean":
+        for dst, c in count.items():
+            n = c + int(include_self)
+            if out.dtype.kind in "iu":  # C's integer division truncates toward zero
+                total = int(out[dst])
+                out[dst] = abs(total) // n * (1 if total >= 0 else -1)
+            else:
+                out[dst] = out[dst] / n
     return out
 
 
@@ -186,38 +211,60 @@ def _put_grad_prepare(distinct):
 
     def prepare(arrays, attrs):
         arr, idx, values, _, g = first(arrays, attrs)
-        out = ref_put_along_axis(arr, idx, values, attrs["axis"], attrs["reduce"], True, attrs["broadcast"])
+        out = ref_put_along_axis(arr, idx, values, attrs["axis"], attrs["reduce"], attrs["include_self"],
+                                 attrs["broadcast"])
         return [arr, idx, values, out, g]
     return prepare
 
 
-def ref_put_along_axis_grad(arr, indices, values, out, g, axis, reduce, broadcast):
+def ref_put_along_axis_extremum_grad(arr, indices, values, out, g, axis, include_self, broadcast):
+    """amin / amax: at a written place, every input equal to the result (the values, and arr's
+    element when include_self) gets an equal share of the place's gradient; the others none."""
+    pairs, vb = _put_places(arr, indices, values, axis, broadcast)
+    sharers = {}
+    for pos, dst in pairs:
+        sharers.setdefault(dst, [])
+        if vb[pos] == out[dst]:
+            sharers[dst].append(pos)
+    arr_grad = g.astype(np.float64).copy()
+    v_grad = np.zeros(vb.shape)
+    for dst, hits in sharers.items():
+        self_shares = include_self and arr[dst] == out[dst]
+        n = len(hits) + int(self_shares)
+        arr_grad[dst] = g[dst] / n if self_shares else 0.0
+        for pos in hits:
+            v_grad[pos] += g[dst] / n
+    return arr_grad.astype(g.dtype), unbroadcast(v_grad, values.shape).astype(g.dtype)
+
+
+def ref_put_along_axis_grad(arr, indices, values, out, g, axis, reduce, include_self, broadcast):
+    if reduce in ("amin", "amax"):
+        return ref_put_along_axis_extremum_grad(arr, indices, values, out, g, axis, include_self, broadcast)
+
     def arr_part(a):
-        return ref_put_along_axis(a, indices, values, axis, reduce, True, broadcast)
+        return ref_put_along_axis(a, indices, values, axis, reduce, include_self, broadcast)
 
     def values_part(v):
-        return ref_put_along_axis(arr, indices, v, axis, reduce, True, broadcast)
+        return ref_put_along_axis(arr, indices, v, axis, reduce, include_self, broadcast)
 
     if reduce in ("mul", "multiply"):  # linear in arr, not in values: the product rule, place by place
-        _, idx_t, a = _along_shapes(arr.shape, indices.shape, axis, broadcast)
-        vb = np.broadcast_to(values, idx_t)
-        ib = np.broadcast_to(indices, idx_t)
-        factor = (arr_part(np.ones(arr.shape)) if arr.size else np.ones(arr.shape))
-        v_grad = np.zeros(idx_t)
-        for pos in itertools.product(*map(range, idx_t)):
-            dst = list(pos)
-            dst[a] = int(ib[pos]) % arr.shape[a]
-            dst = tuple(dst)
+        pairs, vb = _put_places(arr, indices, values, axis, broadcast)
+        v_grad = np.zeros(vb.shape)
+        for pos, dst in pairs:
             v_grad[pos] = g[dst] * out[dst] / vb[pos]
-        return (g * factor).astype(g.dtype), unbroadcast(v_grad, values.shape).astype(g.dtype)
-    if reduce == "add":
+        v_grad = unbroadcast(v_grad, values.shape).astype(g.dtype)
+        if include_self:
+            factor = (arr_part(np.ones(arr.shape)) if arr.size else np.ones(arr.shape))
+            return (g * factor).astype(g.dtype), v_grad
+        return linear_vjp(lambda a: arr_part(a) - arr_part(np.zeros(arr.shape)), arr.shape, g, g.dtype), v_grad
+    if reduce == "add" and include_self:
         arr_grad = g.copy()
     else:
         arr_grad = linear_vjp(lambda a: arr_part(a) - ref_put_along_axis(np.zeros(arr.shape), indices, values, axis,
-                                                                         reduce, True, broadcast),
+                                                                         reduce, include_self, broadcast),
                               arr.shape, g, g.dtype)
     values_grad = linear_vjp(lambda v: values_part(v) - ref_put_along_axis(arr, indices, np.zeros(values.shape),
-                                                                           axis, reduce, True, broadcast),
+                                                                           axis, reduce, include_self, broadcast),
                              values.shape, g, g.dtype)
     return arr_grad, values_grad
 
@@ -232,16 +279,18 @@ PUT_CASES = (
 )
 
 
-def _put_cases(reduce):
-    return tuple(Case(c.shapes, {**c.attrs, "reduce": reduce, "include_self": True, "broadcast": True})
-                 for c in PUT_CASES)
+def _put_cases(reduce, include_self=True):
+    cases = PUT_CASES if include_self else PUT_CASES[:3]
+    return tuple(Case(c.shapes, {**c.attrs, "reduce": reduce, "include_self": include_self, "broadcast": True})
+                 for c in cases)
 
 
-def _put_grad_cases(reduce):
+def _put_grad_cases(reduce, include_self=True):
     out = []
-    for c in PUT_CASES:
+    for c in PUT_CASES if include_self else PUT_CASES[:3]:
         arr, idx, values = c.shapes
-        out.append(Case((arr, idx, values, arr, arr), {**c.attrs, "reduce": reduce, "broadcast": True}))
+        out.append(Case((arr, idx, values, arr, arr),
+                        {**c.attrs, "reduce": reduce, "include_self": include_self, "broadcast": True}))
     return tuple(out)
 
 
@@ -263,10 +312,15 @@ SPECS += [
            tuple(Case((c.shapes[1], c.shapes[0]), c.attrs) for c in _with_broadcast(TAKE_CASES)),
            prepare=lambda arrays, attrs: _along_prepare(arrays[::-1], attrs)[::-1], wrt=(1,)),
     OpSpec("put_along_axis", F.put_along_axis, ref_put_along_axis, _put("real"),
-           _put_cases("assign") + _put_cases("add") + _put_cases("mul") + _put_cases("multiply")[:1],
+           _put_cases("assign") + _put_cases("add") + _put_cases("mul") + _put_cases("multiply")[:1]
+           + _put_cases("mean") + _put_cases("amin") + _put_cases("amax")
+           + sum((_put_cases(r, False) for r in ("add", "mul", "mean", "amin", "amax")), ()),
            dtypes=FLOATS + INTS, prepare=_put_prepare(True), wrt=(0, 2)),
+    # amin / amax compare values with out, so their gradients are not smooth in either:
+    # tests/test_put_along_axis_reduce.py checks those rows of put_along_axis_grad
     OpSpec("put_along_axis_grad", F.put_along_axis_grad, ref_put_along_axis_grad, _put("real") + ("real", "real"),
-           _put_grad_cases("assign") + _put_grad_cases("add") + _put_grad_cases("mul"), dtypes=FLOATS,
+           _put_grad_cases("assign") + _put_grad_cases("add") + _put_grad_cases("mul") + _put_grad_cases("mean")
+           + sum((_put_grad_cases(r, False) for r in ("add", "mul", "mean")), ()), dtypes=FLOATS,
            prepare=_put_grad_prepare(True), wrt=(2, 3, 4)),
 ]
 
