@@ -10,13 +10,14 @@
 # 2b. Where a GPU step's host time goes: benchmarks/gpu_profile.py (cProfile of the
 #    hand-written, eager and replayed G3 steps; the cost of each CuPy read eager makes)
 #    into profile.txt, for the G3 target's next change. Reports only; never fails the check.
-# 3. The device-axis suites on real CuPy (in parallel workers when
+# 3. Every test whose name says gpu, on real CuPy (in parallel workers when
 #    pytest-xdist is installed): tests/conftest.py uses real CuPy by
-#    itself whenever it sees a device (no switch needed); the gpu half of the
-#    axis (-k gpu), tests/test_gpu.py (its real-GPU smoke test included),
-#    tests/test_gpu_fusion.py (every fused kernel against the CPU kernel, within
-#    a few ulps there) and the G benchmarks' smoke test run on the GPU. A first run compiles CuPy's
-#    kernels (cached in ~/.cupy afterwards), so it is the slowest.
+#    itself whenever it sees a device (no switch needed). That is the gpu half of
+#    the device axis in every file (a marked suite or a test taking the device
+#    fixture), tests/test_gpu*.py (the real-GPU smoke test; every fused kernel
+#    against the CPU kernel, within a few ulps there) and the G benchmarks' smoke
+#    test. A first run compiles CuPy's kernels (cached in ~/.cupy afterwards), so
+#    it is the slowest.
 # 4. With two GPUs or more: all_reduce of GPU tensors on 2 MPI ranks, one GPU
 #    each, through real NCCL (one GPU: skipped, NCCL needs a GPU per rank).
 #
@@ -65,15 +66,15 @@ else
     summary "host profile of the G3 step: did not finish; see $OUT/profile.txt"
 fi
 # -- 3. the device-axis suites on the real GPU ---------------------------------------------
-SUITES=$(grep -l 'usefixtures("device")' tests/test_*.py | tr '\n' ' ')
-# -k gpu: the gpu half of the device axis (the cpu half is CI's), and the GPU modules. No -q:
+# -k gpu over all of tests/: the gpu half of the device axis (the cpu half is CI's), whether a
+# file marks the whole suite or single tests take the fixture, and the GPU modules. No -q:
 # pyproject's addopts already has one, and -qq drops the "N passed" line read below.
 WORKERS=""
 if "$PY" -c "import xdist" 2>/dev/null; then
     WORKERS="-n $(( $(nproc) < 12 ? $(nproc) : 12 ))"
 fi
-if timeout 360 "$PY" -m pytest -p no:warnings --maxfail=20 -rfEs $WORKERS -k gpu $SUITES tests/test_gpu.py \
-        tests/test_gpu_fusion.py tests/test_bench_gpu.py > "$OUT/pytest.txt" 2>&1; then
+if timeout 400 "$PY" -m pytest -p no:warnings --maxfail=20 -rfEs $WORKERS -k gpu tests \
+        > "$OUT/pytest.txt" 2>&1; then
     summary "suites on the GPU: passed ($(tail -1 "$OUT/pytest.txt"))"
 else
     summary "suites on the GPU: FAILED ($(tail -1 "$OUT/pytest.txt")); see $OUT/pytest.txt"
