@@ -17,7 +17,7 @@ import numpy as np
 from phi import api as phi_api
 from phi.common import DataType, convert_dtype
 from phi.core.dense_tensor import DenseTensor
-from phi.core.errors import PhiError
+from phi.core.errors import InvalidArgumentError, PhiError
 from phi.infermeta.checks import check_representable
 
 from .arguments import OPERATOR_FALLBACKS
@@ -37,7 +37,7 @@ from .composite import search_sort as _search_sort
 from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
 from .tensor import Tensor
-from .type_promotion import operator_operands, promoted_dtype
+from .type_promotion import matmul_operands, operator_operands
 
 
 class TensorMethods:
@@ -239,12 +239,20 @@ class TensorMethods:
         return _binary(_F.bitwise_xor, self, other, "bitwise_xor", reverse=True)
 
     def __matmul__(self, other):
-        return _F.matmul(*_complex_pair(self, other if isinstance(other, Tensor) else _operand(self, other, "matmul")),
-                         False, False)
+        if not isinstance(other, Tensor):
+            other = _operand(self, other, "matmul")
+        try:  # no cost unless matmul refuses the operands
+            return _F.matmul(self, other, False, False)
+        except InvalidArgumentError as error:  # two dtypes: Paddle's operator rule (eager.type_promotion)
+            return _F.matmul(*matmul_operands(self, other, error), False, False)
 
     def __rmatmul__(self, other):
-        return _F.matmul(*_complex_pair(other if isinstance(other, Tensor) else _operand(self, other, "matmul"), self),
-                         False, False)
+        if not isinstance(other, Tensor):
+            other = _operand(self, other, "matmul")
+        try:
+            return _F.matmul(other, self, False, False)
+        except InvalidArgumentError as error:
+            return _F.matmul(*matmul_operands(other, self, error), False, False)
 
     def __neg__(self):
         return _F.scale(self, -1.0, 0.0, True)
@@ -635,16 +643,6 @@ def _scalar_tensor(scalar, dtype: DataType, place, op: str) -> Tensor:
     except PhiError as error:
         raise error.in_op(op) from None
     return Tensor(phi_api.full([], scalar, dtype, place))
-
-
-def _complex_pair(x: Tensor, y: Tensor) -> tuple:
-    """(x, y), both cast to one complex dtype when one is complex and the other is not (or
-    is the other complex dtype), by Paddle's rule (eager.type_promotion): the ``@``
-    operator promotes real to complex. Other dtype mismatches are left for matmul to refuse."""
-    if x.dtype is y.dtype or not (x.dtype.is_complex or y.dtype.is_complex):
-        return x, y
-    dtype = promoted_dtype(x.dtype, y.dtype)
-    return (x if x.dtype is dtype else x.astype(dtype)), (y if y.dtype is dtype else y.astype(dtype))
 
 
 def _binary(fn, x: Tensor, other, op: str, reverse: bool = False):

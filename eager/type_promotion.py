@@ -25,7 +25,7 @@ import warnings
 
 from phi.common import DataType
 
-__all__ = ["promoted_dtype", "promote_binary", "operator_operands"]
+__all__ = ["matmul_operands", "promoted_dtype", "promote_binary", "operator_operands"]
 
 _FLOAT_WIDTH = {DataType.BFLOAT16: 16, DataType.FLOAT16: 16, DataType.FLOAT32: 32, DataType.FLOAT64: 64}
 # The real types whose values a complex64 cannot hold exactly enough: they need complex128.
@@ -95,3 +95,21 @@ def operator_operands(x, y, op: str, promotes: bool):
         _warn_right_cast(op, left, right, stacklevel=3)
         return x, y.astype(left)
     return _cast(x, target), _cast(y, target)
+
+
+def matmul_operands(x, y, error: Exception):
+    """The two Tensors of ``x @ y`` in one dtype, after matmul refused them
+    (``error``), as Paddle 2.6's ``Tensor.__matmul__``: a complex operand makes
+    both the complex type wide enough (as + - * / do); any other mismatch
+    (float32 @ float64, int @ float) casts y to x's dtype, with a warning (never
+    the wider one: ``@`` does not promote real types). ``error`` is raised again
+    where the dtypes agree (a shape mismatch is not a dtype one)."""
+    left, right = x.dtype, y.dtype
+    if left is right:
+        raise error
+    if left.is_complex or right.is_complex:
+        target = promoted_dtype(left, right)
+        return _cast(x, target), _cast(y, target)
+    _warn_right_cast("matmul", left, right, stacklevel=3)
+    return x, y.astype(left)
+
