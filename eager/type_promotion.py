@@ -25,6 +25,8 @@ import warnings
 
 from phi.common import DataType
 
+from .arguments import has_sparse, sparse_operation
+
 __all__ = ["matmul_operands", "promoted_dtype", "promote_binary", "operator_operands"]
 
 _FLOAT_WIDTH = {DataType.BFLOAT16: 16, DataType.FLOAT16: 16, DataType.FLOAT32: 32, DataType.FLOAT64: 64}
@@ -69,7 +71,9 @@ def promote_binary(op: str, fn, x, y, error: Exception, operator: bool):
     ``error`` is raised again where the refusal was not about the dtypes, and,
     for the binary API (``operator`` False), where the two dtypes have no rule.
     For the operator (``a + b``), a mix without a rule casts y to x's dtype
-    with a warning."""
+    with a warning. A sparse operand goes to eager.sparse's op instead."""
+    if has_sparse(x, y):  # InferMeta refused a sparse pair (shapes, dtypes): eager.sparse's own checks
+        return sparse_operation(op, error, x, y)
     left, right = x.dtype, y.dtype
     if left is right:
         raise error  # shapes, places: not a dtype mismatch
