@@ -15,6 +15,9 @@ Promotion" gives them for Tensor-to-Tensor:
   right operand to the left one's dtype, as Paddle's Tensor operators do, with
   a warning here (Paddle only logs it at a high verbosity).
 
+``@`` follows its own Paddle 2.6 rule (:func:`matmul_operands`): real with
+complex promotes, any other mix casts the right operand to the left's dtype.
+
 Each cast is a recorded ``cast``, so each input's gradient comes back in that
 input's own dtype. Scalars (``x + 1.5``) follow their own rules in
 eager.tensor_api; inplace ops (``x.add_(y)``) keep refusing a mismatch.

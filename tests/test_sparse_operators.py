@@ -220,7 +220,8 @@ def test_pairings_sparse_tensors_do_not_take_are_type_errors_naming_the_op(expre
 
 def test_sparse_checks_name_the_sparse_function():
     coo = S.sparse_coo_tensor([[0, 1], [1, 0]], [2.0, 3.0], [2, 2])
-    with pytest.raises(TypeError, match="sparse.add: x and y must be of one sparse kind, got sparse COO and sparse CSR"):
+    with pytest.raises(TypeError, match="sparse.add: x and y must be of one sparse kind, got sparse COO and "
+                                        "sparse CSR"):
         coo + coo.to_sparse_csr()
     with pytest.raises(ValueError, match=r"sparse.multiply: x and y must have one shape, got \[2, 2\] and \[3, 3\]"):
         coo * S.sparse_coo_tensor([[0], [0]], [1.0], [3, 3])
@@ -239,7 +240,8 @@ def test_sparse_checks_name_the_sparse_function():
 
 def test_other_ops_on_a_sparse_tensor_say_how_to_get_a_dense_one():
     x = S.sparse_coo_tensor([[0, 1], [1, 0]], [2.0, 3.0], [2, 2])
-    with pytest.raises(UnimplementedError, match=r"abs: no kernel for a sparse_coo input .*convert it with to_dense\(\)"):
+    with pytest.raises(UnimplementedError,
+                       match=r"abs: no kernel for a sparse_coo input .*convert it with to_dense\(\)"):
         abs(x)
     with pytest.raises(UnimplementedError, match="convert it with to_dense()"):
         x.matmul(eager.ones([2, 2]))  # the method is eager.matmul: no sparse form (eager.sparse.matmul has one)
