@@ -13,6 +13,7 @@ from phi import api as _phi_api
 from phi.common import DataType, Place, convert_dtype, convert_place
 from phi.common.scalar import to_int_array as _phi_to_int_array
 from phi.common.scalar import to_scalar as _phi_to_scalar
+from phi.common.tensor_kind import TensorKind
 from phi.core.errors import PhiError
 from phi.core.errors import describe_value as describe
 from phi.infermeta.checks import check_representable
@@ -27,6 +28,36 @@ _PLAIN_NUMBERS = (int, float, bool)
 # eager.tensor_api registers when it installs the operators (it holds the
 # scalar promotion rules, and sits above the generated code).
 OPERATOR_FALLBACKS: dict = {}
+
+# The Tensor operators (and the binary APIs add, subtract, multiply, divide) on
+# sparse tensors: op name ("add", "matmul", "neg", ...) -> fn(*operands), which
+# eager.sparse registers when it loads. phi's dense kernels refuse a sparse COO
+# or CSR tensor (UnimplementedError); the places that catch that refusal (the
+# generated ops' except paths, eager.tensor_api's operators) hand the operands
+# here, so dense operands never pay for the check.
+SPARSE_OPERATIONS: dict = {}
+_SPARSE_KINDS = (TensorKind.SPARSE_COO, TensorKind.SPARSE_CSR)
+
+
+def has_sparse(*operands) -> bool:
+    """Whether any operand is a Tensor holding a sparse COO or CSR tensor."""
+    return any(getattr(getattr(value, "impl", None), "kind", None) in _SPARSE_KINDS for value in operands)
+
+
+def sparse_operation(op: str, error, *operands):
+    """``op`` on operands of which one at least is sparse, by the function
+    eager.sparse registered for it; ``error`` (what the dense path raised) is
+    raised again where no operand is sparse. An op sparse tensors do not take
+    is a TypeError naming it (or ``error`` itself, where there is one)."""
+    if error is not None and not has_sparse(*operands):
+        raise error
+    function = SPARSE_OPERATIONS.get(op)
+    if function is None:
+        if error is not None:
+            raise error
+        raise TypeError(f"{op}: sparse tensors take the operators + - * / @ and unary - only (Paddle's "
+                        f"paddle.sparse functions); convert with to_dense() for other operators")
+    return function(*operands)
 
 
 def as_called(error: Exception, target: str, op: str) -> Exception:

@@ -16,11 +16,12 @@ import numpy as np
 
 from phi import api as phi_api
 from phi.common import DataType, convert_dtype
+from phi.common.tensor_kind import TensorKind
 from phi.core.dense_tensor import DenseTensor
-from phi.core.errors import PhiError
+from phi.core.errors import InvalidArgumentError, PhiError, UnimplementedError
 from phi.infermeta.checks import check_representable
 
-from .arguments import OPERATOR_FALLBACKS
+from .arguments import OPERATOR_FALLBACKS, has_sparse, sparse_operation
 from .autograd import hooks
 from .autograd.engine import run_backward
 from .autograd.meta import is_flag_only_trainable
@@ -37,7 +38,7 @@ from .composite import search_sort as _search_sort
 from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
 from .tensor import Tensor
-from .type_promotion import operator_operands, promoted_dtype
+from .type_promotion import matmul_operands, operator_operands
 
 
 class TensorMethods:
@@ -165,7 +166,10 @@ class TensorMethods:
 
     def __rsub__(self, other):
         if type(other) in _PLAIN_REALS and self.impl.dtype in _FLOAT_DTYPES:
-            return _F.scale(self, -1.0, other, True)
+            try:
+                return _F.scale(self, -1.0, other, True)
+            except UnimplementedError as error:  # a sparse self (number - sparse: refused there)
+                return sparse_operation("subtract", error, other, self)
         return _binary(_F.subtract, self, other, "subtract", reverse=True)
 
     def __mul__(self, other):
@@ -180,11 +184,20 @@ class TensorMethods:
         if isinstance(other, Tensor):
             if self.impl.dtype in _FLOAT_DTYPES and other.impl.dtype in _FLOAT_DTYPES:
                 return _F.divide(self, other)  # both floating already: no _to_floating frames
-            return _F.divide(*operator_operands(_to_floating(self), _to_floating(other), "divide", promotes=True))
-        return _binary(_F.divide, _to_floating(self), other, "divide")
+            try:
+                return _F.divide(*operator_operands(_to_floating(self), _to_floating(other), "divide", promotes=True))
+            except UnimplementedError as error:  # an integer sparse operand, refused by cast
+                return sparse_operation("divide", error, self, other)
+        try:
+            return _binary(_F.divide, _to_floating(self), other, "divide")
+        except UnimplementedError as error:
+            return sparse_operation("divide", error, self, other)
 
     def __rtruediv__(self, other):
-        return _binary(_F.divide, _to_floating(self), other, "divide", reverse=True)
+        try:
+            return _binary(_F.divide, _to_floating(self), other, "divide", reverse=True)
+        except UnimplementedError as error:
+            return sparse_operation("divide", error, other, self)
 
     def __pow__(self, exponent):
         if _is_number(exponent):
@@ -239,15 +252,34 @@ class TensorMethods:
         return _binary(_F.bitwise_xor, self, other, "bitwise_xor", reverse=True)
 
     def __matmul__(self, other):
-        return _F.matmul(*_complex_pair(self, other if isinstance(other, Tensor) else _operand(self, other, "matmul")),
-                         False, False)
+        if not isinstance(other, Tensor):
+            other = _operand(self, other, "matmul")
+        try:  # no cost unless matmul refuses the operands
+            return _F.matmul(self, other, False, False)
+        except InvalidArgumentError as error:  # two dtypes: Paddle's operator rule (eager.type_promotion)
+            if has_sparse(self, other):
+                return sparse_operation("matmul", error, self, other)
+            return _F.matmul(*matmul_operands(self, other, error), False, False)
+        except UnimplementedError as error:  # a sparse operand: eager.sparse.matmul
+            return sparse_operation("matmul", error, self, other)
 
     def __rmatmul__(self, other):
-        return _F.matmul(*_complex_pair(other if isinstance(other, Tensor) else _operand(self, other, "matmul"), self),
-                         False, False)
+        if not isinstance(other, Tensor):
+            other = _operand(self, other, "matmul")
+        try:
+            return _F.matmul(other, self, False, False)
+        except InvalidArgumentError as error:
+            if has_sparse(self, other):
+                return sparse_operation("matmul", error, other, self)
+            return _F.matmul(*matmul_operands(other, self, error), False, False)
+        except UnimplementedError as error:
+            return sparse_operation("matmul", error, other, self)
 
     def __neg__(self):
-        return _F.scale(self, -1.0, 0.0, True)
+        try:
+            return _F.scale(self, -1.0, 0.0, True)
+        except UnimplementedError as error:  # a sparse self: eager.sparse.neg
+            return sparse_operation("neg", error, self)
 
     def __pos__(self):
         return self
@@ -621,6 +653,7 @@ def _scalar_result_dtype(dtype: DataType, scalar) -> DataType:
 # A tuple, not a set: ``in`` finds a member by identity first, where a set would
 # hash it, and an Enum's __hash__ is a Python-level call (~100 ns a lookup).
 _PLAIN_REALS = frozenset({int, float})
+_DENSE_KIND = TensorKind.DENSE
 _FLOAT_DTYPES = tuple(sorted((dtype for dtype in DataType if dtype.is_floating_point),
                              key=lambda dtype: dtype is not DataType.FLOAT32))  # the common one first
 
@@ -637,18 +670,10 @@ def _scalar_tensor(scalar, dtype: DataType, place, op: str) -> Tensor:
     return Tensor(phi_api.full([], scalar, dtype, place))
 
 
-def _complex_pair(x: Tensor, y: Tensor) -> tuple:
-    """(x, y), both cast to one complex dtype when one is complex and the other is not (or
-    is the other complex dtype), by Paddle's rule (eager.type_promotion): the ``@``
-    operator promotes real to complex. Other dtype mismatches are left for matmul to refuse."""
-    if x.dtype is y.dtype or not (x.dtype.is_complex or y.dtype.is_complex):
-        return x, y
-    dtype = promoted_dtype(x.dtype, y.dtype)
-    return (x if x.dtype is dtype else x.astype(dtype)), (y if y.dtype is dtype else y.astype(dtype))
-
-
 def _binary(fn, x: Tensor, other, op: str, reverse: bool = False):
     """fn(x, other) (or fn(other, x)) with other made a Tensor, scalars promoted."""
+    if x.impl.kind is not _DENSE_KIND and has_sparse(x):  # eager.sparse's operator rules, on the operands as given
+        return sparse_operation(op, None, *((other, x) if reverse else (x, other)))
     if isinstance(other, Tensor):
         y = other
     elif _is_number(other):

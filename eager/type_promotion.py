@@ -15,6 +15,9 @@ Promotion" gives them for Tensor-to-Tensor:
   right operand to the left one's dtype, as Paddle's Tensor operators do, with
   a warning here (Paddle only logs it at a high verbosity).
 
+``@`` follows its own Paddle 2.6 rule (:func:`matmul_operands`): real with
+complex promotes, any other mix casts the right operand to the left's dtype.
+
 Each cast is a recorded ``cast``, so each input's gradient comes back in that
 input's own dtype. Scalars (``x + 1.5``) follow their own rules in
 eager.tensor_api; inplace ops (``x.add_(y)``) keep refusing a mismatch.
@@ -25,7 +28,9 @@ import warnings
 
 from phi.common import DataType
 
-__all__ = ["promoted_dtype", "promote_binary", "operator_operands"]
+from .arguments import has_sparse, sparse_operation
+
+__all__ = ["matmul_operands", "promoted_dtype", "promote_binary", "operator_operands"]
 
 _FLOAT_WIDTH = {DataType.BFLOAT16: 16, DataType.FLOAT16: 16, DataType.FLOAT32: 32, DataType.FLOAT64: 64}
 # The real types whose values a complex64 cannot hold exactly enough: they need complex128.
@@ -69,7 +74,9 @@ def promote_binary(op: str, fn, x, y, error: Exception, operator: bool):
     ``error`` is raised again where the refusal was not about the dtypes, and,
     for the binary API (``operator`` False), where the two dtypes have no rule.
     For the operator (``a + b``), a mix without a rule casts y to x's dtype
-    with a warning."""
+    with a warning. A sparse operand goes to eager.sparse's op instead."""
+    if has_sparse(x, y):  # InferMeta refused a sparse pair (shapes, dtypes): eager.sparse's own checks
+        return sparse_operation(op, error, x, y)
     left, right = x.dtype, y.dtype
     if left is right:
         raise error  # shapes, places: not a dtype mismatch
@@ -95,3 +102,21 @@ def operator_operands(x, y, op: str, promotes: bool):
         _warn_right_cast(op, left, right, stacklevel=3)
         return x, y.astype(left)
     return _cast(x, target), _cast(y, target)
+
+
+def matmul_operands(x, y, error: Exception):
+    """The two Tensors of ``x @ y`` in one dtype, after matmul refused them
+    (``error``), as Paddle 2.6's ``Tensor.__matmul__``: a complex operand makes
+    both the complex type wide enough (as + - * / do); any other mismatch
+    (float32 @ float64, int @ float) casts y to x's dtype, with a warning (never
+    the wider one: ``@`` does not promote real types). ``error`` is raised again
+    where the dtypes agree (a shape mismatch is not a dtype one)."""
+    left, right = x.dtype, y.dtype
+    if left is right:
+        raise error
+    if left.is_complex or right.is_complex:
+        target = promoted_dtype(left, right)
+        return _cast(x, target), _cast(y, target)
+    _warn_right_cast("matmul", left, right, stacklevel=3)
+    return x, y.astype(left)
+

@@ -480,3 +480,47 @@ def test_distributed_batch_sampler_defaults_to_the_launcher(monkeypatch):
     sampler = eager.io.DistributedBatchSampler(range(7), batch_size=2)
     assert (sampler.nranks, sampler.local_rank) == (3, 1)
     assert list(sampler) == [[2, 3], [0]]   # 7 indices padded to 9: [0..6, 0, 1]
+
+
+def test_integer_parameter_flagged_trainable_is_left_out_of_the_average(tmp_path):
+    # An int64 parameter reads stop_gradient=False (Paddle allows it) but never gets a
+    # gradient: DataParallel must not wait for one (it used to raise "received no gradient").
+    result = run_ranks(2, """
+        import numpy as np
+        import eager, eager.distributed as dist
+        from eager import nn
+        dist.init_parallel_env()
+        rank = dist.get_rank()
+
+        class Net(nn.Layer):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 1)
+                self.table = self.create_parameter([2], dtype="int64")
+
+            def forward(self, x):
+                return self.fc(x)
+
+        net = dist.DataParallel(Net())
+        assert net._layers.table.stop_gradient is False
+        assert net._reducer.names == ["fc.weight", "fc.bias"], net._reducer.names
+        x = eager.to_tensor(np.full((2, 3), rank + 1.0, "float32"))
+        net(x).sum().backward()
+        # d(sum(x @ w + b))/dw = column sums of x: 2 * (rank + 1); the average over ranks is 3
+        assert np.allclose(net._layers.fc.weight.grad.numpy(), 3.0), net._layers.fc.weight.grad.numpy()
+        assert net._layers.table.grad is None
+
+        class OnlyInts(nn.Layer):
+            def __init__(self):
+                super().__init__()
+                self.table = self.create_parameter([2], dtype="int64")
+
+        try:
+            dist.DataParallel(OnlyInts())
+        except ValueError as error:
+            assert "no trainable parameters" in str(error), error
+        else:
+            raise AssertionError("a network of integer parameters only was given a reducer")
+        open(f"ok{rank}", "w").close()
+    """, tmp_path)
+    assert (tmp_path / "ok0").exists() and (tmp_path / "ok1").exists(), result.stdout

@@ -227,3 +227,95 @@ def test_state_dict_save_load_with_integer_parameter(tmp_path):
     other.fc(eager.ones([1, 2])).sum().backward()
     optimizer.step()  # the integer parameter has no gradient: left as it is
     np.testing.assert_array_equal(other.table.numpy(), [4, 5, 6])
+
+
+# -- the readers that consult records_gradient, not the flag ------------------------------
+# Each treats an integer tensor flagged stop_gradient=False as what it is for autograd:
+# a constant. Before, each took the flag at its word and failed or went astray.
+
+def test_jacobian_of_an_integer_output_is_that_of_a_constant():
+    n = ids([1, 2, 3])
+    x = eager.to_tensor([0.5, -1.0, 2.0], dtype="float64")
+    with pytest.raises(AutogradError, match="jacobian: output 0 does not depend on input 0"):
+        eager.autograd.jacobian(lambda t: n, x)
+    assert eager.autograd.jacobian(lambda t: n, x, allow_unused=True) is None
+    # next to a float output: the float block is exact, the integer one None
+    jf, jn = eager.autograd.jacobian(lambda t: (t * n.astype("float64"), n), x, allow_unused=True)
+    np.testing.assert_allclose(jf.numpy(), np.diag([1.0, 2.0, 3.0]))
+    assert jn is None
+
+
+def test_hessian_of_an_integer_scalar_is_that_of_a_constant():
+    n = ids([1, 2, 3])
+    x = eager.to_tensor([0.5, -1.0], dtype="float64")
+    with pytest.raises(AutogradError, match="hessian: func does not depend on input 0"):
+        eager.autograd.hessian(lambda t: n.sum(), x)
+    assert eager.autograd.hessian(lambda t: n.sum(), x, allow_unused=True) is None
+
+
+def test_vjp_and_jvp_skip_an_integer_output():
+    n = ids([1, 2, 3])
+    x_values = np.array([0.5, -1.0, 2.0])
+    x = eager.to_tensor(x_values)
+    outs, g = eager.autograd.vjp(lambda t: (t * t, n), x, (eager.to_tensor(np.ones(3)), eager.ones([3], "int64")))
+    np.testing.assert_allclose(g.numpy(), 2 * x_values)
+    np.testing.assert_array_equal(outs[1].numpy(), [1, 2, 3])
+    outs, (tf, tn) = eager.autograd.jvp(lambda t: (t * t, n), x, eager.to_tensor(np.ones(3)))
+    np.testing.assert_allclose(tf.numpy(), 2 * x_values)
+    np.testing.assert_array_equal(tn.numpy(), [0, 0, 0])  # zeros: the integer output depends on no input
+    with pytest.raises(AutogradError, match="jvp: output 1 does not depend on any input"):
+        eager.autograd.jvp(lambda t: (t * t, n), x, eager.to_tensor(np.ones(3)), allow_unused=False)
+
+
+def test_functional_still_refuses_an_integer_input_flagged_or_not():
+    for flagged in (True, False):
+        n = eager.to_tensor([1, 2], stop_gradient=not flagged)
+        with pytest.raises(TypeError, match=r"jacobian: inputs\[0\] has dtype int64; only floating-point"):
+            eager.autograd.jacobian(lambda t: t * 2, n)
+        with pytest.raises(TypeError, match=r"vjp: inputs\[0\] has dtype int64"):
+            eager.incubate.autograd.vjp(lambda t: t * 2, n)
+
+
+def test_gradcheck_passes_an_integer_input_through_as_a_constant():
+    from eager.autograd import gradcheck, gradgradcheck
+    n = ids([1, 2, 3])
+    w = eager.to_tensor([0.5, -1.0, 2.0], dtype="float64", stop_gradient=False)
+
+    def f(w, n):
+        return eager.sin(w) * n.astype("float64") ** 2
+
+    assert gradcheck(f, (w, n))
+    assert gradgradcheck(f, (w, n))
+    # a wrong gradient is still caught with the integer input beside it
+    class Wrong(eager.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, w):
+            return w * 2.0
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3.0
+
+    with pytest.raises(eager.errors.GradcheckError, match="input 0"):
+        gradcheck(lambda w, n: Wrong.apply(w) * n.astype("float64"), (w, n))
+    with pytest.raises(eager.errors.GradcheckError, match="gradcheck: no input has stop_gradient=False"):
+        gradcheck(lambda n: n.astype("float64"), (n,))
+
+
+def test_sparse_tensor_of_flagged_integer_values_keeps_the_flag_and_records_nothing():
+    values = ids([4, 5])
+    x = eager.sparse.sparse_coo_tensor([[0, 2]], values, [3], stop_gradient=False)
+    assert x.stop_gradient is False and x.is_leaf  # the flag the user asked for, as a dense int tensor
+    dense = x.to_dense()
+    assert dense.stop_gradient and dense.grad_node is None
+    np.testing.assert_array_equal(dense.numpy(), [4, 0, 5])
+    for out in (x.values(), x.coalesce(), eager.sparse.add(x, x), eager.sparse.multiply(x, x),
+                eager.sparse.neg(x)):
+        assert out.stop_gradient and out.grad_node is None
+    flagged_dense = ids([[0, 3], [1, 0]])
+    coo = flagged_dense.to_sparse_coo(2)
+    assert coo.grad_node is None
+    np.testing.assert_array_equal(coo.to_dense().numpy(), [[0, 3], [1, 0]])
+    with pytest.warns(UserWarning, match="backward: this is an integer tensor"):
+        x.backward()
+    assert x.grad is None and values.grad is None

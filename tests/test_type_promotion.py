@@ -222,3 +222,73 @@ def test_promotion_on_the_gpu_axis(device):
     got = eager.multiply(x, y)
     assert got.dtype == F64 and got.numpy().tolist() == [0.5, 0.5]
     assert (x + y).dtype == F64
+
+
+# -- the @ operator: Paddle 2.6's Tensor.__matmul__ casts a real right operand to the left's dtype --
+
+def matrices(seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((2, 3)), rng.standard_normal((3, 4))
+
+
+@pytest.mark.parametrize("left,right", [(F32, F64), (F64, F32), (F16, F32), (F32, F16)])
+def test_matmul_of_two_real_float_dtypes_casts_the_right_operand_to_the_left(left, right):
+    a, b = matrices()
+    x = eager.to_tensor(a, dtype=str(left))
+    y = eager.to_tensor(b, dtype=str(right))
+    with pytest.warns(UserWarning, match=rf"matmul: the left Tensor is {left} and the right Tensor is {right}; "
+                                         rf"the operator casts the right one to {left}"):
+        got = x @ y
+    assert got.dtype == left  # never the wider one: @ does not promote real types
+    left_np = np.dtype(str(left))
+    want = a.astype(left_np).astype(np.float64) @ b.astype(np.dtype(str(right))).astype(left_np).astype(np.float64)
+    np.testing.assert_allclose(got.numpy().astype(np.float64), want, rtol=2e-3 if F16 in (left, right) else 1e-6)
+    assert x.dtype == left and y.dtype == right
+
+
+def test_matmul_of_int_and_float_casts_the_float_to_int():
+    x = eager.to_tensor([[1, 2], [3, 4]], dtype="int32")
+    y = eager.to_tensor([[1.5, 0.0], [2.7, 1.0]], dtype="float32")
+    with pytest.warns(UserWarning, match="matmul: the left Tensor is int32 and the right Tensor is float32"):
+        got = x @ y
+    assert got.dtype == DataType.INT32
+    np.testing.assert_array_equal(got.numpy(), np.array([[1, 2], [3, 4]]) @ np.array([[1, 0], [2, 1]]))
+
+
+def test_matmul_mixed_gradients_come_back_in_each_inputs_dtype():
+    a, b = matrices(1)
+    x = eager.to_tensor(a, dtype="float32", stop_gradient=False)
+    y = eager.to_tensor(b, dtype="float64", stop_gradient=False)
+    g = np.random.default_rng(2).standard_normal((2, 4))
+    with pytest.warns(UserWarning):
+        out = x @ y
+    out.backward(eager.to_tensor(g, dtype="float32"))
+    assert x.grad.dtype == F32 and y.grad.dtype == F64
+    b32, a32, g32 = b.astype(np.float32), a.astype(np.float32), g.astype(np.float32)
+    np.testing.assert_allclose(x.grad.numpy(), g32 @ b32.T, rtol=1e-5)
+    np.testing.assert_allclose(y.grad.numpy(), (a32.T @ g32).astype(np.float64), rtol=1e-5)
+
+
+def test_matmul_mixed_gradient_of_the_float64_left_matches_finite_differences():
+    a, b = matrices(3)
+    y = eager.to_tensor(b, dtype="float32")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert gradcheck(lambda t: t @ y, (eager.to_tensor(a, stop_gradient=False),))
+
+
+def test_matmul_shape_errors_stay_errors_and_equal_dtypes_warn_nothing():
+    x, y = eager.ones([2, 3]), eager.ones([4, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="matmul: the contracted dimensions differ"):
+            x @ y
+        assert (x @ eager.ones([3, 2])).dtype == F32
+    with pytest.warns(UserWarning), pytest.raises(ValueError, match="matmul: the contracted dimensions differ"):
+        x @ eager.ones([4, 2], dtype="float64")  # cast first (as Paddle), then the shapes are refused
+
+
+def test_matmul_api_still_refuses_two_dtypes():
+    # Paddle 2.6's paddle.matmul has no rule for float32 with float64: only the operator casts.
+    with pytest.raises(ValueError, match="matmul: arguments 'x' and 'y' expected the same dtype"):
+        eager.matmul(eager.ones([2, 3]), eager.ones([3, 2], dtype="float64"))

@@ -38,7 +38,7 @@ from ..tensor import Tensor
 from .backward_api import grad
 from .engine import run_backward
 from .grad_mode import enable_grad
-from .meta import AutogradMeta
+from .meta import AutogradMeta, records_gradient
 
 
 # -- public API ----------------------------------------------------------------
@@ -97,7 +97,7 @@ def hessian(func, inputs, create_graph: bool = False, allow_unused: bool = False
         raise ValueError(f"hessian: func must return a single Tensor with one element, got "
                          f"{'a Tensor of shape ' + str(shapes[0]) if single_output else 'a tuple of shapes ' + str(shapes)}")
     out = outputs[0]
-    if out.stop_gradient:
+    if not records_gradient(out):
         grads = [None] * len(xs)
     else:
         with enable_grad():
@@ -134,7 +134,7 @@ def vjp(func, inputs, v=None, create_graph: bool = False, allow_unused: bool = T
     xs = _prepare(inputs_tuple, create_graph)
     outputs, single_output = _call("vjp", func, xs)
     vs = _check_vectors("vjp", v, outputs, single_output, "outputs")
-    pairs = [(o, w) for o, w in zip(outputs, vs) if not o.stop_gradient]
+    pairs = [(o, w) for o, w in zip(outputs, vs) if records_gradient(o)]
     if pairs:
         with enable_grad():
             grads = grad([o for o, _ in pairs], list(xs), [w for _, w in pairs],
@@ -165,7 +165,7 @@ def jvp(func, inputs, v=None, create_graph: bool = False, allow_unused: bool = T
     xs = _prepare(inputs_tuple, create_graph)
     outputs, single_output = _call("jvp", func, xs)
     products = [None] * len(outputs)
-    live = [i for i, o in enumerate(outputs) if not o.stop_gradient]
+    live = [i for i, o in enumerate(outputs) if records_gradient(o)]
     if live:
         # u: a dummy cotangent per output; g(u) = J^T u is linear in u.
         us = [Tensor(_zeros_impl(outputs[i].shape, outputs[i]), AutogradMeta()) for i in live]
@@ -237,7 +237,7 @@ def _prepare(inputs, create_graph: bool) -> tuple:
     (so the results stay connected to it)."""
     xs = []
     for x in inputs:
-        if create_graph and not x.stop_gradient:
+        if create_graph and records_gradient(x):
             with enable_grad():
                 xs.append(x * 1)  # a recorded identity: gradients flow on to x
         else:
@@ -287,7 +287,7 @@ def _check_vectors(op: str, v, like, single: bool, side: str) -> tuple:
 def _jacobian_of(out, xs, create_graph: bool) -> list:
     """One Jacobian block of ``out`` per x (shape out.shape + x.shape), None where
     out does not reach x. One backward pass per element of out."""
-    if out.stop_gradient:
+    if not records_gradient(out):  # also an integer output flagged stop_gradient=False
         return [None] * len(xs)
     n = out.size
     if n == 0:

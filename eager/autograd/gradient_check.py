@@ -22,6 +22,7 @@ from ..errors import GradcheckError
 from ..tensor import Tensor
 from .backward_api import grad
 from .grad_mode import no_grad
+from .meta import records_gradient
 
 
 _DOUBLE = DataType.FLOAT64
@@ -118,9 +119,9 @@ def gradient_function(func, n_inputs: int):
     """
     def vjp(*args):
         inputs, grad_outputs = args[:n_inputs], args[n_inputs:]
-        wrt = [t for t in inputs if isinstance(t, Tensor) and not t.stop_gradient]
+        wrt = [t for t in inputs if isinstance(t, Tensor) and records_gradient(t)]
         outputs = [o for o in _call(func, inputs, "gradgradcheck") if o.dtype in _INEXACT]
-        differentiable = [(o, g) for o, g in zip(outputs, grad_outputs) if not o.stop_gradient]
+        differentiable = [(o, g) for o, g in zip(outputs, grad_outputs) if records_gradient(o)]
         if differentiable:
             grads = grad([o for o, _ in differentiable], wrt, [g for _, g in differentiable],
                          create_graph=True, allow_unused=True)
@@ -143,7 +144,7 @@ def _checked_inputs(inputs, what: str) -> list:
     """Positions of the inputs to differentiate; each must be float64."""
     checked = []
     for i, t in enumerate(inputs):
-        if not isinstance(t, Tensor) or t.stop_gradient:
+        if not isinstance(t, Tensor) or not records_gradient(t):  # an integer tensor's flag records nothing
             continue
         if t.dtype is not _DOUBLE:
             raise GradcheckError(
@@ -168,7 +169,7 @@ def _analytic_jacobians(outputs, out_positions, wrt) -> list:
     for pos in out_positions:
         out = outputs[pos]
         rows = [np.zeros((out.size, t.size)) for t in wrt]
-        if not out.stop_gradient:
+        if records_gradient(out):
             for j in range(out.size):
                 one_hot = np.zeros(out.size, dtype=out.dtype.numpy_dtype)
                 one_hot[j] = 1

@@ -55,7 +55,7 @@ from phi.common.tensor_kind import TensorKind
 from phi.core import DenseTensor, SelectedRows
 
 from ..autograd.engine import queue_callback
-from ..autograd.meta import is_owned_grad, own_grad
+from ..autograd.meta import is_owned_grad, own_grad, records_gradient
 from ..creation import to_tensor
 from ..nn.embedding import Embedding
 from ..nn.layer import Layer
@@ -524,7 +524,8 @@ class DataParallel(Layer):
     def _make_reducer(self, who: str, comm, layers) -> _Reducer:
         sparse_ids = {id(layer.weight) for layer in layers.sublayers(include_self=True)
                       if isinstance(layer, Embedding) and layer._sparse}
-        named = [(name, p) for name, p in layers.named_parameters() if not p.stop_gradient]
+        # records_gradient, not the flag: an integer parameter marked trainable never gets a gradient to average
+        named = [(name, p) for name, p in layers.named_parameters() if records_gradient(p)]
         if not named:
             raise ValueError(f"{who}: the network has no trainable parameters (stop_gradient=False), so "
                              f"there is nothing to average; train it without DataParallel")

@@ -21,12 +21,14 @@ from phi.common import DataType  # noqa: F401  (defaults)
 from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
 from phi.core import DenseTensor as _DenseTensor
 from phi.core import InvalidArgumentError as _InvalidArgumentError
+from phi.core import UnimplementedError as _UnimplementedError
 
 from ..arguments import (  # noqa: F401
     OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
     to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
+from ..arguments import sparse_operation  # a sparse operand of a type-promoting op
 from ..autograd.accumulation import edge_of
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
@@ -359,6 +361,8 @@ def add(x, y, name=None):
         out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
     except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
         return promote_binary("add", _this.add, x, y, error, False)
+    except _UnimplementedError as error:  # a sparse operand: eager.sparse's op (eager.arguments.SPARSE_OPERATIONS)
+        return sparse_operation("add", error, x, y)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -380,19 +384,22 @@ def add_operator(x, y):
         if type(y) in _PLAIN_REALS and x.impl.dtype in _FLOATING:
             scale, bias, bias_after_scale = 1.0, y, True
             bias = bias if type(bias) is float else to_scalar(bias, "scale", "bias")
-            if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-                return _modes.call("scale", _this.add_operator, (x, y, ))
-            out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-            out.impl, out._meta, out._name = _phi.scale(x.impl, scale, bias, bias_after_scale), None, None
-            _x_meta = x._meta
-            _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
-            if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
-                node = _new(ScaleGradNode)  # ScaleGradNode(edges) without the __init__ frame
-                node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
-                out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
-                meta.node, meta.slot, meta.stop_gradient = node, 0, False
-                node.scale = scale
-            return out
+            try:  # no cost unless the kernel refuses x
+                if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+                    return _modes.call("scale", _this.add_operator, (x, y, ))
+                out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+                out.impl, out._meta, out._name = _phi.scale(x.impl, scale, bias, bias_after_scale), None, None
+                _x_meta = x._meta
+                _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+                if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
+                    node = _new(ScaleGradNode)  # ScaleGradNode(edges) without the __init__ frame
+                    node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
+                    out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+                    meta.node, meta.slot, meta.stop_gradient = node, 0, False
+                    node.scale = scale
+                return out
+            except _UnimplementedError as error:  # a sparse x: eager.sparse's op
+                return sparse_operation("add", error, x, y)
         return OPERATOR_FALLBACKS["__add__"](x, y)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("add", _this.add_operator, (x, y, ))
@@ -401,6 +408,8 @@ def add_operator(x, y):
         out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
     except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
         return promote_binary("add", _this.add_operator, x, y, error, True)
+    except _UnimplementedError as error:  # a sparse operand: eager.sparse's op (eager.arguments.SPARSE_OPERATIONS)
+        return sparse_operation("add", error, x, y)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -460,6 +469,8 @@ def subtract(x, y, name=None):
         out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
     except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
         return promote_binary("subtract", _this.subtract, x, y, error, False)
+    except _UnimplementedError as error:  # a sparse operand: eager.sparse's op (eager.arguments.SPARSE_OPERATIONS)
+        return sparse_operation("subtract", error, x, y)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -481,19 +492,22 @@ def subtract_operator(x, y):
         if type(y) in _PLAIN_REALS and x.impl.dtype in _FLOATING:
             scale, bias, bias_after_scale = 1.0, -y, True
             bias = bias if type(bias) is float else to_scalar(bias, "scale", "bias")
-            if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-                return _modes.call("scale", _this.subtract_operator, (x, y, ))
-            out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-            out.impl, out._meta, out._name = _phi.scale(x.impl, scale, bias, bias_after_scale), None, None
-            _x_meta = x._meta
-            _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
-            if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
-                node = _new(ScaleGradNode)  # ScaleGradNode(edges) without the __init__ frame
-                node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
-                out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
-                meta.node, meta.slot, meta.stop_gradient = node, 0, False
-                node.scale = scale
-            return out
+            try:  # no cost unless the kernel refuses x
+                if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+                    return _modes.call("scale", _this.subtract_operator, (x, y, ))
+                out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+                out.impl, out._meta, out._name = _phi.scale(x.impl, scale, bias, bias_after_scale), None, None
+                _x_meta = x._meta
+                _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+                if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
+                    node = _new(ScaleGradNode)  # ScaleGradNode(edges) without the __init__ frame
+                    node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
+                    out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+                    meta.node, meta.slot, meta.stop_gradient = node, 0, False
+                    node.scale = scale
+                return out
+            except _UnimplementedError as error:  # a sparse x: eager.sparse's op
+                return sparse_operation("subtract", error, x, y)
         return OPERATOR_FALLBACKS["__sub__"](x, y)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("subtract", _this.subtract_operator, (x, y, ))
@@ -502,6 +516,8 @@ def subtract_operator(x, y):
         out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
     except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
         return promote_binary("subtract", _this.subtract_operator, x, y, error, True)
+    except _UnimplementedError as error:  # a sparse operand: eager.sparse's op (eager.arguments.SPARSE_OPERATIONS)
+        return sparse_operation("subtract", error, x, y)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -561,6 +577,8 @@ def multiply(x, y, name=None):
         out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
     except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
         return promote_binary("multiply", _this.multiply, x, y, error, False)
+    except _UnimplementedError as error:  # a sparse operand: eager.sparse's op (eager.arguments.SPARSE_OPERATIONS)
+        return sparse_operation("multiply", error, x, y)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -588,19 +606,22 @@ def multiply_operator(x, y):
         if type(y) in _PLAIN_REALS and x.impl.dtype in _FLOATING:
             scale, bias, bias_after_scale = y, 0.0, True
             scale = scale if type(scale) is float else to_scalar(scale, "scale", "scale")
-            if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-                return _modes.call("scale", _this.multiply_operator, (x, y, ))
-            out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-            out.impl, out._meta, out._name = _phi.scale(x.impl, scale, bias, bias_after_scale), None, None
-            _x_meta = x._meta
-            _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
-            if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
-                node = _new(ScaleGradNode)  # ScaleGradNode(edges) without the __init__ frame
-                node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
-                out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
-                meta.node, meta.slot, meta.stop_gradient = node, 0, False
-                node.scale = scale
-            return out
+            try:  # no cost unless the kernel refuses x
+                if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+                    return _modes.call("scale", _this.multiply_operator, (x, y, ))
+                out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+                out.impl, out._meta, out._name = _phi.scale(x.impl, scale, bias, bias_after_scale), None, None
+                _x_meta = x._meta
+                _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+                if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
+                    node = _new(ScaleGradNode)  # ScaleGradNode(edges) without the __init__ frame
+                    node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
+                    out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+                    meta.node, meta.slot, meta.stop_gradient = node, 0, False
+                    node.scale = scale
+                return out
+            except _UnimplementedError as error:  # a sparse x: eager.sparse's op
+                return sparse_operation("multiply", error, x, y)
         return OPERATOR_FALLBACKS["__mul__"](x, y)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("multiply", _this.multiply_operator, (x, y, ))
@@ -609,6 +630,8 @@ def multiply_operator(x, y):
         out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
     except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
         return promote_binary("multiply", _this.multiply_operator, x, y, error, True)
+    except _UnimplementedError as error:  # a sparse operand: eager.sparse's op (eager.arguments.SPARSE_OPERATIONS)
+        return sparse_operation("multiply", error, x, y)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -675,6 +698,8 @@ def divide(x, y, name=None):
         out.impl, out._meta, out._name = _phi.divide(x.impl, y.impl), None, None
     except _InvalidArgumentError as error:  # dtypes that differ: Paddle's type promotion (ops.yaml's type_promotion)
         return promote_binary("divide", _this.divide, x, y, error, False)
+    except _UnimplementedError as error:  # a sparse operand: eager.sparse's op (eager.arguments.SPARSE_OPERATIONS)
+        return sparse_operation("divide", error, x, y)
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read

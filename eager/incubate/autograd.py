@@ -16,7 +16,7 @@ from ..autograd import functional as _functional
 from ..autograd.backward_api import grad as _grad
 from ..autograd.engine import run_backward
 from ..autograd.grad_mode import enable_grad, no_grad
-from ..autograd.meta import AutogradMeta
+from ..autograd.meta import AutogradMeta, records_gradient
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 
@@ -49,7 +49,7 @@ def _separate(xs):
     becomes a fresh leaf on the same buffer, one that does a recorded copy (so
     results stay differentiable with respect to it)."""
     def single(x):
-        if not isinstance(x, Tensor) or x.stop_gradient:
+        if not isinstance(x, Tensor) or not records_gradient(x):
             return Tensor(x.impl, AutogradMeta()) if isinstance(x, Tensor) else x
         with enable_grad():
             return _F.assign(x)

@@ -28,6 +28,7 @@ from phi.common.tensor_kind import TensorKind
 from phi.core.sparse_tensor import with_values
 
 from ..arguments import bad_tensor
+from ..autograd.meta import records_gradient
 from ..autograd.py_layer import PyLayer
 from ..generated import forward_api as _F
 from ..tensor import Tensor
@@ -112,14 +113,14 @@ class _FromValues(PyLayer):
 
 def values_of(x: Tensor) -> Tensor:
     """x's stored values, differentiable (the gradient reaches x as a sparse tensor)."""
-    if x.stop_gradient:
+    if not records_gradient(x):  # also an integer x flagged stop_gradient=False: no gradient flows
         return Tensor(x.impl.values)
     return _Values.apply(x)
 
 
 def from_values(values: Tensor, pattern) -> Tensor:
     """A sparse Tensor of ``pattern``'s kind, coordinates and shape holding ``values``."""
-    if values.stop_gradient:
+    if not records_gradient(values):
         return Tensor(with_values(pattern, values.impl))
     return _FromValues.apply(values, pattern)
 
@@ -149,7 +150,7 @@ def gather_at(dense: Tensor, indices: Tensor) -> Tensor:
 
 def to_dense(x: Tensor) -> Tensor:
     """The dense Tensor a sparse one stands for (repeated coordinates add up); differentiable."""
-    if x.stop_gradient:
+    if not records_gradient(x):
         return Tensor(phi_sparse.sparse_to_dense(x.impl))
     indices = coo_indices(x)
     return _F.scatter_nd_add(zeros(x.shape, x.dtype, x.place), _F.transpose(indices, [1, 0]), values_of(x))

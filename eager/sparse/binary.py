@@ -1,11 +1,15 @@
-"""Elementwise arithmetic of two sparse tensors (Paddle's paddle.sparse.add,
+"""Elementwise arithmetic of sparse tensors (Paddle's paddle.sparse.add,
 subtract, multiply, divide) and is_same_shape.
 
-Both operands are of one kind (COO with COO, CSR with CSR), one shape and one
-dtype. The result stores the union of both patterns, coalesced, each operand
-taken as zero where it stores nothing; ``divide``, as Paddle's, stores every
-position (x / 0 gives inf or nan there, as it does densely). Differentiable in
-both.
+Two sparse operands are of one kind (COO with COO, CSR with CSR) and one
+shape; as in Paddle, y is cast to x's dtype when theirs differ. The result
+stores the union of both patterns, coalesced, each operand taken as zero where
+it stores nothing; ``divide``, as Paddle's, stores every position (x / 0 gives
+inf or nan there, as it does densely). Paddle's other forms: ``multiply`` and
+``divide`` take a Python number y (x's pattern kept; an integer x is divided
+in float32), and ``add`` takes a dense 1-D y added to every stored value block
+of a hybrid COO x (a bias over the last, dense, dimension). Differentiable in
+every tensor operand.
 
 >>> x = eager.sparse.sparse_coo_tensor([[0, 1]], [1.0, 2.0], [3])
 >>> y = eager.sparse.sparse_coo_tensor([[1, 2]], [10.0, 20.0], [3])
@@ -21,11 +25,13 @@ from phi.core.sparse_tensor import coo_from_parts, csr_from_parts
 from ..composite import _paddle_api as _check
 from ..generated import forward_api as _F
 from ..tensor import Tensor
-from ._core import COO, kind_name, coo_indices, expect_sparse, expect_tensor, from_values, values_of, zeros
+from ._core import COO, DENSE, kind_name, coo_indices, expect_sparse, expect_tensor, from_values, values_of, zeros
+from .unary import apply_to_values, cast
 
 
-def check_pair(op: str, x, y) -> None:
-    """x and y: sparse, of one kind, shape and dtype (TypeError / ValueError naming op)."""
+def check_pair(op: str, x, y):
+    """y, checked against x: both sparse, of one kind and shape (TypeError /
+    ValueError naming op); cast to x's dtype where theirs differ, as Paddle does."""
     expect_sparse(op, "x", x)
     expect_sparse(op, "y", y)
     if x.impl.kind is not y.impl.kind:
@@ -33,10 +39,15 @@ def check_pair(op: str, x, y) -> None:
                         f"{kind_name(y.impl.kind)} (convert one with to_sparse_coo / to_sparse_csr)")
     if x.shape != y.shape:
         raise ValueError(f"{op}: x and y must have one shape, got {x.shape} and {y.shape}")
-    if x.dtype != y.dtype:
-        raise TypeError(f"{op}: x and y must have one dtype, got {x.dtype} and {y.dtype}")
     if x.impl.kind is COO and x.impl.sparse_dim != y.impl.sparse_dim:
         raise ValueError(f"{op}: x and y must have one sparse_dim, got {x.impl.sparse_dim} and {y.impl.sparse_dim}")
+    return y if y.dtype == x.dtype else cast(y, None, x.dtype)
+
+
+def is_number(value) -> bool:
+    """Whether ``value`` is a number Paddle's sparse multiply and divide take as a scalar
+    (a Python int or float, NumPy's float64 included)."""
+    return isinstance(value, (int, float))
 
 
 def pattern_of(kind, indices, values, shape):
@@ -50,7 +61,7 @@ def pattern_of(kind, indices, values, shape):
 def on_union(op: str, x, y, fn, everywhere: bool = False):
     """fn(x's values, y's values) over the union of both patterns (over every
     position of the sparse dimensions when ``everywhere``)."""
-    check_pair(op, x, y)
+    y = check_pair(op, x, y)
     ix, iy = coo_indices(x), coo_indices(y)
     sparse_dim = ix.shape[0]
     both = [ix, iy]
@@ -70,32 +81,85 @@ def on_union(op: str, x, y, fn, everywhere: bool = False):
 
 @_check.composed_in("sparse")
 def add(x, y, name=None):
-    """x + y of two sparse tensors of one kind, shape and dtype (see the module doc)."""
-    return on_union("sparse.add", x, y, _F.add)
+    """x + y: two sparse tensors of one kind and shape (y cast to x's dtype), or a
+    hybrid COO x and a dense 1-D y of x's last (dense) dimension, added to every
+    stored value block (see the module doc).
+
+    >>> x = eager.sparse.sparse_coo_tensor([[0, 1]], [[1.0, 2.0], [3.0, 4.0]], [3, 2])
+    >>> eager.sparse.add(x, eager.to_tensor([10.0, 20.0])).values().numpy()
+    array([[11., 22.],
+           [13., 24.]], dtype=float32)
+    """
+    op = "sparse.add"
+    expect_tensor(op, "y", y)
+    if y.impl.kind is DENSE:
+        return _add_dense(op, x, y)
+    return on_union(op, x, y, _F.add)
+
+
+def _add_dense(op: str, x, y):
+    """Paddle's add_coo_dense: y (1-D, x's last dimension) added to each stored block."""
+    expect_sparse(op, "x", x, kinds=(COO,))
+    dense_dims = x.ndim - x.impl.sparse_dim
+    if dense_dims < 1:
+        raise ValueError(f"{op}: a dense y is added to every stored value block of a hybrid COO x, so x needs a "
+                         f"dense last dimension (sparse_dim < ndim); x has shape {x.shape} and sparse_dim "
+                         f"{x.impl.sparse_dim} (add two sparse tensors, or convert x with to_dense())")
+    if y.ndim != 1 or y.shape[0] != x.shape[-1]:
+        raise ValueError(f"{op}: a dense y must be 1-D of x's last dimension {x.shape[-1]} (a bias), got shape "
+                         f"{y.shape}")
+    if y.dtype != x.dtype:
+        y = _F.cast(y, x.dtype)
+    return apply_to_values(op, x, lambda values: _F.add(values, y))
 
 
 @_check.composed_in("sparse")
 def subtract(x, y, name=None):
-    """x - y of two sparse tensors of one kind, shape and dtype (see the module doc)."""
+    """x - y of two sparse tensors of one kind and shape, y cast to x's dtype (see the module doc)."""
     return on_union("sparse.subtract", x, y, _F.subtract)
 
 
 @_check.composed_in("sparse")
 def multiply(x, y, name=None):
-    """x * y of two sparse tensors of one kind, shape and dtype (see the module doc)."""
-    return on_union("sparse.multiply", x, y, _F.multiply)
+    """x * y of two sparse tensors of one kind and shape (y cast to x's dtype), or of
+    a sparse x and a Python number y (x's pattern kept, x's dtype kept: as Paddle's
+    scale kernel, an integer x takes y cast to its dtype, so 2.5 multiplies by 2).
+
+    >>> x = eager.sparse.sparse_coo_tensor([[0, 2]], [1.0, 2.0], [3])
+    >>> eager.sparse.multiply(x, 3).to_dense().numpy()
+    array([3., 0., 6.], dtype=float32)
+    """
+    op = "sparse.multiply"
+    expect_sparse(op, "x", x)
+    if is_number(y):
+        floating = x.dtype.is_floating_point or x.dtype.is_complex
+        factor = float(y) if floating else float(int(y))
+        return apply_to_values(op, x, lambda values: _F.scale(values, factor, 0.0, True))
+    return on_union(op, x, y, _F.multiply)
 
 
 @_check.composed_in("sparse")
 def divide(x, y, name=None):
-    """x / y of two sparse tensors of one kind, shape and dtype. As in Paddle the
-    result stores every position: where neither stores a value it holds 0 / 0 = nan.
+    """x / y of two sparse tensors of one kind and shape (y cast to x's dtype), or of
+    a sparse x and a Python number y (x's pattern kept). An integer x is divided in
+    float32, as in Paddle. With two sparse tensors the result stores every position:
+    where neither stores a value it holds 0 / 0 = nan.
 
     >>> x = eager.sparse.sparse_coo_tensor([[1]], [3.0], [2])
     >>> eager.sparse.divide(x, eager.sparse.sparse_coo_tensor([[1]], [2.0], [2])).to_dense().numpy()
     array([nan, 1.5], dtype=float32)
+    >>> eager.sparse.divide(x, 2).to_dense().numpy()
+    array([0. , 1.5], dtype=float32)
     """
-    return on_union("sparse.divide", x, y, _F.divide, everywhere=True)
+    op = "sparse.divide"
+    expect_sparse(op, "x", x)
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        x = cast(x, None, DataType.FLOAT32)
+    if is_number(y):
+        divisor = float(y)
+        return apply_to_values(op, x, lambda values: _F.divide(values, _F.full([], divisor, values.dtype,
+                                                                               values.place)))
+    return on_union(op, x, y, _F.divide, everywhere=True)
 
 
 def is_same_shape(x, y) -> bool:

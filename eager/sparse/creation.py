@@ -19,6 +19,7 @@ from phi.api import sparse as phi_sparse
 from phi.core.sparse_tensor import SparseCooTensor, SparseCsrTensor, coo_from_parts, csr_from_parts
 
 from ..arguments import to_bool, to_dtype, to_int, to_int_array, to_place
+from ..autograd.meta import records_gradient
 from ..composite import _paddle_api as _check
 from ..creation import to_tensor
 from ..generated import forward_api as _F
@@ -57,7 +58,7 @@ def _finish(op: str, impl, values: Tensor, stop_gradient) -> Tensor:
     """The new sparse Tensor: differentiable in ``values`` when they need a gradient
     and stop_gradient is False; a new leaf otherwise (as Paddle's creation ops)."""
     stop_gradient = to_bool(stop_gradient, op, "stop_gradient")
-    if not stop_gradient and not values.stop_gradient:
+    if not stop_gradient and records_gradient(values):
         return from_values(values, impl)
     out = Tensor(impl)
     if not stop_gradient:
@@ -133,7 +134,7 @@ def to_sparse_coo(x, sparse_dim):
         raise ValueError(f"{op}: argument 'sparse_dim' expected an int in [1, {x.ndim}] for a tensor of shape "
                          f"{x.shape}, got {sparse_dim}")
     pattern = phi_sparse.dense_to_sparse_coo(x.impl, sparse_dim)
-    if x.stop_gradient:
+    if not records_gradient(x):
         return Tensor(pattern)
     return from_values(gather_at(x, Tensor(pattern.indices)), pattern)
 

@@ -18,6 +18,7 @@ from phi.api import sparse as phi_sparse
 
 from ..arguments import to_float
 from ..autograd.grad_mode import no_grad
+from ..autograd.meta import records_gradient
 from ..autograd.py_layer import PyLayer
 from ..composite import _paddle_api as _check
 from ..generated import forward_api as _F
@@ -79,7 +80,7 @@ class _SparseDenseMatmul(PyLayer):
 
 def spmm(values: Tensor, y: Tensor, rows, cols, out_rows: int) -> Tensor:
     """``out[rows[k]] += values[k] * y[cols[k]]`` (rows, cols: int64 phi tensors), out ``[out_rows, N]``."""
-    if values.stop_gradient and y.stop_gradient:
+    if not (records_gradient(values) or records_gradient(y)):
         return Tensor(phi_sparse.sparse_dense_matmul(values.impl, rows, cols, y.impl, out_rows))
     return _SparseDenseMatmul.apply(values, y, rows, cols, out_rows)
 

@@ -150,9 +150,11 @@ def call_kernel_of_kind(op: str, kernel_name: str, selector, args: tuple, metas:
     try:
         kernel = KERNELS.dispatch_table(kernel_name, selector.kind)[array_type, np_dtype]
     except NotFoundError as error:
+        hint = ("phi.api.selected_rows_to_dense" if selector.kind is TensorKind.SELECTED_ROWS
+                else "to_dense() (or use the sparse ops of eager.sparse)")
         raise UnimplementedError(
             f"no kernel for a {selector.kind} input ({error.args[0]}); convert it with "
-            f"phi.api.selected_rows_to_dense first").in_op(op, **inputs) from None
+            f"{hint} first").in_op(op, **inputs) from None
     try:
         results = kernel(*[kernel_input(a) for a in args], **kernel_kwargs)
     except PhiError as error:
