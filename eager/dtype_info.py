@@ -4,7 +4,7 @@ The numbers come from NumPy's ``finfo``/``iinfo`` for the dtype's array type, as
 plain Python floats and ints (Paddle returns doubles and ints too).
 
 >>> eager.iinfo(eager.uint8)
-eager.iinfo(min=0, max=255, bits=8, dtype=uint8)
+paddle.iinfo(min=0, max=255, bits=8, dtype=uint8)
 >>> eager.finfo("float16").max
 65504.0
 """
@@ -34,7 +34,8 @@ class IntegerInfo:
     dtype: str
 
     def __repr__(self) -> str:
-        return f"eager.iinfo(min={self.min}, max={self.max}, bits={self.bits}, dtype={self.dtype})"
+        """Paddle's text, ``paddle.iinfo(min=..., max=..., bits=..., dtype=...)``."""
+        return f"paddle.iinfo(min={self.min}, max={self.max}, bits={self.bits}, dtype={self.dtype})"
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,11 @@ class FloatInfo:
     dtype: str
 
     def __repr__(self) -> str:
-        return (f"eager.finfo(min={self.min}, max={self.max}, eps={self.eps}, resolution={self.resolution}, "
-                f"smallest_normal={self.smallest_normal}, tiny={self.tiny}, bits={self.bits}, dtype={self.dtype})")
+        """Paddle's text: ``paddle.finfo(...)`` with each number as C++ streams a double
+        (six significant digits, ``%g``), e.g. ``eps=1.19209e-07`` for float32."""
+        return (f"paddle.finfo(min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"resolution={self.resolution:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, bits={self.bits}, dtype={self.dtype})")
 
 
 def iinfo(dtype) -> IntegerInfo:

@@ -85,9 +85,22 @@ def test_digamma_known_values_recurrence_and_reflection():
     # psi(1 - x) - psi(x) = pi cot(pi x)
     np.testing.assert_allclose(values("digamma", 1 - x) - values("digamma", x), math.pi / np.tan(math.pi * x),
                                rtol=1e-10, atol=1e-10)
-    # The poles give +inf, as Paddle's (Eigen's) digamma; so does +inf.
-    edge = values("digamma", [0.0, -1.0, -4.0, np.inf])
-    assert (edge == np.inf).all()
+    # The poles (and -inf) give NaN, as Paddle's digamma (its docstring prints nan at 0; the
+    # limits from either side are -inf and +inf); +inf gives +inf.
+    edge = values("digamma", [0.0, -1.0, -4.0, -np.inf, np.inf])
+    assert np.isnan(edge[:4]).all() and edge[4] == np.inf
+    # Just beside a pole the values are finite and of opposite signs, as psi(x) ~ -1/(x + k).
+    beside = values("digamma", [-1.0 - 1e-9, -1.0 + 1e-9])
+    assert beside[0] > 1e8 and beside[1] < -1e8
+    # polygamma with n = 0 is digamma, poles included (Paddle's polygamma(x, 0) calls digamma).
+    assert np.isnan(values("polygamma", [0.0, -3.0], 0)).all()
+    # Paddle's float32 example: [[1, 1.5], [0, -2.2]] -> [[-0.5772, 0.0365], [nan, 5.3229]]
+    # (psi(1.5) = 2 - gamma - 2 log 2; psi(-2.2) from psi(0.8) by the recurrence).
+    got = eager.digamma(eager.to_tensor([[1.0, 1.5], [0.0, -2.2]], dtype="float32")).numpy()
+    assert got.dtype == np.float32 and np.isnan(got[1, 0])
+    psi_08 = values("digamma", [0.8])[0]
+    expected = [-EULER_GAMMA, 2 - EULER_GAMMA - 2 * math.log(2), psi_08 + 1 / 0.2 + 1 / 1.2 + 1 / 2.2]
+    np.testing.assert_allclose(got[[0, 0, 1], [0, 1, 1]], expected, rtol=1e-6)
 
 
 def test_digamma_is_the_derivative_of_lgamma():

@@ -410,3 +410,18 @@ def test_docstring_examples_run():
     for module in (pooling_functional, common_functional, pooling, common):
         result = doctest.testmod(module, extraglobs={"eager": eager}, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0, module.__name__
+
+
+def test_pooling_layer_reprs_are_paddles():
+    # Paddle's extra_repr of each layer (and the quantization examples that print a LeNet).
+    assert repr(eager.nn.MaxPool2D(kernel_size=2, stride=2)) == "MaxPool2D(kernel_size=2, stride=2, padding=0)"
+    assert repr(eager.nn.AvgPool1D(3, padding="SAME")) == "AvgPool1D(kernel_size=3, stride=None, padding=SAME)"
+    assert repr(eager.nn.MaxPool3D(2, 1, 1, ceil_mode=True)) == "MaxPool3D(kernel_size=2, stride=1, padding=1)"
+    assert repr(eager.nn.AdaptiveAvgPool2D([3, 4])) == "AdaptiveAvgPool2D(output_size=[3, 4])"
+    assert repr(eager.nn.AdaptiveMaxPool1D(4, return_mask=True)) == "AdaptiveMaxPool1D(output_size=4, return_mask=True)"
+    assert repr(eager.nn.MaxUnPool2D(2, output_size=[4, 4])) == "MaxUnPool2D(output_size=[4, 4])"
+    assert repr(eager.nn.Unfold([2, 3], strides=2)) == "Unfold(kernel_size=[2, 3], dilation=1, padding=0, stride=2)"
+    assert repr(eager.nn.Fold([4, 4], 2)) == "Fold(kernel_size=2, dilation=1, padding=0, stride=1)"
+    # Layers Paddle 2.6 lacks keep every argument.
+    assert repr(eager.nn.LPPool1D(2, 3)) == ("LPPool1D(norm_type=2, kernel_size=3, stride=None, padding=0, "
+                                             "ceil_mode=False, data_format='NCL')")

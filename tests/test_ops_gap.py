@@ -648,9 +648,13 @@ def test_lu_infos_method_and_paddle_example():
     packed, pivots, infos = x.lu(get_infos=True)
     np.testing.assert_array_equal(pivots.numpy(), [3, 3])
     np.testing.assert_allclose(packed.numpy(), [[5.0, 6.0], [0.2, 0.8], [0.6, 0.5]], rtol=1e-6)
-    assert int(infos) == 0 and infos.dtype == eager.int32
+    # One matrix gives infos of shape [1], as Paddle's (LUInferMeta); a batch gives one per matrix.
+    assert infos.shape == [1] and int(infos) == 0 and infos.dtype == eager.int32
     singular = L.lu(t(np.array([[1.0, 2.0], [2.0, 4.0]])), get_infos=True)
-    assert int(singular[2]) == 2
+    assert singular[2].shape == [1] and int(singular[2]) == 2
+    batch = L.lu(t(np.array([[[1.0, 2.0], [2.0, 4.0]], [[1.0, 0.0], [0.0, 1.0]]])), get_infos=True)
+    assert batch[2].shape == [2] and batch[2].numpy().tolist() == [2, 0]
+    assert L.lu(t(np.zeros((3, 2, 2, 2))), get_infos=True)[2].shape == [3, 2]
     assert len(x.lu()) == 2
     with pytest.raises(TypeError, match="lu: argument 'get_infos' expected a bool"):
         L.lu(x, get_infos=1)

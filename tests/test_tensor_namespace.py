@@ -37,7 +37,19 @@ def test_finfo_of_a_complex_dtype_is_that_of_its_parts():
 def test_iinfo_gives_the_integer_range(name, low, high, bits):
     info = eager.iinfo(getattr(eager, name))
     assert (info.min, info.max, info.bits, info.dtype) == (low, high, bits, name)
-    assert repr(info) == f"eager.iinfo(min={low}, max={high}, bits={bits}, dtype={name})"
+    # Paddle's text (its pybind __repr__), as printed in paddle.iinfo's example.
+    assert repr(info) == f"paddle.iinfo(min={low}, max={high}, bits={bits}, dtype={name})"
+    assert str(info) == repr(info)
+
+
+def test_finfo_repr_is_paddles_with_six_significant_digits():
+    # Paddle streams the doubles through std::ostream: six significant digits, as C's %g.
+    assert repr(eager.finfo(eager.float32)) == (
+        "paddle.finfo(min=-3.40282e+38, max=3.40282e+38, eps=1.19209e-07, resolution=1e-06, "
+        "smallest_normal=1.17549e-38, tiny=1.17549e-38, bits=32, dtype=float32)")
+    assert repr(eager.finfo("float16")) == (
+        "paddle.finfo(min=-65504, max=65504, eps=0.000976562, resolution=0.001, "
+        "smallest_normal=6.10352e-05, tiny=6.10352e-05, bits=16, dtype=float16)")
 
 
 def test_finfo_and_iinfo_refuse_the_other_kind():

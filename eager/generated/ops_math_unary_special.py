@@ -429,7 +429,7 @@ def lgamma_(x, name=None):
 
 
 def digamma(x, name=None):
-    """psi(x), the derivative of lgamma; +inf at the poles 0, -1, -2, ... as in Paddle.
+    """psi(x), the derivative of lgamma; NaN at the poles 0, -1, -2, ... as in Paddle.
 
     Differentiable to any order.
     """
@@ -455,7 +455,7 @@ def digamma(x, name=None):
 
 
 def digamma_(x, name=None):
-    """Inplace digamma: writes the result into x and returns it. psi(x), the derivative of lgamma; +inf at the poles 0, -1, -2, ... as in Paddle.
+    """Inplace digamma: writes the result into x and returns it. psi(x), the derivative of lgamma; NaN at the poles 0, -1, -2, ... as in Paddle.
 
     Differentiable to any order.
     """
@@ -572,7 +572,7 @@ def angle(x, name=None):
 
 
 def polygamma(x, n, name=None):
-    """psi^(n)(x), the n-th derivative of digamma (n >= 0); at the poles 0, -1, -2, ... +inf for n = 0 and (-1)^(n+1) inf above.
+    """psi^(n)(x), the n-th derivative of digamma (n >= 0); at the poles 0, -1, -2, ... NaN for n = 0 (digamma, as Paddle) and (-1)^(n+1) inf above.
 
     Differentiable to any order.
     """
@@ -600,7 +600,7 @@ def polygamma(x, n, name=None):
 
 
 def polygamma_(x, n, name=None):
-    """Inplace polygamma: writes the result into x and returns it. psi^(n)(x), the n-th derivative of digamma (n >= 0); at the poles 0, -1, -2, ... +inf for n = 0 and (-1)^(n+1) inf above.
+    """Inplace polygamma: writes the result into x and returns it. psi^(n)(x), the n-th derivative of digamma (n >= 0); at the poles 0, -1, -2, ... NaN for n = 0 (digamma, as Paddle) and (-1)^(n+1) inf above.
 
     Differentiable to any order.
     """

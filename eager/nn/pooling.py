@@ -13,6 +13,9 @@ class _Pool(Layer):
     """A layer holding a functional's keyword arguments."""
 
     _function = None
+    # Paddle's extra_repr: (label, argument) pairs printed as ``label=value`` with str();
+    # None shows every argument with repr() (layers Paddle 2.6 does not have).
+    _repr_fields = None
 
     def __init__(self, **kwargs):
         super().__init__()
@@ -23,8 +26,10 @@ class _Pool(Layer):
         return type(self)._function(x, **self._kwargs)
 
     def extra_repr(self) -> str:
-        """The arguments, shown by repr."""
-        return ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+        """The arguments, shown by repr: the ones Paddle's layer shows, as it shows them."""
+        if self._repr_fields is None:
+            return ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+        return ", ".join(f"{label}={self._kwargs[key]}" for label, key in self._repr_fields)
 
 
 class MaxPool1D(_Pool):
@@ -35,6 +40,7 @@ class MaxPool1D(_Pool):
     """
 
     _function = staticmethod(P.max_pool1d)
+    _repr_fields = (("kernel_size", "kernel_size"), ("stride", "stride"), ("padding", "padding"))
 
     def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, data_format="NCL",
                  name=None):
@@ -50,6 +56,7 @@ class MaxPool2D(_Pool):
     """
 
     _function = staticmethod(P.max_pool2d)
+    _repr_fields = (("kernel_size", "kernel_size"), ("stride", "stride"), ("padding", "padding"))
 
     def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
                  data_format="NCHW", name=None):
@@ -65,6 +72,7 @@ class MaxPool3D(_Pool):
     """
 
     _function = staticmethod(P.max_pool3d)
+    _repr_fields = (("kernel_size", "kernel_size"), ("stride", "stride"), ("padding", "padding"))
 
     def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
                  data_format="NCDHW", name=None):
@@ -87,8 +95,8 @@ class _Unpool(Layer):
         return type(self)._function(x, indices, **self._kwargs)
 
     def extra_repr(self) -> str:
-        """The arguments, shown by repr."""
-        return ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+        """``output_size=...``, as Paddle's."""
+        return f"output_size={self._kwargs['output_size']}"
 
 
 class MaxUnPool1D(_Unpool):
@@ -141,6 +149,7 @@ class AvgPool1D(_Pool):
     """
 
     _function = staticmethod(P.avg_pool1d)
+    _repr_fields = (("kernel_size", "kernel_size"), ("stride", "stride"), ("padding", "padding"))
 
     def __init__(self, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False, data_format="NCL",
                  name=None):
@@ -156,6 +165,7 @@ class AvgPool2D(_Pool):
     """
 
     _function = staticmethod(P.avg_pool2d)
+    _repr_fields = (("kernel_size", "kernel_size"), ("stride", "stride"), ("padding", "padding"))
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
                  data_format="NCHW", name=None):
@@ -171,6 +181,7 @@ class AvgPool3D(_Pool):
     """
 
     _function = staticmethod(P.avg_pool3d)
+    _repr_fields = (("kernel_size", "kernel_size"), ("stride", "stride"), ("padding", "padding"))
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
                  data_format="NCDHW", name=None):
@@ -186,6 +197,7 @@ class AdaptiveAvgPool1D(_Pool):
     """
 
     _function = staticmethod(P.adaptive_avg_pool1d)
+    _repr_fields = (("output_size", "output_size"),)
 
     def __init__(self, output_size, data_format="NCL", name=None):
         super().__init__(output_size=output_size, data_format=data_format)
@@ -199,6 +211,7 @@ class AdaptiveAvgPool2D(_Pool):
     """
 
     _function = staticmethod(P.adaptive_avg_pool2d)
+    _repr_fields = (("output_size", "output_size"),)
 
     def __init__(self, output_size, data_format="NCHW", name=None):
         super().__init__(output_size=output_size, data_format=data_format)
@@ -212,6 +225,7 @@ class AdaptiveAvgPool3D(_Pool):
     """
 
     _function = staticmethod(P.adaptive_avg_pool3d)
+    _repr_fields = (("output_size", "output_size"),)
 
     def __init__(self, output_size, data_format="NCDHW", name=None):
         super().__init__(output_size=output_size, data_format=data_format)
@@ -225,6 +239,7 @@ class AdaptiveMaxPool1D(_Pool):
     """
 
     _function = staticmethod(P.adaptive_max_pool1d)
+    _repr_fields = (("output_size", "output_size"), ("return_mask", "return_mask"))
 
     def __init__(self, output_size, return_mask=False, data_format="NCL", name=None):
         super().__init__(output_size=output_size, return_mask=return_mask, data_format=data_format)
@@ -238,6 +253,7 @@ class AdaptiveMaxPool2D(_Pool):
     """
 
     _function = staticmethod(P.adaptive_max_pool2d)
+    _repr_fields = (("output_size", "output_size"), ("return_mask", "return_mask"))
 
     def __init__(self, output_size, return_mask=False, data_format="NCHW", name=None):
         super().__init__(output_size=output_size, return_mask=return_mask, data_format=data_format)
@@ -251,6 +267,7 @@ class AdaptiveMaxPool3D(_Pool):
     """
 
     _function = staticmethod(P.adaptive_max_pool3d)
+    _repr_fields = (("output_size", "output_size"), ("return_mask", "return_mask"))
 
     def __init__(self, output_size, return_mask=False, data_format="NCDHW", name=None):
         super().__init__(output_size=output_size, return_mask=return_mask, data_format=data_format)
@@ -265,6 +282,7 @@ class Unfold(_Pool):
     """
 
     _function = staticmethod(P.unfold)
+    _repr_fields = (("kernel_size", "kernel_sizes"), ("dilation", "dilations"), ("padding", "paddings"), ("stride", "strides"))
 
     def __init__(self, kernel_sizes, dilations=1, paddings=0, strides=1, name=None):
         super().__init__(kernel_sizes=kernel_sizes, strides=strides, paddings=paddings, dilations=dilations)
@@ -279,6 +297,7 @@ class Fold(_Pool):
     """
 
     _function = staticmethod(P.fold)
+    _repr_fields = (("kernel_size", "kernel_sizes"), ("dilation", "dilations"), ("padding", "paddings"), ("stride", "strides"))
 
     def __init__(self, output_sizes, kernel_sizes, dilations=1, paddings=0, strides=1, name=None):
         super().__init__(output_sizes=output_sizes, kernel_sizes=kernel_sizes, strides=strides, paddings=paddings,

@@ -6255,7 +6255,7 @@ _digamma_seen = KERNELS.signature_cache("digamma", "digamma")
 
 
 def digamma(x):
-    """psi(x), the derivative of lgamma; +inf at the poles 0, -1, -2, ... as in Paddle."""
+    """psi(x), the derivative of lgamma; NaN at the poles 0, -1, -2, ... as in Paddle."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape)
         seen = _digamma_seen.get(signature)
@@ -6732,7 +6732,7 @@ _polygamma_seen = KERNELS.signature_cache("polygamma", "polygamma")
 
 
 def polygamma(x, n):
-    """psi^(n)(x), the n-th derivative of digamma (n >= 0); at the poles 0, -1, -2, ... +inf for n = 0 and (-1)^(n+1) inf above."""
+    """psi^(n)(x), the n-th derivative of digamma (n >= 0); at the poles 0, -1, -2, ... NaN for n = 0 (digamma, as Paddle) and (-1)^(n+1) inf above."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, n, type(n))
         seen = _polygamma_seen.get(signature)

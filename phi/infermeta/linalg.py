@@ -491,13 +491,14 @@ def eig_infer_meta(x, out_w, out_v) -> None:
 
 def lu_infer_meta(x, pivot, out, pivots, infos) -> None:
     """Matrices [..., M, N] (float32/64): the packed factors [..., M, N], int32
-    pivots [..., min(M, N)] and int32 infos [...]."""
+    pivots [..., min(M, N)] and int32 infos [...] ([1] for one matrix, as Paddle's
+    LUInferMeta)."""
     _require_float("x", x)
     _require_matrix("x", x)
     dims = tuple(x.dims)
     _set(out, dims, x.dtype, x.layout)
     _set(pivots, dims[:-2] + (min(dims[-2:]),), DataType.INT32, x.layout)
-    _set(infos, dims[:-2], DataType.INT32, x.layout)
+    _set(infos, dims[:-2] or (1,), DataType.INT32, x.layout)
 
 
 def lu_unpack_infer_meta(x, y, unpack_ludata, unpack_pivots, pmat, l, u) -> None:  # noqa: E741  (Paddle's name)

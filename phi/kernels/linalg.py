@@ -447,7 +447,7 @@ def lu(ctx, x, pivot):
     (so it runs on either backend): with ``pivot`` the row of largest magnitude
     in the column is swapped up first (LAPACK getrf's partial pivoting); a zero
     pivot leaves its column unscaled (its multipliers 0) and is reported, 1-based,
-    in infos, as getrf does."""
+    in infos, as getrf does (infos [1] for one matrix, as Paddle's)."""
     xp = ctx.xp
     m, n = x.shape[-2:]
     k = min(m, n)
@@ -477,7 +477,7 @@ def lu(ctx, x, pivot):
         infos = xp.where(diagonal.any(axis=1), first + 1, 0).astype(np.int32)
     else:
         infos = xp.zeros((count,), dtype=np.int32)
-    return a.reshape(x.shape), pivots.reshape(batch + (k,)), infos.reshape(batch)
+    return a.reshape(x.shape), pivots.reshape(batch + (k,)), infos.reshape(batch or (1,))
 
 
 @register_kernel("lu_unpack", ALL_BACKENDS, LINALG_FLOATS)

@@ -344,17 +344,17 @@ def _polygamma(xp, x, n):
         reflected = ((-1.0) ** n * _polygamma_positive(xp, 1.0 - mirrored, n)
                      - math.pi ** (n + 1) * poly)
         out = xp.where(positive, direct, reflected)
-        # At the poles 0, -1, -2, ... (and -inf, which Eigen counts among them): +inf for
-        # digamma, as Eigen's digamma behind Paddle's; (-1)^(n+1) inf for n >= 1, as its
-        # zeta (psi^(n) = (-1)^(n+1) n! zeta(n+1, x)).
+        # At the poles 0, -1, -2, ... (and -inf, which Eigen counts among them): NaN for
+        # digamma, as Paddle's (its Eigen's digamma; the sign of the infinity depends on the
+        # side); (-1)^(n+1) inf for n >= 1, as its zeta (psi^(n) = (-1)^(n+1) n! zeta(n+1, x)).
         pole = (x <= 0) & (x == xp.floor(x))
-        out = xp.where(pole, xp.inf if n == 0 or n % 2 == 1 else -xp.inf, out)
+        out = xp.where(pole, xp.nan if n == 0 else xp.inf if n % 2 == 1 else -xp.inf, out)
         return xp.where(x == xp.inf, xp.inf if n == 0 else 0.0, out)
 
 
 @register_kernel("digamma", ALL_BACKENDS, FLOATS)
 def digamma(ctx, x, *, into=None):
-    """psi(x) = d/dx log Gamma(x); +inf at 0 and the negative integers, as Paddle."""
+    """psi(x) = d/dx log Gamma(x); NaN at 0 and the negative integers, as Paddle."""
     xp = ctx.xp
     return _cast_into(_polygamma(xp, _as_float64(xp, x), 0), x, into)
 
