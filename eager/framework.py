@@ -260,6 +260,8 @@ def _flag_names() -> dict:
 # Paddle flags that training scripts set at start-up to tune cuDNN or oneDNN, which
 # eager does not use (its GPU kernels are CuPy's): accepted, kept and read back, with
 # no effect, so that such a script runs unchanged. The values are Paddle's defaults.
+# FLAGS_use_stride_kernel (Paddle's switch for view ops that share memory) is kept for
+# the same reason: eager's view ops (view, as_strided, unfold, ...) always share memory.
 _PADDLE_ONLY_FLAGS = {
     "FLAGS_cudnn_deterministic": False,
     "FLAGS_cudnn_exhaustive_search": False,
@@ -267,6 +269,7 @@ _PADDLE_ONLY_FLAGS = {
     "FLAGS_conv_workspace_size_limit": 512,
     "FLAGS_embedding_deterministic": 0,
     "FLAGS_use_mkldnn": False,
+    "FLAGS_use_stride_kernel": True,
 }
 _paddle_only_values = dict(_PADDLE_ONLY_FLAGS)
 # Flags whose job eager does another way: the error says which.

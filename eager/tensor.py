@@ -12,6 +12,8 @@ are attached to this class by :mod:`eager.tensor_api`, as Paddle's
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
+import sys
 
 import numpy as np
 
@@ -447,3 +449,38 @@ def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(importlib.import_module(".tensor_namespace", __package__), name)
+
+
+# `import eager.tensor.math` (a Paddle file name under paddle.tensor, as
+# eager.tensor_namespace.PADDLE_FILES lists them) gives the same namespace module as
+# attribute access: a module with a __path__ lets the import system look for its
+# submodules, and the finder below answers for those names only.
+__path__: list = []
+
+
+class _PaddleFileFinder:
+    """Import finder and loader of ``eager.tensor.<Paddle file>``: the module is
+    eager.tensor_namespace itself, under a second name."""
+
+    @classmethod
+    def find_spec(cls, fullname, path=None, target=None):
+        parent, _, child = fullname.rpartition(".")
+        if parent != __name__:
+            return None
+        namespace = importlib.import_module(".tensor_namespace", __package__)
+        if child not in namespace.PADDLE_FILES:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, cls, loader_state=namespace.__spec__)
+
+    @staticmethod
+    def create_module(spec):
+        return importlib.import_module(".tensor_namespace", __package__)
+
+    @staticmethod
+    def exec_module(module):
+        # The import system gave the module this alias's spec: keep its own.
+        module.__spec__ = module.__spec__.loader_state
+
+
+if not any(getattr(finder, "__qualname__", None) == "_PaddleFileFinder" for finder in sys.meta_path):
+    sys.meta_path.append(_PaddleFileFinder)

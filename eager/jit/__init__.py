@@ -30,6 +30,7 @@ included, and load it as a TranslatedLayer that runs and can be fine-tuned.
 from __future__ import annotations
 
 import functools
+import importlib
 import types
 
 from ..nn.layer import Layer
@@ -129,3 +130,10 @@ def enable_to_static(enable_to_static_bool: bool) -> None:
 
 __all__ = ["InputSpec", "StaticFunction", "TranslatedLayer", "enable_to_static", "ignore_module", "load",
            "not_to_static", "save", "to_static"]
+
+
+def __getattr__(name):
+    # Paddle's paddle.jit.api path (eager/jit/api.py) loads on first use: it imports this package.
+    if name == "api":
+        return importlib.import_module(".api", __name__)
+    raise AttributeError(f"module 'eager.jit' has no attribute {name!r}")

@@ -16,6 +16,7 @@ from . import adaptive_softmax
 from . import attention
 from . import common
 from . import conv
+from . import distance  # Paddle's file name for pairwise_distance (the function is common's)
 from . import dropout
 from . import dropout as _dropout_module  # `dropout` becomes the function below
 from . import extension

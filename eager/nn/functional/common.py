@@ -2,9 +2,16 @@
 
 Compositions of differentiable ops (matmul, multiply, sum, norm), so their
 gradients of every order come from those ops.
+
+Paddle's ``paddle.nn.functional.common`` file also holds dropout, pad,
+interpolate, unfold, label_smooth and a few more, which eager defines in other
+modules of this package: as attributes of this module they are looked up on
+the package on first use (``from eager.nn.functional.common import dropout``
+works), since importing them here would make an import cycle.
 """
 from __future__ import annotations
 
+import importlib
 import numbers
 
 from phi.core import DenseTensor
@@ -166,3 +173,14 @@ def pairwise_distance(x: Tensor, y: Tensor, p: float = 2.0, epsilon: float = 1e-
 
 
 __all__ = ["bilinear", "cosine_similarity", "linear", "pairwise_distance"]
+
+
+# The functions Paddle's nn/functional/common.py defines that live elsewhere in eager (see the docstring).
+_PADDLE_COMMON = frozenset({"alpha_dropout", "class_center_sample", "dropout", "dropout2d", "dropout3d", "fold",
+                            "interpolate", "label_smooth", "pad", "unfold", "upsample", "zeropad2d"})
+
+
+def __getattr__(name):
+    if name in _PADDLE_COMMON:
+        return getattr(importlib.import_module(__package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

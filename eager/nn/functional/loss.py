@@ -18,6 +18,8 @@ from .checks import (FLOAT_ARRAY_DTYPES, REDUCTIONS, as_int64, check_axis, check
                      reduce_loss, value_range)
 from .common import pairwise_distance
 from .levenshtein import edit_distance  # noqa: F401  (Paddle keeps edit_distance in this module)
+from .margin_softmax import margin_cross_entropy  # noqa: F401  (so does Paddle's paddle.nn.functional.loss)
+from .rnnt import rnnt_loss  # noqa: F401  (and rnnt_loss)
 
 _INTEGER_ARRAY_DTYPES = frozenset(np.dtype(t.value) for t in INTEGER_TYPES)  # class labels' array dtypes
 

@@ -1,6 +1,12 @@
-"""``eager.io.DataLoader`` (Paddle's ``paddle.io.DataLoader``)."""
+"""``eager.io.DataLoader`` (Paddle's ``paddle.io.DataLoader``).
+
+This package is also Paddle's ``paddle.io.dataloader``: its submodules carry
+Paddle's file names (``dataset``, ``sampler``, ``batch_sampler``, ``collate``,
+``worker``) and re-export eager.io's objects; they load on first use.
+"""
 from __future__ import annotations
 
+import importlib
 import numbers
 
 import numpy as np
@@ -8,12 +14,12 @@ import numpy as np
 from phi.common import CPUPlace, convert_place
 from phi.core.generator import default_generator
 
-from ..arguments import to_bool
-from .batch_iterator import BatchIterator
-from .collate import default_collate_fn, default_convert_fn, to_host, to_tensors
-from .dataset import IterableDataset
-from .sampler import BatchSampler
-from . import worker as _worker
+from ...arguments import to_bool
+from ..batch_iterator import BatchIterator
+from ..collate import default_collate_fn, default_convert_fn, to_host, to_tensors
+from ..dataset import IterableDataset
+from ..sampler import BatchSampler
+from .. import worker as _worker
 
 
 class DataLoader:
@@ -185,3 +191,13 @@ class _SingleProcessIter(BatchIterator):
 
 
 __all__ = ["DataLoader"]
+
+
+# Paddle's file-named modules of this package (see the docstring).
+_PADDLE_FILES = frozenset({"batch_sampler", "collate", "dataset", "sampler", "worker"})
+
+
+def __getattr__(name):
+    if name in _PADDLE_FILES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'eager.io.dataloader' has no attribute {name!r}")

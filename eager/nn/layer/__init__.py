@@ -4,11 +4,18 @@ A Layer owns Parameters and sublayers, registered by assigning them as
 attributes. Calling a layer runs ``forward`` inside a name scope named after
 the layer (``linear_0``), so the grad nodes it records can be grouped in a
 picture of the graph.
+
+This package is also Paddle's ``paddle.nn.layer``: its submodules carry
+Paddle's file names (``eager.nn.layer.common``, ``.loss``, ``.transformer``,
+``.layers``, ...) and re-export the eager.nn classes Paddle defines in each
+file. They load on first use, by import statement or attribute access.
 """
 from __future__ import annotations
 
 import collections
 import collections.abc
+import importlib
+import pkgutil
 import re
 import time
 import warnings
@@ -21,17 +28,17 @@ from phi.common import DataType, TensorKind, convert_dtype
 from phi.common.data_type import FLOATING_TYPES, bfloat16_numpy_dtype
 from phi.core import DenseTensor
 
-from ..autograd.grad_mode import no_grad
-from ..autograd.hooks import RemovableHandle
-from ..autograd.meta import AutogradMeta
-from ..autograd.op_modes import MODES
-from ..autograd.scope import SCOPE as _SCOPE
-from ..creation import to_tensor
-from ..framework import current_place, default_dtype, parse_device
-from ..regularizer import WeightDecayRegularizer
-from ..tensor import Tensor
-from ..utils import unique_name
-from . import initializer as _init
+from ...autograd.grad_mode import no_grad
+from ...autograd.hooks import RemovableHandle
+from ...autograd.meta import AutogradMeta
+from ...autograd.op_modes import MODES
+from ...autograd.scope import SCOPE as _SCOPE
+from ...creation import to_tensor
+from ...framework import current_place, default_dtype, parse_device
+from ...regularizer import WeightDecayRegularizer
+from ...tensor import Tensor
+from ...utils import unique_name
+from .. import initializer as _init
 
 
 class Parameter(Tensor):
@@ -949,3 +956,12 @@ def _check_member_name(who: str, name) -> None:
 
 
 __all__ = ["Layer", "ParamAttr", "Parameter"]
+
+# Paddle's file-named modules of this package (see the docstring).
+_PADDLE_FILES = frozenset(module.name for module in pkgutil.iter_modules(__path__))
+
+
+def __getattr__(name):
+    if name in _PADDLE_FILES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'eager.nn.layer' has no attribute {name!r}")

@@ -7,18 +7,25 @@ Paddle's "prim" mode (lowering ops to primitives so static graphs can take
 higher-order gradients) has nothing to change: ``enable_prim``/``disable_prim``
 only set the flag ``prim_enabled()`` reads back, and results are the same
 either way.
+
+Paddle's file-named modules load on first use: ``functional`` (vjp, jvp,
+Jacobian, Hessian), ``primapi`` (grad, forward_grad) and ``utils`` (the prim
+switches). Paddle's static-graph prim modules (primops, primx, ...) have no
+counterpart here.
 """
 from __future__ import annotations
 
+import importlib
 import math
+import pkgutil
 
-from ..autograd import functional as _functional
-from ..autograd.backward_api import grad as _grad
-from ..autograd.engine import run_backward
-from ..autograd.grad_mode import enable_grad, no_grad
-from ..autograd.meta import AutogradMeta, records_gradient
-from ..generated import forward_api as _F
-from ..tensor import Tensor
+from ...autograd import functional as _functional
+from ...autograd.backward_api import grad as _grad
+from ...autograd.engine import run_backward
+from ...autograd.grad_mode import enable_grad, no_grad
+from ...autograd.meta import AutogradMeta, records_gradient
+from ...generated import forward_api as _F
+from ...tensor import Tensor
 
 _PRIM = {"enabled": False}
 
@@ -252,3 +259,12 @@ def forward_grad(outputs, inputs, grad_inputs=None):
 
 __all__ = ["Hessian", "Jacobian", "disable_prim", "enable_prim", "forward_grad", "grad", "jvp", "prim_enabled",
            "vjp"]
+
+# Paddle's file-named modules of this package (see the docstring).
+_PADDLE_FILES = frozenset(module.name for module in pkgutil.iter_modules(__path__))
+
+
+def __getattr__(name):
+    if name in _PADDLE_FILES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'eager.incubate.autograd' has no attribute {name!r}")

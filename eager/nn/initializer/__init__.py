@@ -9,9 +9,15 @@ restore all of it.
 
 >>> eager.seed(0)
 >>> w = eager.nn.initializer.XavierUniform()((3, 4), "float32")
+
+Paddle's file-named paths (``paddle.nn.initializer.kaiming.KaimingNormal``,
+``.constant``, ``.normal``, ``.xavier``, ...) are submodules here that re-export
+this package's classes; they load on first use. (Paddle's ``Bilinear`` file is
+left out: as a submodule it would shadow the ``Bilinear`` class here.)
 """
 from __future__ import annotations
 
+import importlib
 import math
 import numbers
 
@@ -22,9 +28,9 @@ from phi.common import CPUPlace, GPUPlace, convert_dtype
 from phi.core import PhiError
 from phi.core.generator import Generator, GeneratorState, default_generator, generators, seed_all
 
-from ..creation import to_tensor
-from ..framework import default_dtype, gpu_count
-from ..tensor import Tensor
+from ...creation import to_tensor
+from ...framework import default_dtype, gpu_count
+from ...tensor import Tensor
 
 
 def seed(seed: int):
@@ -509,3 +515,14 @@ __all__ = [
     "Orthogonal", "TruncatedNormal", "Uniform", "XavierNormal", "XavierUniform", "calculate_gain", "compute_fans", "get_generator", "get_rng_state",
     "seed", "set_rng_state", "set_global_initializer",
 ]
+
+
+# Paddle's file-named modules of this package (see the docstring).
+_PADDLE_FILES = frozenset({"assign", "constant", "dirac", "initializer", "kaiming", "lazy_init", "normal",
+                           "orthogonal", "uniform", "xavier"})
+
+
+def __getattr__(name):
+    if name in _PADDLE_FILES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'eager.nn.initializer' has no attribute {name!r}")

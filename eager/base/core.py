@@ -1,0 +1,28 @@
+"""Paddle's ``paddle.base.core`` (its C++ core module), as far as dygraph scripts
+use it: the places, what the build supports and how many devices there are.
+Static-graph classes (VarDesc, Scope, ProgramDesc, LoDTensor, ...) are an
+AttributeError that says so; Paddle's other C++ internals are simply absent.
+
+>>> eager.base.core.is_compiled_with_xpu(), eager.base.core.get_xpu_device_count()
+(False, 0)
+"""
+from __future__ import annotations
+
+from phi.common import CPUPlace, GPUPlace as CUDAPlace
+
+from ..device.build import (is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_with_custom_device,
+                            is_compiled_with_ipu, is_compiled_with_rocm, is_compiled_with_xpu)
+from ..device.cuda import device_count as get_cuda_device_count
+from ..device.xpu import device_count as get_xpu_device_count
+from ._static import missing
+
+__all__ = ["CPUPlace", "CUDAPlace", "get_cuda_device_count", "get_xpu_device_count", "is_compiled_with_cinn",
+           "is_compiled_with_cuda", "is_compiled_with_custom_device", "is_compiled_with_ipu",
+           "is_compiled_with_rocm", "is_compiled_with_xpu"]
+
+_STATIC_ONLY = frozenset({"BlockDesc", "LoDTensor", "LoDTensorArray", "OpDesc", "ProgramDesc", "Scope",
+                          "VarDesc", "Variable", "Executor", "Graph"})
+
+
+def __getattr__(name):
+    raise missing(__name__, name, _STATIC_ONLY)
