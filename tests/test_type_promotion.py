@@ -41,14 +41,14 @@ def values(dtype: DataType, shape=(2, 3), seed=0) -> np.ndarray:
     ints = rng.integers(1, 5, shape)
     if dtype is DataType.BOOL:
         return np.ones(shape, dtype=bool)
-    array = ints.astype(np.dtype(str(dtype)))
+    array = ints.astype(np.dtype(dtype.value))
     if dtype.is_complex:
         array = array + 1j * rng.integers(1, 5, shape).astype(array.dtype)
     return array
 
 
 def tensor(dtype: DataType, seed=0, stop_gradient=True):
-    return eager.to_tensor(values(dtype, seed=seed), dtype=str(dtype), stop_gradient=stop_gradient)
+    return eager.to_tensor(values(dtype, seed=seed), dtype=dtype.value, stop_gradient=stop_gradient)
 
 
 def test_table_is_symmetric_and_matches_the_guide():
@@ -66,7 +66,7 @@ def test_api_and_operator_promote_every_pair_of_the_table(op, pair):
     for left, right in (pair, pair[::-1]):
         x, y = tensor(left, 1), tensor(right, 2)
         want_dtype = EXPECTED[pair]
-        numpy_dtype = np.dtype(str(want_dtype))
+        numpy_dtype = np.dtype(want_dtype.value)
         want = reference(values(left, seed=1).astype(numpy_dtype), values(right, seed=2).astype(numpy_dtype))
         for got in (fn(x, y), OPERATORS[op](x, y)):
             assert got.dtype == want_dtype, (op, left, right)
