@@ -153,7 +153,7 @@ def test_operator_without_a_rule_casts_the_right_operand_with_a_warning(op, left
                                          rf"the operator casts the right one to {left}"):
         got = OPERATORS[op](x, y)
     assert got.dtype == left
-    left_np = np.dtype(str(left))
+    left_np = np.dtype(left.value)
     xv, yv = values(left, seed=1), values(right, seed=2).astype(left_np)
     want = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply}[op](xv, yv)
     np.testing.assert_array_equal(got.numpy(), want.astype(left_np))
@@ -179,7 +179,7 @@ def test_operator_cast_keeps_the_gradient_of_the_left_input():
 def test_non_promoting_operators_cast_the_right_operand(operator, name):
     x = eager.to_tensor([2.0, 3.0, 4.5])
     y = eager.to_tensor([2.0, 2.0, 2.0], dtype="float64")  # floats too: these never promote in Paddle 2.6
-    with pytest.warns(UserWarning, match=rf"{name}: the left Tensor is float32 and the right Tensor is float64"):
+    with pytest.warns(UserWarning, match=rf"{name}: the left Tensor is paddle.float32 and the right Tensor is paddle.float64"):
         got = operator(x, y)
     want = operator(np.array([2.0, 3.0, 4.5], np.float32), np.array([2.0, 2.0, 2.0], np.float32))
     assert got.numpy().dtype == want.dtype
