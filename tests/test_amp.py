@@ -163,7 +163,7 @@ def test_anomaly_mode_still_names_the_op_inside_auto_cast(rng):
         assert "op_modes.py" not in stack and "generated" not in stack
         with pytest.raises(AnomalyError, match=r"^layer_norm: output 0 \(paddle.float32"):  # checks itself (intermediates)
             eager.nn.functional.layer_norm(_t(np.array([[np.inf, 1.0]], dtype="float32")), [2])
-        with pytest.raises(AnomalyError, match=r"^cast: output 0 \(float16"):  # auto_cast's cast: 1e5 overflows float16
+        with pytest.raises(AnomalyError, match=r"^cast: output 0 \(paddle.float16"):  # auto_cast's cast: 1e5 overflows float16
             eager.matmul(x + 1e5, _t(np.eye(2, dtype="float32")))
 
 

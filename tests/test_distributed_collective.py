@@ -291,7 +291,7 @@ dist.barrier()
 os.environ["EAGER_DISTRIBUTED_DEBUG"] = "1"
 message = raises(RuntimeError, "all_reduce: the ranks of group 0 made different collective calls",
                  dist.all_reduce, eager.ones([2 + rank]))
-assert "rank 0: all_reduce((2,), float32, SUM)" in message and "rank 1: all_reduce((3,), float32, SUM)" in message
+assert "rank 0: all_reduce((2,), paddle.float32, SUM)" in message and "rank 1: all_reduce((3,), paddle.float32, SUM)" in message
 if rank == 0:
     raises(RuntimeError, "rank 1: broadcast", dist.all_reduce, eager.ones([2]))
 else:
