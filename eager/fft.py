@@ -15,8 +15,8 @@ of the transformed axes (of the real output, for irfft and hfft).
 >>> import numpy as np, eager
 >>> x = eager.to_tensor([0.0, 1.0, 0.0, 0.0])
 >>> spectrum = eager.fft.rfft(x)
->>> str(spectrum.dtype), spectrum.shape
-('complex64', [3])
+>>> print(spectrum.dtype, spectrum.shape)
+paddle.complex64 [3]
 >>> np.round(eager.fft.irfft(spectrum, n=4).numpy(), 6).tolist()
 [0.0, 1.0, 0.0, 0.0]
 """
@@ -120,7 +120,7 @@ def _check_pair(fn: str, x, s, axes) -> None:
 # -- dtypes and sizes ------------------------------------------------------------------
 
 def _dtype(x) -> str:
-    return str(x.dtype)
+    return x.dtype.value
 
 
 def _as_complex(fn: str, x):
@@ -365,7 +365,7 @@ def _freq_args(fn: str, n, d, dtype) -> str:
     if isinstance(d, bool) or not isinstance(d, numbers.Real) or d == 0 or d != d:
         raise ValueError(f"fft.{fn}: argument 'd' expected a non-zero real number, got {d!r}")
     try:
-        name = get_default_dtype() if dtype is None else str(convert_dtype(dtype))
+        name = get_default_dtype() if dtype is None else convert_dtype(dtype).value
     except (TypeError, ValueError):
         name = None
     if name not in _COMPLEX_OF:

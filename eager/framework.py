@@ -6,8 +6,8 @@ once at the start of a program. It imports only phi, so every eager module
 may read it.
 
 >>> eager.set_default_dtype("float64")
->>> eager.zeros([2]).dtype
-DataType.FLOAT64
+>>> print(eager.zeros([2]).dtype)
+paddle.float64
 >>> eager.set_default_dtype("float32")
 """
 from __future__ import annotations
@@ -40,7 +40,7 @@ def set_default_dtype(d) -> None:
 
     >>> eager.set_default_dtype("float64")
     >>> eager.to_tensor([1.0]).dtype, eager.rand([2]).dtype
-    (DataType.FLOAT64, DataType.FLOAT64)
+    (paddle.float64, paddle.float64)
     >>> eager.set_default_dtype("float32")
     """
     if isinstance(d, DataType):

@@ -28,7 +28,7 @@ refused (their histories assume its dtype).
 
 >>> x = eager.to_tensor([1.0, 2.0, 3.0])
 >>> x.equal_(eager.to_tensor([1.0, 0.0, 3.0])) is x, x.dtype
-(True, DataType.BOOL)
+(True, paddle.bool)
 """
 from __future__ import annotations
 

@@ -12,8 +12,8 @@ device the ops run on.
 >>> import numpy as np, eager
 >>> x = eager.to_tensor(np.random.rand(2, 64))
 >>> spec = eager.signal.stft(x, n_fft=16, hop_length=4)
->>> spec.shape, str(spec.dtype)
-([2, 9, 17], 'complex128')
+>>> print(spec.shape, spec.dtype)
+[2, 9, 17] paddle.complex128
 >>> y = eager.signal.istft(spec, n_fft=16, hop_length=4, length=64)
 >>> bool(np.allclose(y.numpy(), x.numpy()))
 True

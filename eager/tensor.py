@@ -234,7 +234,7 @@ class Tensor:
         when nothing changes.
 
         >>> eager.to_tensor([1, 2]).to("float32").dtype
-        DataType.FLOAT32
+        paddle.float32
         """
         device, dtype, blocking = _to_arguments(args, kwargs)
         _check_blocking("to", blocking)
@@ -304,7 +304,7 @@ class Tensor:
         if kind is TensorKind.SPARSE_COO or kind is TensorKind.SPARSE_CSR:
             return _sparse_repr(self)
         body = format_values(self.numpy(), print_options())
-        return (f"Tensor(shape={self.shape}, dtype={self.dtype}, place={self.place}, "
+        return (f"Tensor(shape={self.shape}, dtype={self.dtype.value}, place={self.place}, "
                 f"stop_gradient={self.stop_gradient},\n       {body})")
 
 
@@ -366,7 +366,7 @@ def _sparse_repr(x) -> str:
     indent = " " * len("Tensor(")
     texts = [f"{name}=" + format_values(_host_array(part), options, prefix=indent + " " * len(name + "="))
              for name, part in parts]
-    return (f"Tensor(shape={x.shape}, dtype=paddle.{x.dtype}, place={x.place}, stop_gradient={x.stop_gradient},\n"
+    return (f"Tensor(shape={x.shape}, dtype={x.dtype}, place={x.place}, stop_gradient={x.stop_gradient},\n"
             + ",\n".join(indent + text for text in texts) + ")")
 
 

@@ -17,6 +17,7 @@ import numbers
 import numpy as np
 
 from phi.common import TensorKind
+from phi.common.data_type import dtype_name
 from phi.core.errors import PhiError
 from phi.infermeta.checks import broadcast_dims
 
@@ -453,7 +454,7 @@ class DenseTensorHandle:
         return self._tensor.__array__(dtype)
 
     def __repr__(self):
-        return f"DenseTensorHandle(shape={self.shape()}, dtype={self._dtype()}, place={self._place()})"
+        return f"DenseTensorHandle(shape={self.shape()}, dtype={dtype_name(self._dtype())}, place={self._place()})"
 
 
 def _no_grad_tensor(op: str, x):

@@ -164,7 +164,7 @@ def test_add_n(rng):
     assert out.impl.buffer_id != single.impl.buffer_id
     assert gradcheck(lambda *xs: paddle.add_n(list(xs)), (_var(a), _var(b), _var(c)))
     with pytest.raises(ValueError, match=r"add_n: argument 'inputs' expected tensors of one shape and dtype, "
-                                         r"element 0 is float64\[2, 3\] and element 1 is float64\[3\]"):
+                                         r"element 0 is paddle.float64\[2, 3\] and element 1 is paddle.float64\[3\]"):
         paddle.add_n([_t(a), _t([1.0, 2, 3])])
     with pytest.raises(TypeError, match="add_n: argument 'inputs' expected a non-empty list"):
         paddle.add_n([])
@@ -218,7 +218,7 @@ def test_angles_frexp_ldexp(rng):
     np.testing.assert_allclose(paddle.ldexp(_t(x), _t(e, "int64")).numpy(), np.ldexp(x, e))
     assert paddle.ldexp(_t([3], "int32"), _t([2], "int32")).dtype == paddle.float32
     assert gradcheck(lambda t: paddle.ldexp(t, _t(e, "int64")), (_var(x),))
-    with pytest.raises(TypeError, match="ldexp: argument 'y' expected an integer Tensor, got float64"):
+    with pytest.raises(TypeError, match="ldexp: argument 'y' expected an integer Tensor, got paddle.float64"):
         paddle.ldexp(_t(x), _t(x))
 
 
@@ -246,7 +246,7 @@ def test_heaviside_gcd_lcm():
     b = np.array([18, 5, 6, 0, 14])
     np.testing.assert_array_equal(paddle.gcd(_t(a, "int64"), _t(b, "int64")).numpy(), np.gcd(a, b))
     np.testing.assert_array_equal(paddle.lcm(_t(a, "int32"), _t(b, "int32")).numpy(), np.lcm(a, b))
-    with pytest.raises(TypeError, match="gcd: argument 'x' expected an integer Tensor, got float64"):
+    with pytest.raises(TypeError, match="gcd: argument 'x' expected an integer Tensor, got paddle.float64"):
         paddle.gcd(_t([1.0]), _t([2.0]))
     with pytest.raises(TypeError, match="lcm: arguments 'x' and 'y' expected the same dtype"):
         paddle.lcm(_t([1], "int32"), _t([2], "int64"))
@@ -283,7 +283,7 @@ def test_take_modes_match_numpy():
         paddle.take(_t(x), _t(index, "int64"))
     with pytest.raises(ValueError, match="take: argument 'mode' expected one of 'raise', 'wrap', 'clip'"):
         paddle.take(_t(x), _t([0], "int64"), "fill")
-    with pytest.raises(TypeError, match="take: argument 'index' expected an integer Tensor, got float64"):
+    with pytest.raises(TypeError, match="take: argument 'index' expected an integer Tensor, got paddle.float64"):
         paddle.take(_t(x), _t([0.0]))
     w = _var(np.arange(6.0).reshape(2, 3))
     assert gradcheck(lambda t: paddle.take(t, _t([[0, 5], [5, -1]], "int64")), (w,))
@@ -362,7 +362,7 @@ def test_increment_is_inplace_and_checks_its_tensor():
     assert float(lr) == 0.25
     with pytest.raises(ValueError, match=r"increment: argument 'x' expected a tensor of one element, got shape \[2\]"):
         paddle.increment(paddle.ones([2]))
-    with pytest.raises(TypeError, match="increment: a int64 tensor cannot be incremented by the fraction 0.5"):
+    with pytest.raises(TypeError, match="increment: a paddle.int64 tensor cannot be incremented by the fraction 0.5"):
         paddle.increment(step, 0.5)
     assert step.numpy().tolist() == [6]
 
@@ -554,7 +554,7 @@ def test_complex_views(rng):
     assert gradcheck(lambda m, p: paddle.as_real(paddle.polar(m, p)), (_var(r), _var(a)))
     with pytest.raises(ValueError, match=r"as_complex: argument 'x' expected a last axis of size 2, got shape \[3\]"):
         paddle.as_complex(_t(r))
-    with pytest.raises(TypeError, match="as_real: argument 'x' expected a complex Tensor, got float64"):
+    with pytest.raises(TypeError, match="as_real: argument 'x' expected a complex Tensor, got paddle.float64"):
         paddle.as_real(_t(r))
 
 
@@ -583,7 +583,7 @@ def test_random_fills_are_inplace_and_follow_the_inplace_rules():
         leaf.normal_()
     with pytest.raises(ValueError, match=r"uniform_: argument 'min' \(2.0\) must not exceed 'max' \(1.0\)"):
         x.uniform_(2.0, 1.0)
-    with pytest.raises(TypeError, match="normal_: expected a floating-point tensor, got int64"):
+    with pytest.raises(TypeError, match="normal_: expected a floating-point tensor, got paddle.int64"):
         _t([1, 2], "int64").normal_()
 
 
@@ -842,8 +842,8 @@ def test_assign_of_a_tensor_copies_it():
     ((np.array(["a"]),), TypeError, "assign: argument 'x' expected numbers, got an array of dtype <U1"),
     (([paddle.ones([2]), 1.0],), TypeError, "each must have shape [1], got shapes [[2], [1]]"),
     ((paddle.ones([2]), "out"), TypeError, "assign: argument 'output' expected a Tensor"),
-    ((paddle.ones([2]), paddle.zeros([3])), ValueError, "expected x's shape and dtype [2] float32"),
-    ((paddle.ones([2]), paddle.zeros([2], "float64")), ValueError, "got [2] float64"),
+    ((paddle.ones([2]), paddle.zeros([3])), ValueError, "expected x's shape and dtype [2] paddle.float32"),
+    ((paddle.ones([2]), paddle.zeros([2], "float64")), ValueError, "got [2] paddle.float64"),
 ])
 def test_assign_refuses_bad_input_and_leaves_output_as_it_was(args, error, message):
     with pytest.raises(error) as caught:

@@ -60,7 +60,7 @@ def test_paddle_default_dtypes(call, dtype):
 
 @pytest.mark.parametrize("call, message", [
     (lambda: eager.arange(0, 5, 0), r"arange: argument 'step' expected a non-zero step"),
-    (lambda: eager.arange(0, 5, 0.5, "int64"), r"arange: argument 'step' expected a non-zero step once cast to int64"),
+    (lambda: eager.arange(0, 5, 0.5, "int64"), r"arange: argument 'step' expected a non-zero step once cast to paddle.int64"),
     (lambda: eager.arange(0, float("inf")), r"arange: argument 'end' expected a finite number"),
     (lambda: eager.linspace(0, 1, -1), r"linspace: argument 'num' expected a count >= 0"),
     (lambda: eager.eye(-2), r"eye: argument 'num_rows' expected a count >= 0"),
@@ -114,7 +114,7 @@ def test_complex_second_order_through_its_gradient():
 def test_complex_needs_one_real_floating_dtype():
     with pytest.raises(ValueError, match="complex: arguments 'real' and 'imag' expected the same dtype"):
         eager.complex(eager.ones([2]), eager.ones([2], "float64"))
-    with pytest.raises(ValueError, match="complex: argument 'real' expected one of float32, float64"):
+    with pytest.raises(ValueError, match="complex: argument 'real' expected one of paddle.float32, paddle.float64"):
         eager.complex(eager.ones([2], "int32"), eager.ones([2], "int32"))
 
 

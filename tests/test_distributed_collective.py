@@ -258,16 +258,16 @@ raises(ValueError, "broadcast: argument 'src' expected a global rank of the grou
        dist.broadcast, t, 2)
 raises(TypeError, "reduce: argument 'dst' expected an int rank", dist.reduce, t, 0.5)
 raises(ValueError, "all_gather: argument 'tensor_list' expected 0 or 2 tensors", dist.all_gather, [t], t)
-raises(ValueError, "all_gather: argument 'tensor_list[1]' expected tensors of float32[2, 3], got float32[3, 2]",
+raises(ValueError, "all_gather: argument 'tensor_list[1]' expected tensors of paddle.float32[2, 3], got paddle.float32[3, 2]",
        dist.all_gather, [t, eager.zeros([3, 2])], t)
-raises(ValueError, "all_gather: argument 'tensor_list[0]' expected tensors of float32[2, 3], got float64[2, 3]",
+raises(ValueError, "all_gather: argument 'tensor_list[0]' expected tensors of paddle.float32[2, 3], got paddle.float64[2, 3]",
        dist.all_gather, [eager.zeros([2, 3], dtype="float64"), t], t)
-raises(ValueError, "all_gather: argument 'tensor_list', given as a Tensor, expected float32[4, 3]",
+raises(ValueError, "all_gather: argument 'tensor_list', given as a Tensor, expected paddle.float32[4, 3]",
        dist.all_gather, eager.zeros([2, 3]), t)
 raises(TypeError, "all_gather: argument 'tensor_list' expected a list of Tensors or a Tensor",
        dist.all_gather, None, t)
 raises(ValueError, "alltoall: argument 'in_tensor_list' expected 2 tensors", dist.alltoall, [t], [])
-raises(ValueError, "alltoall: argument 'in_tensor_list[1]' expected tensors of float32[2, 3]",
+raises(ValueError, "alltoall: argument 'in_tensor_list[1]' expected tensors of paddle.float32[2, 3]",
        dist.alltoall, [t, eager.zeros([2])], [])
 raises(TypeError, "alltoall: argument 'out_tensor_list' expected a list", dist.alltoall, [t, t], None)
 raises(ValueError, "reduce_scatter: argument 'tensor_list' expected 2 tensors", dist.reduce_scatter, t, [t])
@@ -291,7 +291,7 @@ dist.barrier()
 os.environ["EAGER_DISTRIBUTED_DEBUG"] = "1"
 message = raises(RuntimeError, "all_reduce: the ranks of group 0 made different collective calls",
                  dist.all_reduce, eager.ones([2 + rank]))
-assert "rank 0: all_reduce((2,), float32, SUM)" in message and "rank 1: all_reduce((3,), float32, SUM)" in message
+assert "rank 0: all_reduce((2,), paddle.float32, SUM)" in message and "rank 1: all_reduce((3,), paddle.float32, SUM)" in message
 if rank == 0:
     raises(RuntimeError, "rank 1: broadcast", dist.all_reduce, eager.ones([2]))
 else:
@@ -299,7 +299,7 @@ else:
 if rank == 0:
     dist.send(eager.ones([2]), dst=1)
 else:
-    raises(RuntimeError, "recv: rank 0 sent a tensor of float32[2], but this rank receives into float32[3]",
+    raises(RuntimeError, "recv: rank 0 sent a tensor of paddle.float32[2], but this rank receives into paddle.float32[3]",
            dist.recv, eager.zeros([3]), src=0)
 t = tensor(data(rank))
 dist.all_reduce(t)  # agreeing calls pass the check

@@ -74,7 +74,7 @@ def test_linear_double_gradient_and_gradcheck(rng):
 def test_linear_op_errors_name_the_op():
     with pytest.raises(ValueError, match=r"linear: argument 'x' expected a last dimension of 4"):
         eager.linear(eager.ones([2, 3]), eager.ones([4, 2]), None)
-    with pytest.raises(ValueError, match=r"linear: argument 'bias' expected float32\[2\]"):
+    with pytest.raises(ValueError, match=r"linear: argument 'bias' expected paddle.float32\[2\]"):
         eager.linear(eager.ones([2, 4]), eager.ones([4, 2]), eager.ones([3]))
 
 

@@ -186,7 +186,7 @@ def test_errors_name_function_argument_and_value():
     with pytest.raises(IndexError, match="segment_min: argument 'segment_ids' holds -1"):
         G.segment_min(x, _t(np.array([-1, 0, 0])))
     with pytest.raises(TypeError, match=("segment_mean: argument 'segment_ids' expected an"
-                                         " int32 or int64 Tensor, got float32")):
+                                         " int32 or int64 Tensor, got paddle.float32")):
         G.segment_mean(x, _t(np.array([0.0, 0.0, 1.0], "float32")))
     with pytest.raises(IndexError, match=(r"send_u_recv: argument 'src_index' holds 3,"
                                           r" outside \[0, 3\) for x of 3 rows")):
@@ -214,7 +214,7 @@ def test_errors_name_function_argument_and_value():
     with pytest.raises(TypeError, match="send_u_recv: argument 'x' expected a Tensor, got"):
         G.send_u_recv(np.ones((3, 2)), src, dst)
     with pytest.raises(TypeError, match=("send_u_recv: argument 'x' expected a float16, float32,"
-                                         " float64, int32 or int64 Tensor, got bool")):
+                                         " float64, int32 or int64 Tensor, got paddle.bool")):
         G.send_u_recv(_t(np.ones((3, 2), bool)), src, dst)
 
 
@@ -316,12 +316,12 @@ def test_reindex_and_sampling_errors():
     x, neighbors, count = _t(np.array([0, 1])), _t(np.array([3, 4, 5])), _t(np.array([1, 2], "int32"))
     with pytest.raises(ValueError, match="reindex_graph: argument 'x' expected unique node ids"):
         G.reindex_graph(_t(np.array([0, 0])), neighbors, count)
-    with pytest.raises(TypeError, match="reindex_graph: argument 'count' expected an int32 Tensor, got int64"):
+    with pytest.raises(TypeError, match="reindex_graph: argument 'count' expected an int32 Tensor, got paddle.int64"):
         G.reindex_graph(x, neighbors, _t(np.array([1, 2])))
     with pytest.raises(ValueError, match=("reindex_graph: argument 'count' expected"
                                           " non-negative counts summing to the 3")):
         G.reindex_graph(x, neighbors, _t(np.array([1, 1], "int32")))
-    with pytest.raises(TypeError, match="reindex_graph: argument 'neighbors' expected x's dtype int64, got int32"):
+    with pytest.raises(TypeError, match="reindex_graph: argument 'neighbors' expected x's dtype paddle.int64, got paddle.int32"):
         G.reindex_graph(x, _t(np.array([3, 4, 5], "int32")), count)
     with pytest.raises(ValueError, match=("reindex_heter_graph: arguments 'neighbors' and"
                                           " 'count' expected lists of the same length")):
@@ -335,7 +335,7 @@ def test_reindex_and_sampling_errors():
         G.sample_neighbors(row, _t(np.array([0, 5, 2, 13])), _t(np.array([0])))
     with pytest.raises(ValueError, match="sample_neighbors: argument 'sample_size' expected -1"):
         G.sample_neighbors(row, colptr, _t(np.array([0])), sample_size=-2)
-    with pytest.raises(TypeError, match="sample_neighbors: argument 'colptr' expected row's dtype int64, got int32"):
+    with pytest.raises(TypeError, match="sample_neighbors: argument 'colptr' expected row's dtype paddle.int64, got paddle.int32"):
         G.sample_neighbors(row, _t(_COLPTR.astype("int32")), _t(np.array([0])))
     with pytest.raises(ValueError, match=("weighted_sample_neighbors: argument"
                                           " 'edge_weight' expected one weight per edge")):

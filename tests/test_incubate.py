@@ -749,7 +749,7 @@ def test_errors_name_the_function_and_argument():
     x = eager.ones([2, 3, 4])
     with pytest.raises(ValueError, match="incubate.nn.functional.fused_linear: argument 'bias' expected shape \\[5\\]"):
         IF.fused_linear(x, eager.ones([4, 5]), eager.ones([4]))
-    with pytest.raises(TypeError, match="fused_matmul_bias: argument 'y' expected dtype float32 \\(that of x\\)"):
+    with pytest.raises(TypeError, match="fused_matmul_bias: argument 'y' expected dtype paddle.float32 \\(that of x\\)"):
         IF.fused_matmul_bias(x, eager.ones([4, 5], "float64"))
     with pytest.raises(ValueError, match="fused_linear_activation: argument 'activation' expected None, 'none', "
                                          "'relu' or 'gelu', got 'tanh'"):

@@ -106,7 +106,7 @@ def test_errors():
     with pytest.raises(ValueError, match="minimize_bfgs: argument 'initial_position' expected a 1-D Tensor"):
         IOF.minimize_bfgs(f, eager.ones([2, 2]))
     with pytest.raises(TypeError, match="minimize_lbfgs: argument 'initial_position' expected dtype float64 "
-                                        "\\(the 'dtype' argument\\), got float32"):
+                                        "\\(the 'dtype' argument\\), got paddle.float32"):
         IOF.minimize_lbfgs(f, eager.ones([2]), dtype="float64")
     with pytest.raises(ValueError, match="minimize_bfgs: argument 'dtype' expected 'float32' or 'float64'"):
         IOF.minimize_bfgs(f, eager.ones([2]), dtype="float16")

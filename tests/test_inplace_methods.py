@@ -360,7 +360,7 @@ def test_bad_calls_raise_clearly_and_leave_x_as_it_was(call, error, message):
 
 def test_an_integer_result_of_ldexp_cannot_be_written_into_an_integer_x():
     x = _t([1, 2])
-    with pytest.raises(TypeError, match="ldexp_: the result is float32 but x, written in place, is int64"):
+    with pytest.raises(TypeError, match="ldexp_: the result is paddle.float32 but x, written in place, is paddle.int64"):
         x.ldexp_(_t([1, 1]))
     np.testing.assert_array_equal(x.numpy(), [1, 2])
 

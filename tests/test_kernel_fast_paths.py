@@ -240,7 +240,7 @@ def test_fused_mse_loss_label_without_gradient_and_checks():
     assert label.grad is None
     with pytest.raises(ValueError, match="fused_mse_loss.*'reduction' expected 'mean', 'sum' or 'none'"):
         eager.fused_mse_loss(x, label, "max")
-    with pytest.raises(ValueError, match="fused_mse_loss.*'label' expected float64\\[3\\]"):
+    with pytest.raises(ValueError, match="fused_mse_loss.*'label' expected paddle.float64\\[3\\]"):
         eager.fused_mse_loss(x, eager.to_tensor(np.zeros(2)))
 
 

@@ -320,9 +320,9 @@ def test_inplace_ops_on_other_dtypes():
     (lambda: eager.trunc(eager.to_tensor(np.array([1], "int8"))), "trunc: argument 'input' expected a floating-point,"),
     (lambda: eager.angle(eager.to_tensor([1, 2])), "angle: argument 'x' expected a floating-point or complex"),
     (lambda: eager.polygamma(eager.to_tensor([1.0]), -1), "polygamma: argument 'n' expected an order >= 0"),
-    (lambda: F.sin_grad(eager.ones([3]), eager.ones([4])), r"sin_grad: argument 'out_grad' expected float32\[3\]"),
+    (lambda: F.sin_grad(eager.ones([3]), eager.ones([4])), r"sin_grad: argument 'out_grad' expected paddle.float32\[3\]"),
     (lambda: F.abs_grad(eager.to_tensor(np.array([1j])), eager.to_tensor(np.array([1j]))),
-     r"abs_grad: argument 'out_grad' expected float64\[1\]"),
+     r"abs_grad: argument 'out_grad' expected paddle.float64\[1\]"),
 ])
 def test_bad_input_is_refused_with_a_clear_error(call, message):
     with pytest.raises(ValueError, match=message):
@@ -331,7 +331,7 @@ def test_bad_input_is_refused_with_a_clear_error(call, message):
 
 def test_inplace_with_a_result_of_another_dtype_is_refused_and_leaves_x():
     z = eager.to_tensor(np.array([3 + 4j]))
-    with pytest.raises(TypeError, match="abs_: the result is float64 but the tensor written in place is complex128"):
+    with pytest.raises(TypeError, match="abs_: the result is paddle.float64 but the tensor written in place is paddle.complex128"):
         z.abs_()
     assert z.numpy()[0] == 3 + 4j
 

@@ -151,7 +151,7 @@ def test_check_shape_accepts_ints_and_int_tensors_only():
         eager.check_shape("2x3", "zeros")
     with pytest.raises(TypeError, match="zeros: element of shape expected int, Tensor, got float 2.0"):
         eager.check_shape([2.0], "zeros")
-    with pytest.raises(TypeError, match="dtype int32, int64, got float32"):
+    with pytest.raises(TypeError, match="dtype paddle.int32, paddle.int64, got paddle.float32"):
         eager.check_shape(eager.to_tensor([2.0]), "ones")
 
 
@@ -487,7 +487,7 @@ def test_view_with_a_dtype_reinterprets_the_bytes():
     assert wide.shape == [2, 1]
     bits[0, 0] = 0x40400000                                     # the bits of 3.0, written through the view
     assert x.numpy()[0, 0] == 3.0 and x.inplace_version == bits.inplace_version == 1
-    with pytest.raises(ValueError, match=r"last axis of x \(3 elements of float32, 12 bytes\) does not divide"):
+    with pytest.raises(ValueError, match=r"last axis of x \(3 elements of paddle.float32, 12 bytes\) does not divide"):
         eager.view(eager.ones([3]), "float64")
-    with pytest.raises(ValueError, match="a 0-d tensor of float32"):
+    with pytest.raises(ValueError, match="a 0-d tensor of paddle.float32"):
         eager.view(eager.to_tensor(1.0), "float64")

@@ -226,7 +226,7 @@ def test_state_dict_roundtrip_and_mismatches():
     assert any("match nothing in the layer, ignored: ['extra']" in m for m in messages)
     with pytest.raises(ValueError, match=r"set_state_dict: 'fc1.weight' expected shape \[4, 8\], got \[8, 4\]"):
         b.set_state_dict({"fc1.weight": np.zeros((8, 4), "float32")})
-    with pytest.raises(TypeError, match="set_state_dict: 'fc1.weight' expected dtype float32, got float64"):
+    with pytest.raises(TypeError, match="set_state_dict: 'fc1.weight' expected dtype paddle.float32, got paddle.float64"):
         b.set_state_dict({"fc1.weight": np.zeros((4, 8), "float64")})
     with pytest.raises(TypeError, match="set_state_dict: 'fc1.weight' expected a Tensor or numpy array, got list"):
         b.set_state_dict({"fc1.weight": [[0.0] * 8] * 4})

@@ -127,11 +127,11 @@ def test_linear_checks_every_call_that_differs_from_one_that_passed():
         F.linear(tensor(np.ones((5, 4), "float32")), tensor(w), tensor(b))
     with pytest.raises(ValueError, match=r"linear: argument 'bias' expected shape \[4\] \(out_features\), got \[1, 4\]"):
         F.linear(tensor(x), tensor(w), tensor(b[None]))
-    with pytest.raises(TypeError, match="linear: argument 'weight' expected the dtype of 'x' float32, got float64"):
+    with pytest.raises(TypeError, match="linear: argument 'weight' expected the dtype of 'x' paddle.float32, got paddle.float64"):
         F.linear(tensor(x), tensor(w.astype("float64")), tensor(b))
-    with pytest.raises(TypeError, match="linear: argument 'x' expected a floating-point Tensor, got int32"):
+    with pytest.raises(TypeError, match="linear: argument 'x' expected a floating-point Tensor, got paddle.int32"):
         F.linear(tensor(x.astype("int32")), tensor(w), tensor(b))
-    with pytest.raises(TypeError, match="linear: argument 'bias' expected the dtype of 'x' float32, got float64"):
+    with pytest.raises(TypeError, match="linear: argument 'bias' expected the dtype of 'x' paddle.float32, got paddle.float64"):
         F.linear(tensor(x), tensor(w), tensor(b.astype("float64")))
     with pytest.raises(TypeError, match="linear: argument 'x' expected a Tensor"):
         F.linear(x, tensor(w), tensor(b))
@@ -168,9 +168,9 @@ def test_mse_loss_errors_after_a_call_that_passed():
     with pytest.raises(ValueError, match="mse_loss: argument 'reduction' expected one of 'mean', 'sum', 'none', "
                                          "got 'avg'"):
         F.mse_loss(a, a, "avg")
-    with pytest.raises(TypeError, match="mse_loss: argument 'label' expected the dtype of 'input' float32, got float64"):
+    with pytest.raises(TypeError, match="mse_loss: argument 'label' expected the dtype of 'input' paddle.float32, got paddle.float64"):
         F.mse_loss(a, tensor(np.ones((2, 3))))
-    with pytest.raises(TypeError, match="mse_loss: argument 'input' expected a floating-point Tensor, got int64"):
+    with pytest.raises(TypeError, match="mse_loss: argument 'input' expected a floating-point Tensor, got paddle.int64"):
         F.mse_loss(tensor(np.ones((2, 3), "int64")), tensor(np.ones((2, 3), "int64")))
     with pytest.raises(TypeError, match="mse_loss: argument 'label' expected a Tensor"):
         F.mse_loss(a, np.ones((2, 3), "float32"))

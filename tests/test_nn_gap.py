@@ -279,7 +279,7 @@ def test_multi_margin_loss_bad_input(device):
         F.multi_margin_loss(x, t(np.array([0, 1])), p=0)
     with pytest.raises(ValueError, match=r"multi_margin_loss: argument 'label' expected shape \[2\]"):
         F.multi_margin_loss(x, t(np.array([[0], [1]])))
-    with pytest.raises(ValueError, match=r"multi_margin_loss: argument 'weight' expected float64\[3\]"):
+    with pytest.raises(ValueError, match=r"multi_margin_loss: argument 'weight' expected paddle.float64\[3\]"):
         F.multi_margin_loss(x, t(np.array([0, 1])), weight=t(np.ones(2)))
     with pytest.raises(TypeError, match=r"multi_margin_loss: argument 'label' expected an integer Tensor"):
         F.multi_margin_loss(x, t(np.array([0.0, 1.0])))
@@ -503,7 +503,7 @@ def test_spectral_norm_bad_input():
     layer = eager.nn.SpectralNorm([2, 3])
     with pytest.raises(ValueError, match=r"SpectralNorm.*argument 'weight' expected shape \[2, 3\]"):
         layer(t(np.ones((3, 2), np.float32)))
-    with pytest.raises(TypeError, match=r"SpectralNorm.*argument 'weight' expected dtype float32"):
+    with pytest.raises(TypeError, match=r"SpectralNorm.*argument 'weight' expected dtype paddle.float32"):
         layer(t(np.ones((2, 3))))
 
 

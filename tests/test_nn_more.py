@@ -234,7 +234,7 @@ def test_multi_label_margin_loss_errors(device):
         F.multi_label_margin_loss(x, eager.to_tensor([[0, 1, -2], [0, 0, 0]]))
     with pytest.raises(ValueError, match=r"argument 'label' expected the shape of input \[2, 3\], got \[2\]"):
         F.multi_label_margin_loss(x, eager.to_tensor([0, 1]))
-    with pytest.raises(TypeError, match=r"multi_label_margin_loss: argument 'label' expected an integer Tensor, got float32"):
+    with pytest.raises(TypeError, match=r"multi_label_margin_loss: argument 'label' expected an integer Tensor, got paddle.float32"):
         F.multi_label_margin_loss(x, x)
 
 
@@ -295,7 +295,7 @@ def test_adaptive_log_softmax_errors(device):
                                          r"in \[0, 6\), got values in \[0, 6\]"):
         F.adaptive_log_softmax_with_loss(x, eager.to_tensor([0, 6]), w, [[eager.ones([4, 1]), eager.ones([1, 4])]],
                                          [2, 6])
-    with pytest.raises(ValueError, match=r"argument 'head_weight' expected float32\[4, 3\], got float32\[4, 2\]"):
+    with pytest.raises(ValueError, match=r"argument 'head_weight' expected paddle.float32\[4, 3\], got paddle.float32\[4, 2\]"):
         F.adaptive_log_softmax_with_loss(x, eager.to_tensor([0, 1]), eager.ones([4, 2]),
                                          [[eager.ones([4, 1]), eager.ones([1, 4])]], [2, 6])
     with pytest.raises(ValueError, match=r"AdaptiveLogSoftmaxWithLoss: argument 'cutoffs' expected increasing"):

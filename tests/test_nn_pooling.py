@@ -375,7 +375,7 @@ def test_a_small_lenet_trains():
     (lambda x: F.adaptive_avg_pool2d(x, [0, 2]), ValueError, "adaptive_avg_pool2d: argument 'output_size' expected"),
     (lambda x: F.adaptive_max_pool2d(x, 2, return_mask=1), TypeError, "argument 'return_mask' expected a bool"),
     (lambda x: F.max_pool2d(x.astype("int64"), 2), TypeError,
-     "max_pool2d: argument 'x' expected a floating-point Tensor, got int64"),
+     "max_pool2d: argument 'x' expected a floating-point Tensor, got paddle.int64"),
     (lambda x: F.unfold(x, 7), ValueError, "the kernel [7, 7] (dilations [1, 1]) is larger than the padded input"),
     (lambda x: F.unfold(x, 2, paddings=[1, 2, 3]), TypeError, "unfold: argument 'paddings' expected an int or"),
     (lambda x: F.fold(F.unfold(x, 2), [5, 5], 2), ValueError, "fold: argument 'x' expected 16 blocks"),

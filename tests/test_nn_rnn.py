@@ -382,7 +382,7 @@ def test_bad_arguments_are_rejected_with_clear_errors():
         lstm(x, eager.zeros([2, 2, 4]))
     with pytest.raises(ValueError, match=r"argument 'sequence_length' expected an int tensor of shape \[2\]"):
         lstm(x, sequence_length=eager.to_tensor([1, 2, 3]))
-    with pytest.raises(TypeError, match="expected dtype float32 .*got float64"):
+    with pytest.raises(TypeError, match="expected dtype paddle.float32 .*got paddle.float64"):
         lstm(eager.ones([2, 5, 3], dtype="float64"))
     cell = nn.GRUCell(3, 4)
     with pytest.raises(ValueError, match=r"GRUCell\(.*\): argument 'inputs' expected a 2-d tensor \[batch, "

@@ -122,7 +122,7 @@ def test_phi_errors_list_every_input_shape_and_dtype():
     # Chainer-style: the message ends with each input's dtype and shape.
     with pytest.raises(InvalidArgumentError) as excinfo:
         eager.add(t((3, 4), "float32"), t((5,), "float32"))
-    assert_mentions(str(excinfo.value), "inputs: x=float32[3, 4], y=float32[5]")
+    assert_mentions(str(excinfo.value), "inputs: x=paddle.float32[3, 4], y=paddle.float32[5]")
 
 
 def test_invalid_argument_error_is_a_value_error():

@@ -200,14 +200,14 @@ def test_master_param_is_updated_and_rounded_into_the_float16_param():
 
 @pytest.mark.parametrize("change,error,message", [
     ({"grad": dense([0.5, 0.5, 0.5])}, InvalidArgumentError,
-     r"adam_: argument 'grad' expected float64\[2\] like 'param', got float64\[3\]"),
+     r"adam_: argument 'grad' expected paddle.float64\[2\] like 'param', got paddle.float64\[3\]"),
     ({"moment2": dense([0.0, 0.0], "float32")}, InvalidArgumentError,
-     r"adam_: argument 'moment2' expected float64\[2\] \(param's shape, the state dtype\), got float32\[2\]"),
+     r"adam_: argument 'moment2' expected paddle.float64\[2\] \(param's shape, the state dtype\), got paddle.float32\[2\]"),
     ({"learning_rate": dense([0.1, 0.1])}, InvalidArgumentError,
-     r"adam_: argument 'learning_rate' expected one float64 element \(shape \[\] or \[1\]\), got float64\[2\]"),
-    ({"beta1_pow": dense([[0.9]])}, InvalidArgumentError, r"adam_: argument 'beta1_pow' expected one float64"),
+     r"adam_: argument 'learning_rate' expected one paddle.float64 element \(shape \[\] or \[1\]\), got paddle.float64\[2\]"),
+    ({"beta1_pow": dense([[0.9]])}, InvalidArgumentError, r"adam_: argument 'beta1_pow' expected one paddle.float64"),
     ({"param": dense([1, 2], "int64"), "grad": dense([1, 1], "int64")}, InvalidTypeError,
-     r"adam_: argument 'param' expected a float16, bfloat16, float32 or float64 tensor, got int64\[2\]"),
+     r"adam_: argument 'param' expected a float16, bfloat16, float32 or float64 tensor, got paddle.int64\[2\]"),
 ])
 def test_adam_op_checks_every_argument_before_writing(change, error, message):
     t = adam_inputs()
@@ -230,7 +230,7 @@ def test_op_attribute_and_master_param_errors():
         phi_api.momentum_(t["param"], t["grad"], t["moment1"], t["learning_rate"], regularization_method="l1")
     with pytest.raises(InvalidArgumentError, match="sgd_: argument 'master_param' is required with multi_precision=True"):
         phi_api.sgd_(dense([1.0], "float16"), dense(0.1, "float32"), dense([1.0], "float16"), None, True)
-    with pytest.raises(InvalidArgumentError, match="sgd_: argument 'learning_rate' expected one float32 element"):
+    with pytest.raises(InvalidArgumentError, match="sgd_: argument 'learning_rate' expected one paddle.float32 element"):
         phi_api.sgd_(dense([1.0], "float16"), dense(0.1, "float16"), dense([1.0], "float16"))
     assert t["param"].version == 0
 

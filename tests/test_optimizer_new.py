@@ -312,10 +312,10 @@ def test_set_state_dict_checks_every_entry_first():
     opt2 = ASGD(parameters=[p], batch_num=2)
     opt2.step()
     bad = dict(opt2.state_dict(), **{f"{p.name}_y_0": np.zeros(SHAPE)})
-    with pytest.raises(ValueError, match=r"y_0' expected a Tensor or numpy array of float64\[2, 3, 4\]"):
+    with pytest.raises(ValueError, match=r"y_0' expected a Tensor or numpy array of paddle.float64\[2, 3, 4\]"):
         opt2.set_state_dict(bad)
     bad = dict(opt2.state_dict(), **{f"{p.name}_m_0": np.array([1.0])})
-    with pytest.raises(ValueError, match=r"m_0' expected a Tensor or numpy array of int64\[1\]"):
+    with pytest.raises(ValueError, match=r"m_0' expected a Tensor or numpy array of paddle.int64\[1\]"):
         opt2.set_state_dict(bad)
     after = opt.state_dict()
     for key in state:
@@ -350,13 +350,13 @@ def test_phi_ops_check_everything_before_writing():
     p, g = DenseTensor(np.ones(3)), DenseTensor(np.ones(3))
     one, lr = (lambda: DenseTensor(np.ones(1))), DenseTensor(np.array([0.1]))
     moment = DenseTensor(np.zeros(4))
-    with pytest.raises(PhiError, match="nadam_.*argument 'moment1' expected float64\\[3\\]"):
+    with pytest.raises(PhiError, match="nadam_.*argument 'moment1' expected paddle.float64\\[3\\]"):
         phi_opt.nadam_(p, g, lr, one(), one(), one(), moment, DenseTensor(np.zeros(3)))
     with pytest.raises(PhiError, match="radam_.*argument 'beta1' expected a float in \\[0, 1\\)"):
         phi_opt.radam_(p, g, lr, one(), one(), one(), DenseTensor(np.zeros(3)), DenseTensor(np.zeros(3)),
                        beta1=1.5)
     m = DenseTensor(np.zeros(1, np.int64))
-    with pytest.raises(PhiError, match="asgd_.*argument 'ys' expected float64\\[2, 3\\]"):
+    with pytest.raises(PhiError, match="asgd_.*argument 'ys' expected paddle.float64\\[2, 3\\]"):
         phi_opt.asgd_(p, g, lr, DenseTensor(np.zeros(3)), DenseTensor(np.zeros((3, 3))), m, batch_num=2)
     with pytest.raises(PhiError, match="asgd_.*argument 'm' expected one int64 element"):
         phi_opt.asgd_(p, g, lr, DenseTensor(np.zeros(3)), DenseTensor(np.zeros((2, 3))), one(), batch_num=2)
@@ -420,7 +420,7 @@ def _new_ops():
         "radam_": ((p, g, lr, one(), one(), one(), state(), state()), {"epsilon": -1.0},
                    "argument 'epsilon' expected a finite float >= 0"),
         "asgd_": ((p, g, lr, state(), dense([[0.0, 0.0]]), dense([0], "int64")), {"batch_num": 2},
-                  "argument 'ys' expected float32\\[2, 2\\]"),
+                  "argument 'ys' expected paddle.float32\\[2, 2\\]"),
         "rprop_": ((p, g, state(), state()), {"learning_rate_range": (0.5, 0.1)},
                    "argument 'learning_rate_range' expected a pair"),
     }

@@ -21,7 +21,7 @@ def test_full_and_full_like_take_fill_value():
     got = paddle.full_like(x, 3, "int64")
     assert got.dtype == paddle.int64 and got.numpy().tolist() == [[3, 3]]
     assert list(inspect.signature(paddle.full).parameters)[:3] == ["shape", "fill_value", "dtype"]
-    with pytest.raises(ValueError, match="full: argument 'fill_value' expected a finite number for dtype int32"):
+    with pytest.raises(ValueError, match="full: argument 'fill_value' expected a finite number for dtype paddle.int32"):
         paddle.full([1], float("inf"), "int32")
 
 

@@ -21,9 +21,9 @@ def test_an_int_argument_takes_a_one_element_integer_tensor():
     axis = eager.full([1], 0, dtype="int32")
     np.testing.assert_array_equal(eager.concat([a, b], axis=axis).numpy(), np.concatenate([a.numpy(), b.numpy()], 0))
     assert eager.concat([a, b], axis=eager.to_tensor(-1)).shape == [2, 6]
-    with pytest.raises(TypeError, match="concat: argument 'axis' expected an int, got Tensor of int64"):
+    with pytest.raises(TypeError, match="concat: argument 'axis' expected an int, got Tensor of paddle.int64"):
         eager.concat([a, b], axis=eager.to_tensor([0, 1]))
-    with pytest.raises(TypeError, match="concat: argument 'axis' expected an int, got Tensor of float32"):
+    with pytest.raises(TypeError, match="concat: argument 'axis' expected an int, got Tensor of paddle.float32"):
         eager.concat([a, b], axis=eager.to_tensor(0.0))
 
 
@@ -69,7 +69,7 @@ def test_gaussian_fills_in_place_and_a_seed_repeats():
     a = eager.tensor.random.gaussian_(eager.zeros([5]), seed=11)
     b = eager.tensor.random.gaussian_(eager.zeros([5]), seed=11)
     np.testing.assert_array_equal(a.numpy(), b.numpy())
-    with pytest.raises(TypeError, match="gaussian_: expected a floating-point tensor, got int64"):
+    with pytest.raises(TypeError, match="gaussian_: expected a floating-point tensor, got paddle.int64"):
         eager.tensor.random.gaussian_(eager.zeros([2], "int64"))
     with pytest.raises(ValueError, match="gaussian_: argument 'std' expected a number >= 0, got -1.0"):
         eager.tensor.random.gaussian_(eager.zeros([2]), std=-1.0)
@@ -132,5 +132,5 @@ def test_binomial_refuses_bad_counts_and_probabilities():
         eager.binomial(eager.to_tensor([3.0]), eager.to_tensor([1.5]))
     with pytest.raises(ValueError, match="binomial: argument 'count' expected whole numbers >= 0, got 2.5"):
         eager.binomial(eager.to_tensor([2.5]), eager.to_tensor([0.5]))
-    with pytest.raises(ValueError, match="binomial: argument 'prob' expected one of float16, bfloat16, float32, float64"):
+    with pytest.raises(ValueError, match="binomial: argument 'prob' expected one of paddle.float16, paddle.bfloat16, paddle.float32, paddle.float64"):
         eager.binomial(eager.to_tensor([3]), eager.to_tensor([1]))

@@ -25,9 +25,9 @@ def test_dense_plus_dense_adds_in_place_and_bumps_the_version(acc, rng):
 
 
 @pytest.mark.parametrize("x, message", [
-    (np.zeros((4, 3), np.float32), r"expected float64\[4, 3\] on Place\(cpu\), got float32\[4, 3\]"),
-    (np.zeros((3, 4)), r"expected float64\[4, 3\] on Place\(cpu\), got float64\[3, 4\]"),
-    (np.zeros((1, 3)), r"expected float64\[4, 3\] on Place\(cpu\), got float64\[1, 3\]"),  # no broadcast
+    (np.zeros((4, 3), np.float32), r"expected paddle.float64\[4, 3\] on Place\(cpu\), got paddle.float32\[4, 3\]"),
+    (np.zeros((3, 4)), r"expected paddle.float64\[4, 3\] on Place\(cpu\), got paddle.float64\[3, 4\]"),
+    (np.zeros((1, 3)), r"expected paddle.float64\[4, 3\] on Place\(cpu\), got paddle.float64\[1, 3\]"),  # no broadcast
 ])
 def test_a_mismatched_dense_gradient_is_refused_and_the_accumulator_kept(acc, x, message):
     before, version = acc.array.copy(), acc.version
@@ -41,7 +41,7 @@ def test_a_mismatched_dense_gradient_is_refused_and_the_accumulator_kept(acc, x,
 def test_rows_of_another_height_are_refused_and_the_accumulator_kept(acc):
     before = acc.array.copy()
     rows = SelectedRows(np.array([0]), DenseTensor(np.ones((1, 3))), 5)
-    with pytest.raises(InvalidArgumentError, match=r"expected float64\[4, 3\].*got float64\[5, 3\]"):
+    with pytest.raises(InvalidArgumentError, match=r"expected paddle.float64\[4, 3\].*got paddle.float64\[5, 3\]"):
         phi_api.accumulate_(acc, rows)
     np.testing.assert_array_equal(acc.array, before)
     assert acc.version == 0
@@ -72,6 +72,6 @@ def test_zero_of_an_integer_tensor(rng):
 def test_zero_of_rows_is_refused():
     rows = SelectedRows(np.array([1]), DenseTensor(np.ones((1, 2))), 3)
     with pytest.raises(InvalidArgumentError, match=r"^zero_: argument 'x' expected a dense tensor .*got a "
-                                                   r"selected_rows tensor float64\[3, 2\]"):
+                                                   r"selected_rows tensor paddle.float64\[3, 2\]"):
         phi_api.zero_(rows)
     np.testing.assert_array_equal(rows.value.array, np.ones((1, 2)))

@@ -143,13 +143,13 @@ def test_in_op_prefixes_the_op_and_lists_inputs():
     wrapped = error.in_op("my_op", x=x, ys=ys, z=None)
     assert type(wrapped) is InvalidArgumentError
     assert str(wrapped) == ("my_op: argument 'x' is bad\n"
-                            "  inputs: x=float32[2, 3], ys=[int64[1], None], z=None")
+                            "  inputs: x=paddle.float32[2, 3], ys=[paddle.int64[1], None], z=None")
     assert str(NotFoundError("gone").in_op("op")) == "op: gone"
 
 
 def test_describe_tensor_reads_dims_or_shape():
     assert describe_tensor(np.zeros((4, 1), np.float16)) == "float16[4, 1]"
-    assert describe_tensor(meta((5,), F64)) == "float64[5]"
+    assert describe_tensor(meta((5,), F64)) == "paddle.float64[5]"
     assert describe_tensor(3) == "3"
 
 
@@ -182,7 +182,7 @@ def test_register_records_keys_and_argument_names():
     assert kernel.arg_names == ("x", "y", "alpha") and kernel.keyword_only == ()
     masked = f.kernels("m")[KernelKey(Backend.ALL_BACKEND, DataLayout.ALL_LAYOUT, F32)]
     assert masked.arg_names == ("x", "out_grad") and masked.keyword_only == ("out_mask",)
-    assert str(masked.key) == "(ALL_BACKEND, ALL_LAYOUT, float32, dense)"
+    assert str(masked.key) == "(ALL_BACKEND, ALL_LAYOUT, paddle.float32, dense)"
 
 
 def test_kernels_of_unknown_name_is_not_found():
@@ -201,7 +201,7 @@ def test_kernel_must_take_ctx_first(fn):
 def test_duplicate_registration_is_an_error_and_registers_nothing():
     f = KernelFactory()
     f.register("k", k_plain, [Backend.CPU], [F32])
-    with pytest.raises(ValueError, match=r"kernel 'k' registered twice for \(CPU, ALL_LAYOUT, float32, dense\)"):
+    with pytest.raises(ValueError, match=r"kernel 'k' registered twice for \(CPU, ALL_LAYOUT, paddle.float32, dense\)"):
         f.register("k", k_other, [Backend.CPU], [F64, F32])
     # The failed call left nothing behind: float64 is still unregistered (bfloat16 is
     # float32's twin, phi.core.bfloat16_kernels).
@@ -230,8 +230,8 @@ def test_select_falls_back_to_cpu_for_gpu_only():
     kernel, fallback = f.select("k", Backend.GPU, F32)
     assert kernel.fn is k_plain and kernel.key.backend is Backend.CPU and fallback is True
     f.register("g", k_plain, [Backend.GPU], [F32])
-    with pytest.raises(NotFoundError, match=r"registered keys: \(GPU, ALL_LAYOUT, bfloat16, dense\), "
-                                            r"\(GPU, ALL_LAYOUT, float32, dense\)"):
+    with pytest.raises(NotFoundError, match=r"registered keys: \(GPU, ALL_LAYOUT, paddle.bfloat16, dense\), "
+                                            r"\(GPU, ALL_LAYOUT, paddle.float32, dense\)"):
         f.select("g", Backend.CPU, F32)  # no GPU -> CPU direction
 
 
@@ -248,7 +248,7 @@ def test_select_by_layout():
     f.register("conv", k_plain, [Backend.CPU], [F32], layout=DataLayout.NCHW)
     kernel, _ = f.select("conv", Backend.CPU, F32, DataLayout.NCHW)
     assert kernel.key.layout is DataLayout.NCHW
-    with pytest.raises(NotFoundError, match=r"no kernel for key \(CPU, NHWC, float32, dense\)"):
+    with pytest.raises(NotFoundError, match=r"no kernel for key \(CPU, NHWC, paddle.float32, dense\)"):
         f.select("conv", Backend.CPU, F32, DataLayout.NHWC)
 
 
@@ -259,9 +259,9 @@ def test_missing_kernel_names_the_op_the_key_and_the_registered_keys():
     with pytest.raises(NotFoundError) as info:
         f.select("k", Backend.CPU, DataType.INT64)
     assert str(info.value) == (
-        "k: no kernel for key (CPU, ALL_LAYOUT, int64, dense) (k takes bfloat16, float32, float64 tensors, "
-        "got int64); registered keys: (CPU, ALL_LAYOUT, bfloat16, dense), "
-        "(CPU, ALL_LAYOUT, float32, dense), (CPU, ALL_LAYOUT, float64, dense), (GPU, ALL_LAYOUT, int8, dense)"
+        "k: no kernel for key (CPU, ALL_LAYOUT, paddle.int64, dense) (k takes paddle.bfloat16, paddle.float32, paddle.float64 tensors, "
+        "got paddle.int64); registered keys: (CPU, ALL_LAYOUT, paddle.bfloat16, dense), "
+        "(CPU, ALL_LAYOUT, paddle.float32, dense), (CPU, ALL_LAYOUT, paddle.float64, dense), (GPU, ALL_LAYOUT, paddle.int8, dense)"
     )
     with pytest.raises(NotFoundError, match="ghost: no kernel named 'ghost' is registered"):
         f.select("ghost", Backend.CPU, F32)
@@ -449,7 +449,7 @@ def test_elementwise_infer_meta_names_the_conflicting_dimension():
 
 
 def test_elementwise_and_compare_infer_meta_dtypes():
-    with pytest.raises(InvalidArgumentError, match="'x' and 'y' expected the same dtype, got float32 and float64"):
+    with pytest.raises(InvalidArgumentError, match="'x' and 'y' expected the same dtype, got paddle.float32 and paddle.float64"):
         infermeta.elementwise_infer_meta(meta((2,)), meta((2,), F64), MetaTensor())
     out = MetaTensor()
     infermeta.compare_infer_meta(meta((2, 1)), meta((3,)), out)
@@ -604,19 +604,19 @@ def test_phi_api_errors_start_with_the_op_and_list_the_inputs():
         phi.api.add(x, y)
     lines = str(info.value).splitlines()
     assert lines[0].startswith("add: arguments 'x' with shape [2, 3] and 'y' with shape [4]")
-    assert lines[1] == "  inputs: x=float32[2, 3], y=float32[4]"
+    assert lines[1] == "  inputs: x=paddle.float32[2, 3], y=paddle.float32[4]"
     with pytest.raises(InvalidArgumentError) as info:
         phi.api.matmul(x, DenseTensor(np.zeros((2, 5), np.float64)), False, False)
     assert str(info.value).startswith("matmul: arguments 'x' and 'y' expected the same dtype")
-    assert str(info.value).endswith("  inputs: x=float32[2, 3], y=float64[2, 5]")
+    assert str(info.value).endswith("  inputs: x=paddle.float32[2, 3], y=paddle.float64[2, 5]")
     with pytest.raises(InvalidArgumentError, match=r"^reshape: argument 'shape'"):
         phi.api.reshape(x, (4, 2))
 
 
 def test_phi_api_missing_kernel_names_op_and_key():
     x = DenseTensor(np.array([True, False]))
-    with pytest.raises(NotFoundError, match=r"^divide: no kernel for key \(CPU, ALL_LAYOUT, bool, dense\) \(divide takes float16, bfloat16, float32, "
-                                             r"float64, complex64, complex128 tensors, got bool\); registered keys: "):
+    with pytest.raises(NotFoundError, match=r"^divide: no kernel for key \(CPU, ALL_LAYOUT, paddle.bool, dense\) \(divide takes paddle.float16, paddle.bfloat16, paddle.float32, "
+                                             r"paddle.float64, paddle.complex64, paddle.complex128 tensors, got paddle.bool\); registered keys: "):
         phi.api.divide(x, x)
 
 

@@ -180,17 +180,17 @@ def test_bad_arguments_raise_naming_the_op_and_argument_and_leave_x_alone(call, 
 
 @pytest.mark.parametrize("call, message", [
     (lambda: paddle.ops.tile_grad(paddle.ones([2, 3]), paddle.ones([2, 3]), [2, 1]),
-     r"tile_grad: argument 'out_grad' expected float32\[4, 3\] \(the forward op's result\)"),
+     r"tile_grad: argument 'out_grad' expected paddle.float32\[4, 3\] \(the forward op's result\)"),
     (lambda: paddle.ops.slice_grad(paddle.ones([4, 5]), paddle.ones([3, 3]), [0], [1], [3]),
-     r"slice_grad: argument 'out_grad' expected float32\[2, 5\]"),
+     r"slice_grad: argument 'out_grad' expected paddle.float32\[2, 5\]"),
     (lambda: paddle.ops.strided_slice_grad(paddle.ones([6]), paddle.ones([2]), [0], [0], [6], [2]),
-     r"strided_slice_grad: argument 'out_grad' expected float32\[3\]"),
+     r"strided_slice_grad: argument 'out_grad' expected paddle.float32\[3\]"),
     (lambda: paddle.ops.expand_as_grad(paddle.ones([3]), paddle.ones([2, 3]), paddle.ones([2, 3], "float64")),
-     r"expand_as_grad: argument 'out_grad' expected float32\[2, 3\]"),
+     r"expand_as_grad: argument 'out_grad' expected paddle.float32\[2, 3\]"),
     (lambda: paddle.ops.repeat_interleave_grad(paddle.ones([3]), paddle.ones([5]), [2], None),
-     r"repeat_interleave_grad: argument 'out_grad' expected float32\[6\]"),
+     r"repeat_interleave_grad: argument 'out_grad' expected paddle.float32\[6\]"),
     (lambda: paddle.ops.tensor_split_grad(paddle.ones([5]), [paddle.ones([3]), paddle.ones([3])], 2, 0),
-     r"tensor_split_grad: argument 'out_grad' expected \['float32\[3\]', 'float32\[2\]'\]"),
+     r"tensor_split_grad: argument 'out_grad' expected \['paddle.float32\[3\]', 'paddle.float32\[2\]'\]"),
 ])
 def test_a_backward_op_called_directly_checks_out_grad(call, message):
     with pytest.raises(ValueError, match=message):

@@ -209,7 +209,7 @@ def test_third_order_gradients(fn):
 
 @pytest.mark.parametrize("call, error, message", [
     (lambda: eager.max(eager.to_tensor([True, False])), ValueError,
-     "max: argument 'x' expected an integer or floating-point tensor, got dtype bool"),
+     "max: argument 'x' expected an integer or floating-point tensor, got dtype paddle.bool"),
     (lambda: eager.logsumexp(eager.to_tensor([1, 2])), ValueError,
      "logsumexp: argument 'x' expected a floating-point tensor"),
     (lambda: eager.cumsum(eager.ones([2, 3]), axis=2), ValueError,
@@ -221,9 +221,9 @@ def test_third_order_gradients(fn):
     (lambda: eager.norm(eager.ones([2, 2]), p=0, axis=[0, 1]), ValueError,
      r"norm: argument 'p' = 0 needs axis None or a single axis"),
     (lambda: eager.ops.max_grad(eager.ones([3, 4]), eager.ones([3]), eager.ones([4]), axis=1), ValueError,
-     r"max_grad: argument 'out_grad' expected float32\[3\] \(the forward op's result\), got float32\[4\]"),
+     r"max_grad: argument 'out_grad' expected paddle.float32\[3\] \(the forward op's result\), got paddle.float32\[4\]"),
     (lambda: eager.ops.cumsum_grad(eager.ones([3, 4]), eager.ones([3, 4])), ValueError,
-     r"cumsum_grad: argument 'out_grad' expected float32\[12\]"),
+     r"cumsum_grad: argument 'out_grad' expected paddle.float32\[12\]"),
     (lambda: eager.ops.norm_grad(eager.ones([3]), eager.ones([]), eager.ones([]), p="nuc"), ValueError,
      "norm_grad: argument 'p' expected 'fro'"),
 ])

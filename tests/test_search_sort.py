@@ -158,7 +158,7 @@ BAD_CALLS = [
     ("argmax", lambda x: eager.argmax(eager.zeros([2, 0]), axis=1), "axis 1 is empty"),
     ("cummax", lambda x: eager.cummax(x, dtype="int16"), "argument 'dtype' expected int32 or int64"),
     ("mode", lambda x: eager.mode(eager.zeros([3, 0])), "axis 1 is empty, so it has no mode"),
-    ("sort", lambda x: eager.sort(eager.cast(x, "bool")), "expected an integer or floating-point tensor, got bool"),
+    ("sort", lambda x: eager.sort(eager.cast(x, "bool")), "expected an integer or floating-point tensor, got paddle.bool"),
     ("unique", lambda x: eager.unique(x, axis=2), "argument 'axis' expected an axis in [-2, 2)"),
     ("unique", lambda x: eager.unique(eager.to_tensor(1.0), axis=0), "expected None for a 0-d x"),
     ("bincount", lambda x: eager.bincount(eager.to_tensor([1, -3])), "expected non-negative values, got -3"),

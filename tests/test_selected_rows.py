@@ -75,7 +75,7 @@ def test_accumulate_rows_plus_rows_and_rows_plus_dense():
 
 def test_a_mismatch_is_refused_before_anything_is_written():
     acc = DenseTensor(np.zeros((5, 3)))
-    with pytest.raises(InvalidArgumentError, match=r"expected float64\[5, 3\].*got float64\[6, 3\]"):
+    with pytest.raises(InvalidArgumentError, match=r"expected paddle.float64\[5, 3\].*got paddle.float64\[6, 3\]"):
         phi_api.accumulate_(acc, rows_of([0]))
     assert not acc.array.any() and acc.version == 0
 
@@ -114,8 +114,8 @@ def test_dense_inputs_still_take_the_dense_kernel():
 
 def test_an_op_with_no_kernel_for_rows_names_the_op_and_the_key():
     with pytest.raises(UnimplementedError, match=r"(?s)^exp: no kernel for a selected_rows input "
-                       r"\(exp: no kernel for key \(CPU, ALL_LAYOUT, float64, selected_rows\).*"
-                       r"selected_rows_to_dense.*inputs: x=float64\[6, 3\]"):
+                       r"\(exp: no kernel for key \(CPU, ALL_LAYOUT, paddle.float64, selected_rows\).*"
+                       r"selected_rows_to_dense.*inputs: x=paddle.float64\[6, 3\]"):
         phi_api.exp(rows_of([0]))
 
 
@@ -128,7 +128,7 @@ def test_rows_where_a_dense_tensor_selects_the_kernel_are_refused_with_the_op_na
 
 
 def test_infer_meta_still_checks_a_rows_input_first():
-    with pytest.raises(InvalidArgumentError, match=r"(?s)^add: .*cannot be broadcast.*inputs: x=float64\[6, 3\], y=float64\[5, 3\]"):
+    with pytest.raises(InvalidArgumentError, match=r"(?s)^add: .*cannot be broadcast.*inputs: x=paddle.float64\[6, 3\], y=paddle.float64\[5, 3\]"):
         phi_api.add(rows_of([1]), DenseTensor(np.zeros((5, 3))))
 
 
@@ -222,7 +222,7 @@ def test_a_rows_kernel_has_no_cpu_fallback_on_the_gpu():
     f.register("k", rows_k, [Backend.CPU], ["float32"], kind=TensorKind.SELECTED_ROWS)
     f.register("k", rows_k, [Backend.CPU], ["float32"])
     assert f.select("k", Backend.GPU, DataType.FLOAT32)[1] is True  # dense: falls back
-    with pytest.raises(NotFoundError, match=r"no kernel for key \(GPU, ALL_LAYOUT, float32, selected_rows\)"):
+    with pytest.raises(NotFoundError, match=r"no kernel for key \(GPU, ALL_LAYOUT, paddle.float32, selected_rows\)"):
         f.select("k", Backend.GPU, DataType.FLOAT32, kind=TensorKind.SELECTED_ROWS)
 
 
@@ -234,5 +234,5 @@ def test_merge_of_no_rows_and_conversions_of_the_wrong_kind():
     dense = DenseTensor(np.zeros((4, 3)))
     for fn in (phi_api.selected_rows_to_dense, phi_api.merge_selected_rows):
         with pytest.raises(InvalidArgumentError, match=rf"^{fn.__name__}: argument 'x' expected a "
-                                                       r"selected_rows tensor, got a dense tensor float64\[4, 3\]"):
+                                                       r"selected_rows tensor, got a dense tensor paddle.float64\[4, 3\]"):
             fn(dense)

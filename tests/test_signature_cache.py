@@ -157,7 +157,7 @@ def test_check_infer_meta_catches_a_result_that_disagrees_with_the_remembered_me
     (signature, (kernel, array_type, metas)), = G._add_seen.items()
     G._add_seen[signature] = (lambda x, y: np.zeros(5, np.float32), array_type, metas)  # a wrong kernel
     try:
-        with pytest.raises(PreconditionNotMetError, match="add: output 0 is float32\\[5\\] but InferMeta said"):
+        with pytest.raises(PreconditionNotMetError, match="add: output 0 is paddle.float32\\[5\\] but InferMeta said"):
             G.add(dense([1, 2]), dense([3, 4]))
     finally:
         G._add_seen.clear()

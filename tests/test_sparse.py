@@ -171,7 +171,7 @@ def test_angle_conversions_of_integer_values_give_float32(name, numpy_function):
         np.testing.assert_allclose(out.to_dense().numpy(), numpy_function(np.array([[-180, 0, 90], [0, 45, 0]])),
                                    rtol=1e-6)
     with pytest.raises(TypeError, match=f"sparse.{name}: argument 'x' expected a floating-point or integer sparse "
-                                        "tensor, got bool"):
+                                        "tensor, got paddle.bool"):
         getattr(S, name)(T(np.array([True, False])).to_sparse_coo(1))
 
 

@@ -41,14 +41,14 @@ def values(dtype: DataType, shape=(2, 3), seed=0) -> np.ndarray:
     ints = rng.integers(1, 5, shape)
     if dtype is DataType.BOOL:
         return np.ones(shape, dtype=bool)
-    array = ints.astype(np.dtype(str(dtype)))
+    array = ints.astype(np.dtype(dtype.value))
     if dtype.is_complex:
         array = array + 1j * rng.integers(1, 5, shape).astype(array.dtype)
     return array
 
 
 def tensor(dtype: DataType, seed=0, stop_gradient=True):
-    return eager.to_tensor(values(dtype, seed=seed), dtype=str(dtype), stop_gradient=stop_gradient)
+    return eager.to_tensor(values(dtype, seed=seed), dtype=dtype.value, stop_gradient=stop_gradient)
 
 
 def test_table_is_symmetric_and_matches_the_guide():
@@ -66,7 +66,7 @@ def test_api_and_operator_promote_every_pair_of_the_table(op, pair):
     for left, right in (pair, pair[::-1]):
         x, y = tensor(left, 1), tensor(right, 2)
         want_dtype = EXPECTED[pair]
-        numpy_dtype = np.dtype(str(want_dtype))
+        numpy_dtype = np.dtype(want_dtype.value)
         want = reference(values(left, seed=1).astype(numpy_dtype), values(right, seed=2).astype(numpy_dtype))
         for got in (fn(x, y), OPERATORS[op](x, y)):
             assert got.dtype == want_dtype, (op, left, right)
@@ -153,7 +153,7 @@ def test_operator_without_a_rule_casts_the_right_operand_with_a_warning(op, left
                                          rf"the operator casts the right one to {left}"):
         got = OPERATORS[op](x, y)
     assert got.dtype == left
-    left_np = np.dtype(str(left))
+    left_np = np.dtype(left.value)
     xv, yv = values(left, seed=1), values(right, seed=2).astype(left_np)
     want = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply}[op](xv, yv)
     np.testing.assert_array_equal(got.numpy(), want.astype(left_np))
@@ -179,7 +179,7 @@ def test_operator_cast_keeps_the_gradient_of_the_left_input():
 def test_non_promoting_operators_cast_the_right_operand(operator, name):
     x = eager.to_tensor([2.0, 3.0, 4.5])
     y = eager.to_tensor([2.0, 2.0, 2.0], dtype="float64")  # floats too: these never promote in Paddle 2.6
-    with pytest.warns(UserWarning, match=rf"{name}: the left Tensor is float32 and the right Tensor is float64"):
+    with pytest.warns(UserWarning, match=rf"{name}: the left Tensor is paddle.float32 and the right Tensor is paddle.float64"):
         got = operator(x, y)
     want = operator(np.array([2.0, 3.0, 4.5], np.float32), np.array([2.0, 2.0, 2.0], np.float32))
     assert got.numpy().dtype == want.dtype

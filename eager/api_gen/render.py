@@ -78,7 +78,7 @@ def kernel_dtypes(op, everything: dict) -> str:
         return "those of the ops it is composed of"
     keys = [key for key in KERNELS.kernels(op.kernel.func) if key.kind is TensorKind.DENSE]
     registered = {key.dtype for key in keys}
-    return ", ".join(str(dtype) for dtype in DataType if dtype in registered)
+    return ", ".join(dtype.value for dtype in DataType if dtype in registered)
 
 
 def into_ops(forward_ops) -> dict:

@@ -34,7 +34,7 @@ def _zeros_like(t):
 
 
 def _as_complex(real_tensor):
-    return _F.cast(real_tensor, _COMPLEX_OF[str(real_tensor.dtype)])
+    return _F.cast(real_tensor, _COMPLEX_OF[real_tensor.dtype.value])
 
 
 def abs_grad(x, out_grad):

@@ -41,7 +41,7 @@ def standard_gamma(alpha: Tensor, shape: list) -> Tensor:
             done = _F.logical_or(done, accept)
             if bool(_F.all(done).numpy()):
                 break
-        tiny = float(np.finfo(str(dtype)).tiny)
+        tiny = float(np.finfo(dtype.value).tiny)
         u = _F.uniform(shape, dtype, tiny, 1.0, 0, place)
         out = _F.where(boost, out * _F.exp(_F.log(u) / a), out)
         return _F.clip(out, tiny, None)

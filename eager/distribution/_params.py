@@ -69,7 +69,7 @@ def as_params(owner: str, **params) -> list[Tensor]:
     for name, value in params.items():
         _check_kind(owner, name, value)
     tensors = {name: v for name, v in params.items() if isinstance(v, Tensor)}
-    dtypes = {str(t.dtype) for t in tensors.values()}
+    dtypes = {t.dtype.value for t in tensors.values()}
     if len(dtypes) > 1:
         raise TypeError(f"{owner}: the Tensor parameters expected one dtype, got "
                         + ", ".join(f"{n}: {t.dtype}" for n, t in tensors.items()))
@@ -110,7 +110,7 @@ def as_value(owner: str, value, like: Tensor) -> Tensor:
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, list, tuple, np.ndarray)):
         raise TypeError(f"{owner}: argument 'value' expected a number, list, NumPy array or Tensor, "
                         f"got {_describe(value)}")
-    return to_tensor(_as_array(owner, "value", value).astype(str(like.dtype)), place=like.place)
+    return to_tensor(_as_array(owner, "value", value).astype(like.dtype.value), place=like.place)
 
 
 def check_positive(owner: str, name: str, tensor: Tensor, strict: bool = True) -> None:

@@ -10,7 +10,7 @@ from ._params import as_params, as_value, check_unit
 
 
 def _eps(dtype) -> float:
-    return float(np.finfo(str(dtype)).eps)
+    return float(np.finfo(dtype.value).eps)
 
 
 class Bernoulli(ExponentialFamily):

@@ -14,7 +14,7 @@ from ._params import as_params, as_value, check_unit
 
 
 def _xlogy(x, y, dtype):
-    tiny = float(np.finfo(str(dtype)).tiny)
+    tiny = float(np.finfo(dtype.value).tiny)
     return _F.where(x == 0.0, _F.zeros_like(x * y), x * _F.log(_F.clip(y, tiny, None)))
 
 
@@ -33,7 +33,7 @@ class Binomial(Distribution):
     def __init__(self, total_count, probs):
         if isinstance(total_count, Tensor):
             count = total_count.detach()
-            if count.dtype.is_floating_point or str(count.dtype) == "bool":
+            if count.dtype.is_floating_point or count.dtype.value == "bool":
                 raise TypeError(f"Binomial: argument 'total_count' expected an int or an integer Tensor, "
                                 f"got a Tensor of dtype {count.dtype}")
             count = count.numpy()
@@ -47,7 +47,7 @@ class Binomial(Distribution):
         if np.any(count <= 0):
             raise ValueError(f"Binomial: argument 'total_count' expected integers > 0, "
                              f"got {count[count <= 0].ravel()[0]}")
-        dtype = str(probs.dtype) if isinstance(probs, Tensor) else (
+        dtype = probs.dtype.value if isinstance(probs, Tensor) else (
             probs.dtype.name if isinstance(probs, np.ndarray) and probs.dtype.name in ("float32", "float64") else "float32")
         self.total_count, self.probs = as_params("Binomial", total_count=count.astype(dtype), probs=probs)
         check_unit("Binomial", "probs", self.probs)

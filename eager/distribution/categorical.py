@@ -69,7 +69,7 @@ class Categorical(Distribution):
         if not isinstance(value, Tensor):
             raise TypeError(f"Categorical.probs: argument 'value' expected an integer Tensor, "
                             f"got {type(value).__name__}")
-        if value.dtype.is_floating_point or str(value.dtype) == "bool":
+        if value.dtype.is_floating_point or value.dtype.value == "bool":
             raise TypeError(f"Categorical.probs: argument 'value' expected an integer Tensor, "
                             f"got dtype {value.dtype}")
         if len(self.logits.shape) == 1:

@@ -50,7 +50,7 @@ class Cauchy(Distribution):
 
     def rsample(self, shape=(), name=None):
         """``loc + scale * tan(pi (u - 1/2))``: gradients reach loc and scale."""
-        eps = float(np.finfo(str(self.dtype)).eps)
+        eps = float(np.finfo(self.dtype.value).eps)
         u = _F.uniform(list(self._extend_shape(shape)), self.dtype, eps, 1.0, 0, self.loc.place)
         return self.loc + self.scale * _F.tan((u - 0.5) * math.pi)
 

@@ -39,7 +39,7 @@ class ContinuousBernoulli(Distribution):
                 or not 0 < lims[0] <= 0.5 <= lims[1] < 1):
             raise ValueError(f"ContinuousBernoulli: argument 'lims' expected two numbers (low, high) with "
                              f"0 < low <= 0.5 <= high < 1, got {lims!r}")
-        eps = float(np.finfo(str(probs.dtype)).eps)
+        eps = float(np.finfo(probs.dtype.value).eps)
         self.probs = _F.clip(probs, eps, 1.0 - eps)
         self.lims = (float(lims[0]), float(lims[1]))
         self.dtype = self.probs.dtype

@@ -45,7 +45,7 @@ class Geometric(Distribution):
 
     def rsample(self, shape=()):
         """``floor(log(u) / log(1 - p))`` (the gradient of floor is zero)."""
-        tiny = float(np.finfo(str(self.dtype)).tiny)
+        tiny = float(np.finfo(self.dtype.value).tiny)
         u = _F.uniform(list(self._extend_shape(shape)), self.dtype, tiny, 1.0, 0, self.probs.place)
         return _F.floor(_F.log(u) / _F.log1p(-self.probs))
 
@@ -75,7 +75,7 @@ class Geometric(Distribution):
         """``-(p log p + (1 - p) log(1 - p)) / p``."""
         p = self.probs
         q = 1.0 - p
-        q_log_q = _F.where(q > 0.0, q * _F.log(_F.clip(q, float(np.finfo(str(self.dtype)).tiny), None)),
+        q_log_q = _F.where(q > 0.0, q * _F.log(_F.clip(q, float(np.finfo(self.dtype.value).tiny), None)),
                            _F.zeros_like(q))
         return -(p * _F.log(p) + q_log_q) / p
 

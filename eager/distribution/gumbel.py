@@ -45,7 +45,7 @@ class Gumbel(Distribution):
 
     def rsample(self, shape=()):
         """``loc - scale * log(-log u)``: gradients reach loc and scale."""
-        tiny = float(np.finfo(str(self.dtype)).tiny)
+        tiny = float(np.finfo(self.dtype.value).tiny)
         u = _F.uniform(list(self._extend_shape(shape)), self.dtype, tiny, 1.0, 0, self.loc.place)
         return self.loc - self.scale * _F.log(-_F.log(u))
 

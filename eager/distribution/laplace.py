@@ -43,7 +43,7 @@ class Laplace(Distribution):
 
     def rsample(self, shape=()):
         """``loc - scale * sign(u) * log(1 - |u|)``, u uniform on (-1, 1): gradients reach loc and scale."""
-        eps = float(np.finfo(str(self.dtype)).eps)
+        eps = float(np.finfo(self.dtype.value).eps)
         u = _F.uniform(list(self._extend_shape(shape)), self.dtype, -1.0 + eps, 1.0, 0, self.loc.place)
         return self.loc - self.scale * _F.sign(u) * _F.log1p(-_F.abs(u))
 

@@ -66,7 +66,7 @@ class Multinomial(Distribution):
     def log_prob(self, value):
         """``lgamma(n + 1) - sum(lgamma(value + 1)) + sum(value log probs)``."""
         value = as_value("Multinomial.log_prob", value, self.probs)
-        tiny = float(np.finfo(str(self.dtype)).tiny)
+        tiny = float(np.finfo(self.dtype.value).tiny)
         terms = _F.where(value == 0.0, _F.zeros_like(value * self.probs),
                          value * _F.log(_F.clip(self.probs, tiny, None)))
         return (math.lgamma(self.total_count + 1.0) - _F.sum(_F.lgamma(value + 1.0), axis=-1)
@@ -76,7 +76,7 @@ class Multinomial(Distribution):
         """Exactly, from the binomial marginals:
         ``-lgamma(n + 1) - n sum(p log p) + sum_i E[lgamma(X_i + 1)]``, X_i ~ Binomial(n, p_i)."""
         n = self.total_count
-        tiny = float(np.finfo(str(self.dtype)).tiny)
+        tiny = float(np.finfo(self.dtype.value).tiny)
         p = self.probs
         log_p = _F.log(_F.clip(p, tiny, None))
         log_q = _F.log(_F.clip(1.0 - p, tiny, None))

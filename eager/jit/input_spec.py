@@ -16,7 +16,7 @@ class InputSpec:
 
     >>> spec = InputSpec([None, 784], "float32", name="image")
     >>> spec.shape, spec.dtype
-    ((None, 784), DataType.FLOAT32)
+    ((None, 784), paddle.float32)
     """
 
     def __init__(self, shape, dtype="float32", name=None, stop_gradient: bool = False):

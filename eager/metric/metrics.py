@@ -393,7 +393,7 @@ def accuracy(input, label, k=1, correct=None, total=None, name=None):
         raise ValueError(f"accuracy: argument 'k' expected an int in [1, {classes}], got {k!r}")
     for arg, holder in (("correct", correct), ("total", total)):
         if holder is not None and (not isinstance(holder, Tensor)
-                                   or str(holder.dtype) not in ("int32", "int64")):
+                                   or holder.dtype.value not in ("int32", "int64")):
             raise TypeError(f"accuracy: argument '{arg}' expected an int32 or int64 Tensor or "
                             f"None, got {getattr(holder, 'dtype', type(holder).__name__)}")
     with no_grad():  # a count: nothing to differentiate

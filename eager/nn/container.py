@@ -160,7 +160,7 @@ class ParameterList(Layer):
         return self
 
     def extra_repr(self) -> str:
-        return "\n".join(f"({i}): Parameter {p.dtype}{p.shape}" for i, p in enumerate(self))
+        return "\n".join(f"({i}): Parameter {p.dtype.value}{p.shape}" for i, p in enumerate(self))
 
 
 __all__ = ["LayerDict", "ParameterList"]

@@ -13,6 +13,7 @@ import dataclasses
 import numpy as np
 
 from phi.common import DataType
+from phi.common.data_type import dtype_name
 
 from ..autograd.accumulation import GradNodeAccumulation
 from ..tensor import Tensor
@@ -254,7 +255,7 @@ def grad_info(grad) -> GradInfo:
 
 
 def _dtype_name(dtype) -> str:
-    return str(dtype)
+    return dtype_name(dtype)  # graph labels keep the short name (float32)
 
 
 class _Known:

@@ -36,10 +36,11 @@ class DataType(enum.Enum):
     __hash__ = object.__hash__
 
     def __str__(self) -> str:
-        return self.value
+        """``paddle.float32``, as Paddle prints its dtypes (``print(x.dtype)``);
+        ``.value`` is the short name (``float32``) for conversions and file formats."""
+        return _PRINTED[self]
 
-    def __repr__(self) -> str:
-        return f"DataType.{self.name}"
+    __repr__ = __str__
 
     @property
     def numpy_dtype(self) -> np.dtype:
@@ -88,6 +89,9 @@ class DataType(enum.Enum):
         ) from None
 
 
+# Printed names, computed once (str() of a dtype sits in error paths and reprs).
+_PRINTED = {t: f"paddle.{t.value}" for t in DataType}
+
 # BFLOAT16 joins both maps when ml_dtypes is first imported (bfloat16_numpy_dtype).
 _TO_NUMPY = {t: np.dtype(t.value) for t in DataType if t is not DataType.BFLOAT16}
 _FROM_NUMPY = {np.dtype(t.value): t for t in DataType if t is not DataType.BFLOAT16}
@@ -118,6 +122,16 @@ def bfloat16_numpy_dtype() -> np.dtype:
     _TO_NUMPY[DataType.BFLOAT16] = dtype
     return dtype
 
+
+def dtype_name(dtype) -> str:
+    """The short name of a dtype: ``float32`` for DataType.FLOAT32 (whose str()
+    is Paddle's ``paddle.float32``), str() of anything else (None, a NumPy dtype).
+    Tensor reprs (``dtype=float32``, as Paddle's) and graph labels use it.
+
+    >>> dtype_name(DataType.FLOAT32), str(DataType.FLOAT32), dtype_name(None)
+    ('float32', 'paddle.float32', 'None')
+    """
+    return dtype.value if isinstance(dtype, DataType) else str(dtype)
 
 def float_info(dtype):
     """``numpy.finfo`` of a floating dtype (a DataType or a NumPy dtype),
@@ -182,7 +196,7 @@ def convert_dtype(value) -> DataType:
     has no kernels for (object, strings, datetimes).
 
     >>> convert_dtype("float32")
-    DataType.FLOAT32
+    paddle.float32
     """
     if isinstance(value, DataType):
         return value

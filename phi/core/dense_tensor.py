@@ -9,7 +9,7 @@ import numpy as np
 
 from ..backends.gpu_context import import_cupy
 from ..common.backend import DataLayout
-from ..common.data_type import _FROM_NUMPY, DataType
+from ..common.data_type import _FROM_NUMPY, DataType, dtype_name
 from ..common.place import CPUPlace, GPUPlace
 from ..common.tensor_kind import TensorKind
 from .tensor_base import TensorBase
@@ -211,7 +211,7 @@ class DenseTensor(TensorBase):
         return DenseTensor(view_array, self.layout, self.version_counter)
 
     def __repr__(self):
-        return f"DenseTensor(dims={list(self.dims)}, dtype={self.dtype}, place={self.place})"
+        return f"DenseTensor(dims={list(self.dims)}, dtype={dtype_name(self.dtype)}, place={self.place})"
 
 
 # (shape, NumPy dtype, device) of a DenseTensor: what a saved shape-only input

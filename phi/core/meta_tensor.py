@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..common.backend import DataLayout
+from ..common.data_type import dtype_name
 
 
 class MetaTensor:
@@ -35,4 +36,4 @@ class MetaTensor:
         return len(self.dims)
 
     def __repr__(self):
-        return f"MetaTensor(dims={list(self.dims) if self.dims is not None else None}, dtype={self.dtype})"
+        return f"MetaTensor(dims={list(self.dims) if self.dims is not None else None}, dtype={dtype_name(self.dtype)})"

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..backends.gpu_context import VALUE_CHECKS
 from ..common.backend import DataLayout
+from ..common.data_type import dtype_name
 from ..common.place import CPUPlace, GPUPlace
 from ..common.tensor_kind import TensorKind
 from .dense_tensor import DenseTensor
@@ -122,7 +123,7 @@ class SelectedRows(TensorBase):
 
     def __repr__(self):
         return (f"SelectedRows(rows={len(self.rows)}, height={self.height}, dims={list(self.dims)}, "
-                f"dtype={self.dtype}, place={self.place})")
+                f"dtype={dtype_name(self.dtype)}, place={self.place})")
 
 
 __all__ = ["SelectedRows"]

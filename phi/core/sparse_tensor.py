@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends.gpu_context import VALUE_CHECKS
+from ..common.data_type import dtype_name
 from ..common.tensor_kind import TensorKind
 from .dense_tensor import DenseTensor
 from .errors import InvalidArgumentError, UnimplementedError
@@ -168,7 +169,7 @@ class SparseCooTensor(_SparseBase):
 
     def __repr__(self):
         return (f"SparseCooTensor(nnz={self.nnz}, sparse_dim={self.sparse_dim}, dims={list(self.dims)}, "
-                f"dtype={self.dtype}, place={self.place})")
+                f"dtype={dtype_name(self.dtype)}, place={self.place})")
 
 
 class SparseCsrTensor(_SparseBase):
@@ -231,7 +232,7 @@ class SparseCsrTensor(_SparseBase):
         return self.values.nbytes + self.crows.nbytes + self.cols.nbytes
 
     def __repr__(self):
-        return f"SparseCsrTensor(nnz={self.nnz}, dims={list(self.dims)}, dtype={self.dtype}, place={self.place})"
+        return f"SparseCsrTensor(nnz={self.nnz}, dims={list(self.dims)}, dtype={dtype_name(self.dtype)}, place={self.place})"
 
 
 def coo_from_parts(indices: DenseTensor, values: DenseTensor, dims, coalesced: bool = False) -> SparseCooTensor:

@@ -654,7 +654,7 @@ class Layer:
 
         >>> net = eager.nn.Linear(2, 2).astype("int8")
         >>> net.weight.dtype, net.weight.stop_gradient
-        (DataType.INT8, False)
+        (paddle.int8, False)
         """
         self._convert(None, _astype_dtype(dtype), (), floating_only=False)
         return self
