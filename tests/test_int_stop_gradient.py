@@ -270,9 +270,9 @@ def test_vjp_and_jvp_skip_an_integer_output():
 def test_functional_still_refuses_an_integer_input_flagged_or_not():
     for flagged in (True, False):
         n = eager.to_tensor([1, 2], stop_gradient=not flagged)
-        with pytest.raises(TypeError, match=r"jacobian: inputs\[0\] has dtype int64; only floating-point"):
+        with pytest.raises(TypeError, match=r"jacobian: inputs\[0\] has dtype paddle.int64; only floating-point"):
             eager.autograd.jacobian(lambda t: t * 2, n)
-        with pytest.raises(TypeError, match=r"vjp: inputs\[0\] has dtype int64"):
+        with pytest.raises(TypeError, match=r"vjp: inputs\[0\] has dtype paddle.int64"):
             eager.incubate.autograd.vjp(lambda t: t * 2, n)
 
 

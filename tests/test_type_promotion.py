@@ -234,14 +234,14 @@ def matrices(seed=0):
 @pytest.mark.parametrize("left,right", [(F32, F64), (F64, F32), (F16, F32), (F32, F16)])
 def test_matmul_of_two_real_float_dtypes_casts_the_right_operand_to_the_left(left, right):
     a, b = matrices()
-    x = eager.to_tensor(a, dtype=str(left))
-    y = eager.to_tensor(b, dtype=str(right))
+    x = eager.to_tensor(a, dtype=left.value)
+    y = eager.to_tensor(b, dtype=right.value)
     with pytest.warns(UserWarning, match=rf"matmul: the left Tensor is {left} and the right Tensor is {right}; "
                                          rf"the operator casts the right one to {left}"):
         got = x @ y
     assert got.dtype == left  # never the wider one: @ does not promote real types
-    left_np = np.dtype(str(left))
-    want = a.astype(left_np).astype(np.float64) @ b.astype(np.dtype(str(right))).astype(left_np).astype(np.float64)
+    left_np = np.dtype(left.value)
+    want = a.astype(left_np).astype(np.float64) @ b.astype(np.dtype(right.value)).astype(left_np).astype(np.float64)
     np.testing.assert_allclose(got.numpy().astype(np.float64), want, rtol=2e-3 if F16 in (left, right) else 1e-6)
     assert x.dtype == left and y.dtype == right
 
@@ -249,7 +249,7 @@ def test_matmul_of_two_real_float_dtypes_casts_the_right_operand_to_the_left(lef
 def test_matmul_of_int_and_float_casts_the_float_to_int():
     x = eager.to_tensor([[1, 2], [3, 4]], dtype="int32")
     y = eager.to_tensor([[1.5, 0.0], [2.7, 1.0]], dtype="float32")
-    with pytest.warns(UserWarning, match="matmul: the left Tensor is int32 and the right Tensor is float32"):
+    with pytest.warns(UserWarning, match="matmul: the left Tensor is paddle.int32 and the right Tensor is paddle.float32"):
         got = x @ y
     assert got.dtype == DataType.INT32
     np.testing.assert_array_equal(got.numpy(), np.array([[1, 2], [3, 4]]) @ np.array([[1, 0], [2, 1]]))

@@ -676,7 +676,8 @@ def ref_lu(x, pivot=True):
     infos = np.zeros(x.shape[:-2], np.int32)
     for index in np.ndindex(x.shape[:-2]):
         out[index], pivots[index], infos[index] = _ref_lu_one(x[index], pivot)
-    return out, pivots, infos
+    # one matrix: Paddle's LUInferMeta gives infos the shape [1], not 0-d
+    return out, pivots, infos.reshape(1) if x.ndim == 2 else infos
 
 
 def ref_lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True):

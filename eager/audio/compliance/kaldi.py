@@ -59,7 +59,7 @@ def _waveform(fn, waveform, channel):
     """The selected channel of a [C, T] float32/float64 waveform, as a 1-D Tensor."""
     name = f"audio.compliance.kaldi.{fn}"
     _api.floating(name, "waveform", waveform)
-    if str(waveform.dtype) not in ("float32", "float64"):
+    if waveform.dtype.value not in ("float32", "float64"):
         raise TypeError(f"{name}: argument 'waveform' expected float32 or float64, got {waveform.dtype}")
     if waveform.ndim != 2:
         raise ValueError(f"{name}: argument 'waveform' expected a 2-d Tensor [channels, time], got shape "
@@ -150,7 +150,7 @@ def _windowed_frames(fn, waveform, padded_window_size, window_size, window_shift
         raise ValueError(f"{name}: argument 'energy_floor' expected a number >= 0, got {energy_floor}")
     snip_edges, raw_energy = _flag(fn, "snip_edges", snip_edges), _flag(fn, "raw_energy", raw_energy)
     remove_dc_offset = _flag(fn, "remove_dc_offset", remove_dc_offset)
-    dtype, place = str(waveform.dtype), waveform.place
+    dtype, place = waveform.dtype.value, waveform.place
 
     index = _frame_indices(waveform.shape[0], window_size, window_shift, snip_edges)
     flat = to_tensor(index.reshape(-1), dtype="int64", place=place)
@@ -296,7 +296,7 @@ def _fbank(fn, waveform, blackman_coeff, channel, dither, energy_floor, frame_le
            vtln_warp, window_type):
     """(the [frames, n_mels (+1)] features before subtract_mean, n_mels)."""
     waveform = _waveform(fn, waveform, channel)
-    dtype, place = str(waveform.dtype), waveform.place
+    dtype, place = waveform.dtype.value, waveform.place
     shift, size, padded = _frame_sizes(fn, waveform.shape[0], sr, frame_shift, frame_length, round_to_power_of_two,
                                        preemphasis_coefficient)
     banks, n_mels = _mel_banks(fn, n_mels, padded, sr, low_freq, high_freq, vtln_low, vtln_high, vtln_warp)
@@ -387,7 +387,7 @@ def mfcc(waveform, blackman_coeff=0.42, cepstral_lifter=22.0, channel=-1, dither
                               frame_shift, high_freq, htk_compat, low_freq, n_mels, preemphasis_coefficient,
                               raw_energy, remove_dc_offset, round_to_power_of_two, sr, snip_edges, use_energy, True,
                               True, vtln_high, vtln_low, vtln_warp, window_type)
-    dtype, place = str(features.dtype), features.place
+    dtype, place = features.dtype.value, features.place
     if use_energy:
         energy = features[:, n_mels:] if htk_compat else features[:, :1]
         features = features[:, :n_mels] if htk_compat else features[:, 1:]

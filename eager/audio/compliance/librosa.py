@@ -53,7 +53,7 @@ def _as_tensor(fn, arg, value):
     """(a Tensor of value, whether value was a NumPy array): a float Tensor passes as it is;
     an array must be floating point and finite, as librosa checks audio."""
     if isinstance(value, Tensor):
-        if str(value.dtype) not in ("float32", "float64"):
+        if value.dtype.value not in ("float32", "float64"):
             raise TypeError(f"{_NAME}.{fn}: argument '{arg}' expected a float32 or float64 Tensor, got {value.dtype}")
         return value, False
     if not isinstance(value, np.ndarray):
@@ -207,7 +207,7 @@ def _stft(fn, x, n_fft, hop_length, win_length, window, center, pad_mode):
     center = to_bool(center, name, "center")
     if not center and n_fft > x.shape[0]:
         raise ValueError(f"{name}: n_fft={n_fft} is longer than the waveform ({x.shape[0]} samples)")
-    fft_window = _functional.get_window(window, win_length, fftbins=True, dtype=str(x.dtype))
+    fft_window = _functional.get_window(window, win_length, fftbins=True, dtype=x.dtype.value)
     if fft_window.place != x.place:
         fft_window = fft_window.to(x.place)
     return _signal.stft(x, n_fft=n_fft, hop_length=hop_length, win_length=win_length, window=fft_window,
@@ -241,7 +241,7 @@ def stft(x, n_fft=2048, hop_length=None, win_length=None, window="hann", center=
         raise TypeError(f"{_NAME}.stft: argument 'dtype' expected a complex dtype, got {complex_dtype}")
     if was_array:
         return spec.numpy().astype(complex_dtype)
-    return spec if str(spec.dtype) == complex_dtype.name else spec.astype(complex_dtype.name)
+    return spec if spec.dtype.value == complex_dtype.name else spec.astype(complex_dtype.name)
 
 
 def _power_spectrum(fn, x, window_size, hop_length, window, center, pad_mode, power):
@@ -336,7 +336,7 @@ def melspectrogram(x, sr=16000, window_size=512, hop_length=320, n_mels=64, fmin
         raise ValueError(f"{_NAME}.{fn}: expected 0 <= fmin < fmax, got fmin={fmin}, fmax={fmax}")
     spect = _power_spectrum(fn, x, window_size, hop_length, window, center, pad_mode, power)
     bank = compute_fbank_matrix(sr=sr, n_fft=window_size, n_mels=n_mels, fmin=fmin, fmax=fmax, dtype=np.float64)
-    mel = _F.matmul(to_tensor(bank.astype(str(x.dtype)), dtype=str(x.dtype), place=x.place), spect)
+    mel = _F.matmul(to_tensor(bank.astype(x.dtype.value), dtype=x.dtype.value, place=x.place), spect)
     if to_bool(to_db, f"{_NAME}.{fn}", "to_db"):
         mel = power_to_db(mel, ref=ref, amin=amin, top_db=top_db)
     return _back(mel, was_array)
@@ -376,7 +376,7 @@ def mfcc(x, sr=16000, spect=None, n_mfcc=20, dct_type=2, norm="ortho", lifter=0,
         out_dtype = "float32"
     else:
         spect, was_array = _as_tensor("mfcc", "spect", spect)
-        out_dtype = str(spect.dtype)
+        out_dtype = spect.dtype.value
     if spect.ndim != 2:
         raise ValueError(f"{fn}: argument 'spect' expected a 2-d [n_mels, frames] spectrogram, got shape "
                          f"{list(spect.shape)}")
@@ -384,7 +384,7 @@ def mfcc(x, sr=16000, spect=None, n_mfcc=20, dct_type=2, norm="ortho", lifter=0,
     if n_mfcc > n_mels:
         raise ValueError(f"{fn}: argument 'n_mfcc' expected at most {n_mels} (the spectrogram's mel bands), got "
                          f"{n_mfcc}")
-    dtype = str(spect.dtype)
+    dtype = spect.dtype.value
     basis = _functional.create_dct(n_mfcc, n_mels, norm=norm, dtype="float64").numpy()   # [n_mels, n_mfcc]
     if lifter > 0:
         basis = basis * np.sin(math.pi * np.arange(1, 1 + n_mfcc) / lifter)
@@ -413,7 +413,7 @@ def mu_encode(x, mu=255, quantized=True):
     y = _F.sign(x) * _F.log1p(_F.abs(x) * float(mu)) / math.log1p(mu)
     if to_bool(quantized, f"{_NAME}.mu_encode", "quantized"):
         y = _F.floor((y + 1.0) / 2.0 * mu + 0.5)
-    return _back(y, was_array, str(x.dtype))
+    return _back(y, was_array, x.dtype.value)
 
 
 def mu_decode(y, mu=255, quantized=True):
@@ -428,4 +428,4 @@ def mu_decode(y, mu=255, quantized=True):
     if to_bool(quantized, f"{_NAME}.mu_decode", "quantized"):
         y = y * (2.0 / mu) - 1.0
     x = _F.sign(y) * (_F.exp(_F.abs(y) * math.log1p(mu)) - 1.0) / float(mu)
-    return _back(x, was_array, str(y.dtype))
+    return _back(x, was_array, y.dtype.value)
