@@ -80,27 +80,61 @@ def gather_grad(ctx, x, index, out_grad, axis):
 
 # -- take_along_axis / put_along_axis ----------------------------------------------------
 
-def _multiply_at(xp, target, where, values):
-    """target[where] *= values with repeated places multiplied in turn (numpy.multiply.at).
-
-    CuPy has no multiply.at, so the places are flattened and applied in rounds, each
-    round taking the first remaining occurrence of every place (no place twice in one
-    assignment); there are as many rounds as the most repeated place has writes.
-    """
-    shape = values.shape
-    flat_place = xp.zeros(shape, dtype=xp.int64)
+def _flat_places(xp, shape, where, values_shape):
+    """Each value's place in an array of ``shape`` as one C-order flat int64 index (1-d)."""
+    flat_place = xp.zeros(values_shape, dtype=xp.int64)
     stride = 1
-    for d in range(target.ndim - 1, -1, -1):
-        flat_place = flat_place + xp.broadcast_to(where[d], shape).astype(xp.int64) * stride
-        stride *= target.shape[d]
-    places, factors = flat_place.reshape(-1), values.reshape(-1)
-    flat = target.reshape(-1)  # a view: target is contiguous (a fresh copy, or checked by the caller)
+    for d in range(len(shape) - 1, -1, -1):
+        flat_place = flat_place + xp.broadcast_to(where[d], values_shape).astype(xp.int64) * stride
+        stride *= shape[d]
+    return flat_place.reshape(-1)
+
+
+def _combine_in_rounds(xp, target, where, values, combine):
+    """target[where] = combine(target[where], values) with repeated places combined in
+    the values' order.
+
+    For the GPU: CuPy has no multiply.at, and its minimum.at / maximum.at atomics gave
+    wrong float64 results on an H200 (CuPy 14.2). So the places are applied in rounds, each
+    round taking the first remaining occurrence of every place (``unique``'s
+    return_index: its sort is stable), no place twice in one assignment; there are as
+    many rounds as the most repeated place has writes. Any strides (places unravelled).
+    """
+    places = _flat_places(xp, target.shape, where, values.shape)
+    remaining = values.reshape(-1)
     while places.size:
         unique, first = xp.unique(places, return_index=True)
-        flat[unique] *= factors[first]
+        index = xp.unravel_index(unique, target.shape)
+        target[index] = combine(target[index], remaining[first])
         rest = xp.ones(places.size, dtype=bool)
         rest[first] = False
-        places, factors = places[rest], factors[rest]
+        places, remaining = places[rest], remaining[rest]
+    return target
+
+
+def _multiply_at(xp, target, where, values):
+    """target[where] *= values with repeated places multiplied in turn (numpy.multiply.at)."""
+    if xp is np:
+        np.multiply.at(target, where, values)
+        return target
+    return _combine_in_rounds(xp, target, where, values, xp.multiply)
+
+
+def _last_occurrences(xp, places):
+    """(each of the 1-d ``places`` once, the position of its last occurrence): ``unique``
+    of the reversed places gives each one's first position there (its sort is stable)."""
+    unique, first_from_end = xp.unique(places[::-1], return_index=True)
+    return unique, places.size - 1 - first_from_end
+
+
+def _assign_at(xp, target, where, values):
+    """target[where] = values, the last write winning at a repeated place (NumPy's order;
+    CuPy leaves the winner undefined, so only each place's last value is written there)."""
+    if xp is np:
+        target[where] = values
+        return target
+    unique, last = _last_occurrences(xp, _flat_places(xp, target.shape, where, values.shape))
+    target[xp.unravel_index(unique, target.shape)] = values.reshape(-1)[last]
     return target
 
 
@@ -169,27 +203,17 @@ def put_along_axis(ctx, arr, indices, values, axis, reduce, include_self, broadc
     if into is not arr:
         return copied_into(_put_along(xp, arr.copy(), where, xp.broadcast_to(values, idx.shape), reduce,
                                       include_self), into)
-    if reduce in ("mul", "multiply") and not into.flags.c_contiguous:
-        # _multiply_at works on a flat view, which only a contiguous array has
-        into[...] = _put_along(xp, arr.copy(), where, xp.broadcast_to(values, idx.shape), reduce, include_self)
-        return into
     # where is new arrays (the wrapped indices, aranges): only values may overlap into
     return _put_along(xp, into, where, xp.broadcast_to(apart(xp, into, values), idx.shape), reduce, include_self)
 
 
-# the dtypes CuPy's minimum.at / maximum.at serve (CUDA atomicMin / atomicMax)
-_EXTREMUM_AT = (np.float32, np.float64, np.int32, np.uint32, np.int64, np.uint64)
-
-
 def _extremum_at(xp, out, where, values, name):
     """out[where] = name(out[where], values), repeated places reduced in turn (numpy's
-    ``minimum.at`` / ``maximum.at``); CuPy lacks the narrow dtypes, computed wider (exactly)."""
-    if xp is np or out.dtype.type in _EXTREMUM_AT:
-        getattr(xp, name).at(out, where, values)
+    ``minimum.at`` / ``maximum.at``; on the GPU in rounds: see _combine_in_rounds)."""
+    if xp is np:
+        getattr(np, name).at(out, where, values)
         return
-    wide = out.astype(np.float32 if out.dtype.kind == "f" else np.int64)
-    getattr(xp, name).at(wide, where, values.astype(wide.dtype))
-    out[...] = wide.astype(out.dtype)
+    _combine_in_rounds(xp, out, where, values, getattr(xp, name))
 
 
 def _identity(dtype, name):
@@ -218,7 +242,7 @@ def _divide_exact(xp, total, denominator):
 def _put_along(xp, out, where, values, reduce, include_self=True):
     """out with values reduced in at ``where`` (out contiguous for mul): see put_along_axis."""
     if reduce == "assign":
-        out[where] = values
+        _assign_at(xp, out, where, values)
     elif reduce in ("add", "mean"):
         if not include_self:
             out[where] = 0
@@ -415,7 +439,11 @@ def scatter(ctx, x, index, updates, overwrite, *, into=None):
 def _scatter_rows(xp, out, flat, updates, overwrite):
     """out with the rows at flat replaced by updates (overwrite), or zeroed and summed into."""
     if overwrite:
-        out[flat] = updates
+        if xp is np or flat.size < 2:
+            out[flat] = updates
+        else:  # CuPy leaves the winner of a repeated row undefined: each row's last update, as the host
+            rows, last = _last_occurrences(xp, flat)
+            out[rows] = updates[last]
     else:  # Paddle: the indexed rows are zeroed, then every update adds into its row
         out[flat] = 0
         scatter_add(xp, out, flat, updates)
