@@ -116,11 +116,7 @@ def hz_to_mel(frequencies, htk=False):
     htk = to_bool(htk, f"{_NAME}.hz_to_mel", "htk")
     if kind != "array":
         return _functional.hz_to_mel(freq, htk=htk)
-    if htk:
-        return 2595.0 * np.log10(1.0 + freq / 700.0)
-    linear = freq * 3.0 / 200.0
-    logarithmic = 15.0 + np.log(np.maximum(freq, 1000.0) / 1000.0) / (math.log(6.4) / 27.0)
-    return np.where(freq >= 1000.0, logarithmic, linear)
+    return _functional.hz_to_mel(to_tensor(freq), htk=htk).numpy()  # one formula: eager.audio.functional's
 
 
 def mel_to_hz(mels, htk=False):
@@ -140,11 +136,7 @@ def mel_to_hz(mels, htk=False):
     htk = to_bool(htk, f"{_NAME}.mel_to_hz", "htk")
     if kind != "array":
         return _functional.mel_to_hz(mel, htk=htk)
-    if htk:
-        return 700.0 * (10.0 ** (mel / 2595.0) - 1.0)
-    linear = mel * 200.0 / 3.0
-    logarithmic = 1000.0 * np.exp(math.log(6.4) / 27.0 * (np.maximum(mel, 15.0) - 15.0))
-    return np.where(mel >= 15.0, logarithmic, linear)
+    return _functional.mel_to_hz(to_tensor(mel), htk=htk).numpy()  # one formula: eager.audio.functional's
 
 
 def mel_frequencies(n_mels=128, fmin=0.0, fmax=11025.0, htk=False):
