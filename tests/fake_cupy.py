@@ -46,11 +46,13 @@ import numpy
 __version__ = "13.0.0+fake"
 _UNSUPPORTED_KINDS = "OSUMmV"  # object, str, bytes, datetime, timedelta, void
 # ufunc.at in CuPy is built on CUDA atomics: only these ufuncs, only these dtypes.
+# CuPy accepts float64 maximum.at/minimum.at, but on an H200 they gave wrong values
+# (docs/gpu.md), so the stand-in refuses them: eager must not call them.
 _AT_DTYPES = {
     "add": {numpy.float16, numpy.float32, numpy.float64, numpy.int32, numpy.uint32, numpy.uint64},
     "subtract": {numpy.float16, numpy.float32, numpy.float64, numpy.int32, numpy.uint32, numpy.uint64},
-    "maximum": {numpy.float32, numpy.float64, numpy.int32, numpy.uint32, numpy.int64, numpy.uint64},
-    "minimum": {numpy.float32, numpy.float64, numpy.int32, numpy.uint32, numpy.int64, numpy.uint64},
+    "maximum": {numpy.float32, numpy.int32, numpy.uint32, numpy.int64, numpy.uint64},
+    "minimum": {numpy.float32, numpy.int32, numpy.uint32, numpy.int64, numpy.uint64},
 }
 # NumPy names CuPy does not provide (host-only machinery or not implemented).
 _MISSING = {"errstate", "seterr", "geterr", "frompyfunc", "apply_over_axes", "nditer", "ndindex",
@@ -326,6 +328,28 @@ def _index(key):
     return key._a if isinstance(key, ndarray) else key
 
 
+def _refuse_racing_writes(target, index, value):
+    """Refuses an assignment through integer index arrays that writes one place twice
+    with different values: NumPy's last write wins, but on a GPU the threads race and
+    CuPy leaves the winner undefined (it changed from run to run on an H200)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if not builtins.any(isinstance(p, numpy.ndarray) and p.dtype.kind in "iu" for p in parts):
+        return
+    places = numpy.arange(target.size).reshape(target.shape)[index]
+    if numpy.unique(places).size == places.size:
+        return
+    values = numpy.broadcast_to(numpy.asarray(value, dtype=target.dtype), places.shape)
+    order = numpy.argsort(places.reshape(-1), kind="stable")
+    sorted_places, sorted_values = places.reshape(-1)[order], values.reshape(-1)[order]
+    same_place = sorted_places[1:] == sorted_places[:-1]
+    differ = ~((sorted_values[1:] == sorted_values[:-1]) |
+               (numpy.isnan(sorted_values[1:]) & numpy.isnan(sorted_values[:-1]))
+               if sorted_values.dtype.kind in "fc" else sorted_values[1:] == sorted_values[:-1])
+    if numpy.any(same_place & differ):
+        raise AssertionError("fake_cupy: an index-array assignment writes one place twice with different "
+                             "values; CuPy leaves which write wins undefined")
+
+
 _NOT_ON_ARRAYS = {"ctypes", "data", "tofile", "dump", "dumps", "itemset", "newbyteorder", "setflags",
                   "getfield", "setfield", "resize", "tobytes", "tostring", "flat"}
 
@@ -439,7 +463,9 @@ class ndarray:
             raise ValueError("The fusion supports `[...]` or `[:]`.")
         calls[0] += 1
         _check_device(_arrays_in((key, value), [self]))
-        self._a[_index(key)] = value._a if isinstance(value, ndarray) else value
+        index, plain = _index(key), value._a if isinstance(value, ndarray) else value
+        _refuse_racing_writes(self._a, index, plain)
+        self._a[index] = plain
 
     def __len__(self):
         return len(self._a)

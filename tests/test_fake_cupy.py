@@ -94,6 +94,38 @@ def test_ufunc_at_only_for_the_dtypes_cuda_atomics_serve():
     assert f.tolist() == [2.0, 2.0, 1.0]
 
 
+def test_float64_maximum_and_minimum_at_are_refused():
+    """CuPy accepts them, but they gave wrong values on an H200 (docs/gpu.md)."""
+    for ufunc in (cp.maximum, cp.minimum):
+        with pytest.raises(TypeError, match="does not support dtype float64"):
+            ufunc.at(cp.zeros(3), cp.array([0, 0]), cp.ones(2))
+        f = cp.zeros(3, dtype=np.float32)
+        ufunc.at(f, cp.array([0, 0]), cp.array([1.0, -1.0], dtype=np.float32))
+        assert f.tolist() == [1.0 if ufunc is cp.maximum else -1.0, 0.0, 0.0]
+
+
+def test_a_place_written_twice_with_different_values_is_refused():
+    """CuPy leaves the winner of a repeated place undefined, so the fake refuses such a
+    write; equal values, distinct places and boolean masks pass."""
+    twice = cp.array([1, 1])
+    racing = [(twice, cp.array([1.0, 2.0])[:, None]),  # rows 1 and 1 get different rows
+              ((twice, cp.array([0, 0])), cp.array([1.0, 2.0])),  # one element twice
+              ((slice(None), twice), cp.array([1.0, 2.0]))]  # column 1 twice, values per column
+    for key, value in racing:
+        a = cp.zeros((3, 3))
+        with pytest.raises(AssertionError, match="writes one place twice with different values"):
+            a[key] = value
+        assert a.sum().item() == 0  # refused before writing
+    a = cp.zeros((3, 3))
+    a[twice] = 5.0  # the same value twice
+    a[(slice(None), cp.array([0, 2]))] = cp.array([7.0, 8.0])  # distinct places
+    a[cp.array([[False, False, False], [False, False, False], [True, True, True]])] = 1.0
+    assert a.tolist() == [[7.0, 0.0, 8.0], [7.0, 5.0, 8.0], [1.0, 1.0, 1.0]]
+    nan = cp.zeros(2)
+    nan[cp.array([0, 0])] = cp.array([np.nan, np.nan])  # NaN at both writes: the same value
+    assert np.isnan(nan.get()[0])
+
+
 def test_what_cupy_lacks_is_absent():
     for name in ("errstate", "frompyfunc", "nditer", "ndindex"):
         assert not hasattr(cp, name)

@@ -411,14 +411,16 @@ def masked_scatter_grad(ctx, x, mask, value, out_grad, *, out_mask=None):
     if want(out_mask, 0):
         x_grad = xp.where(chosen, xp.zeros((), dtype=out_grad.dtype), out_grad)
     if want(out_mask, 1):
-        # Chosen places send their gradient to their rank; the others to a spare slot
-        # at the end, dropped after (ranks are distinct, so plain assignment is exact).
-        flat = xp.zeros(value.size + 1, dtype=out_grad.dtype)
-        rank = xp.cumsum(chosen.reshape(-1), dtype=xp.int64) - 1
-        target = xp.where(chosen.reshape(-1) & (rank < value.size), rank, value.size)
-        flat[target] = out_grad.reshape(-1)
-        flat[value.size] = 0
-        value_grad = flat[:value.size].reshape(value.shape)
+        # value's k-th element went to the k-th chosen place: the first place whose running
+        # count reaches k + 1. A gather (no scatter, so no repeated writes on a GPU); the
+        # elements past the count were never read and get zero.
+        running = xp.cumsum(chosen.reshape(-1), dtype=xp.int64)
+        if running.size == 0:
+            return x_grad, xp.zeros(value.shape, dtype=out_grad.dtype)
+        places = xp.searchsorted(running, xp.arange(1, value.size + 1, dtype=xp.int64))
+        read = places < running.size
+        picked = out_grad.reshape(-1)[xp.minimum(places, running.size - 1)]
+        value_grad = xp.where(read, picked, xp.zeros((), dtype=out_grad.dtype)).reshape(value.shape)
     return x_grad, value_grad
 
 
