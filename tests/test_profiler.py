@@ -435,3 +435,39 @@ def test_the_profiler_works_with_auto_cast_and_anomaly_mode():
     np.testing.assert_allclose(z.numpy(), np.exp(np.ones([2, 2])), rtol=1e-6)
     ops = names(handle.results[0])
     assert ops.count("matmul") == 1 and "cast" in ops and "exp" in ops
+
+
+@pytest.mark.parametrize("device", ["gpu"], indirect=True)
+def test_gpu_profiler_times_ops_with_a_synchronize_each(device, monkeypatch):
+    """On a GPU the default targets include the GPU, and each recorded op and step
+    reads its end time after a synchronize, so the host times include the queued work;
+    the gradients are the ones computed without the profiler."""
+    from eager.profiler import profiler as profiler_module
+    syncs = []
+    real_sync = profiler_module.synchronize
+    monkeypatch.setattr(profiler_module, "synchronize", lambda *a: syncs.append(1) or real_sync(*a))
+    eager.seed(3)
+    net = eager.nn.Linear(4, 3)
+    x = eager.rand([5, 4])
+    handle = keep()
+    with profiler.Profiler(on_trace_ready=handle) as prof:
+        assert profiler.ProfilerTarget.GPU in prof.targets
+        loss = net(x).sum()
+        loss.backward()
+        prof.step()
+    ops = names(handle.results[0])
+    assert "linear" in ops and "linear_grad" in ops
+    assert len(syncs) >= len(ops)  # one per op at least, and one per step
+    assert net.weight.place.is_gpu_place()
+    np.testing.assert_allclose(net.weight.grad.numpy(), np.tile(x.numpy().sum(0), (3, 1)).T, rtol=1e-6)
+
+
+@pytest.mark.parametrize("device", ["gpu"], indirect=True)
+def test_gpu_profiler_with_cpu_target_only_never_synchronizes(device, monkeypatch):
+    from eager.profiler import profiler as profiler_module
+    monkeypatch.setattr(profiler_module, "synchronize", lambda *a: pytest.fail("synchronized"))
+    handle = keep()
+    with profiler.Profiler(targets=[profiler.ProfilerTarget.CPU], on_trace_ready=handle) as prof:
+        (eager.ones([3]) * 2).sum()
+        prof.step()
+    assert names(handle.results[0]) == ["full", "scale", "sum"]
