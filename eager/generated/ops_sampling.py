@@ -156,7 +156,7 @@ def randint(low=0, high=None, shape=(1,), dtype=None, place=None, name=None):
 
 
 def randint_like(x, low=0, high=None, dtype=None, name=None):
-    """Integers uniform on [low, high) (or [0, low) when high is None) in x's shape; dtype defaults to x's.
+    """Integers uniform on [low, high) (or [0, low) when high is None) in x's shape; dtype defaults to x's (bool is the draw's truth, nonzero True, as Paddle casts it).
 
     Not differentiable.
     """

@@ -13056,7 +13056,7 @@ _randint_like_seen = KERNELS.signature_cache("randint_like", "randint_like")
 
 
 def randint_like(x, low, high, dtype):
-    """Integers uniform on [low, high) (or [0, low) when high is None) in x's shape; dtype defaults to x's."""
+    """Integers uniform on [low, high) (or [0, low) when high is None) in x's shape; dtype defaults to x's (bool is the draw's truth, nonzero True, as Paddle casts it)."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, low, type(low), high, type(high), dtype)
         seen = _randint_like_seen.get(signature)

@@ -231,7 +231,8 @@ def gaussian_infer_meta(shape, mean, std, seed, dtype, out) -> None:
 
 
 def _int_range(low, high, dtype: DataType) -> None:
-    """[low, high) is not empty and its values fit ``dtype``; high None means [0, low)."""
+    """[low, high) is not empty and its values fit ``dtype``; high None means [0, low).
+    bool takes any range: the int64 draw's truth (nonzero is True), as Paddle casts it."""
     if high is None:
         low, high = 0, low
         if not low < high:
@@ -239,9 +240,7 @@ def _int_range(low, high, dtype: DataType) -> None:
                 f"argument 'low' is the exclusive upper bound when high is None, and must be > 0, got {high}")
     if not low < high:
         raise InvalidArgumentError(f"arguments 'low' and 'high' expected low < high, got low={low}, high={high}")
-    if dtype is DataType.BOOL:
-        least, most = 0, 1
-    elif dtype.is_integer:
+    if dtype.is_integer and dtype is not DataType.BOOL:
         info = np.iinfo(dtype.numpy_dtype)
         least, most = int(info.min), int(info.max)
     else:
