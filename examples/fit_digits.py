@@ -70,6 +70,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     paddle.seed(args.seed)
+    np.random.seed(args.seed)  # the loader's shuffle draws from NumPy's global state, as Paddle's does
     train_set, test_set = make_datasets(args.seed)
     train_loader = paddle.io.DataLoader(train_set, batch_size=64, shuffle=True)
     test_loader = paddle.io.DataLoader(test_set, batch_size=256)

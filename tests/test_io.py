@@ -29,14 +29,26 @@ def test_batch_sampler_bad_input():
         io.BatchSampler(sampler=io.SequenceSampler(range(3)), shuffle=True)
 
 
-def test_random_sampler_is_a_permutation_repeated_by_seed():
-    eager.seed(3)
+def test_random_sampler_is_a_permutation_repeated_by_numpys_seed():
+    np.random.seed(3)
     first = list(io.RandomSampler(range(20)))
-    eager.seed(3)
+    np.random.seed(3)
     second = list(io.RandomSampler(range(20)))
     assert first == second and sorted(first) == list(range(20)) and first != list(range(20))
-    # The same draw as NumPy's PCG64 from that seed (eager's CPU generator).
-    assert first == np.random.Generator(np.random.PCG64(3)).permutation(20).tolist()
+    # Paddle's draw: np.random.choice over NumPy's global state (eager.seed does not touch it).
+    eager.seed(0)
+    np.random.seed(3)
+    assert first == np.random.choice(np.arange(20), 20, replace=False).tolist()
+
+
+def test_samplers_give_paddles_order_for_numpys_seed():
+    """Paddle's docstring examples: np.random.seed(2023), then RandomSampler over 100 samples
+    starts 56, 12, 68, and its batches of 8 start [56, 12, 68, 0, 82, 66, 91, 44]."""
+    np.random.seed(2023)
+    assert list(io.RandomSampler(range(100)))[:3] == [56, 12, 68]
+    np.random.seed(2023)
+    batches = list(io.BatchSampler(sampler=io.RandomSampler(range(100)), batch_size=8, drop_last=True))
+    assert batches[0] == [56, 12, 68, 0, 82, 66, 91, 44] and len(batches) == 12
 
 
 def test_tensor_dataset_and_basic_dataloader_against_a_loop():
@@ -60,9 +72,9 @@ def test_tensor_dataset_and_basic_dataloader_against_a_loop():
 def test_shuffle_covers_every_sample_once_and_repeats_under_seed():
     x = np.arange(10)
     ds = io.TensorDataset([x])
-    eager.seed(5)
+    np.random.seed(5)
     a = np.concatenate([b[0].numpy() for b in io.DataLoader(ds, batch_size=4, shuffle=True)])
-    eager.seed(5)
+    np.random.seed(5)
     b = np.concatenate([b[0].numpy() for b in io.DataLoader(ds, batch_size=4, shuffle=True)])
     assert sorted(a.tolist()) == list(range(10)) and a.tolist() == b.tolist()
 
@@ -164,10 +176,10 @@ def test_distributed_batch_sampler_shuffle_epochs_and_environment(monkeypatch):
 
 
 def test_random_sampler_replacement_and_generators():
-    eager.seed(1)
+    np.random.seed(1)
     drawn = list(io.RandomSampler(range(4), replacement=True, num_samples=50))
     assert len(drawn) == 50 and set(drawn) <= {0, 1, 2, 3} and len(set(drawn)) == 4
-    eager.seed(1)
+    np.random.seed(1)
     assert list(io.RandomSampler(range(4), replacement=True, num_samples=50)) == drawn
     with pytest.raises(ValueError, match="num_samples"):
         io.RandomSampler(range(4), num_samples=3)
@@ -184,10 +196,12 @@ def test_subset_and_weighted_random_samplers():
     assert sorted(order) == [10, 20, 30, 40]
     eager.seed(2)
     assert list(io.SubsetRandomSampler([10, 20, 30, 40])) == order
-    eager.seed(0)
+    np.random.seed(0)
     drawn = list(io.WeightedRandomSampler([1.0, 0.0, 3.0], 4000))
     counts = np.bincount(drawn, minlength=3)
     assert counts[1] == 0 and abs(counts[2] / 4000 - 0.75) < 0.04
+    np.random.seed(0)  # Paddle's draw, from NumPy's global state
+    assert drawn == np.random.choice(3, 4000, True, np.array([0.25, 0.0, 0.75])).tolist()
     no_repeat = list(io.WeightedRandomSampler([1, 1, 1, 0, 1], 4, replacement=False))
     assert sorted(no_repeat) == [0, 1, 2, 4]
     with pytest.raises(ValueError, match="num_samples"):

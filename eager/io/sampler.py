@@ -75,10 +75,12 @@ class RandomSampler(Sampler):
     """The indices in random order: a permutation, or with ``replacement=True``
     ``num_samples`` (default len(data_source)) independent uniform draws.
 
-    ``generator`` is None (eager's CPU generator, so ``eager.seed`` makes the
-    order repeat), a Generator, or (as Paddle) an iterator yielding the indices.
+    ``generator`` is None (NumPy's global random state, as Paddle: ``np.random.seed``
+    makes the order repeat, and the same seed gives Paddle's order), a Generator,
+    or (as Paddle) an iterator yielding the indices.
 
-    >>> eager.seed(0); order = list(eager.io.RandomSampler(range(5)))
+    >>> import numpy as np
+    >>> np.random.seed(0); order = list(eager.io.RandomSampler(range(5)))
     >>> sorted(order)
     [0, 1, 2, 3, 4]
     """
@@ -107,11 +109,16 @@ class RandomSampler(Sampler):
                 except StopIteration:
                     return
             return
-        engine = _engine(self.generator)
-        if self.replacement:
-            drawn = engine.integers(0, n, self.num_samples, dtype=np.int64) if n else np.zeros(0, np.int64)
+        if self.generator is None:  # Paddle's very draws, from NumPy's global state
+            if self.replacement:
+                drawn = np.random.choice(np.arange(n), self.num_samples, replace=True) if n else np.zeros(0, np.int64)
+            else:
+                drawn = np.random.choice(np.arange(n), n, replace=False)
+        elif self.replacement:
+            drawn = _engine(self.generator).integers(0, n, self.num_samples, dtype=np.int64) if n \
+                else np.zeros(0, np.int64)
         else:
-            drawn = engine.permutation(n)
+            drawn = _engine(self.generator).permutation(n)
         yield from drawn.tolist()
 
     def __len__(self):
@@ -149,7 +156,8 @@ class SubsetRandomSampler(Sampler):
 
 class WeightedRandomSampler(Sampler):
     """``num_samples`` indices drawn with probability proportional to ``weights``
-    (with replacement by default).
+    (with replacement by default), from NumPy's global random state as Paddle draws
+    them (``np.random.seed`` repeats them).
 
     >>> list(eager.io.WeightedRandomSampler([0.0, 1.0, 0.0], 3))
     [1, 1, 1]
@@ -179,7 +187,8 @@ class WeightedRandomSampler(Sampler):
 
     def __iter__(self):
         p = self.weights / self.weights.sum()
-        drawn = _engine(None).choice(len(p), size=self.num_samples, replace=self.replacement, p=p)
+        # NumPy's global random state, as Paddle draws: np.random.seed repeats Paddle's indices
+        drawn = np.random.choice(len(p), self.num_samples, self.replacement, p)
         return iter(drawn.tolist())
 
     def __len__(self):
