@@ -11,7 +11,8 @@ Place ignored). Nothing of Paddle's is stored here: point it at a checkout.
     python tools/paddle_examples.py run examples.json results.json [REGEX]
     python tools/paddle_examples.py report results.json
 
-Out of its verdicts, ``skip`` marks blocks that need a GPU or other device, and
+Out of its verdicts, ``skip`` marks blocks that need a GPU or other device (or
+install packages themselves), and
 a ``mismatch`` of a block that draws random numbers is expected (another RNG)
 unless shapes or dtypes differ; the report lists those separately.
 """
@@ -29,10 +30,12 @@ import io
 import json
 import math
 import multiprocessing
+import os
 import re
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 # Paddle's parts that eager does not build: the static graph, its internals, launchers.
@@ -40,6 +43,8 @@ _OUT_OF_SCOPE = re.compile(
     r"python/paddle/(fluid|base|static|pir|libs|proto|inference|decomposition|_typing|tests?)/|/tests?/"
     r"|dy2static|jit/sot|auto_parallel|distributed/(fleet|passes|ps|rpc|transpiler|launch)|cpp_extension")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf")
+# Examples that install packages themselves (compare_accuracy runs `pip install xlsxwriter`).
+_INSTALLS = re.compile(r"\bpip3?[\s'\",]+install\b")  # also ['python', '-m', 'pip', 'install', ...]
 _DEVICE_ONLY = re.compile(r"#\s*x?doctest:\s*\+REQUIRES\((?:[^)]*)(GPU|XPU|DISTRIBUTED|CUSTOM|module)")
 _RANDOM = re.compile(r"\b(rand\w*|uniform|normal|seed|[dD]ropout|shuffle|multinomial|bernoulli|poisson|"
                      r"standard_normal|gumbel\w*|sample|[rR]R[eE][lL][uU]|rrelu)\b")
@@ -143,9 +148,9 @@ class _Checker(doctest.OutputChecker):
 
 def _as_doctest(text: str) -> str | None:
     """xdoctest's dialect in doctest's: skip directives applied, '>>>' continuations as '...'."""
-    if _DEVICE_ONLY.search(text):
+    if _DEVICE_ONLY.search(text) or _INSTALLS.search(text):
         return None
-    lines, skipping, statement = [], False, None
+    lines, skipping, statement, statement_start = [], False, None, 0
     source = text.split("\n")
     i = 0
     while i < len(source):
@@ -157,6 +162,9 @@ def _as_doctest(text: str) -> str | None:
         if skipping:
             continue
         if re.search(r"#\s*x?doctest:\s*\+SKIP", line):  # this statement and its output only
+            if bare.startswith("...") and statement is not None:  # on a continuation: the whole statement
+                del lines[statement_start:]
+                statement = None
             while i < len(source) and source[i].strip() and not source[i].lstrip().startswith(">>>"):
                 i += 1
             continue
@@ -168,7 +176,7 @@ def _as_doctest(text: str) -> str | None:
                 lines.append("... " + code)
                 statement += "\n" + code
                 continue
-            statement = code
+            statement, statement_start = code, len(lines)
         elif bare.startswith("...") and statement is not None:
             statement += "\n" + (bare[4:] if bare.startswith("... ") else bare[3:])
         else:
@@ -231,7 +239,10 @@ def run(examples_path: str, out_path: str, pattern: str = "") -> None:
     import eager  # noqa: F401  (loaded once, before the workers fork)
     with open(examples_path) as f:
         blocks = [b for b in json.load(f) if re.search(pattern, f"{b['file']}:{b['name']}")]
-    with multiprocessing.get_context("fork").Pool(2, maxtasksperchild=40) as pool:
+    out_path = os.path.abspath(out_path)
+    # The examples write files (checkpoints, images, wav) into the current directory: a scratch one.
+    with tempfile.TemporaryDirectory(prefix="paddle_examples_") as scratch, contextlib.chdir(scratch), \
+            multiprocessing.get_context("fork").Pool(2, maxtasksperchild=40) as pool:
         verdicts = pool.map(_run_block, blocks, chunksize=4)
     with open(out_path, "w") as out:
         json.dump(verdicts, out, indent=0)
