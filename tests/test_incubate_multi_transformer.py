@@ -8,6 +8,7 @@ full-sequence run; gradients by finite differences.
 """
 from __future__ import annotations
 
+import doctest
 import math
 
 import numpy as np
@@ -17,6 +18,7 @@ import eager
 from eager import incubate
 from eager.autograd import gradcheck
 from eager.incubate.nn import functional as IF
+from eager.incubate.nn.functional import multi_transformer
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -440,3 +442,10 @@ def test_layer_errors():
         incubate.nn.FusedMultiTransformer(8, 2, 16, num_layers=1, nranks=2, ring_id=0)
     # A list of qkv_weight_attrs sets the number of layers.
     assert len(incubate.nn.FusedMultiTransformer(8, 2, 16, qkv_weight_attrs=[None] * 3).qkv_weights) == 3
+
+
+def test_docstring_examples_run(device):
+    if device == "gpu":
+        pytest.skip("the examples print CPU values; once is enough")
+    result = doctest.testmod(multi_transformer, extraglobs={"eager": eager}, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0
