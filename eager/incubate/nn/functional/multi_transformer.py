@@ -25,7 +25,7 @@ from ....nn import functional as F
 from ....tensor import Tensor
 from . import _checks
 from .rotary import _rotate
-from .transformer import _attend, _dropout, _feedforward, _layer_norm, _split_heads
+from .transformer import _attend, _dropout, _feedforward, _layer_norm, _project_qkv
 
 _composed = composed_in(_checks.NAMESPACE)
 
@@ -137,18 +137,6 @@ def _rope(t: Tensor, cos: Tensor, sin: Tensor, dims: int) -> Tensor:
         t, cos, sin = _F.reshape(t, chunked), _F.reshape(cos, table), _F.reshape(sin, table)
     out = _F.add(_F.multiply(t, cos), _F.multiply(_rotate(t, False), sin))
     return _F.reshape(out, shape) if dims == 2 else out
-
-
-def _project(h: Tensor, weight: Tensor, bias, heads: int, head_dim: int, trans_qkvw: bool) -> tuple:
-    width = 3 * heads * head_dim
-    embed = h.shape[-1]
-    if trans_qkvw:
-        qkv = _F.matmul(h, _F.reshape(weight, [width, embed]), False, True)
-    else:
-        qkv = _F.matmul(h, _F.reshape(weight, [embed, width]))
-    if bias is not None:
-        qkv = _F.add(qkv, _F.reshape(bias, [width]))
-    return _split_heads(qkv, heads, head_dim)
 
 
 @_composed
@@ -315,7 +303,7 @@ def fused_multi_transformer(x, ln_scales, ln_biases, qkv_weights, qkv_biases, li
     for i in range(layers):
         residual = out
         h = _layer_norm(out, optional["ln_scales"][i], optional["ln_biases"][i], eps) if pre else out
-        q, k, v = _project(h, qkv_weights[i], optional["qkv_biases"][i], heads, head_dim, trans)
+        q, k, v = _project_qkv(h, qkv_weights[i], optional["qkv_biases"][i], heads, head_dim, trans)
         if cos is not None:
             q, k = _rope(q, cos, sin, rotary_emb_dims), _rope(k, cos, sin, rotary_emb_dims)
         if step is not None:

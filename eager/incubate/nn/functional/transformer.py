@@ -195,14 +195,7 @@ def fused_multi_head_attention(x, qkv_weight, linear_weight, pre_layer_norm=Fals
     _checks.flag(fn, "add_residual", add_residual)
 
     out = _layer_norm(x, pre_ln_scale, pre_ln_bias, pre_eps) if pre_layer_norm else x
-    width = 3 * heads * head_dim
-    if transpose_qkv_wb:
-        qkv = _F.matmul(out, qkv_weight)
-    else:
-        qkv = _F.matmul(out, _F.reshape(qkv_weight, [width, embed]), False, True)
-    if qkv_bias is not None:
-        qkv = _F.add(qkv, _F.reshape(qkv_bias, [width]))
-    q, k, v = _split_heads(qkv, heads, head_dim)
+    q, k, v = _project_qkv(out, qkv_weight, qkv_bias, heads, head_dim, not transpose_qkv_wb)
     out = _F.matmul(_attend(q, k, v, attn_mask, rates["attn_dropout_rate"], training, mode), linear_weight)
     if linear_bias is not None:
         out = _F.add(out, linear_bias)
@@ -212,9 +205,19 @@ def fused_multi_head_attention(x, qkv_weight, linear_weight, pre_layer_norm=Fals
     return out if pre_layer_norm else _layer_norm(out, ln_scale, ln_bias, eps)
 
 
-def _split_heads(qkv, heads: int, head_dim: int) -> tuple:
-    """q, k, v (each ``[batch, heads, seq, head_dim]``) of the projection ``qkv``
-    ``[batch, seq, 3 * heads * head_dim]``, laid out (3, heads, head_dim)."""
+def _project_qkv(x, weight, bias, heads: int, head_dim: int, output_major: bool) -> tuple:
+    """q, k, v (each ``[batch, heads, seq, head_dim]``) of ``x @ weight + bias``,
+    the projection's outputs laid out (3, heads, head_dim): ``weight`` holds
+    them first (``[3, heads, head_dim, embed]``) when ``output_major``, last
+    (``[embed, 3 * heads * head_dim]`` or ``[embed, 3, heads, head_dim]``)
+    otherwise."""
+    width, embed = 3 * heads * head_dim, x.shape[-1]
+    if output_major:
+        qkv = _F.matmul(x, _F.reshape(weight, [width, embed]), False, True)
+    else:
+        qkv = _F.matmul(x, _F.reshape(weight, [embed, width]))
+    if bias is not None:
+        qkv = _F.add(qkv, _F.reshape(bias, [width]))
     batch, seq = qkv.shape[0], qkv.shape[1]
     qkv = _F.transpose(_F.reshape(qkv, [batch, seq, 3, heads, head_dim]), [2, 0, 3, 1, 4])
     return tuple(_F.unbind(qkv, 0))
