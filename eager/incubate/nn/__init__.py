@@ -6,7 +6,7 @@ functionals in ``eager.incubate.nn.functional``.
 """
 from . import functional
 from .layer import (FusedBiasDropoutResidualLayerNorm, FusedDropout, FusedDropoutAdd, FusedFeedForward, FusedLinear,
-                    FusedMultiHeadAttention, FusedTransformerEncoderLayer)
+                    FusedMultiHeadAttention, FusedMultiTransformer, FusedTransformerEncoderLayer)
 
 __all__ = ["FusedBiasDropoutResidualLayerNorm", "FusedDropout", "FusedDropoutAdd", "FusedFeedForward", "FusedLinear",
-           "FusedMultiHeadAttention", "FusedTransformerEncoderLayer", "functional"]
+           "FusedMultiHeadAttention", "FusedMultiTransformer", "FusedTransformerEncoderLayer", "functional"]

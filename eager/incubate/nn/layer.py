@@ -335,5 +335,115 @@ class FusedTransformerEncoderLayer(Layer):
         return self.ffn(self.fused_attn(src, attn_mask=src_mask))
 
 
+class FusedMultiTransformer(Layer):
+    """``num_layers`` transformer layers run by ``fused_multi_transformer``:
+    Paddle's per-layer parameter lists ``ln_scales``, ``ln_biases``,
+    ``qkv_weights`` (``[3, num_heads, head_dim, embed_dim]``, ``[embed_dim, 3,
+    num_heads, head_dim]`` with ``trans_qkvw=False``), ``qkv_biases``,
+    ``linear_weights``, ``linear_biases``, ``ffn_ln_scales``, ``ffn_ln_biases``,
+    ``ffn1_weights``, ``ffn1_biases``, ``ffn2_weights``, ``ffn2_biases``, each a
+    Python list indexed by layer. Each ``*_attrs`` is one ParamAttr for every
+    layer or a list of one per layer (a list of ``qkv_weight_attrs`` sets
+    ``num_layers``); a bias attr of False leaves that bias out (None in its list).
+    Besides the lists, every parameter is registered as ``<list>_<layer>``
+    (``qkv_weights_0``), so ``parameters()``, optimizers and ``state_dict()``
+    see them. Bool and integer masks are converted as in eager.nn.MultiHeadAttention.
+
+    >>> layers = eager.incubate.nn.FusedMultiTransformer(8, 2, 16, num_layers=2)
+    >>> layers(eager.ones([2, 3, 8])).shape
+    [2, 3, 8]
+    >>> len(layers.qkv_weights), layers.qkv_weights[0].shape
+    (2, [3, 2, 4, 8])
+    """
+
+    _LISTS = ("ln_scales", "ln_biases", "qkv_weights", "qkv_biases", "linear_weights", "linear_biases",
+              "ffn_ln_scales", "ffn_ln_biases", "ffn1_weights", "ffn1_biases", "ffn2_weights", "ffn2_biases")
+
+    def __init__(self, embed_dim, num_heads, dim_feedforward, dropout_rate=0.0, activation="gelu",
+                 normalize_before=True, ln_scale_attrs=None, ln_bias_attrs=None, qkv_weight_attrs=None,
+                 qkv_bias_attrs=None, linear_weight_attrs=None, linear_bias_attrs=None, ffn_ln_scale_attrs=None,
+                 ffn_ln_bias_attrs=None, ffn1_weight_attrs=None, ffn1_bias_attrs=None, ffn2_weight_attrs=None,
+                 ffn2_bias_attrs=None, epsilon=1e-5, num_layers=-1, nranks=1, trans_qkvw=True, ring_id=-1,
+                 name=None):
+        super().__init__()
+        who = "FusedMultiTransformer"
+        self.embed_dim = check_positive_int(who, "embed_dim", embed_dim, ValueError)
+        self.num_heads = check_positive_int(who, "num_heads", num_heads, ValueError)
+        self._dim_feedforward = check_positive_int(who, "dim_feedforward", dim_feedforward, ValueError)
+        if embed_dim % num_heads:
+            raise ValueError(f"{who}: argument 'num_heads' expected a divisor of embed_dim ({embed_dim}), got "
+                             f"{num_heads}")
+        _single_card(who, nranks, ring_id)
+        if activation not in ("gelu", "relu", "none"):
+            raise ValueError(f"{who}: argument 'activation' expected 'gelu', 'relu' or 'none', got {activation!r}")
+        if not isinstance(normalize_before, bool) or not isinstance(trans_qkvw, bool):
+            raise TypeError(f"{who}: arguments 'normalize_before' and 'trans_qkvw' expected bools, got "
+                            f"{normalize_before!r} and {trans_qkvw!r}")
+        if isinstance(qkv_weight_attrs, (list, tuple)):
+            num_layers = len(qkv_weight_attrs)
+        if isinstance(num_layers, bool) or not isinstance(num_layers, int) or num_layers <= 0:
+            raise ValueError(f"{who}: argument 'num_layers' expected a positive int (or a list of qkv_weight_attrs), "
+                             f"got {num_layers!r}")
+        self.head_dim = embed_dim // num_heads
+        self.normalize_before, self._trans_qkvw, self._ring_id = normalize_before, trans_qkvw, ring_id
+        self.dropout_rate = _rate(who, "dropout_rate", dropout_rate)
+        self.activation, self._epsilon, self.name = activation, epsilon, name
+        heads, head_dim, ffn = num_heads, self.head_dim, dim_feedforward
+        one = Constant(1.0)
+        # list name: (its attrs argument's name, the attrs, shape, is_bias, default initializer)
+        specs = {
+            "ln_scales": ("ln_scale_attrs", ln_scale_attrs, [embed_dim], False, one),
+            "ln_biases": ("ln_bias_attrs", ln_bias_attrs, [embed_dim], True, None),
+            "qkv_weights": ("qkv_weight_attrs", qkv_weight_attrs, [3, heads, head_dim, embed_dim] if trans_qkvw
+                            else [embed_dim, 3, heads, head_dim], False, None),
+            "qkv_biases": ("qkv_bias_attrs", qkv_bias_attrs, [3, heads, head_dim], True, None),
+            "linear_weights": ("linear_weight_attrs", linear_weight_attrs, [heads * head_dim, embed_dim], False,
+                               None),
+            "linear_biases": ("linear_bias_attrs", linear_bias_attrs, [embed_dim], True, None),
+            "ffn_ln_scales": ("ffn_ln_scale_attrs", ffn_ln_scale_attrs, [embed_dim], False, one),
+            "ffn_ln_biases": ("ffn_ln_bias_attrs", ffn_ln_bias_attrs, [embed_dim], True, None),
+            "ffn1_weights": ("ffn1_weight_attrs", ffn1_weight_attrs, [embed_dim, ffn], False, None),
+            "ffn1_biases": ("ffn1_bias_attrs", ffn1_bias_attrs, [ffn], True, None),
+            "ffn2_weights": ("ffn2_weight_attrs", ffn2_weight_attrs, [ffn, embed_dim], False, None),
+            "ffn2_biases": ("ffn2_bias_attrs", ffn2_bias_attrs, [embed_dim], True, None),
+        }
+        for attr_arg, attrs, *_ in specs.values():
+            if isinstance(attrs, (list, tuple)) and len(attrs) != num_layers:
+                raise ValueError(f"{who}: argument '{attr_arg}' expected one attribute per layer ({num_layers}), "
+                                 f"got a list of {len(attrs)}")
+        for arg in self._LISTS:
+            setattr(self, arg, [])  # plain lists, as Paddle's layer keeps them
+        for i in range(num_layers):
+            for arg, (_, attrs, shape, is_bias, init) in specs.items():
+                attr = attrs[i] if isinstance(attrs, (list, tuple)) else attrs
+                param = self.create_parameter(shape, attr=attr, is_bias=is_bias, default_initializer=init)
+                getattr(self, arg).append(param)
+                if param is not None:
+                    self.add_parameter(f"{arg}_{i}", param)
+
+    def forward(self, src, attn_mask=None, caches=None, pre_caches=None, rotary_embs=None, rotary_emb_dims=0,
+                seq_lens=None, time_step=None):
+        """The layers on ``src`` ``[batch, seq_len, embed_dim]`` (see
+        ``fused_multi_transformer``); with ``caches`` (one ``[2, batch,
+        num_heads, max_seq_len, head_dim]`` per layer) returns ``(output,
+        caches)``, the caches updated in place."""
+        who = f"FusedMultiTransformer({self.full_name()})"
+        if attn_mask is not None:
+            attn_mask = _convert_attention_mask(who, attn_mask, src.dtype)
+        lists = [getattr(self, arg) for arg in self._LISTS]
+        return IF.fused_multi_transformer(
+            src, *lists, pre_layer_norm=self.normalize_before, epsilon=self._epsilon, cache_kvs=caches,
+            pre_caches=pre_caches, seq_lens=seq_lens, rotary_embs=rotary_embs, time_step=time_step,
+            attn_mask=attn_mask, dropout_rate=self.dropout_rate, rotary_emb_dims=rotary_emb_dims,
+            activation=self.activation, training=self.training, mode="upscale_in_train", trans_qkvw=self._trans_qkvw,
+            ring_id=self._ring_id)
+
+    def extra_repr(self) -> str:
+        return (f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, "
+                f"dim_feedforward={self._dim_feedforward}, num_layers={len(self.qkv_weights)}, "
+                f"dropout_rate={self.dropout_rate}, activation={self.activation}, "
+                f"normalize_before={self.normalize_before}, epsilon={self._epsilon}")
+
+
 __all__ = ["FusedBiasDropoutResidualLayerNorm", "FusedDropoutAdd", "FusedFeedForward", "FusedLinear",
-           "FusedMultiHeadAttention", "FusedTransformerEncoderLayer"]
+           "FusedMultiHeadAttention", "FusedMultiTransformer", "FusedTransformerEncoderLayer"]

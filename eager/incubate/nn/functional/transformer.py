@@ -73,18 +73,29 @@ def fused_feedforward(x, linear1_weight, linear2_weight, linear1_bias=None, line
     _checks.flag(fn, "pre_layer_norm", pre_layer_norm)
     _checks.flag(fn, "add_residual", add_residual)
 
-    out = _layer_norm(x, ln1_scale, ln1_bias, eps1) if pre_layer_norm else x
-    out = _F.matmul(out, linear1_weight)
-    if linear1_bias is not None:
-        out = _F.add(out, linear1_bias)
-    out = F.relu(out) if activation == "relu" else F.gelu(out)
-    out = _F.matmul(_dropout(out, rates["dropout1_rate"], training, mode), linear2_weight)
-    if linear2_bias is not None:
-        out = _F.add(out, linear2_bias)
-    out = _dropout(out, rates["dropout2_rate"], training, mode)
+    act = F.relu if activation == "relu" else F.gelu
+    return _feedforward(x, linear1_weight, linear2_weight, linear1_bias, linear2_bias, (ln1_scale, ln1_bias, eps1),
+                        (ln2_scale, ln2_bias, eps2), rates["dropout1_rate"], rates["dropout2_rate"], act,
+                        pre_layer_norm, training, mode, add_residual)
+
+
+def _feedforward(x, w1, w2, b1, b2, ln1, ln2, rate1: float, rate2: float, act, pre_layer_norm: bool, training: bool,
+                 mode: str, add_residual: bool):
+    """fused_feedforward's computation on checked arguments: ``ln1``/``ln2`` are
+    (scale, bias, epsilon), ``act`` the activation function (also used by
+    fused_multi_transformer's feed-forward blocks)."""
+    out = _layer_norm(x, *ln1) if pre_layer_norm else x
+    out = _F.matmul(out, w1)
+    if b1 is not None:
+        out = _F.add(out, b1)
+    out = act(out)
+    out = _F.matmul(_dropout(out, rate1, training, mode), w2)
+    if b2 is not None:
+        out = _F.add(out, b2)
+    out = _dropout(out, rate2, training, mode)
     if add_residual:
         out = _F.add(x, out)
-    return out if pre_layer_norm else _layer_norm(out, ln2_scale, ln2_bias, eps2)
+    return out if pre_layer_norm else _layer_norm(out, *ln2)
 
 
 @_composed
@@ -184,27 +195,45 @@ def fused_multi_head_attention(x, qkv_weight, linear_weight, pre_layer_norm=Fals
     _checks.flag(fn, "add_residual", add_residual)
 
     out = _layer_norm(x, pre_ln_scale, pre_ln_bias, pre_eps) if pre_layer_norm else x
-    width = 3 * heads * head_dim
-    if transpose_qkv_wb:
-        qkv = _F.matmul(out, qkv_weight)
-    else:
-        qkv = _F.matmul(out, _F.reshape(qkv_weight, [width, embed]), False, True)
-    if qkv_bias is not None:
-        qkv = _F.add(qkv, _F.reshape(qkv_bias, [width]))
-    qkv = _F.transpose(_F.reshape(qkv, [batch, seq, 3, heads, head_dim]), [2, 0, 3, 1, 4])
-    q, k, v = _F.unbind(qkv, 0)
-    scores = _F.matmul(_F.scale(q, head_dim ** -0.5), k, False, True)
-    if attn_mask is not None:
-        scores = _F.add(scores, attn_mask)
-    weights = _dropout(F.softmax(scores, -1), rates["attn_dropout_rate"], training, mode)
-    out = _F.transpose(_F.matmul(weights, v), [0, 2, 1, 3])
-    out = _F.matmul(_F.reshape(out, [batch, seq, heads * head_dim]), linear_weight)
+    q, k, v = _project_qkv(out, qkv_weight, qkv_bias, heads, head_dim, not transpose_qkv_wb)
+    out = _F.matmul(_attend(q, k, v, attn_mask, rates["attn_dropout_rate"], training, mode), linear_weight)
     if linear_bias is not None:
         out = _F.add(out, linear_bias)
     out = _dropout(out, rates["dropout_rate"], training, mode)
     if add_residual:
         out = _F.add(x, out)
     return out if pre_layer_norm else _layer_norm(out, ln_scale, ln_bias, eps)
+
+
+def _project_qkv(x, weight, bias, heads: int, head_dim: int, output_major: bool) -> tuple:
+    """q, k, v (each ``[batch, heads, seq, head_dim]``) of ``x @ weight + bias``,
+    the projection's outputs laid out (3, heads, head_dim): ``weight`` holds
+    them first (``[3, heads, head_dim, embed]``) when ``output_major``, last
+    (``[embed, 3 * heads * head_dim]`` or ``[embed, 3, heads, head_dim]``)
+    otherwise."""
+    width, embed = 3 * heads * head_dim, x.shape[-1]
+    if output_major:
+        qkv = _F.matmul(x, _F.reshape(weight, [width, embed]), False, True)
+    else:
+        qkv = _F.matmul(x, _F.reshape(weight, [embed, width]))
+    if bias is not None:
+        qkv = _F.add(qkv, _F.reshape(bias, [width]))
+    batch, seq = qkv.shape[0], qkv.shape[1]
+    qkv = _F.transpose(_F.reshape(qkv, [batch, seq, 3, heads, head_dim]), [2, 0, 3, 1, 4])
+    return tuple(_F.unbind(qkv, 0))
+
+
+def _attend(q, k, v, attn_mask, rate: float, training: bool, mode: str):
+    """``dropout(softmax(q / sqrt(head_dim) @ k^T + attn_mask)) @ v`` with the
+    heads merged back: q ``[batch, heads, seq, head_dim]``, k and v ``[batch,
+    heads, kv_len, head_dim]``; returns ``[batch, seq, heads * head_dim]``."""
+    batch, heads, seq, head_dim = q.shape
+    scores = _F.matmul(_F.scale(q, head_dim ** -0.5), k, False, True)
+    if attn_mask is not None:
+        scores = _F.add(scores, attn_mask)
+    weights = _dropout(F.softmax(scores, -1), rate, training, mode)
+    out = _F.transpose(_F.matmul(weights, v), [0, 2, 1, 3])
+    return _F.reshape(out, [batch, seq, heads * head_dim])
 
 
 __all__ = ["fused_bias_dropout_residual_layer_norm", "fused_feedforward", "fused_multi_head_attention"]
