@@ -19,7 +19,9 @@ import eager
 import eager.distributed as dist
 from eager.distributed import fleet
 from eager.distributed.fleet import CommunicateTopology, DistributedStrategy, Fleet
+from eager.autograd import gradcheck
 from eager.distributed.fleet.base import topology
+from eager.distributed.fleet.layers.mpu import mp_ops
 from mpi_run import run_ranks
 
 V, H, F1, C = 8, 4, 6, 10          # vocabulary, hidden, inner (column/row), classes
@@ -351,8 +353,46 @@ def test_split_checks_then_refuses_dynamic_mode():
         (TypeError, "argument 'operation' expected a str", dict(size=(4, 2), operation=1)),
         (ValueError, "argument 'operation' expected one of \\['linear', 'embedding'\\], got 'conv'",
          dict(size=(4, 2), operation="conv")),
-        (ValueError, "cannot be used in dynamic graph mode.*ColumnParallelLinear", dict(size=(4, 2), operation="linear")),
+        (ValueError, "cannot be used in dynamic graph mode.*ColumnParallelLinear",
+         dict(size=(4, 2), operation="linear")),
     ]
     for kind, text, kwargs in cases:
         with pytest.raises(kind, match=text):
             dist.split(x, **kwargs)
+
+
+@pytest.mark.usefixtures("device")
+def test_mp_ops_in_a_group_of_one_values_and_gradients():
+    world = dist.get_group(0)
+    rng = np.random.default_rng(2)
+    logits = eager.to_tensor(rng.normal(size=(3, 2, 5)), stop_gradient=False)
+    labels = np.array([[0, 4], [-100, 2], [3, 1]])
+    label = eager.to_tensor(labels)
+    loss, softmax = mp_ops._c_softmax_with_cross_entropy(logits, label, group=world, return_softmax=True)
+    assert loss.shape == [3, 2, 1]
+    np.testing.assert_allclose(loss.numpy()[..., 0], numpy_cross_entropy(logits.numpy(), labels), rtol=1e-12)
+    exps = np.exp(logits.numpy() - logits.numpy().max(-1, keepdims=True))
+    np.testing.assert_allclose(softmax.numpy(), exps / exps.sum(-1, keepdims=True), rtol=1e-12)
+    gradcheck(lambda x: mp_ops._c_softmax_with_cross_entropy(x, label, group=world), (logits,))
+    # the label with a trailing 1 gives the same loss
+    again = mp_ops._c_softmax_with_cross_entropy(logits, eager.to_tensor(labels[..., None]), group=world)
+    np.testing.assert_array_equal(again.numpy(), loss.numpy())
+    # a shard of a vocabulary: rows 3..5 of 6; ids elsewhere look up zeros
+    table = eager.to_tensor(rng.normal(size=(3, 2)), stop_gradient=False)
+    ids = eager.to_tensor(np.array([[0, 3], [5, 4]]))
+    rows = mp_ops._c_lookup_table(table, ids, start_index=3, vocab_size=6)
+    want = np.zeros((2, 2, 2))
+    want[0, 1], want[1, 0], want[1, 1] = table.numpy()[0], table.numpy()[2], table.numpy()[1]
+    np.testing.assert_array_equal(rows.numpy(), want)
+    gradcheck(lambda t: mp_ops._c_lookup_table(t, ids, start_index=3, vocab_size=6), (table,))
+    # in a group of one the joining collectives are identities, forward and backward
+    x = eager.to_tensor(rng.normal(size=(2, 4)), stop_gradient=False)
+    for op in (mp_ops._c_identity, mp_ops._c_concat, mp_ops._c_split, mp_ops._mp_allreduce):
+        np.testing.assert_array_equal(op(x, group=world).numpy(), x.numpy())
+        gradcheck(lambda t, op=op: op(t, group=world) * t, (x,))
+    with pytest.raises(ValueError, match="_mp_allreduce: argument 'op' expected ReduceOp.SUM"):
+        mp_ops._mp_allreduce(x, op=dist.ReduceOp.MAX, group=world)
+    with pytest.raises(TypeError, match="argument 'label' expected int32 or int64 class ids, got"):
+        mp_ops._c_softmax_with_cross_entropy(logits, eager.ones([3, 2]), group=world)
+    with pytest.raises(TypeError, match="_c_concat: argument 'group' expected an eager.distributed.Group"):
+        mp_ops._c_concat(x, group=1)

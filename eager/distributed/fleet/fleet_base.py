@@ -67,9 +67,11 @@ class Fleet:
             raise RuntimeError(f"fleet.{fn}: call fleet.init(is_collective=True) first")
 
     def init(self, role_maker=None, is_collective=False, strategy=None, log_level="INFO"):
-        """Joins the job's world for collective (data-parallel) training and keeps
-        ``strategy`` (a :class:`DistributedStrategy`; None: the defaults). Every
-        rank calls it. Only ``is_collective=True`` is supported, with no role maker
+        """Joins the job's world for collective (data- and tensor-parallel)
+        training, keeps ``strategy`` (a :class:`DistributedStrategy`; None: the
+        defaults) and lays the ranks out by its ``hybrid_configs`` (``dp_degree``
+        * ``mp_degree`` must be the world size; see
+        :meth:`get_hybrid_communicate_group`). Every rank calls it. Only ``is_collective=True`` is supported, with no role maker
         (the ranks come from MPI). ``log_level`` sets the level of the
         ``eager.distributed.fleet`` logger. Returns this Fleet.
 

@@ -194,7 +194,7 @@ class RowParallelLinear(Layer):
             return F.linear(x, self.weight, self.bias)
         if self.input_is_parallel:
             _check_input(who, x, self.input_size_per_partition,
-                         f"in_features / mp_degree: input_is_parallel=True takes this rank's part")
+                         "in_features / mp_degree: input_is_parallel=True takes this rank's part")
             part = x
         else:
             _check_input(who, x, self.in_features, "in_features")

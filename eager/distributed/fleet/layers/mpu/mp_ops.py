@@ -28,8 +28,6 @@ layers of ``fleet.meta_parallel``.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from phi.common import DataType
 
 from .....autograd import PyLayer
