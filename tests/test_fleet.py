@@ -107,7 +107,7 @@ def test_strategy_refuses_what_it_cannot_do():
         (TypeError, "'find_unused_parameters' expected a bool", "find_unused_parameters", 1),
         (ValueError, "'fuse_grad_size_in_MB' expected a positive number of MB", "fuse_grad_size_in_MB", 0),
         (TypeError, "'hybrid_configs' expected a dict", "hybrid_configs", [("dp_degree", 2)]),
-        (ValueError, "so mp_degree must be 1", "hybrid_configs", {"mp_degree": 2}),
+        (ValueError, "so sharding_degree must be 1", "hybrid_configs", {"sharding_degree": 2}),
         (ValueError, "hybrid_configs key 'order' is not supported", "hybrid_configs", {"order": ["dp"]}),
         (ValueError, "'dp_degree'] expected -1", "hybrid_configs", {"dp_degree": 0}),
         (TypeError, "'amp' expected a bool", "amp", "yes"),
@@ -115,7 +115,7 @@ def test_strategy_refuses_what_it_cannot_do():
     for kind, text, name, value in cases:
         with pytest.raises(kind, match=text.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
             setattr(strategy, name, value)
-    assert strategy.hybrid_configs["mp_degree"] == 1 and strategy.amp is False
+    assert strategy.hybrid_configs["sharding_degree"] == 1 and strategy.amp is False
     assert repr(strategy) == "DistributedStrategy()"   # nothing refused was kept
     with pytest.raises(AttributeError, match="has no setting 'tensor_parallel_degree'"):
         strategy.tensor_parallel_degree  # noqa: B018
@@ -146,7 +146,7 @@ def test_init_errors():
             fresh.init(**kwargs)
     strategy = DistributedStrategy()
     strategy.hybrid_configs = {"dp_degree": 4}
-    with pytest.raises(ValueError, match="dp_degree'\\] is 4, but the job has 1 ranks"):
+    with pytest.raises(ValueError, match="dp_degree 4 \\* mp_degree 1 = 4 ranks, but the job has 1"):
         fresh.init(is_collective=True, strategy=strategy)
     with pytest.raises(RuntimeError, match="call fleet.init"):   # a failed init leaves fleet uninitialized
         fresh.worker_num()

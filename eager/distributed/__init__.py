@@ -9,7 +9,9 @@ processes), ``stream`` (the collectives with
 Paddle's stream arguments). ``fleet`` (Paddle's fleet API, collective mode) and
 ``launch`` (run as ``python -m eager.distributed.launch``, or called) are loaded
 on first use: ``fleet`` builds on eager.nn, which itself uses this package, and
-``launch`` must not be imported before ``python -m`` runs it.
+``launch`` must not be imported before ``python -m`` runs it. ``split``
+(Paddle's ``paddle.distributed.split``, which refuses dynamic-graph mode) and
+``ParallelMode`` come from ``fleet`` and load with it.
 """
 import importlib
 
@@ -28,11 +30,18 @@ from .gloo import __all__ as _gloo_all
 from . import stream  # noqa: F401
 
 _LAZY = ("fleet", "launch")
+# name: (module, attribute) of the names that live in fleet
+_LAZY_NAMES = {"split": (".fleet.layers.mpu.mp_ops", "split"),
+               "ParallelMode": (".fleet.base.topology", "ParallelMode")}
 
-__all__ = [*_env_all, *_group_all, *_collective_all, *_parallel_all, *_spawning_all, *_gloo_all, "stream", *_LAZY]
+__all__ = [*_env_all, *_group_all, *_collective_all, *_parallel_all, *_spawning_all, *_gloo_all, "stream", *_LAZY,
+           *_LAZY_NAMES]
 
 
 def __getattr__(name):
     if name in _LAZY:
         return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY_NAMES:
+        module, attribute = _LAZY_NAMES[name]
+        return getattr(importlib.import_module(module, __name__), attribute)
     raise AttributeError(f"module 'eager.distributed' has no attribute {name!r}")

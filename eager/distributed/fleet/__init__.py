@@ -14,8 +14,17 @@ describe and synchronize the ranks. The functions are the methods of one
 >>> fleet.init(is_collective=True, strategy=strategy)
 >>> model = fleet.distributed_model(eager.nn.Linear(4, 2))
 >>> optimizer = fleet.distributed_optimizer(eager.optimizer.Adam(parameters=model.parameters()))
+
+Tensor (model) parallelism: set ``strategy.hybrid_configs = {"dp_degree": D,
+"mp_degree": M}``, build the network from ``fleet.meta_parallel``'s layers
+(ColumnParallelLinear, RowParallelLinear, VocabParallelEmbedding,
+ParallelCrossEntropy), and ``fleet.get_hybrid_communicate_group()`` tells each
+rank its model- and data-parallel ranks and groups.
 """
+from . import base, layers, meta_parallel  # noqa: F401
+from .base.topology import CommunicateTopology, HybridCommunicateGroup, ParallelMode
 from .fleet_base import Fleet
+from .hybrid_parallel_optimizer import HybridParallelOptimizer
 from .strategy import DistributedStrategy
 
 fleet = Fleet()
@@ -29,6 +38,10 @@ node_num = fleet.node_num
 barrier_worker = fleet.barrier_worker
 distributed_model = fleet.distributed_model
 distributed_optimizer = fleet.distributed_optimizer
+get_hybrid_communicate_group = fleet.get_hybrid_communicate_group
+get_hybrid_parallel_topology = fleet.get_hybrid_parallel_topology
 
 __all__ = ["Fleet", "DistributedStrategy", "fleet", "init", "is_first_worker", "worker_index", "worker_num",
-           "is_worker", "local_rank", "node_num", "barrier_worker", "distributed_model", "distributed_optimizer"]
+           "is_worker", "local_rank", "node_num", "barrier_worker", "distributed_model", "distributed_optimizer",
+           "get_hybrid_communicate_group", "get_hybrid_parallel_topology", "CommunicateTopology",
+           "HybridCommunicateGroup", "HybridParallelOptimizer", "ParallelMode", "base", "layers", "meta_parallel"]

@@ -1,4 +1,5 @@
-"""``fleet.Fleet``: Paddle's fleet API in collective mode, over eager's DataParallel.
+"""``fleet.Fleet``: Paddle's fleet API in collective mode, over eager's DataParallel
+and the tensor-parallel layers of ``fleet.meta_parallel``.
 
 A Paddle 2.x data-parallel script written for fleet reads::
 
@@ -13,7 +14,16 @@ data parallelism), and ``distributed_optimizer`` returns the optimizer itself:
 with DataParallel averaging the gradients during backward there is nothing left
 for an optimizer wrapper to do (Paddle's HybridParallelOptimizer also only
 steps the inner optimizer in this mode). Parameter-server mode, role makers and
-the hybrid (model, pipeline, sharding) modes are refused with an error.
+pipeline and sharding modes are refused with an error.
+
+With ``strategy.hybrid_configs = {"dp_degree": D, "mp_degree": M}`` (D * M ranks)
+``init`` also lays the ranks out as Paddle does (groups of M consecutive ranks
+share each parallel layer's shards; see :mod:`.base.topology`) and builds the
+:class:`HybridCommunicateGroup` that ``get_hybrid_communicate_group`` returns and
+the layers of :mod:`.meta_parallel` use; with M > 1 ``distributed_model`` gives a
+:class:`TensorParallel` and ``distributed_optimizer`` a
+:class:`HybridParallelOptimizer` (it averages the gradients over the D
+data-parallel ranks and clips by the global norm of the whole, unsharded model).
 """
 from __future__ import annotations
 
@@ -27,6 +37,9 @@ from ...optimizer.optimizer import Optimizer
 from ..collective import all_gather_object, barrier
 from ..env import get_rank, get_world_size, init_parallel_env
 from ..parallel import DataParallel
+from .base.topology import CommunicateTopology, HybridCommunicateGroup, ParallelMode
+from .hybrid_parallel_optimizer import HybridParallelOptimizer
+from .meta_parallel.tensor_parallel import TensorParallel
 from .strategy import DistributedStrategy
 
 _LOGGER = logging.getLogger("eager.distributed.fleet")
@@ -46,15 +59,19 @@ class Fleet:
         self._strategy = None
         self._local_rank = 0
         self._node_num = 1
+        self._hcg = None
+        self._topology = None
 
     def _require_init(self, fn: str) -> None:
         if self._strategy is None:
             raise RuntimeError(f"fleet.{fn}: call fleet.init(is_collective=True) first")
 
     def init(self, role_maker=None, is_collective=False, strategy=None, log_level="INFO"):
-        """Joins the job's world for collective (data-parallel) training and keeps
-        ``strategy`` (a :class:`DistributedStrategy`; None: the defaults). Every
-        rank calls it. Only ``is_collective=True`` is supported, with no role maker
+        """Joins the job's world for collective (data- and tensor-parallel)
+        training, keeps ``strategy`` (a :class:`DistributedStrategy`; None: the
+        defaults) and lays the ranks out by its ``hybrid_configs`` (``dp_degree``
+        * ``mp_degree`` must be the world size; see
+        :meth:`get_hybrid_communicate_group`). Every rank calls it. Only ``is_collective=True`` is supported, with no role maker
         (the ranks come from MPI). ``log_level`` sets the level of the
         ``eager.distributed.fleet`` logger. Returns this Fleet.
 
@@ -82,12 +99,26 @@ class Fleet:
             raise ValueError(f"fleet.init: argument 'log_level' expected one of DEBUG, INFO, WARNING, ERROR, "
                              f"CRITICAL, got {log_level!r}")
         world = get_world_size()
-        dp_degree = strategy.hybrid_configs["dp_degree"]
-        if dp_degree not in (-1, world):
-            raise ValueError(f"fleet.init: strategy.hybrid_configs['dp_degree'] is {dp_degree}, but the job has "
-                             f"{world} ranks; eager's fleet is data parallel over every rank (use -1 or {world})")
+        configs = strategy.hybrid_configs
+        mp_degree = max(configs["mp_degree"], 1)
+        dp_degree = configs["dp_degree"]
+        if dp_degree == -1:
+            if world % mp_degree:
+                raise ValueError(f"fleet.init: strategy.hybrid_configs['mp_degree'] is {mp_degree}, which does not "
+                                 f"divide the job's {world} ranks (dp_degree -1 takes the ranks left over)")
+            dp_degree = world // mp_degree
+        if dp_degree * mp_degree != world:
+            raise ValueError(f"fleet.init: strategy.hybrid_configs gives dp_degree {dp_degree} * mp_degree "
+                             f"{mp_degree} = {dp_degree * mp_degree} ranks, but the job has {world}; the degrees "
+                             f"must multiply to the world size (dp_degree -1 fills it in)")
+        if mp_degree > 1 and strategy.sync_batch_norm:
+            raise ValueError("fleet.init: strategy.sync_batch_norm is not supported with mp_degree > 1 (its "
+                             "statistics would be summed over ranks that share the same batch); leave it False")
         _LOGGER.setLevel(level)
         init_parallel_env()
+        topology = CommunicateTopology(["data", "pipe", "sharding", "sep", "model"], [dp_degree, 1, 1, 1, mp_degree])
+        self._hcg = HybridCommunicateGroup(topology)
+        self._topology = topology
         hosts = []
         all_gather_object(hosts, socket.gethostname())
         rank = get_rank()
@@ -96,6 +127,22 @@ class Fleet:
         self._strategy = copy.deepcopy(strategy)
         _LOGGER.info("fleet: rank %d of %d initialized (collective, over MPI)", rank, world)
         return self
+
+    def get_hybrid_communicate_group(self) -> HybridCommunicateGroup:
+        """The :class:`HybridCommunicateGroup` ``init`` built: this rank's
+        data- and model-parallel ranks and groups.
+
+        >>> hcg = fleet.get_hybrid_communicate_group()
+        >>> hcg.get_model_parallel_world_size()
+        1
+        """
+        self._require_init("get_hybrid_communicate_group")
+        return self._hcg
+
+    def get_hybrid_parallel_topology(self) -> CommunicateTopology:
+        """The :class:`CommunicateTopology` (the grid of ranks) ``init`` laid out."""
+        self._require_init("get_hybrid_parallel_topology")
+        return self._topology
 
     def is_first_worker(self) -> bool:
         """Whether this process is rank 0.
@@ -140,7 +187,11 @@ class Fleet:
         barrier()
 
     def distributed_model(self, model):
-        """``model`` ready for data-parallel training: wrapped in
+        """``model`` ready for parallel training. With ``mp_degree`` > 1, a
+        :class:`TensorParallel` around it (the replicated parameters made equal
+        across the model-parallel group, every parameter across the data-parallel
+        group; each forward's tensor inputs broadcast from the first rank of the
+        model-parallel group). Otherwise, for data parallelism: wrapped in
         :class:`eager.DataParallel` with the strategy's ``fuse_grad_size_in_MB``,
         ``last_comm_group_size_MB`` and ``find_unused_parameters`` (with
         ``sync_batch_norm``, its BatchNorm layers become SyncBatchNorm first).
@@ -152,9 +203,11 @@ class Fleet:
         if not isinstance(model, Layer):
             raise TypeError(f"fleet.distributed_model: argument 'model' expected an eager.nn.Layer, got "
                             f"{type(model).__name__}")
+        strategy = self._strategy
+        if self._hcg.get_parallel_mode() == ParallelMode.TENSOR_PARALLEL:
+            return TensorParallel(model, self._hcg, strategy=strategy)
         if get_world_size() <= 1:
             return model
-        strategy = self._strategy
         if strategy.sync_batch_norm:
             model = SyncBatchNorm.convert_sync_batchnorm(model)
         return DataParallel(model, comm_buffer_size=strategy.fuse_grad_size_in_MB,
@@ -162,9 +215,10 @@ class Fleet:
                             find_unused_parameters=strategy.find_unused_parameters)
 
     def distributed_optimizer(self, optimizer, strategy=None):
-        """The optimizer for data-parallel training: ``optimizer`` itself (the
-        gradients it reads are already averaged by the model from
-        :meth:`distributed_model`). A ``strategy`` given here replaces
+        """The optimizer for parallel training. With ``mp_degree`` > 1, a
+        :class:`HybridParallelOptimizer` around it. For data parallelism,
+        ``optimizer`` itself (the gradients it reads are already averaged by the
+        model from :meth:`distributed_model`). A ``strategy`` given here replaces
         ``fleet.init``'s for the models wrapped afterwards, as in Paddle.
 
         >>> optimizer = fleet.distributed_optimizer(eager.optimizer.SGD(0.1, parameters=model.parameters()))
@@ -178,6 +232,8 @@ class Fleet:
                 raise TypeError(f"fleet.distributed_optimizer: argument 'strategy' expected a "
                                 f"fleet.DistributedStrategy or None, got {type(strategy).__name__}")
             self._strategy = copy.deepcopy(strategy)
+        if self._hcg.get_parallel_mode() == ParallelMode.TENSOR_PARALLEL:
+            return HybridParallelOptimizer(optimizer, self._hcg, self._strategy)
         return optimizer
 
 

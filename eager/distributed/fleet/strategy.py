@@ -1,15 +1,18 @@
-"""``fleet.DistributedStrategy``: the settings of a collective data-parallel job.
+"""``fleet.DistributedStrategy``: the settings of a collective (data and tensor parallel) job.
 
 Paddle's strategy holds the settings of every fleet mode (collective, parameter
 server, hybrid, static-graph passes). eager's fleet runs collective data
-parallelism over MPI (:class:`eager.DataParallel`), so its strategy keeps the
+and tensor (model) parallelism over MPI (:class:`eager.DataParallel`, the
+layers of ``fleet.meta_parallel``), so its strategy keeps the
 settings that mean something there and refuses the rest by name, instead of
 silently training another way than the script asked:
 
 - honoured: ``find_unused_parameters``, ``fuse_grad_size_in_MB`` (DataParallel's
   bucket size), ``last_comm_group_size_MB`` (its last bucket), ``sync_batch_norm``
   (BatchNorm layers become SyncBatchNorm in ``fleet.distributed_model``),
-  ``hybrid_configs`` with data parallelism only (``dp_degree`` -1 or the world size);
+  ``hybrid_configs`` with ``dp_degree`` (-1: the world size over ``mp_degree``)
+  and ``mp_degree`` (tensor parallelism); ``pp_degree``, ``sharding_degree`` and
+  ``sep_degree`` must stay 1;
 - accepted, without effect over MPI (NCCL and static-graph tuning):
   ``fuse_all_reduce_ops``, ``nccl_comm_num``, ``sync_nccl_allreduce``, ``a_sync``
   (a parameter-server setting, ignored in collective mode as in Paddle);
@@ -43,7 +46,8 @@ _UNSUPPORTED = {
     "recompute": "activation recomputation",
     "sharding": "sharded optimizer states",
     "pipeline": "pipeline parallelism",
-    "tensor_parallel": "tensor (model) parallelism",
+    "tensor_parallel": "static-graph tensor parallelism; set hybrid_configs['mp_degree'] and build the "
+                       "network from fleet.meta_parallel's layers instead",
     "gradient_merge": "gradient merging (accumulate with DataParallel.no_sync instead)",
     "lars": "the LARS meta-optimizer",
     "lamb": "the LAMB meta-optimizer",
@@ -61,7 +65,7 @@ _HYBRID = {"dp_degree": -1, "mp_degree": 1, "pp_degree": 1, "sharding_degree": 1
 def _unsupported(name: str) -> ValueError:
     feature = name[:-len("_configs")] if name.endswith("_configs") else name
     return ValueError(f"fleet.DistributedStrategy: {feature} ({_UNSUPPORTED[feature]}) is not supported by "
-                      f"eager's fleet, which trains collective data parallel over MPI; leave "
+                      f"eager's fleet, which trains collective data and tensor parallel over MPI; leave "
                       f"'{feature}' False and do not set '{feature}_configs'")
 
 
@@ -72,7 +76,8 @@ class DistributedStrategy:
 
     Honoured: ``find_unused_parameters`` (False), ``fuse_grad_size_in_MB`` (32),
     ``last_comm_group_size_MB`` (1), ``sync_batch_norm`` (False) and
-    ``hybrid_configs`` with ``dp_degree`` only. Accepted without effect:
+    ``hybrid_configs`` with ``dp_degree`` and ``mp_degree`` (the other degrees
+    stay 1). Accepted without effect:
     ``fuse_all_reduce_ops``, ``nccl_comm_num``, ``sync_nccl_allreduce``,
     ``a_sync``. Switching on a feature eager's fleet lacks (``amp``,
     ``recompute``, ``sharding``, ``pipeline``, ``tensor_parallel``, ...) raises
@@ -81,7 +86,7 @@ class DistributedStrategy:
     >>> from eager.distributed import fleet
     >>> strategy = fleet.DistributedStrategy()
     >>> strategy.find_unused_parameters = True
-    >>> strategy.hybrid_configs = {"dp_degree": -1}
+    >>> strategy.hybrid_configs = {"dp_degree": -1, "mp_degree": 2}
     >>> strategy.amp = True
     Traceback (most recent call last):
     ValueError: fleet.DistributedStrategy: amp (automatic mixed precision ...) is not supported ...
@@ -138,7 +143,7 @@ class DistributedStrategy:
         for key, value in configs.items():
             if key not in _HYBRID:
                 raise ValueError(f"fleet.DistributedStrategy: hybrid_configs key {key!r} is not supported; "
-                                 f"eager's fleet takes {', '.join(_HYBRID)} (data parallelism only)")
+                                 f"eager's fleet takes {', '.join(_HYBRID)} (data and tensor parallelism)")
             if isinstance(value, bool) or not isinstance(value, int):
                 raise TypeError(f"fleet.DistributedStrategy: hybrid_configs[{key!r}] expected an int, got "
                                 f"{value!r}")
@@ -146,9 +151,14 @@ class DistributedStrategy:
                 if value == 0 or value < -1:
                     raise ValueError(f"fleet.DistributedStrategy: hybrid_configs['dp_degree'] expected -1 "
                                      f"(every rank) or a positive int, got {value}")
+            elif key == "mp_degree":
+                if value < 0:
+                    raise ValueError(f"fleet.DistributedStrategy: hybrid_configs['mp_degree'] expected a "
+                                     f"non-negative int (the ranks sharing each tensor-parallel layer; 0 "
+                                     f"counts as 1), got {value}")
             elif value > 1 or value < 0:
                 raise ValueError(f"fleet.DistributedStrategy: hybrid_configs[{key!r}] = {value}: eager's "
-                                 f"fleet has data parallelism only, so {key} must be 1")
+                                 f"fleet has data and tensor parallelism only, so {key} must be 1")
         return dict(configs)
 
     @staticmethod

@@ -57,9 +57,10 @@ class Parameter(Tensor):
     False
     """
 
-    # is_distributed: True for a model-parallel shard (always False here: no tensor
-    # parallelism); do_model_average: the ParamAttr's, for Paddle code that reads them.
-    __slots__ = ("optimize_attr", "need_clip", "regularizer", "is_distributed", "do_model_average")
+    # is_distributed: True for a model-parallel shard (fleet.meta_parallel's layers), whose
+    # split_axis (unset otherwise) is the axis of the full weight it was cut along;
+    # do_model_average: the ParamAttr's, for Paddle code that reads them.
+    __slots__ = ("optimize_attr", "need_clip", "regularizer", "is_distributed", "split_axis", "do_model_average")
 
     def __init__(self, value, trainable: bool = True, name: str | None = None,
                  learning_rate: float = 1.0, need_clip: bool = True, regularizer=None):

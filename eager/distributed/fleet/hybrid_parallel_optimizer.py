@@ -1,0 +1,113 @@
+"""``HybridParallelOptimizer``: the optimizer ``fleet.distributed_optimizer``
+returns for tensor-parallel training (Paddle's class of that name).
+
+``step`` (and ``minimize``) first average every gradient over the rank's
+data-parallel group (with ``dp_degree`` > 1; ranks of one data-parallel group
+hold the same shards and see different batches), then run the wrapped
+optimizer. A ``ClipGradByGlobalNorm`` of the wrapped optimizer is replaced by
+one whose norm is that of the whole model: the squared norms of the shards
+(``is_distributed`` parameters) are summed over the model-parallel group, those
+of the replicated parameters counted once. Everything else (``clear_grad``,
+``get_lr``, ``state_dict``, ...) is the wrapped optimizer's.
+"""
+from __future__ import annotations
+
+from phi.common import DataType, TensorKind
+
+from ...autograd import no_grad
+from ...generated import forward_api as _F
+from ...nn.clip import ClipGradByGlobalNorm, _clippable, _squared_norm
+from ...optimizer.optimizer import Optimizer
+from ..collective import ReduceOp, all_reduce
+
+
+class _HybridParallelClipGrad(ClipGradByGlobalNorm):
+    """ClipGradByGlobalNorm over a model whose shards are spread over a model-parallel group."""
+
+    def __init__(self, clip: ClipGradByGlobalNorm, mp_group):
+        super().__init__(clip.clip_norm, clip.group_name, clip.auto_skip_clip)
+        self._mp_group = mp_group
+
+    def _each(self, params_grads):
+        params_grads = list(params_grads)
+        clipped = [(param, grad) for param, grad in params_grads if grad is not None and _clippable(param)]
+        with no_grad():
+            wide = DataType.FLOAT64 if any(g.dtype is DataType.FLOAT64 for _, g in clipped) else DataType.FLOAT32
+            shards = _F.zeros([], wide)
+            replicated = _F.zeros([], wide)
+            for param, grad in clipped:
+                if getattr(param, "is_distributed", False):
+                    shards = _F.add(shards, _squared_norm(grad, wide))
+                else:
+                    replicated = _F.add(replicated, _squared_norm(grad, wide))
+            all_reduce(shards, group=self._mp_group)   # every rank calls it, with or without shards
+            norm = _F.pow(_F.add(shards, replicated), 0.5)
+            limit = _F.full_like(norm, self.clip_norm, None)
+            scale = _F.divide(limit, _F.maximum(norm, limit))
+        for param, grad in params_grads:
+            if grad is not None and _clippable(param):
+                with no_grad():
+                    grad = _F.multiply(grad, _F.cast(scale, grad.dtype))
+            yield param, grad
+
+    def __repr__(self):
+        return f"HybridParallelClipGrad(clip_norm={self.clip_norm})"
+
+
+class HybridParallelOptimizer:
+    """``optimizer`` for tensor-parallel training over ``hcg``'s groups: its
+    step averages the gradients over the data-parallel group, then steps
+    ``optimizer`` (whose global-norm clip now sees the whole model). Other
+    attributes are ``optimizer``'s.
+
+    >>> opt = fleet.distributed_optimizer(eager.optimizer.SGD(0.1, parameters=model.parameters()))
+    >>> loss.backward(); opt.step(); opt.clear_grad()
+    """
+
+    def __init__(self, optimizer, hcg, strategy=None):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"HybridParallelOptimizer: argument 'optimizer' expected an eager.optimizer "
+                            f"Optimizer, got {type(optimizer).__name__}")
+        self._inner_opt = optimizer
+        self._hcg = hcg
+        self._strategy = strategy
+        clip = optimizer._grad_clip
+        if hcg.get_model_parallel_world_size() > 1 and type(clip) is ClipGradByGlobalNorm:
+            optimizer._grad_clip = _HybridParallelClipGrad(clip, hcg.get_model_parallel_group())
+
+    def _average_over_data_parallel(self) -> None:
+        if self._hcg.get_data_parallel_world_size() <= 1:
+            return
+        group = self._hcg.get_data_parallel_group()
+        with no_grad():
+            for param in self._inner_opt._parameter_list:
+                grad = param.grad
+                if param.stop_gradient or grad is None:
+                    continue
+                if grad.impl.kind is not TensorKind.DENSE:
+                    raise TypeError(f"HybridParallelOptimizer.step: parameter '{param.name}' has a sparse "
+                                    f"(SelectedRows) gradient, which the data-parallel average does not take; "
+                                    f"use Embedding(sparse=False) with tensor parallelism")
+                all_reduce(grad, op=ReduceOp.AVG, group=group)
+
+    def step(self) -> None:
+        """Averages the gradients over the data-parallel group, then steps the wrapped optimizer."""
+        self._average_over_data_parallel()
+        self._inner_opt.step()
+
+    def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
+        """The wrapped optimizer's ``minimize`` after the data-parallel average (call ``loss.backward()`` first)."""
+        self._average_over_data_parallel()
+        return self._inner_opt.minimize(loss, startup_program, parameters, no_grad_set)
+
+    def clear_grad(self, set_to_zero: bool = True) -> None:
+        """Clears the wrapped optimizer's gradients."""
+        self._inner_opt.clear_grad(set_to_zero)
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name == "_inner_opt":
+            raise AttributeError(name)
+        return getattr(self._inner_opt, name)
+
+
+__all__ = ["HybridParallelOptimizer"]

@@ -1,0 +1,64 @@
+"""``TensorParallel``: the wrapper ``fleet.distributed_model`` gives a network
+built from tensor-parallel layers (Paddle's ``meta_parallel.TensorParallel``).
+
+At wrapping, the parameters and buffers that are not shards (``is_distributed``
+False) are broadcast from the first rank of the model-parallel group, so the
+ranks that share a layer agree on everything they replicate; with data
+parallelism too, every parameter and buffer is then broadcast from the first
+rank of the data-parallel group. Each forward first broadcasts its Tensor
+arguments from the first rank of the model-parallel group (in place, as
+Paddle does): the ranks of a model-parallel group must see the same batch.
+The gradients are averaged over the data-parallel group by
+:class:`~eager.distributed.fleet.HybridParallelOptimizer` (``fleet.distributed_optimizer``).
+"""
+from __future__ import annotations
+
+from ....autograd import no_grad
+from ....nn.layer import Layer
+from ....tensor import Tensor
+from ...collective import broadcast
+
+
+def _sync(layers: Layer, group, src: int, skip_shards: bool) -> None:
+    tensors = [p for p in layers.parameters() if not (skip_shards and p.is_distributed)]
+    tensors += [b for b in layers.buffers() if b is not None]
+    with no_grad():
+        for tensor in tensors:
+            broadcast(tensor, src=src, group=group)
+
+
+class TensorParallel(Layer):
+    """``layers`` for tensor-parallel training over ``hcg``'s groups: calling it
+    calls ``layers`` (the wrapped network is ``_layers``).
+
+    >>> model = fleet.distributed_model(net)          # mp_degree > 1
+    >>> isinstance(model, fleet.meta_parallel.TensorParallel)
+    True
+    """
+
+    def __init__(self, layers, hcg, strategy=None):
+        if not isinstance(layers, Layer):
+            raise TypeError(f"TensorParallel: argument 'layers' expected an eager.nn.Layer, got "
+                            f"{type(layers).__name__}")
+        super().__init__(layers.full_name() + "_meta_parallel_base")
+        self._layers = layers
+        self._hcg = hcg
+        self._strategy = strategy
+        if hcg.get_model_parallel_world_size() > 1:
+            _sync(layers, hcg.get_model_parallel_group(), hcg.get_model_parallel_group_src_rank(), True)
+        if hcg.get_data_parallel_world_size() > 1:
+            _sync(layers, hcg.get_data_parallel_group(), hcg.get_data_parallel_group_src_rank(), False)
+
+    def forward(self, *inputs, **kwargs):
+        """``layers(*inputs, **kwargs)``, the Tensor arguments first broadcast
+        from the first rank of the model-parallel group."""
+        if self._hcg.get_model_parallel_world_size() > 1:
+            group, src = self._hcg.get_model_parallel_group(), self._hcg.get_model_parallel_group_src_rank()
+            with no_grad():
+                for value in (*inputs, *kwargs.values()):
+                    if isinstance(value, Tensor):
+                        broadcast(value, src=src, group=group)
+        return self._layers(*inputs, **kwargs)
+
+
+__all__ = ["TensorParallel"]
