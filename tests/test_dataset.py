@@ -414,8 +414,10 @@ def test_mnist_readers_scale_pixels_to_minus_one_one(home, monkeypatch):
             assert label == want
         assert len(list(reader())) == len(labels)  # each call is a new pass
     mnist.fetch()
-    with pytest.raises(ValueError, match="buffer_size' expected a positive int"):
+    with pytest.raises(ValueError, match="buffer_size' expected a positive int, got 0"):
         mnist.reader_creator("a", "b", 0)
+    with pytest.raises(TypeError, match="buffer_size' expected an int, got str"):
+        mnist.reader_creator("a", "b", "100")
 
 
 def cifar_archive(records: dict) -> bytes:
@@ -672,8 +674,10 @@ def test_wmt16_readers_and_dictionaries(home, monkeypatch):
     assert list(wmt16.validation(100, 100, src_lang="de")()) == [([0, 4, 1], [0, 4], [4, 1])]
     with pytest.raises(ValueError, match="wmt16.train: argument 'src_lang' expected 'en' .English. or 'de'"):
         wmt16.train(10, 10, src_lang="fr")
-    with pytest.raises(ValueError, match="wmt16.train: argument 'trg_dict_size' expected a positive int"):
+    with pytest.raises(ValueError, match="wmt16.train: argument 'trg_dict_size' expected a positive int, got 0"):
         wmt16.train(10, 0)
+    with pytest.raises(TypeError, match="wmt16.get_dict: argument 'dict_size' expected an int, got float"):
+        wmt16.get_dict("en", 2.5)
 
 
 # ---------------------------------------------------------------- image readers

@@ -41,8 +41,11 @@ def reader_creator(image_filename, label_filename, buffer_size):
     (``x / 255 * 2 - 1``), the label an int. The files are read at each pass;
     ``buffer_size`` (a positive int) is how many images Paddle unpacks at a time
     and does not change the samples."""
-    if isinstance(buffer_size, bool) or not isinstance(buffer_size, numbers.Integral) or buffer_size < 1:
-        raise ValueError(f"mnist.reader_creator: argument 'buffer_size' expected a positive int, got {buffer_size!r}")
+    if isinstance(buffer_size, bool) or not isinstance(buffer_size, numbers.Integral):
+        raise TypeError(f"mnist.reader_creator: argument 'buffer_size' expected an int, got "
+                        f"{type(buffer_size).__name__}")
+    if buffer_size < 1:
+        raise ValueError(f"mnist.reader_creator: argument 'buffer_size' expected a positive int, got {buffer_size}")
 
     def reader():
         images = read_idx("mnist", image_filename, _IMAGE_MAGIC, 3)

@@ -12,6 +12,8 @@ sample is ``(source ids, target ids, next target ids)``, lists of ints.
 """
 from __future__ import annotations
 
+import numbers
+
 from ..text.datasets import wmt16 as _parser
 from ..utils.deprecation import deprecated
 from . import common
@@ -57,13 +59,20 @@ def reader_creator(tar_file, file_name, src_dict_size, trg_dict_size, src_lang):
     return reader
 
 
+def _check_size(fn: str, arg: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"wmt16.{fn}: argument '{arg}' expected an int, got {type(value).__name__}")
+    if value <= 0:
+        raise ValueError(f"wmt16.{fn}: argument '{arg}' expected a positive int, got {value}")
+    return int(value)
+
+
 def _creator(fn: str, split: str, src_dict_size, trg_dict_size, src_lang):
     _check_lang(fn, "src_lang", src_lang)
     other = "de" if src_lang == "en" else "en"
     total = {"en": TOTAL_EN_WORDS, "de": TOTAL_DE_WORDS}
-    for arg, value in (("src_dict_size", src_dict_size), ("trg_dict_size", trg_dict_size)):
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ValueError(f"wmt16.{fn}: argument '{arg}' expected a positive int, got {value!r}")
+    src_dict_size = _check_size(fn, "src_dict_size", src_dict_size)
+    trg_dict_size = _check_size(fn, "trg_dict_size", trg_dict_size)
     return reader_creator(common.download(DATA_URL, "wmt16", DATA_MD5, "wmt16.tar.gz"), f"wmt16/{split}",
                           min(src_dict_size, total[src_lang]), min(trg_dict_size, total[other]), src_lang)
 
@@ -93,9 +102,7 @@ def get_dict(lang, dict_size, reverse=False):
     """The dictionary of language ``lang`` ('en' or 'de') with ``dict_size``
     entries at most: word -> id, or id -> word with ``reverse``."""
     _check_lang("get_dict", "lang", lang)
-    if isinstance(dict_size, bool) or not isinstance(dict_size, int) or dict_size <= 0:
-        raise ValueError(f"wmt16.get_dict: argument 'dict_size' expected a positive int, got {dict_size!r}")
-    dict_size = min(dict_size, TOTAL_EN_WORDS if lang == "en" else TOTAL_DE_WORDS)
+    dict_size = min(_check_size("get_dict", "dict_size", dict_size), TOTAL_EN_WORDS if lang == "en" else TOTAL_DE_WORDS)
     tar_file = common.download(DATA_URL, "wmt16", DATA_MD5, "wmt16.tar.gz")
     dataset = _parser.WMT16(tar_file, mode="train", src_dict_size=dict_size, trg_dict_size=dict_size, lang=lang)
     return dataset.get_dict(lang, reverse=reverse)
