@@ -86,6 +86,14 @@ def test_data_home_is_paddles_cache_folder():
     assert common.DATA_HOME == os.path.join(common.HOME, ".cache", "paddle", "dataset")
 
 
+def test_must_mkdirs_creates_the_folder_once(tmp_path):
+    common.must_mkdirs(str(tmp_path / "a" / "b"))
+    common.must_mkdirs(tmp_path / "a" / "b")  # exists already: no error
+    assert (tmp_path / "a" / "b").is_dir()
+    with pytest.raises(TypeError, match="must_mkdirs: argument 'path' expected a path"):
+        common.must_mkdirs(None)
+
+
 def test_md5file_matches_known_digests(tmp_path):
     (tmp_path / "abc").write_bytes(b"abc")
     (tmp_path / "big").write_bytes(b"a" * 3_000_000)  # several read blocks

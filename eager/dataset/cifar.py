@@ -22,6 +22,7 @@ from . import common
 
 __all__ = []
 
+URL_PREFIX = "https://www.cs.toronto.edu/~kriz/"
 CIFAR10_URL = Cifar10.URL
 CIFAR10_MD5 = "c32a1d4ab5d03f1284b67883e8d87530"
 CIFAR100_URL = Cifar100.URL

@@ -33,6 +33,15 @@ DATASETS = ("cifar", "conll05", "flowers", "imdb", "imikolov", "mnist", "moviele
             "wmt14", "wmt16")
 
 
+def must_mkdirs(path) -> None:
+    """Creates the folder ``path`` (and its parents) unless it exists; safe when
+    several processes race to create it. (Paddle's creates ``DATA_HOME``
+    whatever ``path`` says; eager does not create ``DATA_HOME`` at import.)"""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"must_mkdirs: argument 'path' expected a path, got {type(path).__name__}")
+    os.makedirs(path, exist_ok=True)
+
+
 def md5file(fname) -> str:
     """The MD5 hex digest of the file at ``fname``.
 
