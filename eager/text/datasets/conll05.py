@@ -38,6 +38,89 @@ def _bio(fn: str, column) -> list:
     return tags
 
 
+def load_dict(filename: str) -> dict:
+    """A dictionary file as ``{line (stripped): line number}``."""
+    with open(filename) as f:
+        return {line.strip(): i for i, line in enumerate(f)}
+
+
+def load_label_dict(filename: str) -> dict:
+    """The tags of a target dictionary file: ``B-tag`` and ``I-tag`` numbered in
+    pairs in order of first appearance (of either), then ``'O'``."""
+    tags = {}
+    with open(filename) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith(("B-", "I-")):
+                tags.setdefault(line[2:], None)
+    labels = {}
+    for tag in tags:
+        labels[f"B-{tag}"] = len(labels)
+        labels[f"I-{tag}"] = len(labels)
+    labels["O"] = len(labels)
+    return labels
+
+
+def read_corpus(fn: str, data_file: str, words_name: str = _WORDS, props_name: str = _PROPS) -> list:
+    """``(words, verb, tags)`` for each predicate of each sentence of the tar
+    ``data_file``: its gzip members ``words_name`` (one word a line) and
+    ``props_name`` (the verb column and one bracketed argument column per
+    predicate), a blank line ending a sentence; ``tags`` are B-/I-/O.
+    ``fn`` names the caller in errors.
+
+    >>> [verb for _, verb, _ in read_corpus("Conll05st", "conll05st-tests.tar.gz")]
+    ['saw', 'ran', 'Stop']
+    """
+    with open_tar(fn, data_file) as archive:
+        try:
+            words = gzip.decompress(tar_member(fn, archive, data_file, words_name).read())
+            props = gzip.decompress(tar_member(fn, archive, data_file, props_name).read())
+        except (OSError, EOFError) as error:
+            raise ValueError(f"{fn}: cannot read the gzip members of {data_file!r}: {error}") from None
+    corpus, sentence, rows = [], [], []
+    for word, label in zip(lines(words), lines(props)):
+        label = label.decode().split()
+        if label:
+            sentence.append(word.strip().decode())
+            rows.append(label)
+            continue
+        if rows:  # a blank line ends a sentence
+            columns = [[row[i] for row in rows] for i in range(len(rows[0]))]
+            verbs = [v for v in columns[0] if v != "-"]
+            if len(verbs) < len(columns) - 1:
+                raise ValueError(f"{fn}: a sentence of {data_file!r} has {len(columns) - 1} argument "
+                                 f"columns but {len(verbs)} verbs")
+            for verb, column in zip(verbs, columns[1:]):
+                corpus.append((sentence, verb, _bio(fn, column)))
+        sentence, rows = [], []
+    return corpus
+
+
+def features(fn: str, sentence: list, predicate: str, labels: list, word_dict: dict, predicate_dict: dict,
+             label_dict: dict) -> list:
+    """The nine id lists of one (sentence, predicate) pair: ``[word ids, ctx_n2,
+    ctx_n1, ctx_0, ctx_p1, ctx_p2, predicate id, mark, label ids]``, each as long
+    as the sentence. A verb or tag missing from its dictionary is a ValueError
+    (``fn`` names the caller)."""
+    n = len(sentence)
+    if "B-V" not in labels:
+        raise ValueError(f"{fn}: the pair of verb {predicate!r} has no verb (B-V) among its labels")
+    verb = labels.index("B-V")
+    mark = [0] * n
+    for i in range(verb - 2, verb + 3):
+        if 0 <= i < n:
+            mark[i] = 1
+    context = [sentence[i] if 0 <= i < n else ("bos" if i < 0 else "eos") for i in range(verb - 2, verb + 3)]
+    if predicate not in predicate_dict:
+        raise ValueError(f"{fn}: the verb {predicate!r} is not in the verb dictionary")
+    ids = [word_dict.get(w, UNK_IDX) for w in sentence]
+    rows = [ids] + [[word_dict.get(w, UNK_IDX)] * n for w in context]
+    unknown = [t for t in labels if t not in label_dict]
+    if unknown:
+        raise ValueError(f"{fn}: the tag {unknown[0]!r} of verb {predicate!r} is not in the label dictionary")
+    return rows + [[predicate_dict[predicate]] * n, mark, [label_dict[t] for t in labels]]
+
+
 class Conll05st(Dataset):
     """The CoNLL-05 test set for semantic role labelling, as Paddle: one item per
     predicate of each sentence, nine int64 arrays of the sentence's length:
@@ -76,73 +159,29 @@ class Conll05st(Dataset):
 
     @staticmethod
     def _load_dict(filename: str) -> dict:
-        with open(filename) as f:
-            return {line.strip(): i for i, line in enumerate(f)}
+        return load_dict(filename)
 
     @staticmethod
     def _load_label_dict(filename: str) -> dict:
-        tags = {}
-        with open(filename) as f:
-            for line in f:
-                line = line.strip()
-                if line.startswith(("B-", "I-")):
-                    tags.setdefault(line[2:], None)
-        labels = {}
-        for tag in tags:
-            labels[f"B-{tag}"] = len(labels)
-            labels[f"I-{tag}"] = len(labels)
-        labels["O"] = len(labels)
-        return labels
+        return load_label_dict(filename)
 
     def _load_anno(self) -> None:
-        name = type(self).__name__
-        self.sentences, self.predicates, self.labels = [], [], []
-        with open_tar(name, self.data_file) as archive:
-            try:
-                words = gzip.decompress(tar_member(name, archive, self.data_file, _WORDS).read())
-                props = gzip.decompress(tar_member(name, archive, self.data_file, _PROPS).read())
-            except (OSError, EOFError) as error:
-                raise ValueError(f"{name}: cannot read the gzip members of {self.data_file!r}: {error}") from None
-        sentence, rows = [], []
-        for word, label in zip(lines(words), lines(props)):
-            label = label.decode().split()
-            if label:
-                sentence.append(word.strip().decode())
-                rows.append(label)
-                continue
-            if rows:  # a blank line ends a sentence
-                columns = [[row[i] for row in rows] for i in range(len(rows[0]))]
-                verbs = [v for v in columns[0] if v != "-"]
-                if len(verbs) < len(columns) - 1:
-                    raise ValueError(f"{name}: a sentence of {self.data_file!r} has {len(columns) - 1} argument "
-                                     f"columns but {len(verbs)} verbs")
-                for verb, column in zip(verbs, columns[1:]):
-                    self.sentences.append(sentence)
-                    self.predicates.append(verb)
-                    self.labels.append(_bio(name, column))
-            sentence, rows = [], []
+        corpus = read_corpus(type(self).__name__, self.data_file)
+        self.sentences = [sentence for sentence, _, _ in corpus]
+        self.predicates = [verb for _, verb, _ in corpus]
+        self.labels = [tags for _, _, tags in corpus]
 
     def __getitem__(self, idx):
         sentence, predicate, labels = self.sentences[idx], self.predicates[idx], self.labels[idx]
-        n = len(sentence)
+        name = type(self).__name__
         if "B-V" not in labels:
-            raise ValueError(f"{type(self).__name__}: item {idx} has no verb (B-V) among its labels")
-        verb = labels.index("B-V")
-        mark = [0] * n
-        for i in range(verb - 2, verb + 3):
-            if 0 <= i < n:
-                mark[i] = 1
-        context = [sentence[i] if 0 <= i < n else ("bos" if i < 0 else "eos") for i in range(verb - 2, verb + 3)]
+            raise ValueError(f"{name}: item {idx} has no verb (B-V) among its labels")
         if predicate not in self.predicate_dict:
-            raise ValueError(f"{type(self).__name__}: the verb {predicate!r} of item {idx} is not in "
-                             f"{self.verb_dict_file!r}")
-        ids = [self.word_dict.get(w, UNK_IDX) for w in sentence]
-        rows = [ids] + [[self.word_dict.get(w, UNK_IDX)] * n for w in context]
+            raise ValueError(f"{name}: the verb {predicate!r} of item {idx} is not in {self.verb_dict_file!r}")
         unknown = [t for t in labels if t not in self.label_dict]
         if unknown:
-            raise ValueError(f"{type(self).__name__}: the tag {unknown[0]!r} of item {idx} is not in "
-                             f"{self.target_dict_file!r}")
-        rows += [[self.predicate_dict[predicate]] * n, mark, [self.label_dict[t] for t in labels]]
+            raise ValueError(f"{name}: the tag {unknown[0]!r} of item {idx} is not in {self.target_dict_file!r}")
+        rows = features(name, sentence, predicate, labels, self.word_dict, self.predicate_dict, self.label_dict)
         return tuple(np.array(r, dtype=np.int64) for r in rows)
 
     def __len__(self):

@@ -50,6 +50,51 @@ class UserInfo:
                 f"age({age_table[self.age]}), job({self.job_id})>")
 
 
+def _fields(fn: str, data_file: str, line: str, count: int, member: str) -> list:
+    fields = line.strip().split("::")
+    if len(fields) != count:
+        raise ValueError(f"{fn}: a line of {member} in {data_file!r} has {len(fields)} "
+                         f"'::'-separated fields, expected {count}: {line!r}")
+    return fields
+
+
+def read_meta_info(fn: str, data_file: str, package) -> tuple:
+    """``(movie_info, user_info, movie_title_dict, categories_dict)`` from the
+    ``ml-1m/movies.dat`` and ``ml-1m/users.dat`` of the open zip ``package``
+    (read from ``data_file``; ``fn`` names the caller in errors): id ->
+    :class:`MovieInfo`, id -> :class:`UserInfo`, and the title words and
+    categories numbered in sorted order.
+
+    >>> with open_zip("Movielens", "ml-1m.zip") as package:
+    ...     movies, users, words, kinds = read_meta_info("Movielens", "ml-1m.zip", package)
+    >>> words
+    {'heat': 0, 'story': 1, 'toy': 2}
+    """
+    movie_info, user_info = {}, {}
+    words, categories = set(), set()
+    for line in zip_lines(fn, package, data_file, "ml-1m/movies.dat"):
+        if not line.strip():
+            continue
+        movie_id, title, kinds = _fields(fn, data_file, line, 3, "ml-1m/movies.dat")
+        found = _TITLE.match(title)
+        if found is None:
+            raise ValueError(f"{fn}: movie {movie_id} of {data_file!r} has a title without its year "
+                             f"in brackets: {title!r}")
+        kinds = kinds.split("|")
+        categories.update(kinds)
+        title = found.group(1)
+        words.update(w.lower() for w in title.split())
+        movie_info[int(movie_id)] = MovieInfo(movie_id, kinds, title)
+    # Numbered in sorted order (Paddle numbers them in set order, which changes from run to run).
+    movie_title_dict = {w: i for i, w in enumerate(sorted(words))}
+    categories_dict = {c: i for i, c in enumerate(sorted(categories))}
+    for line in zip_lines(fn, package, data_file, "ml-1m/users.dat"):
+        if line.strip():
+            uid, gender, age, job, _ = _fields(fn, data_file, line, 5, "ml-1m/users.dat")
+            user_info[int(uid)] = UserInfo(uid, gender, age, job)
+    return movie_info, user_info, movie_title_dict, categories_dict
+
+
 class Movielens(Dataset):
     """One item per rating of ``ml-1m/ratings.dat``, as Paddle: ``(user id, gender,
     age index, job id, movie id, category ids, title word ids, rating)``, int64
@@ -85,36 +130,11 @@ class Movielens(Dataset):
             self._load_data(package)
 
     def _fields(self, line: str, count: int, member: str) -> list:
-        fields = line.strip().split("::")
-        if len(fields) != count:
-            raise ValueError(f"{type(self).__name__}: a line of {member} in {self.data_file!r} has {len(fields)} "
-                             f"'::'-separated fields, expected {count}: {line!r}")
-        return fields
+        return _fields(type(self).__name__, self.data_file, line, count, member)
 
     def _load_meta_info(self, package) -> None:
-        name = type(self).__name__
-        self.movie_info, self.user_info = {}, {}
-        words, categories = set(), set()
-        for line in zip_lines(name, package, self.data_file, "ml-1m/movies.dat"):
-            if not line.strip():
-                continue
-            movie_id, title, kinds = self._fields(line, 3, "ml-1m/movies.dat")
-            found = _TITLE.match(title)
-            if found is None:
-                raise ValueError(f"{name}: movie {movie_id} of {self.data_file!r} has a title without its year "
-                                 f"in brackets: {title!r}")
-            kinds = kinds.split("|")
-            categories.update(kinds)
-            title = found.group(1)
-            words.update(w.lower() for w in title.split())
-            self.movie_info[int(movie_id)] = MovieInfo(movie_id, kinds, title)
-        # Numbered in sorted order (Paddle numbers them in set order, which changes from run to run).
-        self.movie_title_dict = {w: i for i, w in enumerate(sorted(words))}
-        self.categories_dict = {c: i for i, c in enumerate(sorted(categories))}
-        for line in zip_lines(name, package, self.data_file, "ml-1m/users.dat"):
-            if line.strip():
-                uid, gender, age, job, _ = self._fields(line, 5, "ml-1m/users.dat")
-                self.user_info[int(uid)] = UserInfo(uid, gender, age, job)
+        (self.movie_info, self.user_info, self.movie_title_dict,
+         self.categories_dict) = read_meta_info(type(self).__name__, self.data_file, package)
 
     def _load_data(self, package) -> None:
         name = type(self).__name__

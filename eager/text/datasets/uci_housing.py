@@ -14,6 +14,31 @@ feature_names = ["CRIM", "ZN", "INDUS", "CHAS", "NOX", "RM", "AGE", "DIS", "RAD"
 _COLUMNS = len(feature_names) + 1
 
 
+def load_normalized(fn: str, data_file: str, feature_num: int = _COLUMNS) -> np.ndarray:
+    """The rows of ``data_file`` (whitespace-separated numbers, ``feature_num`` a
+    row) as a float64 array, every column but the last centred on its mean and
+    divided by its range (a constant column becomes 0). ``fn`` names the caller
+    in errors.
+
+    >>> load_normalized("UCIHousing", "housing.data").shape[1]
+    14
+    """
+    with open(data_file, "rb") as f:
+        words = f.read().split()
+    try:
+        data = np.array([float(w) for w in words], dtype=np.float64)
+    except ValueError as error:
+        raise ValueError(f"{fn}: {data_file!r} holds something that is not a number: {error}") from None
+    if data.size == 0 or data.size % feature_num:
+        raise ValueError(f"{fn}: {data_file!r} holds {data.size} numbers, expected rows of {feature_num}")
+    data = data.reshape(-1, feature_num)
+    low, high, mean = data.min(axis=0), data.max(axis=0), data.mean(axis=0)
+    spread = high - low
+    spread[spread == 0] = 1.0  # a constant column becomes 0, not NaN
+    data[:, :-1] = (data[:, :-1] - mean[:-1]) / spread[:-1]
+    return data
+
+
 class UCIHousing(Dataset):
     """``(features, price)`` pairs of the UCI Housing data, as Paddle.
 
@@ -38,20 +63,7 @@ class UCIHousing(Dataset):
         self.dtype = get_default_dtype()
 
     def _load_data(self, feature_num=_COLUMNS, ratio=0.8):
-        name = type(self).__name__
-        with open(self.data_file, "rb") as f:
-            words = f.read().split()
-        try:
-            data = np.array([float(w) for w in words], dtype=np.float64)
-        except ValueError as error:
-            raise ValueError(f"{name}: {self.data_file!r} holds something that is not a number: {error}") from None
-        if data.size == 0 or data.size % feature_num:
-            raise ValueError(f"{name}: {self.data_file!r} holds {data.size} numbers, expected rows of {feature_num}")
-        data = data.reshape(-1, feature_num)
-        low, high, mean = data.min(axis=0), data.max(axis=0), data.mean(axis=0)
-        spread = high - low
-        spread[spread == 0] = 1.0  # a constant column becomes 0, not NaN
-        data[:, :-1] = (data[:, :-1] - mean[:-1]) / spread[:-1]
+        data = load_normalized(type(self).__name__, self.data_file, feature_num)
         offset = int(data.shape[0] * ratio)
         self.data = data[:offset] if self.mode == "train" else data[offset:]
 

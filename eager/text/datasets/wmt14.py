@@ -14,6 +14,31 @@ UNK_IDX = 2
 _MAX_LEN = 80
 
 
+def _one(fn: str, data_file: str, members, suffix: str) -> str:
+    found = [m for m in members if m.endswith(suffix)]
+    if len(found) != 1:
+        raise ValueError(f"{fn}: {data_file!r} expected one member ending with {suffix!r}, found {len(found)}")
+    return found[0]
+
+
+def read_dicts(fn: str, archive, data_file: str, dict_size: int) -> tuple:
+    """The source and target dictionaries (word -> line number, the first
+    ``dict_size`` lines) of the open tar ``archive`` (read from ``data_file``):
+    its one member ending with ``src.dict`` and its one ending with ``trg.dict``.
+
+    >>> with open_tar("WMT14", "wmt14.tgz") as archive:
+    ...     src_dict, trg_dict = read_dicts("WMT14", archive, "wmt14.tgz", 4)
+    >>> trg_dict
+    {'<s>': 0, '<e>': 1, '<unk>': 2, 'le': 3}
+    """
+    members = [m.name for m in archive.getmembers() if m.isfile()]
+    dicts = []
+    for suffix in ("src.dict", "trg.dict"):
+        words = lines(archive.extractfile(_one(fn, data_file, members, suffix)).read())
+        dicts.append({w.strip().decode(): i for i, w in enumerate(words[:dict_size])})
+    return tuple(dicts)
+
+
 class WMT14(Dataset):
     """``(src_ids, trg_ids, trg_ids_next)`` of each sentence pair of ``mode``
     ('train', 'test' or 'gen'), as Paddle: the source wrapped in ``<s>``/``<e>``,
@@ -42,22 +67,11 @@ class WMT14(Dataset):
         self.data_file = resolve(name, "data_file", data_file, download, "wmt14", URL_TRAIN)
         self._load_data()
 
-    def _one(self, members, suffix: str) -> str:
-        found = [m for m in members if m.endswith(suffix)]
-        if len(found) != 1:
-            raise ValueError(f"{type(self).__name__}: {self.data_file!r} expected one member ending with "
-                             f"{suffix!r}, found {len(found)}")
-        return found[0]
-
     def _load_data(self) -> None:
         self.src_ids, self.trg_ids, self.trg_ids_next = [], [], []
         with open_tar(type(self).__name__, self.data_file) as archive:
+            self.src_dict, self.trg_dict = read_dicts(type(self).__name__, archive, self.data_file, self.dict_size)
             members = [m.name for m in archive.getmembers() if m.isfile()]
-            dicts = []
-            for suffix in ("src.dict", "trg.dict"):
-                words = lines(archive.extractfile(self._one(members, suffix)).read())
-                dicts.append({w.strip().decode(): i for i, w in enumerate(words[:self.dict_size])})
-            self.src_dict, self.trg_dict = dicts
             suffix = f"{self.mode}/{self.mode}"
             for member in (m for m in members if m.endswith(suffix)):
                 for line in lines(archive.extractfile(member).read()):
