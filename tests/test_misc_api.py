@@ -5,6 +5,7 @@ streams, LinearLR, eager.utils (try_import, deprecated, require_version, dlpack)
 eager.hub, vision.image_load, hapi.Model and jit.ignore_module."""
 import math
 import signal
+import sys
 import warnings
 
 import numpy as np
@@ -268,20 +269,15 @@ def test_linear_lr_ramps_then_holds():
 
 # -- eager.utils -------------------------------------------------------------------------------
 
-def test_try_import():
+def test_try_import(monkeypatch):
     assert eager.utils.try_import("math") is math
+    monkeypatch.setitem(sys.modules, "cv2", None)  # OpenCV missing, whether or not it is installed
     with pytest.raises(ImportError, match="pip install opencv-python"):
-        eager.utils.try_import("cv2" if not _importable("cv2") else "no_such_module_xyz")
+        eager.utils.try_import("cv2")
+    with pytest.raises(ImportError, match="pip install no_such_module_xyz"):
+        eager.utils.try_import("no_such_module_xyz")
     with pytest.raises(ImportError, match="^custom$"):
         eager.utils.try_import("no_such_module_xyz", "custom")
-
-
-def _importable(name):
-    try:
-        __import__(name)
-    except ImportError:
-        return False
-    return True
 
 
 def test_deprecated_levels():
