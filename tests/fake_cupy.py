@@ -722,8 +722,9 @@ class PinnedMemoryPointer(bytearray):
 
 def alloc_pinned_memory(size):
     """cupy.cuda.alloc_pinned_memory: ``size`` bytes of pinned host memory."""
-    if not isinstance(size, int) or isinstance(size, bool):
+    if not hasattr(size, "__index__"):  # CuPy's size_t argument takes what int() of an index takes
         raise TypeError(f"an integer is required, got {type(size).__name__}")
+    size = size.__index__()
     if size < 0:
         raise OverflowError("can't convert negative value to size_t")
     pinned_allocations[0] += 1
