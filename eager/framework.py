@@ -150,7 +150,7 @@ def parse_default_device(op: str, device) -> Place:
         raise ValueError(f"{op}: argument 'device' cannot be CUDAPinnedPlace(): new tensors go to "
                          f"'cpu' or 'gpu:N'; put a tensor in pinned memory with "
                          f"to_tensor(data, place=CUDAPinnedPlace()) or Tensor.pin_memory()")
-    return parse_device(op, place)
+    return parse_device(op, device)  # (its errors quote the device as it was given)
 
 
 def set_device(device) -> Place:
