@@ -326,3 +326,16 @@ def test_is_pinned_array_sees_views_and_only_cupys_pinned_memory_gpu():
     assert not is_pinned_array(np.ones(3)) and not is_pinned_array(np.ones(3)[1:])
     assert not is_pinned_array(np.frombuffer(bytearray(8), np.uint8))  # another buffer owner
     assert DenseTensor(pinned[0]).place == PINNED and DenseTensor(pinned.copy()).place == CPUPlace()
+
+
+def test_phi_creation_on_a_pinned_place_computes_on_the_host_gpu():
+    like = eager.to_tensor([[1.0, 2.0]], place=PINNED)
+    zeros = phi_api.full([1, 2], 0, like.dtype, like.place)  # what eager.autograd.functional asks for
+    assert zeros.place == CPUPlace()
+    np.testing.assert_array_equal(zeros.array, np.zeros((1, 2), np.float32))
+
+
+def test_jacobian_of_a_function_of_a_pinned_tensor_gpu():
+    x = eager.to_tensor(np.array([0.5, -1.0]), place=PINNED, stop_gradient=False)
+    jac = eager.autograd.jacobian(lambda t: t * t, x)
+    np.testing.assert_allclose(np.asarray(jac[:]), np.diag([1.0, -2.0]), rtol=1e-15)
