@@ -1,5 +1,5 @@
 """Everything ``import eager`` offers; eager/__init__.py loads it on first use."""
-from phi.common import CPUPlace, DataType, GPUPlace, Place
+from phi.common import CPUPlace, CUDAPinnedPlace, DataType, GPUPlace, Place
 
 from . import autograd  # noqa: F401
 from . import viz  # noqa: F401

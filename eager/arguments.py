@@ -223,9 +223,13 @@ def to_place(value, op: str, arg: str) -> Place:
     if value is None:  # the device set by eager.set_device (the CPU unless changed)
         return current_place()
     try:
-        return convert_place(value)
+        place = convert_place(value)
     except ValueError as error:
         raise ValueError(f"{op}: argument '{arg}': {error}") from None
+    if place.is_cuda_pinned_place():  # ops make tensors on the CPU or a GPU; pinned memory holds copies
+        raise ValueError(f"{op}: argument '{arg}' cannot be CUDAPinnedPlace(): ops make tensors on 'cpu' "
+                         f"or 'gpu:N'; copy one into pinned memory with .pin_memory()")
+    return place
 
 
 def to_index(value, op: str, arg: str) -> tuple:

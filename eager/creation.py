@@ -5,11 +5,12 @@ import numbers
 
 import numpy as np
 
+from phi import api as phi_api
 from phi.backends.gpu_context import import_cupy, refuse_bfloat16
 from phi.common import DataType, convert_dtype, convert_place
 from phi.core import DenseTensor
 
-from .framework import current_place, default_dtype
+from .framework import current_place, default_dtype, require_pinned_memory
 from .tensor import Tensor
 
 # The complex dtype that Python complex data gets, by the default (float) dtype.
@@ -25,7 +26,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
     :func:`eager.set_default_dtype` changed it; Python complex numbers the
     matching complex dtype) and Python ints int64 (Paddle's defaults); NumPy
     arrays keep their dtype unless ``dtype`` is given. ``place`` defaults to the
-    device set by :func:`eager.set_device` (the CPU unless changed).
+    device set by :func:`eager.set_device` (the CPU unless changed); it may be a
+    Place or 'cpu', 'gpu', 'gpu:N', and ``CUDAPinnedPlace()`` or 'gpu_pinned'
+    puts the values in page-locked host memory (which needs CuPy and a GPU).
 
     >>> eager.to_tensor([[1, 2], [3, 4]], dtype="float32", stop_gradient=False)
     """
@@ -39,6 +42,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
         cupy = import_cupy()
         with cupy.cuda.Device(place.device_id):
             array = cupy.array(array)
+    elif place.is_cuda_pinned_place():
+        require_pinned_memory("to_tensor")
+        array = phi_api.copy_to(DenseTensor(array), place).array
     tensor = Tensor(DenseTensor(array))
     if not stop_gradient:
         tensor.stop_gradient = False

@@ -111,9 +111,12 @@ def _parse_device(device, op: str = "set_device") -> Place:
 
 def parse_device(op: str, device) -> Place:
     """``device`` ('cpu', 'gpu', 'gpu:N' or a Place) as a Place that exists: a GPU
-    needs CuPy and a visible device with that id, else ValueError naming ``op``."""
+    needs CuPy and a visible device with that id, and so does pinned memory
+    (CUDAPinnedPlace: CUDA allocates it), else ValueError naming ``op``."""
     place = _parse_device(device, op)
-    if place.is_gpu_place():
+    if place.is_cuda_pinned_place():
+        require_pinned_memory(op)
+    elif place.is_gpu_place():
         count = gpu_count()
         if count == 0:
             raise ValueError(
@@ -124,6 +127,30 @@ def parse_device(op: str, device) -> Place:
             raise ValueError(f"{op}: device {device!r} does not exist: {count} GPU(s) "
                              f"visible (ids 0 to {count - 1})")
     return place
+
+
+def require_pinned_memory(op: str) -> None:
+    """ValueError naming ``op`` unless pinned (page-locked) host memory can be
+    made: CuPy allocates it through CUDA, so it needs CuPy and a visible NVIDIA
+    device, as Paddle's CPU-only build refuses CUDAPinnedPlace."""
+    if gpu_count() == 0:
+        raise ValueError(
+            f"{op}: pinned memory (CUDAPinnedPlace) is page-locked host memory that CUDA "
+            f"allocates, but no GPU is available: it needs the GPU extra (`pip install "
+            f"eager-phi[gpu]`, or a cupy-cudaXXx wheel matching your CUDA) and a visible "
+            f"NVIDIA device")
+
+
+def parse_default_device(op: str, device) -> Place:
+    """``device`` as :func:`parse_device` reads it, for the default place of new
+    tensors: the CPU or a GPU. Pinned memory is refused (ValueError naming ``op``):
+    it holds copies made for transfers, not the tensors ops create."""
+    place = _parse_device(device, op)
+    if place.is_cuda_pinned_place():
+        raise ValueError(f"{op}: argument 'device' cannot be CUDAPinnedPlace(): new tensors go to "
+                         f"'cpu' or 'gpu:N'; put a tensor in pinned memory with "
+                         f"to_tensor(data, place=CUDAPinnedPlace()) or Tensor.pin_memory()")
+    return parse_device(op, device)  # (its errors quote the device as it was given)
 
 
 def set_device(device) -> Place:
@@ -137,7 +164,7 @@ def set_device(device) -> Place:
     >>> eager.get_device()
     'cpu'
     """
-    place = parse_device("set_device", device)
+    place = parse_default_device("set_device", device)
     with _LOCK:
         _place[0] = place
     return place
@@ -234,7 +261,7 @@ def disable_static(place=None) -> None:
     True
     """
     if place is not None:
-        chosen = parse_device("disable_static", place)
+        chosen = parse_default_device("disable_static", place)
         with _LOCK:
             _place[0] = chosen
 
@@ -351,7 +378,8 @@ def set_flags(flags) -> None:
 # These live in upper layers (nn, autograd, serialization), which this module may not
 # import: they are looked up on the top-level package on first use instead.
 _FROM_UPPER_LAYERS = frozenset({"ParamAttr", "seed", "save", "load", "no_grad", "enable_grad", "grad",
-                                "set_grad_enabled", "is_grad_enabled", "CUDAPlace"})
+                                "set_grad_enabled", "is_grad_enabled", "CUDAPlace",
+                                "CUDAPinnedPlace"})
 
 
 def __getattr__(name):

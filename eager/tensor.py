@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 from phi import api as phi_api
-from phi.common import CPUPlace, DataType, GPUPlace, Place, TensorKind, convert_dtype
+from phi.common import CPUPlace, CUDAPinnedPlace, DataType, GPUPlace, Place, TensorKind, convert_dtype
 
 from .autograd.meta import AutogradMeta, is_owned_grad, own_grad
 from .framework import current_place, parse_device, print_options
@@ -217,13 +217,31 @@ class Tensor:
         return self._copy_to(parse_device("cuda", place))
 
     def cpu(self) -> "Tensor":
-        """This tensor in host memory: itself when it is there, else a copy (a new
-        leaf, keeping stop_gradient).
+        """This tensor in (pageable) host memory: itself when it is there, else a
+        copy (a new leaf, keeping stop_gradient); a pinned tensor is copied too.
 
         >>> eager.to_tensor([1.0]).cpu().place
         Place(cpu)
         """
         return self._copy_to(CPUPlace())
+
+    def pin_memory(self, blocking: bool = True) -> "Tensor":
+        """This tensor in pinned (page-locked) host memory, from which a GPU copies
+        directly: itself when it is there already, else a copy (a new leaf keeping
+        stop_gradient; gradients do not flow back through it), as Paddle's
+        ``pin_memory``. Its place is ``Place(gpu_pinned)``. Needs CuPy and a GPU
+        (ValueError otherwise, as Paddle's CPU-only build refuses). ``blocking``
+        is accepted for Paddle's signature: copies here complete before the call
+        returns.
+
+        >>> x = eager.to_tensor([1.0, 2.0]).pin_memory()   # doctest: +SKIP (needs a GPU)
+        >>> x.place, x.place.is_cuda_pinned_place()       # doctest: +SKIP
+        (Place(gpu_pinned), True)
+        """
+        _check_blocking("pin_memory", blocking)
+        if self.place.is_cuda_pinned_place():
+            return self
+        return self._copy_to(parse_device("pin_memory", CUDAPinnedPlace()))
 
     def to(self, *args, **kwargs) -> "Tensor":
         """This tensor on another device and/or of another dtype (Paddle's

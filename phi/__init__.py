@@ -5,7 +5,7 @@ backward.yaml): ``phi.api.add(DenseTensor(a), DenseTensor(b))``.
 """
 from . import kernels  # noqa: F401  (registers kernels)
 from .common import (
-    Backend, CPUPlace, DataLayout, DataType, GPUPlace, IntArray, Place, Scalar, convert_dtype,
+    Backend, CPUPlace, CUDAPinnedPlace, DataLayout, DataType, GPUPlace, IntArray, Place, Scalar, convert_dtype,
     convert_place,
 )
 from .core import KERNELS, DenseTensor, MetaTensor, register_kernel

@@ -28,6 +28,11 @@ reshapes) check too. ``array``/``asarray`` of an array on another device
 copies it to the current one, counted in ``peer_copies``; reading values back
 (``get``, ``item``) works from any device, as in CuPy.
 
+Pinned host memory as CuPy makes it: ``cuda.alloc_pinned_memory(size)``
+returns a ``cuda.PinnedMemoryPointer`` (ordinary host memory here) and
+``cupyx.empty_pinned(shape, dtype, order)`` a NumPy array over one, its
+``base``; ``pinned_allocations`` counts them.
+
 ``transfers`` counts device-to-host copies (``get``, ``asnumpy``, ``item``,
 ``tolist``, ``bool``/``float``/``int``, and reading through a boolean mask,
 ``a[mask]``, whose count of True values CuPy reads back to size the result) and ``uploads`` host-to-device copies
@@ -407,9 +412,23 @@ class ndarray:
 
     # -- explicit transfers ------------------------------------------------------------
     def get(self, stream=None, order="C", out=None):
-        """A NumPy copy of the values (the one way to the host)."""
+        """A NumPy copy of the values (the one way to the host); with ``out`` (a
+        NumPy array of this shape and dtype, C- or F-contiguous, as CuPy asks)
+        the values are written into it and ``out`` is returned."""
         if _fusing[0]:
             _not_in_fuse("get")
+        if out is not None:
+            if not isinstance(out, numpy.ndarray):
+                raise TypeError("Only numpy.ndarray can be obtained from cupy.ndarray")
+            if out.dtype != self._a.dtype:
+                raise TypeError(f"{out.dtype} array cannot be obtained from {self._a.dtype} array")
+            if out.shape != self._a.shape:
+                raise ValueError(f"Shape mismatch. Expected shape: {self._a.shape}, actual shape: {out.shape}")
+            if not (out.flags.c_contiguous or out.flags.f_contiguous):
+                raise RuntimeError("Cannot set to non-contiguous array")
+            transfers[0] += 1
+            numpy.copyto(out, self._a)
+            return out
         transfers[0] += 1
         return numpy.array(self._a, copy=True)
 
@@ -703,6 +722,44 @@ cuda.MemoryPool = MemoryPool
 get_default_memory_pool = lambda: _memory_pool  # noqa: E731
 
 
+# -- pinned (page-locked) host memory: cupy.cuda.alloc_pinned_memory, cupyx.empty_pinned --
+pinned_allocations = [0]  # calls of alloc_pinned_memory (cupyx.empty_pinned makes one each)
+
+
+class PinnedMemoryPointer(bytearray):
+    """cupy.cuda.PinnedMemoryPointer, as ``cuda.alloc_pinned_memory`` returns it:
+    host memory that NumPy arrays are made over (``numpy.ndarray(shape, dtype,
+    buffer=pointer)``, whose ``base`` it then is), with ``ptr`` (its address)
+    and ``size()`` (its length in bytes). Here the memory is ordinary host
+    memory: a bytearray is the one writable buffer pure Python can hand NumPy.
+    Only ``alloc_pinned_memory`` makes one."""
+
+    __slots__ = ()
+
+    @property
+    def ptr(self) -> int:
+        if not len(self):
+            return 0
+        return int(numpy.frombuffer(self, numpy.uint8).__array_interface__["data"][0])
+
+    def size(self) -> int:
+        return len(self)
+
+
+def alloc_pinned_memory(size):
+    """cupy.cuda.alloc_pinned_memory: ``size`` bytes of pinned host memory."""
+    if not hasattr(size, "__index__"):  # CuPy's size_t argument takes what int() of an index takes
+        raise TypeError(f"an integer is required, got {type(size).__name__}")
+    size = size.__index__()
+    if size < 0:
+        raise OverflowError("can't convert negative value to size_t")
+    pinned_allocations[0] += 1
+    return PinnedMemoryPointer(size)
+
+
+cuda.PinnedMemoryPointer, cuda.alloc_pinned_memory = PinnedMemoryPointer, alloc_pinned_memory
+
+
 # -- cupy.random (the legacy RandomState API, which real CuPy has in full) --------------
 
 class RandomState:
@@ -908,8 +965,20 @@ def scatter_add(a, slices, value):
     add.at(a, slices, value)  # noqa: F821  (add is a ufunc set above)
 
 
+def empty_pinned(shape, dtype=float, order="C"):
+    """cupyx.empty_pinned: an uninitialised NumPy array over pinned memory from
+    ``cuda.alloc_pinned_memory`` (its ``base``)."""
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    count = 1
+    for n in shape:
+        count *= n
+    memory = alloc_pinned_memory(count * numpy.dtype(dtype).itemsize)
+    return numpy.ndarray(shape, dtype=dtype, buffer=memory, order=order)
+
+
 cupyx = types.ModuleType("cupyx")
 cupyx.scatter_add = scatter_add
+cupyx.empty_pinned = empty_pinned
 cupyx.__fake__ = True
 __fake__ = True
 

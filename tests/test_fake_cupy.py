@@ -223,3 +223,35 @@ def test_the_device_count_is_configurable():
         cp.set_device_count(2)
     with pytest.raises(ValueError, match="set_device_count: expected a non-negative int"):
         cp.set_device_count(-1)
+
+
+def test_pinned_memory_is_host_memory_numpy_arrays_are_made_over():
+    memory = cp.cuda.alloc_pinned_memory(24)
+    assert isinstance(memory, cp.cuda.PinnedMemoryPointer) and memory.size() == 24 and memory.ptr != 0
+    array = np.ndarray((3,), np.float64, buffer=memory)
+    assert array.base is memory and array.__array_interface__["data"][0] == memory.ptr
+    assert cp.cuda.alloc_pinned_memory(0).ptr == 0
+    for bad, error in ((-1, OverflowError), (2.0, TypeError), ("8", TypeError)):
+        with pytest.raises(error):
+            cp.cuda.alloc_pinned_memory(bad)
+    before = cp.pinned_allocations[0]
+    pinned = cp.cupyx.empty_pinned((2, 3), np.float32, order="F")
+    assert type(pinned) is np.ndarray and isinstance(pinned.base, cp.cuda.PinnedMemoryPointer)
+    assert pinned.shape == (2, 3) and pinned.dtype == np.float32 and pinned.flags.f_contiguous
+    assert cp.cupyx.empty_pinned(4).shape == (4,) and cp.pinned_allocations[0] == before + 2
+
+
+def test_get_into_out_checks_it_as_cupy_does():
+    a = cp.arange(6.0).reshape(2, 3)
+    transfers = cp.transfers[0]
+    out = np.empty((2, 3))
+    assert a.get(out=out) is out and cp.transfers[0] == transfers + 1
+    np.testing.assert_array_equal(out, np.arange(6.0).reshape(2, 3))
+    with pytest.raises(TypeError, match="Only numpy.ndarray can be obtained from cupy.ndarray"):
+        a.get(out=cp.empty((2, 3)))
+    with pytest.raises(TypeError, match="float32 array cannot be obtained from float64 array"):
+        a.get(out=np.empty((2, 3), np.float32))
+    with pytest.raises(ValueError, match=r"Shape mismatch. Expected shape: \(2, 3\), actual shape: \(3, 2\)"):
+        a.get(out=np.empty((3, 2)))
+    with pytest.raises(RuntimeError, match="Cannot set to non-contiguous array"):
+        a.get(out=np.empty((2, 6))[:, ::2])

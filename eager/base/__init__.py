@@ -13,7 +13,7 @@ True
 """
 from __future__ import annotations
 
-from phi.common import CPUPlace, GPUPlace as CUDAPlace
+from phi.common import CPUPlace, CUDAPinnedPlace, GPUPlace as CUDAPlace
 
 from ..device.build import is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_with_rocm, is_compiled_with_xpu
 from ..framework import get_flags, in_dynamic_mode as in_dygraph_mode, set_flags
@@ -23,7 +23,7 @@ from . import core, dygraph, framework, unique_name
 from ._static import missing
 from .dygraph.base import disable_dygraph, enable_dygraph
 
-__all__ = ["CPUPlace", "CUDAPlace", "ParamAttr", "core", "disable_dygraph", "dygraph", "enable_dygraph", "framework",
+__all__ = ["CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "ParamAttr", "core", "disable_dygraph", "dygraph", "enable_dygraph", "framework",
            "get_flags", "in_dygraph_mode", "is_compiled_with_cinn", "is_compiled_with_cuda", "is_compiled_with_rocm",
            "is_compiled_with_xpu", "require_version", "set_flags", "unique_name"]
 

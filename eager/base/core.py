@@ -8,7 +8,7 @@ AttributeError that says so; Paddle's other C++ internals are simply absent.
 """
 from __future__ import annotations
 
-from phi.common import CPUPlace, GPUPlace as CUDAPlace
+from phi.common import CPUPlace, CUDAPinnedPlace, GPUPlace as CUDAPlace
 
 from ..device.build import (is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_with_custom_device,
                             is_compiled_with_ipu, is_compiled_with_rocm, is_compiled_with_xpu)
@@ -16,7 +16,7 @@ from ..device.cuda import device_count as get_cuda_device_count
 from ..device.xpu import device_count as get_xpu_device_count
 from ._static import missing
 
-__all__ = ["CPUPlace", "CUDAPlace", "get_cuda_device_count", "get_xpu_device_count", "is_compiled_with_cinn",
+__all__ = ["CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "get_cuda_device_count", "get_xpu_device_count", "is_compiled_with_cinn",
            "is_compiled_with_cuda", "is_compiled_with_custom_device", "is_compiled_with_ipu",
            "is_compiled_with_rocm", "is_compiled_with_xpu"]
 

@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from phi.common.place import CPUPlace, GPUPlace
+from phi.common.place import CPUPlace, CUDAPinnedPlace, GPUPlace
 from phi.common.tensor_kind import TensorKind
 from phi.core import KERNELS, ArraySpec
 
@@ -70,6 +70,8 @@ def _const(value):
         return {"place": "cpu"}
     if isinstance(value, GPUPlace):
         return {"place": "gpu", "id": value.device_id}
+    if isinstance(value, CUDAPinnedPlace):
+        return {"place": "gpu_pinned"}
     if isinstance(value, slice):
         return {"slice": [_const(value.start), _const(value.stop), _const(value.step)]}
     if value is Ellipsis:
@@ -207,7 +209,9 @@ def _decode_const(node):
         place = _decode_const(node["place"])
         return ArraySpec(tuple(node["spec"]), np.dtype(node["dtype"]), place)
     if "place" in node:
-        return CPUPlace() if node["place"] == "cpu" else GPUPlace(int(node["id"]))
+        if node["place"] in ("cpu", "gpu_pinned"):
+            return CPUPlace() if node["place"] == "cpu" else CUDAPinnedPlace()
+        return GPUPlace(int(node["id"]))
     if "slice" in node:
         return slice(*(_decode_const(v) for v in node["slice"]))
     if "ellipsis" in node:

@@ -9,6 +9,8 @@
 """
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from ..backends.gpu_context import import_cupy, refuse_bfloat16
@@ -24,7 +26,8 @@ _nan_inf_count_kernel = KERNELS.dispatch_table("nan_inf_count")
 
 def assign_out_(x, out):
     """Writes x into out's buffer (same dims and dtype) and returns out."""
-    if tuple(x.dims) != tuple(out.dims) or x.dtype is not out.dtype or x.place != out.place:
+    if tuple(x.dims) != tuple(out.dims) or x.dtype is not out.dtype or \
+            (x.place != out.place and (x.place.is_gpu_place() or out.place.is_gpu_place())):  # host: pinned or not
         raise InvalidArgumentError(
             f"assign_out_: argument 'x' must match 'out' exactly (no broadcasting or casting): "
             f"expected {describe_tensor(out)}, got {describe_tensor(x)}")
@@ -48,9 +51,11 @@ def nan_inf_count(x) -> tuple:
 
 
 def copy_to(x, place):
-    """A DenseTensor with x's values on ``place`` (a Place or "cpu"/"gpu:N"), in a
-    buffer of its own (a copy even when x is on ``place`` already; between two
-    GPUs, a device-to-device copy).
+    """A DenseTensor with x's values on ``place`` (a Place or "cpu"/"gpu:N"/
+    "gpu_pinned"), in a buffer of its own (a copy even when x is on ``place``
+    already; between two GPUs, a device-to-device copy). Pinned memory comes
+    from CuPy (``cupyx.empty_pinned``): without CuPy that is an ImportError
+    saying how to get it.
 
     >>> copy_to(DenseTensor(np.ones(2)), "cpu").array
     array([1., 1.])
@@ -61,10 +66,24 @@ def copy_to(x, place):
     array = x.array
     if place.is_cpu_place():
         return DenseTensor(np.array(array, copy=True) if type(array) is np.ndarray else array.get())
+    if place.is_cuda_pinned_place():
+        return DenseTensor(_pinned_copy(array))
     refuse_bfloat16(array.dtype, "copy_to")
     cupy = import_cupy()
     with cupy.cuda.Device(place.device_id):
         return DenseTensor(cupy.array(array, copy=True))
+
+
+def _pinned_copy(array) -> np.ndarray:
+    """A C-contiguous copy of a NumPy or CuPy array in page-locked host memory;
+    from a GPU, one device-to-host copy straight into it."""
+    import_cupy()  # the ImportError that says how to get CuPy, before cupyx is asked for
+    out = importlib.import_module("cupyx").empty_pinned(array.shape, array.dtype)
+    if type(array) is np.ndarray:
+        np.copyto(out, array)
+    else:
+        array.get(out=out)
+    return out
 
 
 __all__ = ["assign_out_", "copy_to", "nan_inf_count"]

@@ -26,8 +26,9 @@ FLAGS = Flags()
 
 
 def array_type_of(place):
-    """The array type a place computes with: numpy.ndarray or cupy.ndarray."""
-    if place.is_cpu_place():
+    """The array type a place computes with: numpy.ndarray (the CPU, and pinned
+    host memory, whose results are the CPU's) or cupy.ndarray."""
+    if not place.is_gpu_place():
         return np.ndarray
     return import_cupy().ndarray
 

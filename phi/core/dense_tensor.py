@@ -10,7 +10,7 @@ import numpy as np
 from ..backends.gpu_context import import_cupy
 from ..common.backend import DataLayout
 from ..common.data_type import _FROM_NUMPY, DataType, dtype_name
-from ..common.place import CPUPlace, GPUPlace
+from ..common.place import CPUPlace, CUDAPinnedPlace, GPUPlace
 from ..common.tensor_kind import TensorKind
 from .tensor_base import TensorBase
 
@@ -29,6 +29,23 @@ def _refs_of_one_local():
 
 REFS_OF_ONE_LOCAL = _refs_of_one_local()
 _CPU_PLACE = CPUPlace()  # a singleton, but building it on every read costs a call
+_PINNED_PLACE = CUDAPinnedPlace()
+
+
+def is_pinned_array(array) -> bool:
+    """Whether a NumPy array lies in page-locked memory that CuPy allocated
+    (``cupyx.empty_pinned``, ``cupy.cuda.alloc_pinned_memory``): the buffer
+    at the end of its chain of bases is a ``cupy.cuda.PinnedMemoryPointer``.
+    Views of such an array are pinned too. Without CuPy imported there is no
+    pinned memory, and nothing is imported to find that out."""
+    base = array.base
+    while type(base) is np.ndarray:
+        base = base.base
+    if base is None:
+        return False
+    cupy = sys.modules.get("cupy")
+    pointer_type = getattr(getattr(cupy, "cuda", None), "PinnedMemoryPointer", None)
+    return pointer_type is not None and isinstance(base, pointer_type)
 
 
 class VersionCounter:
@@ -92,11 +109,14 @@ class DenseTensor(TensorBase):
 
     @property
     def place(self):
-        """CPUPlace for a NumPy array, GPUPlace(id) for a CuPy array; for an
+        """CPUPlace for a NumPy array (CUDAPinnedPlace for one over pinned memory:
+        see :func:`is_pinned_array`), GPUPlace(id) for a CuPy array; for an
         ArraySpec (no buffer), the place it was made with, or None if unknown."""
         array = self.array
         if type(array) is np.ndarray:
-            return _CPU_PLACE
+            if array.base is None or not is_pinned_array(array):  # an array owning its memory: the CPU's
+                return _CPU_PLACE
+            return _PINNED_PLACE
         if type(array) is ArraySpec:
             return array.place
         return GPUPlace(int(array.device.id))
@@ -247,7 +267,7 @@ class ArraySpec:
         """The device as the array would name it (NumPy's "cpu" or a CuPy Device),
         so a shape-only tensor saved by a backward op that is itself recorded
         (a double grad) can be saved shape-only again by :func:`spec_of`."""
-        if self.place is None or self.place.is_cpu_place():
+        if self.place is None or not self.place.is_gpu_place():  # the host's memory, pinned or not
             return "cpu"
         return import_cupy().cuda.Device(self.place.device_id)
 

@@ -17,7 +17,7 @@ from ...autograd.backward_api import grad
 from ...autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ...creation import to_tensor
 from ...framework import current_place, disable_static as enable_dygraph, enable_static as disable_dygraph
-from ...framework import in_dynamic_mode as enabled, parse_device, set_device
+from ...framework import in_dynamic_mode as enabled, parse_default_device, set_device
 from ...tensor import Tensor
 from ...utils import unique_name
 
@@ -40,7 +40,7 @@ def guard(place=None):
     ...     eager.nn.Linear(2, 2).full_name()
     'linear_0'
     """
-    chosen = None if place is None else parse_device("guard", place)
+    chosen = None if place is None else parse_default_device("guard", place)
     previous = current_place()
     with unique_name.guard():
         if chosen is not None:

@@ -115,7 +115,7 @@ def reads_values(x: Tensor) -> bool:
     """Whether a functional may read x's values to check them: always on the CPU;
     on a GPU only in anomaly mode (elsewhere the read would wait for the device),
     as the kernels' ``ctx.check_values``."""
-    return x.place.is_cpu_place() or VALUE_CHECKS.on
+    return not x.place.is_gpu_place() or VALUE_CHECKS.on  # host memory, pinned or not: always
 
 
 def value_range(x: Tensor) -> tuple:
