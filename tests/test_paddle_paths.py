@@ -13,6 +13,7 @@ import pytest
 import eager
 import eager.nn as nn
 import eager.nn.functional as F
+from eager.jit.traced_layer import TracedLayer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,6 +45,8 @@ CASES = [
     ("eager.nn.functional.common", "interpolate", F.interpolate),
     ("eager.nn.functional.common", "label_smooth", F.label_smooth),
     ("eager.nn.functional.distance", "pairwise_distance", F.pairwise_distance),
+    ("eager.nn.functional.distance", "pdist", eager.pdist),
+    ("eager.nn.functional", "pdist", eager.pdist),
     ("eager.nn.functional.loss", "rnnt_loss", F.rnnt_loss),
     ("eager.nn.functional.loss", "margin_cross_entropy", F.margin_cross_entropy),
     ("eager.nn.initializer.kaiming", "KaimingNormal", nn.initializer.KaimingNormal),
@@ -73,6 +76,7 @@ CASES = [
     ("eager.incubate.autograd.utils", "prim_enabled", eager.incubate.autograd.prim_enabled),
     ("eager.jit.api", "to_static", eager.jit.to_static),
     ("eager.jit.api", "save", eager.jit.save),
+    ("eager.jit.api", "TracedLayer", TracedLayer),
     ("eager.base", "set_flags", eager.set_flags),
     ("eager.base", "CUDAPlace", eager.CUDAPlace),
     ("eager.base", "ParamAttr", eager.ParamAttr),
