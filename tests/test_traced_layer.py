@@ -302,3 +302,18 @@ def test_trace_and_call_on_the_device_axis(device, tmp_path):
     np.testing.assert_array_equal(got, out.numpy())
     traced.save_inference_model(str(tmp_path / "m"))
     np.testing.assert_array_equal(eager.jit.load(str(tmp_path / "m"))(x).numpy(), out.numpy())
+
+
+def test_trace_inside_a_to_static_function_raises_instead_of_waiting_forever():
+    net = _mlp()
+
+    @eager.jit.to_static
+    def step(x):
+        TracedLayer.trace(net, [x])
+        return x * 2.0
+
+    for _ in range(2):  # the failed capture left the recorder ready for the next one
+        with pytest.raises(RuntimeError, match="a kernel capture is already recording in this thread"):
+            step(_t((2, 6)))
+    _, traced = TracedLayer.trace(net, [_t((2, 6))])  # outside, tracing works
+    assert len(traced([_t((2, 6))])) == 1
