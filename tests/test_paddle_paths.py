@@ -14,6 +14,7 @@ import eager
 import eager.nn as nn
 import eager.nn.functional as F
 from eager.jit.traced_layer import TracedLayer
+from eager.nn.quant.quant_layers import MovingAverageAbsMaxScale
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -77,6 +78,8 @@ CASES = [
     ("eager.jit.api", "to_static", eager.jit.to_static),
     ("eager.jit.api", "save", eager.jit.save),
     ("eager.jit.api", "TracedLayer", TracedLayer),
+    ("eager.nn.quant", "QuantStub", MovingAverageAbsMaxScale),
+    ("eager.nn.quant.quant_layers", "QuantStub", MovingAverageAbsMaxScale),
     ("eager.base", "set_flags", eager.set_flags),
     ("eager.base", "CUDAPlace", eager.CUDAPlace),
     ("eager.base", "ParamAttr", eager.ParamAttr),

@@ -70,8 +70,9 @@ class _FlatForward(Layer):
     """The traced layer called on its flat input tensors: the arguments are
     rebuilt as they were given to ``trace``, and the forward's Tensors returned
     flat, as a list. For ``save_inference_model``: only the ``feed`` inputs are
-    arguments (the others stay the traced tensors, which a program cannot read)
-    and only the ``fetch`` outputs are returned (one alone, not in a list)."""
+    arguments (the others are the traced tensors, placeholders the saved
+    program must not need) and only the ``fetch`` outputs are returned (one
+    alone, not in a list)."""
 
     def __init__(self, layer, structure, traced=(), feed=None, fetch=None):
         super().__init__()
