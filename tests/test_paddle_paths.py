@@ -13,6 +13,8 @@ import pytest
 import eager
 import eager.nn as nn
 import eager.nn.functional as F
+from eager.jit.traced_layer import TracedLayer
+from eager.nn.quant.quant_layers import MovingAverageAbsMaxScale
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,6 +46,8 @@ CASES = [
     ("eager.nn.functional.common", "interpolate", F.interpolate),
     ("eager.nn.functional.common", "label_smooth", F.label_smooth),
     ("eager.nn.functional.distance", "pairwise_distance", F.pairwise_distance),
+    ("eager.nn.functional.distance", "pdist", eager.pdist),
+    ("eager.nn.functional", "pdist", eager.pdist),
     ("eager.nn.functional.loss", "rnnt_loss", F.rnnt_loss),
     ("eager.nn.functional.loss", "margin_cross_entropy", F.margin_cross_entropy),
     ("eager.nn.initializer.kaiming", "KaimingNormal", nn.initializer.KaimingNormal),
@@ -73,6 +77,9 @@ CASES = [
     ("eager.incubate.autograd.utils", "prim_enabled", eager.incubate.autograd.prim_enabled),
     ("eager.jit.api", "to_static", eager.jit.to_static),
     ("eager.jit.api", "save", eager.jit.save),
+    ("eager.jit.api", "TracedLayer", TracedLayer),
+    ("eager.nn.quant", "QuantStub", MovingAverageAbsMaxScale),
+    ("eager.nn.quant.quant_layers", "QuantStub", MovingAverageAbsMaxScale),
     ("eager.base", "set_flags", eager.set_flags),
     ("eager.base", "CUDAPlace", eager.CUDAPlace),
     ("eager.base", "ParamAttr", eager.ParamAttr),

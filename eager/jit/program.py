@@ -308,5 +308,72 @@ def _flat_slots(outs, flat):
             _flat_slots(o, flat)
 
 
+# -- dead calls -------------------------------------------------------------------
+def _references(node, calls: set, states: set) -> None:
+    """Collects the call indices (``{"call": k, "out": j}``) and state names
+    (``{"state": name}``) a JSON node refers to, at any depth."""
+    if type(node) is dict:
+        if "call" in node and "out" in node and len(node) == 2:
+            calls.add(node["call"])
+        elif "state" in node and len(node) == 1:
+            states.add(node["state"])
+        else:
+            for value in node.values():
+                _references(value, calls, states)
+    elif type(node) is list:
+        for value in node:
+            _references(value, calls, states)
+
+
+def _renumber(node, new):
+    if type(node) is dict:
+        if "call" in node and "out" in node and len(node) == 2:
+            return {"call": new[node["call"]], "out": node["out"]}
+        return {key: _renumber(value, new) for key, value in node.items()}
+    if type(node) is list:
+        return [_renumber(value, new) for value in node]
+    return node
+
+
+def _has_array(outs) -> bool:
+    if type(outs) is dict:
+        return "shape" in outs or any(_has_array(v) for v in outs.values())
+    if type(outs) is list:
+        return any(_has_array(v) for v in outs)
+    return False
+
+
+def prune(calls: list, outputs) -> tuple:
+    """``(calls, outputs)`` of a JSON program without the calls no output needs
+    (their results read by no kept call nor output), the kept calls renumbered.
+    Conservative: a call that writes into an array (an ``into`` argument) or
+    returns none is kept as a side effect, and the caller keeps every call of a
+    program that writes into its state (non-empty bumps)."""
+    live = set()
+    _references(outputs, live, set())
+    live.update(k for k, call in enumerate(calls) if "into" in call["kwargs"] or not _has_array(call["outs"]))
+    for k in range(len(calls) - 1, -1, -1):
+        if k in live:
+            _references([calls[k]["args"], list(calls[k]["kwargs"].values())], live, set())
+    kept = sorted(live)
+    new = {old: index for index, old in enumerate(kept)}
+    pruned = []
+    for k in kept:
+        entry = dict(calls[k])
+        entry["args"] = _renumber(entry["args"], new)
+        entry["kwargs"] = {key: _renumber(value, new) for key, value in entry["kwargs"].items()}
+        pruned.append(entry)
+    return pruned, _renumber(outputs, new)
+
+
+def references(calls: list, outputs) -> tuple:
+    """(the call indices, the state names) that ``calls`` (JSON call entries)
+    and ``outputs`` read, as sets."""
+    found, states = set(), set()
+    _references([[call["args"], list(call["kwargs"].values())] for call in calls], found, states)
+    _references(outputs, found, states)
+    return found, states
+
+
 __all__ = ["FORMAT", "MODEL_SUFFIX", "PARAMS_SUFFIX", "VERSION", "VERSIONS", "ProgramError", "decode", "encode",
-           "resolve", "result_slots", "unify"]
+           "prune", "references", "resolve", "result_slots", "unify"]

@@ -364,6 +364,10 @@ def start(recorder: Recorder) -> None:
     """Activates ``recorder`` (one capture at a time in the process: a second
     thread's capture waits); :func:`stop` undoes it."""
     global _ACTIVE
+    if _ACTIVE is not None and _ACTIVE.thread == threading.get_ident():
+        # (waiting for the lock would wait forever: this thread holds it)
+        raise RuntimeError("a kernel capture is already recording in this thread: jit.save, TracedLayer.trace "
+                           "and save_inference_model cannot run inside a to_static function")
     _LOCK.acquire()
     try:
         if HOOKS.pack_hooks:

@@ -142,13 +142,22 @@ def _trace(layer, specs, symbols, sizes, state):
     """The inference trace of ``layer``'s forward (no_grad): (the JSON program,
     outputs template, bumps)."""
     inputs = _inputs(specs, symbols, sizes)
+    with no_grad():
+        return record_forward(layer, inputs, state)[:3]
+
+
+def record_forward(layer, inputs, state):
+    """Runs ``layer(*inputs)`` once, in the current grad mode, under the kernel
+    recorder: (the JSON program of its kernels, the outputs template, the
+    bumps, the result). ``state`` is ``_named_state``'s list: the tensors the
+    program reads by name. Raises ProgramError for a forward the program
+    cannot express."""
     located = {id(t.impl.array): t.impl.array for _, t, *_ in state}
     name_of = {id(t.impl.array): name for name, t, *_ in state}
     rec = _recorder.Recorder([t.impl for t in inputs], located)
     _recorder.start(rec)
     try:
-        with no_grad():
-            result = layer(*inputs)
+        result = layer(*inputs)
     finally:
         _recorder.stop()
     if rec.reason is not None:
@@ -157,7 +166,7 @@ def _trace(layer, specs, symbols, sizes, state):
     program = encode(rec.calls, len(inputs), state_of_slot)
     outputs = _outputs(result, rec, inputs, name_of, result_slots(rec.calls))
     bumps = sorted([name_of[id(impl.array)], count] for impl, count in rec.bumps.values())
-    return program, outputs, bumps
+    return program, outputs, bumps, result
 
 
 def _graph_outputs(value, inputs, found):
@@ -337,12 +346,28 @@ def save(layer, path, input_spec=None, **configs) -> None:
         raise ValueError(f"{who}: the configs {sorted(configs)} are not supported (Paddle's output_spec, "
                          f"clip_extra, ... change a static program eager does not build)")
     specs = _specs(who, layer, input_spec)
+    hint = ("" if isinstance(layer, Layer) else " (a function is saved without parameters: wrap it and "
+            "the Layers it uses in a Layer)")
+    name = type(layer).__name__ if isinstance(layer, Layer) else getattr(layer, "__name__", "function")
+    write_program(target, path, specs, _named_state(target), name, f"{who}: cannot save {what} as a program",
+                  hint=hint)
+
+
+def write_program(target, path, specs, state, layer_name, failure, hint="", grad=True, edit=None) -> None:
+    """Traces ``target``'s forward on inputs of ``specs`` and writes the program
+    (``path + ".pdmodel"``) and the ``state`` tensors (``_named_state``'s list,
+    ``path + ".pdiparams"``); ``layer_name`` is the document's "layer". Without
+    ``grad`` only the inference program is written (no "grad" entry: a loaded
+    TranslatedLayer runs it in every mode, without gradients). ``edit``, if
+    given, may change the document before it is written (only the state
+    entries it keeps are saved; a ProgramError it raises is reported as the
+    trace's). A forward that cannot be traced raises ValueError: ``failure``,
+    the reason, ``hint``; nothing is written then."""
     free = sum(size is None for spec in specs for size in spec.shape)
     if free > len(_TRACE_SIZES):
-        raise ValueError(f"{who}: input_spec leaves {free} sizes as None; at most {len(_TRACE_SIZES)}")
-    state = _named_state(target)
+        raise ValueError(f"{failure}: input_spec leaves {free} sizes as None; at most {len(_TRACE_SIZES)}")
     modes = [(sub, sub.training) for sub in target.sublayers(include_self=True)]
-    grad = {}
+    programs = {}
     try:
         target.eval()
         # Each None size its own dimension; where the forward cannot run so (two
@@ -358,20 +383,18 @@ def save(layer, path, input_spec=None, **configs) -> None:
                     raise
                 continue
             break
-        for key in GRAD_PROGRAMS:
+        for key in GRAD_PROGRAMS if grad else ():
             mode, input_grads = key.split("/")[0], not key.endswith(PARAMS_ONLY)
             target.train() if mode == "train" else target.eval()
             try:
-                grad[key] = _traced_twice(lambda s, sizes: _trace_grad(target, specs, s, sizes, state, input_grads),
-                                          free, symbols)
+                programs[key] = _traced_twice(lambda s, sizes: _trace_grad(target, specs, s, sizes, state,
+                                                                           input_grads), free, symbols)
             except ProgramError as error:
-                grad[key] = {"reason": str(error)}
+                programs[key] = {"reason": str(error)}
             except Exception as error:  # a forward that runs in eval mode only
-                grad[key] = {"reason": f"the {mode}-mode forward failed ({type(error).__name__}: {error})"}
+                programs[key] = {"reason": f"the {mode}-mode forward failed ({type(error).__name__}: {error})"}
     except ProgramError as error:
-        hint = ("" if isinstance(layer, Layer) else " (a function is saved without parameters: wrap it and "
-                "the Layers it uses in a Layer)")
-        raise ValueError(f"{who}: cannot save {what} as a program: {error}{hint}") from None
+        raise ValueError(f"{failure}: {error}{hint}") from None
     finally:
         for sub, training in modes:
             sub.training = training
@@ -386,15 +409,22 @@ def save(layer, path, input_spec=None, **configs) -> None:
                        "stop_gradient": spec.stop_gradient})
     document = {
         "format": FORMAT, "version": VERSION,
-        "layer": type(layer).__name__ if isinstance(layer, Layer) else getattr(layer, "__name__", "function"),
-        "inputs": inputs, "dims": len(set(symbols)),
+        "layer": layer_name, "inputs": inputs, "dims": len(set(symbols)),
         "state": [{"name": name, "shape": list(t.shape), "dtype": t.impl.array.dtype.name, "kind": kind,
                    "trainable": trainable, "persistable": persistable}
                   for name, t, kind, trainable, persistable in state],
-        "calls": program, "outputs": outputs, "bumps": bumps, "grad": grad,
+        "calls": program, "outputs": outputs, "bumps": bumps,
     }
+    if grad:
+        document["grad"] = programs
+    if edit is not None:
+        try:
+            edit(document)
+        except ProgramError as error:
+            raise ValueError(f"{failure}: {error}{hint}") from None
+    kept = {entry["name"] for entry in document["state"]}
     text = json.dumps(document, allow_nan=False, separators=(",", ":"))
-    _save_state({name: t for name, t, *_ in state}, path + PARAMS_SUFFIX)
+    _save_state({name: t for name, t, *_ in state if name in kept}, path + PARAMS_SUFFIX)
     directory = os.path.dirname(path)
     if directory:
         os.makedirs(directory, exist_ok=True)
@@ -404,4 +434,4 @@ def save(layer, path, input_spec=None, **configs) -> None:
     os.replace(temporary, path + MODEL_SUFFIX)
 
 
-__all__ = ["GRAD_MODES", "GRAD_PROGRAMS", "PARAMS_ONLY", "check_path", "save"]
+__all__ = ["GRAD_MODES", "GRAD_PROGRAMS", "PARAMS_ONLY", "check_path", "record_forward", "save", "write_program"]

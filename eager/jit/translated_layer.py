@@ -123,55 +123,7 @@ class TranslatedLayer(Layer):
         return compiled
 
     def _compile(self, dims, array_type, mode):
-        document = self._document
-        n_inputs = len(document["inputs"])
-        names = {entry["name"]: n_inputs + i for i, entry in enumerate(document["state"])}
-        n_bound = n_inputs + len(names)
-        if mode is None:
-            section = {key: resolve(document[key], dims) for key in ("calls", "outputs", "bumps")}
-            section["grad_outputs"], section["backward"] = [], None
-        else:
-            section = resolve(document["grad"][mode], dims)
-        grad_outputs = section["grad_outputs"]
-        seeds = len(grad_outputs)
-        calls, made = decode(section["calls"], n_inputs, names, array_type, seeds)
-        compiled = _Compiled()
-        compiled.outputs = section["outputs"]
-        compiled.bumps = section["bumps"]
-        compiled.n_bound = n_bound
-        keys = []
-        _output_keys(compiled.outputs, keys)
-        compiled.keys = keys
-        wanted = [made[c][j] for c, j in keys]
-        compiled.output_slots = dict(zip(keys, wanted))
-        slot_types = {slot: array_type for slots in made for slot in slots}
-        compiled.grad = None
-        compiled.saved_slots = []
-        compiled.unrecorded = None
-        if mode is not None and section["backward"] is None:  # save could not record it: say so at backward
-            compiled.unrecorded = ([_key(node) for node in grad_outputs], section["reason"])
-        if section["backward"]:
-            first_seed = n_bound
-            produced = {slot for slots in made for slot in slots}
-            programs, saved = {}, []
-            for entry in section["backward"]:
-                every, results = decode(section["calls"] + entry["calls"], n_inputs, names, array_type, seeds)
-                backward = every[len(calls):]
-                for slot in read_slots(backward):
-                    if (slot < n_bound or slot in produced) and slot not in saved:
-                        saved.append(slot)
-                programs[tuple(entry["mask"])] = (backward, results, entry)
-            compiled.saved_slots = saved
-            built = {}
-            for mask, (backward, results, entry) in programs.items():
-                seed_slots = [first_seed + k for k, wanted_ in enumerate(mask) if wanted_]
-                where = [None if node is None else first_seed + node["seed"] if "seed" in node
-                         else results[node["call"]][node["out"]] for node in entry["results"]]
-                types_ = {slot: array_type for slots in results[len(calls):] for slot in slots}
-                built[mask] = build(backward, saved + seed_slots, [], where, types_)
-            compiled.grad = ([_key(node) for node in grad_outputs], built, section["boundaries"])
-        compiled.run = build(calls, list(range(n_bound)), [], wanted + compiled.saved_slots, slot_types)
-        return compiled
+        return compile_program(self._document, dims, array_type, mode)
 
     def forward(self, *inputs):
         document = self._document
@@ -282,6 +234,62 @@ class TranslatedLayer(Layer):
                               tuple((impl, impl.version) for impl in checks), _refuse_create_graph)
         for slot, out in enumerate(outputs):
             out._meta = AutogradMeta(node, slot)
+
+
+def compile_program(document, dims, array_type, mode=None) -> _Compiled:
+    """The program of a saved document (``eager.jit.save``'s format) compiled for
+    the sizes ``dims`` of its None dimensions and ``array_type``: the inference
+    program (``mode`` None) or the gradient program of ``mode``. Its ``run``
+    takes the input arrays followed by the state arrays in the document's
+    state order."""
+    n_inputs = len(document["inputs"])
+    names = {entry["name"]: n_inputs + i for i, entry in enumerate(document["state"])}
+    n_bound = n_inputs + len(names)
+    if mode is None:
+        section = {key: resolve(document[key], dims) for key in ("calls", "outputs", "bumps")}
+        section["grad_outputs"], section["backward"] = [], None
+    else:
+        section = resolve(document["grad"][mode], dims)
+    grad_outputs = section["grad_outputs"]
+    seeds = len(grad_outputs)
+    calls, made = decode(section["calls"], n_inputs, names, array_type, seeds)
+    compiled = _Compiled()
+    compiled.outputs = section["outputs"]
+    compiled.bumps = section["bumps"]
+    compiled.n_bound = n_bound
+    keys = []
+    _output_keys(compiled.outputs, keys)
+    compiled.keys = keys
+    wanted = [made[c][j] for c, j in keys]
+    compiled.output_slots = dict(zip(keys, wanted))
+    slot_types = {slot: array_type for slots in made for slot in slots}
+    compiled.grad = None
+    compiled.saved_slots = []
+    compiled.unrecorded = None
+    if mode is not None and section["backward"] is None:  # save could not record it: say so at backward
+        compiled.unrecorded = ([_key(node) for node in grad_outputs], section["reason"])
+    if section["backward"]:
+        first_seed = n_bound
+        produced = {slot for slots in made for slot in slots}
+        programs, saved = {}, []
+        for entry in section["backward"]:
+            every, results = decode(section["calls"] + entry["calls"], n_inputs, names, array_type, seeds)
+            backward = every[len(calls):]
+            for slot in read_slots(backward):
+                if (slot < n_bound or slot in produced) and slot not in saved:
+                    saved.append(slot)
+            programs[tuple(entry["mask"])] = (backward, results, entry)
+        compiled.saved_slots = saved
+        built = {}
+        for mask, (backward, results, entry) in programs.items():
+            seed_slots = [first_seed + k for k, wanted_ in enumerate(mask) if wanted_]
+            where = [None if node is None else first_seed + node["seed"] if "seed" in node
+                     else results[node["call"]][node["out"]] for node in entry["results"]]
+            types_ = {slot: array_type for slots in results[len(calls):] for slot in slots}
+            built[mask] = build(backward, saved + seed_slots, [], where, types_)
+        compiled.grad = ([_key(node) for node in grad_outputs], built, section["boundaries"])
+    compiled.run = build(calls, list(range(n_bound)), [], wanted + compiled.saved_slots, slot_types)
+    return compiled
 
 
 class _UnrecordedGradNode(GradNodeBase):
@@ -406,4 +414,4 @@ def _translated(who, path, document, state):
     return layer
 
 
-__all__ = ["InputSpec", "TranslatedLayer", "load", "save"]
+__all__ = ["InputSpec", "TranslatedLayer", "compile_program", "load", "save"]

@@ -29,6 +29,20 @@ from .layer import Layer, ParamAttr
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 
+
+def convolve(who: str, conv, x: Tensor, weight: Tensor) -> Tensor:
+    """The convolution a ConvNd layer ``conv`` computes (its padding and padding
+    mode, stride, dilation, groups, layout and bias), of x with ``weight``; also
+    for the layers that hold a convolution's settings and another weight (a
+    fake-quantized one: nn.quant.quant_layers.QuantizedConv2D)."""
+    padding = conv._padding
+    if conv._padding_mode != "zeros":
+        first = 1 if conv._data_format.endswith("C") else 2
+        x = pad_by_index(who, x, conv._paddings, conv._padding_mode, first)
+        padding = 0
+    return conv_functional._conv(who, conv._k, x, weight, conv.bias, conv._stride, padding, conv._dilation,
+                                 conv._groups, conv._data_format)
+
 class _ConvNd(Layer):
     _k = 2
     _default_format = "NCHW"
@@ -76,13 +90,7 @@ class _ConvNd(Layer):
         """The convolution of x (layout ``data_format``) with this layer's weight and bias."""
         who = f"{type(self).__name__}({self._full_name})"
         check_tensor(who, "x", x)
-        padding = self._padding
-        if self._padding_mode != "zeros":
-            first = 1 if self._data_format.endswith("C") else 2
-            x = pad_by_index(who, x, self._paddings, self._padding_mode, first)
-            padding = 0
-        return conv_functional._conv(who, self._k, x, self.weight, self.bias, self._stride, padding,
-                                     self._dilation, self._groups, self._data_format)
+        return convolve(who, self, x, self.weight)
 
     def extra_repr(self) -> str:
         """The sizes, shown by repr."""

@@ -16,7 +16,7 @@ from . import adaptive_softmax
 from . import attention
 from . import common
 from . import conv
-from . import distance  # Paddle's file name for pairwise_distance (the function is common's)
+from . import distance  # Paddle's file name for pairwise_distance (common's) and pdist (eager.pdist)
 from . import dropout
 from . import dropout as _dropout_module  # `dropout` becomes the function below
 from . import extension
@@ -34,6 +34,7 @@ from .adaptive_softmax import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
 from .common import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
+from .distance import pdist  # noqa: F401  (Paddle's F.pdist, outside its __all__ as in Paddle)
 from .dropout import *  # noqa: F401,F403
 from .extension import *  # noqa: F401,F403
 from .input import *  # noqa: F401,F403

@@ -1,7 +1,10 @@
 """Paddle's paddle.nn.quant: the Stub placeholder, the quantized layers QAT/PTQ
 swap in (paddle.nn.quant.qat), the layers a converted model holds
-(paddle.nn.quant.format) and weight-only int8 quantization."""
-from . import format, qat  # noqa: A004
+(paddle.nn.quant.format), weight-only int8 quantization and the fake-quant
+layers of Paddle's older dynamic-graph quantization (paddle.nn.quant.quant_layers,
+whose QuantStub Paddle also imports here)."""
+from . import format, qat, quant_layers  # noqa: A004
+from .quant_layers import QuantStub
 from .quantized_linear import weight_dequantize, weight_only_linear, weight_quantize
 from .stub import QuanterStub, Stub
 

@@ -64,11 +64,12 @@ def _scale_like(scale: Tensor, x: Tensor, quant_axis: int = -1) -> Tensor:
     return s
 
 
-def fake_quant_dequant(x: Tensor, scale: Tensor, bit_length: int = 8) -> Tensor:
+def fake_quant_dequant(x: Tensor, scale: Tensor, bit_length: int = 8, quant_axis: int = -1) -> Tensor:
     """x quantized to ``bit_length`` bits with ``scale`` and dequantized back:
     ``round(clip(x, -scale, scale) / scale * bnt) * scale / bnt``. The gradient is
     the straight-through estimator, as Paddle's fake quant-dequant kernels: x gets
     the incoming gradient unchanged (clipped entries too); ``scale`` receives none.
+    A one-element scale is per tensor; a longer one is per channel along ``quant_axis``.
 
     >>> fake_quant_dequant(eager.to_tensor([0.3, -2.0]), eager.to_tensor([1.0]), 2)
     Tensor([0., -1.])
@@ -77,7 +78,7 @@ def fake_quant_dequant(x: Tensor, scale: Tensor, bit_length: int = 8) -> Tensor:
     check_float_tensor(who, "x", x)
     check_float_tensor(who, "scale", scale)
     bnt = bin_count(check_bit_length(who, bit_length))
-    s = _scale_like(scale, x)
+    s = _scale_like(scale, x, quant_axis)
     with no_grad():
         rest = _F.round(_F.minimum(_F.maximum(x, -s), s) / s * bnt) * s / bnt - x
     return x + rest  # value: the fake-quantized x; gradient: the identity
@@ -100,3 +101,20 @@ def dequantize_linear(q: Tensor, scale: Tensor, bit_length: int = 8, quant_axis:
     check_float_tensor(who, "q", q)
     bnt = bin_count(check_bit_length(who, bit_length))
     return q * _scale_like(scale, q, quant_axis) / bnt
+
+
+def moving_abs_max(x: Tensor, state: Tensor, accum: Tensor, scale: Tensor, moving_rate: float) -> Tensor:
+    """Moves the moving-average abs-max statistics by one input (Paddle's
+    moving_average_abs_max kernels): ``state = rate * state + 1``, ``accum =
+    rate * accum + max(|x|)``, ``scale = accum / state``, written into the three
+    [1] tensors (no gradient); returns the new scale."""
+    with no_grad():
+        current = _F.max(_F.abs(x.detach())).astype(scale.dtype).reshape([1])
+        new_state = state * moving_rate + 1.0
+        new_accum = accum * moving_rate + current
+        new_scale = new_accum / new_state
+        state.set_value(new_state)
+        accum.set_value(new_accum)
+        scale.set_value(new_scale)
+    return new_scale
+

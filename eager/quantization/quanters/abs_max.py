@@ -4,7 +4,6 @@ from __future__ import annotations
 import numbers
 
 from ...autograd import no_grad
-from ...generated import forward_api as _F
 from ...nn.initializer import Constant
 from ...nn.layer import ParamAttr
 from ...nn.quant import fake_quant
@@ -70,17 +69,10 @@ class FakeQuanterWithAbsMaxObserverLayer(BaseQuanter):
     def forward(self, input):
         """input fake-quantized; in training the moving-average scale is updated first."""
         fake_quant.check_float_tensor(type(self).__name__, "input", input)
-        with no_grad():
-            if self.training:
-                rate = self._moving_rate
-                current = _F.max(_F.abs(input.detach())).astype(self._scale.dtype).reshape([1])
-                state = self._state * rate + 1.0
-                accum = self._accum * rate + current
-                scale = accum / state
-                self._state.set_value(state)
-                self._accum.set_value(accum)
-                self._scale.set_value(scale)
-            else:
+        if self.training:
+            scale = fake_quant.moving_abs_max(input, self._state, self._accum, self._scale, self._moving_rate)
+        else:
+            with no_grad():
                 scale = self._scale.clone()
         return fake_quant.fake_quant_dequant(input, scale, self._bit_length)
 
