@@ -154,6 +154,9 @@ class RecomputeFunction(PyLayer):
         ctx.save_for_backward(*tensors)
         ctx.set_materialize_grads(False)
         outputs = run_function(*_rebuild_args(template, list(tensors)))
+        if not _output_tensors(outputs):
+            raise TypeError(f"recompute: {_name(run_function)} returned {type(outputs).__name__}; the function "
+                            f"must return a Tensor or a tuple/list holding Tensors")
         returned = [t for t in _output_tensors(outputs) if any(t is x for x in tensors)]
         if returned:
             ctx.mark_not_inplace(*returned)   # an input handed back as it is keeps its own history
@@ -210,13 +213,13 @@ class _Placeholder:
 
 def _recompute_without_reentrant(function, preserve_rng_state, args, kwargs):
     """The hook implementation: the forward records the graph as usual, but every
-    tensor an op saves is replaced by a placeholder. The first time backward asks
-    for one, ``function`` runs again under hooks that store the re-made saved
-    tensors, in the same order, under the placeholders still alive."""
+    tensor an op saves is replaced by a placeholder. When backward asks for a
+    placeholder that has no tensor, ``function`` runs again under hooks that
+    store the re-made saved tensors, in the same order, under the placeholders
+    still alive."""
     state = _ForwardState(preserve_rng_state)
     placeholders = []                          # weak references, in the order of saving
     storage = weakref.WeakKeyDictionary()      # placeholder -> re-made tensor
-    rerun = [False]
 
     def pack(tensor):
         placeholder = _Placeholder()
@@ -224,10 +227,12 @@ def _recompute_without_reentrant(function, preserve_rng_state, args, kwargs):
         return placeholder
 
     def unpack(placeholder):
-        if not rerun[0]:
-            rerun[0] = True
+        # Each re-made tensor is handed out once and dropped from storage, so the
+        # re-run's tensors die as backward goes (a second backward through a
+        # retained graph finds storage empty and re-runs the block again).
+        if placeholder not in storage:
             _rerun()
-        tensor = storage.get(placeholder)
+        tensor = storage.pop(placeholder, None)
         if tensor is None:
             raise AutogradError(
                 f"recompute(use_reentrant=False): the re-run of {_name(function)} did not make the tensor "
