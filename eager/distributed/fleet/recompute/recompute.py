@@ -32,12 +32,15 @@ import contextlib
 import warnings
 import weakref
 
+from phi.core.generator import default_generator
+
 from ....autograd import PyLayer
 from ....autograd import backward as _autograd_backward
 from ....autograd.grad_mode import STATE, enable_grad
 from ....autograd.op_modes import MODES
 from ....autograd.saved_hooks import saved_tensors_hooks
 from ....errors import AutogradError
+from ....framework import current_place
 from ....generated.ops_creation import zeros_like
 from ....nn.initializer import get_rng_state, set_rng_state
 from ....nn.layers import Sequential
@@ -115,7 +118,12 @@ class _ForwardState:
 
     __slots__ = ("rng", "tracker", "amp")
 
-    def __init__(self, preserve_rng_state: bool):
+    def __init__(self, preserve_rng_state: bool, tensors=()):
+        if preserve_rng_state:
+            # The generators of the inputs' devices and of the current one exist
+            # before the snapshot: one made during the forward would be missing from it.
+            for place in {current_place()} | {t.place for t in tensors}:
+                default_generator(place)
         self.rng = get_rng_state() if preserve_rng_state else None
         self.tracker = get_rng_state_tracker().get_states_tracker() if preserve_rng_state else None
         self.amp = MODES.amp()
@@ -150,7 +158,7 @@ class RecomputeFunction(PyLayer):
         PyLayer forward) and keeps the tensor inputs and the forward's states."""
         ctx.run_function = run_function
         ctx.template = template
-        ctx.state = _ForwardState(preserve_rng_state)
+        ctx.state = _ForwardState(preserve_rng_state, tensors)
         ctx.save_for_backward(*tensors)
         ctx.set_materialize_grads(False)
         outputs = run_function(*_rebuild_args(template, list(tensors)))
@@ -217,7 +225,7 @@ def _recompute_without_reentrant(function, preserve_rng_state, args, kwargs):
     placeholder that has no tensor, ``function`` runs again under hooks that
     store the re-made saved tensors, in the same order, under the placeholders
     still alive."""
-    state = _ForwardState(preserve_rng_state)
+    state = _ForwardState(preserve_rng_state, _flatten_tensors(args, kwargs))
     placeholders = []                          # weak references, in the order of saving
     storage = weakref.WeakKeyDictionary()      # placeholder -> re-made tensor
 
@@ -260,6 +268,15 @@ def _recompute_without_reentrant(function, preserve_rng_state, args, kwargs):
 
     with saved_tensors_hooks(pack, unpack):
         return function(*args, **kwargs)
+
+
+def _flatten_tensors(args, kwargs) -> list:
+    """The Tensors among the arguments, also one level inside lists, tuples and dicts."""
+    out = []
+    for value in list(args) + list(kwargs.values()):
+        items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else (value,)
+        out.extend(t for t in items if isinstance(t, Tensor))
+    return out
 
 
 def _check_recompute_necessary(args, kwargs) -> None:

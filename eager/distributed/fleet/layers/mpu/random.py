@@ -18,7 +18,9 @@ state is back as it was.
 :func:`model_parallel_random_seed` seeds the global state with one seed shared
 by the model-parallel group and adds the per-rank state ``"model_parallel_rng"``
 (:data:`MODEL_PARALLEL_RNG`), as Paddle does. A state is the list that
-``eager.get_rng_state()`` returns: every place's generator.
+``eager.get_rng_state()`` returns: the generator of every place used so far
+and of the current device (a device first used later, inside a block, draws
+from its global generator there).
 """
 from __future__ import annotations
 
@@ -29,6 +31,9 @@ import numpy as np
 
 from ...base import topology
 from .....nn import functional as F
+from phi.core.generator import default_generator, generators
+
+from .....framework import current_place
 from .....nn.initializer import get_rng_state, seed as _seed_all, set_rng_state
 from .....tensor import Tensor
 
@@ -68,12 +73,8 @@ class RNGStatesTracker:
         if name in self.states_:
             raise ValueError(f"RNGStatesTracker.add: state {name!r} already exists; call reset() first to "
                              f"re-add it")
-        original = get_rng_state()
-        try:
-            _seed_all(seed)
-            state = get_rng_state()
-        finally:
-            set_rng_state(original)
+        default_generator(current_place())   # the current device's generator is in the state too
+        state = [_seeded_state(generator, seed) for generator in generators()]
         self.seeds_.add(seed)
         self.states_[name] = state
 
@@ -106,6 +107,17 @@ class RNGStatesTracker:
         finally:
             self.states_[name] = get_rng_state()
             set_rng_state(original)
+
+
+def _seeded_state(generator, seed: int):
+    """The state ``generator`` would have right after being seeded with ``seed``;
+    the generator itself is left as it was (eager.seed is not called: it would
+    also change the seed of generators made later)."""
+    original = generator.get_state()
+    try:
+        return generator.manual_seed(seed).get_state()
+    finally:
+        generator.set_state(original)
 
 
 RNG_STATE_TRACKER = RNGStatesTracker()
