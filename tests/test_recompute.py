@@ -348,3 +348,24 @@ def test_the_forward_keeps_fewer_activations_and_the_peak_is_lower(rng, device, 
     # recompute: the blocks' inputs and the output
     assert held_rc < 8 * activation
     assert peak_rc < 0.75 * peak_plain
+
+
+@pytest.mark.parametrize("use_reentrant", MODES)
+def test_the_rerun_uses_the_forwards_auto_cast(rng, use_reentrant):
+    x_np, w_np = rng.normal(size=(4, 8)).astype("float32"), rng.normal(size=(8, 3)).astype("float32")
+
+    def block(x, w):
+        return eager.tanh(eager.matmul(x, w))          # matmul runs in float16 under auto_cast
+
+    def grads(how):
+        x = eager.to_tensor(x_np, stop_gradient=False)
+        w = eager.to_tensor(w_np, stop_gradient=False)
+        with eager.amp.auto_cast(level="O1", dtype="float16"):
+            y = block(x, w) if how is None else recompute(block, x, w, use_reentrant=how)
+        y.astype("float32").sum().backward()          # backward outside the auto_cast block
+        return y.numpy(), x.grad.numpy(), w.grad.numpy()
+
+    ref, got = grads(None), grads(use_reentrant)
+    assert ref[0].dtype == np.float16
+    for g, r in zip(got, ref):
+        np.testing.assert_array_equal(g, r)
