@@ -19,9 +19,15 @@ Tensor (model) parallelism: set ``strategy.hybrid_configs = {"dp_degree": D,
 "mp_degree": M}``, build the network from ``fleet.meta_parallel``'s layers
 (ColumnParallelLinear, RowParallelLinear, VocabParallelEmbedding,
 ParallelCrossEntropy), and ``fleet.get_hybrid_communicate_group()`` tells each
-rank its model- and data-parallel ranks and groups.
+rank its model- and data-parallel ranks and groups;
+``fleet.meta_parallel.get_rng_state_tracker()`` keeps the named random
+streams (``model_parallel_random_seed``).
+
+Activation recomputation: ``fleet.utils.recompute(block, x)`` (also
+``fleet.recompute.recompute``, ``recompute_sequential``) keeps no activation of
+``block`` in the forward and runs it again in backward.
 """
-from . import base, layers, meta_parallel  # noqa: F401
+from . import base, layers, meta_parallel, recompute, utils  # noqa: F401
 from .base.topology import CommunicateTopology, HybridCommunicateGroup, ParallelMode
 from .fleet_base import Fleet
 from .hybrid_parallel_optimizer import HybridParallelOptimizer
@@ -44,4 +50,5 @@ get_hybrid_parallel_topology = fleet.get_hybrid_parallel_topology
 __all__ = ["Fleet", "DistributedStrategy", "fleet", "init", "is_first_worker", "worker_index", "worker_num",
            "is_worker", "local_rank", "node_num", "barrier_worker", "distributed_model", "distributed_optimizer",
            "get_hybrid_communicate_group", "get_hybrid_parallel_topology", "CommunicateTopology",
-           "HybridCommunicateGroup", "HybridParallelOptimizer", "ParallelMode", "base", "layers", "meta_parallel"]
+           "HybridCommunicateGroup", "HybridParallelOptimizer", "ParallelMode", "base", "layers", "meta_parallel",
+           "recompute", "utils"]

@@ -1,9 +1,13 @@
 """``fleet.meta_parallel``: tensor (model) parallelism (Paddle's
 ``paddle.distributed.fleet.meta_parallel``): the parallel layers, and
 :class:`TensorParallel`, the wrapper ``fleet.distributed_model`` puts around a
-network built from them."""
+network built from them; the random-state tracker (``get_rng_state_tracker``,
+``model_parallel_random_seed``)."""
 from ..layers.mpu.mp_layers import ColumnParallelLinear, ParallelCrossEntropy, RowParallelLinear, VocabParallelEmbedding
+from ..layers.mpu.random import RNGStatesTracker, get_rng_state_tracker, model_parallel_random_seed
+from . import parallel_layers  # noqa: F401
 from .tensor_parallel import TensorParallel
 
 __all__ = ["ColumnParallelLinear", "RowParallelLinear", "VocabParallelEmbedding", "ParallelCrossEntropy",
-           "TensorParallel"]
+           "RNGStatesTracker", "TensorParallel", "get_rng_state_tracker", "model_parallel_random_seed",
+           "parallel_layers"]
