@@ -80,9 +80,13 @@ def _specs(who, target, input_spec):
     if input_spec is None:
         forward = target.forward if isinstance(target, Layer) else target
         input_spec = forward._input_spec if isinstance(forward, StaticFunction) else None
+        if input_spec is None and isinstance(forward, StaticFunction) and forward._last_call is not None:
+            # As Paddle, which saves the program of the last call: its inputs' shapes and dtypes.
+            return [InputSpec(shape, dtype) for shape, dtype, _ in forward._last_call], True
         if input_spec is None:
             raise ValueError(f"{who}: argument 'input_spec' is needed (a list of InputSpec or example "
-                             f"Tensors), or an input_spec given to to_static: eager traces the "
+                             f"Tensors), an input_spec given to to_static, or a call of the to_static "
+                             f"forward with Tensors only before saving: eager traces the "
                              f"{'forward' if isinstance(target, Layer) else 'function'}, so it must know "
                              f"the inputs' shapes and dtypes")
     if not isinstance(input_spec, (list, tuple)):
@@ -96,7 +100,13 @@ def _specs(who, target, input_spec):
             raise TypeError(f"{who}: input_spec[{i}] expected an InputSpec or a Tensor, got "
                             f"{type(spec).__name__}")
         specs.append(spec)
-    return specs
+    return specs, False
+
+
+def _batch_free(specs):
+    """``specs`` with the first size of each (not 0-D) left free: the batch."""
+    return [InputSpec((None,) + spec.shape[1:], spec.dtype, spec.name, spec.stop_gradient) if spec.shape else spec
+            for spec in specs]
 
 
 def _named_state(layer):
@@ -313,7 +323,9 @@ def save(layer, path, input_spec=None, **configs) -> None:
     parameters (Paddle's ``paddle.jit.save``): ``path + ".pdmodel"`` (JSON) and
     ``path + ".pdiparams"`` (safetensors). ``input_spec`` lists the inputs
     (InputSpec or example Tensors; a None size, such as the batch, stays free
-    in the program); None takes the ``input_spec`` given to ``to_static``. A
+    in the program); None takes the ``input_spec`` given to ``to_static``, or
+    else the shapes of the last call of a ``to_static`` forward (as Paddle, which
+    saves that call's program; its batch size left free where the forward allows). A
     function (plain, or decorated with ``to_static``) is saved without
     parameters, as in Paddle: the tensors it reads must be its inputs. The
     programs are the inference forward (eval mode, no_grad) and, for train and
@@ -336,7 +348,19 @@ def save(layer, path, input_spec=None, **configs) -> None:
     if configs:
         raise ValueError(f"{who}: the configs {sorted(configs)} are not supported (Paddle's output_spec, "
                          f"clip_extra, ... change a static program eager does not build)")
-    specs = _specs(who, layer, input_spec)
+    specs, from_call = _specs(who, layer, input_spec)
+    if from_call:
+        # The last call's shapes, as Paddle saves its program; the batch left free where the
+        # forward allows it (Paddle's program runs any batch: a script predicts one sample
+        # with a model trained on batches), the call's exact shapes otherwise.
+        try:
+            return _save_program(who, layer, target, what, path, _batch_free(specs))
+        except ValueError:
+            pass
+    return _save_program(who, layer, target, what, path, specs)
+
+
+def _save_program(who, layer, target, what, path, specs):
     free = sum(size is None for spec in specs for size in spec.shape)
     if free > len(_TRACE_SIZES):
         raise ValueError(f"{who}: input_spec leaves {free} sizes as None; at most {len(_TRACE_SIZES)}")

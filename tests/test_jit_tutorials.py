@@ -1,0 +1,130 @@
+"""What Paddle's dynamic-to-static tutorials (docs/guides/jit/basic_usage) reach beyond
+tests/test_jit_save.py: InputSpec.from_numpy/batch/unbatch, static.BuildStrategy handed
+to to_static, jit.save without input_spec after calls of a to_static forward (Paddle
+saves the last call's program), and paddle.load of a jit.save path prefix."""
+import doctest
+import importlib
+import warnings
+
+import numpy as np
+import pytest
+
+import eager
+from eager import nn
+from eager.jit import InputSpec
+from eager.static import BuildStrategy
+
+RNG = np.random.default_rng(11)
+
+
+class _Linear(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self._linear = nn.Linear(6, 3)
+
+    @eager.jit.to_static
+    def forward(self, x):
+        return self._linear(x)
+
+
+def _reference(layer, x):
+    """The linear layer by hand in NumPy: x @ W + b."""
+    return x @ layer._linear.weight.numpy() + layer._linear.bias.numpy()
+
+
+@pytest.mark.parametrize("module", ["eager.jit.input_spec", "eager.static.build_strategy"])
+def test_docstring_examples_run(module):
+    result = doctest.testmod(importlib.import_module(module), extraglobs={"eager": eager, "np": np},
+                             optionflags=doctest.NORMALIZE_WHITESPACE, report=False)
+    assert result.attempted >= 3 and result.failed == 0, result
+
+
+def test_input_spec_from_numpy_batch_and_unbatch():
+    spec = InputSpec.from_numpy(np.ones((2, 5), np.int32), name="ids")
+    assert (spec.shape, spec.dtype, spec.name) == ((2, 5), eager.int32, "ids")
+    spec = InputSpec([64], "float32")
+    assert spec.batch(4) is spec and spec.shape == (4, 64)
+    assert InputSpec([3]).batch([None]).shape == (None, 3)
+    assert InputSpec([3]).batch(-1).shape == (None, 3)
+    assert spec.unbatch() is spec and spec.shape == (64,)
+    with pytest.raises(TypeError, match=r"from_numpy: argument 'ndarray' expected a numpy.ndarray, got list"):
+        InputSpec.from_numpy([1.0, 2.0])
+    with pytest.raises(TypeError, match="InputSpec.batch: argument 'batch_size' expected an int, got float"):
+        InputSpec([3]).batch(2.0)
+    with pytest.raises(ValueError, match=r"must hold one size, got \[2, 3\]"):
+        InputSpec([3]).batch([2, 3])
+    with pytest.raises(ValueError, match="expected a size >= 0, or None or -1"):
+        InputSpec([3]).batch(-4)
+    with pytest.raises(ValueError, match=r"InputSpec.unbatch: the spec's shape is \(\)"):
+        InputSpec([]).unbatch()
+
+
+def test_build_strategy_holds_paddles_options_and_goes_to_to_static():
+    strategy = BuildStrategy()
+    assert strategy.enable_addto is False and strategy.fuse_bn_add_act_ops is True
+    strategy.enable_addto = True
+    strategy.fuse_elewise_add_act_ops = True
+    assert strategy.enable_addto and strategy.fuse_elewise_add_act_ops
+    assert BuildStrategy().enable_addto is False  # each object its own options
+    with pytest.raises(AttributeError, match="'BuildStrategy' object has no attribute 'enable_adto'"):
+        strategy.enable_adto = True
+    with pytest.raises(AttributeError, match="no attribute 'not_an_option'"):
+        strategy.not_an_option
+    layer = nn.Linear(4, 2)
+    model = eager.jit.to_static(layer, build_strategy=strategy)
+    x = RNG.standard_normal((3, 4)).astype("float32")
+    np.testing.assert_allclose(model(eager.to_tensor(x)).numpy(),
+                               x @ layer.weight.numpy() + layer.bias.numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(TypeError, match="to_static: argument 'build_strategy' expected None or a "
+                                        "paddle.static.BuildStrategy, got dict"):
+        eager.jit.to_static(nn.Linear(4, 2), build_strategy={"enable_addto": True})
+
+
+def test_save_without_input_spec_takes_the_last_call_with_the_batch_free(tmp_path):
+    eager.seed(3)
+    layer = _Linear()
+    with pytest.raises(ValueError, match="'input_spec' is needed.*or a call of the to_static forward"):
+        eager.jit.save(layer, str(tmp_path / "never_called"))
+    layer(eager.to_tensor(RNG.standard_normal((16, 6)).astype("float32")))
+    eager.jit.save(layer, str(tmp_path / "linear"))
+    loaded = eager.jit.load(str(tmp_path / "linear"))
+    loaded.eval()
+    for batch in (1, 5):  # trained on batches of 16, predicts other sizes, as in Paddle
+        x = RNG.standard_normal((batch, 6)).astype("float32")
+        np.testing.assert_allclose(loaded(eager.to_tensor(x)).numpy(), _reference(layer, x), rtol=1e-5, atol=1e-6)
+
+
+def test_save_without_input_spec_keeps_the_call_shape_where_the_forward_needs_it(tmp_path):
+    class BatchScaled(nn.Layer):
+        @eager.jit.to_static
+        def forward(self, x):
+            return x * float(x.shape[0])
+
+    layer = BatchScaled()
+    layer(eager.ones([4, 3]))
+    eager.jit.save(layer, str(tmp_path / "scaled"))
+    loaded = eager.jit.load(str(tmp_path / "scaled"))
+    x = RNG.standard_normal((4, 3)).astype("float32")
+    np.testing.assert_allclose(loaded(eager.to_tensor(x)).numpy(), x * 4.0, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"input 0 expected float32\[4, 3\]"):
+        loaded(eager.ones([2, 3]))
+
+
+def test_load_of_a_jit_save_prefix_gives_its_parameters_as_numpy(tmp_path):
+    eager.seed(5)
+    layer = _Linear()
+    prefix = str(tmp_path / "model" / "linear")
+    eager.jit.save(layer, prefix, input_spec=[InputSpec([None, 6], "float32")])
+    state = eager.load(prefix)
+    assert sorted(state) == ["_linear.bias", "_linear.weight"]
+    assert all(type(v) is np.ndarray for v in state.values())
+    np.testing.assert_array_equal(state["_linear.weight"], layer._linear.weight.numpy())
+    np.testing.assert_array_equal(state["_linear.bias"], layer._linear.bias.numpy())
+    other = _Linear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        other.set_state_dict(state)
+    x = RNG.standard_normal((2, 6)).astype("float32")
+    np.testing.assert_allclose(other(eager.to_tensor(x)).numpy(), _reference(layer, x), rtol=1e-5, atol=1e-6)
+    with pytest.raises(FileNotFoundError, match="there is no file"):
+        eager.load(str(tmp_path / "model" / "absent"))
