@@ -128,3 +128,53 @@ def test_load_of_a_jit_save_prefix_gives_its_parameters_as_numpy(tmp_path):
     np.testing.assert_allclose(other(eager.to_tensor(x)).numpy(), _reference(layer, x), rtol=1e-5, atol=1e-6)
     with pytest.raises(FileNotFoundError, match="there is no file"):
         eager.load(str(tmp_path / "model" / "absent"))
+
+
+def test_save_after_a_call_frees_the_batch_of_2d_inputs_and_keeps_a_1d_bias(tmp_path):
+    class AddBias(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.linear = nn.Linear(10, 3)
+
+        @eager.jit.to_static
+        def forward(self, x, y):
+            return self.linear(x) + y
+
+    eager.seed(6)
+    net = AddBias()
+    net(eager.randn([4, 10]), eager.randn([3]))
+    eager.jit.save(net, str(tmp_path / "add_bias"))
+    loaded = eager.jit.load(str(tmp_path / "add_bias"))
+    x, y = RNG.standard_normal((2, 10)).astype("float32"), RNG.standard_normal(3).astype("float32")
+    want = x @ net.linear.weight.numpy() + net.linear.bias.numpy() + y
+    np.testing.assert_allclose(loaded(eager.to_tensor(x), eager.to_tensor(y)).numpy(), want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match=r"input 1 expected float32\[3\]"):
+        loaded(eager.to_tensor(x), eager.ones([2]))
+
+
+def test_a_to_static_method_of_a_layer_saves_with_the_layers_parameters(tmp_path):
+    class TwoHeads(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.linear = nn.Linear(10, 3)
+
+        def forward(self, x):
+            return self.linear(x)
+
+        def another_func(self, x):
+            return self.linear(x) * 2
+
+    eager.seed(7)
+    net = TwoHeads()
+    net.eval()
+    static_func = eager.jit.to_static(net.another_func, input_spec=[InputSpec([None, 10], "float32")])
+    prefix = str(tmp_path / "another_func")
+    eager.jit.save(static_func, prefix)
+    x = RNG.standard_normal((5, 10)).astype("float32")
+    want = (x @ net.linear.weight.numpy() + net.linear.bias.numpy()) * 2
+    np.testing.assert_allclose(eager.jit.load(prefix)(eager.to_tensor(x)).numpy(), want, rtol=1e-5, atol=1e-6)
+    assert sorted(eager.load(prefix)) == ["linear.bias", "linear.weight"]
+    eager.jit.save(net.another_func, str(tmp_path / "plain_method"), input_spec=[InputSpec([None, 10])])
+    np.testing.assert_allclose(eager.jit.load(str(tmp_path / "plain_method"))(eager.to_tensor(x)).numpy(), want,
+                               rtol=1e-5, atol=1e-6)
+    assert net.training is False  # the traces left the layer's mode as it was

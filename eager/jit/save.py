@@ -66,11 +66,16 @@ def check_path(who: str, path) -> str:
 
 
 class _FunctionLayer(Layer):
-    """A function to save, as a Layer without parameters (Paddle saves none of a function's)."""
+    """A function to save, as a Layer without parameters (Paddle saves none of a function's);
+    a method bound to a Layer (``to_static(net.another_func)``) is saved with that Layer's
+    parameters and buffers under their own structured names, as Paddle saves it."""
 
     def __init__(self, function):
         super().__init__()
         self._function = function
+        bound = function.function if isinstance(function, StaticFunction) else function
+        owner = getattr(bound, "__self__", None) if isinstance(bound, types.MethodType) else None
+        self.owner = owner if isinstance(owner, Layer) else None  # a sublayer: modes follow target's
 
     def forward(self, *inputs):
         return self._function(*inputs)
@@ -103,10 +108,10 @@ def _specs(who, target, input_spec):
     return specs, False
 
 
-def _batch_free(specs):
-    """``specs`` with the first size of each (not 0-D) left free: the batch."""
-    return [InputSpec((None,) + spec.shape[1:], spec.dtype, spec.name, spec.stop_gradient) if spec.shape else spec
-            for spec in specs]
+def _batch_free(specs, min_rank):
+    """``specs`` with the first size of each of rank ``min_rank`` or more left free: the batch."""
+    return [InputSpec((None,) + spec.shape[1:], spec.dtype, spec.name, spec.stop_gradient)
+            if len(spec.shape) >= min_rank else spec for spec in specs]
 
 
 def _named_state(layer):
@@ -353,10 +358,18 @@ def save(layer, path, input_spec=None, **configs) -> None:
         # The last call's shapes, as Paddle saves its program; the batch left free where the
         # forward allows it (Paddle's program runs any batch: a script predicts one sample
         # with a model trained on batches), the call's exact shapes otherwise.
-        try:
-            return _save_program(who, layer, target, what, path, _batch_free(specs))
-        except ValueError:
-            pass
+        # First every input's batch, then only those of rank 2 or more (a 1-D input beside
+        # them is more often a bias or a mask than a batch of labels).
+        tried = []
+        for min_rank in (1, 2):
+            free = _batch_free(specs, min_rank)
+            if free == specs or free in tried:
+                continue
+            tried.append(free)
+            try:
+                return _save_program(who, layer, target, what, path, free)
+            except ValueError:
+                pass
     return _save_program(who, layer, target, what, path, specs)
 
 
@@ -364,7 +377,8 @@ def _save_program(who, layer, target, what, path, specs):
     free = sum(size is None for spec in specs for size in spec.shape)
     if free > len(_TRACE_SIZES):
         raise ValueError(f"{who}: input_spec leaves {free} sizes as None; at most {len(_TRACE_SIZES)}")
-    state = _named_state(target)
+    owner = getattr(target, "owner", None) if isinstance(target, _FunctionLayer) else None
+    state = _named_state(owner if owner is not None else target)
     modes = [(sub, sub.training) for sub in target.sublayers(include_self=True)]
     grad = {}
     try:
