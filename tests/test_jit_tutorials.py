@@ -178,3 +178,65 @@ def test_a_to_static_method_of_a_layer_saves_with_the_layers_parameters(tmp_path
     np.testing.assert_allclose(eager.jit.load(str(tmp_path / "plain_method"))(eager.to_tensor(x)).numpy(), want,
                                rtol=1e-5, atol=1e-6)
     assert net.training is False  # the traces left the layer's mode as it was
+
+
+class _ListInput(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(10, 3)
+
+    def forward(self, inputs):
+        x, y = inputs[0], inputs[1]
+        return self.linear(x) + y
+
+
+class _DictInput(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(10, 3)
+
+    def forward(self, x, bias_info):
+        return self.linear(x) + bias_info["x"]
+
+
+def _linear_plus(layer, x, y):
+    return x @ layer.linear.weight.numpy() + layer.linear.bias.numpy() + y
+
+
+def test_nested_input_specs_save_and_the_loaded_layer_takes_the_same_nesting(tmp_path):
+    eager.seed(9)
+    x, y = RNG.standard_normal((4, 10)).astype("float32"), RNG.standard_normal(3).astype("float32")
+    lst = _ListInput()
+    eager.jit.save(lst, str(tmp_path / "list"), input_spec=[[InputSpec([None, 10]), InputSpec([3])]])
+    loaded = eager.jit.load(str(tmp_path / "list"))
+    np.testing.assert_allclose(loaded([eager.to_tensor(x), eager.to_tensor(y)]).numpy(), _linear_plus(lst, x, y),
+                               rtol=1e-5, atol=1e-6)
+    dct = eager.jit.to_static(_DictInput(), input_spec=[InputSpec([None, 10]), {"x": InputSpec([3], name="b")}])
+    eager.jit.save(dct, str(tmp_path / "dict"))
+    loaded = eager.jit.load(str(tmp_path / "dict"))
+    np.testing.assert_allclose(loaded(eager.to_tensor(x), {"x": eager.to_tensor(y)}).numpy(),
+                               _linear_plus(dct, x, y), rtol=1e-5, atol=1e-6)
+    with pytest.raises(TypeError, match=r"argument 1 expected a dict with keys \['x'\], as its input spec, got "
+                                        r"\['y'\]"):
+        loaded(eager.to_tensor(x), {"y": eager.to_tensor(y)})
+    with pytest.raises(TypeError, match="argument 1 expected a dict with keys"):
+        loaded(eager.to_tensor(x), eager.to_tensor(y))
+    with pytest.raises(TypeError, match="takes 2 argument"):
+        loaded(eager.to_tensor(x))
+    with pytest.raises(TypeError, match=r"input_spec\[1\]\['x'\] expected an InputSpec or a Tensor \(or a list, "
+                                        r"tuple or str-keyed dict of them\), got int"):
+        eager.jit.save(_DictInput(), str(tmp_path / "bad"), input_spec=[InputSpec([None, 10]), {"x": 3}])
+
+
+def test_a_layer_loaded_from_nested_specs_fine_tunes(tmp_path):
+    eager.seed(10)
+    lst = _ListInput()
+    eager.jit.save(lst, str(tmp_path / "list"), input_spec=[[InputSpec([None, 10]), InputSpec([3])]])
+    loaded = eager.jit.load(str(tmp_path / "list"))
+    loaded.train()
+    x, y = RNG.standard_normal((5, 10)).astype("float32"), RNG.standard_normal(3).astype("float32")
+    loaded([eager.to_tensor(x), eager.to_tensor(y)]).sum().backward()
+    grads = {p.shape[0] if len(p.shape) == 1 else tuple(p.shape): p.grad.numpy() for p in loaded.parameters()}
+    # d(sum(x @ W + b + y))/dW = x^T @ ones, /db = the batch size in every entry
+    np.testing.assert_allclose(grads[(10, 3)], x.T @ np.ones((5, 3), "float32"), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(grads[3], np.full(3, 5.0, "float32"), rtol=1e-6)

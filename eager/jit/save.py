@@ -87,7 +87,7 @@ def _specs(who, target, input_spec):
         input_spec = forward._input_spec if isinstance(forward, StaticFunction) else None
         if input_spec is None and isinstance(forward, StaticFunction) and forward._last_call is not None:
             # As Paddle, which saves the program of the last call: its inputs' shapes and dtypes.
-            return [InputSpec(shape, dtype) for shape, dtype, _ in forward._last_call], True
+            return [InputSpec(shape, dtype) for shape, dtype, _ in forward._last_call], "call"
         if input_spec is None:
             raise ValueError(f"{who}: argument 'input_spec' is needed (a list of InputSpec or example "
                              f"Tensors), an input_spec given to to_static, or a call of the to_static "
@@ -98,14 +98,50 @@ def _specs(who, target, input_spec):
         raise TypeError(f"{who}: argument 'input_spec' expected a list or tuple of InputSpec or "
                         f"Tensor, got {type(input_spec).__name__}")
     specs = []
-    for i, spec in enumerate(input_spec):
-        if isinstance(spec, Tensor):
-            spec = InputSpec.from_tensor(spec)
-        if not isinstance(spec, InputSpec):
-            raise TypeError(f"{who}: input_spec[{i}] expected an InputSpec or a Tensor, got "
-                            f"{type(spec).__name__}")
+    tree = [_flatten_spec(who, spec, f"input_spec[{i}]", specs) for i, spec in enumerate(input_spec)]
+    return specs, (False if all("spec" in node for node in tree) else tree)
+
+
+def _flatten_spec(who, spec, where, specs):
+    """Appends the InputSpecs of one argument's spec (an InputSpec, a Tensor, or a list,
+    tuple or str-keyed dict of them, as Paddle takes) to ``specs``; returns its tree:
+    {"spec": i}, {"list"/"tuple": [...]} or {"dict": [[key, ...], ...]}."""
+    if isinstance(spec, Tensor):
+        spec = InputSpec.from_tensor(spec)
+    if isinstance(spec, InputSpec):
         specs.append(spec)
-    return specs, False
+        return {"spec": len(specs) - 1}
+    if type(spec) in (list, tuple):
+        return {type(spec).__name__: [_flatten_spec(who, item, f"{where}[{i}]", specs)
+                                      for i, item in enumerate(spec)]}
+    if type(spec) is dict and all(isinstance(k, str) for k in spec):
+        return {"dict": [[k, _flatten_spec(who, v, f"{where}[{k!r}]", specs)] for k, v in spec.items()]}
+    raise TypeError(f"{who}: {where} expected an InputSpec or a Tensor (or a list, tuple or str-keyed dict "
+                    f"of them), got {type(spec).__name__}")
+
+
+def pack_inputs(tree, flat):
+    """The arguments ``tree`` describes, with its leaves taken from ``flat``."""
+    def build(node):
+        if "spec" in node:
+            return flat[node["spec"]]
+        if "dict" in node:
+            return {k: build(v) for k, v in node["dict"]}
+        items = [build(v) for v in node.get("list", node.get("tuple"))]
+        return items if "list" in node else tuple(items)
+    return [build(node) for node in tree]
+
+
+class _Packed(Layer):
+    """Calls ``inner`` with its arguments built from flat inputs (nested input specs)."""
+
+    def __init__(self, inner, tree):
+        super().__init__()
+        self.inner = inner
+        self._tree = tree
+
+    def forward(self, *flat):
+        return self.inner(*pack_inputs(self._tree, flat))
 
 
 def _batch_free(specs, min_rank):
@@ -353,8 +389,13 @@ def save(layer, path, input_spec=None, **configs) -> None:
     if configs:
         raise ValueError(f"{who}: the configs {sorted(configs)} are not supported (Paddle's output_spec, "
                          f"clip_extra, ... change a static program eager does not build)")
-    specs, from_call = _specs(who, layer, input_spec)
-    if from_call:
+    specs, how = _specs(who, layer, input_spec)
+    owner = getattr(target, "owner", None) if isinstance(target, _FunctionLayer) else None
+    state_root = owner if owner is not None else target
+    tree = None
+    if isinstance(how, list):  # nested specs: the program takes their leaves
+        tree, target = how, _Packed(target, how)
+    if how == "call":
         # The last call's shapes, as Paddle saves its program; the batch left free where the
         # forward allows it (Paddle's program runs any batch: a script predicts one sample
         # with a model trained on batches), the call's exact shapes otherwise.
@@ -367,18 +408,17 @@ def save(layer, path, input_spec=None, **configs) -> None:
                 continue
             tried.append(free)
             try:
-                return _save_program(who, layer, target, what, path, free)
+                return _save_program(who, layer, target, what, path, free, state_root, tree)
             except ValueError:
                 pass
-    return _save_program(who, layer, target, what, path, specs)
+    return _save_program(who, layer, target, what, path, specs, state_root, tree)
 
 
-def _save_program(who, layer, target, what, path, specs):
+def _save_program(who, layer, target, what, path, specs, state_root, tree):
     free = sum(size is None for spec in specs for size in spec.shape)
     if free > len(_TRACE_SIZES):
         raise ValueError(f"{who}: input_spec leaves {free} sizes as None; at most {len(_TRACE_SIZES)}")
-    owner = getattr(target, "owner", None) if isinstance(target, _FunctionLayer) else None
-    state = _named_state(owner if owner is not None else target)
+    state = _named_state(state_root)
     modes = [(sub, sub.training) for sub in target.sublayers(include_self=True)]
     grad = {}
     try:
@@ -431,6 +471,8 @@ def _save_program(who, layer, target, what, path, specs):
                   for name, t, kind, trainable, persistable in state],
         "calls": program, "outputs": outputs, "bumps": bumps, "grad": grad,
     }
+    if tree is not None:
+        document["input_tree"] = tree  # how a call's nested arguments hold the inputs
     text = json.dumps(document, allow_nan=False, separators=(",", ":"))
     _save_state({name: t for name, t, *_ in state}, path + PARAMS_SUFFIX)
     directory = os.path.dirname(path)
@@ -442,4 +484,4 @@ def _save_program(who, layer, target, what, path, specs):
     os.replace(temporary, path + MODEL_SUFFIX)
 
 
-__all__ = ["GRAD_MODES", "GRAD_PROGRAMS", "PARAMS_ONLY", "check_path", "save"]
+__all__ = ["GRAD_MODES", "GRAD_PROGRAMS", "PARAMS_ONLY", "check_path", "pack_inputs", "save"]

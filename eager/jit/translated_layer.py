@@ -176,6 +176,15 @@ class TranslatedLayer(Layer):
     def forward(self, *inputs):
         document = self._document
         specs = document["inputs"]
+        tree = document.get("input_tree")
+        if tree is not None:  # saved from nested input specs: their leaves, in order
+            if len(inputs) != len(tree):
+                raise TypeError(f"TranslatedLayer.forward: the saved program takes {len(tree)} argument(s), got "
+                                f"{len(inputs)}")
+            flat = [None] * len(specs)
+            for i, (value, node) in enumerate(zip(inputs, tree)):
+                _flatten_input(value, node, f"argument {i}", flat)
+            inputs = tuple(flat)
         if len(inputs) != len(specs):
             raise TypeError(f"TranslatedLayer.forward: the saved program takes {len(specs)} input(s), got "
                             f"{len(inputs)}")
@@ -282,6 +291,30 @@ class TranslatedLayer(Layer):
                               tuple((impl, impl.version) for impl in checks), _refuse_create_graph)
         for slot, out in enumerate(outputs):
             out._meta = AutogradMeta(node, slot)
+
+
+def _flatten_input(value, node, where, flat):
+    """Puts the Tensors of ``value`` into ``flat`` where the saved tree ``node`` says;
+    TypeError where ``value`` is not shaped as the specs were."""
+    if "spec" in node:
+        flat[node["spec"]] = value
+        return
+    if "dict" in node:
+        keys = [k for k, _ in node["dict"]]
+        if not isinstance(value, dict) or sorted(value) != sorted(keys):
+            got = sorted(value) if isinstance(value, dict) else type(value).__name__
+            raise TypeError(f"TranslatedLayer.forward: {where} expected a dict with keys {keys}, as its input "
+                            f"spec, got {got}")
+        for k, child in node["dict"]:
+            _flatten_input(value[k], child, f"{where}[{k!r}]", flat)
+        return
+    children = node.get("list", node.get("tuple"))
+    if not isinstance(value, (list, tuple)) or len(value) != len(children):
+        got = f"{type(value).__name__} of {len(value)}" if isinstance(value, (list, tuple)) else type(value).__name__
+        raise TypeError(f"TranslatedLayer.forward: {where} expected a list or tuple of {len(children)}, as its "
+                        f"input spec, got {got}")
+    for i, (item, child) in enumerate(zip(value, children)):
+        _flatten_input(item, child, f"{where}[{i}]", flat)
 
 
 class _UnrecordedGradNode(GradNodeBase):
