@@ -240,3 +240,45 @@ def test_a_layer_loaded_from_nested_specs_fine_tunes(tmp_path):
     # d(sum(x @ W + b + y))/dW = x^T @ ones, /db = the batch size in every entry
     np.testing.assert_allclose(grads[(10, 3)], x.T @ np.ones((5, 3), "float32"), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(grads[3], np.full(3, 5.0, "float32"), rtol=1e-6)
+
+
+def test_the_other_to_static_methods_of_a_layer_are_saved_and_loaded_as_its_methods(tmp_path):
+    spec = [InputSpec([None, 6], "float32")]
+
+    class TwoWays(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self._linear = nn.Linear(6, 3)
+            self._linear_2 = nn.Linear(6, 3)
+
+        @eager.jit.to_static(input_spec=spec)
+        def forward(self, x):
+            return self._linear(x)
+
+        @eager.jit.to_static(input_spec=spec)
+        def another_forward(self, x):
+            return self._linear_2(x) * 3.0
+
+        @eager.jit.to_static
+        def never_called(self, x):
+            return x
+
+    eager.seed(12)
+    net = TwoWays()
+    prefix = str(tmp_path / "two_ways")
+    with pytest.warns(UserWarning, match="TwoWays.never_called is a to_static method without an input_spec"):
+        eager.jit.save(net, prefix)
+    loaded = eager.jit.load(prefix)
+    loaded.eval()
+    x = RNG.standard_normal((4, 6)).astype("float32")
+    w2, b2 = net._linear_2.weight.numpy(), net._linear_2.bias.numpy()
+    np.testing.assert_allclose(loaded(eager.to_tensor(x)).numpy(), _reference(net, x), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(loaded.another_forward(eager.to_tensor(x)).numpy(), (x @ w2 + b2) * 3.0,
+                               rtol=1e-5, atol=1e-6)
+    assert not hasattr(loaded, "never_called")
+    assert len(loaded.parameters()) == 4  # the method shares the layer's parameters
+    # one set of parameters: a change to the loaded layer's shows in the method
+    state = dict(loaded.named_parameters())
+    state["_linear_2.bias"].set_value(np.full(3, 1.0, "float32"))
+    np.testing.assert_allclose(loaded.another_forward(eager.to_tensor(x)).numpy(), (x @ w2 + 1.0) * 3.0,
+                               rtol=1e-5, atol=1e-6)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import types
+import warnings
 
 import numpy as np
 
@@ -389,6 +390,46 @@ def save(layer, path, input_spec=None, **configs) -> None:
     if configs:
         raise ValueError(f"{who}: the configs {sorted(configs)} are not supported (Paddle's output_spec, "
                          f"clip_extra, ... change a static program eager does not build)")
+    document, state = _document_of(who, layer, target, what, input_spec)
+    if isinstance(layer, Layer):
+        methods = {}
+        for name, method in _other_static_methods(layer):
+            try:
+                methods[name] = _document_of(who, method, _FunctionLayer(method),
+                                             f"{type(layer).__name__}.{name}", None)[0]
+            except ValueError as error:
+                if "'input_spec' is needed" not in str(error):
+                    raise
+                # Paddle raises here; a to_static helper never called and without a spec is skipped.
+                warnings.warn(f"{who}: {type(layer).__name__}.{name} is a to_static method without an "
+                              f"input_spec that was never called: it is not saved", stacklevel=2)
+        if methods:
+            document["methods"] = methods  # the layer's other to_static methods, on the same state
+    text = json.dumps(document, allow_nan=False, separators=(",", ":"))
+    _save_state({name: t for name, t, *_ in state}, path + PARAMS_SUFFIX)
+    directory = os.path.dirname(path)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    temporary = f"{path}{MODEL_SUFFIX}.tmp"
+    with open(temporary, "w", encoding="utf-8") as stream:
+        stream.write(text)
+    os.replace(temporary, path + MODEL_SUFFIX)
+
+
+def _other_static_methods(layer):
+    """(name, the bound StaticFunction) of each method of ``layer``'s class other than
+    forward that is decorated with to_static, as Paddle's jit.save saves them."""
+    seen, found = {"forward"}, []
+    for klass in type(layer).__mro__:
+        for name, value in vars(klass).items():
+            if name not in seen and isinstance(value, StaticFunction):
+                seen.add(name)
+                found.append((name, getattr(layer, name)))
+    return found
+
+
+def _document_of(who, layer, target, what, input_spec):
+    """(the program document, the saved state) of ``target`` (a Layer, or a function as a Layer)."""
     specs, how = _specs(who, layer, input_spec)
     owner = getattr(target, "owner", None) if isinstance(target, _FunctionLayer) else None
     state_root = owner if owner is not None else target
@@ -408,13 +449,13 @@ def save(layer, path, input_spec=None, **configs) -> None:
                 continue
             tried.append(free)
             try:
-                return _save_program(who, layer, target, what, path, free, state_root, tree)
+                return _save_program(who, layer, target, what, free, state_root, tree)
             except ValueError:
                 pass
-    return _save_program(who, layer, target, what, path, specs, state_root, tree)
+    return _save_program(who, layer, target, what, specs, state_root, tree)
 
 
-def _save_program(who, layer, target, what, path, specs, state_root, tree):
+def _save_program(who, layer, target, what, specs, state_root, tree):
     free = sum(size is None for spec in specs for size in spec.shape)
     if free > len(_TRACE_SIZES):
         raise ValueError(f"{who}: input_spec leaves {free} sizes as None; at most {len(_TRACE_SIZES)}")
@@ -473,15 +514,7 @@ def _save_program(who, layer, target, what, path, specs, state_root, tree):
     }
     if tree is not None:
         document["input_tree"] = tree  # how a call's nested arguments hold the inputs
-    text = json.dumps(document, allow_nan=False, separators=(",", ":"))
-    _save_state({name: t for name, t, *_ in state}, path + PARAMS_SUFFIX)
-    directory = os.path.dirname(path)
-    if directory:
-        os.makedirs(directory, exist_ok=True)
-    temporary = f"{path}{MODEL_SUFFIX}.tmp"
-    with open(temporary, "w", encoding="utf-8") as stream:
-        stream.write(text)
-    os.replace(temporary, path + MODEL_SUFFIX)
+    return document, state
 
 
 __all__ = ["GRAD_MODES", "GRAD_PROGRAMS", "PARAMS_ONLY", "check_path", "pack_inputs", "save"]

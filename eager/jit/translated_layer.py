@@ -436,7 +436,29 @@ def _translated(who, path, document, state):
         if "calls" in section:
             layer._program([1] * document["dims"], array_type, mode)
     layer._compiled.clear()
+    for name, section in document.get("methods", {}).items():
+        _attach_method(who, path, layer, name, section, state)
     return layer
+
+
+def _attach_method(who, path, layer, name, section, state):
+    """Gives ``layer`` the saved to_static method ``name`` (Paddle's TranslatedLayer has
+    each saved method): its program runs on the layer's own parameters and buffers."""
+    if not name.isidentifier() or hasattr(layer, name):
+        raise ProgramError(f"the saved method name {name!r} is not an identifier or is taken by the layer")
+    if [e["name"] for e in section["state"]] != [e["name"] for e in layer._document["state"]]:
+        raise ProgramError(f"the saved method {name!r} reads another state than the forward")
+    method = _translated(who, path, section, state)
+    method._state = layer._state  # share the layer's tensors: one set of parameters
+    method._compiled.clear()
+
+    def call(*inputs):
+        method.training = layer.training
+        return method(*inputs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"The saved to_static method {name!r} of the layer, run as its program."
+    object.__setattr__(layer, name, call)
 
 
 __all__ = ["InputSpec", "TranslatedLayer", "load", "save"]
