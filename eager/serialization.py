@@ -127,6 +127,7 @@ _FORMAT_KEY = "eager.format"
 _FORMAT_VERSION = "1"
 _STRUCTURE_KEY = "eager.structure"
 _NAME_TABLE_KEY = "StructuredToParameterName@@"  # Paddle's keep_name_table entry
+_JIT_MODEL, _JIT_PARAMS = ".pdmodel", ".pdiparams"  # the files eager.jit.save writes (jit/program.py)
 # safetensors' own limit on the JSON header; a larger length means garbage.
 _MAX_HEADER = 100_000_000
 # The NumPy dtypes eager writes (safetensors' names beside them).
@@ -382,7 +383,10 @@ def load(path, **configs):
     gives NumPy arrays instead. Dicts, OrderedDicts, lists, tuples, numbers,
     strings, bools and None come back as they were saved. With
     ``keep_name_table=True`` a dict gets Paddle's ``"StructuredToParameterName@@"``
-    entry: key -> the saved tensor's name. A safetensors file written by
+    entry: key -> the saved tensor's name. A path prefix that :func:`eager.jit.save`
+    wrote (``path + ".pdmodel"`` and ``path + ".pdiparams"``) loads as its
+    parameters and buffers, structured name -> NumPy array, as Paddle's load
+    of a ``paddle.jit.save`` prefix. A safetensors file written by
     another program loads as a dict of name -> Tensor.
 
     The file is never unpickled: a pickle (Paddle's own ``.pdparams``, or
@@ -399,6 +403,8 @@ def load(path, **configs):
     return_numpy, keep_name_table = _check_load_configs(who, configs)
     safetensors_numpy = _import_safetensors(who)
     source = _load_source(who, path)
+    if isinstance(source, str) and source != os.fsdecode(os.fspath(path)):
+        return_numpy = True  # a paddle.jit.save prefix: Paddle gives its parameters as NumPy arrays
     label = repr(source) if isinstance(source, str) else "the file object"
     if isinstance(source, str):
         try:
@@ -466,6 +472,8 @@ def _load_source(who: str, path):
     if os.path.isdir(path):
         raise IsADirectoryError(f"{who}: {path!r} is a directory; eager.load reads one file written by "
                                 f"eager.save (Paddle's inference-model directories are not supported)")
+    if not os.path.exists(path) and os.path.isfile(path + _JIT_PARAMS) and os.path.isfile(path + _JIT_MODEL):
+        return path + _JIT_PARAMS  # the path prefix eager.jit.save wrote: its parameters and buffers
     if not os.path.exists(path):
         hint = next((f"; did you mean {path + suffix!r}? give the full file name"
                      for suffix in (".pdparams", ".pdopt", ".pdtensor", ".safetensors")

@@ -34,6 +34,7 @@ import importlib
 import types
 
 from ..nn.layer import Layer
+from ..static.build_strategy import BuildStrategy
 from . import recorder as _recorder
 from .input_spec import InputSpec
 from .static_function import SWITCH, StaticFunction
@@ -54,6 +55,9 @@ def to_static(function=None, input_spec=None, build_strategy=None, backend=None,
     if input_spec is not None and not isinstance(input_spec, (list, tuple)):
         raise TypeError(f"to_static: argument 'input_spec' expected a list or tuple of InputSpec, got "
                         f"{type(input_spec).__name__}")
+    if build_strategy is not None and not isinstance(build_strategy, BuildStrategy):
+        raise TypeError(f"to_static: argument 'build_strategy' expected None or a paddle.static.BuildStrategy, "
+                        f"got {type(build_strategy).__name__}")
     if backend is not None and not isinstance(backend, str):
         raise TypeError(f"to_static: argument 'backend' expected None or a str, got {type(backend).__name__}")
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from phi.common import convert_dtype
 
 from ..tensor import Tensor
@@ -48,6 +50,51 @@ class InputSpec:
             raise TypeError(f"InputSpec.from_tensor: argument 'tensor' expected a Tensor, got "
                             f"{type(tensor).__name__}")
         return cls(tuple(tensor.shape), tensor.dtype, name)
+
+    @classmethod
+    def from_numpy(cls, ndarray, name=None):
+        """The spec of a NumPy array's shape and dtype (Paddle's ``InputSpec.from_numpy``).
+
+        >>> InputSpec.from_numpy(np.ones([2, 3], np.int64), name="ids")
+        InputSpec(shape=(2, 3), dtype=paddle.int64, name=ids)
+        """
+        if not isinstance(ndarray, np.ndarray):
+            raise TypeError(f"InputSpec.from_numpy: argument 'ndarray' expected a numpy.ndarray, got "
+                            f"{type(ndarray).__name__}")
+        return cls(ndarray.shape, ndarray.dtype, name)
+
+    def batch(self, batch_size):
+        """Puts ``batch_size`` (an int, or a list or tuple of one int; None or -1 for a size known at
+        run time) in front of the shape, in place, and returns this spec, as Paddle.
+
+        >>> InputSpec([64], "float32").batch(4)
+        InputSpec(shape=(4, 64), dtype=paddle.float32, name=None)
+        """
+        if isinstance(batch_size, (list, tuple)):
+            if len(batch_size) != 1:
+                raise ValueError(f"InputSpec.batch: argument 'batch_size' as a list or tuple must hold one "
+                                 f"size, got {list(batch_size)!r}")
+            batch_size = batch_size[0]
+        if batch_size is not None and (not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool)):
+            raise TypeError(f"InputSpec.batch: argument 'batch_size' expected an int, got "
+                            f"{type(batch_size).__name__}")
+        if batch_size is not None and batch_size < -1:
+            raise ValueError(f"InputSpec.batch: argument 'batch_size' expected a size >= 0, or None or -1 for a "
+                             f"size known at run time, got {batch_size}")
+        self.shape = (None if batch_size is None or batch_size == -1 else int(batch_size),) + self.shape
+        return self
+
+    def unbatch(self):
+        """Drops the first size of the shape, in place, and returns this spec, as Paddle.
+
+        >>> InputSpec([4, 64], "float32").unbatch()
+        InputSpec(shape=(64,), dtype=paddle.float32, name=None)
+        """
+        if not self.shape:
+            raise ValueError("InputSpec.unbatch: the spec's shape is () (a 0-D input): there is no batch "
+                             "size to remove")
+        self.shape = self.shape[1:]
+        return self
 
     def __repr__(self):
         return f"InputSpec(shape={self.shape}, dtype={self.dtype}, name={self.name})"

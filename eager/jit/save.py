@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import types
+import warnings
 
 import numpy as np
 
@@ -66,11 +67,16 @@ def check_path(who: str, path) -> str:
 
 
 class _FunctionLayer(Layer):
-    """A function to save, as a Layer without parameters (Paddle saves none of a function's)."""
+    """A function to save, as a Layer without parameters (Paddle saves none of a function's);
+    a method bound to a Layer (``to_static(net.another_func)``) is saved with that Layer's
+    parameters and buffers under their own structured names, as Paddle saves it."""
 
     def __init__(self, function):
         super().__init__()
         self._function = function
+        bound = function.function if isinstance(function, StaticFunction) else function
+        owner = getattr(bound, "__self__", None) if isinstance(bound, types.MethodType) else None
+        self.owner = owner if isinstance(owner, Layer) else None  # a sublayer: modes follow target's
 
     def forward(self, *inputs):
         return self._function(*inputs)
@@ -80,23 +86,69 @@ def _specs(who, target, input_spec):
     if input_spec is None:
         forward = target.forward if isinstance(target, Layer) else target
         input_spec = forward._input_spec if isinstance(forward, StaticFunction) else None
+        if input_spec is None and isinstance(forward, StaticFunction) and forward._last_call is not None:
+            # As Paddle, which saves the program of the last call: its inputs' shapes and dtypes.
+            return [InputSpec(shape, dtype) for shape, dtype, _ in forward._last_call], "call"
         if input_spec is None:
             raise ValueError(f"{who}: argument 'input_spec' is needed (a list of InputSpec or example "
-                             f"Tensors), or an input_spec given to to_static: eager traces the "
+                             f"Tensors), an input_spec given to to_static, or a call of the to_static "
+                             f"forward with Tensors only before saving: eager traces the "
                              f"{'forward' if isinstance(target, Layer) else 'function'}, so it must know "
                              f"the inputs' shapes and dtypes")
     if not isinstance(input_spec, (list, tuple)):
         raise TypeError(f"{who}: argument 'input_spec' expected a list or tuple of InputSpec or "
                         f"Tensor, got {type(input_spec).__name__}")
     specs = []
-    for i, spec in enumerate(input_spec):
-        if isinstance(spec, Tensor):
-            spec = InputSpec.from_tensor(spec)
-        if not isinstance(spec, InputSpec):
-            raise TypeError(f"{who}: input_spec[{i}] expected an InputSpec or a Tensor, got "
-                            f"{type(spec).__name__}")
+    tree = [_flatten_spec(who, spec, f"input_spec[{i}]", specs) for i, spec in enumerate(input_spec)]
+    return specs, (False if all("spec" in node for node in tree) else tree)
+
+
+def _flatten_spec(who, spec, where, specs):
+    """Appends the InputSpecs of one argument's spec (an InputSpec, a Tensor, or a list,
+    tuple or str-keyed dict of them, as Paddle takes) to ``specs``; returns its tree:
+    {"spec": i}, {"list"/"tuple": [...]} or {"dict": [[key, ...], ...]}."""
+    if isinstance(spec, Tensor):
+        spec = InputSpec.from_tensor(spec)
+    if isinstance(spec, InputSpec):
         specs.append(spec)
-    return specs
+        return {"spec": len(specs) - 1}
+    if type(spec) in (list, tuple):
+        return {type(spec).__name__: [_flatten_spec(who, item, f"{where}[{i}]", specs)
+                                      for i, item in enumerate(spec)]}
+    if type(spec) is dict and all(isinstance(k, str) for k in spec):
+        return {"dict": [[k, _flatten_spec(who, v, f"{where}[{k!r}]", specs)] for k, v in spec.items()]}
+    raise TypeError(f"{who}: {where} expected an InputSpec or a Tensor (or a list, tuple or str-keyed dict "
+                    f"of them), got {type(spec).__name__}")
+
+
+def pack_inputs(tree, flat):
+    """The arguments ``tree`` describes, with its leaves taken from ``flat``."""
+    def build(node):
+        if "spec" in node:
+            return flat[node["spec"]]
+        if "dict" in node:
+            return {k: build(v) for k, v in node["dict"]}
+        items = [build(v) for v in node.get("list", node.get("tuple"))]
+        return items if "list" in node else tuple(items)
+    return [build(node) for node in tree]
+
+
+class _Packed(Layer):
+    """Calls ``inner`` with its arguments built from flat inputs (nested input specs)."""
+
+    def __init__(self, inner, tree):
+        super().__init__()
+        self.inner = inner
+        self._tree = tree
+
+    def forward(self, *flat):
+        return self.inner(*pack_inputs(self._tree, flat))
+
+
+def _batch_free(specs, min_rank):
+    """``specs`` with the first size of each of rank ``min_rank`` or more left free: the batch."""
+    return [InputSpec((None,) + spec.shape[1:], spec.dtype, spec.name, spec.stop_gradient)
+            if len(spec.shape) >= min_rank else spec for spec in specs]
 
 
 def _named_state(layer):
@@ -322,7 +374,9 @@ def save(layer, path, input_spec=None, **configs) -> None:
     parameters (Paddle's ``paddle.jit.save``): ``path + ".pdmodel"`` (JSON) and
     ``path + ".pdiparams"`` (safetensors). ``input_spec`` lists the inputs
     (InputSpec or example Tensors; a None size, such as the batch, stays free
-    in the program); None takes the ``input_spec`` given to ``to_static``. A
+    in the program); None takes the ``input_spec`` given to ``to_static``, or
+    else the shapes of the last call of a ``to_static`` forward (as Paddle, which
+    saves that call's program; its batch size left free where the forward allows). A
     function (plain, or decorated with ``to_static``) is saved without
     parameters, as in Paddle: the tensors it reads must be its inputs. The
     programs are the inference forward (eval mode, no_grad) and, for train and
@@ -345,12 +399,73 @@ def save(layer, path, input_spec=None, **configs) -> None:
     if configs:
         raise ValueError(f"{who}: the configs {sorted(configs)} are not supported (Paddle's output_spec, "
                          f"clip_extra, ... change a static program eager does not build)")
-    specs = _specs(who, layer, input_spec)
+    document, state = _document_of(who, layer, target, what, input_spec)
+    if isinstance(layer, Layer):
+        methods = {}
+        for name, method in _other_static_methods(layer):
+            try:
+                methods[name] = _document_of(who, method, _FunctionLayer(method),
+                                             f"{type(layer).__name__}.{name}", None)[0]
+            except ValueError as error:
+                if "'input_spec' is needed" not in str(error):
+                    raise
+                # Paddle raises here; a to_static helper never called and without a spec is skipped.
+                warnings.warn(f"{who}: {type(layer).__name__}.{name} is a to_static method without an "
+                              f"input_spec that was never called: it is not saved", stacklevel=2)
+        if methods:
+            document["methods"] = methods  # the layer's other to_static methods, on the same state
+    _write(document, state, path)
+
+
+def _other_static_methods(layer):
+    """(name, the bound StaticFunction) of each method of ``layer``'s class other than
+    forward that is decorated with to_static, as Paddle's jit.save saves them."""
+    seen, found = {"forward"}, []
+    for klass in type(layer).__mro__:
+        for name, value in vars(klass).items():
+            if name not in seen and isinstance(value, StaticFunction):
+                seen.add(name)
+                found.append((name, getattr(layer, name)))
+    return found
+
+
+def _document_of(who, layer, target, what, input_spec):
+    """(the program document, the saved state) of ``target`` (a Layer, or a function as a Layer)."""
+    specs, how = _specs(who, layer, input_spec)
+    owner = getattr(target, "owner", None) if isinstance(target, _FunctionLayer) else None
+    state_root = owner if owner is not None else target
+    tree = None
+    if isinstance(how, list):  # nested specs: the program takes their leaves
+        tree, target = how, _Packed(target, how)
+    if how == "call":
+        # The last call's shapes, as Paddle saves its program; the batch left free where the
+        # forward allows it (Paddle's program runs any batch: a script predicts one sample
+        # with a model trained on batches), the call's exact shapes otherwise.
+        # First every input's batch, then only those of rank 2 or more (a 1-D input beside
+        # them is more often a bias or a mask than a batch of labels).
+        tried = []
+        for min_rank in (1, 2):
+            free = _batch_free(specs, min_rank)
+            if free == specs or free in tried:
+                continue
+            tried.append(free)
+            try:
+                return _save_program(who, layer, target, what, free, state_root, tree)
+            except ValueError:
+                pass
+    return _save_program(who, layer, target, what, specs, state_root, tree)
+
+
+def _save_program(who, layer, target, what, specs, state_root, tree):
+    """(the document, the state) of ``target`` traced on ``specs``, as jit.save names it."""
     hint = ("" if isinstance(layer, Layer) else " (a function is saved without parameters: wrap it and "
             "the Layers it uses in a Layer)")
     name = type(layer).__name__ if isinstance(layer, Layer) else getattr(layer, "__name__", "function")
-    write_program(target, path, specs, _named_state(target), name, f"{who}: cannot save {what} as a program",
-                  hint=hint)
+    state = _named_state(state_root)
+    document = _build_document(target, specs, state, name, f"{who}: cannot save {what} as a program", hint)
+    if tree is not None:
+        document["input_tree"] = tree  # how a call's nested arguments hold the inputs
+    return document, state
 
 
 def write_program(target, path, specs, state, layer_name, failure, hint="", grad=True, edit=None) -> None:
@@ -363,6 +478,31 @@ def write_program(target, path, specs, state, layer_name, failure, hint="", grad
     entries it keeps are saved; a ProgramError it raises is reported as the
     trace's). A forward that cannot be traced raises ValueError: ``failure``,
     the reason, ``hint``; nothing is written then."""
+    document = _build_document(target, specs, state, layer_name, failure, hint, grad)
+    if edit is not None:
+        try:
+            edit(document)
+        except ProgramError as error:
+            raise ValueError(f"{failure}: {error}{hint}") from None
+    _write(document, state, path)
+
+
+def _write(document, state, path) -> None:
+    """Writes ``document`` (``path + ".pdmodel"``) and the state tensors it names (``path + ".pdiparams"``)."""
+    kept = {entry["name"] for entry in document["state"]}
+    text = json.dumps(document, allow_nan=False, separators=(",", ":"))
+    _save_state({name: t for name, t, *_ in state if name in kept}, path + PARAMS_SUFFIX)
+    directory = os.path.dirname(path)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    temporary = f"{path}{MODEL_SUFFIX}.tmp"
+    with open(temporary, "w", encoding="utf-8") as stream:
+        stream.write(text)
+    os.replace(temporary, path + MODEL_SUFFIX)
+
+
+def _build_document(target, specs, state, layer_name, failure, hint="", grad=True) -> dict:
+    """The program document of ``target``'s forward traced on inputs of ``specs`` (see write_program)."""
     free = sum(size is None for spec in specs for size in spec.shape)
     if free > len(_TRACE_SIZES):
         raise ValueError(f"{failure}: input_spec leaves {free} sizes as None; at most {len(_TRACE_SIZES)}")
@@ -417,21 +557,8 @@ def write_program(target, path, specs, state, layer_name, failure, hint="", grad
     }
     if grad:
         document["grad"] = programs
-    if edit is not None:
-        try:
-            edit(document)
-        except ProgramError as error:
-            raise ValueError(f"{failure}: {error}{hint}") from None
-    kept = {entry["name"] for entry in document["state"]}
-    text = json.dumps(document, allow_nan=False, separators=(",", ":"))
-    _save_state({name: t for name, t, *_ in state if name in kept}, path + PARAMS_SUFFIX)
-    directory = os.path.dirname(path)
-    if directory:
-        os.makedirs(directory, exist_ok=True)
-    temporary = f"{path}{MODEL_SUFFIX}.tmp"
-    with open(temporary, "w", encoding="utf-8") as stream:
-        stream.write(text)
-    os.replace(temporary, path + MODEL_SUFFIX)
+    return document
 
 
-__all__ = ["GRAD_MODES", "GRAD_PROGRAMS", "PARAMS_ONLY", "check_path", "record_forward", "save", "write_program"]
+__all__ = ["GRAD_MODES", "GRAD_PROGRAMS", "PARAMS_ONLY", "check_path", "pack_inputs", "record_forward", "save",
+           "write_program"]

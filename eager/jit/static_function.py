@@ -153,6 +153,9 @@ class StaticFunction:
         self.replays = 0  # calls served by a replay
         self.captures = 0  # calls run eagerly under the recorder
         self._bound = weakref.WeakKeyDictionary()
+        # The last call's positional Tensors, (shape, dtype, requires_grad) each, when it had only
+        # those: eager.jit.save's input specs when none are given (Paddle saves the last program).
+        self._last_call = None
         functools.update_wrapper(self, function, updated=())
 
     @property
@@ -210,6 +213,7 @@ class StaticFunction:
                 parts.append((array.shape, array.dtype, meta is not None and not meta.stop_gradient))
             else:  # (a key of five items: it never equals one of the general form's four)
                 tensors = args
+                self._last_call = parts
                 key = (STATE.enabled, default_dtype(), current_place(), _POSITIONAL, tuple(parts))
         if key is None:
             tensors, parts = [], []
@@ -223,6 +227,8 @@ class StaticFunction:
                     _warn(function, str(error))
                 return function(*args, **kwargs)
             key = (STATE.enabled, default_dtype(), current_place(), tuple(parts))
+            if not kwargs and all(type(value) is Tensor for value in args):
+                self._last_call = [(tuple(value.shape), value.dtype, False) for value in args]
         entry = self._cache.get(key)
         if type(entry) is Trace:
             if entry.check():

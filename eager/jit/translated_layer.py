@@ -128,6 +128,15 @@ class TranslatedLayer(Layer):
     def forward(self, *inputs):
         document = self._document
         specs = document["inputs"]
+        tree = document.get("input_tree")
+        if tree is not None:  # saved from nested input specs: their leaves, in order
+            if len(inputs) != len(tree):
+                raise TypeError(f"TranslatedLayer.forward: the saved program takes {len(tree)} argument(s), got "
+                                f"{len(inputs)}")
+            flat = [None] * len(specs)
+            for i, (value, node) in enumerate(zip(inputs, tree)):
+                _flatten_input(value, node, f"argument {i}", flat)
+            inputs = tuple(flat)
         if len(inputs) != len(specs):
             raise TypeError(f"TranslatedLayer.forward: the saved program takes {len(specs)} input(s), got "
                             f"{len(inputs)}")
@@ -292,6 +301,30 @@ def compile_program(document, dims, array_type, mode=None) -> _Compiled:
     return compiled
 
 
+def _flatten_input(value, node, where, flat):
+    """Puts the Tensors of ``value`` into ``flat`` where the saved tree ``node`` says;
+    TypeError where ``value`` is not shaped as the specs were."""
+    if "spec" in node:
+        flat[node["spec"]] = value
+        return
+    if "dict" in node:
+        keys = [k for k, _ in node["dict"]]
+        if not isinstance(value, dict) or sorted(value) != sorted(keys):
+            got = sorted(value) if isinstance(value, dict) else type(value).__name__
+            raise TypeError(f"TranslatedLayer.forward: {where} expected a dict with keys {keys}, as its input "
+                            f"spec, got {got}")
+        for k, child in node["dict"]:
+            _flatten_input(value[k], child, f"{where}[{k!r}]", flat)
+        return
+    children = node.get("list", node.get("tuple"))
+    if not isinstance(value, (list, tuple)) or len(value) != len(children):
+        got = f"{type(value).__name__} of {len(value)}" if isinstance(value, (list, tuple)) else type(value).__name__
+        raise TypeError(f"TranslatedLayer.forward: {where} expected a list or tuple of {len(children)}, as its "
+                        f"input spec, got {got}")
+    for i, (item, child) in enumerate(zip(value, children)):
+        _flatten_input(item, child, f"{where}[{i}]", flat)
+
+
 class _UnrecordedGradNode(GradNodeBase):
     """The grad node of a TranslatedLayer's outputs whose backward save could
     not record: the forward runs, a backward through it raises naming why."""
@@ -411,7 +444,29 @@ def _translated(who, path, document, state):
         if "calls" in section:
             layer._program([1] * document["dims"], array_type, mode)
     layer._compiled.clear()
+    for name, section in document.get("methods", {}).items():
+        _attach_method(who, path, layer, name, section, state)
     return layer
+
+
+def _attach_method(who, path, layer, name, section, state):
+    """Gives ``layer`` the saved to_static method ``name`` (Paddle's TranslatedLayer has
+    each saved method): its program runs on the layer's own parameters and buffers."""
+    if not name.isidentifier() or hasattr(layer, name):
+        raise ProgramError(f"the saved method name {name!r} is not an identifier or is taken by the layer")
+    if [e["name"] for e in section["state"]] != [e["name"] for e in layer._document["state"]]:
+        raise ProgramError(f"the saved method {name!r} reads another state than the forward")
+    method = _translated(who, path, section, state)
+    method._state = layer._state  # share the layer's tensors: one set of parameters
+    method._compiled.clear()
+
+    def call(*inputs):
+        method.training = layer.training
+        return method(*inputs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"The saved to_static method {name!r} of the layer, run as its program."
+    object.__setattr__(layer, name, call)
 
 
 __all__ = ["InputSpec", "TranslatedLayer", "compile_program", "load", "save"]

@@ -1,4 +1,5 @@
-"""``paddle.static`` as far as a dygraph script reaches it: :class:`InputSpec`.
+"""``paddle.static`` as far as a dygraph script reaches it: :class:`InputSpec` and
+:class:`BuildStrategy` (the options given to ``paddle.jit.to_static``).
 
 eager has no static-graph mode (no Program, Executor or ``paddle.enable_static``);
 Paddle's dygraph scripts name ``paddle.static.InputSpec`` for
@@ -10,5 +11,6 @@ here as well as at :mod:`eager.jit`.
 True
 """
 from ..jit.input_spec import InputSpec
+from .build_strategy import BuildStrategy
 
-__all__ = ["InputSpec"]
+__all__ = ["BuildStrategy", "InputSpec"]
