@@ -143,3 +143,110 @@ def test_index_arrays_that_broadcast_still_gather():
     a = eager.to_tensor(data)
     rows, cols = np.array([[0], [2]]), np.array([1, 3])
     np.testing.assert_array_equal(a[rows, cols].numpy(), data[rows, cols])
+
+
+# -- Model.save(path, training=False): the inference model (model_save_load_cn.ipynb) -----
+
+def _mlp():
+    eager.seed(3)
+    return nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+
+
+def test_model_save_for_inference_with_inputs_round_trips_through_jit_load(tmp_path):
+    net = _mlp()
+    model = eager.Model(net, inputs=[eager.static.InputSpec([None, 4], "float32", name="x")])
+    path = str(tmp_path / "sub" / "infer")
+    model.save(path, training=False)
+    assert (tmp_path / "sub" / "infer.pdmodel").is_file() and (tmp_path / "sub" / "infer.pdiparams").is_file()
+    assert not (tmp_path / "sub" / "infer.pdparams").exists()  # not the training checkpoint
+    loaded = eager.jit.load(path)
+    loaded.eval()
+    data = np.random.default_rng(0).normal(size=(5, 4)).astype("float32")
+    w1, b1, w2, b2 = (p.numpy() for p in net.parameters())
+    want = np.maximum(data @ w1 + b1, 0) @ w2 + b2  # the network by hand
+    np.testing.assert_allclose(loaded(eager.to_tensor(data)).numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_model_save_for_inference_takes_the_first_batch_shapes_with_a_warning(tmp_path):
+    net = _mlp()
+    model = eager.Model(net)
+    model.prepare(eager.optimizer.SGD(0.1, parameters=model.parameters()), nn.CrossEntropyLoss())
+    x = np.random.default_rng(1).normal(size=(6, 4)).astype("float32")
+    y = np.array([[0], [1], [2], [0], [1], [2]], "int64")
+    model.train_batch([x], [y])
+    path = str(tmp_path / "infer")
+    with pytest.warns(UserWarning, match=r"first batch run: \[\[6, 4\]\]"):
+        model.save(path, training=False)
+    loaded = eager.jit.load(path)
+    loaded.eval()
+    np.testing.assert_allclose(loaded(eager.to_tensor(x)).numpy(), net(eager.to_tensor(x)).numpy(), rtol=1e-5)
+
+
+def test_model_save_for_inference_before_any_batch_raises_and_writes_nothing(tmp_path):
+    model = eager.Model(_mlp())
+    with pytest.raises(RuntimeError, match=r"Model.save: saving an inference model \(training=False\) needs"):
+        model.save(str(tmp_path / "d" / "infer"), training=False)
+    assert not (tmp_path / "d").exists()
+
+
+def test_model_save_for_training_still_writes_the_checkpoint(tmp_path):
+    model = eager.Model(_mlp())
+    model.prepare(eager.optimizer.SGD(0.1, parameters=model.parameters()))
+    model.save(str(tmp_path / "ckpt"))
+    assert (tmp_path / "ckpt.pdparams").is_file() and (tmp_path / "ckpt.pdopt").is_file()
+    assert not (tmp_path / "ckpt.pdmodel").exists()
+
+
+# -- Model.predict over an array of batches (super_resolution_sub_pixel.ipynb) -------------
+
+@pytest.mark.parametrize("as_tensor", [False, True])
+def test_model_predict_iterates_an_array_as_its_batches(as_tensor):
+    # Paddle takes any non-Dataset test_data as the batches themselves: img[None] is one batch.
+    net = _mlp()
+    model = eager.Model(net)
+    batches = np.random.default_rng(2).normal(size=(2, 5, 4)).astype("float32")   # 2 batches of 5
+    data = eager.to_tensor(batches) if as_tensor else batches
+    (outs,) = model.predict(data, verbose=0)
+    assert len(outs) == 2
+    w1, b1, w2, b2 = (p.numpy() for p in net.parameters())
+    for got, batch in zip(outs, batches):
+        np.testing.assert_allclose(got, np.maximum(batch @ w1 + b1, 0) @ w2 + b2, rtol=1e-5, atol=1e-6)
+
+
+def test_model_still_refuses_a_non_iterable_or_a_str():
+    model = eager.Model(_mlp())
+    with pytest.raises(TypeError, match="Model.predict: argument 'test_data' expected an eager.io.Dataset"):
+        model.predict(42)
+    with pytest.raises(TypeError, match="argument 'test_data'"):
+        model.predict("data.npy")
+
+
+# -- to_grayscale of a PIL image of any mode (image_segmentation.ipynb: T.Grayscale on 'L') -
+
+def test_grayscale_of_a_pil_l_image_is_the_image_itself():
+    Image = pytest.importorskip("PIL.Image")
+    from eager.vision import transforms as T
+    from eager.vision.transforms import functional as VF
+    data = np.random.default_rng(4).integers(0, 256, (7, 5), dtype=np.uint8)
+    out = T.Grayscale()(Image.fromarray(data, "L"))
+    assert out.mode == "L"
+    np.testing.assert_array_equal(np.asarray(out), data)
+    three = VF.to_grayscale(Image.fromarray(data, "L"), num_output_channels=3)
+    assert three.mode == "RGB"
+    np.testing.assert_array_equal(np.asarray(three), np.repeat(data[:, :, None], 3, axis=2))
+
+
+def test_grayscale_of_a_pil_rgba_image_is_the_luma_of_its_rgb():
+    Image = pytest.importorskip("PIL.Image")
+    from eager.vision.transforms import functional as VF
+    data = np.random.default_rng(5).integers(0, 256, (6, 4, 4), dtype=np.uint8)
+    out = np.asarray(VF.to_grayscale(Image.fromarray(data, "RGBA")))
+    rgb = data[:, :, :3].astype(np.float64)
+    want = rgb @ np.array([0.299, 0.587, 0.114])   # the luma by hand
+    assert np.abs(out.astype(np.float64) - want).max() <= 1.0
+
+
+def test_grayscale_still_refuses_a_one_channel_numpy_array():
+    from eager.vision.transforms import functional as VF
+    with pytest.raises(ValueError, match=r"to_grayscale: argument 'img' expected an RGB image of 3 channels"):
+        VF.to_grayscale(np.zeros((4, 4), np.uint8))
