@@ -417,8 +417,6 @@ def test_bad_input_errors():
     with pytest.raises(ValueError, match="amp_configs"):
         model.prepare(amp_configs={"level": "O3"})
     model.prepare(eager.optimizer.SGD(0.1, parameters=model.parameters()), nn.MSELoss())
-    with pytest.raises(TypeError, match="'train_data'.*TensorDataset"):
-        model.fit(x)
     with pytest.raises(TypeError, match="'train_data'"):
         model.fit(42)
     with pytest.raises(ValueError, match="'verbose'"):
@@ -429,8 +427,8 @@ def test_bad_input_errors():
         model.fit(data, verbose=0, callbacks=["early"])
     with pytest.raises(TypeError, match="'inputs'"):
         model.train_batch(["not numbers"], [y])
-    with pytest.raises(ValueError, match="training=False"):
-        model.save("x", training=False)
+    with pytest.raises(RuntimeError, match=r"inference model \(training=False\) needs the inputs' shapes"):
+        model.save("x", training=False)  # no inputs given and no batch run yet (Paddle's RuntimeError)
     with pytest.raises(ValueError, match="patience"):
         EarlyStopping(patience=-1)
     with pytest.raises(ValueError, match="verbose"):

@@ -30,6 +30,8 @@ from ..creation import to_tensor
 from ..distributed.env import get_rank, get_world_size, init_parallel_env
 from ..distributed.parallel import DataParallel
 from ..io import DataLoader, Dataset, DistributedBatchSampler, IterableDataset
+from ..jit import InputSpec
+from ..jit import save as _jit_save
 from ..metric import Metric
 from ..nn import Layer
 from ..optimizer.optimizer import Optimizer
@@ -105,6 +107,16 @@ def _forward_arity(network) -> int:
     return 1 if any(p.kind is p.VAR_POSITIONAL for p in params) else 0
 
 
+
+def _forward_arg_names(network) -> list:
+    """The names of ``forward``'s positional parameters (the inferred InputSpecs' names)."""
+    try:
+        params = inspect.signature(network.forward).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
 class Model:
     """A network with training, evaluation and prediction loops (Paddle's
     ``paddle.Model``).
@@ -141,6 +153,9 @@ class Model:
         self._accumulate = 1
         self._inputs = self._specs("inputs", inputs, is_input=True)
         self._labels = self._specs("labels", labels, is_input=False)
+        # The inputs' specs for save(training=False): those given, else (as Paddle)
+        # the shapes and dtypes of the first batch a *_batch call runs.
+        self._inferred_inputs = None
         # Data parallel training under a launcher of several ranks (Paddle's ddp_model).
         self._train_network = network
         if get_world_size() > 1 and not isinstance(network, DataParallel):
@@ -284,6 +299,7 @@ class Model:
                 self._optimizer.step()
             self.network.clear_gradients()
         metrics = self._update_metrics(outputs, labels)
+        self._infer_inputs(inputs)
         values = [loss.numpy() for loss in losses]
         return (values, metrics) if metrics else values
 
@@ -304,6 +320,7 @@ class Model:
             outputs = self.network(*inputs)
             losses = self._losses(who, outputs, labels) if self._loss is not None else None
             metrics = self._update_metrics(outputs, labels)
+        self._infer_inputs(inputs)
         if losses is not None:
             values = [loss.numpy() for loss in losses]
             return (values, metrics) if metrics else values
@@ -320,7 +337,17 @@ class Model:
         self.mode = "test"  # Paddle's name for prediction
         with no_grad(), self._auto_cast():
             outputs = self.network(*inputs)
+        self._infer_inputs(inputs)
         return [_to_numpy(o) for o in _to_list(outputs)]
+
+    def _infer_inputs(self, inputs) -> None:
+        """Remembers the first batch's input shapes and dtypes as InputSpecs (named
+        after forward's arguments), for save(training=False) without given inputs."""
+        if self._inferred_inputs is None:
+            names = _forward_arg_names(self.network)
+            self._inferred_inputs = [
+                InputSpec(list(t.shape), t.dtype, name=names[i] if i < len(names) else f"input_{i}")
+                for i, t in enumerate(inputs)]
 
     def _auto_cast(self):
         """auto_cast per prepare's amp_configs (a block that changes nothing at 'O0')."""
@@ -329,10 +356,9 @@ class Model:
     # -- loops ----------------------------------------------------------------
     def _loader(self, who: str, arg: str, data, batch_size, shuffle=False, drop_last=False, num_workers=0,
                 training=False):
-        if isinstance(data, (Tensor, np.ndarray)):
-            raise TypeError(f"{who}: argument {arg!r} expected an eager.io.Dataset or a DataLoader (an iterable "
-                            f"of batches), got {type(data).__name__}; wrap arrays in "
-                            f"eager.io.TensorDataset([x, y])")
+        # Anything else iterable is taken as the batches themselves, as Paddle does: an
+        # array or Tensor gives one batch per index of its first axis (predict(img[None])
+        # runs the one batch img).
         if isinstance(data, IterableDataset):
             return DataLoader(data, batch_size=batch_size, num_workers=num_workers)
         if isinstance(data, Dataset):
@@ -582,11 +608,15 @@ class Model:
         """Writes ``path + '.pdparams'`` (the network's state dict) and, when an
         optimizer is set, ``path + '.pdopt'`` (its state dict) with
         :func:`eager.save`: safetensors files under Paddle's extensions.
-        Missing directories are made. ``training=False`` (Paddle's inference
-        model, ``paddle.jit.save``) is not supported: eager has no static graph.
+        Missing directories are made. ``training=False`` saves the inference
+        model instead, as Paddle: :func:`eager.jit.save` of the network traced
+        with the model's ``inputs`` (InputSpecs), or, when none were given, with
+        the shapes and dtypes of the first batch run (a warning says so); before
+        any batch and without ``inputs`` it raises RuntimeError.
         Under ``mpiexec`` only rank 0 writes (every rank's model is the same), as in Paddle.
 
         >>> model.save("checkpoints/epoch3")    # checkpoints/epoch3.pdparams, .pdopt
+        >>> model.save("infer/mnist", training=False)   # .pdmodel, .pdiparams: eager.jit.load
         """
         who = "Model.save"
         if not isinstance(path, (str, os.PathLike)):
@@ -595,14 +625,16 @@ class Model:
         if not os.path.basename(path):
             raise ValueError(f"{who}: argument 'path' expected 'dirname/file_prefix', got {path!r} (no file "
                              f"prefix)")
-        if training is not True:
-            raise ValueError(f"{who}: training=False saves an inference program (paddle.jit.save), which "
-                             f"eager does not have; use training=True (parameters and optimizer state)")
+        if not training:
+            specs = self._inference_specs(who)
         if get_rank() != 0:
             return
         dirname = os.path.dirname(path)
         if dirname:
             os.makedirs(dirname, exist_ok=True)
+        if not training:
+            _jit_save(self.network, path, input_spec=specs)
+            return
         # The optimizer's state first: it names the parameters (eager names
         # tensors on first use), and the parameter file keeps those names, which
         # load() uses to match the state to another model's parameters.
@@ -610,6 +642,21 @@ class Model:
         _save(self.network.state_dict(), path + ".pdparams")
         if optim_state is not None:
             _save(optim_state, path + ".pdopt")
+
+    def _inference_specs(self, who: str) -> list:
+        """The InputSpecs save(training=False) traces with: the model's ``inputs``
+        when given with shapes, else those of the first batch run (with a warning,
+        as Paddle), else a RuntimeError before anything is written."""
+        if self._inputs and all(isinstance(spec, InputSpec) for spec in self._inputs):
+            return list(self._inputs)
+        if self._inferred_inputs is None:
+            raise RuntimeError(f"{who}: saving an inference model (training=False) needs the inputs' shapes: "
+                               f"give 'inputs' (InputSpecs) to Model(...), or run a batch (fit, train_batch, "
+                               f"eval_batch, predict_batch) first so that they are taken from it")
+        warnings.warn(f"{who}: 'inputs' were not given to Model(...), so the inference model is saved for "
+                      f"the shapes of the first batch run: {[list(s.shape) for s in self._inferred_inputs]}; "
+                      f"give InputSpecs (with None for the batch size) to choose them", stacklevel=3)
+        return list(self._inferred_inputs)
 
     def load(self, path, skip_mismatch=False, reset_optimizer=False) -> None:
         """Loads ``path + '.pdparams'`` into the network and, unless

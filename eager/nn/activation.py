@@ -13,7 +13,7 @@ from ..arguments import describe
 from . import initializer as _init
 from .functional import activation as F
 from .functional.checks import check_number
-from .layer import Layer, ParamAttr
+from .layer import Layer, ParamAttr, name_scope_of
 
 __all__ = [
     "CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid",
@@ -29,7 +29,7 @@ class _Elementwise(Layer):
     _fn = None
 
     def __init__(self, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
 
     def forward(self, x):
         """The activation of x, elementwise."""
@@ -94,7 +94,7 @@ class LeakyReLU(Layer):
     """
 
     def __init__(self, negative_slope: float = 0.01, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self._negative_slope = check_number("LeakyReLU", "negative_slope", negative_slope)
 
     def forward(self, x):
@@ -114,7 +114,7 @@ class ELU(Layer):
     """
 
     def __init__(self, alpha: float = 1.0, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self._alpha = check_number("ELU", "alpha", alpha)
 
     def forward(self, x):
@@ -135,7 +135,7 @@ class SELU(Layer):
 
     def __init__(self, scale: float = 1.0507009873554804934193349852946,
                  alpha: float = 1.6732632423543772848170429916717, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self._scale = check_number("SELU", "scale", scale)
         self._alpha = check_number("SELU", "alpha", alpha)
         if not self._scale > 1.0:
@@ -161,7 +161,7 @@ class CELU(Layer):
     """
 
     def __init__(self, alpha: float = 1.0, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self._alpha = check_number("CELU", "alpha", alpha)
         if self._alpha == 0:
             raise ValueError("CELU: argument 'alpha' expected a nonzero number (celu divides x by it), got 0")
@@ -194,7 +194,7 @@ class Softplus(Layer):
     """
 
     def __init__(self, beta: float = 1, threshold: float = 20, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self._beta = check_number("Softplus", "beta", beta)
         self._threshold = check_number("Softplus", "threshold", threshold)
         if self._beta == 0:
@@ -228,7 +228,7 @@ class Softshrink(Layer):
     """
 
     def __init__(self, threshold: float = 0.5, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self._threshold = check_number("Softshrink", "threshold", threshold)
         if not self._threshold >= 0:
             raise ValueError(f"Softshrink: argument 'threshold' expected a number >= 0, got {threshold}")
@@ -250,7 +250,7 @@ class Hardshrink(Layer):
     """
 
     def __init__(self, threshold: float = 0.5, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self._threshold = check_number("Hardshrink", "threshold", threshold)
 
     def forward(self, x):
@@ -280,7 +280,7 @@ class Hardtanh(Layer):
     """
 
     def __init__(self, min: float = -1.0, max: float = 1.0, name=None):  # noqa: A002
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self._min = check_number("Hardtanh", "min", min)
         self._max = check_number("Hardtanh", "max", max)
         if not self._min <= self._max:
@@ -345,7 +345,7 @@ class ThresholdedReLU(Layer):
     """
 
     def __init__(self, threshold: float = 1.0, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self._threshold = check_number("ThresholdedReLU", "threshold", threshold)
 
     def forward(self, x):
@@ -368,7 +368,7 @@ class RReLU(Layer):
     """
 
     def __init__(self, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self._lower = check_number("RReLU", "lower", lower)
         self._upper = check_number("RReLU", "upper", upper)
         if not 0.0 <= self._lower <= self._upper <= 1.0:
@@ -392,7 +392,7 @@ class GLU(Layer):
     """
 
     def __init__(self, axis: int = -1, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
             raise TypeError(f"GLU: argument 'axis' expected an int, got {describe(axis)}")
         self._axis = int(axis)
@@ -415,7 +415,7 @@ class Maxout(Layer):
     """
 
     def __init__(self, groups: int, axis: int = 1, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         if isinstance(groups, bool) or not isinstance(groups, numbers.Integral) or groups <= 0:
             raise ValueError(f"Maxout: argument 'groups' expected a positive int, got {groups!r}")
         if isinstance(axis, bool) or axis not in (1, -1, 3):
@@ -439,7 +439,7 @@ class LogSoftmax(Layer):
     """
 
     def __init__(self, axis: int = -1, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
             raise TypeError(f"LogSoftmax: argument 'axis' expected an int, got {describe(axis)}")
         self._axis = int(axis)
@@ -463,7 +463,7 @@ class Softmax2D(Layer):
     """
 
     def __init__(self, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
 
     def forward(self, x):
         """softmax(x) along axis -3."""
@@ -487,7 +487,7 @@ class PReLU(Layer):
 
     def __init__(self, num_parameters: int = 1, init: float = 0.25, weight_attr=None, data_format: str = "NCHW",
                  name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         if isinstance(num_parameters, bool) or not isinstance(num_parameters, numbers.Integral) \
                 or num_parameters <= 0:
             raise ValueError(f"PReLU: argument 'num_parameters' expected a positive int, got {num_parameters!r}")

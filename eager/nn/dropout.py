@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from . import functional as F
 from .functional.dropout import _MODES, _check_p
-from .layer import Layer
+from .layer import Layer, name_scope_of
 
 
 def _checked_mode(who: str, mode) -> str:
@@ -26,7 +26,7 @@ class Dropout(Layer):
     """
 
     def __init__(self, p=0.5, axis=None, mode: str = "upscale_in_train", name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self.p = _check_p("Dropout", p)
         self.axis = axis
         self.mode = _checked_mode("Dropout", mode)
@@ -51,7 +51,7 @@ class Dropout2D(Layer):
     """
 
     def __init__(self, p=0.5, data_format: str = "NCHW", name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self.p = _check_p("Dropout2D", p)
         if data_format not in ("NCHW", "NHWC"):
             raise ValueError(f"Dropout2D: argument 'data_format' expected 'NCHW' or 'NHWC', got {data_format!r}")
@@ -76,7 +76,7 @@ class Dropout3D(Layer):
     """
 
     def __init__(self, p=0.5, data_format: str = "NCDHW", name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self.p = _check_p("Dropout3D", p)
         if data_format not in ("NCDHW", "NDHWC"):
             raise ValueError(f"Dropout3D: argument 'data_format' expected 'NCDHW' or 'NDHWC', got {data_format!r}")
@@ -101,7 +101,7 @@ class AlphaDropout(Layer):
     """
 
     def __init__(self, p=0.5, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self.p = _check_p("AlphaDropout", p)
         self.name = name
 
@@ -123,7 +123,7 @@ class FeatureAlphaDropout(Layer):
     """
 
     def __init__(self, p=0.5, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self.p = _check_p("FeatureAlphaDropout", p)
         self.name = name
 

@@ -6,7 +6,7 @@ import numbers
 from ..autograd import no_grad
 from . import functional as F
 from . import initializer as _init
-from .layer import Layer, ParamAttr
+from .layer import Layer, ParamAttr, name_scope_of
 
 
 class Embedding(Layer):
@@ -34,7 +34,7 @@ class Embedding(Layer):
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, sparse: bool = False,
                  weight_attr=None, name=None, max_norm=None, norm_type: float = 2.0, generator=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         for arg, value in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
             if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"Embedding: argument '{arg}' expected a positive int, got {value!r}")

@@ -10,7 +10,7 @@ from ..tensor import Tensor
 from . import functional as F
 from . import initializer as _init
 from .functional.checks import check_positive_int
-from .layer import Layer, ParamAttr
+from .layer import Layer, ParamAttr, name_scope_of
 
 
 class Linear(Layer):
@@ -30,7 +30,7 @@ class Linear(Layer):
 
     def __init__(self, in_features: int, out_features: int, weight_attr=None, bias_attr=None,
                  name=None, generator=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         check_positive_int("Linear", "in_features", in_features)
         check_positive_int("Linear", "out_features", out_features)
         if weight_attr is False:
@@ -74,7 +74,7 @@ class ReLU(Layer):
     """max(x, 0) elementwise."""
 
     def __init__(self, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
 
     def forward(self, x):
         """relu(x)."""
@@ -85,7 +85,7 @@ class Tanh(Layer):
     """tanh(x) elementwise."""
 
     def __init__(self, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
 
     def forward(self, x):
         """tanh(x)."""
@@ -96,7 +96,7 @@ class Sigmoid(Layer):
     """1 / (1 + exp(-x)) elementwise."""
 
     def __init__(self, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
 
     def forward(self, x):
         """sigmoid(x)."""
@@ -107,7 +107,7 @@ class Softmax(Layer):
     """softmax along ``axis``."""
 
     def __init__(self, axis: int = -1, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self.axis = axis
 
     def forward(self, x):

@@ -30,7 +30,7 @@ from ..tensor import Tensor
 from . import initializer as _init
 from . import functional as F
 from .functional.checks import check_float, check_positive_int, check_tensor, dtype_mismatch
-from .layer import Layer, ParamAttr
+from .layer import Layer, ParamAttr, name_scope_of
 from .layers import LayerList
 
 _DIRECTIONS = {"forward": 1, "bidirect": 2, "bidirectional": 2}
@@ -200,7 +200,7 @@ class SimpleRNNCell(_BuiltInCell):
 
     def __init__(self, input_size, hidden_size, activation="tanh", weight_ih_attr=None, weight_hh_attr=None,
                  bias_ih_attr=None, bias_hh_attr=None, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         if activation not in ("tanh", "relu"):
             raise ValueError(f"SimpleRNNCell: argument 'activation' expected 'tanh' or 'relu', got {activation!r}")
         self.activation = activation
@@ -252,7 +252,7 @@ class LSTMCell(_BuiltInCell):
 
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
                  bias_hh_attr=None, proj_size=0, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self.proj_size = _check_proj_size("LSTMCell", proj_size, hidden_size)
         self._setup("LSTMCell", input_size, hidden_size, 4, weight_ih_attr, weight_hh_attr, bias_ih_attr,
                     bias_hh_attr, self.proj_size)
@@ -336,7 +336,7 @@ class GRUCell(_BuiltInCell):
 
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
                  bias_hh_attr=None, name=None):
-        super().__init__(name_scope=name)
+        super().__init__(name_scope=name_scope_of(name))
         self._setup("GRUCell", input_size, hidden_size, 3, weight_ih_attr, weight_hh_attr, bias_ih_attr,
                     bias_hh_attr)
 

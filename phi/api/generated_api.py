@@ -513,7 +513,7 @@ _pow_seen = KERNELS.signature_cache("pow", "pow")
 
 
 def pow(x, y):
-    """Elementwise x ** y for a scalar exponent y."""
+    """Elementwise x ** y for a scalar exponent y; an integer x takes the exponent truncated to an integer (as Paddle casts it to x's type) and refuses a negative one."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape)
         seen = _pow_seen.get(signature)

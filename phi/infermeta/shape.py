@@ -69,6 +69,10 @@ def indexed_dims(arg: str, dims, index) -> tuple:
     try:
         return stand_in[index].shape
     except IndexError as error:
+        if str(error).startswith("shape mismatch"):  # index arrays that do not broadcast: Paddle's ValueError
+            raise InvalidArgumentError(
+                f"argument '{arg}' {_describe_index(index)} cannot index x of shape {list(dims)}: {error}"
+            ) from None
         raise OutOfRangeError(
             f"argument '{arg}' {_describe_index(index)} cannot index x of shape {list(dims)}: {error}"
         ) from None

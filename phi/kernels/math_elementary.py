@@ -9,8 +9,9 @@ returns the result, which is ``into`` when it wrote there.
 """
 import numpy as np
 
+from ..core.errors import InvalidArgumentError
 from ..core.kernel_registry import register_kernel
-from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS, INEXACT, NUMERIC
+from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS, INEXACT, INTS, NUMERIC
 from .funcs import conj, copied_into, host_factor
 
 
@@ -49,6 +50,17 @@ def log_grad_complex(ctx, x, out_grad):
 @register_kernel("pow", ALL_BACKENDS, INEXACT)
 def pow(ctx, x, y, *, into=None):  # noqa: A001  (the op's name)
     return ctx.xp.power(x, y, out=into)
+
+
+@register_kernel("pow", ALL_BACKENDS, INTS)
+def pow_integer(ctx, x, y, *, into=None):
+    # Paddle's integer pow casts the exponent to x's type first (2.5 acts as 2), so the
+    # result is an integer power in x's dtype; a negative one would be a fraction.
+    exponent = int(y)  # toward zero, as a C++ cast
+    if exponent < 0:
+        raise InvalidArgumentError(f"argument 'y' ({y!r}) is a negative exponent for an integer tensor; integers "
+                                   f"to negative powers are not integers: cast x to a floating dtype first")
+    return ctx.xp.power(x, x.dtype.type(exponent), out=into)
 
 
 @register_kernel("pow_grad", ALL_BACKENDS, INEXACT)

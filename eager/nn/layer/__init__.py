@@ -226,6 +226,16 @@ def post_order(root: "Layer") -> list:
         stack.extend((child, False) for child in reversed(list(layer.children())))
     return order
 
+
+def name_scope_of(name):
+    """A built-in layer's ``name`` argument as its name scope: a non-empty str names
+    it, anything else gives None (the class's snake-case name). Paddle's layers only
+    store ``name`` and never check it, so a script written for PyTorch's argument
+    order (``nn.ReLU(True)``, ``nn.LeakyReLU(0.2, True)``, True meaning inplace
+    there) still builds its layers."""
+    return name if isinstance(name, str) and name else None
+
+
 class Layer:
     """Base class of every layer: subclass it, create parameters and sublayers in
     ``__init__`` by assigning them as attributes, and compute in ``forward``.

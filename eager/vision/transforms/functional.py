@@ -485,7 +485,9 @@ def _fill_values(fn: str, fill, channels: int) -> np.ndarray:
 @_keeps_pil
 def to_grayscale(img, num_output_channels: int = 1):
     """The luma ``0.299 R + 0.587 G + 0.114 B`` of an RGB image, as 1 channel
-    (``H x W x 1``; ``1 x H x W`` for a Tensor) or repeated into 3.
+    (``H x W x 1``; ``1 x H x W`` for a Tensor) or repeated into 3. A PIL image
+    of another mode is converted as PIL's ``convert('L')`` does (an 'L' image is
+    already gray; RGBA, P and the others through RGB), as Paddle's PIL path.
 
     >>> F.to_grayscale(np.array([[[255, 0, 0], [0, 0, 255]]], np.uint8)).tolist()
     [[[76], [29]]]
@@ -500,9 +502,16 @@ def to_grayscale(img, num_output_channels: int = 1):
         if num_output_channels == 3:
             gray = gray.expand([3, int(img.shape[1]), int(img.shape[2])])
         return finish(gray)
+    if _is_pil_image(img) and img.mode != "L":
+        # Paddle's PIL path is img.convert('L'): any mode (RGBA, P, ...) goes to RGB first,
+        # whose luma that is; an 'L' image (a mask read as grayscale) is kept as it is.
+        img = img.convert("RGB") if img.mode != "RGB" else img
     arr = _as_array("to_grayscale", img)
-    _check_rgb("to_grayscale", arr)
-    gray = _gray(arr)[:, :, None]
+    if _is_pil_image(img) and img.mode == "L":
+        gray = arr[:, :, None]
+    else:
+        _check_rgb("to_grayscale", arr)
+        gray = _gray(arr)[:, :, None]
     if num_output_channels == 3:
         gray = np.repeat(gray, 3, axis=2)
     return _cast_like(gray, arr.dtype)
