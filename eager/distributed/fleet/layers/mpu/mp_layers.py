@@ -87,6 +87,25 @@ def _check_input(who: str, x, width: int, what: str) -> None:
         raise ValueError(f"{who}: argument 'x' expected a last dimension of {width} ({what}), got shape {x.shape}")
 
 
+def _parallel_linear(layer, who, in_features, out_features, weight_attr, mp_group, name, **flags):
+    """The checks and the model-parallel group the two parallel linears share: sizes,
+    bool ``flags``, a weight (``weight_attr`` not False); sets the layer's group, rank,
+    world size, features and name, and returns the weight's ParamAttr."""
+    in_features = _check_size(who, "in_features", in_features)
+    out_features = _check_size(who, "out_features", out_features)
+    for arg, value in flags.items():
+        if not isinstance(value, bool):
+            raise TypeError(f"{who}: argument '{arg}' expected a bool, got {value!r}")
+    if weight_attr is False:
+        raise ValueError(f"{who}: argument 'weight_attr' cannot be False: the layer needs a weight")
+    weight_attr = ParamAttr.from_argument(weight_attr, who, "weight_attr")
+    layer.model_parallel_group, layer.rank, layer.world_size = _model_parallel(who, mp_group)
+    layer.is_mp = layer.world_size > 1
+    layer.in_features, layer.out_features = in_features, out_features
+    layer._name = name
+    return weight_attr
+
+
 class ColumnParallelLinear(Layer):
     """A Linear layer whose weight ``[in_features, out_features]`` is cut by
     columns among the ranks of the model-parallel group: each holds
@@ -105,22 +124,13 @@ class ColumnParallelLinear(Layer):
                  fuse_matmul_bias=False, mp_group=None, name=None):
         super().__init__()
         who = "ColumnParallelLinear"
-        in_features = _check_size(who, "in_features", in_features)
-        out_features = _check_size(who, "out_features", out_features)
-        for arg, value in (("gather_output", gather_output), ("fuse_matmul_bias", fuse_matmul_bias)):
-            if not isinstance(value, bool):
-                raise TypeError(f"{who}: argument '{arg}' expected a bool, got {value!r}")
-        if weight_attr is False:
-            raise ValueError(f"{who}: argument 'weight_attr' cannot be False: the layer needs a weight")
-        weight_attr = ParamAttr.from_argument(weight_attr, who, "weight_attr")
-        self.model_parallel_group, self.rank, self.world_size = _model_parallel(who, mp_group)
-        self.is_mp = self.world_size > 1
-        self.in_features, self.out_features = in_features, out_features
+        weight_attr = _parallel_linear(self, who, in_features, out_features, weight_attr, mp_group, name,
+                                       gather_output=gather_output, fuse_matmul_bias=fuse_matmul_bias)
+        in_features, out_features = self.in_features, self.out_features
         self.output_size_per_partition = _divides(who, "out_features (the weight's columns)", out_features,
                                                   self.world_size)
         self.gather_output = gather_output
         self.fuse_matmul_bias = fuse_matmul_bias
-        self._name = name
         self.weight = _shard(self, [in_features, out_features], 1, self.rank, self.world_size, weight_attr)
         if has_bias:
             self.bias = _shard(self, [out_features], 0, self.rank, self.world_size,
@@ -163,22 +173,13 @@ class RowParallelLinear(Layer):
                  fuse_matmul_bias=False, mp_group=None, name=None):
         super().__init__()
         who = "RowParallelLinear"
-        in_features = _check_size(who, "in_features", in_features)
-        out_features = _check_size(who, "out_features", out_features)
-        for arg, value in (("input_is_parallel", input_is_parallel), ("fuse_matmul_bias", fuse_matmul_bias)):
-            if not isinstance(value, bool):
-                raise TypeError(f"{who}: argument '{arg}' expected a bool, got {value!r}")
-        if weight_attr is False:
-            raise ValueError(f"{who}: argument 'weight_attr' cannot be False: the layer needs a weight")
-        weight_attr = ParamAttr.from_argument(weight_attr, who, "weight_attr")
-        self.model_parallel_group, self.rank, self.world_size = _model_parallel(who, mp_group)
-        self.is_mp = self.world_size > 1
-        self.in_features, self.out_features = in_features, out_features
+        weight_attr = _parallel_linear(self, who, in_features, out_features, weight_attr, mp_group, name,
+                                       input_is_parallel=input_is_parallel, fuse_matmul_bias=fuse_matmul_bias)
+        in_features, out_features = self.in_features, self.out_features
         self.input_size_per_partition = _divides(who, "in_features (the weight's rows)", in_features,
                                                  self.world_size)
         self.input_is_parallel = input_is_parallel
         self.fuse_matmul_bias = fuse_matmul_bias
-        self._name = name
         self.weight = _shard(self, [in_features, out_features], 0, self.rank, self.world_size, weight_attr)
         if has_bias:
             self.bias = self.create_parameter([out_features], ParamAttr(initializer=_init.Constant(0.0)),
