@@ -210,18 +210,19 @@ class ClipGradByGlobalNorm(ClipGradBase):
     def _dygraph_clip(self, params_grads):
         return list(self._each(params_grads))
 
+    # Whether a step with no gradient to clip skips the norm (a subclass whose norm is a
+    # collective sets False: every rank must join it).
+    _skip_when_empty = True
+
     def _each(self, params_grads):
         params_grads = list(params_grads)
-        clipped = [grad for param, grad in params_grads if grad is not None and _clippable(param)]
-        if not clipped:
+        clipped = [(param, grad) for param, grad in params_grads if grad is not None and _clippable(param)]
+        if not clipped and self._skip_when_empty:
             yield from params_grads
             return
         with no_grad():
-            wide = DataType.FLOAT64 if any(g.dtype is DataType.FLOAT64 for g in clipped) else DataType.FLOAT32
-            total = _squared_norm(clipped[0], wide)
-            for grad in clipped[1:]:
-                total = _F.add(total, _squared_norm(grad, wide))
-            norm = _F.pow(total, 0.5)
+            wide = DataType.FLOAT64 if any(g.dtype is DataType.FLOAT64 for _, g in clipped) else DataType.FLOAT32
+            norm = _F.pow(self._squared_total(clipped, wide), 0.5)
             limit = _F.full_like(norm, self.clip_norm, None)
             scale = _F.divide(limit, _F.maximum(norm, limit))
         del clipped
@@ -230,6 +231,14 @@ class ClipGradByGlobalNorm(ClipGradBase):
                 with no_grad():
                     grad = _F.multiply(grad, _F.cast(scale, grad.dtype))
             yield param, grad
+
+    @staticmethod
+    def _squared_total(clipped, wide):
+        """The sum of the squared norms of the (param, grad) pairs' gradients, in ``wide``."""
+        total = _squared_norm(clipped[0][1], wide)
+        for _, grad in clipped[1:]:
+            total = _F.add(total, _squared_norm(grad, wide))
+        return total
 
     def __repr__(self):
         return f"ClipGradByGlobalNorm(clip_norm={self.clip_norm})"

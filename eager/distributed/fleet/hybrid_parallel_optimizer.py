@@ -12,11 +12,11 @@ of the replicated parameters counted once. Everything else (``clear_grad``,
 """
 from __future__ import annotations
 
-from phi.common import DataType, TensorKind
+from phi.common import TensorKind
 
 from ...autograd import no_grad
 from ...generated import forward_api as _F
-from ...nn.clip import ClipGradByGlobalNorm, _clippable, _squared_norm
+from ...nn.clip import ClipGradByGlobalNorm, _squared_norm
 from ...optimizer.optimizer import Optimizer
 from ..collective import ReduceOp, all_reduce
 
@@ -28,27 +28,19 @@ class _HybridParallelClipGrad(ClipGradByGlobalNorm):
         super().__init__(clip.clip_norm, clip.group_name, clip.auto_skip_clip)
         self._mp_group = mp_group
 
-    def _each(self, params_grads):
-        params_grads = list(params_grads)
-        clipped = [(param, grad) for param, grad in params_grads if grad is not None and _clippable(param)]
-        with no_grad():
-            wide = DataType.FLOAT64 if any(g.dtype is DataType.FLOAT64 for _, g in clipped) else DataType.FLOAT32
-            shards = _F.zeros([], wide)
-            replicated = _F.zeros([], wide)
-            for param, grad in clipped:
-                if getattr(param, "is_distributed", False):
-                    shards = _F.add(shards, _squared_norm(grad, wide))
-                else:
-                    replicated = _F.add(replicated, _squared_norm(grad, wide))
-            all_reduce(shards, group=self._mp_group)   # every rank calls it, with or without shards
-            norm = _F.pow(_F.add(shards, replicated), 0.5)
-            limit = _F.full_like(norm, self.clip_norm, None)
-            scale = _F.divide(limit, _F.maximum(norm, limit))
-        for param, grad in params_grads:
-            if grad is not None and _clippable(param):
-                with no_grad():
-                    grad = _F.multiply(grad, _F.cast(scale, grad.dtype))
-            yield param, grad
+    _skip_when_empty = False  # the all_reduce below: every rank joins it, with or without gradients
+
+    def _squared_total(self, clipped, wide):
+        """Shards' squared norms summed over the model-parallel group, replicated ones counted once."""
+        shards = _F.zeros([], wide)
+        replicated = _F.zeros([], wide)
+        for param, grad in clipped:
+            if getattr(param, "is_distributed", False):
+                shards = _F.add(shards, _squared_norm(grad, wide))
+            else:
+                replicated = _F.add(replicated, _squared_norm(grad, wide))
+        all_reduce(shards, group=self._mp_group)
+        return _F.add(shards, replicated)
 
     def __repr__(self):
         return f"HybridParallelClipGrad(clip_norm={self.clip_norm})"
