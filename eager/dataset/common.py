@@ -14,10 +14,11 @@ from __future__ import annotations
 import glob
 import hashlib
 import importlib
-import numbers
 import os
 import pickle
 import tempfile
+
+from ..reader.decorator import _check_count
 
 __all__ = []
 
@@ -109,14 +110,6 @@ def fetch_all() -> None:
         module = importlib.import_module(f"{package}.{name}")
         if hasattr(module, "fetch"):
             module.fetch()
-
-
-def _check_count(fn: str, arg: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{fn}: argument '{arg}' expected an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{fn}: argument '{arg}' expected an int >= {minimum}, got {value}")
-    return int(value)
 
 
 def _check_suffix(fn: str, suffix) -> str:
