@@ -66,6 +66,7 @@ def test_build_strategy_holds_paddles_options_and_goes_to_to_static():
     strategy.fuse_elewise_add_act_ops = True
     assert strategy.enable_addto and strategy.fuse_elewise_add_act_ops
     assert BuildStrategy().enable_addto is False  # each object its own options
+    assert eager.base.BuildStrategy is BuildStrategy  # Paddle 2.6's paddle.base.BuildStrategy
     with pytest.raises(AttributeError, match="'BuildStrategy' object has no attribute 'enable_adto'"):
         strategy.enable_adto = True
     with pytest.raises(AttributeError, match="no attribute 'not_an_option'"):

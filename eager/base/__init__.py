@@ -1,6 +1,7 @@
 """Paddle's ``paddle.base`` (the ``fluid`` package, renamed in Paddle 2.6), as far
 as dynamic-graph programs use it: ``set_flags``/``get_flags``, the places,
-``ParamAttr``, the build queries, ``dygraph`` (``guard``, ``to_variable``),
+``ParamAttr``, ``BuildStrategy`` (``eager.static``'s: options held for
+``to_static``), the build queries, ``dygraph`` (``guard``, ``to_variable``),
 ``core``, ``framework`` and ``unique_name``. Each name is eager's own object.
 
 Paddle's static-graph pieces (Program, Executor, Scope, program_guard,
@@ -18,6 +19,7 @@ from phi.common import CPUPlace, CUDAPinnedPlace, GPUPlace as CUDAPlace
 from ..device.build import is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_with_rocm, is_compiled_with_xpu
 from ..framework import get_flags, in_dynamic_mode as in_dygraph_mode, set_flags
 from ..nn.layer import ParamAttr
+from ..static import BuildStrategy
 from ..utils.versions import require_version
 from . import core, dygraph, framework, unique_name
 from ._static import missing
@@ -28,7 +30,7 @@ __all__ = ["CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "ParamAttr", "core", "dis
            "is_compiled_with_xpu", "require_version", "set_flags", "unique_name"]
 
 _STATIC_ONLY = frozenset({
-    "BuildStrategy", "CompiledProgram", "DataFeedDesc", "DataFeeder", "DatasetFactory", "ExecutionStrategy",
+    "CompiledProgram", "DataFeedDesc", "DataFeeder", "DatasetFactory", "ExecutionStrategy",
     "Executor", "InMemoryDataset", "IpuCompiledProgram", "IpuStrategy", "LoDTensor", "LoDTensorArray", "Program",
     "Scope", "Variable", "WeightNormParamAttr", "append_backward", "backward", "compiler", "cpu_places",
     "create_lod_tensor", "create_random_int_lodtensor", "cuda_pinned_places", "cuda_places", "data_feeder",

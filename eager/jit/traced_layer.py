@@ -33,6 +33,7 @@ import numpy as np
 from phi.core import DenseTensor
 
 from ..nn.layer import Layer
+from ..static.build_strategy import BuildStrategy
 from ..tensor import Tensor
 from .input_spec import InputSpec
 from .program import FORMAT, VERSION, ProgramError, prune, references
@@ -200,16 +201,20 @@ class TracedLayer:
         return wrapper.result, traced
 
     def set_strategy(self, build_strategy=None, exec_strategy=None) -> None:
-        """Paddle's strategies for running the static program. eager has no
-        ``BuildStrategy`` or ``ExecutionStrategy`` (it runs no static graph), so
-        only None is accepted (a TypeError names the argument otherwise), and,
-        as in Paddle, only before the first call (RuntimeError after it)."""
+        """Paddle's strategies for running the static program: ``build_strategy``
+        None or a :class:`eager.static.BuildStrategy` (its options are kept and
+        change nothing, as for ``to_static``), ``exec_strategy`` None (eager has no
+        ``ExecutionStrategy``: it runs no static graph); a TypeError names the
+        argument otherwise. As in Paddle, only before the first call (RuntimeError
+        after it)."""
         if self._compiled:
             raise RuntimeError("TracedLayer.set_strategy: cannot set the strategies after the TracedLayer ran")
-        for arg, value in (("build_strategy", build_strategy), ("exec_strategy", exec_strategy)):
-            if value is not None:
-                raise TypeError(f"TracedLayer.set_strategy: argument '{arg}' expected None (eager has no "
-                                f"static-graph strategies), got {type(value).__name__}")
+        if build_strategy is not None and not isinstance(build_strategy, BuildStrategy):
+            raise TypeError(f"TracedLayer.set_strategy: argument 'build_strategy' expected None or a "
+                            f"paddle.static.BuildStrategy, got {type(build_strategy).__name__}")
+        if exec_strategy is not None:
+            raise TypeError(f"TracedLayer.set_strategy: argument 'exec_strategy' expected None (eager has no "
+                            f"ExecutionStrategy: it runs no static graph), got {type(exec_strategy).__name__}")
         self._build_strategy = build_strategy
         self._exec_strategy = exec_strategy
 
