@@ -109,17 +109,14 @@ def conv_nd(ctx, input, filter, strides, paddings, padding_algorithm, dilations,
     x = channel_first(xp, input, channel_last)
     pads, dilations, outs = _geometry(x.shape, filter.shape, strides, paddings, padding_algorithm, dilations)
     n, o = x.shape[0], filter.shape[0]
-    if xp is np:
-        cols = _columns(xp, x, filter.shape[2:], strides, pads, dilations, outs, groups)
-        out = xp.matmul(cols, _filter_matrix(filter, groups))            # [g, N*outs, O/g]
-        out = _from_matrix(xp, out, n, outs, o, groups)
-    else:  # a GPU: per sample, 4-6 calls fewer (each costs the host 8-30 us), no transposing copy
-        cols = _sample_columns(xp, x, filter.shape[2:], strides, pads, dilations, outs, groups)
-        out = xp.matmul(filter.reshape(groups, o // groups, cols.shape[2]), cols).reshape((n, o) + tuple(outs))
-        if not channel_last:
-            return out
-    out = xp.moveaxis(out, 1, -1) if channel_last else out
-    return xp.ascontiguousarray(out)
+    # im2col per sample: the filter times it is the output as it lies (no transposing copy
+    # after the matmul). On a GPU 4-6 calls fewer than one batched matrix; on the CPU about
+    # 3x faster than it (its columns' copy reads the windows in memory order).
+    cols = _sample_columns(xp, x, filter.shape[2:], strides, pads, dilations, outs, groups)
+    out = xp.matmul(filter.reshape(groups, o // groups, cols.shape[2]), cols).reshape((n, o) + tuple(outs))
+    if not channel_last:
+        return out
+    return xp.ascontiguousarray(xp.moveaxis(out, 1, -1))
 
 
 def _from_matrix(xp, mat, n, outs, o, groups):
