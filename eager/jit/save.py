@@ -501,6 +501,13 @@ def _write(document, state, path) -> None:
     os.replace(temporary, path + MODEL_SUFFIX)
 
 
+def state_entries(state) -> list:
+    """The document's "state" entries of ``_named_state``'s list (name, shape, dtype, kind, flags)."""
+    return [{"name": name, "shape": list(t.shape), "dtype": t.impl.array.dtype.name, "kind": kind,
+             "trainable": trainable, "persistable": persistable}
+            for name, t, kind, trainable, persistable in state]
+
+
 def _build_document(target, specs, state, layer_name, failure, hint="", grad=True) -> dict:
     """The program document of ``target``'s forward traced on inputs of ``specs`` (see write_program)."""
     free = sum(size is None for spec in specs for size in spec.shape)
@@ -550,10 +557,7 @@ def _build_document(target, specs, state, layer_name, failure, hint="", grad=Tru
     document = {
         "format": FORMAT, "version": VERSION,
         "layer": layer_name, "inputs": inputs, "dims": len(set(symbols)),
-        "state": [{"name": name, "shape": list(t.shape), "dtype": t.impl.array.dtype.name, "kind": kind,
-                   "trainable": trainable, "persistable": persistable}
-                  for name, t, kind, trainable, persistable in state],
-        "calls": program, "outputs": outputs, "bumps": bumps,
+        "state": state_entries(state), "calls": program, "outputs": outputs, "bumps": bumps,
     }
     if grad:
         document["grad"] = programs
@@ -561,4 +565,4 @@ def _build_document(target, specs, state, layer_name, failure, hint="", grad=Tru
 
 
 __all__ = ["GRAD_MODES", "GRAD_PROGRAMS", "PARAMS_ONLY", "check_path", "pack_inputs", "record_forward", "save",
-           "write_program"]
+           "state_entries", "write_program"]

@@ -30,15 +30,13 @@ import numbers
 
 import numpy as np
 
-from phi.core import DenseTensor
-
 from ..nn.layer import Layer
 from ..static.build_strategy import BuildStrategy
 from ..tensor import Tensor
 from .input_spec import InputSpec
 from .program import FORMAT, VERSION, ProgramError, prune, references
-from .save import _named_state, check_path, record_forward, write_program
-from .translated_layer import compile_program
+from .save import _named_state, check_path, record_forward, state_entries, write_program
+from .translated_layer import assemble, bump_written, compile_program, made_tensors
 
 _TRACE = "TracedLayer.trace"
 _SAVE = "TracedLayer.save_inference_model"
@@ -138,9 +136,9 @@ class TracedLayer:
 
     def __init__(self, program, parameters, feed_names, fetch_names):
         # Made by trace(); ``program`` is the JSON document, ``parameters`` the
-        # tensors of its "state" entries, in order.
+        # tensors of its "state" entries, in order (``_state``, as TranslatedLayer's).
         self._program = program
-        self._params = list(parameters)
+        self._state = list(parameters)
         self._feed_names = list(feed_names)
         self._fetch_names = list(fetch_names)
         self._state_index = {entry["name"]: i for i, entry in enumerate(program["state"])}
@@ -189,11 +187,7 @@ class TracedLayer:
             "format": FORMAT, "version": VERSION, "layer": type(layer).__name__,
             "inputs": [{"shape": list(t.shape), "dtype": t.impl.array.dtype.name, "name": name,
                         "stop_gradient": t.stop_gradient} for t, name in zip(flat, feed_names)],
-            "dims": 0,
-            "state": [{"name": name, "shape": list(t.shape), "dtype": t.impl.array.dtype.name, "kind": kind,
-                       "trainable": trainable, "persistable": persistable}
-                      for name, t, kind, trainable, persistable in state],
-            "calls": program, "outputs": outputs, "bumps": bumps,
+            "dims": 0, "state": state_entries(state), "calls": program, "outputs": outputs, "bumps": bumps,
         }
         traced = TracedLayer(document, [t for _, t, *_ in state], feed_names,
                              [f"fetch_{i}" for i in range(len(outputs["list"]))])
@@ -237,7 +231,7 @@ class TracedLayer:
             if list(x.shape) != spec["shape"] or x.impl.array.dtype.name != spec["dtype"]:
                 raise ValueError(f"{who}: input {i} expected {spec['dtype']}{spec['shape']} (the traced "
                                  f"input's dtype and shape), got {x.impl.array.dtype.name}{list(x.shape)}")
-        arrays = [x.impl.array for x in inputs] + [t.impl.array for t in self._params]
+        arrays = [x.impl.array for x in inputs] + [t.impl.array for t in self._state]
         array_type = type(arrays[0]) if arrays else np.ndarray
         if any(type(a) is not array_type for a in arrays):
             raise ValueError(f"{who}: the inputs and the layer's parameters are on different devices; move "
@@ -246,21 +240,9 @@ class TracedLayer:
         if compiled is None:
             compiled = self._compiled[array_type] = compile_program(self._program, [], array_type)
         results = compiled.run(arrays)
-        for name, count in compiled.bumps:  # a buffer the program writes in place
-            impl = self._params[self._state_index[name]].impl
-            for _ in range(count):
-                impl.bump_version()
-        made = dict(zip(compiled.keys, results))
-        out = []
-        for node in compiled.outputs["list"]:
-            if "call" in node:
-                array = made[(node["call"], node["out"])]
-            elif "in" in node:
-                array = arrays[node["in"]]
-            else:
-                array = self._params[self._state_index[node["state"]]].impl.array
-            out.append(np.array(Tensor(DenseTensor(array)).numpy(), copy=True))
-        return out
+        bump_written(compiled, self)
+        outputs = assemble(compiled.outputs, made_tensors(compiled, results), list(inputs), self)
+        return [np.array(t.numpy(), copy=True) for t in outputs]
 
     def save_inference_model(self, path, feed=None, fetch=None, **kwargs) -> None:
         """Saves an inference program of the traced layer at ``path`` (a

@@ -166,15 +166,9 @@ class TranslatedLayer(Layer):
         mode, wanted = self._mode(inputs)
         compiled = self._program(dims, array_type, mode)
         results = compiled.run(arrays)
-        for name, count in compiled.bumps:  # a buffer the program writes in place (batch norm in train mode)
-            impl = self._state[self._state_index[name]].impl
-            for _ in range(count):
-                impl.bump_version()
+        bump_written(compiled, self)
         n_out = len(compiled.keys)
-        made = {}
-        for key, array in zip(compiled.keys, results[:n_out]):
-            if key not in made:
-                made[key] = Tensor(DenseTensor(array))
+        made = made_tensors(compiled, results)
         if compiled.grad is not None and wanted:
             self._attach(compiled, inputs, made, results[n_out:])
         elif compiled.unrecorded is not None and wanted:
@@ -182,7 +176,7 @@ class TranslatedLayer(Layer):
             node = _UnrecordedGradNode(len(keys), reason)
             for slot, key in enumerate(keys):
                 made[key]._meta = AutogradMeta(node, slot)
-        return _assemble(compiled.outputs, made, inputs, self)
+        return assemble(compiled.outputs, made, inputs, self)
 
     def _mode(self, inputs):
         """(None for the inference program or the mode whose gradient program
@@ -360,7 +354,28 @@ def _output_keys(node, keys):
             _output_keys(v, keys)
 
 
-def _assemble(node, made, inputs, layer):
+def bump_written(compiled, layer) -> None:
+    """Bumps the version of each of ``layer``'s state tensors (``_state``, found
+    by name through ``_state_index``) that the program wrote in place (batch
+    norm's running statistics in train mode), once per write."""
+    for name, count in compiled.bumps:
+        impl = layer._state[layer._state_index[name]].impl
+        for _ in range(count):
+            impl.bump_version()
+
+
+def made_tensors(compiled, results) -> dict:
+    """The program's output arrays (the first of ``results``) as Tensors, by output key."""
+    made = {}
+    for key, array in zip(compiled.keys, results[:len(compiled.keys)]):
+        if key not in made:
+            made[key] = Tensor(DenseTensor(array))
+    return made
+
+
+def assemble(node, made, inputs, layer):
+    """The forward's return value rebuilt from the saved outputs template ``node``:
+    Tensors the program made (``made``), inputs, ``layer``'s state, constants."""
     if "call" in node:
         return made[_key(node)]
     if "in" in node:
@@ -370,10 +385,10 @@ def _assemble(node, made, inputs, layer):
     if "const" in node:
         return node["const"]
     if "tuple" in node:
-        return tuple(_assemble(v, made, inputs, layer) for v in node["tuple"])
+        return tuple(assemble(v, made, inputs, layer) for v in node["tuple"])
     if "list" in node:
-        return [_assemble(v, made, inputs, layer) for v in node["list"]]
-    return {k: _assemble(v, made, inputs, layer) for k, v in node["dict"]}
+        return [assemble(v, made, inputs, layer) for v in node["list"]]
+    return {k: assemble(v, made, inputs, layer) for k, v in node["dict"]}
 
 
 def load(path, **configs) -> TranslatedLayer:
@@ -469,4 +484,5 @@ def _attach_method(who, path, layer, name, section, state):
     object.__setattr__(layer, name, call)
 
 
-__all__ = ["InputSpec", "TranslatedLayer", "compile_program", "load", "save"]
+__all__ = ["InputSpec", "TranslatedLayer", "assemble", "bump_written", "compile_program", "load", "made_tensors",
+           "save"]
