@@ -159,20 +159,12 @@ def dropout(x, p=0.5, axis=None, rng_name=None, training=True, mode="upscale_in_
     from the current generator: wrap the call in
     ``get_rng_state_tracker().rng_state(rng_name)`` to draw from that stream.
     """
-    if rng_name is None:
-        return F.dropout(x, p, axis, training, mode, name)
-    if not isinstance(p, numbers.Real) or isinstance(p, bool):
-        raise TypeError(f"dropout: argument 'p' expected a number, got {type(p).__name__}")
-    if not 0 <= p <= 1:
-        raise ValueError(f"dropout: argument 'p' expected a probability in [0, 1], got {p}")
-    if mode not in ("upscale_in_train", "downscale_in_infer"):
-        raise ValueError(f"dropout: argument 'mode' expected 'upscale_in_train' or 'downscale_in_infer', "
-                         f"got {mode!r}")
-    if axis is not None:
-        raise ValueError(f"dropout: argument 'axis' must be None when rng_name is given, got {axis!r}")
-    if p == 0:
-        return x
-    return F.dropout(x, p, None, training, mode, name)
+    if rng_name is not None:  # F.dropout checks p's range and mode, and returns x for p == 0
+        if not isinstance(p, numbers.Real) or isinstance(p, bool):
+            raise TypeError(f"dropout: argument 'p' expected a number, got {type(p).__name__}")
+        if axis is not None:
+            raise ValueError(f"dropout: argument 'axis' must be None when rng_name is given, got {axis!r}")
+    return F.dropout(x, p, axis, training, mode, name)
 
 
 __all__ = ["MODEL_PARALLEL_RNG", "RNGStatesTracker", "dropout", "get_rng_state_tracker",
