@@ -203,7 +203,8 @@ class TensorMethods:
         if _is_number(exponent):
             # Paddle: an integer tensor keeps its dtype under an integer exponent (the
             # pow op's integer kernel); a float exponent makes it float32 first.
-            if isinstance(exponent, (int, np.integer)) and type(exponent) is not bool and self.impl.dtype in _INT_DTYPES:
+            if isinstance(exponent, (int, np.integer)) and type(exponent) is not bool and \
+                    self.impl.dtype.is_integer:
                 return _F.pow(self, exponent)
             return _F.pow(_to_floating(self), exponent)
         if isinstance(exponent, Tensor) and exponent.impl.dtype is not self.impl.dtype:
@@ -660,7 +661,6 @@ _PLAIN_REALS = frozenset({int, float})
 _DENSE_KIND = TensorKind.DENSE
 _FLOAT_DTYPES = tuple(sorted((dtype for dtype in DataType if dtype.is_floating_point),
                              key=lambda dtype: dtype is not DataType.FLOAT32))  # the common one first
-_INT_DTYPES = (DataType.INT64, DataType.INT32, DataType.INT16, DataType.INT8, DataType.UINT8)
 
 
 def _fits_scale(x: Tensor, scalar) -> bool:
