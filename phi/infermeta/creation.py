@@ -240,7 +240,7 @@ def _int_range(low, high, dtype: DataType) -> None:
                 f"argument 'low' is the exclusive upper bound when high is None, and must be > 0, got {high}")
     if not low < high:
         raise InvalidArgumentError(f"arguments 'low' and 'high' expected low < high, got low={low}, high={high}")
-    if dtype.is_integer and dtype is not DataType.BOOL:
+    if dtype.is_integer:  # not bool, which takes the int64 draw's range
         info = np.iinfo(dtype.numpy_dtype)
         least, most = int(info.min), int(info.max)
     else:
