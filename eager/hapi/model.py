@@ -107,7 +107,6 @@ def _forward_arity(network) -> int:
     return 1 if any(p.kind is p.VAR_POSITIONAL for p in params) else 0
 
 
-
 def _forward_arg_names(network) -> list:
     """The names of ``forward``'s positional parameters (the inferred InputSpecs' names)."""
     try:
