@@ -109,14 +109,13 @@ class RandomSampler(Sampler):
                 except StopIteration:
                     return
             return
-        if self.generator is None:  # Paddle's very draws, from NumPy's global state
-            if self.replacement:
-                drawn = np.random.choice(np.arange(n), self.num_samples, replace=True) if n else np.zeros(0, np.int64)
-            else:
-                drawn = np.random.choice(np.arange(n), n, replace=False)
+        if self.replacement and not n:
+            drawn = np.zeros(0, np.int64)
+        elif self.generator is None:  # Paddle's very draws, from NumPy's global state
+            drawn = np.random.choice(np.arange(n), self.num_samples if self.replacement else n,
+                                     replace=self.replacement)
         elif self.replacement:
-            drawn = _engine(self.generator).integers(0, n, self.num_samples, dtype=np.int64) if n \
-                else np.zeros(0, np.int64)
+            drawn = _engine(self.generator).integers(0, n, self.num_samples, dtype=np.int64)
         else:
             drawn = _engine(self.generator).permutation(n)
         yield from drawn.tolist()
