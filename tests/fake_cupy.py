@@ -347,10 +347,10 @@ def _refuse_racing_writes(target, index, value):
     order = numpy.argsort(places.reshape(-1), kind="stable")
     sorted_places, sorted_values = places.reshape(-1)[order], values.reshape(-1)[order]
     same_place = sorted_places[1:] == sorted_places[:-1]
-    differ = ~((sorted_values[1:] == sorted_values[:-1]) |
-               (numpy.isnan(sorted_values[1:]) & numpy.isnan(sorted_values[:-1]))
-               if sorted_values.dtype.kind in "fc" else sorted_values[1:] == sorted_values[:-1])
-    if numpy.any(same_place & differ):
+    same_value = sorted_values[1:] == sorted_values[:-1]
+    if sorted_values.dtype.kind in "fc":  # NaN at both writes is the same value
+        same_value |= numpy.isnan(sorted_values[1:]) & numpy.isnan(sorted_values[:-1])
+    if numpy.any(same_place & ~same_value):
         raise AssertionError("fake_cupy: an index-array assignment writes one place twice with different "
                              "values; CuPy leaves which write wins undefined")
 
