@@ -4,6 +4,7 @@ against the working tree's, interleaved round by round, minimum reported.
     python benchmarks/kernel_ab.py --base main                  # B2 chain, B3 steps
     python benchmarks/kernel_ab.py --base main --rounds 40 --only B2
     python benchmarks/kernel_ab.py --base main --clock wall   # perf_counter, not CPU time
+    python benchmarks/kernel_ab.py --base main --only B5      # the LeNet CNN step
 
 The kernel modules of ``--base`` are read with ``git show`` and executed with a
 registration that collects their functions instead of registering them; each
@@ -41,7 +42,7 @@ from phi.core.kernel_registry import KERNELS, forwarded_xp_function  # noqa: E40
 
 from mlp import init_weights, make_batch  # noqa: E402
 
-MODULES = ("activation", "elementwise", "math_elementary", "reduction", "matmul", "fused", "loss")
+MODULES = ("activation", "elementwise", "math_elementary", "reduction", "matmul", "fused", "loss", "conv")
 
 
 def base_kernels(rev: str) -> dict:
@@ -100,6 +101,7 @@ def install(kernels: dict) -> None:
 def workloads(only, sides):
     """(workload, side) -> (fn, unit, calls per timing). A to_static step replays the
     kernels it captured, so each side gets its own, captured with its kernels installed."""
+    import lenet  # benchmarks/lenet.py: the B5 step
     import run as R  # benchmarks/run.py: the B2 chain and the B3 steps
     out = {}
     params = init_weights()
@@ -110,6 +112,11 @@ def workloads(only, sides):
             x = eager.to_tensor(rng.standard_normal(16).astype(np.float32), stop_gradient=False)
             c = eager.to_tensor(rng.standard_normal(16).astype(np.float32))
             out["B2 fwd+bwd per node (us)", side] = (functools.partial(R.eager_chain, x, c), 1e6 / R.CHAIN, 3)
+        if "B5" in only:
+            x_np, labels_np = lenet.make_batch(64)
+            step = lenet.EagerLeNet(lenet.init_weights()).step
+            out["B5 LeNet step b64 (ms)", side] = (
+                functools.partial(step, eager.to_tensor(x_np), eager.to_tensor(labels_np)), 1e3, 2)
         for batch in (64, 512):
             x_np, y_np = make_batch(batch)
             x, y = eager.to_tensor(x_np), eager.to_tensor(y_np)

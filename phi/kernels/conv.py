@@ -2,21 +2,25 @@
 their gradients, written once for any number of spatial axes.
 
 The forward is im2col plus one batched matmul: a strided sliding-window view
-of the padded input is copied once into columns [groups, N*out, C/g*kernel]
-and multiplied by the filter as [groups, C/g*kernel, O/g], so the arithmetic
-is BLAS (cuBLAS on the GPU) with no loop over pixels. The filter gradient is
-the same columns times the output gradient; the input gradient multiplies
-the output gradient back into columns and adds each kernel position's slice
-into the padded input (col2im: a loop over the kernel's positions, e.g. 9 for
-3x3, each a whole-tensor add). Filters are [O, C/groups, *kernel] in both
-data formats, as in Paddle; channel-last inputs are moved to channel-first
-and back.
+of the padded input is copied once into per-sample columns [N, groups,
+C/g*kernel, out] and the filter [groups, O/g, C/g*kernel] times them is the
+output as it lies, so the arithmetic is BLAS (cuBLAS on the GPU) with no loop
+over pixels. The filter gradient is the output gradient's rows [groups, O/g,
+N*out] times the batch's columns [groups, C/g*kernel, N*out] (one matmul
+contracting the batch too); both copies keep the output positions innermost,
+so they read their sources nearly in memory order. The input gradient
+multiplies the filter's transpose by the output gradient back into
+per-sample columns and adds each kernel position's block into the padded
+input (col2im: on the CPU a loop over the kernel's positions, e.g. 9 for 3x3,
+each a whole-tensor add; on a GPU one gather). Filters are [O, C/groups,
+*kernel] in both data formats, as in Paddle; channel-last inputs are moved to
+channel-first and back.
 
 A transposed convolution is the input gradient of a convolution: its forward
 is the matmul-then-col2im above (x playing the output gradient, the filter
 [C_in, C_out/groups, *kernel] playing a convolution filter [O, C/groups,
 *kernel]), and its gradients are a convolution of the output gradient (x's)
-and the columns of the output gradient times x (the filter's).
+and that convolution's filter gradient with x as the output's (the filter's).
 """
 from __future__ import annotations
 
@@ -66,17 +70,6 @@ def _windows(xp, x, kernel, strides, pads, dilations, outs):
         + tuple(st * d for st, d in zip(spatial, dilations)))
 
 
-def _columns(xp, x, kernel, strides, pads, dilations, outs, groups):
-    """im2col: [groups, N * prod(outs), C/groups * prod(kernel)], a copy."""
-    k = len(kernel)
-    n, c = x.shape[:2]
-    windows = _windows(xp, x, kernel, strides, pads, dilations, outs)   # [N, C, *outs, *kernel]
-    windows = windows.reshape((n, groups, c // groups) + windows.shape[2:])
-    order = (1, 0) + tuple(range(3, 3 + k)) + (2,) + tuple(range(3 + k, 3 + 2 * k))
-    cols = xp.transpose(windows, order)                              # [g, N, *outs, C/g, *kernel]
-    return xp.ascontiguousarray(cols).reshape(groups, n * math.prod(outs), c // groups * math.prod(kernel))
-
-
 def _sample_columns(xp, x, kernel, strides, pads, dilations, outs, groups):
     """im2col per sample: [N, groups, C/groups * prod(kernel), prod(outs)], a copy;
     the filter [groups, O/groups, C/groups * prod(kernel)] times it is the
@@ -88,19 +81,50 @@ def _sample_columns(xp, x, kernel, strides, pads, dilations, outs, groups):
     return windows.reshape(n, groups, c // groups * math.prod(kernel), math.prod(outs))
 
 
-def _filter_matrix(w, groups):
-    """[groups, C/groups * prod(kernel), O/groups]."""
-    o = w.shape[0]
-    return w.reshape(groups, o // groups, math.prod(w.shape[1:])).swapaxes(1, 2)
+def _batch_columns(xp, x, kernel, strides, pads, dilations, outs, groups):
+    """im2col over the whole batch: [groups, C/groups * prod(kernel), N * prod(outs)],
+    a copy whose innermost axis walks the output positions, so the copy reads
+    the input nearly in memory order (a layout with the channels innermost
+    reads it with a stride per element, about twice as slow on the CPU)."""
+    k = len(kernel)
+    n, c = x.shape[:2]
+    windows = _windows(xp, x, kernel, strides, pads, dilations, outs)   # [N, C, *outs, *kernel]
+    windows = windows.reshape((n, groups, c // groups) + windows.shape[2:])
+    order = (1, 2) + tuple(range(3 + k, 3 + 2 * k)) + (0,) + tuple(range(3, 3 + k))
+    cols = xp.ascontiguousarray(xp.transpose(windows, order))      # [g, C/g, *kernel, N, *outs]
+    return cols.reshape(groups, c // groups * math.prod(kernel), n * math.prod(outs))
 
 
-def _out_grad_matrix(xp, out_grad, groups):
-    """out_grad [N, O, *outs] as [groups, N * prod(outs), O/groups]."""
-    n, o = out_grad.shape[:2]
-    k = out_grad.ndim - 2
-    g = out_grad.reshape((n, groups, o // groups) + out_grad.shape[2:])
-    g = xp.transpose(g, (1, 0) + tuple(range(3, 3 + k)) + (2,))     # [g, N, *outs, O/g]
-    return g.reshape(groups, n * math.prod(out_grad.shape[2:]), o // groups)
+def _batch_rows(xp, t, groups):
+    """t [N, O, *outs] as [groups, O/groups, N * prod(outs)], a copy."""
+    n, o = t.shape[:2]
+    positions = math.prod(t.shape[2:])
+    rows = xp.transpose(t.reshape(n, groups, o // groups, positions), (1, 2, 0, 3))
+    return xp.ascontiguousarray(rows).reshape(groups, o // groups, n * positions)
+
+
+def _convolve(xp, x, filter, strides, pads, dilations, outs, groups):
+    """x [N, C, *sizes] convolved with filter [O, C/groups, *kernel]: [N, O, *outs]."""
+    n, o = x.shape[0], filter.shape[0]
+    # im2col per sample: the filter times it is the output as it lies (no transposing copy
+    # after the matmul). On a GPU 4-6 calls fewer than one batched matrix; on the CPU about
+    # 3x faster than it (its columns' copy reads the windows in memory order).
+    cols = _sample_columns(xp, x, filter.shape[2:], strides, pads, dilations, outs, groups)
+    return xp.matmul(filter.reshape(groups, o // groups, cols.shape[2]), cols).reshape((n, o) + tuple(outs))
+
+
+def _filter_gradient(xp, x, gout, filter_shape, strides, pads, dilations, outs, groups, out=None):
+    """The gradient [O, C/groups, *kernel] of the filter that convolved x [N, C, *sizes]
+    into an output [N, O, *outs] whose gradient is gout: gout's rows times x's
+    columns, contracted over the batch and the output positions in one matmul.
+    ``out``: a C-contiguous array of filter_shape written into instead of a new one."""
+    rows = _batch_rows(xp, gout, groups)                                           # [g, O/g, N*P]
+    cols = _batch_columns(xp, x, filter_shape[2:], strides, pads, dilations, outs, groups)  # [g, C/g*K, N*P]
+    if out is None:
+        return xp.matmul(rows, cols.swapaxes(1, 2)).reshape(filter_shape)
+    # [g, O/g, C/g * K] is a view of the contiguous [O, C/g, *kernel] buffer
+    xp.matmul(rows, cols.swapaxes(1, 2), out=out.reshape(groups, filter_shape[0] // groups, cols.shape[1]))
+    return out
 
 
 def conv_nd(ctx, input, filter, strides, paddings, padding_algorithm, dilations, groups, data_format):
@@ -108,23 +132,10 @@ def conv_nd(ctx, input, filter, strides, paddings, padding_algorithm, dilations,
     channel_last = data_format in ("NHWC", "NDHWC", "NLC")
     x = channel_first(xp, input, channel_last)
     pads, dilations, outs = _geometry(x.shape, filter.shape, strides, paddings, padding_algorithm, dilations)
-    n, o = x.shape[0], filter.shape[0]
-    # im2col per sample: the filter times it is the output as it lies (no transposing copy
-    # after the matmul). On a GPU 4-6 calls fewer than one batched matrix; on the CPU about
-    # 3x faster than it (its columns' copy reads the windows in memory order).
-    cols = _sample_columns(xp, x, filter.shape[2:], strides, pads, dilations, outs, groups)
-    out = xp.matmul(filter.reshape(groups, o // groups, cols.shape[2]), cols).reshape((n, o) + tuple(outs))
+    out = _convolve(xp, x, filter, strides, pads, dilations, outs, groups)
     if not channel_last:
         return out
     return xp.ascontiguousarray(xp.moveaxis(out, 1, -1))
-
-
-def _from_matrix(xp, mat, n, outs, o, groups):
-    """[groups, N * prod(outs), O/groups] back to [N, O, *outs] (the inverse of _out_grad_matrix)."""
-    k = len(outs)
-    mat = mat.reshape((groups, n) + tuple(outs) + (o // groups,))
-    mat = xp.transpose(mat, (1, 0, k + 2) + tuple(range(2, 2 + k)))  # [N, g, O/g, *outs]
-    return mat.reshape((n, o) + tuple(outs))
 
 
 def conv_nd_grad(ctx, input, filter, out_grad, strides, paddings, padding_algorithm, dilations, groups,
@@ -142,52 +153,47 @@ def conv_nd_grad(ctx, input, filter, out_grad, strides, paddings, padding_algori
     gout = channel_first(xp, out_grad, channel_last)
     kernel = filter.shape[2:]
     pads, dilations, outs = _geometry(x.shape, filter.shape, strides, paddings, padding_algorithm, dilations)
-    g_mat = _out_grad_matrix(xp, gout, groups) if want_filter or xp is np else None   # [g, N*outs, O/g]
     input_grad = filter_grad = None
     if want_filter:
-        cols = _columns(xp, x, kernel, strides, pads, dilations, outs, groups)
         filter_into = None if into is None else into[1]
+        filter_grad = _filter_gradient(xp, x, gout, filter.shape, strides, pads, dilations, outs, groups,
+                                       filter_into)
         if filter_into is None:
-            filter_grad = xp.matmul(g_mat.swapaxes(1, 2), cols).reshape(filter.shape).astype(filter.dtype, copy=False)
-        else:  # [g, O/g, C/g * K] is a view of the contiguous [O, C/g, *kernel] buffer
-            matrix = filter_into.reshape(groups, filter.shape[0] // groups, math.prod(filter.shape[1:]))
-            xp.matmul(g_mat.swapaxes(1, 2), cols, out=matrix)
-            filter_grad = filter_into
+            filter_grad = filter_grad.astype(filter.dtype, copy=False)
     if want_input:
-        input_grad = _col2im(xp, gout, filter, x.shape, kernel, strides, pads, dilations, outs, groups, g_mat)
+        input_grad = _col2im(xp, gout, filter, x.shape, kernel, strides, pads, dilations, outs, groups)
         input_grad = xp.moveaxis(input_grad, 1, -1) if channel_last else input_grad
         input_grad = xp.ascontiguousarray(input_grad).astype(input.dtype, copy=False)
     return input_grad, filter_grad
 
 
-def _col2im(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, groups, g_mat=None):
+def _col2im(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, groups):
     """The gradient [N, C, *sizes] of an input whose columns multiplied the filter
     [O, C/groups, *kernel] gave an output [N, O, *outs] whose gradient is gout:
     gout times the filter back into columns, each column entry added into the
     input position it was read from. On the CPU a loop over the kernel's
     positions (each a whole-tensor strided add, the cheapest per element); on a
     GPU, where every call costs the host 8-30 us, one gather with a cached index
-    (one launch, prod(kernel) reads per input element). ``g_mat``: gout as
-    _out_grad_matrix gives it, when the caller has it."""
+    (one launch, prod(kernel) reads per input element)."""
     if xp is np:
-        g_mat = _out_grad_matrix(xp, gout, groups) if g_mat is None else g_mat
-        dcols = xp.matmul(g_mat, _filter_matrix(filter, groups).swapaxes(1, 2))
-        return _col2im_loop(xp, dcols, x_shape, kernel, strides, pads, dilations, outs, groups)
+        return _col2im_loop(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, groups)
     return _col2im_gather(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, groups)
 
 
-def _col2im_loop(xp, dcols, x_shape, kernel, strides, pads, dilations, outs, groups):
-    """Adds each kernel position's column block [g, N*outs, C/g*K] into a zero padded input."""
+def _col2im_loop(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, groups):
+    """Per sample the filter's transpose times gout gives the columns [N, C, *kernel,
+    *outs] (each kernel position's block contiguous per channel, so the adds
+    read in memory order); each position's block is added into a zero padded input."""
     n, c = x_shape[:2]
-    k = len(kernel)
-    blocks = dcols.reshape((groups, n) + outs + (c // groups,) + tuple(kernel))
-    order = (1, 0, k + 2) + tuple(range(2, 2 + k)) + tuple(range(k + 3, 3 + 2 * k))
-    blocks = xp.transpose(blocks, order).reshape((n, c) + outs + tuple(kernel))   # [N, C, *outs, *kernel]
-    padded = xp.zeros((n, c) + tuple(size + b + a for size, (b, a) in zip(x_shape[2:], pads)), dtype=dcols.dtype)
+    o = gout.shape[1]
+    matrix = filter.reshape(groups, o // groups, c // groups * math.prod(kernel)).swapaxes(1, 2)
+    blocks = xp.matmul(matrix, gout.reshape(n, groups, o // groups, math.prod(outs)))   # [N, g, C/g*K, P]
+    blocks = blocks.reshape((n, c) + tuple(kernel) + tuple(outs))
+    padded = xp.zeros((n, c) + tuple(size + b + a for size, (b, a) in zip(x_shape[2:], pads)), dtype=blocks.dtype)
     for position in itertools.product(*(range(ks) for ks in kernel)):
         target = (slice(None), slice(None)) + tuple(
-            slice(p * d, p * d + (o - 1) * s + 1, s) for p, d, o, s in zip(position, dilations, outs, strides))
-        padded[target] += blocks[(Ellipsis,) + position]
+            slice(p * d, p * d + (m - 1) * s + 1, s) for p, d, m, s in zip(position, dilations, outs, strides))
+        padded[target] += blocks[(slice(None), slice(None)) + position]
     crop = (slice(None), slice(None)) + tuple(slice(b, b + size) for size, (b, _) in zip(x_shape[2:], pads))
     return padded[crop]
 
@@ -276,16 +282,16 @@ def conv_transpose_nd_grad(ctx, x, filter, out_grad, strides, paddings, output_p
     kernel, ins = filter.shape[2:], xc.shape[2:]
     pads, dilations, _ = conv_transpose_geometry(ins, kernel, strides, paddings, output_padding, output_size,
                                                  padding_algorithm, dilations)
-    cols = _columns(xp, gout, kernel, strides, pads, dilations, ins, groups)   # [g, N*ins, C_out/g*K]
+    # x played a convolution's output gradient: its gradient is the convolution of out_grad with
+    # the filter, and the filter's is that convolution's filter gradient with x as the output's
     x_grad = filter_grad = None
     if want_x:
-        x_grad = _from_matrix(xp, xp.matmul(cols, _filter_matrix(filter, groups)), xc.shape[0], ins,
-                              filter.shape[0], groups)
+        x_grad = _convolve(xp, gout, filter, strides, pads, dilations, ins, groups)
         x_grad = xp.moveaxis(x_grad, 1, -1) if channel_last else x_grad
         x_grad = xp.ascontiguousarray(x_grad).astype(x.dtype, copy=False)
     if want_filter:
-        filter_grad = xp.matmul(_out_grad_matrix(xp, xc, groups).swapaxes(1, 2), cols)
-        filter_grad = filter_grad.reshape(filter.shape).astype(filter.dtype, copy=False)
+        filter_grad = _filter_gradient(xp, gout, xc, filter.shape, strides, pads, dilations, ins, groups)
+        filter_grad = filter_grad.astype(filter.dtype, copy=False)
     return x_grad, filter_grad
 
 
