@@ -176,8 +176,27 @@ def _col2im(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, g
     GPU, where every call costs the host 8-30 us, one gather with a cached index
     (one launch, prod(kernel) reads per input element)."""
     if xp is np:
+        full_pads = tuple(((ks - 1) * d - b, (ks - 1) * d - a) for ks, d, (b, a) in zip(kernel, dilations, pads))
+        if (all(s == 1 for s in strides) and all(p >= 0 for pair in full_pads for p in pair)
+                and filter.shape[0] <= 2 * filter.shape[1] * groups):
+            return _col2im_by_convolution(xp, gout, filter, x_shape, full_pads, dilations, groups)
         return _col2im_loop(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, groups)
     return _col2im_gather(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, groups)
+
+
+def _col2im_by_convolution(xp, gout, filter, x_shape, full_pads, dilations, groups):
+    """col2im of a stride-1 convolution as the "full" convolution of gout with the
+    filter flipped and its channel axes swapped. Its columns hold O/g * prod(kernel)
+    rows per sample where col2im's hold C/g * prod(kernel) and add them back
+    prod(kernel) times, so on the CPU it is the cheaper one unless O/g is over
+    about twice C/g (measured: 0.5x for 3x3 with O == C, 0.85x at O == 2C, 1.7x
+    for LeNet's 6 -> 16 5x5)."""
+    o, per_group_in = filter.shape[:2]
+    k = filter.ndim - 2
+    flipped = filter[(slice(None), slice(None)) + (slice(None, None, -1),) * k]
+    swapped = flipped.reshape((groups, o // groups, per_group_in) + filter.shape[2:]).swapaxes(1, 2)
+    swapped = xp.ascontiguousarray(swapped).reshape((groups * per_group_in, o // groups) + filter.shape[2:])
+    return _convolve(xp, gout, swapped, (1,) * k, full_pads, dilations, tuple(x_shape[2:]), groups)
 
 
 def _col2im_loop(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, groups):

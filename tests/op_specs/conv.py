@@ -88,6 +88,9 @@ CONV2D_CASES = (
     Case(((1, 2, 5, 5), (2, 1, 2, 2)), _attrs((2, 2), algorithm="VALID", groups=2)),
     Case(((1, 1, 3, 3), (1, 1, 3, 3)), _attrs(paddings=(1, 1))),
     Case(((0, 2, 4, 4), (3, 2, 3, 3)), _attrs()),                   # an empty batch
+    # stride 1 with O/g <= 2 C/g: the CPU input gradient is a full convolution, not col2im's adds
+    Case(((1, 4, 6, 5), (4, 2, 3, 3)), _attrs(paddings=(2, 1), dilations=(2, 1), groups=2)),
+    Case(((2, 2, 5, 4), (6, 2, 2, 3)), _attrs(paddings=(1, 0))),   # stride 1, O > 2C: col2im's adds
 )
 CONV3D_CASES = (
     Case(((1, 2, 3, 4, 3), (2, 2, 2, 3, 2)), _attrs((1, 2, 1), (1, 1, 0), dilations=(1, 1, 1), fmt="NCDHW")),
@@ -108,7 +111,8 @@ def _grad_cases(cases, extra_like_inputs=0):
 SPECS = [
     OpSpec("conv2d", F.conv2d, ref_conv, ("real", "real"), CONV2D_CASES),
     OpSpec("conv3d", F.conv3d, ref_conv, ("real", "real"), CONV3D_CASES),
-    OpSpec("conv2d_grad", F.conv2d_grad, ref_conv_grad, ("real",) * 3, _grad_cases(CONV2D_CASES[:4])),
+    OpSpec("conv2d_grad", F.conv2d_grad, ref_conv_grad, ("real",) * 3,
+           _grad_cases(CONV2D_CASES[:4] + CONV2D_CASES[6:])),
     OpSpec("conv3d_grad", F.conv3d_grad, ref_conv_grad, ("real",) * 3, _grad_cases(CONV3D_CASES[:1])),
     OpSpec("conv2d_double_grad", F.conv2d_double_grad, ref_conv_double_grad, ("real",) * 5,
            _grad_cases(CONV2D_CASES[3:5], 2)),
