@@ -68,7 +68,8 @@ from .tensor_api import index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa
 # the logical and bitwise functions' out.
 from .tensor_api import (bitwise_and, bitwise_not, bitwise_or, bitwise_xor, gather, logical_and,  # noqa: A004
                          logical_not, logical_or, logical_xor, meshgrid, scale, scale_, unbind, where)
-from .tensor_queries import bernoulli_, normal_  # Paddle's paddle.normal_(x, mean, std), bernoulli_(x, p)
+# Paddle's paddle.normal_(x, mean, std), bernoulli_(x, p), cauchy_(x, loc, scale), geometric_(x, probs)
+from .tensor_queries import bernoulli_, cauchy_, geometric_, normal_
 from .composite.creation import assign  # Paddle's assign(x, output=None): arrays, numbers, in place
 from .composite.creation import linspace  # the op, with Paddle's float num (8000.0)
 from .parameter import create_parameter  # Paddle's paddle.create_parameter

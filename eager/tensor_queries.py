@@ -686,6 +686,26 @@ def bernoulli_(x, p=0.5, name=None):
     return TensorFills.bernoulli_(x, p)
 
 
+def cauchy_(x, loc=0, scale=1, name=None):
+    """Paddle's ``paddle.cauchy_(x, loc, scale)``: ``x.cauchy_(loc, scale)``, x filled in
+    place with Cauchy samples of median ``loc`` and half-width ``scale`` and returned.
+
+    >>> eager.cauchy_(eager.zeros([2, 3]), loc=1.0, scale=0.5).shape
+    [2, 3]
+    """
+    return TensorInfo.cauchy_(x, loc, scale)
+
+
+def geometric_(x, probs, name=None):
+    """Paddle's ``paddle.geometric_(x, probs)``: ``x.geometric_(probs)``, x filled in
+    place with the trial number (1, 2, ...) of the first success and returned.
+
+    >>> eager.geometric_(eager.zeros([3]), 1.0).numpy()
+    array([1., 1., 1.], dtype=float32)
+    """
+    return TensorInfo.geometric_(x, probs)
+
+
 def _broadcast_shape_with(self, y_shape) -> list:
     """``x.broadcast_shape(y_shape)``: the shape that x's shape and ``y_shape`` broadcast
     to (Paddle binds ``paddle.broadcast_shape`` as a method, where the tensor would be

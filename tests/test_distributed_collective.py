@@ -15,6 +15,8 @@ import pytest
 
 import eager
 import eager.distributed as dist
+import eager.distributed.communication as communication
+import eager.distributed.communication.stream as communication_stream
 from eager.autograd import AutogradError
 from eager.distributed import ReduceOp, env
 from mpi_run import run_ranks
@@ -330,8 +332,11 @@ if rank in (1, 3):
     assert odd.rank == [1, 3].index(rank) and odd.world_size == 2 and odd.is_member()
     assert dist.get_rank(odd) == odd.rank and dist.get_world_size(odd) == 2
     assert odd.get_group_rank(3) == 1 and odd.get_group_rank(0) == -1
+    assert dist.get_backend(odd) == "MPI" and dist.get_backend() == "MPI"
 else:
     assert odd.rank == -1 and odd.world_size == -1 and not odd.is_member()
+    raises(RuntimeError, f"get_backend: this process (global rank {rank}) is not a member of group {odd.id} "
+           f"(ranks [1, 3])", dist.get_backend, odd)
 t = tensor(data(rank))
 task = dist.all_reduce(t, group=odd)
 assert task.is_completed()
@@ -539,6 +544,34 @@ def test_world_of_one_groups(lone):
         dist.all_reduce(t, group=group)
     dist.destroy_process_group()
     assert not dist.is_initialized()
+
+
+def test_get_backend_names_the_process_groups_engine(lone):
+    assert dist.get_backend() == "MPI" and dist.get_group(0).backend == "MPI"
+    group = dist.new_group([0])
+    assert dist.get_backend(group) == "MPI" and dist.communication.get_backend(group=group) == "MPI"
+    with pytest.raises(TypeError, match="get_backend: argument 'group' expected an eager.distributed.Group or None, "
+                                        "got int"):
+        dist.get_backend(0)
+    dist.destroy_process_group(group)
+    with pytest.raises(ValueError, match=r"get_backend: argument 'group' \(id \d+\) was destroyed"):
+        dist.get_backend(group)
+
+
+def test_communication_is_paddles_path_to_the_same_objects():
+    stream = communication_stream
+    assert dist.communication is communication and communication.stream is stream
+    assert set(communication.__all__) == {
+        "ReduceOp", "all_gather", "all_gather_object", "all_reduce", "alltoall", "alltoall_single", "barrier",
+        "broadcast", "broadcast_object_list", "destroy_process_group", "gather", "get_backend", "get_group",
+        "irecv", "is_initialized", "isend", "recv", "reduce", "reduce_scatter", "scatter", "scatter_object_list",
+        "send", "stream", "wait"}
+    for name in communication.__all__:
+        if name != "stream":
+            assert getattr(communication, name) is getattr(dist, name), name
+    assert set(stream.__all__) == set(dist.stream.__all__)
+    for name in stream.__all__:
+        assert getattr(stream, name) is getattr(dist.stream, name), name
 
 
 def test_a_collective_write_is_seen_by_autograd(lone):

@@ -1,8 +1,10 @@
 """Small Paddle 2.x names a training script meets: Tensor attributes (memory layout,
-kinds, persistable, apply/apply_, cauchy_/geometric_), paddle.dtype, check_shape,
-the GPU generators' states, LazyGuard, set_global_initializer, eager.device's
-streams, LinearLR, eager.utils (try_import, deprecated, require_version, dlpack),
-eager.hub, vision.image_load, hapi.Model and jit.ignore_module."""
+kinds, persistable, apply/apply_, cauchy_/geometric_ and their paddle.* forms),
+paddle.dtype, check_shape, the GPU generators' states, LazyGuard,
+set_global_initializer, eager.device's streams, LinearLR, eager.utils (try_import,
+deprecated, require_version, dlpack), eager.hub, vision.image_load, hapi.Model and
+jit.ignore_module."""
+import inspect
 import math
 import signal
 import sys
@@ -136,6 +138,56 @@ def test_geometric_fill_counts_trials_to_the_first_success():
         eager.zeros([2]).geometric_(0.0)
     with pytest.raises(ValueError, match="probabilities in"):
         eager.zeros([2]).geometric_(eager.to_tensor([0.5, 1.5]))
+
+
+def test_cauchy_and_geometric_functions_fill_x_in_place_with_their_laws():
+    stats = pytest.importorskip("scipy.stats")
+    eager.seed(11)
+    x = eager.zeros([4000], dtype="float64")
+    version, buffer_id = x.inplace_version, x.impl.buffer_id
+    assert eager.cauchy_(x, loc=-1.0, scale=0.5) is x
+    assert x.inplace_version == version + 1 and x.impl.buffer_id == buffer_id
+    assert stats.kstest(x.numpy(), stats.cauchy(loc=-1.0, scale=0.5).cdf).pvalue > 1e-3
+    # the function and the method draw the same numbers from eager's generator
+    eager.seed(11)
+    np.testing.assert_array_equal(eager.zeros([4000], dtype="float64").cauchy_(-1.0, 0.5).numpy(), x.numpy())
+    y = eager.geometric_(x=eager.zeros([4000], dtype="float64"), probs=0.25)
+    values = y.numpy().astype(np.int64)
+    counts = np.bincount(values, minlength=22)[1:]  # counts[k - 1]: how many draws are k
+    # chi-square goodness of fit over k = 1..20 and the tail k > 20 lumped together
+    want = np.append(stats.geom.pmf(np.arange(1, 21), 0.25), stats.geom.sf(20, 0.25)) * values.size
+    got = np.append(counts[:20], counts[20:].sum())
+    assert stats.chisquare(got, want).pvalue > 1e-3
+    assert list(inspect.signature(eager.cauchy_).parameters) == ["x", "loc", "scale", "name"]
+    assert list(inspect.signature(eager.geometric_).parameters) == ["x", "probs", "name"]
+
+
+def test_cauchy_fill_passes_no_gradient_to_the_values_it_overwrites():
+    w = eager.to_tensor([1.0, 2.0], dtype="float64", stop_gradient=False)
+    y = w * 3.0
+    eager.cauchy_(y)
+    (y * y).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [0.0, 0.0])
+    z = w * 3.0
+    eager.geometric_(z, 0.5)
+    z.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [0.0, 0.0])
+
+
+def test_cauchy_and_geometric_functions_check_their_arguments_first():
+    x = eager.to_tensor([1.0, 2.0])
+    with pytest.raises(TypeError, match="cauchy_: argument 'x' expected a Tensor"):
+        eager.cauchy_(np.zeros(2))
+    with pytest.raises(TypeError, match="geometric_: argument 'x' expected a Tensor"):
+        eager.geometric_([0.0], 0.5)
+    with pytest.raises(ValueError, match="cauchy_: argument 'scale' expected a number > 0, got -1"):
+        eager.cauchy_(x, scale=-1.0)
+    with pytest.raises(ValueError, match=r"geometric_: argument 'probs' expected a probability in \(0, 1\], got 2"):
+        eager.geometric_(x, 2.0)
+    with pytest.raises(TypeError, match="geometric_: expected a floating-point tensor"):
+        eager.geometric_(eager.to_tensor([1, 2]), 0.5)
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
+    assert x.inplace_version == 0
 
 
 # -- framework names -----------------------------------------------------------------------------

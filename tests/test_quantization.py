@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import eager
-from eager.nn.quant import Stub, weight_dequantize, weight_only_linear, weight_quantize
+from eager.nn.quant import Stub, llm_int8_linear, weight_dequantize, weight_only_linear, weight_quantize
 from eager.nn.quant.fake_quant import fake_quant_dequant
 from eager.nn.quant.qat import QuantedConv2D, QuantedLinear
 from eager.quantization import PTQ, QAT, BaseQuanter, QuantConfig, quanter
@@ -233,6 +233,81 @@ def test_weight_only_int8_against_a_dequantized_reference(device):
                                rtol=1e-5, atol=1e-5)
 
 
+def _llm_int8_reference(x, qweight, scale, bias, threshold):
+    """LLM.int8 by hand: outlier columns (any |x| > threshold) in float64 with the
+    dequantized weight, the rest quantized per row and multiplied in exact integers."""
+    k = qweight.shape[1]
+    rows = x.reshape(-1, k).astype(np.float64)
+    above = np.abs(rows) > threshold
+    outlier = above.any(axis=0)
+    ranges = np.where(above, 0.0, np.abs(rows)).max(axis=1)
+    safe = np.where(ranges > 0, ranges, 1.0)
+    q = np.clip(np_round(rows * 127.0 / safe[:, None]), -127, 127).astype(np.int64)
+    q[:, outlier] = 0
+    acc = np.zeros((rows.shape[0], qweight.shape[0]), np.int64)
+    for i in range(rows.shape[0]):          # integer dot products, one output at a time
+        for j in range(qweight.shape[0]):
+            acc[i, j] = sum(int(a) * int(b) for a, b in zip(q[i], qweight[j]))
+    out = acc * ranges[:, None] * scale[None, :].astype(np.float64) / 127.0
+    out += rows[:, outlier] @ (qweight[:, outlier].astype(np.float64) * scale[:, None]).T
+    if bias is not None:
+        out += bias
+    return out.reshape(x.shape[:-1] + (qweight.shape[0],)), outlier
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("dtype, rtol", [("float64", 1e-12), ("float32", 2e-6)])
+def test_llm_int8_linear_against_a_hand_computed_reference(device, dtype, rtol):
+    rng = np.random.default_rng(10)
+    w_np = rng.normal(size=[16, 6])
+    qweight, scale = weight_quantize(eager.to_tensor(w_np.astype(np.float32)), algo="llm.int8")
+    x_np = rng.normal(size=[2, 3, 16])
+    x_np[0, 1, 4] = 9.0      # column 4 holds an outlier (|x| > 6)
+    x_np[1, 2, 11] = -7.5    # so does column 11
+    x_np[1, 0, :] = 0.0      # a row of zeros has range 0
+    x_np = x_np.astype(dtype)
+    bias_np = rng.normal(size=[6]).astype(dtype)
+    x = eager.to_tensor(x_np, stop_gradient=False)
+    y = llm_int8_linear(x, qweight, bias=eager.to_tensor(bias_np), weight_scale=scale)
+    assert on_device(y, device) and y.shape == [2, 3, 6] and y.dtype == x.dtype
+    assert y.stop_gradient  # no backward, as Paddle's op
+    want, outlier = _llm_int8_reference(x_np, qweight.numpy(), scale.numpy(), bias_np, 6.0)
+    assert np.flatnonzero(outlier).tolist() == [4, 11]
+    np.testing.assert_allclose(y.numpy(), want, rtol=rtol, atol=rtol)
+    # within int8 rounding of the float product (the outlier columns exact up to the weight's rounding)
+    deq = qweight.numpy().T.astype(np.float64) * scale.numpy()
+    np.testing.assert_allclose(y.numpy(), x_np.astype(np.float64) @ deq + bias_np, atol=0.1)
+    # threshold: with no outliers every column is quantized; with 0 every nonzero column is an outlier
+    none, _ = _llm_int8_reference(x_np, qweight.numpy(), scale.numpy(), None, 100.0)
+    np.testing.assert_allclose(llm_int8_linear(x, qweight, weight_scale=scale, threshold=100.0).numpy(), none,
+                               rtol=rtol, atol=rtol)
+    exact = llm_int8_linear(x, qweight, weight_scale=scale, threshold=0.0).numpy()
+    np.testing.assert_allclose(exact, x_np.astype(np.float64) @ deq, rtol=rtol * 10, atol=rtol * 10)
+
+
+def test_llm_int8_linear_checks_its_arguments_first():
+    qweight, scale = weight_quantize(eager.ones([4, 3]), algo="llm.int8")
+    x = eager.ones([2, 4])
+    cases = [
+        (lambda: llm_int8_linear(eager.ones([2, 4], dtype="int32"), qweight, weight_scale=scale), TypeError,
+         r"llm_int8_linear: argument 'x' expected a floating-point Tensor"),
+        (lambda: llm_int8_linear(x, qweight), TypeError, r"llm_int8_linear: argument 'weight_scale' expected a Tensor"),
+        (lambda: llm_int8_linear(x, qweight.astype("float32"), weight_scale=scale), TypeError,
+         r"llm_int8_linear: argument 'weight' expected an int8 Tensor"),
+        (lambda: llm_int8_linear(eager.ones([2, 5]), qweight, weight_scale=scale), ValueError,
+         r"llm_int8_linear: the last dimension of x \(5\) must equal weight.shape\[1\] \(4\)"),
+        (lambda: llm_int8_linear(x, qweight, bias=eager.ones([4]), weight_scale=scale), ValueError,
+         r"llm_int8_linear: argument 'bias' expected None or a Tensor of shape \[3\], got \[4\]"),
+        (lambda: llm_int8_linear(x, qweight, weight_scale=scale, threshold="6"), TypeError,
+         r"llm_int8_linear: argument 'threshold' expected a number, got str"),
+        (lambda: llm_int8_linear(x, qweight, weight_scale=scale, threshold=-1.0), ValueError,
+         r"llm_int8_linear: argument 'threshold' expected a number >= 0, got -1.0"),
+    ]
+    for call, error, message in cases:
+        with pytest.raises(error, match=message):
+            call()
+
+
 def _linear_of_width(k):
     qweight, scale = weight_quantize(eager.ones([4, 3]))
     return weight_only_linear(eager.ones([2, k]), qweight, weight_scale=scale)
@@ -290,6 +365,7 @@ def test_a_failed_quantize_leaves_the_model_alone():
 def test_paddle_namespace_paths():
     assert eager.quantization.QAT is QAT and eager.nn.quant.Stub is Stub
     assert eager.nn.quant.weight_only_linear is weight_only_linear
+    assert eager.nn.quant.llm_int8_linear is llm_int8_linear and "llm_int8_linear" in eager.nn.quant.__all__
 
 
 def test_quanter_state_is_saved_and_never_touched_by_the_optimizer():

@@ -6,7 +6,9 @@ Each module is one idea and lists its public names in ``__all__``:
 collectives through CuPy's NCCL, used by the other two), ``spawning``
 (``spawn``: ranks started from Python), ``gloo`` (Paddle's CPU barrier among
 processes), ``stream`` (the collectives with
-Paddle's stream arguments). ``fleet`` (Paddle's fleet API, collective mode) and
+Paddle's stream arguments), ``communication`` (Paddle's module path for the
+collectives and ``stream``, the same objects). ``fleet`` (Paddle's fleet API,
+collective mode) and
 ``launch`` (run as ``python -m eager.distributed.launch``, or called) are loaded
 on first use: ``fleet`` builds on eager.nn, which itself uses this package, and
 ``launch`` must not be imported before ``python -m`` runs it. ``split``
@@ -28,6 +30,7 @@ from .spawning import __all__ as _spawning_all
 from .gloo import *  # noqa: F401,F403
 from .gloo import __all__ as _gloo_all
 from . import stream  # noqa: F401
+from . import communication  # noqa: F401  (Paddle's paddle.distributed.communication path)
 
 _LAZY = ("fleet", "launch")
 # name: (module, attribute) of the names that live in fleet

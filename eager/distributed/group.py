@@ -20,6 +20,8 @@ from .env import _forget_world, get_rank, get_world_size, world_comm
 _WORLD_ID = 0
 # Paddle's backend names; here every one of them runs over MPI.
 _BACKENDS = (None, "mpi", "gloo", "nccl", "bkcl", "xccl", "auto")
+# What Group.backend and get_backend answer: Paddle's name for an MPI process group.
+BACKEND = "MPI"
 _LOCK = threading.Lock()
 _REGISTRY = {"groups": {}, "next_id": 1}
 
@@ -71,7 +73,10 @@ class Group:
 
     @property
     def backend(self) -> str:
-        return "mpi"
+        """The process group's engine, named as Paddle names its process groups:
+        ``"MPI"`` (every group is an MPI communicator; GPU tensors' collectives
+        run over NCCL communicators made from it, see docs/distributed.md)."""
+        return BACKEND
 
     @property
     def process_group(self):
@@ -210,4 +215,21 @@ def destroy_process_group(group=None) -> None:
             _forget_world()
 
 
-__all__ = ["Group", "new_group", "get_group", "destroy_process_group"]
+def get_backend(group=None) -> str:
+    """The backend of ``group`` (None: the world), Paddle's
+    ``paddle.distributed.get_backend``: always ``"MPI"`` here, the engine every
+    process group runs on (Paddle answers ``"NCCL"``, ``"GLOO"``, ...); a GPU
+    tensor's collectives go over NCCL communicators built from the MPI group.
+    RuntimeError on a rank outside ``group``, as in Paddle.
+
+    >>> eager.distributed.get_backend()
+    'MPI'
+    """
+    group = resolve_group("get_backend", group)
+    if not group.is_member():
+        raise RuntimeError(f"get_backend: this process (global rank {get_rank()}) is not a member of group "
+                           f"{group.id} (ranks {group.ranks})")
+    return group.backend
+
+
+__all__ = ["Group", "new_group", "get_group", "destroy_process_group", "get_backend"]

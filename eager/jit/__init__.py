@@ -37,6 +37,7 @@ from ..nn.layer import Layer
 from ..static.build_strategy import BuildStrategy
 from . import recorder as _recorder
 from .input_spec import InputSpec
+from .logging_utils import get_code_level, get_verbosity, set_code_level, set_verbosity
 from .static_function import SWITCH, StaticFunction
 from .save import save
 from .translated_layer import TranslatedLayer, load
@@ -133,7 +134,7 @@ def enable_to_static(enable_to_static_bool: bool) -> None:
 
 
 __all__ = ["InputSpec", "StaticFunction", "TranslatedLayer", "enable_to_static", "ignore_module", "load",
-           "not_to_static", "save", "to_static"]
+           "not_to_static", "save", "set_code_level", "set_verbosity", "to_static"]
 
 
 def __getattr__(name):

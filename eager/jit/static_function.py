@@ -38,6 +38,7 @@ from ..framework import current_place, default_dtype
 from ..nn.layer import Layer
 from ..optimizer.optimizer import Optimizer
 from ..tensor import Tensor
+from . import logging_utils as _log
 from . import recorder as _recorder
 from . import state as _state
 from .backward import MAX_GRAD_OUTPUTS, NotCapturable, capture_backward
@@ -234,6 +235,8 @@ class StaticFunction:
             if entry.check():
                 result = entry.replay(tensors)
                 if result is ALIASED:  # an input aliases the state: this call runs eagerly
+                    _log.log(2, f"{_name(function)}: an input tensor shares its buffer with the state the "
+                                f"trace reads; this call runs eagerly")
                     return function(*args, **kwargs)
                 self.replays += 1
                 entry.replays += 1
@@ -241,6 +244,8 @@ class StaticFunction:
             # The state moved: capture again; a trace replaced before it ever
             # replayed, several times in a row, means the state moves on every call.
             streak = entry.streak + 1 if entry.replays == 0 else 1
+            _log.log(2, f"{_name(function)}: the state its trace depends on changed (the guard failed); "
+                        f"capturing again")
             return self._capture(key, args, kwargs, tensors, streak)
         elif type(entry) is _Eager:
             return function(*args, **kwargs)
@@ -285,9 +290,15 @@ class StaticFunction:
             trace.streak = streak
             self._cache[key] = trace
             self._attempts.pop(key, None)
+            _log.log(1, f"{_name(function)}: captured a trace of {len(rec.calls)} kernel calls; the next call "
+                        f"of this input signature replays it while the state is unchanged")
+            if _log.wants_code():
+                _show_code(function, trace, rec, forward, len(tensors))
         elif not settled:
             attempts = self._attempts.get(key, 0) + 1
             self._attempts[key] = attempts
+            _log.log(1, f"{_name(function)}: capture {attempts} of at most {MAX_CAPTURES} made no trace, "
+                        f"the next call captures again: {reason}")
             if attempts >= MAX_CAPTURES:
                 self._cache[key] = _Eager(reason)
                 self._attempts.pop(key, None)
@@ -369,10 +380,23 @@ def _graph_outputs(value, tensors, held, found):
             _graph_outputs(item, tensors, held, found)
 
 
+def _name(function) -> str:
+    return getattr(function, "__qualname__", repr(function))
+
+
 def _warn(function, reason):
-    name = getattr(function, "__qualname__", repr(function))
-    warnings.warn(f"to_static: {name} runs eagerly for this input signature from now on: {reason}",
-                  RuntimeWarning, stacklevel=3)
+    message = f"{_name(function)} runs eagerly for this input signature from now on: {reason}"
+    _log.log(1, message)
+    warnings.warn(f"to_static: {message}", RuntimeWarning, stacklevel=3)
+
+
+def _show_code(function, trace, rec, forward, n_inputs):
+    """Logs the code of the stage set_code_level names (logging_utils)."""
+    programs = [("forward program" if trace.grad is not None else "kernel program", trace.run.source)]
+    if trace.grad is not None:
+        programs += [(f"backward program for the incoming gradients {list(mask)}", program.source)
+                     for mask, program in trace.grad.programs.items()]
+    _log.log_code(_name(function), rec.calls, n_inputs, programs, trace.replay.source)
 
 
 def _located(tensors, optimizers) -> dict:

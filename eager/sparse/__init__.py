@@ -18,10 +18,11 @@ from .binary import add, divide, is_same_shape, multiply, subtract
 from .creation import coalesce, sparse_coo_tensor, sparse_csr_tensor
 from .manipulation import reshape, slice, sum, transpose  # noqa: A004
 from .matmul import addmm, masked_matmul, matmul, mv
+from .lowrank import pca_lowrank
 from .unary import (abs, asin, asinh, atan, atanh, cast, deg2rad, expm1, isnan, log1p, neg, pow,  # noqa: A004
                     rad2deg, sin, sinh, sqrt, square, tan, tanh)
 
 __all__ = ["abs", "add", "addmm", "asin", "asinh", "atan", "atanh", "cast", "coalesce", "deg2rad", "divide", "expm1",
-           "is_same_shape", "isnan", "log1p", "masked_matmul", "matmul", "multiply", "mv", "neg", "nn", "pow",
-           "rad2deg", "reshape", "sin", "sinh", "slice", "sparse_coo_tensor", "sparse_csr_tensor", "sqrt", "square",
-           "subtract", "sum", "tan", "tanh", "transpose"]
+           "is_same_shape", "isnan", "log1p", "masked_matmul", "matmul", "multiply", "mv", "neg", "nn", "pca_lowrank",
+           "pow", "rad2deg", "reshape", "sin", "sinh", "slice", "sparse_coo_tensor", "sparse_csr_tensor", "sqrt",
+           "square", "subtract", "sum", "tan", "tanh", "transpose"]
