@@ -6,9 +6,10 @@ Each module is one idea and lists its public names in ``__all__``:
 collectives through CuPy's NCCL, used by the other two), ``spawning``
 (``spawn``: ranks started from Python), ``gloo`` (Paddle's CPU barrier among
 processes), ``stream`` (the collectives with
-Paddle's stream arguments). ``fleet`` (Paddle's fleet API, collective mode) and
-``launch`` (run as ``python -m eager.distributed.launch``, or called) are loaded
-on first use: ``fleet`` builds on eager.nn, which itself uses this package, and
+Paddle's stream arguments). ``fleet`` (Paddle's fleet API, collective mode),
+``launch`` (run as ``python -m eager.distributed.launch``, or called) and
+``sharding`` (group-sharded data parallelism, ZeRO) are loaded on first use:
+``fleet`` and ``sharding`` build on eager.nn, which itself uses this package, and
 ``launch`` must not be imported before ``python -m`` runs it. ``split``
 (Paddle's ``paddle.distributed.split``, which refuses dynamic-graph mode) and
 ``ParallelMode`` come from ``fleet`` and load with it.
@@ -29,7 +30,7 @@ from .gloo import *  # noqa: F401,F403
 from .gloo import __all__ as _gloo_all
 from . import stream  # noqa: F401
 
-_LAZY = ("fleet", "launch")
+_LAZY = ("fleet", "launch", "sharding")
 # name: (module, attribute) of the names that live in fleet
 _LAZY_NAMES = {"split": (".fleet.layers.mpu.mp_ops", "split"),
                "ParallelMode": (".fleet.base.topology", "ParallelMode")}

@@ -1,0 +1,373 @@
+"""Group-sharded data parallelism (eager.distributed.sharding, Paddle's
+paddle.distributed.sharding) on two real MPI ranks against one process over
+the full batch: for each level ('os', 'os_g', 'p_g_os'), with Adam and
+Momentum under a global-norm clip, the losses of three steps and the final
+parameters equal the one-process run (float64); each rank's optimizer keeps
+state only for the parameters it owns (Paddle's greedy split); 'os_g' and
+'p_g_os' drop the other ranks' gradients; 'p_g_os' holds only its own
+parameters' storage between steps (measured), 'exclude_layer' keeps a layer
+whole; a GradScaler skips the same step on both ranks when one rank alone sees
+an Inf; save_group_sharded_model's files load into a plain network and
+optimizer equal to the reference. One mpiexec run covers all of it (the
+ranks' JSON is checked by several tests). In one process: the split, the
+world-of-one run, and the errors.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import eager
+from eager.distributed.sharding import group_sharded_parallel, save_group_sharded_model
+from eager.distributed.sharding import group_sharded
+from mpi_run import run_ranks
+
+# Shared by the ranks and the one-process reference (exec'd here, prepended to the rank script).
+COMMON = '''
+import numpy as np
+import eager
+
+X = np.random.default_rng(3).normal(size=(8, 4))
+Y = np.random.default_rng(4).normal(size=(8, 3))
+CLIP = 0.5
+STEPS = 3
+
+
+def build(optimizer_name):
+    eager.seed(7)
+    with eager.utils.unique_name.guard():  # the same parameter names in every process and case
+        net = eager.nn.Sequential(eager.nn.Linear(4, 6), eager.nn.Tanh(), eager.nn.Linear(6, 5), eager.nn.Tanh(),
+                                  eager.nn.Linear(5, 3))
+    clip = eager.nn.ClipGradByGlobalNorm(CLIP)
+    if optimizer_name == "adam":
+        opt = eager.optimizer.Adam(0.05, parameters=net.parameters(), grad_clip=clip)
+    else:
+        opt = eager.optimizer.Momentum(0.1, momentum=0.9, parameters=net.parameters(), grad_clip=clip)
+    return net, opt
+
+
+def loss_of(model, rows):
+    out = model(eager.to_tensor(X[rows]))
+    return ((out - eager.to_tensor(Y[rows])) ** 2).mean()
+'''
+
+RANK_SCRIPT = COMMON + '''
+import json
+import eager.distributed as dist
+from eager.distributed.sharding import group_sharded_parallel, save_group_sharded_model
+
+eager.set_default_dtype("float64")
+dist.init_parallel_env()
+rank, world = dist.get_rank(), dist.get_world_size()
+rows = slice(rank * len(X) // world, (rank + 1) * len(X) // world)
+
+
+def released(net):
+    """Per parameter: whether its storage is released (zero strides)."""
+    return [all(s == 0 for s in p.impl.array.strides) and p.impl.array.size > 1 for p in net.parameters()]
+
+
+def held_bytes(net):
+    return int(sum(p.impl.array.itemsize if flag else p.impl.array.nbytes
+                   for p, flag in zip(net.parameters(), released(net))))
+
+
+def run(level, optimizer_name, extra):
+    net, opt = build(optimizer_name)
+    kwargs = {}
+    if extra == "exclude":
+        kwargs["exclude_layer"] = [id(net[2])]
+    if extra == "scaler":
+        kwargs["scaler"] = eager.amp.GradScaler(init_loss_scaling=1024.0)
+    model, opt, scaler = group_sharded_parallel(net, opt, level, **kwargs)
+    out = {"level": level, "optimizer": optimizer_name, "extra": extra, "losses": [],
+           "param2rank": opt.param2rank, "names": [p.name for p in net.parameters()],
+           "wrapped": [type(model).__name__, type(opt).__name__, type(scaler).__name__]}
+    for step in range(STEPS):
+        out["released_before_forward"] = released(net)
+        out["held_bytes_between_steps"] = held_bytes(net)
+        loss = loss_of(model, rows)
+        total = eager.to_tensor(np.array([loss.item()]))
+        dist.all_reduce(total)
+        out["losses"].append(total.item() / world)
+        if scaler is not None:
+            if step == 1 and rank == 1:
+                loss = loss * float("inf")       # only this rank sees an Inf: both must skip
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        else:
+            loss.backward()
+            opt.step()
+        out["grad_is_none_after_step"] = [p.grad is None for p in net.parameters()]
+        out["released_after_step"] = released(net)
+        opt.clear_grad()
+    state = opt.state_dict()
+    out["state_keys"] = sorted(k for k in state if not k.startswith("@"))
+    out["state"] = {k: np.asarray(v).tolist() for k, v in state.items() if not k.startswith("@")}
+    if scaler is not None:
+        out["scale"] = scaler._scale
+    if level in ("os_g", "p_g_os") and extra is None:
+        save_group_sharded_model(model, f"saved_{level}_{optimizer_name}", optimizer=opt)
+        out["released_after_save"] = released(net)
+    if level == "p_g_os":
+        model.get_all_parameters()
+    out["final"] = {k: v.numpy().tolist() for k, v in net.state_dict().items()}
+    return out
+
+
+CASES = [("os", "adam", None), ("os_g", "momentum", None), ("p_g_os", "adam", None),
+         ("p_g_os", "momentum", "exclude"), ("os_g", "adam", "scaler")]
+results = [run(*case) for case in CASES]
+with open(f"rank{rank}.json", "w") as handle:
+    json.dump(results, handle)
+'''
+
+CASES = [("os", "adam", None), ("os_g", "momentum", None), ("p_g_os", "adam", None),
+         ("p_g_os", "momentum", "exclude"), ("os_g", "adam", "scaler")]
+
+
+def common():
+    namespace: dict = {}
+    exec(COMMON, namespace)
+    return namespace
+
+
+STEPS = common()["STEPS"]
+
+
+def reference(optimizer_name: str, skip=()) -> dict:
+    """One process over the full batch: losses, final parameters, optimizer state,
+    and whether the clip was active at the first step."""
+    ns = common()
+    eager.set_default_dtype("float64")
+    try:
+        net, opt = ns["build"](optimizer_name)
+        losses, clip_active = [], None
+        for step in range(STEPS):
+            loss = ns["loss_of"](net, slice(None))
+            losses.append(loss.item())
+            loss.backward()
+            if clip_active is None:
+                norm = np.sqrt(sum(float((p.grad.numpy() ** 2).sum()) for p in net.parameters()))
+                clip_active = norm > ns["CLIP"]
+            if step not in skip:
+                opt.step()
+            opt.clear_grad()
+        state = {k: np.asarray(v) for k, v in opt.state_dict().items() if not k.startswith("@")}
+        final = {k: v.numpy() for k, v in net.state_dict().items()}
+        return {"losses": losses, "final": final, "state": state, "clip_active": clip_active,
+                "names": [p.name for p in net.parameters()], "sizes": [int(np.prod(p.shape)) for p in
+                                                                          net.parameters()]}
+    finally:
+        eager.set_default_dtype("float32")
+
+
+@pytest.fixture(scope="module")
+def ranks(tmp_path_factory):
+    """The two ranks' results for every case, and the folder they ran in."""
+    folder = tmp_path_factory.mktemp("sharding")
+    run_ranks(2, RANK_SCRIPT, folder, timeout=240)
+    return [json.loads((folder / f"rank{r}.json").read_text()) for r in range(2)], folder
+
+
+def test_partition_is_greedy_by_size_in_order():
+    class P:
+        def __init__(self, n, stop=False):
+            self.shape, self.stop_gradient = [n], stop
+    # sizes 10, 3, 4, 2(frozen), 5 over 2 ranks: 10->0, 3->1, 4->1 (3<10), 2->1 (7<10, counts 0), 5->1 (7<10)
+    params = [P(10), P(3), P(4), P(2, stop=True), P(5)]
+    assert group_sharded.partition(params, 2) == [0, 1, 1, 1, 1]
+    assert group_sharded.partition(params, 3) == [0, 1, 2, 1, 1]  # 5 -> rank 1 (3 < 4 < 10)
+    assert group_sharded.partition(params, 1) == [0] * 5
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_each_level_equals_one_process_over_the_full_batch(ranks, case):
+    outs, _ = ranks
+    level, optimizer_name, extra = CASES[case]
+    skip = (1,) if extra == "scaler" else ()
+    ref = reference(optimizer_name, skip)
+    assert ref["clip_active"]  # the global-norm clip changes the steps, so the sharded norm is checked
+    want_owner = {n: o for n, o in zip(ref["names"], group_sharded.partition(
+        [type("P", (), {"shape": [s], "stop_gradient": False})() for s in ref["sizes"]], 2))}
+    for rank, results in enumerate(outs):
+        out = results[case]
+        assert (out["level"], out["optimizer"], out["extra"]) == (level, optimizer_name, extra)
+        np.testing.assert_allclose(out["losses"], ref["losses"], rtol=1e-12, atol=1e-14)
+        for name, value in ref["final"].items():
+            np.testing.assert_allclose(out["final"][name], value, rtol=1e-11, atol=1e-13, err_msg=name)
+        # the optimizer keeps state for its own parameters only, equal to the reference's
+        assert out["param2rank"] == want_owner
+        mine = [n for n, o in want_owner.items() if o == rank]
+        want_keys = sorted(k for k in ref["state"] if any(k.startswith(n + "_") for n in mine))
+        assert out["state_keys"] == want_keys and 0 < len(want_keys) < len(ref["state"])
+        for key in want_keys:
+            np.testing.assert_allclose(out["state"][key], ref["state"][key], rtol=1e-10, atol=1e-13, err_msg=key)
+        owned = [want_owner[n] == rank for n in out["names"]]
+        # gradients after step: kept everywhere ('os'), only on the owner otherwise
+        if level == "os":
+            assert not any(out["grad_is_none_after_step"])
+        elif extra != "scaler":  # (the scaler case's last step ran normally too)
+            assert out["grad_is_none_after_step"] == [not o for o in owned]
+        if level == "p_g_os":
+            kept = list(owned)
+            if extra == "exclude":  # net[2]'s weight and bias stay whole on every rank
+                kept = [o or n.startswith("linear_1.") for o, n in zip(owned, out["names"])]
+            assert out["released_after_step"] == [not k for k in kept]
+            assert out["released_before_forward"] == [not k for k in kept]
+        else:
+            assert not any(out["released_after_step"])
+    assert [out[case]["wrapped"][:2] for out in outs][0] == \
+        ["GroupShardedStage3" if level == "p_g_os" else "GroupShardedStage2", "GroupShardedOptimizer"]
+
+
+def test_stage3_holds_only_its_own_parameters_between_steps(ranks):
+    outs, _ = ranks
+    ref = reference("adam")
+    sizes = dict(zip(ref["names"], ref["sizes"]))
+    total = 8 * sum(sizes.values())
+    held = []
+    for rank, results in enumerate(outs):
+        out = results[CASES.index(("p_g_os", "adam", None))]
+        mine = sum(sizes[n] for n, o in out["param2rank"].items() if o == rank)
+        others = sum(1 for o in out["param2rank"].values() if o != rank)
+        assert out["held_bytes_between_steps"] == 8 * mine + 8 * others  # one float64 per released parameter
+        held.append(out["held_bytes_between_steps"])
+        assert out["released_after_save"] == [o != rank for o in out["param2rank"].values()]
+    assert sum(held) == total + 8 * len(sizes) and max(held) < total  # each parameter kept once, plus 8 B stubs
+
+
+def test_scaler_skips_the_step_on_every_rank(ranks):
+    outs, _ = ranks
+    case = CASES.index(("os_g", "adam", "scaler"))
+    for out in outs:
+        assert out[case]["wrapped"][2] == "GroupShardedScaler"
+        assert out[case]["scale"] == 512.0  # halved once: the Inf of rank 1's step counted on both
+    # the losses of steps 1 and 2 are equal: the step between them was skipped (checked against the
+    # reference with that step left out in test_each_level_equals_one_process_over_the_full_batch)
+    assert outs[0][case]["losses"][1] == outs[0][case]["losses"][2]
+
+
+@pytest.mark.parametrize("level, optimizer_name", [("os_g", "momentum"), ("p_g_os", "adam")])
+def test_saved_model_loads_into_a_plain_network(ranks, level, optimizer_name):
+    _, folder = ranks
+    ref = reference(optimizer_name)
+    ns = common()
+    eager.set_default_dtype("float64")
+    try:
+        net, opt = ns["build"](optimizer_name)
+        net.set_state_dict(eager.load(str(folder / f"saved_{level}_{optimizer_name}" / "model.pdmodel")))
+        opt.set_state_dict(eager.load(str(folder / f"saved_{level}_{optimizer_name}" / "model.pdopt")))
+        for name, value in net.state_dict().items():
+            np.testing.assert_allclose(value.numpy(), ref["final"][name], rtol=1e-11, atol=1e-13, err_msg=name)
+        state = {k: np.asarray(v) for k, v in opt.state_dict().items() if not k.startswith("@")}
+        assert sorted(state) == sorted(ref["state"])  # every rank's share, merged
+        for key, value in ref["state"].items():
+            np.testing.assert_allclose(state[key], value, rtol=1e-10, atol=1e-13, err_msg=key)
+    finally:
+        eager.set_default_dtype("float32")
+
+
+# -- in one process ---------------------------------------------------------------
+@pytest.mark.parametrize("level", ["os", "os_g", "p_g_os"])
+def test_world_of_one_trains_like_the_plain_optimizer(level):
+    ref = reference("momentum")
+    ns = common()
+    eager.set_default_dtype("float64")
+    try:
+        net, opt = ns["build"]("momentum")
+        model, opt, scaler = group_sharded_parallel(net, opt, level)
+        assert scaler is None and opt.local_params == net.parameters()
+        for _ in range(STEPS):
+            loss = ns["loss_of"](model, slice(None))
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+        for name, value in model.state_dict().items():
+            np.testing.assert_allclose(value.numpy(), ref["final"][name], rtol=1e-12, err_msg=name)
+        opt.set_lr(0.25)
+        assert opt.get_lr() == 0.25 == opt._optim.get_lr()
+    finally:
+        eager.set_default_dtype("float32")
+
+
+def _net_and_opt():
+    net = eager.nn.Linear(3, 2)
+    return net, eager.optimizer.SGD(0.1, parameters=net.parameters())
+
+
+@pytest.mark.parametrize("kwargs, kind, message", [
+    ({"level": "p_g"}, ValueError, "argument 'level' expected one of 'os', 'os_g', 'p_g_os', got 'p_g'"),
+    ({"level": 2}, ValueError, "argument 'level' expected one of 'os', 'os_g', 'p_g_os', got 2"),
+    ({"offload": True}, ValueError, "argument 'offload': True is not supported"),
+    ({"offload": 1}, TypeError, "argument 'offload' expected a bool, got 1"),
+    ({"scaler": 1.0}, TypeError, "argument 'scaler' expected None or an eager.amp.GradScaler, got float"),
+    ({"segment_size": 0}, ValueError, "argument 'segment_size' expected a positive int, got 0"),
+    ({"buffer_max_size": 2.5}, TypeError, "argument 'buffer_max_size' expected a positive int, got 2.5"),
+    ({"dp_group": object()}, ValueError, "argument 'dp_group': combining sharding with a data-parallel"),
+    ({"group": "world"}, TypeError, "argument 'group' expected None or a group"),
+    ({"exclude_layer": ["Linear"]}, ValueError, "argument 'exclude_layer' applies to level 'p_g_os' only"),
+    ({"exclude_layer": "Linear", "level": "p_g_os"}, TypeError, "argument 'exclude_layer' expected None or a list"),
+])
+def test_bad_arguments_raise_before_anything_changes(kwargs, kind, message):
+    net, opt = _net_and_opt()
+    before = [p.numpy().copy() for p in net.parameters()]
+    kwargs = {"level": "os", **kwargs}
+    with pytest.raises(kind, match="group_sharded_parallel: ") as info:
+        group_sharded_parallel(net, opt, **kwargs)
+    assert message in str(info.value)
+    assert len(opt._parameter_list) == 2  # the optimizer still holds every parameter
+    for p, value in zip(net.parameters(), before):
+        np.testing.assert_array_equal(p.numpy(), value)
+
+
+def test_model_and_optimizer_must_be_eagers():
+    net, opt = _net_and_opt()
+    with pytest.raises(TypeError, match="argument 'model' expected an eager.nn.Layer, got function"):
+        group_sharded_parallel(lambda x: x, opt, "os")
+    with pytest.raises(TypeError, match="argument 'optimizer' expected an eager.optimizer.Optimizer, got dict"):
+        group_sharded_parallel(net, {}, "os")
+    other = eager.nn.Linear(2, 2)
+    with pytest.raises(ValueError, match=r"level 'p_g_os' shards the model's parameters, but the optimizer's"):
+        group_sharded_parallel(other, opt, "p_g_os")
+    model, sharded, _ = group_sharded_parallel(net, opt, "os_g")
+    with pytest.raises(TypeError, match="got already wrapped by group_sharded_parallel"):
+        group_sharded_parallel(net, sharded, "os")
+    with pytest.raises(ValueError, match="argument 'model' is already wrapped"):
+        group_sharded_parallel(model, eager.optimizer.SGD(0.1, parameters=net.parameters()), "os")
+    loss = model(eager.ones([1, 3])).sum()
+    loss.backward()
+    with pytest.raises(RuntimeError, match=r"minimize: not supported with group sharding .* optimizer.step\(\)"):
+        sharded.minimize(loss)
+    with pytest.raises(RuntimeError, match="add_param_group: the parameters are split"):
+        sharded.add_param_group({"params": [eager.create_parameter([1], "float32")]})
+
+
+def test_save_checks_its_arguments(tmp_path):
+    net, opt = _net_and_opt()
+    with pytest.raises(ValueError, match="save_group_sharded_model: argument 'model' expected the model returned"):
+        save_group_sharded_model(net, str(tmp_path))
+    model, sharded, _ = group_sharded_parallel(net, opt, "os")
+    with pytest.raises(ValueError, match="argument 'optimizer' expected None or the optimizer returned"):
+        save_group_sharded_model(model, str(tmp_path), optimizer=opt)
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    with pytest.raises(ValueError, match="argument 'output' expected a directory, got the file"):
+        save_group_sharded_model(model, str(afile))
+    save_group_sharded_model(model, str(tmp_path / "out"), optimizer=sharded)
+    loaded = eager.load(str(tmp_path / "out" / "model.pdmodel"))
+    np.testing.assert_array_equal(loaded["weight"].numpy(), net.weight.numpy())
+    assert (tmp_path / "out" / "model.pdopt").exists()
+
+
+def test_sparse_gradient_is_refused_by_step():
+    emb = eager.nn.Embedding(5, 2, sparse=True)
+    model, opt, _ = group_sharded_parallel(emb, eager.optimizer.SGD(0.1, parameters=emb.parameters()), "os")
+    model(eager.to_tensor(np.array([1, 2]))).sum().backward()
+    before = emb.weight.numpy().copy()
+    with pytest.raises(TypeError, match=r"GroupShardedOptimizer.step: parameter .* sparse \(SelectedRows\)"):
+        opt.step()
+    np.testing.assert_array_equal(emb.weight.numpy(), before)
