@@ -33,9 +33,10 @@ X = np.random.default_rng(3).normal(size=(8, 4))
 Y = np.random.default_rng(4).normal(size=(8, 3))
 CLIP = 0.5
 STEPS = 3
-# (level, optimizer spec, extra): Momentum unclipped checks the averaging (Adam and a clip that bites
+# (level, optimizer spec, extra): 'buffers' packs at most 20 elements per collective (runs of one
+# parameter and of several); Momentum unclipped checks the averaging (Adam and a clip that bites
 # hide a factor in the gradients), a clip checks the sharded global norm, Adam the moments' split.
-CASES = [("os", "momentum", None), ("os_g", "momentum+clip", None), ("p_g_os", "momentum", None),
+CASES = [("os", "momentum", "buffers"), ("os_g", "momentum+clip", "buffers"), ("p_g_os", "momentum", None),
          ("p_g_os", "adam+clip", "exclude"), ("os_g", "adam", "scaler")]
 SAVED = [1, 2, 3]  # the cases whose model and optimizer are saved
 
@@ -86,6 +87,8 @@ def run(index, level, spec, extra):
     kwargs = {}
     if extra == "exclude":
         kwargs["exclude_layer"] = [id(net[2])]
+    if extra == "buffers":
+        kwargs["buffer_max_size"] = 20
     if extra == "scaler":
         kwargs["scaler"] = eager.amp.GradScaler(init_loss_scaling=1024.0)
     model, opt, scaler = group_sharded_parallel(net, opt, level, **kwargs)

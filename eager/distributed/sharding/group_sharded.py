@@ -27,7 +27,9 @@ What a training step does, by level (``optimizer.step()``):
   updates the owned parameters and releases the rest again. A forward under
   ``no_grad`` releases what it gathered as soon as it returns.
 
-Gradients are reduced when ``step()`` runs, not during backward (Paddle
+The collectives carry consecutive parameters of one dtype (and owner) packed
+into flat buffers of up to ``buffer_max_size`` elements. Gradients are reduced
+when ``step()`` runs, not during backward (Paddle
 reduces in backward hooks), so between ``backward()`` and ``step()`` every
 rank holds its local, un-averaged gradients of every parameter. A parameter
 that got a gradient on some ranks only is averaged with zeros from the others.
@@ -85,6 +87,40 @@ def partition(params, nranks: int) -> list:
     return owners
 
 
+def _runs(tensors, limit: int):
+    """``tensors`` cut into consecutive runs of one dtype and device kind, each
+    of at most ``limit`` elements (a larger tensor is a run of its own); every
+    rank cuts its list alike, so the collectives of the runs match."""
+    run, size, key = [], 0, None
+    for tensor in tensors:
+        numel = _numel(tensor)
+        kind = (tensor.impl.dtype, tensor.place.is_gpu_place())
+        if run and (kind != key or size + numel > limit):
+            yield run
+            run, size = [], 0
+        run.append(tensor)
+        size += numel
+        key = kind
+    if run:
+        yield run
+
+
+def _packed(tensors, collective) -> None:
+    """Runs ``collective`` (in place on one tensor) over ``tensors`` as one flat
+    buffer, and writes the result back into each (a single tensor goes as it is)."""
+    if len(tensors) == 1:
+        collective(tensors[0])
+        return
+    flat = _F.concat([_F.reshape(t, [-1]) for t in tensors], 0)
+    collective(flat)
+    offset = 0
+    for tensor in tensors:
+        numel = _numel(tensor)
+        piece = _F.reshape(_F.slice(flat, [0], [offset], [offset + numel]), tensor.shape)
+        phi_api.assign_out_(piece.impl, tensor.impl)
+        offset += numel
+
+
 def _released_array(array):
     """A read-only array of ``array``'s shape and dtype holding one zero (zero
     strides): what a released parameter keeps, on the same device."""
@@ -108,8 +144,9 @@ class _Shards:
     """The split of the optimizer's parameters over the group, and the
     collectives of a step (shared by the model and optimizer wrappers)."""
 
-    def __init__(self, params, group: Group, level: str, excluded=frozenset()):
+    def __init__(self, params, group: Group, level: str, excluded=frozenset(), buffer_max_size: int = 2 ** 23):
         self.group = group
+        self.limit = buffer_max_size      # the most elements one collective carries
         self.level = level
         self.params = list(params)
         self.nranks = group.nranks
@@ -140,17 +177,26 @@ class _Shards:
             return
         present = to_tensor(np.array([p.grad is not None for p in trainable], np.int32))
         all_reduce(present, op=ReduceOp.MAX, group=self.group)
-        for param, anywhere in zip(trainable, present.numpy().tolist()):
-            if not anywhere:
-                continue  # no rank has a gradient: the parameter is not updated
+        used = [p for p, anywhere in zip(trainable, present.numpy().tolist()) if anywhere]
+        for param in used:  # (a parameter no rank has a gradient for is not updated)
             if param.grad is None:  # used on other ranks only: this rank adds zeros
                 param.grad = own_grad(Tensor(phi_api.full(param.impl.dims, 0.0, param.impl.dtype,
                                                           param.impl.place)))
-            if self.level == "os":
-                all_reduce(param.grad, op=ReduceOp.AVG, group=self.group)
-            else:
-                reduce(param.grad, self.source(param), op=ReduceOp.AVG, group=self.group)
-                if not self.owns(param):
+        if self.level == "os":
+            for run in _runs([p.grad for p in used], self.limit):
+                _packed(run, lambda t: all_reduce(t, op=ReduceOp.AVG, group=self.group))
+            return
+        for owner in range(self.nranks):
+            dst = self.group.ranks[owner]
+            owned = [p for p in used if self.owner_of[id(p)] == owner]
+            for run in _runs([p.grad for p in owned], self.limit):
+                if owner == self.group.rank:
+                    _packed(run, lambda t: reduce(t, dst, op=ReduceOp.AVG, group=self.group))
+                else:  # what this rank sends; the result lands on the owner only
+                    reduce(run[0] if len(run) == 1 else _F.concat([_F.reshape(t, [-1]) for t in run], 0),
+                           dst, op=ReduceOp.AVG, group=self.group)
+            if owner != self.group.rank:
+                for param in owned:
                     param.clear_grad(False)
 
     # -- parameters -----------------------------------------------------------
@@ -158,21 +204,26 @@ class _Shards:
         """Each trainable parameter (or only the excluded ones) from its owner to the group."""
         if self.nranks == 1:
             return
-        for param in self.params:
-            if records_gradient(param) and (not only_excluded or id(param) in self.excluded):
-                broadcast(param, self.source(param), group=self.group)
+        chosen = [p for p in self.params if records_gradient(p) and (not only_excluded or id(p) in self.excluded)]
+        self._broadcast_from_owners(chosen)
+
+    def _broadcast_from_owners(self, params) -> None:
+        """``params`` from their owners, packed by owner (in runs of ``limit`` elements)."""
+        for owner in range(self.nranks):
+            src = self.group.ranks[owner]
+            for run in _runs([p for p in params if self.owner_of[id(p)] == owner], self.limit):
+                _packed(run, lambda t: broadcast(t, src, group=self.group))
 
     def gather_params(self) -> bool:
         """Stage 3: brings back the released parameters (a broadcast from each
         owner). Returns whether there was anything to gather."""
         if not self.released:
             return False
-        for param in self.params:
-            if id(param) in self.excluded:
-                continue
+        gathered = [p for p in self.params if id(p) not in self.excluded]
+        for param in gathered:
             if not self.owns(param):
                 param.impl.array = _empty_array(param.impl.array)
-            broadcast(param, self.source(param), group=self.group)
+        self._broadcast_from_owners(gathered)
         self.released = False
         return True
 
@@ -460,9 +511,11 @@ def group_sharded_parallel(model, optimizer, level, scaler=None, group=None, off
     GradScaler (returned as a :class:`GroupShardedScaler`). ``sync_buffers``:
     broadcast the buffers from the first rank before each forward.
     ``exclude_layer`` ('p_g_os'): layer class names or ``id(layer)`` s whose
-    parameters are kept whole on every rank. ``buffer_max_size``,
-    ``segment_size`` and ``sync_comm`` are Paddle's tuning knobs, checked and
-    not used (gradients travel parameter by parameter, synchronously).
+    parameters are kept whole on every rank. ``buffer_max_size``: the most
+    elements one collective carries (consecutive gradients or parameters of
+    one dtype travel packed in one flat buffer up to it). ``segment_size``
+    and ``sync_comm`` are Paddle's stage-3 tuning knobs, checked and not used
+    (the collectives are synchronous).
     ``offload=True`` and ``dp_group`` are not supported (a clear error).
 
     >>> model, opt, scaler = group_sharded_parallel(model, opt, "os_g")
@@ -486,7 +539,6 @@ def group_sharded_parallel(model, optimizer, level, scaler=None, group=None, off
                          f"state where the parameters are); pass offload=False")
     sync_buffers = _check_bool("sync_buffers", sync_buffers)
     _check_bool("sync_comm", sync_comm)
-    _check_count("buffer_max_size", buffer_max_size)
     _check_count("segment_size", segment_size)
     if dp_group is not None:
         raise ValueError(f"{_WHO}: argument 'dp_group': combining sharding with a data-parallel group is "
@@ -494,6 +546,7 @@ def group_sharded_parallel(model, optimizer, level, scaler=None, group=None, off
     excluded = _excluded_ids(model, exclude_layer)
     if excluded and level != "p_g_os":
         raise ValueError(f"{_WHO}: argument 'exclude_layer' applies to level 'p_g_os' only, got level {level!r}")
+    buffer_max_size = _check_count("buffer_max_size", buffer_max_size)
     group = _check_group("group", group)
     params = optimizer._parameter_list
     if level == "p_g_os":
@@ -504,7 +557,7 @@ def group_sharded_parallel(model, optimizer, level, scaler=None, group=None, off
                              f"{stray} are not parameters of 'model'")
     if group.nranks > 1:
         _broadcast_state(_WHO, group.process_group, model, group)
-    shards = _Shards(params, group, level, excluded)
+    shards = _Shards(params, group, level, excluded, buffer_max_size)
     sharded_optimizer = GroupShardedOptimizer(optimizer, shards)
     if level == "p_g_os":
         wrapped = GroupShardedStage3(model, shards, sync_buffers)
