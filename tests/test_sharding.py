@@ -37,7 +37,7 @@ STEPS = 3
 # parameter and of several); Momentum unclipped checks the averaging (Adam and a clip that bites
 # hide a factor in the gradients), a clip checks the sharded global norm, Adam the moments' split.
 CASES = [("os", "momentum", "buffers"), ("os_g", "momentum+clip", "buffers"), ("p_g_os", "momentum", None),
-         ("p_g_os", "adam+clip", "exclude"), ("os_g", "adam", "scaler")]
+         ("p_g_os", "adam+clip", "exclude"), ("os_g", "adam", "scaler"), ("os", "momentum+clip", "fleet")]
 SAVED = [1, 2, 3]  # the cases whose model and optimizer are saved
 
 
@@ -91,10 +91,18 @@ def run(index, level, spec, extra):
         kwargs["buffer_max_size"] = 20
     if extra == "scaler":
         kwargs["scaler"] = eager.amp.GradScaler(init_loss_scaling=1024.0)
-    model, opt, scaler = group_sharded_parallel(net, opt, level, **kwargs)
+    if extra == "fleet":  # stage 1 through fleet: hybrid_configs sharding_degree
+        from eager.distributed import fleet
+        strategy = fleet.DistributedStrategy()
+        strategy.hybrid_configs = {"dp_degree": 1, "sharding_degree": world}
+        fleet.init(is_collective=True, strategy=strategy)
+        model, opt, scaler = fleet.distributed_model(net), fleet.distributed_optimizer(opt), None
+    else:
+        model, opt, scaler = group_sharded_parallel(net, opt, level, **kwargs)
     out = {"level": level, "optimizer": spec, "extra": extra, "losses": [],
            "param2rank": opt.param2rank, "names": [p.name for p in net.parameters()],
-           "wrapped": [type(model).__name__, type(opt).__name__, type(scaler).__name__]}
+           "wrapped": [type(model).__name__, type(opt).__name__, type(scaler).__name__,
+                       type(getattr(opt, "_inner_opt", None)).__name__]}
     for step in range(STEPS):
         out["released_before_forward"] = released(net)
         out["held_bytes_between_steps"] = held_bytes(net)
@@ -197,6 +205,16 @@ def test_partition_is_greedy_by_size_in_order():
     assert group_sharded.partition(params, 1) == [0] * 5
 
 
+def expected_owners(ref, largest_first=False) -> dict:
+    """name -> owner over 2 ranks: Paddle's greedy split, in order (group_sharded_parallel) or
+    largest first (fleet's DygraphShardingOptimizer; a stable sort)."""
+    order = sorted(range(len(ref["sizes"])), key=lambda i: -ref["sizes"][i]) if largest_first else \
+        list(range(len(ref["sizes"])))
+    owners = group_sharded.partition([type("P", (), {"shape": [ref["sizes"][i]], "stop_gradient": False})()
+                                      for i in order], 2)
+    return {ref["names"][i]: owner for i, owner in zip(order, owners)}
+
+
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_each_level_equals_one_process_over_the_full_batch(ranks, case):
     outs, _ = ranks
@@ -205,8 +223,7 @@ def test_each_level_equals_one_process_over_the_full_batch(ranks, case):
     ref = reference(spec, skip)
     if spec.endswith("+clip"):
         assert ref["clip_active"]  # the global-norm clip changes the steps, so the sharded norm is checked
-    want_owner = {n: o for n, o in zip(ref["names"], group_sharded.partition(
-        [type("P", (), {"shape": [s], "stop_gradient": False})() for s in ref["sizes"]], 2))}
+    want_owner = expected_owners(ref, largest_first=extra == "fleet")
     for rank, results in enumerate(outs):
         out = results[case]
         assert (out["level"], out["optimizer"], out["extra"]) == (level, spec, extra)
@@ -236,8 +253,12 @@ def test_each_level_equals_one_process_over_the_full_batch(ranks, case):
             np.testing.assert_allclose(out["eval_loss"], ref["losses"][STEPS], rtol=1e-12)
         else:
             assert not any(out["released_after_step"])
-    assert [out[case]["wrapped"][:2] for out in outs][0] == \
-        ["GroupShardedStage3" if level == "p_g_os" else "GroupShardedStage2", "GroupShardedOptimizer"]
+    if extra == "fleet":
+        assert outs[0][case]["wrapped"] == ["ShardingParallel", "HybridParallelOptimizer", "NoneType",
+                                            "DygraphShardingOptimizer"]
+    else:
+        assert outs[0][case]["wrapped"][:2] == \
+            ["GroupShardedStage3" if level == "p_g_os" else "GroupShardedStage2", "GroupShardedOptimizer"]
 
 
 def test_stage3_holds_only_its_own_parameters_between_steps(ranks):
