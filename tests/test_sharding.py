@@ -9,8 +9,9 @@ parameters' storage between steps (measured), 'exclude_layer' keeps a layer
 whole; a GradScaler skips the same step on both ranks when one rank alone sees
 an Inf; save_group_sharded_model's files load into a plain network and
 optimizer equal to the reference. One mpiexec run covers all of it (the
-ranks' JSON is checked by several tests). In one process: the split, the
-world-of-one run, and the errors.
+ranks' JSON is checked by several tests); the same run trains through fleet
+with hybrid_configs sharding_degree 2 (DygraphShardingOptimizer, stage 1). In
+one process: the split, the world-of-one run, and the errors.
 """
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ import numpy as np
 import pytest
 
 import eager
+from eager.distributed import fleet
+from eager.distributed.fleet import DistributedStrategy
+from eager.distributed.fleet.dygraph_sharding_optimizer import DygraphShardingOptimizer
 from eager.distributed.sharding import group_sharded_parallel, save_group_sharded_model
 from eager.distributed.sharding import group_sharded
 from mpi_run import run_ranks
@@ -64,6 +68,7 @@ def loss_of(model, rows):
 RANK_SCRIPT = COMMON + '''
 import json
 import eager.distributed as dist
+from eager.distributed import fleet
 from eager.distributed.sharding import group_sharded_parallel, save_group_sharded_model
 
 eager.set_default_dtype("float64")
@@ -92,7 +97,6 @@ def run(index, level, spec, extra):
     if extra == "scaler":
         kwargs["scaler"] = eager.amp.GradScaler(init_loss_scaling=1024.0)
     if extra == "fleet":  # stage 1 through fleet: hybrid_configs sharding_degree
-        from eager.distributed import fleet
         strategy = fleet.DistributedStrategy()
         strategy.hybrid_configs = {"dp_degree": 1, "sharding_degree": world}
         fleet.init(is_collective=True, strategy=strategy)
@@ -424,3 +428,21 @@ def test_released_storage_keeps_shape_dtype_and_place(device):
     assert fresh.strides != (0, 0)
     param.impl.array = stub
     assert str(param.place) == str(eager.create_parameter([1], "float32").place)
+
+
+def test_fleet_sharding_degree_checks():
+    strategy = DistributedStrategy()
+    strategy.hybrid_configs = {"dp_degree": 1, "sharding_degree": 2}
+    with pytest.raises(ValueError, match=r"dp_degree 1 \* mp_degree 1 \* sharding_degree 2 = 2 ranks, but the job "
+                                         r"has 1"):
+        fleet.init(is_collective=True, strategy=strategy)
+    strategy.hybrid_configs = {"dp_degree": 1, "sharding_degree": 2, "mp_degree": 2}
+    with pytest.raises(ValueError, match="sharding_degree 2 and mp_degree 2; sharding combines with data "
+                                         "parallelism only"):
+        fleet.init(is_collective=True, strategy=strategy)
+    strategy.hybrid_configs = {"dp_degree": -1, "sharding_degree": 1, "mp_degree": 1}
+    fleet.init(is_collective=True, strategy=strategy)
+    net = eager.nn.Linear(2, 2)
+    assert fleet.distributed_model(net) is net  # a world of one: sharding degree 1 is plain data parallelism
+    with pytest.raises(TypeError, match="DygraphShardingOptimizer: argument 'optimizer' expected an eager"):
+        DygraphShardingOptimizer([], fleet.get_hybrid_communicate_group())
