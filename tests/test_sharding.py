@@ -41,7 +41,8 @@ STEPS = 3
 # parameter and of several); Momentum unclipped checks the averaging (Adam and a clip that bites
 # hide a factor in the gradients), a clip checks the sharded global norm, Adam the moments' split.
 CASES = [("os", "momentum", "buffers"), ("os_g", "momentum+clip", "buffers"), ("p_g_os", "momentum", None),
-         ("p_g_os", "adam+clip", "exclude"), ("os_g", "adam", "scaler"), ("os", "momentum+clip", "fleet")]
+         ("p_g_os", "adam+clip", "exclude"), ("os_g", "adam", "scaler"), ("os", "momentum+clip", "fleet"),
+         ("os_g", "momentum", "dp")]
 SAVED = [1, 2, 3]  # the cases whose model and optimizer are saved
 
 
@@ -94,6 +95,9 @@ def run(index, level, spec, extra):
         kwargs["exclude_layer"] = [id(net[2])]
     if extra == "buffers":
         kwargs["buffer_max_size"] = 20
+    if extra == "dp":  # sharding groups of one rank, the two replicas joined by dp_group
+        singles = [dist.new_group([r]) for r in range(world)]
+        kwargs["group"], kwargs["dp_group"] = singles[rank], dist.new_group(list(range(world)))
     if extra == "scaler":
         kwargs["scaler"] = eager.amp.GradScaler(init_loss_scaling=1024.0)
     if extra == "fleet":  # stage 1 through fleet: hybrid_configs sharding_degree
@@ -147,6 +151,13 @@ def run(index, level, spec, extra):
 
 
 results = [run(index, *case) for index, case in enumerate(CASES)]
+errors = []
+try:  # dp_group must meet the sharding group in this rank only (checked before any collective)
+    net, opt = build("momentum")
+    group_sharded_parallel(net, opt, "os", dp_group=dist.new_group(list(range(world))))
+except ValueError as error:
+    errors.append(str(error))
+results.append(errors)
 with open(f"rank{rank}.json", "w") as handle:
     json.dump(results, handle)
 '''
@@ -209,13 +220,13 @@ def test_partition_is_greedy_by_size_in_order():
     assert group_sharded.partition(params, 1) == [0] * 5
 
 
-def expected_owners(ref, largest_first=False) -> dict:
-    """name -> owner over 2 ranks: Paddle's greedy split, in order (group_sharded_parallel) or
+def expected_owners(ref, largest_first=False, nranks=2) -> dict:
+    """name -> owner over ``nranks`` ranks: Paddle's greedy split, in order (group_sharded_parallel) or
     largest first (fleet's DygraphShardingOptimizer; a stable sort)."""
     order = sorted(range(len(ref["sizes"])), key=lambda i: -ref["sizes"][i]) if largest_first else \
         list(range(len(ref["sizes"])))
     owners = group_sharded.partition([type("P", (), {"shape": [ref["sizes"][i]], "stop_gradient": False})()
-                                      for i in order], 2)
+                                      for i in order], nranks)
     return {ref["names"][i]: owner for i, owner in zip(order, owners)}
 
 
@@ -227,9 +238,10 @@ def test_each_level_equals_one_process_over_the_full_batch(ranks, case):
     ref = reference(spec, skip)
     if spec.endswith("+clip"):
         assert ref["clip_active"]  # the global-norm clip changes the steps, so the sharded norm is checked
-    want_owner = expected_owners(ref, largest_first=extra == "fleet")
-    for rank, results in enumerate(outs):
+    want_owner = expected_owners(ref, largest_first=extra == "fleet", nranks=1 if extra == "dp" else 2)
+    for global_rank, results in enumerate(outs):
         out = results[case]
+        rank = 0 if extra == "dp" else global_rank  # the rank in the sharding group
         assert (out["level"], out["optimizer"], out["extra"]) == (level, spec, extra)
         np.testing.assert_allclose(out["losses"], ref["losses"][:STEPS], rtol=1e-12, atol=1e-14)
         for name, value in ref["final"].items():
@@ -238,7 +250,8 @@ def test_each_level_equals_one_process_over_the_full_batch(ranks, case):
         assert out["param2rank"] == want_owner
         mine = [n for n, o in want_owner.items() if o == rank]
         want_keys = sorted(k for k in ref["state"] if any(k.startswith(n + "_") for n in mine))
-        assert out["state_keys"] == want_keys and 0 < len(want_keys) < len(ref["state"])
+        assert out["state_keys"] == want_keys and 0 < len(want_keys)
+        assert len(want_keys) < len(ref["state"]) or extra == "dp"
         for key in want_keys:
             np.testing.assert_allclose(out["state"][key], ref["state"][key], rtol=1e-10, atol=1e-13, err_msg=key)
         owned = [want_owner[n] == rank for n in out["names"]]
@@ -350,7 +363,7 @@ def _net_and_opt():
     ({"scaler": 1.0}, TypeError, "argument 'scaler' expected None or an eager.amp.GradScaler, got float"),
     ({"segment_size": 0}, ValueError, "argument 'segment_size' expected a positive int, got 0"),
     ({"buffer_max_size": 2.5}, TypeError, "argument 'buffer_max_size' expected a positive int, got 2.5"),
-    ({"dp_group": object()}, ValueError, "argument 'dp_group': combining sharding with a data-parallel"),
+    ({"dp_group": object()}, TypeError, "argument 'dp_group' expected None or a group"),
     ({"group": "world"}, TypeError, "argument 'group' expected None or a group"),
     ({"exclude_layer": ["Linear"]}, ValueError, "argument 'exclude_layer' applies to level 'p_g_os' only"),
     ({"exclude_layer": "Linear", "level": "p_g_os"}, TypeError, "argument 'exclude_layer' expected None or a list"),
@@ -446,3 +459,11 @@ def test_fleet_sharding_degree_checks():
     assert fleet.distributed_model(net) is net  # a world of one: sharding degree 1 is plain data parallelism
     with pytest.raises(TypeError, match="DygraphShardingOptimizer: argument 'optimizer' expected an eager"):
         DygraphShardingOptimizer([], fleet.get_hybrid_communicate_group())
+
+
+def test_dp_group_must_meet_the_sharding_group_in_one_rank(ranks):
+    outs, _ = ranks
+    for results in outs:
+        (message,) = results[-1]
+        assert message.startswith("group_sharded_parallel: argument 'dp_group' (ranks [0, 1]) must share exactly "
+                                  "this rank with 'group' (ranks [0, 1])")

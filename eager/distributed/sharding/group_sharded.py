@@ -34,6 +34,9 @@ reduces in backward hooks), so between ``backward()`` and ``step()`` every
 rank holds its local, un-averaged gradients of every parameter. A parameter
 that got a gradient on some ranks only is averaged with zeros from the others.
 
+With a ``dp_group`` (the ranks that hold the same shard in a sharding x
+data-parallel grid), the gradients are first averaged over it.
+
 A ``ClipGradByGlobalNorm`` of the optimizer is replaced by one whose norm
 covers the whole model: the owners' squared norms summed over the group. A
 ``GradScaler`` passed as ``scaler`` comes back as a :class:`GroupShardedScaler`,
@@ -144,8 +147,11 @@ class _Shards:
     """The split of the optimizer's parameters over the group, and the
     collectives of a step (shared by the model and optimizer wrappers)."""
 
-    def __init__(self, params, group: Group, level: str, excluded=frozenset(), buffer_max_size: int = 2 ** 23):
+    def __init__(self, params, group: Group, level: str, excluded=frozenset(), buffer_max_size: int = 2 ** 23,
+                 dp_group=None):
         self.group = group
+        # The data-parallel group across which ranks of the same shard average first (None: none).
+        self.dp_group = dp_group if dp_group is not None and dp_group.nranks > 1 else None
         self.limit = buffer_max_size      # the most elements one collective carries
         self.level = level
         self.params = list(params)
@@ -173,15 +179,22 @@ class _Shards:
             if grad is not None and grad.impl.kind is not TensorKind.DENSE:
                 raise TypeError(f"{who}: parameter {param.name!r} has a sparse (SelectedRows) gradient, "
                                 f"which group sharding does not reduce; use Embedding(sparse=False)")
-        if self.nranks == 1 or not trainable:
+        if (self.nranks == 1 and self.dp_group is None) or not trainable:
             return
         present = to_tensor(np.array([p.grad is not None for p in trainable], np.int32))
-        all_reduce(present, op=ReduceOp.MAX, group=self.group)
+        for group in (self.group, self.dp_group):  # the maximum over the sharding x data-parallel grid
+            if group is not None:
+                all_reduce(present, op=ReduceOp.MAX, group=group)
         used = [p for p, anywhere in zip(trainable, present.numpy().tolist()) if anywhere]
         for param in used:  # (a parameter no rank has a gradient for is not updated)
             if param.grad is None:  # used on other ranks only: this rank adds zeros
                 param.grad = own_grad(Tensor(phi_api.full(param.impl.dims, 0.0, param.impl.dtype,
                                                           param.impl.place)))
+        if self.dp_group is not None:  # first the average over the replicas of this shard
+            for run in _runs([p.grad for p in used], self.limit):
+                _packed(run, lambda t: all_reduce(t, op=ReduceOp.AVG, group=self.dp_group))
+        if self.nranks == 1:
+            return
         if self.level == "os":
             for run in _runs([p.grad for p in used], self.limit):
                 _packed(run, lambda t: all_reduce(t, op=ReduceOp.AVG, group=self.group))
@@ -442,16 +455,18 @@ class GroupShardedScaler(GradScaler):
     agreed over the sharding group (the maximum), so that every rank skips
     the same steps (each rank checks its own, un-averaged gradients)."""
 
-    def __init__(self, scaler: GradScaler, group: Group):  # noqa: super().__init__ not called: a copy
+    def __init__(self, scaler: GradScaler, group: Group, dp_group=None):  # a copy: no super().__init__
         self.__dict__.update(scaler.__dict__)
-        self._group = group
+        self._groups = [g for g in (group, dp_group) if g is not None and g.nranks > 1]
 
     def unscale_(self, optimizer) -> None:
-        """GradScaler's unscale_, then the found Inf/NaN agreed over the group."""
+        """GradScaler's unscale_, then the found Inf/NaN agreed over the group
+        (and the data-parallel group)."""
         super().unscale_(optimizer)
-        if self._enable and self._group.nranks > 1:
+        if self._enable and self._groups:
             found = to_tensor(np.array([int(self._found_inf)], np.int32))
-            all_reduce(found, op=ReduceOp.MAX, group=self._group)
+            for group in self._groups:
+                all_reduce(found, op=ReduceOp.MAX, group=group)
             self._found_inf = bool(found.numpy()[0])
 
 
@@ -516,7 +531,10 @@ def group_sharded_parallel(model, optimizer, level, scaler=None, group=None, off
     one dtype travel packed in one flat buffer up to it). ``segment_size``
     and ``sync_comm`` are Paddle's stage-3 tuning knobs, checked and not used
     (the collectives are synchronous).
-    ``offload=True`` and ``dp_group`` are not supported (a clear error).
+    ``dp_group``: the data-parallel group of this rank (one rank of each
+    sharding group holding the same shard, e.g. from fleet's hybrid group):
+    its ranks' gradients are averaged first, and their state is made equal to
+    its first rank's. ``offload=True`` is not supported (a clear error).
 
     >>> model, opt, scaler = group_sharded_parallel(model, opt, "os_g")
     >>> loss = model(x).mean(); loss.backward(); opt.step(); opt.clear_grad()
@@ -540,14 +558,17 @@ def group_sharded_parallel(model, optimizer, level, scaler=None, group=None, off
     sync_buffers = _check_bool("sync_buffers", sync_buffers)
     _check_bool("sync_comm", sync_comm)
     _check_count("segment_size", segment_size)
-    if dp_group is not None:
-        raise ValueError(f"{_WHO}: argument 'dp_group': combining sharding with a data-parallel group is "
-                         f"not supported; pass dp_group=None (shard over all the data-parallel ranks)")
     excluded = _excluded_ids(model, exclude_layer)
     if excluded and level != "p_g_os":
         raise ValueError(f"{_WHO}: argument 'exclude_layer' applies to level 'p_g_os' only, got level {level!r}")
     buffer_max_size = _check_count("buffer_max_size", buffer_max_size)
     group = _check_group("group", group)
+    if dp_group is not None:
+        dp_group = _check_group("dp_group", dp_group)
+        if len(set(group.ranks) & set(dp_group.ranks)) != 1:
+            raise ValueError(f"{_WHO}: argument 'dp_group' (ranks {dp_group.ranks}) must share exactly this "
+                             f"rank with 'group' (ranks {group.ranks}): it joins the ranks that hold the same "
+                             f"shard")
     params = optimizer._parameter_list
     if level == "p_g_os":
         known = {id(p) for p in model.parameters()}
@@ -555,9 +576,10 @@ def group_sharded_parallel(model, optimizer, level, scaler=None, group=None, off
         if stray:
             raise ValueError(f"{_WHO}: level 'p_g_os' shards the model's parameters, but the optimizer's "
                              f"{stray} are not parameters of 'model'")
-    if group.nranks > 1:
-        _broadcast_state(_WHO, group.process_group, model, group)
-    shards = _Shards(params, group, level, excluded, buffer_max_size)
+    for sync in (group, dp_group):  # the sharding group's first rank's state, then the replicas' first's
+        if sync is not None and sync.nranks > 1:
+            _broadcast_state(_WHO, sync.process_group, model, sync)
+    shards = _Shards(params, group, level, excluded, buffer_max_size, dp_group)
     sharded_optimizer = GroupShardedOptimizer(optimizer, shards)
     if level == "p_g_os":
         wrapped = GroupShardedStage3(model, shards, sync_buffers)
@@ -565,7 +587,7 @@ def group_sharded_parallel(model, optimizer, level, scaler=None, group=None, off
     else:
         wrapped = GroupShardedStage2(model, shards, sync_buffers)
     if scaler is not None:
-        scaler = GroupShardedScaler(scaler, group)
+        scaler = GroupShardedScaler(scaler, group, dp_group)
     return wrapped, sharded_optimizer, scaler
 
 
@@ -613,7 +635,7 @@ def save_group_sharded_model(model, output, optimizer=None) -> None:
         model.get_all_parameters()
     state = model._layer.state_dict()
     optimizer_state = None if optimizer is None else _merged_optimizer_state(optimizer)
-    if shards.group.rank == 0:
+    if shards.group.rank == 0 and (shards.dp_group is None or shards.dp_group.rank == 0):
         os.makedirs(output, exist_ok=True)
         save(state, os.path.join(output, "model.pdmodel"))
         if optimizer_state is not None:
@@ -622,6 +644,8 @@ def save_group_sharded_model(model, output, optimizer=None) -> None:
     if released:
         shards.release_params()
     barrier(shards.group)
+    if shards.dp_group is not None:
+        barrier(shards.dp_group)
 
 
 __all__ = ["group_sharded_parallel", "save_group_sharded_model"]
