@@ -27,12 +27,12 @@ What a training step does, by level (``optimizer.step()``):
   updates the owned parameters and releases the rest again. A forward under
   ``no_grad`` releases what it gathered as soon as it returns.
 
-The collectives carry consecutive parameters of one dtype (and owner) packed
-into flat buffers of up to ``buffer_max_size`` elements. Gradients are reduced
-when ``step()`` runs, not during backward (Paddle
-reduces in backward hooks), so between ``backward()`` and ``step()`` every
-rank holds its local, un-averaged gradients of every parameter. A parameter
-that got a gradient on some ranks only is averaged with zeros from the others.
+The collectives carry consecutive tensors of one dtype (and owner) packed
+into flat buffers of up to ``buffer_max_size`` elements. Gradients are
+reduced when ``step()`` runs, not during backward (Paddle reduces in backward
+hooks), so between ``backward()`` and ``step()`` every rank holds its local,
+un-averaged gradients of every parameter. A parameter that got a gradient on
+some ranks only is averaged with zeros from the others.
 
 With a ``dp_group`` (the ranks that hold the same shard in a sharding x
 data-parallel grid), the gradients are first averaged over it.
