@@ -158,6 +158,15 @@ try:  # dp_group must meet the sharding group in this rank only (checked before 
 except ValueError as error:
     errors.append(str(error))
 results.append(errors)
+# sync_buffers: the buffers come from the first rank before each forward
+bn = eager.nn.BatchNorm1D(3)
+model, _, _ = group_sharded_parallel(bn, eager.optimizer.SGD(0.1, parameters=bn.parameters()), "os",
+                                     sync_buffers=True)
+bn._mean.set_value(np.full(3, float(rank + 1)))
+model.eval()
+with eager.no_grad():
+    model(eager.ones([2, 3]))
+results.append(bn._mean.numpy().tolist())
 with open(f"rank{rank}.json", "w") as handle:
     json.dump(results, handle)
 '''
@@ -464,6 +473,11 @@ def test_fleet_sharding_degree_checks():
 def test_dp_group_must_meet_the_sharding_group_in_one_rank(ranks):
     outs, _ = ranks
     for results in outs:
-        (message,) = results[-1]
+        (message,) = results[-2]
         assert message.startswith("group_sharded_parallel: argument 'dp_group' (ranks [0, 1]) must share exactly "
                                   "this rank with 'group' (ranks [0, 1])")
+
+
+def test_sync_buffers_takes_the_first_ranks_buffers(ranks):
+    outs, _ = ranks
+    assert outs[0][-1] == outs[1][-1] == [1.0, 1.0, 1.0]  # rank 0 set 1, rank 1 set 2 before the forward
