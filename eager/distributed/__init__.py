@@ -8,9 +8,10 @@ collectives through CuPy's NCCL, used by the other two), ``spawning``
 processes), ``stream`` (the collectives with
 Paddle's stream arguments), ``communication`` (Paddle's module path for the
 collectives and ``stream``, the same objects). ``fleet`` (Paddle's fleet API,
-collective mode) and
-``launch`` (run as ``python -m eager.distributed.launch``, or called) are loaded
-on first use: ``fleet`` builds on eager.nn, which itself uses this package, and
+collective mode), ``launch`` (run as ``python -m eager.distributed.launch``, or
+called) and ``sharding`` (group-sharded data parallelism, ZeRO) are loaded on
+first use: ``fleet`` and ``sharding`` build on eager.nn, which itself uses this
+package, and
 ``launch`` must not be imported before ``python -m`` runs it. ``split``
 (Paddle's ``paddle.distributed.split``, which refuses dynamic-graph mode) and
 ``ParallelMode`` come from ``fleet`` and load with it.
@@ -32,7 +33,7 @@ from .gloo import __all__ as _gloo_all
 from . import stream  # noqa: F401
 from . import communication  # noqa: F401  (Paddle's paddle.distributed.communication path)
 
-_LAZY = ("fleet", "launch")
+_LAZY = ("fleet", "launch", "sharding")
 # name: (module, attribute) of the names that live in fleet
 _LAZY_NAMES = {"split": (".fleet.layers.mpu.mp_ops", "split"),
                "ParallelMode": (".fleet.base.topology", "ParallelMode")}

@@ -24,6 +24,11 @@ the layers of :mod:`.meta_parallel` use; with M > 1 ``distributed_model`` gives 
 :class:`TensorParallel` and ``distributed_optimizer`` a
 :class:`HybridParallelOptimizer` (it averages the gradients over the D
 data-parallel ranks and clips by the global norm of the whole, unsharded model).
+With ``sharding_degree`` S > 1 (and ``mp_degree`` 1), ``distributed_model``
+gives a :class:`ShardingParallel` and ``distributed_optimizer`` a
+HybridParallelOptimizer around a :class:`DygraphShardingOptimizer`: stage-1
+sharding (ZeRO-1) of the optimizer state over each group of S ranks, the
+gradients first averaged over the D data-parallel ranks.
 """
 from __future__ import annotations
 
@@ -38,7 +43,9 @@ from ..collective import all_gather_object, barrier
 from ..env import get_rank, get_world_size, init_parallel_env
 from ..parallel import DataParallel
 from .base.topology import CommunicateTopology, HybridCommunicateGroup, ParallelMode
+from .dygraph_sharding_optimizer import DygraphShardingOptimizer
 from .hybrid_parallel_optimizer import HybridParallelOptimizer
+from .meta_parallel.sharding_parallel import ShardingParallel
 from .meta_parallel.tensor_parallel import TensorParallel
 from .strategy import DistributedStrategy
 
@@ -101,22 +108,31 @@ class Fleet:
         world = get_world_size()
         configs = strategy.hybrid_configs
         mp_degree = max(configs["mp_degree"], 1)
+        sharding_degree = configs["sharding_degree"]
+        if sharding_degree > 1 and mp_degree > 1:
+            raise ValueError(f"fleet.init: strategy.hybrid_configs has sharding_degree {sharding_degree} and "
+                             f"mp_degree {mp_degree}; sharding combines with data parallelism only here")
         dp_degree = configs["dp_degree"]
         if dp_degree == -1:
-            if world % mp_degree:
-                raise ValueError(f"fleet.init: strategy.hybrid_configs['mp_degree'] is {mp_degree}, which does not "
-                                 f"divide the job's {world} ranks (dp_degree -1 takes the ranks left over)")
-            dp_degree = world // mp_degree
-        if dp_degree * mp_degree != world:
+            if world % (mp_degree * sharding_degree):
+                raise ValueError(f"fleet.init: strategy.hybrid_configs['mp_degree'] is {mp_degree}"
+                                 f"{f' and sharding_degree {sharding_degree}' if sharding_degree > 1 else ''}, "
+                                 f"which does not divide the job's {world} ranks (dp_degree -1 takes the ranks "
+                                 f"left over)")
+            dp_degree = world // (mp_degree * sharding_degree)
+        if dp_degree * mp_degree * sharding_degree != world:
+            sharding = f" * sharding_degree {sharding_degree}" if sharding_degree > 1 else ""
             raise ValueError(f"fleet.init: strategy.hybrid_configs gives dp_degree {dp_degree} * mp_degree "
-                             f"{mp_degree} = {dp_degree * mp_degree} ranks, but the job has {world}; the degrees "
-                             f"must multiply to the world size (dp_degree -1 fills it in)")
+                             f"{mp_degree}{sharding} = {dp_degree * mp_degree * sharding_degree} ranks, but the "
+                             f"job has {world}; the degrees must multiply to the world size (dp_degree -1 "
+                             f"fills it in)")
         if mp_degree > 1 and strategy.sync_batch_norm:
             raise ValueError("fleet.init: strategy.sync_batch_norm is not supported with mp_degree > 1 (its "
                              "statistics would be summed over ranks that share the same batch); leave it False")
         _LOGGER.setLevel(level)
         init_parallel_env()
-        topology = CommunicateTopology(["data", "pipe", "sharding", "sep", "model"], [dp_degree, 1, 1, 1, mp_degree])
+        topology = CommunicateTopology(["data", "pipe", "sharding", "sep", "model"],
+                                       [dp_degree, 1, sharding_degree, 1, mp_degree])
         self._hcg = HybridCommunicateGroup(topology)
         self._topology = topology
         hosts = []
@@ -191,7 +207,9 @@ class Fleet:
         :class:`TensorParallel` around it (the replicated parameters made equal
         across the model-parallel group, every parameter across the data-parallel
         group; each forward's tensor inputs broadcast from the first rank of the
-        model-parallel group). Otherwise, for data parallelism: wrapped in
+        model-parallel group). With ``sharding_degree`` > 1, a
+        :class:`ShardingParallel` (every parameter and buffer made equal over the
+        sharding and data-parallel groups). Otherwise, for data parallelism: wrapped in
         :class:`eager.DataParallel` with the strategy's ``fuse_grad_size_in_MB``,
         ``last_comm_group_size_MB`` and ``find_unused_parameters`` (with
         ``sync_batch_norm``, its BatchNorm layers become SyncBatchNorm first).
@@ -206,6 +224,8 @@ class Fleet:
         strategy = self._strategy
         if self._hcg.get_parallel_mode() == ParallelMode.TENSOR_PARALLEL:
             return TensorParallel(model, self._hcg, strategy=strategy)
+        if self._hcg.get_parallel_mode() == ParallelMode.SHARDING_PARALLEL:
+            return ShardingParallel(model, self._hcg, strategy=strategy)
         if get_world_size() <= 1:
             return model
         if strategy.sync_batch_norm:
@@ -216,7 +236,9 @@ class Fleet:
 
     def distributed_optimizer(self, optimizer, strategy=None):
         """The optimizer for parallel training. With ``mp_degree`` > 1, a
-        :class:`HybridParallelOptimizer` around it. For data parallelism,
+        :class:`HybridParallelOptimizer` around it; with ``sharding_degree`` > 1,
+        a HybridParallelOptimizer around a :class:`DygraphShardingOptimizer`
+        (stage-1 sharding over the sharding group) around it. For data parallelism,
         ``optimizer`` itself (the gradients it reads are already averaged by the
         model from :meth:`distributed_model`). A ``strategy`` given here replaces
         ``fleet.init``'s for the models wrapped afterwards, as in Paddle.
@@ -234,6 +256,8 @@ class Fleet:
             self._strategy = copy.deepcopy(strategy)
         if self._hcg.get_parallel_mode() == ParallelMode.TENSOR_PARALLEL:
             return HybridParallelOptimizer(optimizer, self._hcg, self._strategy)
+        if self._hcg.get_parallel_mode() == ParallelMode.SHARDING_PARALLEL:
+            return HybridParallelOptimizer(DygraphShardingOptimizer(optimizer, self._hcg), self._hcg, self._strategy)
         return optimizer
 
 

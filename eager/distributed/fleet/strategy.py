@@ -11,8 +11,9 @@ silently training another way than the script asked:
   bucket size), ``last_comm_group_size_MB`` (its last bucket), ``sync_batch_norm``
   (BatchNorm layers become SyncBatchNorm in ``fleet.distributed_model``),
   ``hybrid_configs`` with ``dp_degree`` (-1: the world size over ``mp_degree``)
-  and ``mp_degree`` (tensor parallelism); ``pp_degree``, ``sharding_degree`` and
-  ``sep_degree`` must stay 1;
+  and ``mp_degree`` (tensor parallelism), ``sharding_degree`` (stage-1 sharding of
+  the optimizer state, with data parallelism); ``pp_degree`` and ``sep_degree``
+  must stay 1;
 - accepted, without effect over MPI (NCCL and static-graph tuning):
   ``fuse_all_reduce_ops``, ``nccl_comm_num``, ``sync_nccl_allreduce``, ``a_sync``
   (a parameter-server setting, ignored in collective mode as in Paddle);
@@ -76,8 +77,8 @@ class DistributedStrategy:
 
     Honoured: ``find_unused_parameters`` (False), ``fuse_grad_size_in_MB`` (32),
     ``last_comm_group_size_MB`` (1), ``sync_batch_norm`` (False) and
-    ``hybrid_configs`` with ``dp_degree`` and ``mp_degree`` (the other degrees
-    stay 1). Accepted without effect:
+    ``hybrid_configs`` with ``dp_degree``, ``mp_degree`` and ``sharding_degree``
+    (the other degrees stay 1). Accepted without effect:
     ``fuse_all_reduce_ops``, ``nccl_comm_num``, ``sync_nccl_allreduce``,
     ``a_sync``. Switching on a feature eager's fleet lacks (``amp``,
     ``recompute``, ``sharding``, ``pipeline``, ``tensor_parallel``, ...) raises
@@ -151,6 +152,11 @@ class DistributedStrategy:
                 if value == 0 or value < -1:
                     raise ValueError(f"fleet.DistributedStrategy: hybrid_configs['dp_degree'] expected -1 "
                                      f"(every rank) or a positive int, got {value}")
+            elif key == "sharding_degree":
+                if value < 1:
+                    raise ValueError(f"fleet.DistributedStrategy: hybrid_configs['sharding_degree'] expected a "
+                                     f"positive int (the ranks over which the optimizer state is sharded), got "
+                                     f"{value}")
             elif key == "mp_degree":
                 if value < 0:
                     raise ValueError(f"fleet.DistributedStrategy: hybrid_configs['mp_degree'] expected a "

@@ -265,15 +265,15 @@ class HybridCommunicateGroup:
         return self._pp_comm_group
 
     def get_sharding_parallel_rank(self) -> int:
-        """The sharding index (0)."""
+        """This rank's index in its sharding group (0 with ``sharding_degree`` 1)."""
         return self._sharding_parallel_id
 
     def get_sharding_parallel_world_size(self) -> int:
-        """``sharding_degree`` (1)."""
+        """``sharding_degree``: the ranks the optimizer state is sharded over."""
         return self._sharding_degree
 
     def get_sharding_parallel_group(self):
-        """This rank's sharding Group (itself alone)."""
+        """This rank's sharding Group (itself alone with ``sharding_degree`` 1)."""
         return self._sharding_comm_group
 
     def get_sep_parallel_rank(self) -> int:
