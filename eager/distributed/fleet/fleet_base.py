@@ -39,6 +39,8 @@ from ..env import get_rank, get_world_size, init_parallel_env
 from ..parallel import DataParallel
 from .base.topology import CommunicateTopology, HybridCommunicateGroup, ParallelMode
 from .hybrid_parallel_optimizer import HybridParallelOptimizer
+from .meta_parallel.parallel_layers.pp_layers import PipelineLayer
+from .meta_parallel.pipeline_parallel import PipelineParallel
 from .meta_parallel.tensor_parallel import TensorParallel
 from .strategy import DistributedStrategy
 
@@ -101,22 +103,31 @@ class Fleet:
         world = get_world_size()
         configs = strategy.hybrid_configs
         mp_degree = max(configs["mp_degree"], 1)
+        pp_degree = max(configs["pp_degree"], 1)
         dp_degree = configs["dp_degree"]
         if dp_degree == -1:
-            if world % mp_degree:
-                raise ValueError(f"fleet.init: strategy.hybrid_configs['mp_degree'] is {mp_degree}, which does not "
+            if world % (mp_degree * pp_degree):
+                which = (f"mp_degree {mp_degree} * pp_degree {pp_degree} = {mp_degree * pp_degree}"
+                         if pp_degree > 1 else f"is {mp_degree}")
+                raise ValueError(f"fleet.init: strategy.hybrid_configs['mp_degree'] {which}, which does not "
                                  f"divide the job's {world} ranks (dp_degree -1 takes the ranks left over)")
-            dp_degree = world // mp_degree
-        if dp_degree * mp_degree != world:
+            dp_degree = world // (mp_degree * pp_degree)
+        if dp_degree * mp_degree * pp_degree != world:
+            pipe = f" * pp_degree {pp_degree}" if pp_degree > 1 else ""
             raise ValueError(f"fleet.init: strategy.hybrid_configs gives dp_degree {dp_degree} * mp_degree "
-                             f"{mp_degree} = {dp_degree * mp_degree} ranks, but the job has {world}; the degrees "
-                             f"must multiply to the world size (dp_degree -1 fills it in)")
+                             f"{mp_degree}{pipe} = {dp_degree * mp_degree * pp_degree} ranks, but the job has "
+                             f"{world}; the degrees must multiply to the world size (dp_degree -1 fills it in)")
+        if pp_degree > 1 and mp_degree > 1:
+            raise ValueError(f"fleet.init: strategy.hybrid_configs has pp_degree {pp_degree} and mp_degree "
+                             f"{mp_degree}; eager's pipeline parallelism combines with data parallelism only "
+                             f"(set mp_degree 1)")
         if mp_degree > 1 and strategy.sync_batch_norm:
             raise ValueError("fleet.init: strategy.sync_batch_norm is not supported with mp_degree > 1 (its "
                              "statistics would be summed over ranks that share the same batch); leave it False")
         _LOGGER.setLevel(level)
         init_parallel_env()
-        topology = CommunicateTopology(["data", "pipe", "sharding", "sep", "model"], [dp_degree, 1, 1, 1, mp_degree])
+        topology = CommunicateTopology(["data", "pipe", "sharding", "sep", "model"],
+                                       [dp_degree, pp_degree, 1, 1, mp_degree])
         self._hcg = HybridCommunicateGroup(topology)
         self._topology = topology
         hosts = []
@@ -204,6 +215,11 @@ class Fleet:
             raise TypeError(f"fleet.distributed_model: argument 'model' expected an eager.nn.Layer, got "
                             f"{type(model).__name__}")
         strategy = self._strategy
+        if self._hcg.get_parallel_mode() == ParallelMode.PIPELINE_PARALLEL:
+            if not isinstance(model, PipelineLayer):
+                raise TypeError(f"fleet.distributed_model: with pp_degree > 1 argument 'model' expected a "
+                                f"fleet.meta_parallel.PipelineLayer, got {type(model).__name__}")
+            return PipelineParallel(model, self._hcg, strategy=strategy)
         if self._hcg.get_parallel_mode() == ParallelMode.TENSOR_PARALLEL:
             return TensorParallel(model, self._hcg, strategy=strategy)
         if get_world_size() <= 1:
@@ -232,7 +248,7 @@ class Fleet:
                 raise TypeError(f"fleet.distributed_optimizer: argument 'strategy' expected a "
                                 f"fleet.DistributedStrategy or None, got {type(strategy).__name__}")
             self._strategy = copy.deepcopy(strategy)
-        if self._hcg.get_parallel_mode() == ParallelMode.TENSOR_PARALLEL:
+        if self._hcg.get_parallel_mode() in (ParallelMode.TENSOR_PARALLEL, ParallelMode.PIPELINE_PARALLEL):
             return HybridParallelOptimizer(optimizer, self._hcg, self._strategy)
         return optimizer
 

@@ -45,7 +45,8 @@ _UNSUPPORTED = {
     "amp": "automatic mixed precision in fleet (cast in the training loop instead)",
     "recompute": "activation recomputation",
     "sharding": "sharded optimizer states",
-    "pipeline": "pipeline parallelism",
+    "pipeline": "static-graph pipeline parallelism; set hybrid_configs['pp_degree'] and pipeline_configs "
+                "(PipelineLayer, fleet.distributed_model) instead",
     "tensor_parallel": "static-graph tensor parallelism; set hybrid_configs['mp_degree'] and build the "
                        "network from fleet.meta_parallel's layers instead",
     "gradient_merge": "gradient merging (accumulate with DataParallel.no_sync instead)",
@@ -60,6 +61,10 @@ _UNSUPPORTED = {
     "heter_ccl_mode": "heterogeneous collective mode",
 }
 _HYBRID = {"dp_degree": -1, "mp_degree": 1, "pp_degree": 1, "sharding_degree": 1, "sep_degree": 1}
+# Paddle's PipelineConfig: name: default. schedule_mode picks the dynamic-graph schedule.
+_PIPELINE = {"micro_batch_size": 1, "accumulate_steps": 1, "schedule_mode": "1F1B", "p2p_cache_shape": True,
+             "enable_partial_send_recv": True}
+_SCHEDULES = ("1F1B", "FThenB")
 
 
 def _unsupported(name: str) -> ValueError:
@@ -95,6 +100,7 @@ class DistributedStrategy:
     def __init__(self):
         object.__setattr__(self, "_values", dict(_SETTINGS))
         object.__setattr__(self, "_hybrid", dict(_HYBRID))
+        object.__setattr__(self, "_pipeline", dict(_PIPELINE))
 
     def __getattr__(self, name: str):
         if name.startswith("__"):
@@ -104,6 +110,8 @@ class DistributedStrategy:
             return values[name]
         if name == "hybrid_configs":
             return dict(object.__getattribute__(self, "_hybrid"))
+        if name == "pipeline_configs":
+            return dict(object.__getattribute__(self, "_pipeline"))
         if name in _UNSUPPORTED:
             return False
         raise AttributeError(self._unknown(name))
@@ -122,6 +130,9 @@ class DistributedStrategy:
                                  f"{value!r}")
         elif name == "hybrid_configs":
             self._hybrid.update(self._check_hybrid(value))
+            return
+        elif name == "pipeline_configs":
+            self._pipeline.update(self._check_pipeline(value))
             return
         elif name in _UNSUPPORTED:
             if not isinstance(value, bool):
@@ -151,19 +162,44 @@ class DistributedStrategy:
                 if value == 0 or value < -1:
                     raise ValueError(f"fleet.DistributedStrategy: hybrid_configs['dp_degree'] expected -1 "
                                      f"(every rank) or a positive int, got {value}")
-            elif key == "mp_degree":
+            elif key in ("mp_degree", "pp_degree"):
                 if value < 0:
                     raise ValueError(f"fleet.DistributedStrategy: hybrid_configs['mp_degree'] expected a "
                                      f"non-negative int (the ranks sharing each tensor-parallel layer; 0 "
                                      f"counts as 1), got {value}")
             elif value > 1 or value < 0:
                 raise ValueError(f"fleet.DistributedStrategy: hybrid_configs[{key!r}] = {value}: eager's "
-                                 f"fleet has data and tensor parallelism only, so {key} must be 1")
+                                 f"fleet has data, tensor and pipeline parallelism only, so {key} must be 1")
+        return dict(configs)
+
+    @staticmethod
+    def _check_pipeline(configs) -> dict:
+        if not isinstance(configs, dict):
+            raise TypeError(f"fleet.DistributedStrategy: 'pipeline_configs' expected a dict, got "
+                            f"{type(configs).__name__}")
+        for key, value in configs.items():
+            if key not in _PIPELINE:
+                raise ValueError(f"fleet.DistributedStrategy: pipeline_configs key {key!r} is not supported; "
+                                 f"eager's fleet takes {', '.join(_PIPELINE)}")
+            if key in ("micro_batch_size", "accumulate_steps"):
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise TypeError(f"fleet.DistributedStrategy: pipeline_configs[{key!r}] expected an int, got "
+                                    f"{value!r}")
+                if value < 1:
+                    raise ValueError(f"fleet.DistributedStrategy: pipeline_configs[{key!r}] expected a positive "
+                                     f"int, got {value}")
+            elif key == "schedule_mode":
+                if value not in _SCHEDULES:
+                    raise ValueError(f"fleet.DistributedStrategy: pipeline_configs['schedule_mode'] expected one "
+                                     f"of {', '.join(_SCHEDULES)}, got {value!r}")
+            elif not isinstance(value, bool):
+                raise TypeError(f"fleet.DistributedStrategy: pipeline_configs[{key!r}] expected a bool, got "
+                                f"{value!r}")
         return dict(configs)
 
     @staticmethod
     def _unknown(name: str) -> str:
-        known = sorted([*_SETTINGS, "hybrid_configs", *_UNSUPPORTED])
+        known = sorted([*_SETTINGS, "hybrid_configs", "pipeline_configs", *_UNSUPPORTED])
         return (f"fleet.DistributedStrategy has no setting {name!r}; eager's fleet knows "
                 f"{', '.join(known)}")
 
@@ -171,12 +207,15 @@ class DistributedStrategy:
         twin = DistributedStrategy()
         twin._values.update(copy.deepcopy(self._values, memo))
         twin._hybrid.update(self._hybrid)
+        twin._pipeline.update(self._pipeline)
         return twin
 
     def __repr__(self):
         changed = {name: value for name, value in self._values.items() if _SETTINGS[name] != value}
         if self._hybrid != _HYBRID:
             changed["hybrid_configs"] = dict(self._hybrid)
+        if self._pipeline != _PIPELINE:
+            changed["pipeline_configs"] = dict(self._pipeline)
         return f"DistributedStrategy({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
 
