@@ -12,6 +12,7 @@ the strategy and init checks, and train_batch's errors.
 """
 from __future__ import annotations
 
+import copy
 import json
 
 import numpy as np
@@ -262,3 +263,210 @@ def check_errors(errors):
     for (kind, message), (want_kind, want_text) in zip(errors, wanted):
         assert kind == want_kind and want_text in message, (kind, message)
     assert "has 5 rows, but micro_batch_size 2 * accumulate_steps 3 = 6" in errors[2][1]
+
+
+# -- in one process ----------------------------------------------------------------
+class Counted(eager.nn.Layer):
+    """A layer that records each construction, to see which stage builds what."""
+    built = []
+
+    def __init__(self, tag):
+        super().__init__()
+        Counted.built.append(tag)
+
+    def forward(self, x):
+        return x
+
+
+def test_segment_layers_uniform_layer_and_list():
+    assert SegmentLayers(list(range(5)), 2).do_segment() == [0, 2, 5]
+    assert SegmentLayers(list(range(7)), 3).do_segment() == [0, 2, 4, 7]     # the extra layer goes last
+    assert SegmentLayers(list(range(8)), 3).do_segment() == [0, 2, 5, 8]
+    assert SegmentLayers(list(range(3)), 3).do_segment() == [0, 1, 2, 3]
+    items = [LayerDesc(eager.nn.Embedding, 4, 2), LayerDesc(eager.nn.Linear, 2, 2), eager.tanh,
+             LayerDesc(eager.nn.Linear, 2, 2), eager.nn.Linear(2, 2), eager.nn.functional.relu]
+    # each segment ends right after its share of matches; the last runs to the end
+    assert SegmentLayers(items, 3, "layer:Linear").do_segment() == [0, 2, 4, 6]
+    assert SegmentLayers(items, 3, "layer:linear").do_segment() == [0, 2, 4, 6]    # case-insensitive
+    assert SegmentLayers(items, 2, "layer:Embedding|tanh").do_segment() == [0, 1, 6]
+    assert SegmentLayers(items, 2, [0, 4]).do_segment() == [0, 4, 6]
+    assert SegmentLayers(items, 2, [0, 1, 6]).do_segment() == [0, 1, 6]
+
+
+@pytest.mark.parametrize("items, parts, method, kind, text", [
+    (list(range(4)), 2, "even", ValueError, "expected 'uniform', 'layer:ClassName' or a list"),
+    (list(range(4)), 2, 3, ValueError, "expected 'uniform', 'layer:ClassName' or a list"),
+    (list(range(2)), 3, "uniform", ValueError, "2 layers cannot fill 3 segments"),
+    ([LayerDesc(eager.nn.Linear, 2, 2)] * 3, 2, "layer:Linear", ValueError, "matches 3 layers, which do not "
+                                                                             "divide into 2 equal segments"),
+    ([LayerDesc(eager.nn.Linear, 2, 2)] * 2, 2, "layer:Conv2D", ValueError, "matches none of the layers (Linear, "
+                                                                            "Linear)"),
+    (list(range(4)), 2, [1, 4], ValueError, "expected boundaries starting with 0"),
+    (list(range(4)), 2, [0, 3, 2], ValueError, "expected non-decreasing boundaries within 0..4"),
+    (list(range(4)), 2, [0, 1, 2, 4], ValueError, "has 4 boundaries, but 2 stages take 3"),
+    (list(range(4)), 2, [0, "2"], TypeError, "expected a list of int boundaries"),
+])
+def test_segment_layers_errors(items, parts, method, kind, text):
+    with pytest.raises(kind, match=text.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        SegmentLayers(items, parts, method).do_segment()
+
+
+def test_each_stage_builds_only_its_layers_from_per_layer_seeds():
+    two_stages = CommunicateTopology(["data", "pipe", "model"], [1, 2, 1])     # this process: stage 0 of 2
+    Counted.built.clear()
+    stage0 = PipelineLayer([LayerDesc(Counted, "a"), LayerDesc(eager.nn.Linear, 3, 4), LayerDesc(Counted, "b"),
+                            LayerDesc(eager.nn.Linear, 4, 2)], topology=two_stages)
+    assert Counted.built == ["a"] and stage0.segment_parts == [0, 2, 4]
+    assert sorted(stage0.state_dict()) == ["1.bias", "1.weight"]
+    assert [stage0.get_stage_from_index(i) for i in range(4)] == [0, 0, 1, 1]
+    eager.seed(99)
+    after_seed = eager.rand([3]).numpy()
+    eager.seed(99)
+    whole = PipelineLayer([LayerDesc(Counted, "a"), LayerDesc(eager.nn.Linear, 3, 4), LayerDesc(Counted, "b"),
+                           LayerDesc(eager.nn.Linear, 4, 2)], num_stages=1)
+    np.testing.assert_array_equal(eager.rand([3]).numpy(), after_seed)   # the caller's random stream is untouched
+    assert Counted.built == ["a", "a", "b"]
+    np.testing.assert_array_equal(stage0.state_dict()["1.weight"].numpy(), whole.state_dict()["1.weight"].numpy())
+    eager.seed(1234 + 3)                              # layer i is drawn right after seed(1234 + i)
+    np.testing.assert_array_equal(eager.nn.Linear(4, 2).weight.numpy(), whole.state_dict()["3.weight"].numpy())
+    # forward runs the items in order (the Counted ones are identities): two affine maps in NumPy
+    w1, b1, w3, b3 = (whole.state_dict()[k].numpy() for k in ("1.weight", "1.bias", "3.weight", "3.bias"))
+    x = np.arange(6.0, dtype="float32").reshape(2, 3)
+    np.testing.assert_allclose(whole(eager.to_tensor(x)).numpy(), (x @ w1 + b1) @ w3 + b3, rtol=1e-5)
+
+
+def test_pipeline_layer_errors():
+    linear = LayerDesc(eager.nn.Linear, 2, 2)
+    cases = [
+        (ValueError, "give argument 'num_stages' or 'topology' (got neither)", dict()),
+        (ValueError, "argument 'num_stages' (2) does not divide the job's 1 ranks", dict(num_stages=2)),
+        (ValueError, "argument 'num_stages' is 2, but the topology's pipe axis (pp_degree) has 1 stages",
+         dict(num_stages=2, topology=CommunicateTopology(["data", "pipe", "model"], [1, 1, 1]))),
+        (ValueError, "seg_method) expected 'uniform', 'layer:ClassName'", dict(num_stages=1, seg_method="evenly")),
+        (ValueError, "argument 'num_virtual_pipeline_stages' expected None or 1",
+         dict(num_stages=1, num_virtual_pipeline_stages=2)),
+        (ValueError, "recompute_ctx['offload'] is not supported", dict(num_stages=1, recompute_interval=1,
+                                                                      recompute_ctx={"offload": True})),
+        (TypeError, "argument 'topology' expected a fleet.CommunicateTopology, got list", dict(topology=[1, 2])),
+    ]
+    for kind, text, kwargs in cases:
+        with pytest.raises(kind, match=text.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
+            PipelineLayer([linear, linear], **kwargs)
+    with pytest.raises(TypeError, match=r"argument 'layers'\[1\] expected an eager.nn.Layer, a LayerDesc"):
+        PipelineLayer([linear, 3], num_stages=1)
+    with pytest.raises(TypeError, match="LayerDesc: argument 'layer_func' expected a subclass of eager.nn.Layer"):
+        LayerDesc(eager.tanh)
+    with pytest.raises(ValueError, match="SharedLayerDesc 'e': its layer \\(Linear\\) has no tensor attribute "
+                                         "shared_weight_attr='table'"):
+        PipelineLayer([SharedLayerDesc("e", eager.nn.Linear, None, "table", 2, 2)], num_stages=1)
+
+
+def one_process_pipeline(layers, loss_fn, **configs):
+    """A one-stage PipelineParallel in this process (pp_degree 1), for the checks that need no ranks."""
+    strategy = DistributedStrategy()
+    strategy.pipeline_configs = {"accumulate_steps": STEPS, "micro_batch_size": MICRO, **configs}
+    hcg = Fleet().init(is_collective=True, strategy=strategy).get_hybrid_communicate_group()
+    model = PipelineParallel(PipelineLayer(layers, num_stages=1, loss_fn=loss_fn), hcg, strategy)
+    return model, hcg
+
+
+@pytest.mark.parametrize("schedule", ["1F1B", "FThenB"])
+def test_one_stage_train_batch_is_gradient_accumulation(schedule):
+    eager.set_default_dtype("float64")
+    try:
+        ns = models()
+        model, hcg = one_process_pipeline(ns["mlp_layers"](D, H, C), eager.nn.CrossEntropyLoss(),
+                                          schedule_mode=schedule)
+        optimizer = HybridParallelOptimizer(eager.optimizer.SGD(LR, parameters=model.parameters()), hcg)
+        losses, reference = reference_training(ns["mlp_layers"](D, H, C), eager.nn.CrossEntropyLoss(), X, Y, 1,
+                                               lambda params: eager.optimizer.SGD(LR, parameters=params))
+        for step in range(TRAIN_STEPS):
+            loss = model.train_batch([eager.to_tensor(X[step, 0]), eager.to_tensor(Y[step, 0])], optimizer)
+            np.testing.assert_allclose(float(loss), losses[step][0], rtol=1e-12)
+            assert all(p.grad is None or not np.any(p.grad.numpy()) for p in model.parameters())   # cleared
+        for name, param in reference.state_dict().items():
+            np.testing.assert_allclose(model._layers.state_dict()[name].numpy(), param.numpy(), rtol=1e-12,
+                                       err_msg=name)
+        outputs = model.eval_batch([eager.to_tensor(X[0, 0]), eager.to_tensor(Y[0, 0])])
+        assert len(outputs) == STEPS and all(o.stop_gradient for o in outputs)
+        np.testing.assert_allclose(np.concatenate([o.numpy() for o in outputs]),
+                                   reference(eager.to_tensor(X[0, 0])).numpy(), rtol=1e-12)
+    finally:
+        eager.set_default_dtype("float32")
+
+
+def test_train_batch_errors():
+    ns = models()
+    model, hcg = one_process_pipeline(ns["mlp_layers"](D, H, C), eager.nn.CrossEntropyLoss())
+    optimizer = HybridParallelOptimizer(eager.optimizer.SGD(LR, parameters=model.parameters()), hcg)
+    x, y = eager.to_tensor(X[0, 0], dtype="float32"), eager.to_tensor(Y[0, 0])
+    before = [p.numpy().copy() for p in model.parameters()]
+    with pytest.raises(ValueError, match="the batch of data's inputs has 4 rows, but micro_batch_size 2 \\* "
+                                         "accumulate_steps 3 = 6; the batch size must equal"):
+        model.train_batch([x[:4], y[:4]], optimizer)
+    with pytest.raises(ValueError, match="the batch of data's labels has 5 rows"):
+        model.train_batch([x, y[:5]], optimizer)
+    with pytest.raises(TypeError, match="argument 'optimizer' expected the HybridParallelOptimizer that "
+                                        "fleet.distributed_optimizer returns, got SGD"):
+        model.train_batch([x, y], optimizer._inner_opt)
+    with pytest.raises(ValueError, match="argument 'data' is None, but the first and the last stage need"):
+        model.train_batch(None, optimizer)
+    with pytest.raises(TypeError, match="argument 'data' expected \\[inputs, labels\\] \\(a list or tuple of two\\), "
+                                        "got list of 3"):
+        model.train_batch([x, y, y], optimizer)
+    with pytest.raises(ValueError, match="data's inputs as a list holds one Tensor per micro-batch, so "
+                                         "accumulate_steps = 3 of them; got 2 items"):
+        model.train_batch([[x[:2], x[2:4]], y], optimizer)
+    with pytest.raises(ValueError, match="argument 'scaler' is not supported"):
+        model.train_batch([x, y], optimizer, scaler=object())
+    with eager.no_grad(), pytest.raises(RuntimeError, match="gradients are disabled"):
+        model.train_batch([x, y], optimizer)
+    with pytest.raises(TypeError, match="argument 'compute_loss' expected a bool, got 1"):
+        model.eval_batch([x, y], compute_loss=1)
+    for param, value in zip(model.parameters(), before):      # nothing above changed the model
+        np.testing.assert_array_equal(param.numpy(), value)
+    no_loss, _ = one_process_pipeline([LayerDesc(eager.nn.Linear, D, C)], None)
+    with pytest.raises(ValueError, match="the PipelineLayer has no loss_fn"):
+        no_loss.eval_batch([x, y], compute_loss=True)
+    with pytest.raises(TypeError, match="PipelineParallel: argument 'layers' expected a "
+                                        "fleet.meta_parallel.PipelineLayer, got Linear"):
+        PipelineParallel(eager.nn.Linear(2, 2), hcg, DistributedStrategy())
+
+
+def test_strategy_pipeline_configs_and_init_checks():
+    strategy = DistributedStrategy()
+    assert strategy.pipeline_configs == {"micro_batch_size": 1, "accumulate_steps": 1, "schedule_mode": "1F1B",
+                                         "p2p_cache_shape": True, "enable_partial_send_recv": True}
+    strategy.pipeline_configs = {"accumulate_steps": 4, "micro_batch_size": 2}
+    strategy.hybrid_configs = {"dp_degree": 1, "mp_degree": 1, "pp_degree": 2}
+    twin = copy.deepcopy(strategy)
+    strategy.pipeline_configs = {"accumulate_steps": 8}
+    assert twin.pipeline_configs["accumulate_steps"] == 4 and twin.hybrid_configs["pp_degree"] == 2
+    assert "pipeline_configs={" in repr(twin)
+    cases = [
+        (ValueError, "pipeline_configs key 'micro_batch' is not supported", {"micro_batch": 2}),
+        (TypeError, "pipeline_configs['accumulate_steps'] expected an int, got 2.0", {"accumulate_steps": 2.0}),
+        (ValueError, "pipeline_configs['micro_batch_size'] expected a positive int, got 0", {"micro_batch_size": 0}),
+        (ValueError, "pipeline_configs['schedule_mode'] expected one of 1F1B, FThenB, got 'VPP'",
+         {"schedule_mode": "VPP"}),
+        (TypeError, "pipeline_configs['p2p_cache_shape'] expected a bool, got 1", {"p2p_cache_shape": 1}),
+    ]
+    for kind, text, value in cases:
+        with pytest.raises(kind, match=text.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
+            strategy.pipeline_configs = value
+    with pytest.raises(TypeError, match="'pipeline_configs' expected a dict, got list"):
+        strategy.pipeline_configs = [("accumulate_steps", 2)]
+    with pytest.raises(ValueError, match=r"hybrid_configs\['pp_degree'\] expected a non-negative int"):
+        strategy.hybrid_configs = {"pp_degree": -1}
+    assert strategy.pipeline_configs["accumulate_steps"] == 8      # nothing refused was kept
+    fresh = Fleet()
+    with pytest.raises(ValueError, match=r"dp_degree 1 \* mp_degree 1 \* pp_degree 2 = 2 ranks, but the job has 1"):
+        fresh.init(is_collective=True, strategy=strategy)
+    strategy.hybrid_configs = {"dp_degree": -1}
+    with pytest.raises(ValueError, match=r"mp_degree 1 \* pp_degree 2 is 2, which does not divide the job's 1"):
+        fresh.init(is_collective=True, strategy=strategy)
+    strategy.hybrid_configs = {"mp_degree": 2}
+    with pytest.raises(ValueError, match="pp_degree 2 and mp_degree 2; eager's pipeline parallelism combines"):
+        fresh.init(is_collective=True, strategy=strategy)
+    with pytest.raises(RuntimeError, match="call fleet.init"):       # nothing was kept
+        fresh.get_hybrid_communicate_group()

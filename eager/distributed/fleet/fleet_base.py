@@ -14,7 +14,7 @@ data parallelism), and ``distributed_optimizer`` returns the optimizer itself:
 with DataParallel averaging the gradients during backward there is nothing left
 for an optimizer wrapper to do (Paddle's HybridParallelOptimizer also only
 steps the inner optimizer in this mode). Parameter-server mode, role makers and
-pipeline and sharding modes are refused with an error.
+sharding modes are refused with an error.
 
 With ``strategy.hybrid_configs = {"dp_degree": D, "mp_degree": M}`` (D * M ranks)
 ``init`` also lays the ranks out as Paddle does (groups of M consecutive ranks
@@ -24,6 +24,11 @@ the layers of :mod:`.meta_parallel` use; with M > 1 ``distributed_model`` gives 
 :class:`TensorParallel` and ``distributed_optimizer`` a
 :class:`HybridParallelOptimizer` (it averages the gradients over the D
 data-parallel ranks and clips by the global norm of the whole, unsharded model).
+
+With ``pp_degree`` P > 1 (``dp_degree`` * P ranks, ``mp_degree`` 1) the model
+is a ``fleet.meta_parallel.PipelineLayer`` and ``distributed_model`` gives a
+:class:`PipelineParallel`, whose ``train_batch`` runs the micro-batches of
+``strategy.pipeline_configs`` through the stages.
 """
 from __future__ import annotations
 
@@ -69,10 +74,10 @@ class Fleet:
             raise RuntimeError(f"fleet.{fn}: call fleet.init(is_collective=True) first")
 
     def init(self, role_maker=None, is_collective=False, strategy=None, log_level="INFO"):
-        """Joins the job's world for collective (data- and tensor-parallel)
+        """Joins the job's world for collective (data-, tensor- and pipeline-parallel)
         training, keeps ``strategy`` (a :class:`DistributedStrategy`; None: the
         defaults) and lays the ranks out by its ``hybrid_configs`` (``dp_degree``
-        * ``mp_degree`` must be the world size; see
+        * ``mp_degree`` * ``pp_degree`` must be the world size; see
         :meth:`get_hybrid_communicate_group`). Every rank calls it. Only ``is_collective=True`` is supported, with no role maker
         (the ranks come from MPI). ``log_level`` sets the level of the
         ``eager.distributed.fleet`` logger. Returns this Fleet.
@@ -105,22 +110,25 @@ class Fleet:
         mp_degree = max(configs["mp_degree"], 1)
         pp_degree = max(configs["pp_degree"], 1)
         dp_degree = configs["dp_degree"]
+        if pp_degree > 1 and mp_degree > 1:
+            raise ValueError(f"fleet.init: strategy.hybrid_configs has pp_degree {pp_degree} and mp_degree "
+                             f"{mp_degree}; eager's pipeline parallelism combines with data parallelism only "
+                             f"(set mp_degree 1)")
+        if pp_degree > 1 and strategy.sync_batch_norm:
+            raise ValueError("fleet.init: strategy.sync_batch_norm is not supported with pp_degree > 1 (the "
+                             "pipeline does not convert BatchNorm layers); leave it False")
         if dp_degree == -1:
             if world % (mp_degree * pp_degree):
-                which = (f"mp_degree {mp_degree} * pp_degree {pp_degree} = {mp_degree * pp_degree}"
-                         if pp_degree > 1 else f"is {mp_degree}")
-                raise ValueError(f"fleet.init: strategy.hybrid_configs['mp_degree'] {which}, which does not "
-                                 f"divide the job's {world} ranks (dp_degree -1 takes the ranks left over)")
+                which = (f"mp_degree {mp_degree} * pp_degree {pp_degree} is {mp_degree * pp_degree}"
+                         if pp_degree > 1 else f"['mp_degree'] is {mp_degree}")
+                raise ValueError(f"fleet.init: strategy.hybrid_configs{which}, which does not divide the job's "
+                                 f"{world} ranks (dp_degree -1 takes the ranks left over)")
             dp_degree = world // (mp_degree * pp_degree)
         if dp_degree * mp_degree * pp_degree != world:
             pipe = f" * pp_degree {pp_degree}" if pp_degree > 1 else ""
             raise ValueError(f"fleet.init: strategy.hybrid_configs gives dp_degree {dp_degree} * mp_degree "
                              f"{mp_degree}{pipe} = {dp_degree * mp_degree * pp_degree} ranks, but the job has "
                              f"{world}; the degrees must multiply to the world size (dp_degree -1 fills it in)")
-        if pp_degree > 1 and mp_degree > 1:
-            raise ValueError(f"fleet.init: strategy.hybrid_configs has pp_degree {pp_degree} and mp_degree "
-                             f"{mp_degree}; eager's pipeline parallelism combines with data parallelism only "
-                             f"(set mp_degree 1)")
         if mp_degree > 1 and strategy.sync_batch_norm:
             raise ValueError("fleet.init: strategy.sync_batch_norm is not supported with mp_degree > 1 (its "
                              "statistics would be summed over ranks that share the same batch); leave it False")
@@ -198,7 +206,9 @@ class Fleet:
         barrier()
 
     def distributed_model(self, model):
-        """``model`` ready for parallel training. With ``mp_degree`` > 1, a
+        """``model`` ready for parallel training. With ``pp_degree`` > 1 ``model``
+        must be a ``fleet.meta_parallel.PipelineLayer``, and the result is a
+        :class:`PipelineParallel` (train it with ``train_batch``). With ``mp_degree`` > 1, a
         :class:`TensorParallel` around it (the replicated parameters made equal
         across the model-parallel group, every parameter across the data-parallel
         group; each forward's tensor inputs broadcast from the first rank of the
@@ -231,7 +241,7 @@ class Fleet:
                             find_unused_parameters=strategy.find_unused_parameters)
 
     def distributed_optimizer(self, optimizer, strategy=None):
-        """The optimizer for parallel training. With ``mp_degree`` > 1, a
+        """The optimizer for parallel training. With ``mp_degree`` or ``pp_degree`` > 1, a
         :class:`HybridParallelOptimizer` around it. For data parallelism,
         ``optimizer`` itself (the gradients it reads are already averaged by the
         model from :meth:`distributed_model`). A ``strategy`` given here replaces

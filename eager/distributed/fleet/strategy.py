@@ -1,4 +1,4 @@
-"""``fleet.DistributedStrategy``: the settings of a collective (data and tensor parallel) job.
+"""``fleet.DistributedStrategy``: the settings of a collective (data, tensor and pipeline parallel) job.
 
 Paddle's strategy holds the settings of every fleet mode (collective, parameter
 server, hybrid, static-graph passes). eager's fleet runs collective data
@@ -10,9 +10,11 @@ silently training another way than the script asked:
 - honoured: ``find_unused_parameters``, ``fuse_grad_size_in_MB`` (DataParallel's
   bucket size), ``last_comm_group_size_MB`` (its last bucket), ``sync_batch_norm``
   (BatchNorm layers become SyncBatchNorm in ``fleet.distributed_model``),
-  ``hybrid_configs`` with ``dp_degree`` (-1: the world size over ``mp_degree``)
-  and ``mp_degree`` (tensor parallelism); ``pp_degree``, ``sharding_degree`` and
-  ``sep_degree`` must stay 1;
+  ``hybrid_configs`` with ``dp_degree`` (-1: the world size over the others),
+  ``mp_degree`` (tensor parallelism) and ``pp_degree`` (pipeline parallelism);
+  ``sharding_degree`` and ``sep_degree`` must stay 1; ``pipeline_configs``
+  (``micro_batch_size``, ``accumulate_steps``, ``schedule_mode`` 1F1B or FThenB;
+  ``p2p_cache_shape`` and ``enable_partial_send_recv`` accepted without effect);
 - accepted, without effect over MPI (NCCL and static-graph tuning):
   ``fuse_all_reduce_ops``, ``nccl_comm_num``, ``sync_nccl_allreduce``, ``a_sync``
   (a parameter-server setting, ignored in collective mode as in Paddle);
@@ -69,9 +71,10 @@ _SCHEDULES = ("1F1B", "FThenB")
 
 def _unsupported(name: str) -> ValueError:
     feature = name[:-len("_configs")] if name.endswith("_configs") else name
+    configs = "" if feature == "pipeline" else f" and do not set '{feature}_configs'"
     return ValueError(f"fleet.DistributedStrategy: {feature} ({_UNSUPPORTED[feature]}) is not supported by "
-                      f"eager's fleet, which trains collective data and tensor parallel over MPI; leave "
-                      f"'{feature}' False and do not set '{feature}_configs'")
+                      f"eager's fleet, which trains collective data, tensor and pipeline parallel over MPI; "
+                      f"leave '{feature}' False{configs}")
 
 
 class DistributedStrategy:
@@ -81,8 +84,8 @@ class DistributedStrategy:
 
     Honoured: ``find_unused_parameters`` (False), ``fuse_grad_size_in_MB`` (32),
     ``last_comm_group_size_MB`` (1), ``sync_batch_norm`` (False) and
-    ``hybrid_configs`` with ``dp_degree`` and ``mp_degree`` (the other degrees
-    stay 1). Accepted without effect:
+    ``hybrid_configs`` with ``dp_degree``, ``mp_degree`` and ``pp_degree`` (the
+    other degrees stay 1), ``pipeline_configs``. Accepted without effect:
     ``fuse_all_reduce_ops``, ``nccl_comm_num``, ``sync_nccl_allreduce``,
     ``a_sync``. Switching on a feature eager's fleet lacks (``amp``,
     ``recompute``, ``sharding``, ``pipeline``, ``tensor_parallel``, ...) raises
@@ -154,7 +157,7 @@ class DistributedStrategy:
         for key, value in configs.items():
             if key not in _HYBRID:
                 raise ValueError(f"fleet.DistributedStrategy: hybrid_configs key {key!r} is not supported; "
-                                 f"eager's fleet takes {', '.join(_HYBRID)} (data and tensor parallelism)")
+                                 f"eager's fleet takes {', '.join(_HYBRID)} (data, tensor and pipeline parallelism)")
             if isinstance(value, bool) or not isinstance(value, int):
                 raise TypeError(f"fleet.DistributedStrategy: hybrid_configs[{key!r}] expected an int, got "
                                 f"{value!r}")
@@ -164,9 +167,10 @@ class DistributedStrategy:
                                      f"(every rank) or a positive int, got {value}")
             elif key in ("mp_degree", "pp_degree"):
                 if value < 0:
-                    raise ValueError(f"fleet.DistributedStrategy: hybrid_configs['mp_degree'] expected a "
-                                     f"non-negative int (the ranks sharing each tensor-parallel layer; 0 "
-                                     f"counts as 1), got {value}")
+                    what = ("the ranks sharing each tensor-parallel layer" if key == "mp_degree"
+                            else "the number of pipeline stages")
+                    raise ValueError(f"fleet.DistributedStrategy: hybrid_configs[{key!r}] expected a "
+                                     f"non-negative int ({what}; 0 counts as 1), got {value}")
             elif value > 1 or value < 0:
                 raise ValueError(f"fleet.DistributedStrategy: hybrid_configs[{key!r}] = {value}: eager's "
                                  f"fleet has data, tensor and pipeline parallelism only, so {key} must be 1")
