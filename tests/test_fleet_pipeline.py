@@ -1,6 +1,6 @@
 """Pipeline parallelism with fleet (pp_degree): a PipelineLayer trained with
 PipelineParallel.train_batch on real MPI ranks (pp 2 on 2 ranks, dp 2 x pp 2
-on 4) against the same layer list run in one process as one stage, with the
+on 4, pp 3 on 3: a middle stage, and a weight shared by the first and the last) against the same layer list run in one process as one stage, with the
 gradients of the same micro-batches accumulated by hand (float64): every
 step's loss and the final parameters agree. One network sends a tuple of
 tensors between its stages and trains with SGD under a global-norm clip (whose
@@ -90,9 +90,9 @@ exec({models!r})
 D, H, C, V, MICRO, STEPS, LR, CLIP, TRAIN_STEPS = {D}, {H}, {C}, {V}, {MICRO}, {STEPS}, {LR}, {CLIP}, {TRAIN_STEPS}
 X, Y, IDS, NEXT = (np.array(a) for a in ({x}, {y}, {ids}, {next}))
 eager.set_default_dtype("float64")
-dp_degree = int(sys.argv[1])
+dp_degree, pp_degree = int(sys.argv[1]), int(sys.argv[2])
 strategy = fleet.DistributedStrategy()
-strategy.hybrid_configs = {{"dp_degree": dp_degree, "mp_degree": 1, "pp_degree": 2}}
+strategy.hybrid_configs = {{"dp_degree": dp_degree, "mp_degree": 1, "pp_degree": pp_degree}}
 strategy.pipeline_configs = {{"accumulate_steps": STEPS, "micro_batch_size": MICRO}}
 fleet.init(is_collective=True, strategy=strategy)
 rank = dist.get_rank()
@@ -127,10 +127,12 @@ out["mlp_eval"] = model.eval_batch([eager.to_tensor(X[0, dp]), eager.to_tensor(Y
 outputs = model.eval_batch([eager.to_tensor(X[1, dp]), eager.to_tensor(Y[1, dp])])
 out["mlp_outputs"] = [o.numpy().tolist() for o in outputs] if hcg.is_last_stage else None
 
-# FThenB, a tied embedding split by seg_method='layer:Linear', Adam
-lm = PipelineLayer(lm_layers(V, H), num_stages=2, loss_fn=lm_loss, seg_method="layer:Linear")
+# FThenB, a tied embedding (split by seg_method='layer:Linear' on 2 stages), Adam
+lm = PipelineLayer(lm_layers(V, H), num_stages=pp_degree, loss_fn=lm_loss,
+                   seg_method="layer:Linear" if pp_degree == 2 else "uniform")
 out["lm_bounds"] = lm.segment_parts
-out["lm_shared"] = [p.is_firstly_shared for p in lm.shared_layers["embed"].parameters()]
+out["lm_shared"] = ([p.is_firstly_shared for p in lm.shared_layers["embed"].parameters()]
+                    if "embed" in lm.shared_layers else [])
 fthenb = copy.deepcopy(strategy)
 fthenb.pipeline_configs = {{"schedule_mode": "FThenB"}}
 lm_model = PipelineParallel(lm, hcg, fthenb)
@@ -153,7 +155,8 @@ def expect(call):
         errors.append(["none", ""])
 expect(lambda: fleet.distributed_model(eager.nn.Linear(2, 2)))
 expect(lambda: fleet.distributed_model(PipelineLayer(mlp_layers(D, H, C), num_stages=1)))
-expect(lambda: model.train_batch([eager.to_tensor(X[0, dp][:5]), eager.to_tensor(Y[0, dp][:5])], optimizer))
+if hcg.is_first_stage or hcg.is_last_stage:     # a middle stage reads no data: it would wait for its neighbours
+    expect(lambda: model.train_batch([eager.to_tensor(X[0, dp][:5]), eager.to_tensor(Y[0, dp][:5])], optimizer))
 out["errors"] = errors
 with open(f"rank{{rank}}.json", "w") as handle:
     json.dump(out, handle)
@@ -208,9 +211,15 @@ def check_params(outs, key, reference_model):
     assert seen == set(want)          # the stages together hold the whole network
 
 
-@pytest.mark.parametrize("dp_degree, nranks", [(1, 2), (2, 4)])
-def test_pipeline_equals_one_process_gradient_accumulation(tmp_path, dp_degree, nranks):
-    run_ranks(nranks, rank_script(), tmp_path, timeout=240, args=(dp_degree,))
+MLP_STAGES = {2: [["Linear", "tanh", "TwoWay"], ["Merge", "Tanh", "Linear"]],        # uniform: [0, 3, 6]
+              3: [["Linear", "tanh"], ["TwoWay", "Merge"], ["Tanh", "Linear"]]}      # [0, 2, 4, 6]
+LM_BOUNDS = {2: [0, 2, 5], 3: [0, 1, 3, 5]}      # 'layer:Linear' on 2 stages, uniform on 3
+
+
+@pytest.mark.parametrize("dp_degree, pp_degree", [(1, 2), (2, 2), (1, 3)])
+def test_pipeline_equals_one_process_gradient_accumulation(tmp_path, dp_degree, pp_degree):
+    nranks = dp_degree * pp_degree
+    run_ranks(nranks, rank_script(), tmp_path, timeout=240, args=(dp_degree, pp_degree))
     outs = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(nranks)]
     ns = models()
     eager.set_default_dtype("float64")
@@ -229,40 +238,44 @@ def test_pipeline_equals_one_process_gradient_accumulation(tmp_path, dp_degree, 
         eager.set_default_dtype("float32")
     for rank, out in enumerate(outs):
         stage, first, last, pp_ranks, prev, nxt, dp, dp_ranks, mode, pp_size = out["meta"]
-        # Paddle's layout [data, pipe, sharding, sep, model]: rank = dp * 2 + stage
-        assert (stage, dp, pp_size) == (rank % 2, rank // 2, 2) and (first, last) == (stage == 0, stage == 1)
-        assert pp_ranks == [2 * dp, 2 * dp + 1] and prev == nxt == pp_ranks[1 - stage]
-        assert dp_ranks == list(range(stage, nranks, 2)) and mode == 2      # ParallelMode.PIPELINE_PARALLEL
+        # Paddle's layout [data, pipe, sharding, sep, model]: rank = dp * pp_degree + stage
+        assert (stage, dp, pp_size) == (rank % pp_degree, rank // pp_degree, pp_degree)
+        assert (first, last) == (stage == 0, stage == pp_degree - 1)
+        assert pp_ranks == [dp * pp_degree + s for s in range(pp_degree)]
+        assert (prev, nxt) == (pp_ranks[(stage - 1) % pp_degree], pp_ranks[(stage + 1) % pp_degree])
+        assert dp_ranks == list(range(stage, nranks, pp_degree)) and mode == 2   # ParallelMode.PIPELINE_PARALLEL
         assert (out["wrapped"], out["optimizer"]) == ("PipelineParallel", "HybridParallelOptimizer")
-        # each stage holds only its segment ([0, 3, 6]: uniform)
-        assert out["mlp_run"] == (["Linear", "tanh", "TwoWay"] if stage == 0 else ["Merge", "Tanh", "Linear"])
+        assert out["mlp_run"] == MLP_STAGES[pp_degree][stage]         # each stage holds only its segment
         # the loss of each step: the replica's mean over its micro-batches, the same on both stages
         np.testing.assert_allclose([float(np.asarray(v)) for v in out["mlp_losses"]],
                                    [step[dp] for step in mlp_losses], rtol=1e-11)
         np.testing.assert_allclose([float(np.asarray(v)) for v in out["lm_losses"]],
                                    [step[dp] for step in lm_losses], rtol=1e-11)
-        assert out["lm_bounds"] == [0, 2, 5]
-        assert out["lm_shared"] == [stage == 0]
+        assert out["lm_bounds"] == LM_BOUNDS[pp_degree]
+        assert out["lm_shared"] == ([stage == 0] if stage in (0, pp_degree - 1) else [])   # the embedding's stages
         # eval: the mean loss of the first step's batch under the trained weights, and the outputs per micro-batch
         np.testing.assert_allclose(float(np.asarray(out["mlp_eval"])), eval_losses[dp], rtol=1e-11)
         if last:
             np.testing.assert_allclose(out["mlp_outputs"], eval_outputs[dp], rtol=1e-11)
-        check_errors(out["errors"])
+        check_errors(out["errors"], pp_degree, first or last)
     check_params(outs, "mlp_params", mlp)
     check_params(outs, "lm_params", lm)
 
 
-def check_errors(errors):
+def check_errors(errors, pp_degree, reads_data):
     wanted = [
         ("TypeError", "fleet.distributed_model: with pp_degree > 1 argument 'model' expected a "
                       "fleet.meta_parallel.PipelineLayer, got Linear"),
-        ("ValueError", "PipelineParallel: the PipelineLayer has num_stages 1, but hybrid_configs['pp_degree'] is 2"),
-        ("ValueError", "the batch of data's"),
+        ("ValueError", f"PipelineParallel: the PipelineLayer has num_stages 1, but hybrid_configs['pp_degree'] is "
+                       f"{pp_degree}"),
     ]
+    if reads_data:
+        wanted.append(("ValueError", "rows, but micro_batch_size 2 * accumulate_steps 3 = 6; the batch size must"))
     assert len(errors) == len(wanted)
     for (kind, message), (want_kind, want_text) in zip(errors, wanted):
         assert kind == want_kind and want_text in message, (kind, message)
-    assert "has 5 rows, but micro_batch_size 2 * accumulate_steps 3 = 6" in errors[2][1]
+    if reads_data:
+        assert "has 5 rows" in errors[2][1]
 
 
 # -- in one process ----------------------------------------------------------------
@@ -361,22 +374,22 @@ def test_pipeline_layer_errors():
         PipelineLayer([SharedLayerDesc("e", eager.nn.Linear, None, "table", 2, 2)], num_stages=1)
 
 
-def one_process_pipeline(layers, loss_fn, **configs):
+def one_process_pipeline(layers, loss_fn, recompute_interval=0, **configs):
     """A one-stage PipelineParallel in this process (pp_degree 1), for the checks that need no ranks."""
     strategy = DistributedStrategy()
     strategy.pipeline_configs = {"accumulate_steps": STEPS, "micro_batch_size": MICRO, **configs}
     hcg = Fleet().init(is_collective=True, strategy=strategy).get_hybrid_communicate_group()
-    model = PipelineParallel(PipelineLayer(layers, num_stages=1, loss_fn=loss_fn), hcg, strategy)
-    return model, hcg
+    layer = PipelineLayer(layers, num_stages=1, loss_fn=loss_fn, recompute_interval=recompute_interval)
+    return PipelineParallel(layer, hcg, strategy), hcg
 
 
-@pytest.mark.parametrize("schedule", ["1F1B", "FThenB"])
-def test_one_stage_train_batch_is_gradient_accumulation(schedule):
+@pytest.mark.parametrize("schedule, recompute_interval", [("1F1B", 0), ("FThenB", 0), ("1F1B", 2)])
+def test_one_stage_train_batch_is_gradient_accumulation(schedule, recompute_interval):
     eager.set_default_dtype("float64")
     try:
         ns = models()
         model, hcg = one_process_pipeline(ns["mlp_layers"](D, H, C), eager.nn.CrossEntropyLoss(),
-                                          schedule_mode=schedule)
+                                          recompute_interval, schedule_mode=schedule)
         optimizer = HybridParallelOptimizer(eager.optimizer.SGD(LR, parameters=model.parameters()), hcg)
         losses, reference = reference_training(ns["mlp_layers"](D, H, C), eager.nn.CrossEntropyLoss(), X, Y, 1,
                                                lambda params: eager.optimizer.SGD(LR, parameters=params))
