@@ -483,3 +483,30 @@ def test_strategy_pipeline_configs_and_init_checks():
         fresh.init(is_collective=True, strategy=strategy)
     with pytest.raises(RuntimeError, match="call fleet.init"):       # nothing was kept
         fresh.get_hybrid_communicate_group()
+
+
+def test_save_state_dict_and_set_state_dir_by_layer_index(tmp_path):
+    descs = [LayerDesc(eager.nn.Linear, 3, 4), eager.tanh, LayerDesc(eager.nn.Linear, 4, 2)]
+    whole = PipelineLayer(descs, num_stages=1)
+    trained = {name: np.random.default_rng(1).normal(size=p.shape).astype("float32")
+               for name, p in whole.state_dict().items()}
+    whole.set_state_dict({name: eager.to_tensor(value) for name, value in trained.items()})
+    whole.save_state_dict(str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["layer_00-tensor_00-model_states.pdparams",
+                                                         "layer_02-tensor_00-model_states.pdparams"]
+    fresh = PipelineLayer(descs, num_stages=1)
+    fresh.set_state_dir(str(tmp_path))
+    for name, value in fresh.state_dict().items():
+        np.testing.assert_array_equal(value.numpy(), trained[name], err_msg=name)
+    # a stage of another cut reads its own items' files: stage 0 of 2 with boundaries [0, 1, 3] holds item 0
+    stage0 = PipelineLayer(descs, topology=CommunicateTopology(["data", "pipe", "model"], [1, 2, 1]),
+                           seg_method=[0, 1])
+    assert stage0._stage_id == 0 and sorted(stage0.state_dict()) == ["0.bias", "0.weight"]
+    stage0.set_state_dir(str(tmp_path))
+    np.testing.assert_array_equal(stage0.state_dict()["0.weight"].numpy(), trained["0.weight"])
+    with pytest.raises(FileNotFoundError, match="PipelineLayer.set_state_dir: no directory"):
+        fresh.set_state_dir(str(tmp_path / "missing"))
+    (tmp_path / "layer_02-tensor_00-model_states.pdparams").unlink()
+    with pytest.raises(FileNotFoundError, match=r"no file layer_02-\*model_states.pdparams in .* for item 2 "
+                                                r"\(Linear\)"):
+        fresh.set_state_dir(str(tmp_path))

@@ -21,13 +21,16 @@ the copies stay equal.
 from __future__ import annotations
 
 import functools
+import glob
 import itertools
+import os
 import re
 
 from .....autograd import no_grad
 from .....nn.container import LayerDict
 from .....nn.initializer import get_rng_state, seed, set_rng_state
 from .....nn.layer import Layer
+from .....serialization import load, save
 from ....collective import all_reduce, broadcast
 from ....env import get_rank, get_world_size
 from ....group import new_group
@@ -425,6 +428,62 @@ class PipelineLayer(Layer):
         if not any(hasattr(a, "stop_gradient") and not a.stop_gradient for a in args):
             return False
         return any(isinstance(f, Layer) and any(True for _ in f.parameters()) for f in functions)
+
+    # -- checkpoints ----------------------------------------------------------------------
+    def _file_stem(self, index: int) -> str:
+        return f"layer_{index:02d}"
+
+    def _model_coord(self):
+        coord = self._topo.get_coord(self.global_rank)
+        names = self._topo.get_hybrid_group_names()
+        return (coord.model if "model" in names else 0), (self._topo.get_dim("model") if "model" in names else 1)
+
+    def save_state_dict(self, path: str) -> None:
+        """Saves each of this stage's layers to its own file in directory
+        ``path``: ``layer_{index:02d}-tensor_{mp_rank:02d}-model_states.pdparams``
+        (Paddle's names; ``index`` is the item's place in the whole list, so the
+        stages write disjoint files and any cut can read them back). Only the
+        first data-parallel replica writes; plain callables have nothing to save.
+
+        >>> model.save_state_dict("checkpoint/")      # every stage, same directory
+        """
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"PipelineLayer.save_state_dict: argument 'path' expected a directory path, got "
+                            f"{type(path).__name__}")
+        names = self._topo.get_hybrid_group_names()
+        if "data" in names and self._topo.get_coord(self.global_rank).data != 0:
+            return
+        os.makedirs(path, exist_ok=True)
+        mp_rank, _ = self._model_coord()
+        for offset, function in enumerate(self.run_function):
+            if isinstance(function, Layer):
+                name = f"{self._file_stem(self._start_pos + offset)}-tensor_{mp_rank:02d}-model_states.pdparams"
+                save(function.state_dict(), os.path.join(path, name))
+
+    def set_state_dir(self, path: str) -> None:
+        """Loads this stage's layers from the files :meth:`save_state_dict` wrote
+        in directory ``path`` (with several tensor-parallel files per layer, the
+        share of this rank's model-parallel index), then broadcasts the shared
+        weights from their first stage again.
+
+        >>> model.set_state_dir("checkpoint/")
+        """
+        who = "PipelineLayer.set_state_dir"
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"{who}: argument 'path' expected a directory path, got {type(path).__name__}")
+        if not os.path.isdir(path):
+            raise FileNotFoundError(f"{who}: no directory {os.fspath(path)!r}")
+        mp_rank, mp_size = self._model_coord()
+        for offset, function in enumerate(self.run_function):
+            if not isinstance(function, Layer):
+                continue
+            stem = self._file_stem(self._start_pos + offset)
+            files = sorted(glob.glob(os.path.join(glob.escape(os.fspath(path)), stem + "-*model_states.pdparams")))
+            if not files:
+                raise FileNotFoundError(f"{who}: no file {stem}-*model_states.pdparams in {os.fspath(path)!r} for "
+                                        f"item {self._start_pos + offset} ({type(function).__name__})")
+            function.set_state_dict(load(files[mp_rank * len(files) // mp_size]))
+        self._synchronize_shared_weights()
 
     def extra_repr(self) -> str:
         return (f"stage={self._stage_id}/{self._num_stages}, layers={self._start_pos}..{self._end_pos - 1} of "
