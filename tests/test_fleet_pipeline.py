@@ -1,6 +1,7 @@
 """Pipeline parallelism with fleet (pp_degree): a PipelineLayer trained with
-PipelineParallel.train_batch on real MPI ranks (pp 2 on 2 ranks, dp 2 x pp 2
-on 4, pp 3 on 3: a middle stage, and a weight shared by the first and the last) against the same layer list run in one process as one stage, with the
+PipelineParallel.train_batch on real MPI ranks (pp 2 on 2 ranks; dp 2 x pp 2
+on 4; pp 3 on 3, with a middle stage and a weight shared by the first and the
+last) against the same layer list run in one process as one stage, with the
 gradients of the same micro-batches accumulated by hand (float64): every
 step's loss and the final parameters agree. One network sends a tuple of
 tensors between its stages and trains with SGD under a global-norm clip (whose
@@ -8,7 +9,9 @@ norm spans the stages); the other ties its input embedding to its output
 projection with SharedLayerDesc, is cut with seg_method='layer:Linear', and
 trains with Adam under the FThenB schedule. Also, in one process: the
 segmentation, each stage building only its own layers from per-layer seeds,
-the strategy and init checks, and train_batch's errors.
+train_batch on one stage (1F1B, FThenB, recompute_interval) as gradient
+accumulation, checkpoints by layer index, the strategy and init checks, and
+the errors.
 """
 from __future__ import annotations
 

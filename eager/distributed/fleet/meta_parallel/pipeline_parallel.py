@@ -56,27 +56,25 @@ class _P2P:
         self.next_rank = hcg._get_p2p_next_rank()
         self.prev_rank = hcg._get_p2p_prev_rank()
 
-    # a message: a header length, the header, then each tensor's data
+    # A forward message: the header's length, the header (the count, then per tensor its dtype,
+    # stop_gradient, rank and shape), then each tensor's data. A backward one: the data only
+    # (the receiver knows the shapes: those of the outputs it sent).
     def _post_tensors(self, tensors, dst, with_header: bool) -> list:
-        tasks = []
+        """Starts the sends; returns (task, buffer) pairs, the buffer kept alive until the task is waited for."""
+        buffers = []
         if with_header:
             header = [len(tensors)]
             for tensor in tensors:
                 header += [_DTYPES.index(tensor.dtype), int(tensor.stop_gradient), len(tensor.shape), *tensor.shape]
             header = to_tensor(header, dtype="int64")
-            size = to_tensor([header.shape[0]], dtype="int64")
-            tasks += [isend(size, dst, group=self.group), isend(header, dst, group=self.group)]
-            tasks.append(header)   # keeps the buffers alive until the sends are waited for
-            tasks.append(size)
-        for tensor in tensors:
-            tasks.append(isend(tensor.detach(), dst, group=self.group))
-        return tasks
+            buffers += [to_tensor([header.shape[0]], dtype="int64"), header]
+        buffers += [tensor.detach() for tensor in tensors]
+        return [(isend(buffer, dst, group=self.group), buffer) for buffer in buffers]
 
     @staticmethod
-    def _finish(tasks) -> None:
-        for task in tasks:
-            if not isinstance(task, Tensor):
-                task.wait()
+    def _finish(pending) -> None:
+        for task, _ in pending:
+            task.wait()
 
     def _receive_activations(self, src):
         size = _F.zeros([1], DataType.INT64)
@@ -329,13 +327,10 @@ class PipelineParallel(Layer):
 
     def _broadcast_final_loss(self):
         src = self._hcg.get_rank_from_stage(self.num_stages - 1)
-        meta = [(list(self.total_loss.shape), _DTYPES.index(self.total_loss.dtype))] if self.is_pipeline_last_stage() \
-            else [None]
-        broadcast_object_list(meta, src=src, group=self.pp_group)
-        if self.is_pipeline_last_stage():
-            loss = self.total_loss.detach()
-        else:
-            loss = _F.zeros(meta[0][0], _DTYPES[meta[0][1]])
+        last = self.is_pipeline_last_stage()
+        meta = [(list(self.total_loss.shape), _DTYPES.index(self.total_loss.dtype)) if last else None]
+        broadcast_object_list(meta, src=src, group=self.pp_group)   # the loss's shape and dtype
+        loss = self.total_loss.detach() if last else _F.zeros(meta[0][0], _DTYPES[meta[0][1]])
         with no_grad():
             broadcast(loss, src=src, group=self.pp_group)
         return loss
