@@ -481,8 +481,12 @@ def test_strategy_pipeline_configs_and_init_checks():
     strategy.hybrid_configs = {"dp_degree": -1}
     with pytest.raises(ValueError, match=r"mp_degree 1 \* pp_degree 2 is 2, which does not divide the job's 1"):
         fresh.init(is_collective=True, strategy=strategy)
-    strategy.hybrid_configs = {"mp_degree": 2}
-    with pytest.raises(ValueError, match="pp_degree 2 and mp_degree 2; eager's pipeline parallelism combines"):
+    strategy.hybrid_configs = {"dp_degree": 1, "mp_degree": 2}
+    with pytest.raises(ValueError, match=r"dp_degree 1 \* mp_degree 2 \* pp_degree 2 = 4 ranks, but the job has 1"):
+        fresh.init(is_collective=True, strategy=strategy)
+    strategy.hybrid_configs = {"mp_degree": 1}
+    strategy.sync_batch_norm = True
+    with pytest.raises(ValueError, match="sync_batch_norm is not supported with pp_degree > 1"):
         fresh.init(is_collective=True, strategy=strategy)
     with pytest.raises(RuntimeError, match="call fleet.init"):       # nothing was kept
         fresh.get_hybrid_communicate_group()
@@ -513,3 +517,89 @@ def test_save_state_dict_and_set_state_dir_by_layer_index(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"no file layer_02-\*model_states.pdparams in .* for item 2 "
                                                 r"\(Linear\)"):
         fresh.set_state_dir(str(tmp_path))
+
+
+# -- pipeline and tensor parallelism together ------------------------------------------------
+TP_V, TP_H, TP_F, TP_C = 8, 4, 6, 10
+TP_IDS = rng.integers(0, TP_V, size=(TRAIN_STEPS, BATCH, SEQ))
+TP_LABELS = rng.integers(0, TP_C, size=(TRAIN_STEPS, BATCH, SEQ))
+
+TP_MODELS = '''
+import eager
+from eager.distributed.fleet import meta_parallel as mp
+
+
+def tp_layers(V, H, F, C):
+    return [LayerDesc(mp.VocabParallelEmbedding, V, H),
+            LayerDesc(mp.ColumnParallelLinear, H, F, has_bias=True, gather_output=False),
+            eager.tanh,
+            LayerDesc(mp.RowParallelLinear, F, H, input_is_parallel=True),
+            LayerDesc(mp.ColumnParallelLinear, H, C, gather_output=False)]
+
+
+def tp_loss(logits, labels):
+    return mp.ParallelCrossEntropy()(logits, labels).mean()
+'''
+
+TP_SCRIPT = '''
+import json
+import numpy as np
+import eager
+import eager.distributed as dist
+from eager.distributed import fleet
+from eager.distributed.fleet.meta_parallel import LayerDesc, PipelineLayer
+
+exec({models!r})
+V, H, F, C, MICRO, STEPS, LR, CLIP, TRAIN_STEPS = {V}, {H}, {F}, {C}, {MICRO}, {STEPS}, {LR}, {CLIP}, {TRAIN_STEPS}
+IDS, LABELS = np.array({ids}), np.array({labels})
+eager.set_default_dtype("float64")
+strategy = fleet.DistributedStrategy()
+strategy.hybrid_configs = {{"dp_degree": 1, "mp_degree": 2, "pp_degree": 2}}
+strategy.pipeline_configs = {{"accumulate_steps": STEPS, "micro_batch_size": MICRO}}
+fleet.init(is_collective=True, strategy=strategy)
+hcg = fleet.get_hybrid_communicate_group()
+out = {{"meta": [hcg.get_stage_id(), hcg.get_model_parallel_rank(), hcg.get_pipe_parallel_group().ranks,
+                 hcg.get_model_parallel_group().ranks]}}
+layer = PipelineLayer(tp_layers(V, H, F, C), topology=hcg.topology(), loss_fn=tp_loss)
+model = fleet.distributed_model(layer)
+optimizer = fleet.distributed_optimizer(eager.optimizer.SGD(LR, parameters=model.parameters(),
+                                                            grad_clip=eager.nn.ClipGradByGlobalNorm(CLIP)))
+out["losses"] = [float(model.train_batch([eager.to_tensor(IDS[s]), eager.to_tensor(LABELS[s])], optimizer))
+                 for s in range(TRAIN_STEPS)]
+out["params"] = {{name: [p.numpy().tolist(), p.split_axis if p.is_distributed else None]
+                 for name, p in layer.state_dict().items()}}
+with open(f"rank{{dist.get_rank()}}.json", "w") as handle:
+    json.dump(out, handle)
+'''
+
+
+def test_pipeline_with_tensor_parallel_stages(tmp_path):
+    """pp 2 x mp 2 on 4 ranks: each stage's tensor-parallel layers hold the slices of the
+    one-process network's weights, before and after training with a clip over both groups."""
+    script = TP_SCRIPT.format(models=TP_MODELS, V=TP_V, H=TP_H, F=TP_F, C=TP_C, MICRO=MICRO, STEPS=STEPS, LR=LR,
+                              CLIP=CLIP, TRAIN_STEPS=TRAIN_STEPS, ids=TP_IDS.tolist(), labels=TP_LABELS.tolist())
+    run_ranks(4, script, tmp_path, timeout=240)
+    outs = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(4)]
+    namespace = {"LayerDesc": LayerDesc}
+    exec(TP_MODELS, namespace)
+    eager.set_default_dtype("float64")
+    try:
+        Fleet().init(is_collective=True)              # mp_degree 1: the parallel layers hold whole weights
+        losses, reference = reference_training(
+            namespace["tp_layers"](TP_V, TP_H, TP_F, TP_C), namespace["tp_loss"], TP_IDS[:, None], TP_LABELS[:, None],
+            1, lambda params: eager.optimizer.SGD(LR, parameters=params, grad_clip=eager.nn.ClipGradByGlobalNorm(CLIP)))
+    finally:
+        eager.set_default_dtype("float32")
+    want = {name: p.numpy() for name, p in reference.state_dict().items()}
+    seen = set()
+    for rank, out in enumerate(outs):
+        stage, mp_rank, pp_ranks, mp_ranks = out["meta"]
+        # [data, pipe, sharding, sep, model], the model axis fastest: rank = 2 * stage + mp_rank
+        assert (stage, mp_rank) == divmod(rank, 2) and pp_ranks == [mp_rank, 2 + mp_rank]
+        assert mp_ranks == [2 * stage, 2 * stage + 1]
+        np.testing.assert_allclose(out["losses"], [step[0] for step in losses], rtol=1e-11)
+        for name, (value, axis) in out["params"].items():
+            full = want[name] if axis is None else np.split(want[name], 2, axis=axis)[mp_rank]
+            np.testing.assert_allclose(value, full, rtol=1e-10, atol=1e-12, err_msg=f"rank {rank} {name}")
+            seen.add(name)
+    assert seen == set(want)

@@ -25,7 +25,7 @@ the layers of :mod:`.meta_parallel` use; with M > 1 ``distributed_model`` gives 
 :class:`HybridParallelOptimizer` (it averages the gradients over the D
 data-parallel ranks and clips by the global norm of the whole, unsharded model).
 
-With ``pp_degree`` P > 1 (``dp_degree`` * P ranks, ``mp_degree`` 1) the model
+With ``pp_degree`` P > 1 (``dp_degree`` * P * ``mp_degree`` ranks) the model
 is a ``fleet.meta_parallel.PipelineLayer`` and ``distributed_model`` gives a
 :class:`PipelineParallel`, whose ``train_batch`` runs the micro-batches of
 ``strategy.pipeline_configs`` through the stages.
@@ -110,10 +110,6 @@ class Fleet:
         mp_degree = max(configs["mp_degree"], 1)
         pp_degree = max(configs["pp_degree"], 1)
         dp_degree = configs["dp_degree"]
-        if pp_degree > 1 and mp_degree > 1:
-            raise ValueError(f"fleet.init: strategy.hybrid_configs has pp_degree {pp_degree} and mp_degree "
-                             f"{mp_degree}; eager's pipeline parallelism combines with data parallelism only "
-                             f"(set mp_degree 1)")
         if pp_degree > 1 and strategy.sync_batch_norm:
             raise ValueError("fleet.init: strategy.sync_batch_norm is not supported with pp_degree > 1 (the "
                              "pipeline does not convert BatchNorm layers); leave it False")

@@ -16,7 +16,9 @@ batch's mean loss. Then the shared layers' gradients are summed over their
 stages, the optimizer (a ``HybridParallelOptimizer`` from
 ``fleet.distributed_optimizer``, which averages over the data-parallel group)
 steps and clears the gradients, and the batch's mean loss, broadcast from the
-last stage, is returned on every stage.
+last stage, is returned on every stage. With tensor parallelism too, each
+pipeline group holds the ranks of one model-parallel index, so each shard goes
+to its counterpart in the next stage.
 """
 from __future__ import annotations
 
@@ -229,6 +231,8 @@ class PipelineParallel(Layer):
         self._p2p = _P2P(hcg)
         self.total_loss = None
         self._compute_loss = True
+        if hcg.get_model_parallel_world_size() > 1:      # what is not a shard: equal across the mp group
+            _sync(layers, hcg.get_model_parallel_group(), hcg.get_model_parallel_group_src_rank(), True)
         if self.use_data_parallel:
             _sync(layers, self.dp_group, hcg.get_data_parallel_group_src_rank(), False)
 
