@@ -387,7 +387,7 @@ def one_process_pipeline(layers, loss_fn, recompute_interval=0, **configs):
 
 
 @pytest.mark.parametrize("schedule, recompute_interval", [("1F1B", 0), ("FThenB", 0), ("1F1B", 2)])
-def test_one_stage_train_batch_is_gradient_accumulation(schedule, recompute_interval):
+def test_one_stage_train_batch_is_gradient_accumulation(schedule, recompute_interval, device):
     eager.set_default_dtype("float64")
     try:
         ns = models()
@@ -399,6 +399,7 @@ def test_one_stage_train_batch_is_gradient_accumulation(schedule, recompute_inte
         for step in range(TRAIN_STEPS):
             loss = model.train_batch([eager.to_tensor(X[step, 0]), eager.to_tensor(Y[step, 0])], optimizer)
             np.testing.assert_allclose(float(loss), losses[step][0], rtol=1e-12)
+            assert loss.place.is_gpu_place() == (device == "gpu")
             assert all(p.grad is None or not np.any(p.grad.numpy()) for p in model.parameters())   # cleared
         for name, param in reference.state_dict().items():
             np.testing.assert_allclose(model._layers.state_dict()[name].numpy(), param.numpy(), rtol=1e-12,
