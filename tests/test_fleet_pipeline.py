@@ -148,6 +148,18 @@ for step in range(TRAIN_STEPS):
 out["lm_losses"] = losses
 out["lm_params"] = params_of(lm)
 
+# a loss scaler: an Inf in the gradients of the first stage's last layer makes every rank skip the step
+scaler = eager.amp.GradScaler(init_loss_scaling=1024.0)
+before = params_of(lm)
+if hcg.is_first_stage:
+    hook = lm.run_function[-1].weight.register_hook(lambda grad: grad * float("inf"))
+inputs = eager.to_tensor(IDS[0, dp]) if hcg.is_first_stage else None
+labels = eager.to_tensor(NEXT[0, dp]) if hcg.is_last_stage else None
+out["scaled_skip"] = [float(lm_model.train_batch([inputs, labels], lm_optimizer, scaler=scaler)),
+                      params_of(lm) == before, float(scaler.state_dict()["scale"])]
+if hcg.is_first_stage:
+    hook.remove()
+
 errors = []
 def expect(call):
     try:
@@ -234,6 +246,8 @@ def test_pipeline_equals_one_process_gradient_accumulation(tmp_path, dp_degree, 
                                                grad_clip=eager.nn.ClipGradByGlobalNorm(CLIP)), scheduler)
         lm_losses, lm = reference_training(ns["lm_layers"](V, H), ns["lm_loss"], IDS, NEXT, dp_degree,
                                            lambda params: eager.optimizer.Adam(0.05, parameters=params))
+        lm_first_loss = [float(ns["lm_loss"](lm(eager.to_tensor(IDS[0, r])), eager.to_tensor(NEXT[0, r])))
+                         for r in range(2)]
         eval_losses = [float(eager.nn.CrossEntropyLoss()(mlp(eager.to_tensor(X[0, r])), eager.to_tensor(Y[0, r])))
                        for r in range(2)]
         eval_outputs = mlp(eager.to_tensor(X[1].reshape(2 * BATCH, D))).numpy().reshape(2, STEPS, MICRO, C)
@@ -254,6 +268,10 @@ def test_pipeline_equals_one_process_gradient_accumulation(tmp_path, dp_degree, 
                                    [step[dp] for step in mlp_losses], rtol=1e-11)
         np.testing.assert_allclose([float(np.asarray(v)) for v in out["lm_losses"]],
                                    [step[dp] for step in lm_losses], rtol=1e-11)
+        # the scaled batch whose first stage saw an Inf: the loss as unscaled, no rank stepped, the scale halved
+        scaled_loss, unchanged, scale = out["scaled_skip"]
+        assert unchanged and scale == 512.0
+        np.testing.assert_allclose(scaled_loss, lm_first_loss[dp], rtol=1e-11)
         assert out["lm_bounds"] == LM_BOUNDS[pp_degree]
         assert out["lm_shared"] == ([stage == 0] if stage in (0, pp_degree - 1) else [])   # the embedding's stages
         # eval: the mean loss of the first step's batch under the trained weights, and the outputs per micro-batch
@@ -412,6 +430,35 @@ def test_one_stage_train_batch_is_gradient_accumulation(schedule, recompute_inte
         eager.set_default_dtype("float32")
 
 
+def test_one_stage_train_batch_with_a_loss_scaler():
+    eager.set_default_dtype("float64")
+    try:
+        ns = models()
+        model, hcg = one_process_pipeline(ns["mlp_layers"](D, H, C), eager.nn.CrossEntropyLoss())
+        optimizer = HybridParallelOptimizer(eager.optimizer.SGD(LR, parameters=model.parameters()), hcg)
+        scaler = eager.amp.GradScaler(init_loss_scaling=2.0 ** 12)
+        losses, reference = reference_training(ns["mlp_layers"](D, H, C), eager.nn.CrossEntropyLoss(), X, Y, 1,
+                                               lambda params: eager.optimizer.SGD(LR, parameters=params))
+        for step in range(TRAIN_STEPS):       # a power-of-two scale: the same steps as without it
+            loss = model.train_batch([eager.to_tensor(X[step, 0]), eager.to_tensor(Y[step, 0])], optimizer,
+                                     scaler=scaler)
+            np.testing.assert_allclose(float(loss), losses[step][0], rtol=1e-12)
+        for name, param in reference.state_dict().items():
+            np.testing.assert_allclose(model._layers.state_dict()[name].numpy(), param.numpy(), rtol=1e-12)
+        before = [p.numpy().copy() for p in model.parameters()]
+        bad = X[0, 0].copy()
+        bad[3, 1] = np.inf
+        model.train_batch([eager.to_tensor(bad), eager.to_tensor(Y[0, 0])], optimizer, scaler=scaler)
+        for param, value in zip(model.parameters(), before):     # the step was skipped, the scale halved
+            np.testing.assert_array_equal(param.numpy(), value)
+            assert param.grad is None or not np.any(param.grad.numpy())
+        assert scaler.state_dict()["scale"] == 2.0 ** 11
+        with pytest.raises(TypeError, match="argument 'scaler' expected an eager.amp.GradScaler or None, got object"):
+            model.train_batch([eager.to_tensor(X[0, 0]), eager.to_tensor(Y[0, 0])], optimizer, scaler=object())
+    finally:
+        eager.set_default_dtype("float32")
+
+
 def test_train_batch_errors():
     ns = models()
     model, hcg = one_process_pipeline(ns["mlp_layers"](D, H, C), eager.nn.CrossEntropyLoss())
@@ -434,8 +481,6 @@ def test_train_batch_errors():
     with pytest.raises(ValueError, match="data's inputs as a list holds one Tensor per micro-batch, so "
                                          "accumulate_steps = 3 of them; got 2 items"):
         model.train_batch([[x[:2], x[2:4]], y], optimizer)
-    with pytest.raises(ValueError, match="argument 'scaler' is not supported"):
-        model.train_batch([x, y], optimizer, scaler=object())
     with eager.no_grad(), pytest.raises(RuntimeError, match="gradients are disabled"):
         model.train_batch([x, y], optimizer)
     with pytest.raises(TypeError, match="argument 'compute_loss' expected a bool, got 1"):

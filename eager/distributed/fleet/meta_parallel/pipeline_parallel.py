@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from phi.common import DataType
 
+from ....amp.grad_scaler import GradScaler
 from ....autograd import no_grad
 from ....autograd.backward_api import backward
 from ....autograd.grad_mode import is_grad_enabled
@@ -31,7 +32,7 @@ from ....creation import to_tensor
 from ....generated import forward_api as _F
 from ....nn.layer import Layer
 from ....tensor import Tensor
-from ...collective import broadcast, broadcast_object_list, isend, recv, send
+from ...collective import ReduceOp, all_reduce, broadcast, broadcast_object_list, isend, recv
 from ..hybrid_parallel_optimizer import HybridParallelOptimizer
 from .parallel_layers.pp_layers import PipelineLayer
 from .tensor_parallel import _sync
@@ -231,6 +232,7 @@ class PipelineParallel(Layer):
         self._p2p = _P2P(hcg)
         self.total_loss = None
         self._compute_loss = True
+        self.scaler = None
         if hcg.get_model_parallel_world_size() > 1:      # what is not a shard: equal across the mp group
             _sync(layers, hcg.get_model_parallel_group(), hcg.get_model_parallel_group_src_rank(), True)
         if self.use_data_parallel:
@@ -269,7 +271,7 @@ class PipelineParallel(Layer):
 
     def _backward_step(self, input_tensor, output, output_grads):
         if self.is_pipeline_last_stage():
-            backward([output])
+            backward([output if self.scaler is None else self.scaler.scale(output)])
         else:
             outputs = _trainable(output)
             if len(outputs) != len(output_grads):
@@ -354,8 +356,11 @@ class PipelineParallel(Layer):
         of one Tensor per micro-batch; only the first stage reads ``inputs``, only
         the last ``labels``). Runs the schedule, sums the shared layers'
         gradients, steps ``optimizer`` (from ``fleet.distributed_optimizer``),
-        clears the gradients and steps ``lr_scheduler`` if given. Returns the
-        batch's mean loss, the same Tensor on every stage. ``scaler`` must be None.
+        clears the gradients and steps ``lr_scheduler`` if given. With a
+        ``scaler`` (an ``eager.amp.GradScaler``) the last stage's backward starts
+        from the scaled loss and the step is the scaler's, skipped on every rank
+        when any rank's gradients hold Inf/NaN. Returns the batch's mean loss
+        (unscaled), the same Tensor on every stage.
 
         >>> loss = model.train_batch([x, y], optimizer, lr_scheduler)
         """
@@ -366,26 +371,47 @@ class PipelineParallel(Layer):
         if lr_scheduler is not None and not callable(getattr(lr_scheduler, "step", None)):
             raise TypeError(f"{who}: argument 'lr_scheduler' expected an LRScheduler or None, got "
                             f"{type(lr_scheduler).__name__}")
-        if scaler is not None:
-            raise ValueError(f"{who}: argument 'scaler' is not supported by eager's pipeline (got "
-                             f"{type(scaler).__name__}); pass None")
+        if scaler is not None and not isinstance(scaler, GradScaler):
+            raise TypeError(f"{who}: argument 'scaler' expected an eager.amp.GradScaler or None, got "
+                            f"{type(scaler).__name__}")
         if not is_grad_enabled():
             raise RuntimeError(f"{who}: gradients are disabled (inside no_grad); training needs them")
         batches = self._prepare(data, who)
         self._layers.train()
         self._compute_loss = True
         self.total_loss = None
-        if self.schedule_mode == "FThenB":
-            self._forward_then_backward(batches)
-        else:
-            self._one_f_one_b(batches)
+        self.scaler = scaler if scaler is not None and scaler.is_enable() else None
+        try:
+            if self.schedule_mode == "FThenB":
+                self._forward_then_backward(batches)
+            else:
+                self._one_f_one_b(batches)
+        finally:
+            self.scaler = None
         self._layers.allreduce_shared_weight_gradients()
         loss = self._broadcast_final_loss()
-        optimizer.step()
+        if scaler is not None and scaler.is_enable():
+            self._scaled_step(optimizer, scaler)
+        else:
+            optimizer.step()
         optimizer.clear_grad()
         if lr_scheduler is not None:
             lr_scheduler.step()
         return loss
+
+    @staticmethod
+    def _scaled_step(optimizer, scaler) -> None:
+        """The loss-scaled step: average over the data-parallel group, unscale this
+        stage's gradients, agree over every rank whether any was Inf/NaN (all skip
+        the step together), step, update the scale."""
+        optimizer._average_over_data_parallel()
+        inner = optimizer._inner_opt
+        scaler.unscale_(inner)
+        flag = to_tensor(1.0 if scaler._found_inf else 0.0, dtype="float32")
+        all_reduce(flag, op=ReduceOp.MAX)
+        scaler._found_inf = bool(flag.item())
+        scaler.step(inner)
+        scaler.update()
 
     def eval_batch(self, data, compute_loss=False):
         """Runs one batch forward only (no gradients), the layers in eval mode.
