@@ -14,7 +14,7 @@ on its first stage only, ``is_firstly_shared``). Everything else (``clear_grad``
 """
 from __future__ import annotations
 
-from phi.common import TensorKind
+from phi.common import DataType, TensorKind
 
 from ...autograd import no_grad
 from ...generated import forward_api as _F
@@ -37,21 +37,24 @@ class _HybridParallelClipGrad(ClipGradByGlobalNorm):
     def _squared_total(self, clipped, wide):
         """Shards' squared norms summed over the model-parallel group, replicated ones counted once;
         then summed over the pipeline stages, a shared weight counted on its first stage only."""
-        shards = _F.zeros([], wide)
-        replicated = _F.zeros([], wide)
+        # Over stages in float64: a stage's own gradients (or their absence) must not pick the dtype
+        # of a sum the other stages join.
+        acc = DataType.FLOAT64 if self._pp_group is not None else wide
+        shards = _F.zeros([], acc)
+        replicated = _F.zeros([], acc)
         for param, grad in clipped:
             if not getattr(param, "is_firstly_shared", True):
                 continue
             if getattr(param, "is_distributed", False):
-                shards = _F.add(shards, _squared_norm(grad, wide))
+                shards = _F.add(shards, _squared_norm(grad, acc))
             else:
-                replicated = _F.add(replicated, _squared_norm(grad, wide))
+                replicated = _F.add(replicated, _squared_norm(grad, acc))
         if self._mp_group is not None:
             all_reduce(shards, group=self._mp_group)
         total = _F.add(shards, replicated)
         if self._pp_group is not None:
             all_reduce(total, group=self._pp_group)
-        return total
+        return total if acc is wide else _F.cast(total, wide)
 
     def __repr__(self):
         return f"HybridParallelClipGrad(clip_norm={self.clip_norm})"

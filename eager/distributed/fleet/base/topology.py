@@ -5,8 +5,9 @@ A job of ``dp_degree * mp_degree`` ranks is a grid with Paddle's axis order
 ``mp_degree`` M the ranks ``d*M .. d*M + M-1`` form the model-parallel group of
 data-parallel index d, and the ranks ``m, M + m, 2M + m, ...`` the
 data-parallel group of model-parallel index m, exactly as Paddle lays them out.
-With ``pp_degree`` P (and ``mp_degree`` 1) rank ``d*P + s`` runs pipeline stage
-s of data-parallel replica d: the pipeline groups are ``[d*P .. d*P + P-1]``.
+With ``pp_degree`` P too, rank ``(d*P + s)*M + m`` runs pipeline stage s of
+data-parallel replica d (model-parallel index m); each pipeline group holds
+the P ranks that differ only in s.
 
 :class:`CommunicateTopology` is the pure arithmetic of that grid;
 :class:`HybridCommunicateGroup` makes one :func:`eager.distributed.new_group`
