@@ -293,8 +293,8 @@ def test_strategy_takes_mp_degree_and_init_checks_the_world():
     strategy = DistributedStrategy()
     strategy.hybrid_configs = {"dp_degree": 2, "mp_degree": 2, "pp_degree": 1}
     assert strategy.hybrid_configs["mp_degree"] == 2
-    with pytest.raises(ValueError, match="so pp_degree must be 1"):
-        strategy.hybrid_configs = {"pp_degree": 2}
+    with pytest.raises(ValueError, match="so sep_degree must be 1"):
+        strategy.hybrid_configs = {"sep_degree": 2}
     with pytest.raises(ValueError, match=r"hybrid_configs\['mp_degree'\] expected a non-negative int"):
         strategy.hybrid_configs = {"mp_degree": -2}
     with pytest.raises(ValueError, match="static-graph tensor parallelism"):

@@ -23,6 +23,13 @@ rank its model- and data-parallel ranks and groups;
 ``fleet.meta_parallel.get_rng_state_tracker()`` keeps the named random
 streams (``model_parallel_random_seed``).
 
+Pipeline parallelism: set ``hybrid_configs["pp_degree"]`` and
+``strategy.pipeline_configs`` (``accumulate_steps``, ``micro_batch_size``),
+describe the network as a ``fleet.meta_parallel.PipelineLayer`` of
+``LayerDesc``/``SharedLayerDesc`` items (each rank builds only its stage), and
+train the ``PipelineParallel`` that ``fleet.distributed_model`` returns with
+``train_batch([inputs, labels], optimizer)``.
+
 Activation recomputation: ``fleet.utils.recompute(block, x)`` (also
 ``fleet.recompute.recompute``, ``recompute_sequential``) keeps no activation of
 ``block`` in the forward and runs it again in backward.

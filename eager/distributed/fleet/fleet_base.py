@@ -14,7 +14,7 @@ data parallelism), and ``distributed_optimizer`` returns the optimizer itself:
 with DataParallel averaging the gradients during backward there is nothing left
 for an optimizer wrapper to do (Paddle's HybridParallelOptimizer also only
 steps the inner optimizer in this mode). Parameter-server mode, role makers and
-pipeline and sharding modes are refused with an error.
+sharding modes are refused with an error.
 
 With ``strategy.hybrid_configs = {"dp_degree": D, "mp_degree": M}`` (D * M ranks)
 ``init`` also lays the ranks out as Paddle does (groups of M consecutive ranks
@@ -24,11 +24,16 @@ the layers of :mod:`.meta_parallel` use; with M > 1 ``distributed_model`` gives 
 :class:`TensorParallel` and ``distributed_optimizer`` a
 :class:`HybridParallelOptimizer` (it averages the gradients over the D
 data-parallel ranks and clips by the global norm of the whole, unsharded model).
-With ``sharding_degree`` S > 1 (and ``mp_degree`` 1), ``distributed_model``
+With ``sharding_degree`` S > 1 (with data parallelism only), ``distributed_model``
 gives a :class:`ShardingParallel` and ``distributed_optimizer`` a
 HybridParallelOptimizer around a :class:`DygraphShardingOptimizer`: stage-1
 sharding (ZeRO-1) of the optimizer state over each group of S ranks, the
 gradients first averaged over the D data-parallel ranks.
+
+With ``pp_degree`` P > 1 (``dp_degree`` * P * ``mp_degree`` ranks) the model
+is a ``fleet.meta_parallel.PipelineLayer`` and ``distributed_model`` gives a
+:class:`PipelineParallel`, whose ``train_batch`` runs the micro-batches of
+``strategy.pipeline_configs`` through the stages.
 """
 from __future__ import annotations
 
@@ -45,6 +50,8 @@ from ..parallel import DataParallel
 from .base.topology import CommunicateTopology, HybridCommunicateGroup, ParallelMode
 from .dygraph_sharding_optimizer import DygraphShardingOptimizer
 from .hybrid_parallel_optimizer import HybridParallelOptimizer
+from .meta_parallel.parallel_layers.pp_layers import PipelineLayer
+from .meta_parallel.pipeline_parallel import PipelineParallel
 from .meta_parallel.sharding_parallel import ShardingParallel
 from .meta_parallel.tensor_parallel import TensorParallel
 from .strategy import DistributedStrategy
@@ -74,10 +81,10 @@ class Fleet:
             raise RuntimeError(f"fleet.{fn}: call fleet.init(is_collective=True) first")
 
     def init(self, role_maker=None, is_collective=False, strategy=None, log_level="INFO"):
-        """Joins the job's world for collective (data- and tensor-parallel)
+        """Joins the job's world for collective (data-, tensor- and pipeline-parallel)
         training, keeps ``strategy`` (a :class:`DistributedStrategy`; None: the
         defaults) and lays the ranks out by its ``hybrid_configs`` (``dp_degree``
-        * ``mp_degree`` must be the world size; see
+        * ``mp_degree`` * ``pp_degree`` must be the world size; see
         :meth:`get_hybrid_communicate_group`). Every rank calls it. Only ``is_collective=True`` is supported, with no role maker
         (the ranks come from MPI). ``log_level`` sets the level of the
         ``eager.distributed.fleet`` logger. Returns this Fleet.
@@ -108,31 +115,40 @@ class Fleet:
         world = get_world_size()
         configs = strategy.hybrid_configs
         mp_degree = max(configs["mp_degree"], 1)
+        pp_degree = max(configs["pp_degree"], 1)
         sharding_degree = configs["sharding_degree"]
-        if sharding_degree > 1 and mp_degree > 1:
+        if sharding_degree > 1 and (mp_degree > 1 or pp_degree > 1):
+            others = " and ".join(f"{k} {v}" for k, v in (("mp_degree", mp_degree), ("pp_degree", pp_degree)) if v > 1)
             raise ValueError(f"fleet.init: strategy.hybrid_configs has sharding_degree {sharding_degree} and "
-                             f"mp_degree {mp_degree}; sharding combines with data parallelism only here")
+                             f"{others}; sharding combines with data parallelism only here")
         dp_degree = configs["dp_degree"]
+        if pp_degree > 1 and strategy.sync_batch_norm:
+            raise ValueError("fleet.init: strategy.sync_batch_norm is not supported with pp_degree > 1 (the "
+                             "pipeline does not convert BatchNorm layers); leave it False")
         if dp_degree == -1:
-            if world % (mp_degree * sharding_degree):
-                raise ValueError(f"fleet.init: strategy.hybrid_configs['mp_degree'] is {mp_degree}"
-                                 f"{f' and sharding_degree {sharding_degree}' if sharding_degree > 1 else ''}, "
-                                 f"which does not divide the job's {world} ranks (dp_degree -1 takes the ranks "
-                                 f"left over)")
-            dp_degree = world // (mp_degree * sharding_degree)
-        if dp_degree * mp_degree * sharding_degree != world:
-            sharding = f" * sharding_degree {sharding_degree}" if sharding_degree > 1 else ""
+            product = mp_degree * pp_degree * sharding_degree
+            if world % product:
+                named = [f"{k} {v}" for k, v in (("pp_degree", pp_degree), ("sharding_degree", sharding_degree))
+                         if v > 1]
+                which = (f" mp_degree {mp_degree} * {' * '.join(named)} is {product}" if named
+                         else f"['mp_degree'] is {mp_degree}")
+                raise ValueError(f"fleet.init: strategy.hybrid_configs{which}, which does not divide the job's "
+                                 f"{world} ranks (dp_degree -1 takes the ranks left over)")
+            dp_degree = world // product
+        total = dp_degree * mp_degree * pp_degree * sharding_degree
+        if total != world:
+            extra = "".join(f" * {k} {v}" for k, v in (("pp_degree", pp_degree), ("sharding_degree", sharding_degree))
+                            if v > 1)
             raise ValueError(f"fleet.init: strategy.hybrid_configs gives dp_degree {dp_degree} * mp_degree "
-                             f"{mp_degree}{sharding} = {dp_degree * mp_degree * sharding_degree} ranks, but the "
-                             f"job has {world}; the degrees must multiply to the world size (dp_degree -1 "
-                             f"fills it in)")
+                             f"{mp_degree}{extra} = {total} ranks, but the job has {world}; the degrees must "
+                             f"multiply to the world size (dp_degree -1 fills it in)")
         if mp_degree > 1 and strategy.sync_batch_norm:
             raise ValueError("fleet.init: strategy.sync_batch_norm is not supported with mp_degree > 1 (its "
                              "statistics would be summed over ranks that share the same batch); leave it False")
         _LOGGER.setLevel(level)
         init_parallel_env()
         topology = CommunicateTopology(["data", "pipe", "sharding", "sep", "model"],
-                                       [dp_degree, 1, sharding_degree, 1, mp_degree])
+                                       [dp_degree, pp_degree, sharding_degree, 1, mp_degree])
         self._hcg = HybridCommunicateGroup(topology)
         self._topology = topology
         hosts = []
@@ -203,7 +219,9 @@ class Fleet:
         barrier()
 
     def distributed_model(self, model):
-        """``model`` ready for parallel training. With ``mp_degree`` > 1, a
+        """``model`` ready for parallel training. With ``pp_degree`` > 1 ``model``
+        must be a ``fleet.meta_parallel.PipelineLayer``, and the result is a
+        :class:`PipelineParallel` (train it with ``train_batch``). With ``mp_degree`` > 1, a
         :class:`TensorParallel` around it (the replicated parameters made equal
         across the model-parallel group, every parameter across the data-parallel
         group; each forward's tensor inputs broadcast from the first rank of the
@@ -222,6 +240,11 @@ class Fleet:
             raise TypeError(f"fleet.distributed_model: argument 'model' expected an eager.nn.Layer, got "
                             f"{type(model).__name__}")
         strategy = self._strategy
+        if self._hcg.get_parallel_mode() == ParallelMode.PIPELINE_PARALLEL:
+            if not isinstance(model, PipelineLayer):
+                raise TypeError(f"fleet.distributed_model: with pp_degree > 1 argument 'model' expected a "
+                                f"fleet.meta_parallel.PipelineLayer, got {type(model).__name__}")
+            return PipelineParallel(model, self._hcg, strategy=strategy)
         if self._hcg.get_parallel_mode() == ParallelMode.TENSOR_PARALLEL:
             return TensorParallel(model, self._hcg, strategy=strategy)
         if self._hcg.get_parallel_mode() == ParallelMode.SHARDING_PARALLEL:
@@ -235,7 +258,7 @@ class Fleet:
                             find_unused_parameters=strategy.find_unused_parameters)
 
     def distributed_optimizer(self, optimizer, strategy=None):
-        """The optimizer for parallel training. With ``mp_degree`` > 1, a
+        """The optimizer for parallel training. With ``mp_degree`` or ``pp_degree`` > 1, a
         :class:`HybridParallelOptimizer` around it; with ``sharding_degree`` > 1,
         a HybridParallelOptimizer around a :class:`DygraphShardingOptimizer`
         (stage-1 sharding over the sharding group) around it. For data parallelism,
@@ -254,7 +277,7 @@ class Fleet:
                 raise TypeError(f"fleet.distributed_optimizer: argument 'strategy' expected a "
                                 f"fleet.DistributedStrategy or None, got {type(strategy).__name__}")
             self._strategy = copy.deepcopy(strategy)
-        if self._hcg.get_parallel_mode() == ParallelMode.TENSOR_PARALLEL:
+        if self._hcg.get_parallel_mode() in (ParallelMode.TENSOR_PARALLEL, ParallelMode.PIPELINE_PARALLEL):
             return HybridParallelOptimizer(optimizer, self._hcg, self._strategy)
         if self._hcg.get_parallel_mode() == ParallelMode.SHARDING_PARALLEL:
             return HybridParallelOptimizer(DygraphShardingOptimizer(optimizer, self._hcg), self._hcg, self._strategy)

@@ -1,5 +1,5 @@
 """``HybridParallelOptimizer``: the optimizer ``fleet.distributed_optimizer``
-returns for tensor-parallel training (Paddle's class of that name).
+returns for tensor- and pipeline-parallel training (Paddle's class of that name).
 
 ``step`` (and ``minimize``) first average every gradient over the rank's
 data-parallel group (with ``dp_degree`` > 1; ranks of one data-parallel group
@@ -7,12 +7,14 @@ hold the same shards and see different batches), then run the wrapped
 optimizer. A ``ClipGradByGlobalNorm`` of the wrapped optimizer is replaced by
 one whose norm is that of the whole model: the squared norms of the shards
 (``is_distributed`` parameters) are summed over the model-parallel group, those
-of the replicated parameters counted once. Everything else (``clear_grad``,
+of the replicated parameters counted once; with pipeline stages the squared
+norms are also summed over the pipeline group (a shared layer's weight counted
+on its first stage only, ``is_firstly_shared``). Everything else (``clear_grad``,
 ``get_lr``, ``state_dict``, ...) is the wrapped optimizer's.
 """
 from __future__ import annotations
 
-from phi.common import TensorKind
+from phi.common import DataType, TensorKind
 
 from ...autograd import no_grad
 from ...generated import forward_api as _F
@@ -22,25 +24,37 @@ from ..collective import ReduceOp, all_reduce
 
 
 class _HybridParallelClipGrad(ClipGradByGlobalNorm):
-    """ClipGradByGlobalNorm over a model whose shards are spread over a model-parallel group."""
+    """ClipGradByGlobalNorm over a model whose shards are spread over a model-parallel
+    group (``mp_group``) or whose stages are spread over a pipeline group (``pp_group``)."""
 
-    def __init__(self, clip: ClipGradByGlobalNorm, mp_group):
+    def __init__(self, clip: ClipGradByGlobalNorm, mp_group, pp_group=None):
         super().__init__(clip.clip_norm, clip.group_name, clip.auto_skip_clip)
         self._mp_group = mp_group
+        self._pp_group = pp_group
 
     _skip_when_empty = False  # the all_reduce below: every rank joins it, with or without gradients
 
     def _squared_total(self, clipped, wide):
-        """Shards' squared norms summed over the model-parallel group, replicated ones counted once."""
-        shards = _F.zeros([], wide)
-        replicated = _F.zeros([], wide)
+        """Shards' squared norms summed over the model-parallel group, replicated ones counted once;
+        then summed over the pipeline stages, a shared weight counted on its first stage only."""
+        # Over stages in float64: a stage's own gradients (or their absence) must not pick the dtype
+        # of a sum the other stages join.
+        acc = DataType.FLOAT64 if self._pp_group is not None else wide
+        shards = _F.zeros([], acc)
+        replicated = _F.zeros([], acc)
         for param, grad in clipped:
+            if not getattr(param, "is_firstly_shared", True):
+                continue
             if getattr(param, "is_distributed", False):
-                shards = _F.add(shards, _squared_norm(grad, wide))
+                shards = _F.add(shards, _squared_norm(grad, acc))
             else:
-                replicated = _F.add(replicated, _squared_norm(grad, wide))
-        all_reduce(shards, group=self._mp_group)
-        return _F.add(shards, replicated)
+                replicated = _F.add(replicated, _squared_norm(grad, acc))
+        if self._mp_group is not None:
+            all_reduce(shards, group=self._mp_group)
+        total = _F.add(shards, replicated)
+        if self._pp_group is not None:
+            all_reduce(total, group=self._pp_group)
+        return total if acc is wide else _F.cast(total, wide)
 
     def __repr__(self):
         return f"HybridParallelClipGrad(clip_norm={self.clip_norm})"
@@ -64,8 +78,10 @@ class HybridParallelOptimizer:
         self._hcg = hcg
         self._strategy = strategy
         clip = optimizer._grad_clip
-        if hcg.get_model_parallel_world_size() > 1 and type(clip) is ClipGradByGlobalNorm:
-            optimizer._grad_clip = _HybridParallelClipGrad(clip, hcg.get_model_parallel_group())
+        mp, pp = hcg.get_model_parallel_world_size() > 1, hcg.get_pipe_parallel_world_size() > 1
+        if (mp or pp) and type(clip) is ClipGradByGlobalNorm:
+            optimizer._grad_clip = _HybridParallelClipGrad(clip, hcg.get_model_parallel_group() if mp else None,
+                                                           hcg.get_pipe_parallel_group() if pp else None)
 
     def _average_over_data_parallel(self) -> None:
         if self._hcg.get_data_parallel_world_size() <= 1:

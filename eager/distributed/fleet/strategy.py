@@ -1,4 +1,4 @@
-"""``fleet.DistributedStrategy``: the settings of a collective (data and tensor parallel) job.
+"""``fleet.DistributedStrategy``: the settings of a collective (data, tensor and pipeline parallel) job.
 
 Paddle's strategy holds the settings of every fleet mode (collective, parameter
 server, hybrid, static-graph passes). eager's fleet runs collective data
@@ -10,10 +10,12 @@ silently training another way than the script asked:
 - honoured: ``find_unused_parameters``, ``fuse_grad_size_in_MB`` (DataParallel's
   bucket size), ``last_comm_group_size_MB`` (its last bucket), ``sync_batch_norm``
   (BatchNorm layers become SyncBatchNorm in ``fleet.distributed_model``),
-  ``hybrid_configs`` with ``dp_degree`` (-1: the world size over ``mp_degree``)
-  and ``mp_degree`` (tensor parallelism), ``sharding_degree`` (stage-1 sharding of
-  the optimizer state, with data parallelism); ``pp_degree`` and ``sep_degree``
-  must stay 1;
+  ``hybrid_configs`` with ``dp_degree`` (-1: the world size over the others),
+  ``mp_degree`` (tensor parallelism), ``pp_degree`` (pipeline parallelism) and
+  ``sharding_degree`` (stage-1 sharding of the optimizer state, with data
+  parallelism); ``sep_degree`` must stay 1; ``pipeline_configs``
+  (``micro_batch_size``, ``accumulate_steps``, ``schedule_mode`` 1F1B or FThenB;
+  ``p2p_cache_shape`` and ``enable_partial_send_recv`` accepted without effect);
 - accepted, without effect over MPI (NCCL and static-graph tuning):
   ``fuse_all_reduce_ops``, ``nccl_comm_num``, ``sync_nccl_allreduce``, ``a_sync``
   (a parameter-server setting, ignored in collective mode as in Paddle);
@@ -46,7 +48,8 @@ _UNSUPPORTED = {
     "amp": "automatic mixed precision in fleet (cast in the training loop instead)",
     "recompute": "activation recomputation",
     "sharding": "sharded optimizer states",
-    "pipeline": "pipeline parallelism",
+    "pipeline": "static-graph pipeline parallelism; set hybrid_configs['pp_degree'] and pipeline_configs "
+                "(PipelineLayer, fleet.distributed_model) instead",
     "tensor_parallel": "static-graph tensor parallelism; set hybrid_configs['mp_degree'] and build the "
                        "network from fleet.meta_parallel's layers instead",
     "gradient_merge": "gradient merging (accumulate with DataParallel.no_sync instead)",
@@ -61,13 +64,18 @@ _UNSUPPORTED = {
     "heter_ccl_mode": "heterogeneous collective mode",
 }
 _HYBRID = {"dp_degree": -1, "mp_degree": 1, "pp_degree": 1, "sharding_degree": 1, "sep_degree": 1}
+# Paddle's PipelineConfig: name: default. schedule_mode picks the dynamic-graph schedule.
+_PIPELINE = {"micro_batch_size": 1, "accumulate_steps": 1, "schedule_mode": "1F1B", "p2p_cache_shape": True,
+             "enable_partial_send_recv": True}
+_SCHEDULES = ("1F1B", "FThenB")
 
 
 def _unsupported(name: str) -> ValueError:
     feature = name[:-len("_configs")] if name.endswith("_configs") else name
+    configs = "" if feature == "pipeline" else f" and do not set '{feature}_configs'"
     return ValueError(f"fleet.DistributedStrategy: {feature} ({_UNSUPPORTED[feature]}) is not supported by "
-                      f"eager's fleet, which trains collective data and tensor parallel over MPI; leave "
-                      f"'{feature}' False and do not set '{feature}_configs'")
+                      f"eager's fleet, which trains collective data, tensor and pipeline parallel over MPI; "
+                      f"leave '{feature}' False{configs}")
 
 
 class DistributedStrategy:
@@ -77,8 +85,8 @@ class DistributedStrategy:
 
     Honoured: ``find_unused_parameters`` (False), ``fuse_grad_size_in_MB`` (32),
     ``last_comm_group_size_MB`` (1), ``sync_batch_norm`` (False) and
-    ``hybrid_configs`` with ``dp_degree``, ``mp_degree`` and ``sharding_degree``
-    (the other degrees stay 1). Accepted without effect:
+    ``hybrid_configs`` with ``dp_degree``, ``mp_degree``, ``pp_degree`` and
+    ``sharding_degree`` (``sep_degree`` stays 1), ``pipeline_configs``. Accepted without effect:
     ``fuse_all_reduce_ops``, ``nccl_comm_num``, ``sync_nccl_allreduce``,
     ``a_sync``. Switching on a feature eager's fleet lacks (``amp``,
     ``recompute``, ``sharding``, ``pipeline``, ``tensor_parallel``, ...) raises
@@ -96,6 +104,7 @@ class DistributedStrategy:
     def __init__(self):
         object.__setattr__(self, "_values", dict(_SETTINGS))
         object.__setattr__(self, "_hybrid", dict(_HYBRID))
+        object.__setattr__(self, "_pipeline", dict(_PIPELINE))
 
     def __getattr__(self, name: str):
         if name.startswith("__"):
@@ -105,6 +114,8 @@ class DistributedStrategy:
             return values[name]
         if name == "hybrid_configs":
             return dict(object.__getattribute__(self, "_hybrid"))
+        if name == "pipeline_configs":
+            return dict(object.__getattribute__(self, "_pipeline"))
         if name in _UNSUPPORTED:
             return False
         raise AttributeError(self._unknown(name))
@@ -123,6 +134,9 @@ class DistributedStrategy:
                                  f"{value!r}")
         elif name == "hybrid_configs":
             self._hybrid.update(self._check_hybrid(value))
+            return
+        elif name == "pipeline_configs":
+            self._pipeline.update(self._check_pipeline(value))
             return
         elif name in _UNSUPPORTED:
             if not isinstance(value, bool):
@@ -144,7 +158,7 @@ class DistributedStrategy:
         for key, value in configs.items():
             if key not in _HYBRID:
                 raise ValueError(f"fleet.DistributedStrategy: hybrid_configs key {key!r} is not supported; "
-                                 f"eager's fleet takes {', '.join(_HYBRID)} (data and tensor parallelism)")
+                                 f"eager's fleet takes {', '.join(_HYBRID)} (data, tensor and pipeline parallelism)")
             if isinstance(value, bool) or not isinstance(value, int):
                 raise TypeError(f"fleet.DistributedStrategy: hybrid_configs[{key!r}] expected an int, got "
                                 f"{value!r}")
@@ -157,19 +171,45 @@ class DistributedStrategy:
                     raise ValueError(f"fleet.DistributedStrategy: hybrid_configs['sharding_degree'] expected a "
                                      f"positive int (the ranks over which the optimizer state is sharded), got "
                                      f"{value}")
-            elif key == "mp_degree":
+            elif key in ("mp_degree", "pp_degree"):
                 if value < 0:
-                    raise ValueError(f"fleet.DistributedStrategy: hybrid_configs['mp_degree'] expected a "
-                                     f"non-negative int (the ranks sharing each tensor-parallel layer; 0 "
-                                     f"counts as 1), got {value}")
+                    what = ("the ranks sharing each tensor-parallel layer" if key == "mp_degree"
+                            else "the number of pipeline stages")
+                    raise ValueError(f"fleet.DistributedStrategy: hybrid_configs[{key!r}] expected a "
+                                     f"non-negative int ({what}; 0 counts as 1), got {value}")
             elif value > 1 or value < 0:
                 raise ValueError(f"fleet.DistributedStrategy: hybrid_configs[{key!r}] = {value}: eager's "
-                                 f"fleet has data and tensor parallelism only, so {key} must be 1")
+                                 f"fleet has data, tensor, pipeline and sharding parallelism only, so {key} must be 1")
+        return dict(configs)
+
+    @staticmethod
+    def _check_pipeline(configs) -> dict:
+        if not isinstance(configs, dict):
+            raise TypeError(f"fleet.DistributedStrategy: 'pipeline_configs' expected a dict, got "
+                            f"{type(configs).__name__}")
+        for key, value in configs.items():
+            if key not in _PIPELINE:
+                raise ValueError(f"fleet.DistributedStrategy: pipeline_configs key {key!r} is not supported; "
+                                 f"eager's fleet takes {', '.join(_PIPELINE)}")
+            if key in ("micro_batch_size", "accumulate_steps"):
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise TypeError(f"fleet.DistributedStrategy: pipeline_configs[{key!r}] expected an int, got "
+                                    f"{value!r}")
+                if value < 1:
+                    raise ValueError(f"fleet.DistributedStrategy: pipeline_configs[{key!r}] expected a positive "
+                                     f"int, got {value}")
+            elif key == "schedule_mode":
+                if value not in _SCHEDULES:
+                    raise ValueError(f"fleet.DistributedStrategy: pipeline_configs['schedule_mode'] expected one "
+                                     f"of {', '.join(_SCHEDULES)}, got {value!r}")
+            elif not isinstance(value, bool):
+                raise TypeError(f"fleet.DistributedStrategy: pipeline_configs[{key!r}] expected a bool, got "
+                                f"{value!r}")
         return dict(configs)
 
     @staticmethod
     def _unknown(name: str) -> str:
-        known = sorted([*_SETTINGS, "hybrid_configs", *_UNSUPPORTED])
+        known = sorted([*_SETTINGS, "hybrid_configs", "pipeline_configs", *_UNSUPPORTED])
         return (f"fleet.DistributedStrategy has no setting {name!r}; eager's fleet knows "
                 f"{', '.join(known)}")
 
@@ -177,12 +217,15 @@ class DistributedStrategy:
         twin = DistributedStrategy()
         twin._values.update(copy.deepcopy(self._values, memo))
         twin._hybrid.update(self._hybrid)
+        twin._pipeline.update(self._pipeline)
         return twin
 
     def __repr__(self):
         changed = {name: value for name, value in self._values.items() if _SETTINGS[name] != value}
         if self._hybrid != _HYBRID:
             changed["hybrid_configs"] = dict(self._hybrid)
+        if self._pipeline != _PIPELINE:
+            changed["pipeline_configs"] = dict(self._pipeline)
         return f"DistributedStrategy({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
 

@@ -59,8 +59,10 @@ class Parameter(Tensor):
 
     # is_distributed: True for a model-parallel shard (fleet.meta_parallel's layers), whose
     # split_axis (unset otherwise) is the axis of the full weight it was cut along;
-    # do_model_average: the ParamAttr's, for Paddle code that reads them.
-    __slots__ = ("optimize_attr", "need_clip", "regularizer", "is_distributed", "split_axis", "do_model_average")
+    # do_model_average: the ParamAttr's, for Paddle code that reads them; is_firstly_shared: False on
+    # the copies of a pipeline's shared weight (fleet's SharedLayerDesc) other than the first stage's.
+    __slots__ = ("optimize_attr", "need_clip", "regularizer", "is_distributed", "split_axis", "do_model_average",
+                 "is_firstly_shared")
 
     def __init__(self, value, trainable: bool = True, name: str | None = None,
                  learning_rate: float = 1.0, need_clip: bool = True, regularizer=None):
@@ -78,6 +80,7 @@ class Parameter(Tensor):
         self.regularizer = _check_regularizer("Parameter", regularizer)
         self.is_distributed = False
         self.do_model_average = None
+        self.is_firstly_shared = True
 
     @property
     def trainable(self) -> bool:

@@ -5,6 +5,9 @@ A job of ``dp_degree * mp_degree`` ranks is a grid with Paddle's axis order
 ``mp_degree`` M the ranks ``d*M .. d*M + M-1`` form the model-parallel group of
 data-parallel index d, and the ranks ``m, M + m, 2M + m, ...`` the
 data-parallel group of model-parallel index m, exactly as Paddle lays them out.
+With ``pp_degree`` P too, rank ``(d*P + s)*M + m`` runs pipeline stage s of
+data-parallel replica d (model-parallel index m); each pipeline group holds
+the P ranks that differ only in s.
 
 :class:`CommunicateTopology` is the pure arithmetic of that grid;
 :class:`HybridCommunicateGroup` makes one :func:`eager.distributed.new_group`
@@ -186,6 +189,9 @@ class HybridCommunicateGroup:
         self._sep_group, self._sep_comm_group = self._set_comm_group("sep")
         self.is_first_stage = self.stage_id == 0
         self.is_last_stage = self.stage_id == self._pp_degree - 1
+        # The neighbouring stages' global ranks (wrapping around, as Paddle's).
+        self.next_rank = self._pp_group[(self.stage_id + 1) % self._pp_degree]
+        self.prev_rank = self._pp_group[(self.stage_id - 1) % self._pp_degree]
         global _HYBRID_PARALLEL_GROUP
         _HYBRID_PARALLEL_GROUP = self
 
@@ -251,18 +257,28 @@ class HybridCommunicateGroup:
         """The global rank of the first member of this rank's model-parallel group."""
         return self._mp_comm_group.ranks[0]
 
-    # pipeline, sharding, sep: degree 1 here, answered for Paddle code that asks
+    # pipeline parallel
     def get_stage_id(self) -> int:
-        """The pipeline stage (always 0: eager's fleet has no pipeline parallelism)."""
+        """This rank's pipeline stage, 0 to ``pp_degree - 1`` (its coordinate on the ``pipe`` axis)."""
         return self.stage_id
 
     def get_pipe_parallel_world_size(self) -> int:
-        """``pp_degree`` (1)."""
+        """``pp_degree``: the number of pipeline stages."""
         return self._pp_degree
 
     def get_pipe_parallel_group(self):
-        """This rank's pipeline Group (itself alone)."""
+        """This rank's pipeline Group: the ranks holding the other stages of its model replica."""
         return self._pp_comm_group
+
+    def _get_p2p_next_rank(self) -> int:
+        """The global rank of the next stage (the first stage's after the last, as in Paddle)."""
+        return self.next_rank
+
+    def _get_p2p_prev_rank(self) -> int:
+        """The global rank of the previous stage (the last stage's before the first)."""
+        return self.prev_rank
+
+    # sharding, sep: degree 1 here, answered for Paddle code that asks
 
     def get_sharding_parallel_rank(self) -> int:
         """This rank's index in its sharding group (0 with ``sharding_degree`` 1)."""
@@ -290,7 +306,8 @@ class HybridCommunicateGroup:
 
     def __repr__(self):
         return (f"HybridCommunicateGroup(rank={self.global_rank}, dp_degree={self._dp_degree}, "
-                f"mp_degree={self._mp_degree}, dp_group={self._dp_group}, mp_group={self._mp_group})")
+                f"mp_degree={self._mp_degree}, pp_degree={self._pp_degree}, dp_group={self._dp_group}, "
+                f"mp_group={self._mp_group}, pp_group={self._pp_group})")
 
 
 def hybrid_group(who: str) -> HybridCommunicateGroup:
