@@ -462,7 +462,7 @@ def test_fleet_sharding_degree_checks():
     with pytest.raises(ValueError, match="sharding_degree 2 and mp_degree 2; sharding combines with data "
                                          "parallelism only"):
         fleet.init(is_collective=True, strategy=strategy)
-    strategy.hybrid_configs = {"dp_degree": 1, "sharding_degree": 2, "pp_degree": 2}
+    strategy.hybrid_configs = {"dp_degree": 1, "sharding_degree": 2, "mp_degree": 1, "pp_degree": 2}
     with pytest.raises(ValueError, match="sharding_degree 2 and pp_degree 2; sharding combines with data "
                                          "parallelism only"):
         fleet.init(is_collective=True, strategy=strategy)
