@@ -466,7 +466,7 @@ def test_fleet_sharding_degree_checks():
     with pytest.raises(ValueError, match="sharding_degree 2 and pp_degree 2; sharding combines with data "
                                          "parallelism only"):
         fleet.init(is_collective=True, strategy=strategy)
-    strategy.hybrid_configs = {"dp_degree": -1, "sharding_degree": 1, "mp_degree": 1}
+    strategy.hybrid_configs = {"dp_degree": -1, "sharding_degree": 1, "mp_degree": 1, "pp_degree": 1}
     fleet.init(is_collective=True, strategy=strategy)
     net = eager.nn.Linear(2, 2)
     assert fleet.distributed_model(net) is net  # a world of one: sharding degree 1 is plain data parallelism
