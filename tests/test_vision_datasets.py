@@ -303,3 +303,33 @@ def test_docstring_examples_run(mnist_files, cifar10_file, tmp_path):
     for module in (mnist, cifar, D, _batch_pickle):
         failures, _ = doctest.testmod(module, extraglobs=globs)
         assert failures == 0, module.__name__
+
+
+def test_the_tensor_image_backend_is_for_image_load_only(mnist_files, cifar10_file, tmp_path):
+    image_module = pytest.importorskip("PIL.Image")
+    pixels = np.arange(4 * 5 * 3, dtype=np.uint8).reshape(4, 5, 3)
+    png = tmp_path / "x.png"
+    image_module.fromarray(pixels).save(png)
+    image_path, label_path, images, _ = mnist_files
+    with pytest.raises(ValueError, match=r"set_image_backend: argument 'backend' expected one of \('pil', 'cv2', "
+                                         r"'tensor'\), got 'numpy'"):
+        eager.vision.set_image_backend("numpy")
+    assert eager.vision.get_image_backend() == "pil"
+    eager.vision.set_image_backend("tensor")
+    try:
+        assert eager.vision.get_image_backend() == "tensor"
+        loaded = eager.vision.image_load(png)  # backend None: the current one, a CHW uint8 Tensor
+        assert isinstance(loaded, eager.Tensor) and loaded.dtype == eager.uint8
+        np.testing.assert_array_equal(loaded.numpy(), pixels.transpose(2, 0, 1))
+        folder_image = D.folder.default_loader(str(png))  # as Paddle: anything but 'cv2' reads with Pillow
+        assert isinstance(folder_image, image_module.Image)
+        np.testing.assert_array_equal(np.asarray(folder_image), pixels)
+        for make in (lambda: D.MNIST(image_path, label_path), lambda: D.Cifar10(cifar10_file[0])):
+            with pytest.raises(ValueError, match=r"argument 'backend' is None and the image backend is 'tensor'"):
+                make()
+        np.testing.assert_array_equal(D.MNIST(image_path, label_path, backend="cv2")[2][0], images[2])
+        with pytest.raises(ValueError, match=r"Cifar10: argument 'backend' expected one of \('pil', 'cv2'\) or None, "
+                                             r"got 'tensor'"):
+            D.Cifar10(cifar10_file[0], backend="tensor")
+    finally:
+        eager.vision.set_image_backend("pil")
