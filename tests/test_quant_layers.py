@@ -357,3 +357,17 @@ def test_quantized_linear_on_the_device_axis(device):
     xq = _fq(x.astype(np.float64), (0.9 + np.abs(x).max()) / 1.9, 8)
     wq = _fq(w, np.abs(w).max(axis=0, keepdims=True), 8)
     np.testing.assert_allclose(q(_t(x)).numpy(), xq @ wq + b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.usefixtures("device")
+def test_quantized_conv2d_transpose_on_the_device_axis(device):
+    eager.seed(8)
+    conv = nn.Conv2DTranspose(2, 4, 3, stride=2, padding=1, groups=2)
+    q = QL.QuantizedConv2DTranspose(conv, weight_quantize_type="channel_wise_abs_max",
+                                    activation_quantize_type="moving_average_abs_max")
+    x = RNG.standard_normal((1, 2, 3, 3)).astype("float32")
+    w, b = conv.weight.numpy().astype(np.float64), conv.bias.numpy().astype(np.float64)
+    xq = _fq(x.astype(np.float64), (0.9 + np.abs(x).max()) / 1.9, 8)
+    wq = _fq(w, np.abs(w).max(axis=(0, 2, 3), keepdims=True), 8)
+    want = _conv2d_transpose_loops(xq, wq, b, (2, 2), (1, 1), (0, 0), (1, 1), 2)
+    np.testing.assert_allclose(q(_t(x)).numpy(), want, rtol=1e-5, atol=1e-5)
