@@ -321,6 +321,8 @@ class Tensor:
         kind = self.impl.kind
         if kind is TensorKind.SPARSE_COO or kind is TensorKind.SPARSE_CSR:
             return _sparse_repr(self)
+        if not self.impl.initialized():  # no data yet (tensor.create_tensor's placeholder), as Paddle prints it
+            return "Tensor(Not initialized)"
         body = format_values(self.numpy(), print_options())
         return (f"Tensor(shape={self.shape}, dtype={self.dtype.value}, place={self.place}, "
                 f"stop_gradient={self.stop_gradient},\n       {body})")
@@ -369,7 +371,12 @@ def _to_arguments(args, kwargs) -> tuple:
 def _host_array(impl) -> np.ndarray:
     """A dense impl's values as a NumPy array (a conversion point: where eager reads a buffer)."""
     array = impl.array
-    return array if type(array) is np.ndarray else array.get()
+    if type(array) is np.ndarray:
+        return array
+    if not impl.initialized():
+        raise ValueError("numpy(): the tensor holds no data (it is not initialized, as a placeholder from "
+                         "eager.tensor.create_tensor before eager.assign(x, output=placeholder) fills it)")
+    return array.get()
 
 
 def _sparse_repr(x) -> str:

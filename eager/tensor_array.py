@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import numbers
 
+from phi.core import DenseTensor
+from phi.core.dense_tensor import ArraySpec
+
 from .arguments import describe, to_dtype
 from .composite import _paddle_api as _check
 from .creation import to_tensor
+from .framework import current_place
 from .generated import forward_api as _F
 from .tensor import Tensor
 
@@ -133,11 +137,17 @@ def tensor_array_to_tensor(input, axis=1, use_stack=False):  # noqa: A002  (Padd
 
 
 def create_tensor(dtype, name=None, persistable=False) -> Tensor:
-    """An empty Tensor (shape [0]) of ``dtype``, Paddle's ``paddle.tensor.create_tensor``:
-    a placeholder that the caller replaces.
+    """A Tensor of ``dtype`` that holds no data yet, Paddle's
+    ``paddle.tensor.create_tensor``: a placeholder for ``eager.assign(x,
+    output=placeholder)`` to fill (it then takes x's shape and values). Until
+    then it has shape [] (as Paddle's), prints as ``Tensor(Not initialized)``,
+    and reading its values (``numpy()``, an op) is an error.
 
-    >>> eager.tensor.create_tensor("float32").shape
-    [0]
+    >>> t = eager.tensor.create_tensor("float32")
+    >>> t
+    Tensor(Not initialized)
+    >>> eager.assign(eager.ones([2]), t).shape
+    [2]
     """
     kind = to_dtype(dtype, "create_tensor", "dtype")
     if kind is None:
@@ -145,6 +155,6 @@ def create_tensor(dtype, name=None, persistable=False) -> Tensor:
                         "'float32'), got None")
     if not isinstance(persistable, bool):
         raise TypeError(f"create_tensor: argument 'persistable' expected a bool, got {describe(persistable)}")
-    out = _F.empty([0], kind)
+    out = Tensor(DenseTensor(ArraySpec((), kind.numpy_dtype, current_place())))
     out.persistable = persistable
     return out

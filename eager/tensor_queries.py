@@ -519,12 +519,14 @@ class TensorInfo:
         return self
 
     def get_tensor(self):
-        """A :class:`DenseTensorHandle` on this tensor's buffer (Paddle's LoDTensor).
+        """A :class:`DenseTensorHandle` on this tensor's buffer (Paddle's LoDTensor);
+        also on one that holds no data yet, whose ``_is_initialized()`` is False.
 
         >>> np.array(eager.ones([2]).get_tensor())
         array([1., 1.], dtype=float32)
         """
-        _dense("get_tensor", self)
+        if self.impl.kind is not TensorKind.DENSE:
+            _dense("get_tensor", self)  # its error for the other kinds
         return DenseTensorHandle(self)
 
     def is_dense(self) -> bool:

@@ -181,11 +181,11 @@ def test_split_and_cluster_reader_errors(tmp_path):
 
 
 def test_fetch_all_reports_the_first_missing_file(home):
-    with pytest.raises(RuntimeError, match="cifar-10-binary.tar.gz"):  # 'cifar' comes first
+    with pytest.raises(RuntimeError, match="cifar-10-python.tar.gz"):  # 'cifar' comes first
         common.fetch_all()
 
 
-FETCHERS = [(cifar, "cifar-10-binary.tar.gz"), (conll05, "conll05st%2FwordDict.txt"),
+FETCHERS = [(cifar, "cifar-10-python.tar.gz"), (conll05, "conll05st%2FwordDict.txt"),
             (flowers, "102flowers.tgz"), (imdb, "imdb%2FaclImdb_v1.tar.gz"),
             (imikolov, "imikolov%2Fsimple-examples.tgz"), (mnist, "train-images-idx3-ubyte.gz"),
             (movielens, "movielens%2Fml-1m.zip"), (uci_housing, "housing.data"), (wmt14, "wmt14.tgz"),
@@ -437,7 +437,7 @@ def test_cifar10_readers_give_chw_rows_in_unit_range(home, monkeypatch):
     rng = np.random.default_rng(4)
     records = {f"cifar-10-batches-bin/{name}": (rng.integers(0, 10, (n, 1)), rng.integers(0, 256, (n, 3, 32, 32)))
                for name, n in (("data_batch_1.bin", 2), ("data_batch_2.bin", 3), ("test_batch.bin", 2))}
-    put(monkeypatch, home, cifar, "cifar", cifar.CIFAR10_URL, "CIFAR10_MD5", cifar_archive(records))
+    put(monkeypatch, home, cifar, "cifar", cifar.CIFAR10_BINARY_URL, "CIFAR10_BINARY_MD5", cifar_archive(records))
     train = list(cifar.train10()())
     labels = np.concatenate([records[f"cifar-10-batches-bin/data_batch_{i}.bin"][0][:, 0] for i in (1, 2)])
     images = np.concatenate([records[f"cifar-10-batches-bin/data_batch_{i}.bin"][1] for i in (1, 2)])
@@ -455,7 +455,7 @@ def test_cifar100_readers_use_the_fine_label(home, monkeypatch):
     rng = np.random.default_rng(5)
     records = {"cifar-100-binary/train.bin": (rng.integers(0, 100, (3, 2)), rng.integers(0, 256, (3, 3, 32, 32))),
                "cifar-100-binary/test.bin": (rng.integers(0, 100, (2, 2)), rng.integers(0, 256, (2, 3, 32, 32)))}
-    put(monkeypatch, home, cifar, "cifar", cifar.CIFAR100_URL, "CIFAR100_MD5", cifar_archive(records))
+    put(monkeypatch, home, cifar, "cifar", cifar.CIFAR100_BINARY_URL, "CIFAR100_BINARY_MD5", cifar_archive(records))
     for reader, name in ((cifar.train100(), "train"), (cifar.test100(), "test")):
         labels, images = records[f"cifar-100-binary/{name}.bin"]
         samples = list(reader())
@@ -463,6 +463,29 @@ def test_cifar100_readers_use_the_fine_label(home, monkeypatch):
         np.testing.assert_array_equal(samples[-1][0], (images[-1].reshape(-1) / 255.0).astype(np.float32))
     with pytest.raises(ValueError, match="cifar.reader_creator: argument 'sub_name' expected one of"):
         cifar.reader_creator("x", "batches")
+
+
+def test_cifar_readers_take_paddles_python_archive_first(home, monkeypatch):
+    rng = np.random.default_rng(8)
+    batches = {name: (rng.integers(0, 10, n), rng.integers(0, 256, (n, 3072)).astype(np.uint8))
+               for name, n in (("data_batch_1", 2), ("data_batch_2", 1), ("test_batch", 3))}
+    members = {f"cifar-10-batches-py/{name}": pickle.dumps({b"labels": labels.tolist(), b"data": data}, protocol=2)
+               for name, (labels, data) in batches.items()}
+    python = put(monkeypatch, home, cifar, "cifar", cifar.CIFAR10_URL, "CIFAR10_MD5", tar_bytes(members))
+    binary = {"b/test_batch.bin": (np.zeros((1, 1)), np.zeros((1, 3, 32, 32)))}  # beside it, not read
+    put(monkeypatch, home, cifar, "cifar", cifar.CIFAR10_BINARY_URL, "CIFAR10_BINARY_MD5", cifar_archive(binary))
+    assert python.endswith("cifar-10-python.tar.gz")
+    test = list(cifar.test10()())
+    assert [label for _, label in test] == batches["test_batch"][0].tolist()
+    for (pixels, _), row in zip(test, batches["test_batch"][1]):
+        np.testing.assert_array_equal(pixels, (row / 255.0).astype(np.float32))
+    assert [label for _, label in cifar.train10()()] == [*batches["data_batch_1"][0], *batches["data_batch_2"][0]]
+    monkeypatch.setattr(cifar, "CIFAR10_MD5", "0" * 32)  # a python archive with the wrong MD5 is not passed over
+    with pytest.raises(ValueError, match="cifar-10-python.tar.gz' has MD5"):
+        cifar.train10()
+    with pytest.raises(RuntimeError, match="cifar-100-python.tar.gz.*or put the binary version there "
+                                           r"\(from https://www.cs.toronto.edu/~kriz/cifar-100-binary.tar.gz"):
+        cifar.train100()
 
 
 def test_uci_housing_readers_normalize_and_split(home, monkeypatch):

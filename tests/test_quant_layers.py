@@ -1,7 +1,7 @@
 """eager.nn.quant.quant_layers (Paddle's paddle.nn.quant.quant_layers) against
 NumPy written from Paddle's formulas: abs-max, moving-average and channel-wise
-fake quantization, the moving-average scale layer, the quantized Linear, Conv2D
-and matmul, the output-scale wrappers; straight-through gradients; errors."""
+fake quantization, the moving-average scale layer, the quantized Linear, Conv2D,
+Conv2DTranspose and matmul, the output-scale wrappers; straight-through gradients; errors."""
 import numpy as np
 import pytest
 
@@ -147,6 +147,106 @@ def test_quantized_conv2d_equals_the_conv_of_the_quantized_values(padding_mode):
     np.testing.assert_allclose(out, twin(_t(xq)).numpy(), rtol=1e-5, atol=1e-6)
 
 
+def _conv2d_transpose_loops(x, w, b, stride, padding, output_padding, dilation, groups):
+    """NCHW transposed convolution by scattering each input pixel times the
+    kernel: out[n, g*cpg + o, i*s - p + k*d] += x[n, c, i] * w[c, o, k]."""
+    n, c_in, h, wd = x.shape
+    _, cpg, kh, kw = w.shape
+    (sh, sw), (ph, pw), (oph, opw), (dh, dw) = stride, padding, output_padding, dilation
+    oh = (h - 1) * sh - 2 * ph + dh * (kh - 1) + 1 + oph
+    ow = (wd - 1) * sw - 2 * pw + dw * (kw - 1) + 1 + opw
+    full = np.zeros((n, cpg * groups, oh + 2 * ph + sh, ow + 2 * pw + sw))
+    in_per_group = c_in // groups
+    for ni in range(n):
+        for c in range(c_in):
+            g = c // in_per_group
+            for i in range(h):
+                for j in range(wd):
+                    for o in range(cpg):
+                        for a in range(kh):
+                            for e in range(kw):
+                                full[ni, g * cpg + o, i * sh + a * dh, j * sw + e * dw] += x[ni, c, i, j] * w[c, o, a, e]
+    return full[:, :, ph:ph + oh, pw:pw + ow] + b.reshape(1, -1, 1, 1)
+
+
+def _numeric_grad(f, a, eps=1e-6):
+    """Central differences of the scalar f at every entry of the float64 array a."""
+    grad = np.zeros_like(a)
+    for index in np.ndindex(a.shape):
+        hi, lo = a.copy(), a.copy()
+        hi[index] += eps
+        lo[index] -= eps
+        grad[index] = (f(hi) - f(lo)) / (2 * eps)
+    return grad
+
+
+@pytest.mark.parametrize("weight_type", ["abs_max", "channel_wise_abs_max", "moving_average_abs_max"])
+def test_quantized_conv2d_transpose_against_loops(weight_type):
+    eager.seed(4)
+    conv = nn.Conv2DTranspose(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2, dilation=2)
+    conv.to(dtype="float64")
+    conv.bias.set_value(RNG.standard_normal(6))
+    q = QL.QuantizedConv2DTranspose(conv, weight_bits=4, activation_bits=5, weight_quantize_type=weight_type)
+    assert q.weight is conv.weight and q.bias is conv.bias
+    w, b = conv.weight.numpy(), conv.bias.numpy()
+    if weight_type == "channel_wise_abs_max":  # one scale per output channel of a group: the weight's axis 1
+        assert q._fake_quant_weight._scale.shape == [3]
+        wq = _fq(w, np.abs(w).max(axis=(0, 2, 3), keepdims=True), 4)
+    elif weight_type == "abs_max":
+        wq = _fq(w, np.abs(w).max(), 4)
+    else:
+        wq = _fq(w, (0.9 + np.abs(w).max()) / 1.9, 4)
+    x = RNG.standard_normal((2, 4, 3, 4))
+    xq = _fq(x, np.abs(x).max(), 5)
+    out = q(_t(x))
+    want = _conv2d_transpose_loops(xq, wq, b, (2, 2), (1, 1), (1, 1), (2, 2), 2)
+    assert out.shape == list(want.shape) == [2, 6, 8, 10]
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-12, atol=1e-12)
+    if weight_type == "channel_wise_abs_max":
+        np.testing.assert_allclose(q._fake_quant_weight._scale.numpy(), np.abs(w).max(axis=(0, 2, 3)), rtol=1e-12)
+
+
+def test_quantized_conv2d_transpose_output_size_and_nhwc():
+    eager.seed(6)
+    conv = nn.Conv2DTranspose(2, 3, 3, stride=2, output_padding=1, data_format="NHWC")
+    conv.to(dtype="float64")
+    q = QL.QuantizedConv2DTranspose(conv, weight_bits=6, activation_bits=6)
+    x = RNG.standard_normal((1, 4, 4, 2))
+    w, b = conv.weight.numpy(), conv.bias.numpy()
+    xq, wq = _fq(x, np.abs(x).max(), 6), _fq(w, np.abs(w).max(), 6)
+    nchw = xq.transpose(0, 3, 1, 2)
+    want = _conv2d_transpose_loops(nchw, wq, b, (2, 2), (0, 0), (1, 1), (1, 1), 1).transpose(0, 2, 3, 1)
+    np.testing.assert_allclose(q(_t(x)).numpy(), want, rtol=1e-12, atol=1e-12)
+    # output_size replaces the layer's output_padding: 9 is the size without it
+    want = _conv2d_transpose_loops(nchw, wq, b, (2, 2), (0, 0), (0, 0), (1, 1), 1).transpose(0, 2, 3, 1)
+    np.testing.assert_allclose(q(_t(x), output_size=[9, 9]).numpy(), want, rtol=1e-12, atol=1e-12)
+
+
+def test_quantized_conv2d_transpose_straight_through_gradients_by_finite_differences():
+    """The fake quantization passes the gradient straight through, so the input's
+    gradient is that of x -> conv_transpose(x, wq) and the weight's that of
+    w -> conv_transpose(xq, w), each checked by central differences."""
+    eager.seed(7)
+    conv = nn.Conv2DTranspose(2, 2, 2, stride=2, padding=1)
+    conv.to(dtype="float64")
+    q = QL.QuantizedConv2DTranspose(conv, weight_bits=3, activation_bits=3,
+                                    weight_quantize_type="channel_wise_abs_max")
+    x = RNG.standard_normal((1, 2, 3, 3))
+    xt = _t(x, grad=True)
+    out = q(xt)
+    upstream = RNG.standard_normal(out.shape)
+    (out * _t(upstream)).sum().backward()
+    w, b = conv.weight.numpy(), conv.bias.numpy()
+    xq = _fq(x, np.abs(x).max(), 3)
+    wq = _fq(w, np.abs(w).max(axis=(0, 2, 3), keepdims=True), 3)
+    settings = ((2, 2), (1, 1), (0, 0), (1, 1), 1)
+    grad_x = _numeric_grad(lambda a: (_conv2d_transpose_loops(a, wq, b, *settings) * upstream).sum(), x)
+    grad_w = _numeric_grad(lambda a: (_conv2d_transpose_loops(xq, a, b, *settings) * upstream).sum(), w)
+    np.testing.assert_allclose(xt.grad.numpy(), grad_x, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(conv.weight.grad.numpy(), grad_w, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(conv.bias.grad.numpy(), upstream.sum(axis=(0, 2, 3)), rtol=1e-12)
+
+
 def test_quantized_matmul_against_numpy():
     x, y = RNG.standard_normal((3, 4)), RNG.standard_normal((5, 4))
     q = QL.QuantizedMatmul(activation_bits=3, activation_quantize_type="abs_max")
@@ -209,6 +309,10 @@ def test_output_scale_wrappers():
      "QuantizedLinear: argument 'layer' expected an eager.nn.Linear, got Conv2D"),
     (lambda: QL.QuantizedConv2D(nn.Linear(1, 1)), TypeError,
      "QuantizedConv2D: argument 'layer' expected an eager.nn.Conv2D, got Linear"),
+    (lambda: QL.QuantizedConv2DTranspose(nn.Conv2D(1, 1, 1)), TypeError,
+     "QuantizedConv2DTranspose: argument 'layer' expected an eager.nn.Conv2DTranspose, got Conv2D"),
+    (lambda: QL.QuantizedConv2DTranspose(nn.Conv2DTranspose(1, 1, 1), weight_quantize_type="lsq_weight"),
+     ValueError, "QuantizedConv2DTranspose: argument 'weight_quantize_type' 'lsq_weight' \\(LSQ\\+\\) is not"),
     (lambda: QL.QuantizedLinear(nn.Linear(2, 2), weight_quantize_type="lsq_weight"), ValueError,
      "argument 'weight_quantize_type' 'lsq_weight' \\(LSQ\\+\\) is not offered here"),
     (lambda: QL.QuantizedLinear(nn.Linear(2, 2), activation_quantize_type="channel_wise_abs_max"), ValueError,
@@ -228,6 +332,18 @@ def test_forward_errors():
     layer = QL.FakeQuantChannelWiseAbsMax(channel_num=3, quant_on_weight=True)
     with pytest.raises(ValueError, match=r"expected 3 channels along axis 0, got shape \[2, 3\]"):
         layer(_t(np.ones((2, 3), "float32")))
+    q = QL.QuantizedConv2DTranspose(nn.Conv2DTranspose(2, 3, 3), activation_quantize_type="moving_average_abs_max")
+    with pytest.raises(TypeError, match=r"QuantizedConv2DTranspose\(.*\): argument 'input' expected a Tensor"):
+        q(np.ones((1, 2, 4, 4), "float32"))
+    for shape in [(2, 4, 4), (1, 3, 4, 4), (1, 4, 4, 2)]:  # rank, channels: refused before the scale moves
+        with pytest.raises(ValueError, match=r"QuantizedConv2DTranspose\(.*\): argument 'input' expected a 4-d "
+                                             rf"NCHW tensor with 2 channels, got shape \[{', '.join(map(str, shape))}\]"):
+            q(_t(np.ones(shape, "float32")))
+    np.testing.assert_array_equal(
+        [q._fake_quant_input._scale.item(), q._fake_quant_input._state.item(), q._fake_quant_input._accum.item()],
+        np.float32([0.001, 1.0, 1.0]))
+    with pytest.raises(ValueError, match="output_size"):  # 20 is not reachable from 4 with stride 1, kernel 3
+        q(_t(np.ones((1, 2, 4, 4), "float32")), output_size=[20, 20])
 
 
 @pytest.mark.usefixtures("device")
@@ -241,3 +357,17 @@ def test_quantized_linear_on_the_device_axis(device):
     xq = _fq(x.astype(np.float64), (0.9 + np.abs(x).max()) / 1.9, 8)
     wq = _fq(w, np.abs(w).max(axis=0, keepdims=True), 8)
     np.testing.assert_allclose(q(_t(x)).numpy(), xq @ wq + b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.usefixtures("device")
+def test_quantized_conv2d_transpose_on_the_device_axis(device):
+    eager.seed(8)
+    conv = nn.Conv2DTranspose(2, 4, 3, stride=2, padding=1, groups=2)
+    q = QL.QuantizedConv2DTranspose(conv, weight_quantize_type="channel_wise_abs_max",
+                                    activation_quantize_type="moving_average_abs_max")
+    x = RNG.standard_normal((1, 2, 3, 3)).astype("float32")
+    w, b = conv.weight.numpy().astype(np.float64), conv.bias.numpy().astype(np.float64)
+    xq = _fq(x.astype(np.float64), (0.9 + np.abs(x).max()) / 1.9, 8)
+    wq = _fq(w, np.abs(w).max(axis=(0, 2, 3), keepdims=True), 8)
+    want = _conv2d_transpose_loops(xq, wq, b, (2, 2), (1, 1), (0, 0), (1, 1), 2)
+    np.testing.assert_allclose(q(_t(x)).numpy(), want, rtol=1e-5, atol=1e-5)

@@ -414,6 +414,37 @@ def test_imperative_quant_aware_swaps_unskipped_layers_and_fake_quantizes(tmp_pa
                                rtol=1e-5, atol=1e-6)
 
 
+def test_imperative_quant_aware_swaps_conv2d_transpose_for_the_quantized_layer(tmp_path):
+    from eager.nn.quant.quant_layers import QuantizedConv2DTranspose
+    from eager.quantization import ImperativeQuantAware
+
+    eager.seed(4)
+    model = eager.nn.Sequential(eager.nn.Conv2D(2, 3, 3), eager.nn.Conv2DTranspose(3, 2, 3, stride=2))
+    up = model[1]
+    ImperativeQuantAware(weight_bits=6, activation_bits=7, moving_rate=0.8).quantize(model)
+    assert isinstance(model[0], QuantedConv2D) and type(model[1]) is QuantizedConv2DTranspose
+    assert model[1].weight is up.weight and model[1]._fake_quant_weight._quant_bits == 6
+    x = np.random.default_rng(1).normal(size=(1, 2, 5, 5)).astype(np.float32)
+    hidden = model[0](eager.to_tensor(x))
+    out = model[1](hidden).numpy()
+    h = hidden.numpy().astype(np.float64)
+    s_a = (0.8 + np.abs(h).max()) / 1.8  # moving average from state = accum = 1
+    w = up.weight.numpy().astype(np.float64)
+    twin = eager.nn.Conv2DTranspose(3, 2, 3, stride=2)
+    twin.weight.set_value(np_fake_quant(w, np.abs(w).max(), 6).astype(np.float32))
+    twin.bias.set_value(up.bias.numpy())
+    want = twin(eager.to_tensor(np_fake_quant(h, s_a, 7).astype(np.float32))).numpy()
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    skipped = eager.nn.Sequential(eager.nn.Conv2DTranspose(3, 2, 3))
+    ImperativeQuantAware(quantizable_layer_type=["Conv2D", "Linear"]).quantize(skipped)
+    assert type(skipped[0]) is eager.nn.Conv2DTranspose
+    path = str(tmp_path / "qat_transpose")  # saved with its fake-quant layers; eval mode: the stored scale
+    ImperativeQuantAware().save_quantized_model(model, path, input_spec=[eager.static.InputSpec([None, 2, 5, 5])])
+    loaded = eager.jit.load(path).eval()
+    np.testing.assert_allclose(loaded(eager.to_tensor(x)).numpy(), model.eval()(eager.to_tensor(x)).numpy(),
+                               rtol=1e-5, atol=1e-6)
+
+
 def test_imperative_quant_aware_errors():
     from eager.quantization import ImperativeQuantAware
 

@@ -126,9 +126,28 @@ def test_tensor_array_to_tensor_concats_or_stacks_with_sizes_and_gradients():
     assert stacked.shape == [2, 2, 3] and ones.numpy().tolist() == [1, 1]
 
 
-def test_create_tensor_is_an_empty_tensor_of_the_dtype():
+def test_create_tensor_holds_no_data_until_assign_fills_it():
     t = eager.tensor.create_tensor(dtype="int32", persistable=True)
-    assert t.shape == [0] and t.dtype == eager.int32 and t.persistable
+    assert t.shape == [] and t.dtype == eager.int32 and t.persistable and t.stop_gradient
+    assert repr(t) == str(t) == "Tensor(Not initialized)"  # Paddle's print of a tensor without data
+    assert not t.get_tensor()._is_initialized()
+    with pytest.raises(ValueError, match=r"numpy\(\): the tensor holds no data \(it is not initialized"):
+        t.numpy()
+    with pytest.raises(TypeError, match="exp: phi cannot compute on a tensor that holds no data"):
+        eager.exp(eager.tensor.create_tensor("float32"))
+    with pytest.raises(ValueError, match=r"assign: argument 'output' expected x's shape and dtype \[2\] "
+                                         r"paddle.float32 .* got \[\] paddle.int32"):
+        eager.assign(eager.ones([2]), t)
+    filled = eager.assign(eager.to_tensor(np.array([[1, 2, 3]], dtype="int32")), t)
+    assert filled is t and t.shape == [1, 3] and t.get_tensor()._is_initialized()
+    np.testing.assert_array_equal(t.numpy(), [[1, 2, 3]])
+    assert repr(t).startswith("Tensor(shape=[1, 3], dtype=int32")
+    x = eager.to_tensor([1.0, 2.0], stop_gradient=False)  # gradients reach through the filled placeholder
+    out = eager.assign(x * 3.0, eager.tensor.create_tensor("float32"))
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
+    with pytest.raises(TypeError, match="create_tensor: argument 'dtype' expected a dtype"):
+        eager.tensor.create_tensor(None)
 
 
 def test_paddle_tensor_file_paths_reach_the_functions():

@@ -192,9 +192,11 @@ def write_into(op: str, arg: str, target, value, what: str):
     ``assign(x, output)`` and the ``out=`` of the logical and bitwise functions.
 
     An empty target of value's dtype that no gradient reaches (a placeholder from
-    ``Layer.create_variable``) takes value's shape: it becomes a copy of value,
+    ``Layer.create_variable``), or one that holds no data yet (from
+    ``tensor.create_tensor``), takes value's shape: it becomes a copy of value,
     through which gradients reach value."""
-    if target.size == 0 and target.dtype == value.dtype and target.stop_gradient and value.size != 0:
+    unfilled = not target.impl.initialized() or (target.size == 0 and value.size != 0)
+    if unfilled and target.dtype == value.dtype and target.stop_gradient:
         copy = _F.assign(value)
         target.impl, target._meta = copy.impl, copy._meta
         return target

@@ -43,6 +43,18 @@ def convolve(who: str, conv, x: Tensor, weight: Tensor) -> Tensor:
     return conv_functional._conv(who, conv._k, x, weight, conv.bias, conv._stride, padding, conv._dilation,
                                  conv._groups, conv._data_format)
 
+
+def convolve_transpose(who: str, conv, x: Tensor, weight: Tensor, output_size=None) -> Tensor:
+    """The transposed convolution a ConvNdTranspose layer ``conv`` computes (its
+    padding, output padding unless ``output_size`` is given, stride, dilation,
+    groups, layout and bias), of x with ``weight``; also for the layers that hold
+    its settings and another weight (nn.quant.quant_layers.QuantizedConv2DTranspose)."""
+    output_padding = 0 if output_size is not None else conv._output_padding
+    return conv_functional._conv_transpose(who, conv._k, x, weight, conv.bias, conv._stride, conv._padding,
+                                           output_padding, conv._dilation, conv._groups, output_size,
+                                           conv._data_format)
+
+
 class _ConvNd(Layer):
     _k = 2
     _default_format = "NCHW"
@@ -194,10 +206,7 @@ class _ConvTransposeNd(Layer):
         picks the spatial output size among those the stride allows."""
         who = f"{type(self).__name__}({self._full_name})"
         check_tensor(who, "x", x)
-        output_padding = 0 if output_size is not None else self._output_padding
-        return conv_functional._conv_transpose(who, self._k, x, self.weight, self.bias, self._stride, self._padding,
-                                               output_padding, self._dilation, self._groups, output_size,
-                                               self._data_format)
+        return convolve_transpose(who, self, x, self.weight, output_size)
 
     def extra_repr(self) -> str:
         """The sizes, shown by repr."""

@@ -8,13 +8,14 @@ import numbers
 
 from .. import jit, nn
 from ..nn.layer import Layer
+from ..nn.quant.quant_layers import QuantizedConv2DTranspose
 from .config import DEFAULT_QAT_LAYER_MAPPINGS, QuantConfig, SingleLayerConfig
 from .qat import QAT
 from .quanters import FakeQuanterWithAbsMaxObserver
 
-# Paddle's quantizable layer names; only Conv2D and Linear have quantized layers here.
+# Paddle's quantizable layer names; the parallel linears have no quantized layers here.
 _KNOWN_TYPES = ("Conv2D", "Linear", "Conv2DTranspose", "ColumnParallelLinear", "RowParallelLinear")
-_QUANTIZED_TYPES = {"Conv2D": nn.Conv2D, "Linear": nn.Linear}
+_QUANTIZED_TYPES = {"Conv2D": nn.Conv2D, "Linear": nn.Linear, "Conv2DTranspose": nn.Conv2DTranspose}
 _WEIGHT_TYPES = ("abs_max", "channel_wise_abs_max")
 _ACTIVATION_TYPES = ("abs_max", "moving_average_abs_max", "range_abs_max")
 
@@ -35,7 +36,10 @@ class ImperativeQuantAware:
     fake-quantizes its weight (``weight_quantize_type='abs_max'``: the current
     ``max|w|`` as scale) and its input (``activation_quantize_type``:
     ``'moving_average_abs_max'`` with ``moving_rate``, or ``'abs_max'``, the
-    batch's ``max|x|``), to ``weight_bits`` / ``activation_bits``.
+    batch's ``max|x|``), to ``weight_bits`` / ``activation_bits``. Conv2D and
+    Linear become QAT's QuantedConv2D/QuantedLinear; Conv2DTranspose becomes
+    :class:`eager.nn.quant.quant_layers.QuantizedConv2DTranspose` with the same
+    settings, as in Paddle.
     ``save_quantized_model`` saves the inference form of the model (what
     ``QAT.convert`` makes of it, in eval mode) with :func:`eager.jit.save`.
 
@@ -74,6 +78,9 @@ class ImperativeQuantAware:
             raise TypeError(f"{who}: argument 'moving_rate' expected a number, got {moving_rate!r}")
         activation_rate = float(moving_rate) if activation_quantize_type == "moving_average_abs_max" else 0.0
         self._types = tuple(_QUANTIZED_TYPES[t] for t in types if t in _QUANTIZED_TYPES)
+        self._transpose_settings = {"weight_bits": weight_bits, "activation_bits": activation_bits,
+                                    "moving_rate": moving_rate, "weight_quantize_type": weight_quantize_type,
+                                    "activation_quantize_type": activation_quantize_type}
         self._config = SingleLayerConfig(
             activation=FakeQuanterWithAbsMaxObserver(moving_rate=activation_rate, bit_length=activation_bits),
             weight=FakeQuanterWithAbsMaxObserver(moving_rate=0.0, bit_length=weight_bits))
@@ -88,9 +95,14 @@ class ImperativeQuantAware:
     def _swap(self, parent):
         for name, child in list(parent.named_children()):
             if type(child) in self._types and not getattr(child, "skip_quant", False):
-                parent._sub_layers[name] = DEFAULT_QAT_LAYER_MAPPINGS[type(child)](child, self._config)
+                parent._sub_layers[name] = self._quantized(child)
             else:
                 self._swap(child)
+
+    def _quantized(self, layer):
+        if type(layer) is nn.Conv2DTranspose:
+            return QuantizedConv2DTranspose(layer, **self._transpose_settings)
+        return DEFAULT_QAT_LAYER_MAPPINGS[type(layer)](layer, self._config)
 
     def save_quantized_model(self, layer, path=None, input_spec=None, model_path=None, **config):
         """Saves the inference form of the quantized ``layer`` (a converted copy

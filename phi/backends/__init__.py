@@ -93,6 +93,8 @@ def backend_of_array_type(array_type) -> Backend:
         return Backend.CPU
     if array_type.__module__.startswith("cupy"):
         return Backend.GPU
+    if array_type.__name__ == "ArraySpec":  # phi.core's shape-only stand-in (it imports this module)
+        raise TypeError("phi cannot compute on a tensor that holds no data (shape and dtype only: not initialized)")
     raise TypeError(f"phi cannot compute on arrays of type {array_type.__module__}.{array_type.__name__}")
 
 
@@ -114,7 +116,10 @@ def bind_kernel(factory, name: str, array_type, np_dtype, kind: TensorKind = Ten
     On a machine with several GPUs a GPU kernel is bound to follow its
     arguments' device (see the module docstring).
     """
-    backend = backend_of_array_type(array_type)
+    try:
+        backend = backend_of_array_type(array_type)
+    except TypeError as error:
+        raise TypeError(f"{name}: {error}") from None
     if backend is not Backend.CPU:
         refuse_bfloat16(np_dtype, name)
     kernel, needs_transfer = factory.select(name, backend, DataType.from_numpy(np_dtype), kind=kind)

@@ -10,8 +10,9 @@ the quantize-dequantize arithmetic of :mod:`eager.nn.quant.fake_quant`.
   channel along ``quant_axis``;
 - :class:`MovingAverageAbsMaxScale` (also ``QuantStub``): the input unchanged,
   with the moving-average scale recorded in training;
-- :class:`QuantizedConv2D`, :class:`QuantizedLinear`, :class:`QuantizedMatmul`:
-  the layer's computation on fake-quantized inputs and weights;
+- :class:`QuantizedConv2D`, :class:`QuantizedConv2DTranspose`,
+  :class:`QuantizedLinear`, :class:`QuantizedMatmul`: the layer's computation
+  on fake-quantized inputs and weights;
 - :class:`MAOutputScaleLayer`, :class:`FakeQuantMAOutputScaleLayer`: a layer
   followed by a moving-average scale or fake quantization of its output.
 
@@ -31,7 +32,7 @@ import numbers
 
 from ...autograd import no_grad
 from ...generated import forward_api as _F
-from ..conv import Conv2D, convolve
+from ..conv import Conv2D, Conv2DTranspose, convolve, convolve_transpose
 from ..functional.checks import check_tensor
 from ..functional.common import linear
 from ..initializer import Constant
@@ -257,7 +258,7 @@ def _made(who, arg, factory):
 
 
 class _QuantizedWeightLayer(Layer):
-    """The part QuantizedConv2D and QuantizedLinear share: the weight and bias of
+    """The part QuantizedConv2D(Transpose) and QuantizedLinear share: the weight and bias of
     ``layer`` (the same Parameters), a fake-quant layer for the weight (channels
     along ``quant_axis``) and one for the input, and optional preprocess layers."""
 
@@ -321,6 +322,48 @@ class QuantizedConv2D(_QuantizedWeightLayer):
         check_tensor(who, "input", input)
         quant_input, quant_weight = self._quantized(input)
         return convolve(who, self, quant_input, quant_weight)
+
+
+class QuantizedConv2DTranspose(_QuantizedWeightLayer):
+    """Computes as the Conv2DTranspose ``layer`` (its weight and bias, the same
+    Parameters, its stride, padding, output padding, dilation, groups and
+    layout) on the fake-quantized input and weight; 'channel_wise_abs_max'
+    takes one scale per index of the weight's axis 1 (its [in_channels,
+    out_channels / groups, kh, kw] output channels), as Paddle. The other
+    arguments are those of :class:`QuantizedConv2D`; ``forward(input,
+    output_size=None)`` as Conv2DTranspose's.
+
+    >>> q = QuantizedConv2DTranspose(eager.nn.Conv2DTranspose(4, 6, 3))
+    >>> q(eager.ones([2, 4, 8, 8])).shape
+    [2, 6, 10, 10]
+    """
+
+    def __init__(self, layer, weight_bits=8, activation_bits=8, moving_rate=0.9, weight_quantize_type="abs_max",
+                 activation_quantize_type="abs_max", weight_pre_layer=None, act_pre_layer=None,
+                 weight_quant_layer=None, act_quant_layer=None):
+        who = "QuantizedConv2DTranspose"
+        if not isinstance(layer, Conv2DTranspose):
+            raise TypeError(f"{who}: argument 'layer' expected an eager.nn.Conv2DTranspose, got "
+                            f"{type(layer).__name__}")
+        super().__init__(who, layer, 1, weight_bits, activation_bits, moving_rate, weight_quantize_type,
+                         activation_quantize_type, weight_pre_layer, act_pre_layer, weight_quant_layer,
+                         act_quant_layer)
+        self._k, self._groups, self._stride = layer._k, layer._groups, layer._stride
+        self._padding, self._output_padding = layer._padding, layer._output_padding
+        self._dilation, self._data_format = layer._dilation, layer._data_format
+
+    def forward(self, input, output_size=None):
+        """conv2d_transpose(fake-quantized input, fake-quantized weight) + bias;
+        ``output_size`` replaces the layer's output padding, as in Conv2DTranspose."""
+        who = f"QuantizedConv2DTranspose({self._full_name})"
+        check_tensor(who, "input", input)
+        channels = self.weight.shape[0]
+        axis = 3 if self._data_format == "NHWC" else 1
+        if len(input.shape) != 4 or input.shape[axis] != channels:  # before a moving-average scale moves
+            raise ValueError(f"{who}: argument 'input' expected a 4-d {self._data_format} tensor with {channels} "
+                             f"channels, got shape {list(input.shape)}")
+        quant_input, quant_weight = self._quantized(input)
+        return convolve_transpose(who, self, quant_input, quant_weight, output_size)
 
 
 class QuantizedLinear(_QuantizedWeightLayer):
@@ -436,5 +479,5 @@ class FakeQuantMAOutputScaleLayer(Layer):
 
 
 __all__ = ["FakeQuantAbsMax", "FakeQuantChannelWiseAbsMax", "FakeQuantMAOutputScaleLayer", "FakeQuantMovingAverageAbsMax",
-           "MAOutputScaleLayer", "MovingAverageAbsMaxScale", "QuantStub", "QuantizedConv2D", "QuantizedLinear",
-           "QuantizedMatmul"]
+           "MAOutputScaleLayer", "MovingAverageAbsMaxScale", "QuantStub", "QuantizedConv2D", "QuantizedConv2DTranspose",
+           "QuantizedLinear", "QuantizedMatmul"]

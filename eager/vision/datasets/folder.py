@@ -4,7 +4,8 @@ and ``ImageFolder``): one sub-folder per class, or a flat tree of samples.
 The default loader reads an image with the image backend
 (``eager.vision.get_image_backend``): 'pil' gives an RGB ``PIL.Image``, 'cv2' an
 RGB uint8 NumPy array of shape HWC (read with OpenCV when it is installed,
-else with Pillow; both give the same pixels).
+else with Pillow; both give the same pixels); with 'tensor', as in Paddle, the
+'pil' one.
 """
 from __future__ import annotations
 
@@ -60,7 +61,8 @@ def cv2_loader(path):
 
 
 def default_loader(path):
-    """The image at ``path`` read with the current image backend ('pil' or 'cv2').
+    """The image at ``path`` read with the current image backend: 'cv2' an RGB
+    uint8 HWC array, otherwise ('pil', and 'tensor' as in Paddle) a PIL Image.
 
     >>> eager.vision.datasets.folder.default_loader("cat.png").size
     (32, 32)
