@@ -590,11 +590,17 @@ def set_value(self, value) -> "Tensor":
     the same shape and dtype), in place and unrecorded, as Paddle's
     ``Tensor.set_value``: the tensor keeps its buffer, so an optimizer or a layer
     holding it sees the new value; saved copies of the old value in a graph are
-    invalidated (the version counter moves). Returns the tensor.
+    invalidated (the version counter moves). A tensor that holds no data
+    (``eager.tensor.create_tensor``, ``Layer.create_variable``) takes a copy of
+    ``value``, which must have the shape and dtype it was made with (shape [],
+    as Paddle checks). Returns the tensor.
 
     >>> w.set_value(np.zeros(w.shape, dtype="float32"))
     """
     if isinstance(value, Tensor):
+        if not value.impl.initialized():
+            raise TypeError("set_value: argument 'value' expected a Tensor with data, got one that holds no "
+                            "data (not initialized)")
         dims, dtype = list(value.impl.dims), value.impl.dtype
     elif isinstance(value, np.ndarray):
         dims = list(value.shape)
@@ -605,10 +611,22 @@ def set_value(self, value) -> "Tensor":
     else:
         raise TypeError(f"set_value: argument 'value' expected a Tensor or numpy.ndarray, got "
                         f"{type(value).__name__}")
+    empty = not self.impl.initialized()
     if dims != self.shape:
-        raise ValueError(f"set_value: argument 'value' expected shape {self.shape}, got {dims}")
+        hint = (" (this tensor holds no data: its shape is the one it was made with, as Paddle's; "
+                "eager.assign(value, tensor) gives it value's shape)" if empty else "")
+        raise ValueError(f"set_value: argument 'value' expected shape {self.shape}, got {dims}{hint}")
     if dtype is not self.impl.dtype:
         raise TypeError(f"set_value: argument 'value' expected dtype {self.impl.dtype}, got {dtype}")
+    if empty:
+        # No buffer to write into (eager.tensor.create_tensor, Layer.create_variable): this
+        # DenseTensor takes a copy of the value (Paddle's get_tensor().set()), so whoever
+        # holds the tensor or its get_tensor() sees the data.
+        source = (value.impl if isinstance(value, Tensor) and value.place == self.place
+                  else to_tensor(value, place=self.place).impl)  # a conversion point: data to a tensor
+        self.impl.array = phi_api.assign(source).array
+        self.impl.bump_version()
+        return self
     if isinstance(value, Tensor) and value.place == self.place:
         source = value.impl
     elif type(value) is np.ndarray and type(self.impl.array) is np.ndarray:

@@ -22,6 +22,8 @@ from phi.core.errors import PhiError
 from phi.infermeta.checks import broadcast_dims
 
 from .arguments import as_called
+from .autograd.grad_mode import STATE as _grad_state
+from .autograd.inplace import check_inplace_leaf
 from .autograd.meta import AutogradMeta
 from .composite import _paddle_api as _check
 from .composite.gather_scatter import fill_diagonal_tensor, index_fill
@@ -138,9 +140,18 @@ def tolist(x) -> list:
 
 # -- inplace fills ---------------------------------------------------------------------------
 
+def _writable(op: str, x):
+    """Refuses, naming ``op`` (the op the user called, not the setitem_ that writes),
+    an inplace write into a leaf that requires a gradient, or a view of one, while
+    gradients are recorded: checked before anything is drawn or written."""
+    if _grad_state.enabled:
+        check_inplace_leaf(op, x)
+
+
 def _fill(op: str, x, value):
     """Writes ``value`` (a tensor of x's shape or broadcastable to it) over x, recorded."""
     _check.tensor(op, "x", x)
+    _writable(op, x)
     if value.dtype != x.dtype:
         value = _F.cast(value, x.dtype)
     x[...] = value
@@ -148,9 +159,12 @@ def _fill(op: str, x, value):
 
 
 def _float_tensor(op: str, x):
+    """x, the floating-point target of the inplace fill ``op``, checked before any
+    sample is drawn: a tensor, floating, and writable (:func:`_writable`)."""
     _check.tensor(op, "x", x)
     if not x.dtype.is_floating_point:
         raise TypeError(f"{op}: expected a floating-point tensor, got {x.dtype}")
+    _writable(op, x)
     return x
 
 

@@ -143,3 +143,23 @@ def test_bad_devices(device, message):
     for query in (cuda.memory_allocated, cuda.get_device_properties, cuda.max_memory_reserved):
         with pytest.raises(ValueError, match=message):
             query(device)
+
+
+def test_cuda_reexports_the_streams_api():
+    """paddle.device.cuda re-exports Stream, Event, current_stream and
+    stream_guard of paddle.device: the very same objects here."""
+    for name in ("Stream", "Event", "current_stream", "stream_guard"):
+        assert getattr(cuda, name) is getattr(eager.device, name)
+        assert name in cuda.__all__
+
+
+def test_cuda_public_names_are_its_all():
+    """Paddle's __all__ of paddle.device.cuda, and no helper import (importlib,
+    dataclass, annotations, GPUPlace, ...) among the module's public names."""
+    assert sorted(cuda.__all__) == sorted([
+        "Stream", "Event", "current_stream", "synchronize", "device_count", "empty_cache",
+        "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved",
+        "stream_guard", "get_device_properties", "get_device_name", "get_device_capability"])
+    public = {name for name in vars(cuda) if not name.startswith("_")}
+    assert public == set(cuda.__all__)
+    assert all(callable(getattr(cuda, name)) for name in cuda.__all__)

@@ -8,6 +8,7 @@ and leaves a file ``ok_<rank>`` per rank when it gets to its end.
 """
 from __future__ import annotations
 
+import doctest
 import pickle
 
 import numpy as np
@@ -544,6 +545,15 @@ def test_world_of_one_groups(lone):
         dist.all_reduce(t, group=group)
     dist.destroy_process_group()
     assert not dist.is_initialized()
+
+
+def test_group_docstring_examples_run_in_a_world_of_one(lone):
+    """The examples of eager.distributed.group (new_group's among them) run as written."""
+    module = eager.distributed.group
+    result = doctest.testmod(module, extraglobs={"eager": eager, "np": np},
+                             optionflags=doctest.NORMALIZE_WHITESPACE, report=False)
+    assert result.failed == 0 and result.attempted >= 6, result
+    assert "new_group([0])" in module.new_group.__doc__
 
 
 def test_get_backend_names_the_process_groups_engine(lone):

@@ -422,6 +422,38 @@ def test_apart_copies_exactly_what_may_share_the_targets_memory():
     assert apart(np, base[:1], view) is view
 
 
+def test_set_value_fills_a_tensor_that_holds_no_data(device):
+    """Paddle's set_value on a tensor without data (create_tensor,
+    Layer.create_variable): the value must have the shape ([]) and dtype it was
+    made with, and the very DenseTensor (and any get_tensor() handle) takes a
+    copy of it, on the tensor's device; other shapes and dtypes are refused,
+    before anything changes."""
+    t = eager.tensor.create_tensor("float64")
+    impl, handle = t.impl, t.get_tensor()
+    with pytest.raises(ValueError, match=r"set_value: argument 'value' expected shape \[\], got \[2, 3\] "
+                                         r"\(this tensor holds no data"):
+        t.set_value(np.ones((2, 3)))
+    with pytest.raises(TypeError, match="set_value: argument 'value' expected dtype paddle.float64, got "
+                                        "paddle.float32"):
+        t.set_value(np.array(1.0, dtype="float32"))
+    with pytest.raises(TypeError, match="set_value: argument 'value' expected a Tensor with data"):
+        t.set_value(eager.tensor.create_tensor("float64"))
+    assert not handle._is_initialized() and repr(t) == "Tensor(Not initialized)"
+    value = np.array(2.5)
+    assert t.set_value(value) is t
+    assert t.impl is impl and handle._is_initialized() and t.shape == [] and t.dtype == eager.float64
+    assert t.place == eager.CPUPlace() if device == "cpu" else t.place.is_gpu_place()
+    value[()] = 9.0                                      # a copy, not the caller's array
+    assert t.item() == 2.5
+    source = eager.to_tensor(4.0, dtype="float64")
+    keep = eager.nn.Linear(2, 2).create_variable(dtype="float64")
+    assert keep.set_value(source) is keep and keep.item() == 4.0
+    source.set_value(np.array(5.0))                      # a copy of the Tensor too
+    assert keep.item() == 4.0
+    keep.set_value(np.array(6.0))                        # now it has data: an ordinary overwrite
+    assert keep.item() == 6.0
+
+
 def test_set_value_from_a_host_array_is_one_copy_into_the_buffer(device):
     w = _t(A)
     buffer, version = w.impl.array, w.inplace_version

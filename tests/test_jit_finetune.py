@@ -10,6 +10,7 @@ import eager
 from eager import nn
 from eager.errors import AutogradError
 from eager.jit import InputSpec
+from eager.jit.translated_layer import program_of
 from eager.nn import functional as F
 
 RNG = np.random.default_rng(5)
@@ -64,7 +65,7 @@ def test_a_loaded_mlp_trains_as_the_original_and_saves_what_it_learned(tmp_path,
     want = _steps(original, optimizer=optimizer)
     _same(got, want)  # the same kernels in the same order: equal to the last bit
     # inputs without a gradient ran the program that computes none for them
-    assert {key[2] for key in layer._compiled} == {"train/params"}
+    assert {key[2] for key in program_of(layer).compiled} == {"train/params"}
     assert not np.array_equal(got[2][0], _mlp().parameters()[0].numpy())  # it did train
     # a second round trip keeps the trained values, and trains on as the original
     eager.jit.save(layer, str(tmp_path / "again"), input_spec=[InputSpec([None, 6], "float64")])
@@ -84,7 +85,7 @@ def test_the_recorded_backward_matches_numpy_from_the_maths(tmp_path):
     xt = eager.to_tensor(x, stop_gradient=False)
     loss = F.mse_loss(layer(xt), eager.to_tensor(y))
     loss.backward()
-    assert {key[2] for key in layer._compiled} == {"train"}  # the program with the input's gradient
+    assert {key[2] for key in program_of(layer).compiled} == {"train"}  # the program with the input's gradient
     h = np.tanh(x @ w1 + b1)
     d_out = 2 * (h @ w2 + b2 - y) / y.size
     d_h = d_out @ w2.T * (1 - h ** 2)

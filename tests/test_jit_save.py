@@ -12,7 +12,9 @@ import pytest
 import eager
 from eager import nn
 from eager.jit import InputSpec, TranslatedLayer
+from eager.jit.translated_layer import _INTERNALS
 from eager.nn import functional as F
+from eager.nn.quant.quant_layers import FakeQuantMovingAverageAbsMax
 
 RNG = np.random.default_rng(2)
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -232,3 +234,74 @@ def test_static_input_spec_is_jit_input_spec():
     spec = eager.static.InputSpec([None, 3], "float64", name="x")
     assert eager.static.InputSpec is eager.jit.InputSpec
     assert spec.shape == (None, 3) and spec.dtype == eager.float64 and spec.name == "x"
+
+
+class _InternalNames(nn.Layer):
+    """A standalone layer whose own members have the names TranslatedLayer once
+    kept its internals under (and its former private methods' names)."""
+
+    def __init__(self):
+        super().__init__()
+        self._state = self.create_parameter([3], dtype="float64")
+        self._document = self.create_parameter([3], dtype="float64", is_bias=True)
+        self._compiled = self.create_parameter([3], dtype="float64")
+        self._mode = self.create_parameter([3], dtype="float64")
+        self.register_buffer("_state_index", eager.to_tensor([1.0, 2.0, 3.0], dtype="float64"))
+        self.register_buffer("_program", eager.to_tensor([0.5, 0.25, 0.125], dtype="float64"))
+
+    def forward(self, x):
+        return (x * self._state + self._document) * self._compiled * self._mode + self._state_index * self._program
+
+
+def test_standalone_layers_with_members_named_like_internals_round_trip(tmp_path):
+    """jit.load of a layer whose parameters and buffers sit on the layer itself
+    under names such as _state: each stays reachable under its own name on the
+    loaded layer (no clash with TranslatedLayer's internals), and the program
+    runs, trains and saves again."""
+    eager.seed(4)
+    original = _InternalNames()
+    x = np.random.default_rng(0).standard_normal((2, 3))
+    eager.jit.save(original, str(tmp_path / "names"), input_spec=[InputSpec([None, 3], "float64")])
+    loaded = eager.jit.load(str(tmp_path / "names"))
+    assert list(loaded.state_dict()) == list(original.state_dict())
+    for name in ("_state", "_document", "_compiled", "_mode", "_state_index", "_program"):
+        mine, theirs = getattr(loaded, name), getattr(original, name)
+        assert isinstance(mine, eager.Tensor), name
+        np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
+    assert isinstance(loaded._state, nn.Parameter) and not isinstance(loaded._program, nn.Parameter)
+    want = (x * original._state.numpy() + original._document.numpy()) * original._compiled.numpy() \
+        * original._mode.numpy() + np.array([1.0, 2.0, 3.0]) * np.array([0.5, 0.25, 0.125])
+    loaded.eval()
+    np.testing.assert_allclose(loaded(eager.to_tensor(x)).numpy(), want, rtol=1e-12)
+    loaded.train()
+    loaded(eager.to_tensor(x)).sum().backward()      # the gradient reaches the parameter named _state
+    np.testing.assert_allclose(loaded._state.grad.numpy(),
+                               (x * original._compiled.numpy() * original._mode.numpy()).sum(0), rtol=1e-12)
+    eager.jit.save(loaded, str(tmp_path / "again"), input_spec=[InputSpec([None, 3], "float64")])
+    again = eager.jit.load(str(tmp_path / "again")).eval()
+    np.testing.assert_allclose(again(eager.to_tensor(x)).numpy(), want, rtol=1e-12)
+
+
+def test_standalone_fake_quant_moving_average_layer_round_trips(tmp_path):
+    """The reported case: FakeQuantMovingAverageAbsMax on its own (its scale,
+    state and accum parameters on the layer itself) saves, loads and gives the
+    original's fake-quantized output."""
+    layer = FakeQuantMovingAverageAbsMax(name="fq")
+    x = eager.to_tensor(np.linspace(-2.0, 3.0, 12, dtype="float32").reshape(3, 4))
+    layer(x)                                            # train mode: the moving scale takes a value
+    layer.eval()
+    eager.jit.save(layer, str(tmp_path / "fq"), input_spec=[InputSpec([None, 4], "float32")])
+    loaded = eager.jit.load(str(tmp_path / "fq")).eval()
+    assert list(loaded.state_dict()) == ["_scale", "_state", "_accum"]
+    for name in ("_scale", "_state", "_accum"):
+        assert isinstance(getattr(loaded, name), nn.Parameter)
+        np.testing.assert_array_equal(getattr(loaded, name).numpy(), getattr(layer, name).numpy())
+    np.testing.assert_array_equal(loaded(x).numpy(), layer(x).numpy())
+
+
+def test_translated_layer_internals_cannot_be_a_member_name():
+    """TranslatedLayer keeps its internals under a key with a '.', which Layer
+    refuses as a member name: no saved layer can collide with it."""
+    assert "." in _INTERNALS
+    with pytest.raises(ValueError, match="without '.'"):
+        nn.Layer().add_parameter(_INTERNALS, None)

@@ -140,6 +140,39 @@ def test_geometric_fill_counts_trials_to_the_first_success():
         eager.zeros([2]).geometric_(eager.to_tensor([0.5, 1.5]))
 
 
+RANDOM_FILLS = [
+    ("uniform_", lambda t: t.uniform_(0.0, 1.0)),
+    ("normal_", lambda t: t.normal_()),
+    ("exponential_", lambda t: t.exponential_(2.0)),
+    ("bernoulli_", lambda t: t.bernoulli_(0.5)),
+    ("cauchy_", lambda t: t.cauchy_()),
+    ("geometric_", lambda t: t.geometric_(0.5)),
+    ("log_normal_", lambda t: t.log_normal_()),
+    ("gaussian_", lambda t: eager.tensor.random.gaussian_(t)),
+    ("cauchy_", lambda t: eager.cauchy_(t)),
+    ("normal_", lambda t: eager.normal_(t)),
+]
+
+
+@pytest.mark.parametrize("op, fill", RANDOM_FILLS, ids=[f"{op}-{i}" for i, (op, _) in enumerate(RANDOM_FILLS)])
+def test_random_fill_of_a_grad_leaf_names_the_called_op_and_changes_nothing(op, fill):
+    """The leaf rule's error names the fill the user called (not the setitem_ that
+    writes), and comes before a sample is drawn: x and the generator are untouched."""
+    x = eager.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+    eager.seed(5)
+    expected_next = eager.rand([4]).numpy()
+    eager.seed(5)
+    with pytest.raises(eager.errors.AutogradError, match=rf"^{op}: a leaf tensor with stop_gradient=False"):
+        fill(x)
+    with pytest.raises(eager.errors.AutogradError, match=rf"^{op}: this tensor is a view"):
+        fill(x[1:])
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(eager.rand([4]).numpy(), expected_next)
+    with eager.no_grad():
+        assert fill(x) is x                     # allowed while nothing is recorded
+    assert x.shape == [3] and not x.stop_gradient
+
+
 def test_cauchy_and_geometric_functions_fill_x_in_place_with_their_laws():
     stats = pytest.importorskip("scipy.stats")
     eager.seed(11)

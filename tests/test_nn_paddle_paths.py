@@ -257,7 +257,11 @@ def test_lstm_cell_with_proj_size_gradient_and_errors():
 def test_create_variable_is_a_placeholder_that_assign_fills():
     layer = eager.nn.Linear(3, 2)
     keep = layer.create_variable(name="out", persistable=True)
-    assert keep.shape == [0] and keep.dtype == eager.float32 and keep.persistable
+    assert keep.shape == [] and keep.dtype == eager.float32 and keep.persistable
+    assert repr(keep) == "Tensor(Not initialized)" and not keep.get_tensor()._is_initialized()  # Paddle's
+    assert not layer.create_tensor().persistable and layer.create_tensor().stop_gradient
+    with pytest.raises(ValueError, match="numpy\\(\\): the tensor holds no data"):
+        keep.numpy()
     assert keep.name == f"{layer.full_name()}.out"
     assert layer.create_tensor().name.startswith(f"{layer.full_name()}._generated_var")
     assert layer.create_variable(dtype="float64").dtype == eager.float64

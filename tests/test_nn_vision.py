@@ -16,6 +16,7 @@ from eager.nn import conv as conv_layers
 from eager.nn import vision as vision_layers
 from eager.nn.functional import conv as conv_functional
 from eager.nn.functional import vision as vision_functional
+from eager.vision import transforms
 from tests.op_specs.conv import ref_conv_transpose
 from tests.op_specs.vision import resample_matrix
 
@@ -132,6 +133,108 @@ def test_interpolate_float32_and_downsampling_scatter():
     out.sum().backward()
     rows = np.bincount(np.floor(np.arange(9) * 4 / 9).astype(int), minlength=4)
     np.testing.assert_array_equal(t.grad.numpy()[0, 0], np.outer(rows, rows).astype("float32"))
+
+
+# -- interpolation of integer images (Paddle's CPU kernels: uint8, and int32/int64 for nearest) --
+
+def paddle_linear_taps(in_size, out_size, align_corners, align_mode):
+    """(low, high, w_low, w_high) of one axis as Paddle's CPU kernels compute them, in float32."""
+    f32 = np.float32
+    if align_corners:
+        ratio = f32((in_size - 1) / (out_size - 1)) if out_size > 1 else f32(0.0)
+    else:
+        ratio = f32(in_size / out_size)
+    k = np.arange(out_size, dtype=f32)
+    half = align_mode == 0 and not align_corners
+    centre = ratio * (k + f32(0.5)) - f32(0.5)
+    low = np.maximum(np.trunc(centre if half else ratio * k).astype(np.int64), 0)
+    high = np.minimum(low + 1, in_size - 1)
+    w_high = (np.maximum(centre, f32(0.0)) if half else ratio * k) - low.astype(f32)
+    return low, high, f32(1.0) - w_high, w_high
+
+
+def paddle_integer_resize(x, sizes, align_corners=False, align_mode=0):
+    """x [N, C, *spatial] (an integer array) resized as Paddle's CPU linear kernels do: the
+    2**k corners weighted in float32, the sum truncated toward zero into x's dtype."""
+    k = len(sizes)
+    taps = [paddle_linear_taps(x.shape[2 + i], sizes[i], align_corners, align_mode) for i in range(k)]
+    acc = np.zeros(x.shape[:2] + tuple(sizes), np.float32)
+    for corner in itertools.product((0, 1), repeat=k):
+        index, weight = [], np.float32(1.0)
+        for i, (low, high, w_low, w_high) in enumerate(taps):
+            shape = [1] * k
+            shape[i] = sizes[i]
+            index.append((high if corner[i] else low).reshape(shape))
+            weight = weight * (w_high if corner[i] else w_low).reshape(shape)
+        acc += x[(slice(None), slice(None)) + tuple(index)].astype(np.float32) * weight
+    return np.trunc(acc).astype(x.dtype)
+
+
+@pytest.mark.parametrize("mode, shape, size, kwargs", [
+    ("bilinear", (2, 3, 5, 7), [9, 4], {}),
+    ("bilinear", (1, 2, 6, 6), [4, 11], {"align_corners": True}),
+    ("bilinear", (1, 2, 6, 5), [7, 13], {"align_mode": 1}),
+    ("linear", (2, 3, 9), [5], {"data_format": "NCW"}),
+    ("trilinear", (1, 2, 3, 5, 4), [5, 3, 7], {"data_format": "NCDHW"}),
+])
+def test_interpolate_uint8_is_paddles_truncated_float32_sum(mode, shape, size, kwargs):
+    x = np.random.default_rng(7).integers(0, 256, size=shape, dtype=np.uint8)
+    out = F.interpolate(eager.to_tensor(x), size=size, mode=mode, **kwargs)
+    assert out.dtype == eager.uint8 and out.shape == list(shape[:2]) + size
+    expected = paddle_integer_resize(x, size, kwargs.get("align_corners", False), kwargs.get("align_mode", 0))
+    got = out.numpy().astype(np.int64)
+    # The float32 sums may differ in their last bit (another order of the same
+    # terms), which moves a value sitting on an integer by one: rare, never more.
+    assert np.abs(got - expected).max() <= 1
+    assert np.mean(got == expected) > 0.99
+    float_out = F.interpolate(eager.to_tensor(x.astype("float64")), size=size, mode=mode, **kwargs).numpy()
+    frac = float_out - np.floor(float_out)
+    clear = (frac > 0.55) & (frac < 0.95)                         # far from an integer either way
+    assert clear.any() and np.array_equal(got[clear], np.floor(float_out[clear]))   # truncated, not rounded
+
+
+def test_interpolate_uint8_exact_where_the_weights_are_dyadic():
+    """Upsampling by 2 weights the taps by 1/4 and 3/4: every float32 sum is exact,
+    so eager and Paddle's kernel agree to the last value, and x.5 truncates down."""
+    x = np.random.default_rng(3).integers(0, 256, size=(2, 3, 4, 6), dtype=np.uint8)
+    out = F.interpolate(eager.to_tensor(x), scale_factor=2, mode="bilinear")
+    np.testing.assert_array_equal(out.numpy(), paddle_integer_resize(x, [8, 12]))
+    np.testing.assert_array_equal(F.interpolate(eager.to_tensor(np.array([[[0, 1]]], np.uint8)), size=[4],
+                                                mode="linear", data_format="NCW").numpy(),
+                                  [[[0, 0, 0, 1]]])    # 0.25 and 0.75 truncate to 0, as Paddle's cast
+    channel_last = F.interpolate(eager.to_tensor(np.ascontiguousarray(x.transpose(0, 2, 3, 1))), size=[8, 12],
+                                 mode="bilinear", data_format="NHWC")
+    np.testing.assert_array_equal(channel_last.numpy().transpose(0, 3, 1, 2), paddle_integer_resize(x, [8, 12]))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "int64"])
+def test_interpolate_nearest_takes_integer_images(dtype):
+    x = np.random.default_rng(1).integers(0, 200, size=(1, 2, 5, 4)).astype(dtype)
+    out = F.interpolate(eager.to_tensor(x), size=[7, 3], mode="nearest")
+    rows = np.floor(np.arange(7) * (5 / 7)).astype(int)
+    cols = np.floor(np.arange(3) * (4 / 3)).astype(int)
+    assert out.dtype == getattr(eager, dtype)
+    np.testing.assert_array_equal(out.numpy(), x[:, :, rows][:, :, :, cols])
+
+
+@pytest.mark.parametrize("mode, dtype", [("bicubic", "uint8"), ("area", "uint8"), ("bilinear", "int32"),
+                                         ("bilinear", "int64"), ("nearest", "int16"), ("nearest", "bool")])
+def test_interpolate_refuses_the_integer_dtypes_paddle_refuses(mode, dtype):
+    x = eager.to_tensor(np.ones((1, 1, 4, 4), dtype=dtype))
+    with pytest.raises(TypeError, match=rf"interpolate: mode '{mode}' expected a floating-point x; nearest also "
+                                        rf"takes uint8, int32, int64; .*got paddle.{dtype}\[1, 1, 4, 4\]"):
+        F.interpolate(x, size=[2, 2], mode=mode)
+
+
+def test_resize_transform_on_a_uint8_tensor_image():
+    """vision.transforms.Resize on a uint8 CHW Tensor (the 'tensor' backend): the
+    image stays uint8, values those of Paddle's bilinear kernel."""
+    img = np.random.default_rng(5).integers(0, 256, size=(3, 6, 8), dtype=np.uint8)
+    out = transforms.Resize([12, 16])(eager.to_tensor(img))
+    assert out.dtype == eager.uint8 and out.shape == [3, 12, 16]
+    np.testing.assert_array_equal(out.numpy(), paddle_integer_resize(img[None], [12, 16])[0])
+    near = transforms.Resize([3, 4], interpolation="nearest")(eager.to_tensor(img))
+    np.testing.assert_array_equal(near.numpy(), img[:, ::2, ::2])
 
 
 # -- pixel shuffle ----------------------------------------------------------------------

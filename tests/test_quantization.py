@@ -4,6 +4,9 @@ bnt = 2**(b-1) - 1, its straight-through gradient, the moving-average abs-max
 scale, convert() equal to the fake-quantized model, and weight-only int8."""
 from __future__ import annotations
 
+import doctest
+import importlib
+
 import numpy as np
 import pytest
 
@@ -461,3 +464,14 @@ def test_imperative_quant_aware_errors():
         ImperativeQuantAware().quantize("model")
     with pytest.raises(ValueError, match="save_quantized_model: expected one of the arguments 'path' and 'model_path'"):
         ImperativeQuantAware().save_quantized_model(eager.nn.Linear(2, 2))
+
+
+def test_weight_only_docstring_examples_run():
+    """The examples of weight_quantize, weight_dequantize and weight_only_linear run
+    as written (they once named undefined w and x)."""
+    module = importlib.import_module("eager.nn.quant.quantized_linear")
+    result = doctest.testmod(module, extraglobs={"eager": eager, "np": np},
+                             optionflags=doctest.NORMALIZE_WHITESPACE, report=False)
+    assert result.failed == 0 and result.attempted >= 9, result
+    for function in (weight_dequantize, weight_only_linear):
+        assert ">>> w = eager.to_tensor(" in function.__doc__

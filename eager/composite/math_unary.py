@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+from ..autograd.grad_mode import STATE as _grad_state
+from ..autograd.inplace import check_inplace_leaf
 from ..generated import forward_api as _F
 from .. import random as _random
 from . import _paddle_api as _check
@@ -477,6 +479,8 @@ def log_normal_(x, mean=1.0, std=2.0, name=None):
     std = _check.number("log_normal_", "std", std)
     if std < 0:
         raise ValueError(f"log_normal_: argument 'std' expected a number >= 0, got {std}")
+    if _grad_state.enabled:  # named log_normal_, not the setitem_ that writes
+        check_inplace_leaf("log_normal_", x)
     x[...] = _F.exp(_F.gaussian(x.shape, mean, std, 0, x.dtype, x.place))
     return x
 

@@ -8,22 +8,26 @@ peaks: ``max_memory_reserved`` is the largest reserve seen (the pool only grows,
 except in ``empty_cache``, which records it first), and ``max_memory_allocated``
 is that same figure, an upper bound of the peak allocation (the pool grew to
 serve it). Without a usable GPU these raise ValueError, as Paddle's CPU-only
-build does; ``empty_cache`` then does nothing.
+build does; ``empty_cache`` then does nothing. ``Stream``, ``Event``,
+``current_stream`` and ``stream_guard`` are eager.device's own, re-exported as
+Paddle's ``paddle.device.cuda`` does.
 
 >>> eager.device.cuda.device_count() >= 0
 True
 """
-from __future__ import annotations
+import importlib as _importlib
+from dataclasses import dataclass as _dataclass
 
-import importlib
-from dataclasses import dataclass
+from phi.common import GPUPlace as _GPUPlace
 
-from phi.common import GPUPlace
+from ..framework import current_place as _current_place, gpu_count as _gpu_count, parse_device as _parse_device
+from .streams import Event, Stream, current_stream, stream_guard
 
-from ..framework import current_place, gpu_count, parse_device
-
-__all__ = ["device_count", "empty_cache", "get_device_capability", "get_device_name", "get_device_properties",
-           "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved", "synchronize"]
+# Paddle's paddle.device.cuda re-exports the streams API of paddle.device (the
+# same objects); the imports above are private so they are not public names.
+__all__ = ["Event", "Stream", "current_stream", "device_count", "empty_cache", "get_device_capability",
+           "get_device_name", "get_device_properties", "max_memory_allocated", "max_memory_reserved",
+           "memory_allocated", "memory_reserved", "stream_guard", "synchronize"]
 
 # device id -> the largest memory_reserved seen (see the module doc)
 _PEAK_RESERVED: dict = {}
@@ -35,7 +39,7 @@ def device_count() -> int:
     >>> eager.device.cuda.device_count() >= 0
     True
     """
-    return gpu_count()
+    return _gpu_count()
 
 
 def synchronize(device=None) -> None:
@@ -43,39 +47,39 @@ def synchronize(device=None) -> None:
     GPUPlace; None: the default device if it is a GPU, else GPU 0) has finished.
     A device that does not exist is a ValueError."""
     if device is None:
-        default = current_place()
-        place = default if default.is_gpu_place() else parse_device("synchronize", "gpu")
+        default = _current_place()
+        place = default if default.is_gpu_place() else _parse_device("synchronize", "gpu")
     elif isinstance(device, int) and not isinstance(device, bool):
         if device < 0:
             raise ValueError(f"synchronize: argument 'device' expected a non-negative id, got {device}")
-        place = parse_device("synchronize", GPUPlace(device))
+        place = _parse_device("synchronize", _GPUPlace(device))
     else:
-        place = parse_device("synchronize", device)
+        place = _parse_device("synchronize", device)
         if not place.is_gpu_place():
             raise ValueError(f"synchronize: argument 'device' expected a GPU, got {device!r}")
-    importlib.import_module("cupy").cuda.Device(place.device_id).synchronize()
+    _importlib.import_module("cupy").cuda.Device(place.device_id).synchronize()
 
 
 def _gpu_id(op: str, device) -> int:
     """The id of GPU ``device`` (None: the default device if it is a GPU, else GPU
     0; an int id, 'gpu:N' or a GPUPlace); ValueError naming ``op`` without a
     usable GPU (Paddle's CPU-only message) or for a device that is not one."""
-    if gpu_count() == 0:
+    if _gpu_count() == 0:
         raise ValueError(f"eager.device.cuda.{op}: no GPU is available (it needs CuPy and a visible NVIDIA "
                          f"device; eager.is_compiled_with_cuda() is False), as Paddle's CPU-only build "
                          f"does not support this API")
     if device is None:
-        default = current_place()
+        default = _current_place()
         return default.device_id if default.is_gpu_place() else 0
-    if isinstance(device, bool) or not isinstance(device, (int, str, GPUPlace)):
+    if isinstance(device, bool) or not isinstance(device, (int, str, _GPUPlace)):
         raise ValueError(f"eager.device.cuda.{op}: argument 'device' expected an int id, 'gpu:N' or a "
                          f"CUDAPlace, got {type(device).__name__}")
     if isinstance(device, int):
         if device < 0:
             raise ValueError(f"eager.device.cuda.{op}: argument 'device' expected a non-negative id, got "
                              f"{device}")
-        device = GPUPlace(device)
-    place = parse_device(f"eager.device.cuda.{op}", device)
+        device = _GPUPlace(device)
+    place = _parse_device(f"eager.device.cuda.{op}", device)
     if not place.is_gpu_place():
         raise ValueError(f"eager.device.cuda.{op}: argument 'device' expected a GPU, got {device!r}")
     return place.device_id
@@ -84,7 +88,7 @@ def _gpu_id(op: str, device) -> int:
 def _pool_bytes(op: str, device, which: str) -> int:
     """The default memory pool's ``which`` ('used_bytes' or 'total_bytes') on the GPU."""
     device_id = _gpu_id(op, device)
-    cupy = importlib.import_module("cupy")
+    cupy = _importlib.import_module("cupy")
     with cupy.cuda.Device(device_id):
         value = int(getattr(cupy.get_default_memory_pool(), which)())
     if which == "total_bytes":
@@ -123,10 +127,10 @@ def max_memory_allocated(device=None) -> int:
 def empty_cache() -> None:
     """Gives the memory the pool caches but no array uses back to the driver, on
     every GPU (nothing without a GPU, as Paddle). Arrays in use stay."""
-    count = gpu_count()
+    count = _gpu_count()
     if count == 0:
         return
-    cupy = importlib.import_module("cupy")
+    cupy = _importlib.import_module("cupy")
     pool = cupy.get_default_memory_pool()
     for device_id in range(count):
         with cupy.cuda.Device(device_id):
@@ -134,7 +138,7 @@ def empty_cache() -> None:
             pool.free_all_blocks()
 
 
-@dataclass(frozen=True)
+@_dataclass(frozen=True)
 class _gpuDeviceProperties:  # noqa: N801  (Paddle's name)
     """What Paddle's ``get_device_properties`` gives: the name, the compute
     capability, the global memory in bytes and the number of multiprocessors."""
@@ -163,7 +167,7 @@ def get_device_properties(device=None) -> _gpuDeviceProperties:
 
 def _properties(op: str, device) -> _gpuDeviceProperties:
     device_id = _gpu_id(op, device)
-    props = importlib.import_module("cupy").cuda.runtime.getDeviceProperties(device_id)
+    props = _importlib.import_module("cupy").cuda.runtime.getDeviceProperties(device_id)
     name = props["name"]
     return _gpuDeviceProperties(name=name.decode() if isinstance(name, bytes) else str(name),
                                 major=int(props["major"]), minor=int(props["minor"]),

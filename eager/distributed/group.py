@@ -135,8 +135,18 @@ def new_group(ranks=None, backend=None, timeout=None) -> Group:
     order. ``backend`` takes Paddle's names (all run over MPI here); ``timeout``
     is accepted for compatibility, MPI enforces none.
 
-    >>> group = eager.distributed.new_group([0, 1])   # under mpiexec -n 2 or more
-    >>> eager.distributed.all_reduce(tensor, group=group)
+    In a world of one (no mpiexec), the only group is rank 0, and its
+    collectives leave the tensor as it is; under ``mpiexec -n 2`` or more,
+    ``new_group([0, 1])`` sums over the first two ranks:
+
+    >>> group = eager.distributed.new_group([0])
+    >>> group.ranks, group.nranks
+    ([0], 1)
+    >>> tensor = eager.to_tensor([1.0, 2.0])
+    >>> task = eager.distributed.all_reduce(tensor, group=group)
+    >>> tensor.numpy()
+    array([1., 2.], dtype=float32)
+    >>> eager.distributed.destroy_process_group(group)
     """
     size = get_world_size()
     if ranks is None:

@@ -240,8 +240,9 @@ class TracedLayer:
         if compiled is None:
             compiled = self._compiled[array_type] = compile_program(self._program, [], array_type)
         results = compiled.run(arrays)
-        bump_written(compiled, self)
-        outputs = assemble(compiled.outputs, made_tensors(compiled, results), list(inputs), self)
+        bump_written(compiled, self._state, self._state_index)
+        outputs = assemble(compiled.outputs, made_tensors(compiled, results), list(inputs), self._state,
+                           self._state_index)
         return [np.array(t.numpy(), copy=True) for t in outputs]
 
     def save_inference_model(self, path, feed=None, fetch=None, **kwargs) -> None:

@@ -70,6 +70,32 @@ def _key(node):
     return (node["call"], node["out"])
 
 
+# The key of a TranslatedLayer's internals in its __dict__: a name with a '.',
+# which no parameter, buffer or sublayer can have (Layer refuses it), so a saved
+# layer's own members (FakeQuantMovingAverageAbsMax's ``_state``, ...) never
+# collide with them, and each keeps its attribute name on the loaded layer.
+_INTERNALS = "translated.program"
+
+
+class _Program:
+    """What a TranslatedLayer runs: the saved ``document``, the ``state``
+    tensors in the program's state order, ``index`` (state name -> position)
+    and the ``compiled`` programs by (dims, array type, mode)."""
+
+    __slots__ = ("document", "state", "index", "compiled")
+
+    def __init__(self, document):
+        self.document = document
+        self.state = []
+        self.index = {entry["name"]: i for i, entry in enumerate(document["state"])}
+        self.compiled = {}
+
+
+def program_of(layer) -> _Program:
+    """The internals (:class:`_Program`) of TranslatedLayer ``layer``."""
+    return layer.__dict__[_INTERNALS]
+
+
 class TranslatedLayer(Layer):
     """A Layer that runs the programs saved by :func:`eager.jit.save` (Paddle's
     ``paddle.jit.TranslatedLayer``); made by :func:`load`. Its parameters and
@@ -88,8 +114,10 @@ class TranslatedLayer(Layer):
 
     def __init__(self, programs, persistable_vars):
         super().__init__()
-        self._document = programs
-        self._state = []  # the tensors in the program's state order
+        # Everything of its own lives in one object under a key no member name can
+        # take (see _INTERNALS), and its helpers are module functions: the saved
+        # layer's parameters, buffers and sublayers keep all their names.
+        program = self.__dict__[_INTERNALS] = _Program(programs)
         for entry, tensor in zip(programs["state"], persistable_vars):
             *path, leaf = entry["name"].split(".")
             holder = self
@@ -102,31 +130,14 @@ class TranslatedLayer(Layer):
             if entry["kind"] == "parameter":
                 param = Parameter(tensor, trainable=bool(entry["trainable"]))
                 holder.add_parameter(leaf, param)
-                self._state.append(param)
+                program.state.append(param)
             else:
                 holder.register_buffer(leaf, tensor, persistable=bool(entry["persistable"]))
-                self._state.append(tensor)
-        self._state_index = {entry["name"]: i for i, entry in enumerate(programs["state"])}
-        self._compiled = {}
-
-    def _program(self, dims, array_type, mode=None):
-        """The compiled inference program (mode None) or gradient program of
-        ``mode``; compiled afresh (not kept) while a to_static or save trace
-        records, whose kernels are the dispatch tables' recording entries."""
-        key = (tuple(dims), array_type, mode)
-        recording = _recorder._mine() is not None
-        compiled = None if recording else self._compiled.get(key)
-        if compiled is None:
-            compiled = self._compile(dims, array_type, mode)
-            if not recording:
-                self._compiled[key] = compiled
-        return compiled
-
-    def _compile(self, dims, array_type, mode):
-        return compile_program(self._document, dims, array_type, mode)
+                program.state.append(tensor)
 
     def forward(self, *inputs):
-        document = self._document
+        program = program_of(self)
+        document = program.document
         specs = document["inputs"]
         tree = document.get("input_tree")
         if tree is not None:  # saved from nested input specs: their leaves, in order
@@ -158,85 +169,101 @@ class TranslatedLayer(Layer):
                 raise ValueError(f"TranslatedLayer.forward: input {i} expected {spec['dtype']}{expected} "
                                  f"(None: any size, the same wherever the spec shares it), got "
                                  f"{value.impl.array.dtype.name}{list(shape)}")
-        arrays = [t.impl.array for t in inputs] + [t.impl.array for t in self._state]
+        arrays = [t.impl.array for t in inputs] + [t.impl.array for t in program.state]
         array_type = type(arrays[0])
         if any(type(a) is not array_type for a in arrays):
             raise ValueError("TranslatedLayer.forward: the inputs and the parameters are on different "
                              "devices; move them to one place")
-        mode, wanted = self._mode(inputs)
-        compiled = self._program(dims, array_type, mode)
+        mode, wanted = _mode(self, program, inputs)
+        compiled = _program_for(program, dims, array_type, mode)
         results = compiled.run(arrays)
-        bump_written(compiled, self)
+        bump_written(compiled, program.state, program.index)
         n_out = len(compiled.keys)
         made = made_tensors(compiled, results)
         if compiled.grad is not None and wanted:
-            self._attach(compiled, inputs, made, results[n_out:])
+            _attach(program, compiled, inputs, made, results[n_out:])
         elif compiled.unrecorded is not None and wanted:
             keys, reason = compiled.unrecorded
             node = _UnrecordedGradNode(len(keys), reason)
             for slot, key in enumerate(keys):
                 made[key]._meta = AutogradMeta(node, slot)
-        return assemble(compiled.outputs, made, inputs, self)
+        return assemble(compiled.outputs, made, inputs, program.state, program.index)
 
-    def _mode(self, inputs):
-        """(None for the inference program or the mode whose gradient program
-        runs, whether a gradient is wanted); raises for a gradient the saved
-        programs cannot give."""
-        document = self._document
-        grad = document.get("grad")
-        input_grads = STATE.enabled and any(not t.stop_gradient for t in inputs)
-        wanted = input_grads or STATE.enabled and any(not t.stop_gradient for t in self._state)
-        if grad is None or not (wanted or self.training):
-            return None, False  # a version 1 program (inference only), or eval mode without gradients
-        mode = GRAD_MODES[0] if self.training else GRAD_MODES[1]
-        if not input_grads and mode + PARAMS_ONLY in grad:  # no input's gradient to compute
-            mode += PARAMS_ONLY
-        section = grad[mode]
-        if "calls" not in section:
-            raise ValueError(f"TranslatedLayer.forward: the saved program has no {mode.split('/')[0]}-mode "
-                             f"forward (save could not trace it: {section['reason']})" +
-                             ("; call eval() for inference" if self.training else ""))
-        if wanted:
-            for i, (t, spec) in enumerate(zip(inputs, document["inputs"])):
-                if not t.stop_gradient and spec.get("stop_gradient", False):
-                    raise ValueError(f"TranslatedLayer.forward: input {i} requires a gradient, but was "
-                                     f"saved with InputSpec(stop_gradient=True): its program gives it none")
-            for t, entry in zip(self._state, document["state"]):
-                if not t.stop_gradient and entry["kind"] == "parameter" and not entry["trainable"]:
-                    raise ValueError(f"TranslatedLayer.forward: parameter {entry['name']!r} requires a "
-                                     f"gradient, but was saved frozen (stop_gradient=True): its program "
-                                     f"gives it none")
-        return mode, wanted
 
-    def _attach(self, compiled, inputs, made, saved):
-        """Gives the gradient outputs one ReplayGradNode."""
-        grad_keys, programs, boundaries = compiled.grad
-        outputs = [made.get(key) for key in grad_keys]
-        if any(out is None for out in outputs) or len(set(map(id, outputs))) != len(outputs):
-            raise ValueError("TranslatedLayer.forward: the saved program's gradient outputs are not among "
-                             "its outputs (a malformed program)")
-        edges = []
-        for node in boundaries:
-            tensor = inputs[node["in"]] if "in" in node else self._state[self._state_index[node["state"]]]
-            edges.append((edge_of(tensor),))
-        # What the backward reads that the user could write in place before it runs:
-        # the inputs, parameters and buffers, and the returned outputs (not the
-        # forward's intermediate arrays, which no one else holds).
-        n_inputs, n_bound = len(inputs), compiled.n_bound
-        read = set(compiled.saved_slots)
-        checks = []
-        for slot in compiled.saved_slots:
-            if slot < n_inputs:
-                checks.append(inputs[slot].impl)
-            elif slot < n_bound:
-                checks.append(self._state[slot - n_inputs].impl)
-        for key, out in made.items():
-            if compiled.output_slots[key] in read:
-                checks.append(out.impl)
-        node = ReplayGradNode(tuple(edges), len(outputs), programs, tuple(saved),
-                              tuple((impl, impl.version) for impl in checks), _refuse_create_graph)
-        for slot, out in enumerate(outputs):
-            out._meta = AutogradMeta(node, slot)
+def _program_for(program, dims, array_type, mode=None):
+    """The compiled inference program (mode None) or gradient program of
+    ``mode``; compiled afresh (not kept) while a to_static or save trace
+    records, whose kernels are the dispatch tables' recording entries."""
+    key = (tuple(dims), array_type, mode)
+    recording = _recorder._mine() is not None
+    compiled = None if recording else program.compiled.get(key)
+    if compiled is None:
+        compiled = compile_program(program.document, dims, array_type, mode)
+        if not recording:
+            program.compiled[key] = compiled
+    return compiled
+
+
+def _mode(layer, program, inputs):
+    """(None for the inference program or the mode whose gradient program
+    runs, whether a gradient is wanted); raises for a gradient the saved
+    programs cannot give."""
+    document = program.document
+    grad = document.get("grad")
+    input_grads = STATE.enabled and any(not t.stop_gradient for t in inputs)
+    wanted = input_grads or STATE.enabled and any(not t.stop_gradient for t in program.state)
+    if grad is None or not (wanted or layer.training):
+        return None, False  # a version 1 program (inference only), or eval mode without gradients
+    mode = GRAD_MODES[0] if layer.training else GRAD_MODES[1]
+    if not input_grads and mode + PARAMS_ONLY in grad:  # no input's gradient to compute
+        mode += PARAMS_ONLY
+    section = grad[mode]
+    if "calls" not in section:
+        raise ValueError(f"TranslatedLayer.forward: the saved program has no {mode.split('/')[0]}-mode "
+                         f"forward (save could not trace it: {section['reason']})" +
+                         ("; call eval() for inference" if layer.training else ""))
+    if wanted:
+        for i, (t, spec) in enumerate(zip(inputs, document["inputs"])):
+            if not t.stop_gradient and spec.get("stop_gradient", False):
+                raise ValueError(f"TranslatedLayer.forward: input {i} requires a gradient, but was "
+                                 f"saved with InputSpec(stop_gradient=True): its program gives it none")
+        for t, entry in zip(program.state, document["state"]):
+            if not t.stop_gradient and entry["kind"] == "parameter" and not entry["trainable"]:
+                raise ValueError(f"TranslatedLayer.forward: parameter {entry['name']!r} requires a "
+                                 f"gradient, but was saved frozen (stop_gradient=True): its program "
+                                 f"gives it none")
+    return mode, wanted
+
+
+def _attach(program, compiled, inputs, made, saved):
+    """Gives the gradient outputs one ReplayGradNode."""
+    grad_keys, programs, boundaries = compiled.grad
+    outputs = [made.get(key) for key in grad_keys]
+    if any(out is None for out in outputs) or len(set(map(id, outputs))) != len(outputs):
+        raise ValueError("TranslatedLayer.forward: the saved program's gradient outputs are not among "
+                         "its outputs (a malformed program)")
+    edges = []
+    for node in boundaries:
+        tensor = inputs[node["in"]] if "in" in node else program.state[program.index[node["state"]]]
+        edges.append((edge_of(tensor),))
+    # What the backward reads that the user could write in place before it runs:
+    # the inputs, parameters and buffers, and the returned outputs (not the
+    # forward's intermediate arrays, which no one else holds).
+    n_inputs, n_bound = len(inputs), compiled.n_bound
+    read = set(compiled.saved_slots)
+    checks = []
+    for slot in compiled.saved_slots:
+        if slot < n_inputs:
+            checks.append(inputs[slot].impl)
+        elif slot < n_bound:
+            checks.append(program.state[slot - n_inputs].impl)
+    for key, out in made.items():
+        if compiled.output_slots[key] in read:
+            checks.append(out.impl)
+    node = ReplayGradNode(tuple(edges), len(outputs), programs, tuple(saved),
+                          tuple((impl, impl.version) for impl in checks), _refuse_create_graph)
+    for slot, out in enumerate(outputs):
+        out._meta = AutogradMeta(node, slot)
 
 
 def compile_program(document, dims, array_type, mode=None) -> _Compiled:
@@ -354,12 +381,12 @@ def _output_keys(node, keys):
             _output_keys(v, keys)
 
 
-def bump_written(compiled, layer) -> None:
-    """Bumps the version of each of ``layer``'s state tensors (``_state``, found
-    by name through ``_state_index``) that the program wrote in place (batch
-    norm's running statistics in train mode), once per write."""
+def bump_written(compiled, state, index) -> None:
+    """Bumps the version of each of the ``state`` tensors (in the program's state
+    order, found by name through ``index``) that the program wrote in place
+    (batch norm's running statistics in train mode), once per write."""
     for name, count in compiled.bumps:
-        impl = layer._state[layer._state_index[name]].impl
+        impl = state[index[name]].impl
         for _ in range(count):
             impl.bump_version()
 
@@ -373,22 +400,23 @@ def made_tensors(compiled, results) -> dict:
     return made
 
 
-def assemble(node, made, inputs, layer):
+def assemble(node, made, inputs, state, index):
     """The forward's return value rebuilt from the saved outputs template ``node``:
-    Tensors the program made (``made``), inputs, ``layer``'s state, constants."""
+    Tensors the program made (``made``), inputs, the ``state`` tensors (found by
+    name through ``index``), constants."""
     if "call" in node:
         return made[_key(node)]
     if "in" in node:
         return inputs[node["in"]]
     if "state" in node:
-        return layer._state[layer._state_index[node["state"]]]
+        return state[index[node["state"]]]
     if "const" in node:
         return node["const"]
     if "tuple" in node:
-        return tuple(assemble(v, made, inputs, layer) for v in node["tuple"])
+        return tuple(assemble(v, made, inputs, state, index) for v in node["tuple"])
     if "list" in node:
-        return [assemble(v, made, inputs, layer) for v in node["list"]]
-    return {k: assemble(v, made, inputs, layer) for k, v in node["dict"]}
+        return [assemble(v, made, inputs, state, index) for v in node["list"]]
+    return {k: assemble(v, made, inputs, state, index) for k, v in node["dict"]}
 
 
 def load(path, **configs) -> TranslatedLayer:
@@ -451,14 +479,15 @@ def _translated(who, path, document, state):
                                f"{entry['dtype']}{list(entry['shape'])}")
         tensors.append(to_tensor(array))
     layer = TranslatedLayer(document, tensors)
+    program = program_of(layer)
     array_type = type(tensors[0].impl.array) if tensors else np.ndarray
-    layer._program([1] * document["dims"], array_type)
+    _program_for(program, [1] * document["dims"], array_type)
     for mode, section in document.get("grad", {}).items():
         if mode not in GRAD_PROGRAMS:
             raise ProgramError(f"the gradient programs name {mode!r}, not one of {GRAD_PROGRAMS}")
         if "calls" in section:
-            layer._program([1] * document["dims"], array_type, mode)
-    layer._compiled.clear()
+            _program_for(program, [1] * document["dims"], array_type, mode)
+    program.compiled.clear()
     for name, section in document.get("methods", {}).items():
         _attach_method(who, path, layer, name, section, state)
     return layer
@@ -469,11 +498,11 @@ def _attach_method(who, path, layer, name, section, state):
     each saved method): its program runs on the layer's own parameters and buffers."""
     if not name.isidentifier() or hasattr(layer, name):
         raise ProgramError(f"the saved method name {name!r} is not an identifier or is taken by the layer")
-    if [e["name"] for e in section["state"]] != [e["name"] for e in layer._document["state"]]:
+    if [e["name"] for e in section["state"]] != [e["name"] for e in program_of(layer).document["state"]]:
         raise ProgramError(f"the saved method {name!r} reads another state than the forward")
     method = _translated(who, path, section, state)
-    method._state = layer._state  # share the layer's tensors: one set of parameters
-    method._compiled.clear()
+    program_of(method).state = program_of(layer).state  # share the layer's tensors: one set of parameters
+    program_of(method).compiled.clear()
 
     def call(*inputs):
         method.training = layer.training
@@ -485,4 +514,4 @@ def _attach_method(who, path, layer, name, section, state):
 
 
 __all__ = ["InputSpec", "TranslatedLayer", "assemble", "bump_written", "compile_program", "load", "made_tensors",
-           "save"]
+           "program_of", "save"]

@@ -1,6 +1,7 @@
 """InferMeta of the vision ops: pad, interpolation, grid_sample (issue #10)."""
 from __future__ import annotations
 
+from ..common.data_type import DataType
 from ..core.errors import InvalidArgumentError
 from ..core.meta_tensor import MetaTensor
 from .checks import check_result_shape, same_dtype
@@ -37,14 +38,22 @@ _INTERP_RANKS = {"nearest_interp": (3, 4, 5), "linear_interp": (3,), "bilinear_i
 _INTERP_FORMATS = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
 
 
+# The integer dtypes the interpolation ops take besides the floats (Paddle's CPU
+# kernels: uint8 images for nearest and the linear modes, int32/int64 for nearest).
+_INTERP_INTEGERS = {"nearest_interp": (DataType.UINT8, DataType.INT32, DataType.INT64),
+                    "linear_interp": (DataType.UINT8,), "bilinear_interp": (DataType.UINT8,),
+                    "trilinear_interp": (DataType.UINT8,)}
+
+
 def _interp(op, x, out_size, scale, align_corners, align_mode, data_format, out) -> None:
     dims = tuple(x.dims)
     ranks = _INTERP_RANKS[op]
     if len(dims) not in ranks:
         raise InvalidArgumentError(f"argument 'x' expected a {' or '.join(map(str, ranks))}-d tensor, got shape "
                                    f"{list(dims)}")
-    if not x.dtype.is_floating_point:
-        raise InvalidArgumentError(f"argument 'x' expected a floating-point tensor, got {x.dtype}")
+    if not x.dtype.is_floating_point and x.dtype not in _INTERP_INTEGERS.get(op, ()):
+        also = f" or {', '.join(str(t) for t in _INTERP_INTEGERS[op])}" if op in _INTERP_INTEGERS else ""
+        raise InvalidArgumentError(f"argument 'x' expected a floating-point tensor{also}, got {x.dtype}")
     formats = _INTERP_FORMATS[len(dims)]
     if data_format not in formats:
         raise InvalidArgumentError(f"argument 'data_format' expected one of {list(formats)} for a {len(dims)}-d x, "

@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from ..core.kernel_registry import register_kernel
+from ..common.data_type import DataType as T
 from .dtypes import ALL_BACKENDS, ALL_TYPES, FLOATS
 from .device_constants import on_device
 from .funcs import scatter_add
@@ -68,25 +69,28 @@ def _cubic_weights(t):
     return np.stack([far(t + 1), near(t), near(1 - t), far(2 - t)])
 
 
-def axis_taps(method, in_size, out_size, scale, align_corners, align_mode):
-    """(indices [taps, out_size] int64, weights [taps, out_size] float64) of one axis, Paddle's rules."""
-    ratio = _ratio(in_size, out_size, scale, align_corners)
-    dst = np.arange(out_size, dtype=np.float64)
+def axis_taps(method, in_size, out_size, scale, align_corners, align_mode, precision=np.float64):
+    """(indices [taps, out_size] int64, weights [taps, out_size]) of one axis, Paddle's rules,
+    the positions computed in ``precision`` (float32 for integer images: Paddle's
+    kernels compute them in float, and a truncated result depends on the last bit)."""
+    ratio = precision(_ratio(in_size, out_size, scale, align_corners))
+    dst = np.arange(out_size, dtype=precision)
+    half, one = precision(0.5), precision(1.0)
     last = in_size - 1
     if method == "nearest":
-        src = np.floor(ratio * dst + 0.5) if align_corners else np.floor(ratio * dst)
+        src = np.floor(ratio * dst + half) if align_corners else np.floor(ratio * dst)
         return np.minimum(src, last).astype(np.int64)[None], np.ones((1, out_size))
     if method == "cubic":
-        src = ratio * dst if align_corners else ratio * (dst + 0.5) - 0.5
+        src = ratio * dst if align_corners else ratio * (dst + half) - half
         base = np.floor(src)
         index = np.clip(base[None] + np.arange(-1, 3)[:, None], 0, last).astype(np.int64)
         return index, _cubic_weights(src - base)
     # linear: half-pixel centres unless align_corners or align_mode 1, clamped at 0
-    src = ratio * dst if (align_corners or align_mode == 1) else np.maximum(ratio * (dst + 0.5) - 0.5, 0.0)
+    src = ratio * dst if (align_corners or align_mode == 1) else np.maximum(ratio * (dst + half) - half, 0)
     low = np.minimum(np.floor(src), last)
     high = np.minimum(low + 1, last)
     frac = src - low
-    return np.stack([low, high]).astype(np.int64), np.stack([1.0 - frac, frac])
+    return np.stack([low, high]).astype(np.int64), np.stack([one - frac, frac])
 
 
 def _scatter_add(xp, target, axis, index, values):
@@ -121,22 +125,29 @@ def _broadcast_weights(xp, w, ndim, axis, dtype):
 
 
 def interp(method, ctx, x, out_size, scale, align_corners, align_mode, data_format):
-    """x resized to out_size one spatial axis at a time: per axis, each tap's take times its weights."""
+    """x resized to out_size one spatial axis at a time: per axis, each tap's take times its weights.
+    An integer x (uint8 images) is weighted in float32 and the result truncated
+    toward zero into x's dtype, as Paddle's CPU kernels cast their float sum."""
     xp = ctx.xp
     k, spatial, scales, first = _interp_setup(x.shape, out_size, scale, data_format)
-    out = x
+    integer = x.dtype.kind in "iu" and method != "nearest"
+    work = np.dtype(np.float32) if integer else x.dtype
+    out = x.astype(work) if integer else x
     for i in range(k):
         axis = first + i
-        index, weights = axis_taps(method, spatial[i], out_size[i], scales[i], align_corners, align_mode)
+        index, weights = axis_taps(method, spatial[i], out_size[i], scales[i], align_corners, align_mode,
+                                   np.float32 if integer else np.float64)
         if method == "nearest":
             out = xp.take(out, on_device(xp, index[0]), axis=axis)
             continue
         acc = None
         for t in range(index.shape[0]):
             term = xp.take(out, on_device(xp, index[t]), axis=axis) * _broadcast_weights(
-                xp, weights[t], out.ndim, axis, x.dtype)
+                xp, weights[t], out.ndim, axis, work)
             acc = term if acc is None else acc + term
         out = acc
+    if integer:
+        out = out.astype(x.dtype)   # truncation toward zero (the weights are >= 0 and sum to 1)
     return xp.ascontiguousarray(out)
 
 
@@ -159,6 +170,11 @@ def interp_grad(method, ctx, x, out_grad, out_size, scale, align_corners, align_
     return xp.ascontiguousarray(grad)
 
 
+# Paddle's CPU kernels: uint8 for nearest and the linear modes, int32/int64 for
+# nearest too; bicubic only floats. The gradients are of floats only.
+_INTERP_TYPES = {"nearest": FLOATS + (T.UINT8, T.INT32, T.INT64), "linear": FLOATS + (T.UINT8,), "cubic": FLOATS}
+
+
 def _register_interp(op: str, method: str):
     def forward(ctx, x, out_size, scale, align_corners, align_mode, data_format):
         return interp(method, ctx, x, out_size, scale, align_corners, align_mode, data_format)
@@ -169,7 +185,7 @@ def _register_interp(op: str, method: str):
     forward.__name__, backward.__name__ = op, f"{op}_grad"
     forward.__doc__ = f"{method} interpolation of x's spatial axes to out_size (separable, one axis at a time)."
     backward.__doc__ = f"The gradient of {op}: each tap's weighted out_grad added back along each axis."
-    register_kernel(op, ALL_BACKENDS, FLOATS)(forward)
+    register_kernel(op, ALL_BACKENDS, _INTERP_TYPES[method])(forward)
     register_kernel(f"{op}_grad", ALL_BACKENDS, FLOATS)(backward)
 
 

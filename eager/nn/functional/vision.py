@@ -18,6 +18,8 @@ import numbers
 
 import numpy as np
 
+from phi.common.data_type import FLOATING_TYPES, DataType, dtype_name
+
 from ...creation import to_tensor
 from ...generated import forward_api as _F
 from ...tensor import Tensor
@@ -31,6 +33,11 @@ _INTERP_OPS = {"nearest": "nearest_interp", "linear": "linear_interp", "bilinear
                "trilinear": "trilinear_interp", "bicubic": "bicubic_interp"}
 _INTERP_RANKS = {"nearest": (4, 5), "linear": (3,), "bilinear": (4,), "trilinear": (5,), "bicubic": (4,),
                  "area": (3, 4, 5)}
+# The integer dtypes each mode takes besides the floats, as Paddle's CPU kernels
+# (uint8 images for nearest and the linear modes; bicubic and area take floats only).
+_UINT8 = (DataType.UINT8,)
+_INTERP_INTEGERS = {"nearest": _UINT8 + (DataType.INT32, DataType.INT64), "linear": _UINT8, "bilinear": _UINT8,
+                    "trilinear": _UINT8}
 # mode 'area' is adaptive average pooling to the output size (as Paddle's), by rank:
 _AREA_POOLS = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}
 
@@ -166,16 +173,24 @@ def interpolate(x: Tensor, size=None, scale_factor=None, mode: str = "nearest", 
     ``align_corners`` maps the corner pixels' centres onto each other; else,
     for the linear modes, ``align_mode`` 0 uses half-pixel centres
     (src = (dst + 0.5) / scale - 0.5) and 1 uses src = dst / scale.
+    x is floating-point, or, as Paddle's CPU kernels take, a uint8 image for
+    nearest, linear, bilinear and trilinear (weighted in float32, the sum
+    truncated toward zero) or int32/int64 for nearest; other modes refuse
+    integers (TypeError).
 
     >>> x = eager.ones([1, 3, 4, 4])
     >>> eager.nn.functional.interpolate(x, scale_factor=2, mode="bilinear").shape
     [1, 3, 8, 8]
     """
     fn = "interpolate"
-    check_float(fn, "x", x)
+    check_tensor(fn, "x", x)
     if not isinstance(mode, str) or mode.lower() not in _INTERP_RANKS:
         raise ValueError(f"{fn}: argument 'mode' expected one of {list(_INTERP_RANKS)}, got {mode!r}")
     mode = mode.lower()
+    if x.dtype not in FLOATING_TYPES and x.dtype not in _INTERP_INTEGERS.get(mode, ()):
+        accepted = "".join(f"; {m} also takes {', '.join(dtype_name(t) for t in kinds)}"
+                           for m, kinds in _INTERP_INTEGERS.items())
+        raise TypeError(f"{fn}: mode {mode!r} expected a floating-point x{accepted}; got {x.dtype}{x.shape}")
     nd = x.ndim
     if nd not in _INTERP_RANKS[mode]:
         ranks = " or ".join(f"{r}-d" for r in _INTERP_RANKS[mode])

@@ -37,6 +37,7 @@ from ...creation import to_tensor
 from ...framework import current_place, default_dtype, parse_device
 from ...regularizer import WeightDecayRegularizer
 from ...tensor import Tensor
+from ...tensor_array import create_tensor
 from ...utils import unique_name
 from .. import initializer as _init
 
@@ -488,13 +489,16 @@ class Layer:
 
     def create_variable(self, name=None, persistable=None, dtype=None) -> Tensor:
         """A placeholder tensor for ``eager.assign(x, placeholder)`` to fill, as
-        Paddle's: empty (shape [0]) until then, when it takes x's shape and values.
-        Named ``<layer full name>.<name>``, or a generated
+        Paddle's: it holds no data (shape [], printed ``Tensor(Not initialized)``,
+        as :func:`eager.tensor.create_tensor`) until then, when it takes x's shape
+        and values. Named ``<layer full name>.<name>``, or a generated
         ``<layer full name>._generated_var_<n>``; ``dtype`` defaults to the
         layer's. It is not registered as a buffer.
 
         >>> layer = eager.nn.Linear(2, 2)
         >>> keep = layer.create_variable(name="last_out")
+        >>> keep
+        Tensor(Not initialized)
         >>> _ = eager.assign(layer(eager.ones([3, 2])), keep)
         >>> keep.shape
         [3, 2]
@@ -505,10 +509,9 @@ class Layer:
         if persistable is not None and not isinstance(persistable, bool):
             raise TypeError(f"{who}: argument 'persistable' expected a bool or None, got {persistable!r}")
         dtype = self._dtype if dtype is None else convert_dtype(dtype)
-        placeholder = to_tensor(np.zeros((0,), dtype.numpy_dtype), place=current_place())
+        placeholder = create_tensor(dtype, persistable=bool(persistable))
         placeholder.name = (f"{self._full_name}.{name}" if name is not None
                             else unique_name.generate(f"{self._full_name}._generated_var"))
-        placeholder.persistable = bool(persistable)
         return placeholder
 
     def create_tensor(self, name=None, persistable=None, dtype=None) -> Tensor:

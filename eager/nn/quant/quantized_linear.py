@@ -89,8 +89,11 @@ def weight_dequantize(x, scale, algo="weight_only_int8", out_dtype="float16", gr
     """The inverse of :func:`weight_quantize`: int8 ``x`` [n, k] and ``scale`` [n] give
     ``(x * scale[:, None]).T`` of shape [k, n] in ``out_dtype``.
 
+    >>> w = eager.to_tensor([[0.5, -2.0], [1.27, 0.0]])
     >>> out, scale = eager.nn.quant.weight_quantize(w)
-    >>> eager.nn.quant.weight_dequantize(out, scale, out_dtype="float32")   # ~ w
+    >>> eager.nn.quant.weight_dequantize(out, scale, out_dtype="float32").numpy()   # w within scale / 2
+    array([[ 0.5 , -2.  ],
+           [ 1.27,  0.  ]], dtype=float32)
     """
     who = "weight_dequantize"
     _check_common(who, "algo", algo, _ALGOS, group_size)
@@ -106,8 +109,11 @@ def weight_only_linear(x, weight, bias=None, weight_scale=None, weight_dtype="in
     ``weight_scale`` [n] from :func:`weight_quantize`; the result has x's dtype and
     shape [..., n]. Gradients flow to x and bias (the int8 weight has none).
 
+    >>> w = eager.to_tensor([[0.5, -2.0], [1.27, 0.0]])
     >>> qw, s = eager.nn.quant.weight_quantize(w)
-    >>> eager.nn.quant.weight_only_linear(x, qw, weight_scale=s)
+    >>> x = eager.to_tensor([[1.0, 1.0]])
+    >>> eager.nn.quant.weight_only_linear(x, qw, weight_scale=s).numpy()   # ~ x @ w
+    array([[ 1.77, -2.  ]], dtype=float32)
     """
     who = "weight_only_linear"
     _check_float_tensor(who, x)
