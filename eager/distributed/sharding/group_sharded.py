@@ -16,23 +16,22 @@ What a training step does, by level (``optimizer.step()``):
   group on every rank (an all-reduce), the owners update their parameters,
   and each updated parameter is broadcast from its owner.
 - ``'os_g'`` (stage 2, + gradients): each gradient is averaged onto its
-  owner only (a reduce); the other ranks' copies are dropped (``.grad`` is
-  None), then the owners update and broadcast as in ``'os'``.
+  owner only (a reduce) while backward runs (:class:`_BackwardReducer`); the
+  other ranks never keep it (``.grad`` stays None). ``step()``: the owners
+  update and broadcast as in ``'os'``.
 - ``'p_g_os'`` (stage 3, + parameters): between steps a rank holds only the
   storage of the parameters it owns; the others are released (their
   ``.impl.array`` becomes a read-only zero-stride view of one zero: the
   shape stays, the memory goes). The wrapped model's forward gathers them
-  (a broadcast from each owner) and they stay gathered through backward;
-  ``step()`` reduces the gradients onto the owners, drops the others,
-  updates the owned parameters and releases the rest again. A forward under
-  ``no_grad`` releases what it gathered as soon as it returns.
+  (a broadcast from each owner) and they stay gathered through backward,
+  which reduces the gradients onto their owners as in ``'os_g'``;
+  ``step()`` updates the owned parameters and releases the rest again. A
+  forward under ``no_grad`` releases what it gathered as soon as it returns.
 
 The collectives carry consecutive tensors of one dtype (and owner) packed
-into flat buffers of up to ``buffer_max_size`` elements. Gradients are
-reduced when ``step()`` runs, not during backward (Paddle reduces in backward
-hooks), so between ``backward()`` and ``step()`` every rank holds its local,
-un-averaged gradients of every parameter. A parameter that got a gradient on
-some ranks only is averaged with zeros from the others.
+into flat buffers of up to ``buffer_max_size`` elements. A parameter that got
+a gradient on some ranks only is averaged with zeros from the others; one
+that no rank got a gradient for keeps its ``.grad`` (None: not updated).
 
 With a ``dp_group`` (the ranks that hold the same shard in a sharding x
 data-parallel grid), the gradients are first averaged over it.
@@ -57,6 +56,7 @@ from phi.common import DataType, TensorKind
 from phi.core import DenseTensor
 
 from ...amp.grad_scaler import GradScaler
+from ...autograd.accumulation import writable_zero_grad
 from ...autograd.engine import queue_callback, writes_grad
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...autograd.meta import is_owned_grad, own_grad, records_gradient
@@ -277,7 +277,7 @@ class _Bucket:
     """Consecutive trainable parameters of one owner, dtype and device kind
     whose gradients of one backward travel in one flat buffer."""
 
-    __slots__ = ("indices", "offsets", "numel", "owner", "buffer", "pending")
+    __slots__ = ("indices", "offsets", "numel", "owner", "buffer", "pending", "borrowed")
 
     def __init__(self, indices, offsets, numel: int, owner: int):
         self.indices = indices      # positions in the reducer's parameter list
@@ -285,6 +285,7 @@ class _Bucket:
         self.numel = numel
         self.owner = owner          # the rank in the sharding group the buffer is reduced onto
         self.buffer = None          # this backward's flat gradients (a Tensor), once one arrived
+        self.borrowed = False       # buffer is the gradient backward brought (a one-parameter bucket)
         self.pending = 0            # the parameters whose gradient this backward has not brought yet
 
 
@@ -362,6 +363,7 @@ class _BackwardReducer:
         for bucket in self.buckets:
             bucket.pending = len(bucket.indices)
             bucket.buffer = None
+            bucket.borrowed = False
         queue_callback(self.finish)
 
     def on_gradient(self, index: int, grad: Tensor):
@@ -379,8 +381,10 @@ class _BackwardReducer:
             self._begin()
         self.marked[index] = True
         bucket, offset = self.slot_of[index]
-        flat = self._buffer(bucket).impl.array
-        flat[offset:offset + _numel(param)] = grad.impl.array.reshape(-1)
+        if len(bucket.indices) == 1:  # kept as it is until its turn (copied only if written into)
+            bucket.buffer, bucket.borrowed = grad, True
+        else:
+            self._buffer(bucket).impl.array[offset:offset + _numel(param)] = grad.impl.array.reshape(-1)
         bucket.pending -= 1
         if bucket.pending == 0:
             self._launch_ready()
@@ -390,13 +394,22 @@ class _BackwardReducer:
         """Reduces every full bucket whose predecessors have gone."""
         while self.next_bucket < len(self.buckets) and self.buckets[self.next_bucket].pending == 0:
             bucket = self.buckets[self.next_bucket]
-            flat = self._buffer(bucket)
+            mine = bucket.owner == self.group.rank
+            flat, direct = self._buffer(bucket), False
+            if bucket.borrowed and (mine or self.dp_group is not None):  # it will be written into
+                grad = self.params[bucket.indices[0]].grad
+                if mine and writable_zero_grad(grad):  # reduced straight into the zeroed .grad
+                    grad.impl.array[...] = flat.impl.array.reshape(grad.impl.array.shape)
+                    flat, direct = grad, True
+                else:
+                    flat = Tensor(phi_api.owned_copy(flat.impl))
+                bucket.buffer, bucket.borrowed = flat, False
             if self.dp_group is not None:
                 all_reduce(flat, op=ReduceOp.AVG, group=self.dp_group)
             if self.group.nranks > 1:
                 reduce(flat, self.group.ranks[bucket.owner], op=ReduceOp.AVG, group=self.group)
-            if bucket.owner != self.group.rank:
-                bucket.buffer = None  # sent: this rank keeps nothing of another rank's gradients
+            if not mine or direct:
+                bucket.buffer = None  # sent (this rank keeps nothing of another rank's gradients), or in .grad
             elif self.in_walk:  # every parameter of it had a gradient: into .grad now
                 self._write(bucket, None)
             self.next_bucket += 1
@@ -405,7 +418,7 @@ class _BackwardReducer:
         """The owner adds the bucket's averages into ``.grad`` (views of the
         buffer for a parameter without one; ``anywhere``: per parameter, whether
         some rank had a gradient for it, None: all did) and lets the buffer go."""
-        flat = bucket.buffer.impl.array
+        flat = bucket.buffer.impl.array.reshape(-1)
         bucket.buffer = None
         for index, offset in zip(bucket.indices, bucket.offsets):
             param = self.params[index]
