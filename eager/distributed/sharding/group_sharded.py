@@ -355,6 +355,11 @@ class _BackwardReducer:
             bucket.buffer = Tensor(phi_api.full([bucket.numel], 0.0, first.dtype, first.place))
         return bucket.buffer
 
+    def prepare(self) -> None:
+        """Before a forward: forgets a backward that failed before its end (its
+        collectives were synchronous, so nothing is left in flight)."""
+        self.in_pass = False
+
     def _begin(self) -> None:
         self.in_pass = True
         self.in_walk = True  # the engine's walk runs (False in finish)
@@ -618,6 +623,8 @@ class GroupShardedStage2(Layer):
 
     def forward(self, *inputs, **kwargs):
         """The wrapped network's forward."""
+        if self._shards.reducer is not None:
+            self._shards.reducer.prepare()
         if self._sync_buffers:
             with no_grad():
                 self._shards.broadcast_buffers(self._layer)
