@@ -553,7 +553,8 @@ def test_dp_group_must_meet_the_sharding_group_in_one_rank(ranks):
 
 def test_sync_buffers_takes_the_first_ranks_buffers(ranks):
     outs, _ = ranks
-    assert outs[0][len(CASES) + 1] == outs[1][len(CASES) + 1] == [1.0, 1.0, 1.0]  # rank 0 set 1, rank 1 set 2 before the forward
+    # rank 0 set 1, rank 1 set 2 before the forward
+    assert outs[0][len(CASES) + 1] == outs[1][len(CASES) + 1] == [1.0, 1.0, 1.0]
 
 
 # -- stages 2 and 3 reduce during backward ------------------------------------------
