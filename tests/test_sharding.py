@@ -150,7 +150,75 @@ def run(index, level, spec, extra):
     return out
 
 
+class Partly(eager.nn.Layer):
+    """Three heads: ``a`` always used, ``b`` on rank 0 only, ``c`` never."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b, self.c = eager.nn.Linear(4, 3), eager.nn.Linear(4, 3), eager.nn.Linear(4, 3)
+
+    def forward(self, x, use_b):
+        y = self.a(x)
+        return y + self.b(x) if use_b else y
+
+
+def grads_of(net):
+    return [None if p.grad is None else p.grad.numpy().tolist() for p in net.parameters()]
+
+
+def in_backward():
+    """Stage 2/3 reduce during backward: .grad right after backward, accumulation over two
+    backwards, eager.grad left local, parameters used on one rank or none, and the memory
+    backward allocates (tracemalloc) against the full gradients' size."""
+    import tracemalloc
+    out = {}
+    for level in ("os_g", "p_g_os"):
+        net, opt = build("momentum")
+        model, opt, _ = group_sharded_parallel(net, opt, level)
+        loss = loss_of(model, rows)
+        local = eager.grad(loss, net.parameters(), retain_graph=True)
+        out[level + "_grad_untouched"] = [p.grad is None for p in net.parameters()]
+        out[level + "_local"] = [g.numpy().tolist() for g in local]
+        loss.backward()
+        out[level + "_after_backward"] = grads_of(net)
+        loss_of(model, rows).backward()  # accumulates: the owner adds the second average
+        out[level + "_after_two"] = grads_of(net)
+        opt.clear_grad()
+    eager.seed(11)
+    with eager.utils.unique_name.guard():
+        net = Partly()
+    opt = eager.optimizer.Momentum(0.1, momentum=0.9, parameters=net.parameters())
+    model, opt, _ = group_sharded_parallel(net, opt, "os_g")
+    out["partly_owner"] = opt.param2rank
+    out["partly_c_before"] = net.c.weight.numpy().tolist()
+    model(eager.to_tensor(X[rows]), rank == 0).sum().backward()
+    out["partly_after_backward"] = grads_of(net)
+    opt.step()
+    out["partly_c_after"] = net.c.weight.numpy().tolist()
+    growth = {}
+    tracemalloc.start()
+    for level in ("os", "os_g", "p_g_os"):
+        eager.seed(1)
+        deep = eager.nn.Sequential(*[eager.nn.Linear(64, 64) for _ in range(16)])
+        model, opt, _ = group_sharded_parallel(deep, eager.optimizer.SGD(0.1, parameters=deep.parameters()), level)
+        x = eager.to_tensor(np.ones((4, 64)))
+        for _ in range(2):  # the second step is measured
+            loss = (model(x) ** 2).mean()
+            before = tracemalloc.get_traced_memory()[0]
+            tracemalloc.reset_peak()
+            loss.backward()
+            growth[level] = tracemalloc.get_traced_memory()[1] - before
+            opt.step()
+            opt.clear_grad(set_to_zero=False)  # no gradient held between steps
+            del loss
+        growth["grad_bytes"] = sum(p.impl.array.itemsize * p.impl.array.size for p in deep.parameters())
+    tracemalloc.stop()
+    out["growth"] = growth
+    return out
+
+
 results = [run(index, *case) for index, case in enumerate(CASES)]
+backward_results = in_backward()
 errors = []
 try:  # dp_group must meet the sharding group in this rank only (checked before any collective)
     net, opt = build("momentum")
@@ -167,6 +235,7 @@ model.eval()
 with eager.no_grad():
     model(eager.ones([2, 3]))
 results.append(bn._mean.numpy().tolist())
+results.append(backward_results)
 with open(f"rank{rank}.json", "w") as handle:
     json.dump(results, handle)
 '''
@@ -477,11 +546,106 @@ def test_fleet_sharding_degree_checks():
 def test_dp_group_must_meet_the_sharding_group_in_one_rank(ranks):
     outs, _ = ranks
     for results in outs:
-        (message,) = results[-2]
+        (message,) = results[len(CASES)]
         assert message.startswith("group_sharded_parallel: argument 'dp_group' (ranks [0, 1]) must share exactly "
                                   "this rank with 'group' (ranks [0, 1])")
 
 
 def test_sync_buffers_takes_the_first_ranks_buffers(ranks):
     outs, _ = ranks
-    assert outs[0][-1] == outs[1][-1] == [1.0, 1.0, 1.0]  # rank 0 set 1, rank 1 set 2 before the forward
+    # rank 0 set 1, rank 1 set 2 before the forward
+    assert outs[0][len(CASES) + 1] == outs[1][len(CASES) + 1] == [1.0, 1.0, 1.0]
+
+
+# -- stages 2 and 3 reduce during backward ------------------------------------------
+def reference_grads(rows, build_name="build", use_b=None, seed=None) -> list:
+    """The gradients one process gets for the first loss over ``rows`` of X (float64)."""
+    ns = common()
+    eager.set_default_dtype("float64")
+    try:
+        if build_name == "build":
+            net, _ = ns["build"]("momentum")
+            ns["loss_of"](net, rows).backward()
+        else:  # the rank script's Partly network, rebuilt here from the same seed
+            eager.seed(seed)
+            with eager.utils.unique_name.guard():
+                a, b, c = (eager.nn.Linear(4, 3) for _ in range(3))
+            x = eager.to_tensor(ns["X"][rows])
+            ((a(x) + b(x)) if use_b else a(x)).sum().backward()
+            net = eager.nn.LayerList([a, b, c])
+        return [None if p.grad is None else p.grad.numpy() for p in net.parameters()]
+    finally:
+        eager.set_default_dtype("float32")
+
+
+@pytest.mark.parametrize("level", ["os_g", "p_g_os"])
+def test_backward_leaves_each_owner_the_averaged_gradient_and_the_others_none(ranks, level):
+    outs, _ = ranks
+    full = reference_grads(slice(None))
+    case = CASES.index(("p_g_os", "momentum", None))  # the same network and optimizer: its owners
+    for rank, results in enumerate(outs):
+        out = results[len(CASES) + 2]
+        owners = list(results[case]["param2rank"].values())
+        assert out[level + "_grad_untouched"] == [True] * len(full)  # eager.grad wrote no .grad ...
+        half = reference_grads(slice(rank * 4, rank * 4 + 4))
+        for got, want in zip(out[level + "_local"], half):  # ... and returned this rank's own gradients
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+        for i, (owner, want) in enumerate(zip(owners, full)):
+            if owner != rank:
+                assert out[level + "_after_backward"][i] is None and out[level + "_after_two"][i] is None
+            else:  # the average of both ranks' halves = the full batch's; a second backward adds it again
+                np.testing.assert_allclose(out[level + "_after_backward"][i], want, rtol=1e-12, atol=1e-14)
+                np.testing.assert_allclose(out[level + "_after_two"][i], 2 * want, rtol=1e-12, atol=1e-14)
+
+
+def test_a_parameter_used_on_one_rank_is_averaged_with_zeros_and_an_unused_one_stays_none(ranks):
+    outs, _ = ranks
+    on_rank0 = reference_grads(slice(0, 4), "partly", use_b=True, seed=11)
+    on_rank1 = reference_grads(slice(4, 8), "partly", use_b=False, seed=11)
+    for rank, results in enumerate(outs):
+        out = results[len(CASES) + 2]
+        owners = list(out["partly_owner"].values())
+        assert sorted(set(owners)) == [0, 1]
+        for i, owner in enumerate(owners):
+            got = out["partly_after_backward"][i]
+            if owner != rank or i >= 4:  # not this rank's, or c's (no rank used it): no gradient
+                assert got is None, i
+                continue
+            # a: both ranks' gradients averaged; b: rank 0's with rank 1's zeros
+            want = (on_rank0[i] + (on_rank1[i] if i < 2 else 0)) / 2
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14, err_msg=str(i))
+        assert out["partly_c_after"] == out["partly_c_before"]  # never used: not updated by momentum
+
+
+def test_backward_never_holds_the_full_gradients(ranks):
+    outs, _ = ranks
+    for results in outs:
+        growth = results[len(CASES) + 2]["growth"]
+        total = growth["grad_bytes"]
+        assert growth["os"] >= total  # stage 1: every gradient is held after backward
+        for level in ("os_g", "p_g_os"):  # the owned half, plus a bucket or two in flight
+            assert growth[level] < 0.75 * total, (level, growth)
+
+
+def test_reducing_levels_refuse_a_sparse_embedding_when_wrapping():
+    emb = eager.nn.Embedding(5, 2, sparse=True)
+    opt = eager.optimizer.SGD(0.1, parameters=emb.parameters())
+    with pytest.raises(ValueError, match=r"group_sharded_parallel: level 'os_g' reduces gradients during "
+                                         r"backward, .* sparse \(SelectedRows\) gradients of \['embedding"):
+        group_sharded_parallel(emb, opt, "os_g")
+    assert len(opt._parameter_list) == 1
+
+
+def test_a_hook_that_takes_the_gradient_leaves_grad_alone():
+    from eager.autograd.engine import writes_grad
+    from eager.autograd.node import TAKEN
+    w = eager.create_parameter([3], "float64")
+    seen, writes = [], []
+    w.register_hook(lambda g: (seen.append(g.numpy().copy()), writes.append(writes_grad()), TAKEN)[-1])
+    w.register_hook(lambda g: seen.append("later hook"))  # not reached: the gradient was taken
+    (w * 2.0).sum().backward()
+    assert w.grad is None and writes == [True] and len(seen) == 1
+    np.testing.assert_array_equal(seen[0], [2.0, 2.0, 2.0])
+    (g,) = eager.grad((w * 3.0).sum(), [w], allow_unused=True)
+    assert writes == [True, False] and g is None and w.grad is None  # grad(): writes_grad() False
+    assert not writes_grad()  # outside a backward

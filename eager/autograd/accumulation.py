@@ -263,6 +263,15 @@ def _zeroed_grad(slot, dependencies, holders):
     return grad
 
 
+def writable_zero_grad(grad) -> bool:
+    """Whether ``grad`` (a leaf's ``.grad`` or None) is a dense, C-contiguous
+    buffer that accumulation owns and that is known to be zero (clear_grad
+    zeroed it and nothing wrote into it since): a gradient may be written
+    straight into it instead of added (group sharding reduces into it)."""
+    return (grad is not None and is_owned_grad(grad) and type(grad.impl) is DenseTensor
+            and grad.impl.array.flags.c_contiguous and _known_zero(grad))
+
+
 def _known_zero(grad) -> bool:
     """Whether ``grad`` (an owned .grad) is as clear_grad() zeroed it (see mark_zeroed)."""
     impl = grad.impl

@@ -33,7 +33,8 @@ from .seeds import ones_like
 _NONES = itertools.repeat(None)
 
 # Functions run at the end of the current backward, after every .grad is set
-# (queue_callback); per thread, as each thread runs its own backward.
+# (queue_callback); per thread, as each thread runs its own backward. ``writes``:
+# whether that backward adds into .grad (writes_grad).
 _CALLBACKS = threading.local()
 
 
@@ -49,6 +50,14 @@ def queue_callback(callback) -> None:
     if not callable(callback):
         raise TypeError(f"queue_callback: expected a callable, got {type(callback).__name__}")
     queue.append(callback)
+
+
+def writes_grad() -> bool:
+    """Whether the backward pass running in this thread will add its gradients
+    into the leaves' ``.grad`` (``backward()``), as opposed to returning them
+    (``eager.grad``); False outside a backward. For hooks that act on what
+    ``.grad`` will get (group sharding reduces it across ranks)."""
+    return getattr(_CALLBACKS, "writes", False)
 
 
 def _root_edge(tensor, position: int, what: str):
@@ -155,11 +164,14 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
     if recorder is not None:
         start = time.perf_counter_ns()
     previous_queue = getattr(_CALLBACKS, "queue", None)
+    previous_writes = getattr(_CALLBACKS, "writes", False)
     callbacks = _CALLBACKS.queue = []
+    _CALLBACKS.writes = inputs is None
     try:
         leaves, retained, ran, captured = _walk(roots, holders, captures, create_graph, cut)
     finally:
         _CALLBACKS.queue = previous_queue
+        _CALLBACKS.writes = previous_writes
         if recorder is not None:
             recorder.add_span(what, "Backward", start)
     if inputs is not None:

@@ -138,19 +138,41 @@ class GradNodeBase:
 
     def run_pre_hooks(self, grads):
         """Runs the tensor hooks registered on this node's gradient slots, in
-        registration order; returns the (possibly replaced) gradients."""
+        registration order; returns the (possibly replaced) gradients. A hook
+        that returns :data:`TAKEN` has taken the gradient away (the gradient
+        stops there: a leaf's ``.grad`` is left alone) and the later hooks of
+        the slot do not run."""
         grads = list(grads)
         for slot, hooks in (self.pre_hooks or {}).items():
             for hook in list(hooks.values()):
                 if grads[slot] is None:
                     break
                 replaced = hook(grads[slot])
+                if replaced is TAKEN:
+                    grads[slot] = None
+                    break
                 if replaced is not None:
                     grads[slot] = check_hook_result(hook, grads[slot], replaced)
         return grads
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.backward_op}>"
+
+
+class _Taken:
+    """The type of :data:`TAKEN`."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "TAKEN"
+
+
+# What a tensor hook returns when it has consumed the gradient itself (group
+# sharding reduces a parameter's gradient onto its owner rank in the hook): the
+# engine then keeps no reference to it, so its memory goes as soon as the hook's
+# caller lets it go, and nothing of it reaches ``.grad``.
+TAKEN = _Taken()
 
 
 def check_hook_result(hook, grad, replaced):

@@ -16,23 +16,22 @@ What a training step does, by level (``optimizer.step()``):
   group on every rank (an all-reduce), the owners update their parameters,
   and each updated parameter is broadcast from its owner.
 - ``'os_g'`` (stage 2, + gradients): each gradient is averaged onto its
-  owner only (a reduce); the other ranks' copies are dropped (``.grad`` is
-  None), then the owners update and broadcast as in ``'os'``.
+  owner only (a reduce) while backward runs (:class:`_BackwardReducer`); the
+  other ranks never keep it (``.grad`` stays None). ``step()``: the owners
+  update and broadcast as in ``'os'``.
 - ``'p_g_os'`` (stage 3, + parameters): between steps a rank holds only the
   storage of the parameters it owns; the others are released (their
   ``.impl.array`` becomes a read-only zero-stride view of one zero: the
   shape stays, the memory goes). The wrapped model's forward gathers them
-  (a broadcast from each owner) and they stay gathered through backward;
-  ``step()`` reduces the gradients onto the owners, drops the others,
-  updates the owned parameters and releases the rest again. A forward under
-  ``no_grad`` releases what it gathered as soon as it returns.
+  (a broadcast from each owner) and they stay gathered through backward,
+  which reduces the gradients onto their owners as in ``'os_g'``;
+  ``step()`` updates the owned parameters and releases the rest again. A
+  forward under ``no_grad`` releases what it gathered as soon as it returns.
 
 The collectives carry consecutive tensors of one dtype (and owner) packed
-into flat buffers of up to ``buffer_max_size`` elements. Gradients are
-reduced when ``step()`` runs, not during backward (Paddle reduces in backward
-hooks), so between ``backward()`` and ``step()`` every rank holds its local,
-un-averaged gradients of every parameter. A parameter that got a gradient on
-some ranks only is averaged with zeros from the others.
+into flat buffers of up to ``buffer_max_size`` elements. A parameter that got
+a gradient on some ranks only is averaged with zeros from the others; one
+that no rank got a gradient for keeps its ``.grad`` (None: not updated).
 
 With a ``dp_group`` (the ranks that hold the same shard in a sharding x
 data-parallel grid), the gradients are first averaged over it.
@@ -47,19 +46,25 @@ from __future__ import annotations
 
 import numbers
 import os
+import weakref
 
 import numpy as np
 
 from phi import api as phi_api
 from phi.backends.gpu_context import import_cupy
 from phi.common import DataType, TensorKind
+from phi.core import DenseTensor
 
 from ...amp.grad_scaler import GradScaler
+from ...autograd.accumulation import writable_zero_grad
+from ...autograd.engine import queue_callback, writes_grad
 from ...autograd.grad_mode import is_grad_enabled, no_grad
-from ...autograd.meta import own_grad, records_gradient
+from ...autograd.meta import is_owned_grad, own_grad, records_gradient
+from ...autograd.node import TAKEN
 from ...creation import to_tensor
 from ...generated import forward_api as _F
 from ...nn.clip import ClipGradByGlobalNorm, _squared_norm
+from ...nn.embedding import Embedding
 from ...nn.layer import Layer
 from ...optimizer.optimizer import Optimizer
 from ...serialization import save
@@ -161,6 +166,7 @@ class _Shards:
         self.mine = [p for p, o in zip(self.params, self.owners) if o == group.rank]
         self.excluded = excluded        # ids of stage-3 parameters kept whole on every rank
         self.released = False           # stage 3: the others' parameters are released now
+        self.reducer = None             # stages 2 and 3 over several ranks: reduces during backward
 
     def source(self, param) -> int:
         """The global rank that owns ``param``."""
@@ -170,6 +176,16 @@ class _Shards:
         return self.owner_of[id(param)] == self.group.rank
 
     # -- gradients ------------------------------------------------------------
+    def reduce_in_backward(self) -> None:
+        """Stages 2 and 3: from now on each gradient is reduced onto its owner
+        while backward runs (see :class:`_BackwardReducer`)."""
+        if self.nranks == 1 and self.dp_group is None:
+            return  # nothing to reduce
+        trainable = [p for p in self.params if records_gradient(p)]
+        if trainable:
+            self.reducer = _BackwardReducer(trainable, [self.owner_of[id(p)] for p in trainable], self.group,
+                                            self.dp_group, self.limit)
+
     def reduce_gradients(self, who: str) -> None:
         """Averages the gradients over the group: onto every rank ('os') or onto
         the owners, the other ranks' dropped ('os_g', 'p_g_os')."""
@@ -257,6 +273,209 @@ class _Shards:
             broadcast(buffer, self.group.ranks[0], group=self.group)
 
 
+class _Bucket:
+    """Consecutive trainable parameters of one owner, dtype and device kind
+    whose gradients of one backward travel in one flat buffer."""
+
+    __slots__ = ("indices", "offsets", "numel", "owner", "buffer", "pending", "borrowed")
+
+    def __init__(self, indices, offsets, numel: int, owner: int):
+        self.indices = indices      # positions in the reducer's parameter list
+        self.offsets = offsets      # where each parameter's gradient starts in the buffer
+        self.numel = numel
+        self.owner = owner          # the rank in the sharding group the buffer is reduced onto
+        self.buffer = None          # this backward's flat gradients (a Tensor), once one arrived
+        self.borrowed = False       # buffer is the gradient backward brought (a one-parameter bucket)
+        self.pending = 0            # the parameters whose gradient this backward has not brought yet
+
+
+class _BackwardReducer:
+    """Stages 2 and 3: each parameter's gradient is reduced onto its owner
+    while backward runs (Paddle's reduce hooks), so a rank never holds the
+    full gradients of the model.
+
+    The trainable parameters are cut into buckets of consecutive parameters of
+    one owner, dtype and device kind, of at most ``limit`` elements (a larger
+    parameter is a bucket of its own). A tensor hook on each parameter copies
+    the gradient backward brings into its bucket's flat buffer and returns
+    ``TAKEN``, so the engine drops its own reference and nothing reaches
+    ``.grad`` then. A bucket whose parameters have all arrived is averaged
+    (over ``dp_group`` first, then reduced onto its owner) as soon as the
+    buckets before it in the fixed order (the last parameters' first, the
+    order backward brings them) have gone, so every rank runs the same
+    collectives in the same order; a rank that does not own it drops the
+    buffer right away. At the end of backward (``queue_callback``) the
+    buckets whose parameters got no gradient on this rank go with zeros, the
+    ranks agree which parameters had a gradient somewhere (one small
+    all-reduce) and the owner adds the averages into ``.grad`` (views of its
+    buffers; a parameter no rank had a gradient for keeps ``.grad`` as it
+    was). ``.grad`` changes only there, after the backward succeeded. Hooks
+    hold the reducer weakly. ``eager.grad`` (which writes no ``.grad``) is
+    left alone: it returns this rank's local gradients."""
+
+    def __init__(self, params, owners, group: Group, dp_group, limit: int):
+        self.params = params
+        self.group = group
+        self.dp_group = dp_group
+        self.in_pass = False
+        self.in_walk = False
+        self.marked = [False] * len(params)
+        self.next_bucket = 0
+        self.buckets, self.slot_of = [], {}
+        run, size, key = [], 0, None
+        for index, param in enumerate(params):
+            numel = _numel(param)
+            kind = (param.impl.dtype, param.place.is_gpu_place(), owners[index])
+            if run and (kind != key or size + numel > limit):
+                self._add_bucket(run, key[2])
+                run, size = [], 0
+            run.append(index)
+            size += numel
+            key = kind
+        if run:
+            self._add_bucket(run, key[2])
+        self.buckets.reverse()  # backward brings the last parameters' gradients first
+        me = weakref.ref(self)
+        handles = [param.register_hook(_taking_hook(me, index)) for index, param in enumerate(params)]
+        weakref.finalize(self, _remove_hooks, handles)
+
+    def _add_bucket(self, indices, owner: int) -> None:
+        offsets, total = [], 0
+        for index in indices:
+            offsets.append(total)
+            total += _numel(self.params[index])
+        bucket = _Bucket(indices, offsets, total, owner)
+        self.buckets.append(bucket)
+        for index, offset in zip(indices, offsets):
+            self.slot_of[index] = (bucket, offset)
+
+    def _buffer(self, bucket: _Bucket) -> Tensor:
+        if bucket.buffer is None:
+            first = self.params[bucket.indices[0]].impl
+            bucket.buffer = Tensor(phi_api.full([bucket.numel], 0.0, first.dtype, first.place))
+        return bucket.buffer
+
+    def prepare(self) -> None:
+        """Before a forward: forgets a backward that failed before its end (its
+        collectives were synchronous, so nothing is left in flight)."""
+        self.in_pass = False
+
+    def _begin(self) -> None:
+        self.in_pass = True
+        self.in_walk = True  # the engine's walk runs (False in finish)
+        self.next_bucket = 0
+        self.marked = [False] * len(self.params)
+        for bucket in self.buckets:
+            bucket.pending = len(bucket.indices)
+            bucket.buffer = None
+            bucket.borrowed = False
+        queue_callback(self.finish)
+
+    def on_gradient(self, index: int, grad: Tensor):
+        """A parameter's gradient of this backward arrived (its hook): into its
+        bucket, and the bucket reduced when its turn has come. Returns TAKEN."""
+        if not writes_grad():
+            return None  # eager.grad: the caller gets the local gradient, .grad is not touched
+        param = self.params[index]
+        if grad.impl.kind is not TensorKind.DENSE:
+            raise TypeError(f"group_sharded_parallel: parameter {param.name!r} got a sparse (SelectedRows) "
+                            f"gradient, which group sharding does not reduce; use Embedding(sparse=False)")
+        if self.in_pass and self.marked[index]:
+            self.in_pass = False  # the pass before failed before its end: this is a new one
+        if not self.in_pass:
+            self._begin()
+        self.marked[index] = True
+        bucket, offset = self.slot_of[index]
+        if len(bucket.indices) == 1:  # kept as it is until its turn (copied only if written into)
+            bucket.buffer, bucket.borrowed = grad, True
+        else:
+            self._buffer(bucket).impl.array[offset:offset + _numel(param)] = grad.impl.array.reshape(-1)
+        bucket.pending -= 1
+        if bucket.pending == 0:
+            self._launch_ready()
+        return TAKEN
+
+    def _launch_ready(self) -> None:
+        """Reduces every full bucket whose predecessors have gone."""
+        while self.next_bucket < len(self.buckets) and self.buckets[self.next_bucket].pending == 0:
+            bucket = self.buckets[self.next_bucket]
+            mine = bucket.owner == self.group.rank
+            flat, direct = self._buffer(bucket), False
+            if bucket.borrowed and (mine or self.dp_group is not None):  # it will be written into
+                grad = self.params[bucket.indices[0]].grad
+                if mine and writable_zero_grad(grad):  # reduced straight into the zeroed .grad
+                    grad.impl.array[...] = flat.impl.array.reshape(grad.impl.array.shape)
+                    flat, direct = grad, True
+                else:
+                    flat = Tensor(phi_api.owned_copy(flat.impl))
+                bucket.buffer, bucket.borrowed = flat, False
+            if self.dp_group is not None:
+                all_reduce(flat, op=ReduceOp.AVG, group=self.dp_group)
+            if self.group.nranks > 1:
+                reduce(flat, self.group.ranks[bucket.owner], op=ReduceOp.AVG, group=self.group)
+            if not mine or direct:
+                bucket.buffer = None  # sent (this rank keeps nothing of another rank's gradients), or in .grad
+            elif self.in_walk:  # every parameter of it had a gradient: into .grad now
+                self._write(bucket, None)
+            self.next_bucket += 1
+
+    def _write(self, bucket: _Bucket, anywhere) -> None:
+        """The owner adds the bucket's averages into ``.grad`` (views of the
+        buffer for a parameter without one; ``anywhere``: per parameter, whether
+        some rank had a gradient for it, None: all did) and lets the buffer go."""
+        flat = bucket.buffer.impl.array.reshape(-1)
+        bucket.buffer = None
+        for index, offset in zip(bucket.indices, bucket.offsets):
+            param = self.params[index]
+            if anywhere is None or anywhere[index] or param.grad is not None:
+                _add_into_grad(param, flat[offset:offset + _numel(param)].reshape(param.shape))
+
+    def finish(self) -> None:
+        """The end of backward: the rest of the buckets, then the owner's ``.grad``."""
+        if not self.in_pass:
+            return
+        try:
+            self.in_walk = False
+            for index, marked in enumerate(self.marked):
+                if not marked:  # no gradient here this time: its slot goes as zeros
+                    self.slot_of[index][0].pending -= 1
+            self._launch_ready()
+            present = to_tensor(np.array(self.marked, np.int32))
+            for group in (self.group, self.dp_group):
+                if group is not None and group.nranks > 1:
+                    all_reduce(present, op=ReduceOp.MAX, group=group)
+            anywhere = present.numpy().tolist()
+            for bucket in self.buckets:
+                if bucket.buffer is not None:  # this rank's, reduced just now
+                    self._write(bucket, anywhere)
+        finally:
+            self.in_pass = False
+
+
+def _add_into_grad(param, values) -> None:
+    """``param.grad`` += ``values`` (an array of its shape; taken as the new
+    ``.grad`` when there is none)."""
+    current = param.grad
+    if current is None:
+        param.grad = own_grad(Tensor(DenseTensor(values)))
+    elif current.impl.kind is TensorKind.DENSE and is_owned_grad(current):
+        phi_api.accumulate_(current.impl, DenseTensor(values))
+    else:
+        param.grad = own_grad(Tensor(phi_api.add(current.impl, DenseTensor(values))))
+
+
+def _taking_hook(reducer_ref, index: int):
+    def hook(grad):
+        reducer = reducer_ref()
+        return None if reducer is None else reducer.on_gradient(index, grad)
+    return hook
+
+
+def _remove_hooks(handles) -> None:
+    for handle in handles:
+        handle.remove()
+
+
 class GroupShardedClipGrad(ClipGradByGlobalNorm):
     """ClipGradByGlobalNorm over a sharded optimizer: each rank holds the
     gradients of its own parameters, so the squared norms are summed over the
@@ -329,7 +548,8 @@ class GroupShardedOptimizer(Optimizer):
         """Reduces the gradients, updates this rank's parameters, then shares
         them (broadcast, 'os'/'os_g') or releases the others (stage 3)."""
         shards = self._shards
-        shards.reduce_gradients(f"{type(self).__name__}.step")
+        if shards.reducer is None:
+            shards.reduce_gradients(f"{type(self).__name__}.step")
         self._optim.step()
         if shards.level == "p_g_os":
             shards.broadcast_params(only_excluded=True)
@@ -403,6 +623,8 @@ class GroupShardedStage2(Layer):
 
     def forward(self, *inputs, **kwargs):
         """The wrapped network's forward."""
+        if self._shards.reducer is not None:
+            self._shards.reducer.prepare()
         if self._sync_buffers:
             with no_grad():
                 self._shards.broadcast_buffers(self._layer)
@@ -570,6 +792,14 @@ def group_sharded_parallel(model, optimizer, level, scaler=None, group=None, off
                              f"rank with 'group' (ranks {group.ranks}): it joins the ranks that hold the same "
                              f"shard")
     params = optimizer._parameter_list
+    if level != "os":
+        ids = {id(p) for p in params}
+        sparse = [layer.weight.name for layer in model.sublayers(include_self=True)
+                  if isinstance(layer, Embedding) and layer._sparse and id(layer.weight) in ids]
+        if sparse:
+            raise ValueError(f"{_WHO}: level {level!r} reduces gradients during backward, which it cannot do "
+                             f"for the sparse (SelectedRows) gradients of {sparse} (Embedding(sparse=True)); "
+                             f"use Embedding(sparse=False) or level 'os'")
     if level == "p_g_os":
         known = {id(p) for p in model.parameters()}
         stray = [p.name for p in params if id(p) not in known]
@@ -580,6 +810,8 @@ def group_sharded_parallel(model, optimizer, level, scaler=None, group=None, off
         if sync is not None and sync.nranks > 1:
             _broadcast_state(_WHO, sync.process_group, model, sync)
     shards = _Shards(params, group, level, excluded, buffer_max_size, dp_group)
+    if level != "os":
+        shards.reduce_in_backward()
     sharded_optimizer = GroupShardedOptimizer(optimizer, shards)
     if level == "p_g_os":
         wrapped = GroupShardedStage3(model, shards, sync_buffers)
