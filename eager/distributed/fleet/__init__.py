@@ -51,11 +51,12 @@ node_num = fleet.node_num
 barrier_worker = fleet.barrier_worker
 distributed_model = fleet.distributed_model
 distributed_optimizer = fleet.distributed_optimizer
+distributed_scaler = fleet.distributed_scaler
 get_hybrid_communicate_group = fleet.get_hybrid_communicate_group
 get_hybrid_parallel_topology = fleet.get_hybrid_parallel_topology
 
 __all__ = ["Fleet", "DistributedStrategy", "fleet", "init", "is_first_worker", "worker_index", "worker_num",
            "is_worker", "local_rank", "node_num", "barrier_worker", "distributed_model", "distributed_optimizer",
-           "get_hybrid_communicate_group", "get_hybrid_parallel_topology", "CommunicateTopology",
+           "distributed_scaler", "get_hybrid_communicate_group", "get_hybrid_parallel_topology", "CommunicateTopology",
            "HybridCommunicateGroup", "HybridParallelOptimizer", "ParallelMode", "base", "layers", "meta_parallel",
            "recompute", "utils"]

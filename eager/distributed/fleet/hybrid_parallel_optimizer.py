@@ -11,7 +11,10 @@ one whose norm is that of the whole model: the squared norms of the shards
 of the replicated parameters counted once; with pipeline stages the squared
 norms are also summed over the pipeline group (a shared layer's weight counted
 on its first stage only, ``is_firstly_shared``). Everything else (``clear_grad``,
-``get_lr``, ``state_dict``, ...) is the wrapped optimizer's.
+``get_lr``, ``state_dict``, ...) is the wrapped optimizer's. An
+``eager.amp.GradScaler`` takes it (``scaler.step(opt)``, ``minimize``,
+``unscale_``): whether a gradient is Inf/NaN is agreed over every rank, so all
+skip the same steps.
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ from ...generated import forward_api as _F
 from ...nn.clip import ClipGradByGlobalNorm, _squared_norm
 from ...optimizer.optimizer import Optimizer
 from ..collective import ReduceOp, all_reduce
-from ..env import mpi_module
+from ..env import get_world_size, mpi_module, world_comm
 
 
 class _HybridParallelClipGrad(ClipGradByGlobalNorm):
@@ -118,6 +121,16 @@ class HybridParallelOptimizer:
                 if param.grad is None:
                     param.grad = own_grad(_F.zeros_like(param))
                 all_reduce(param.grad, op=ReduceOp.AVG, group=group)
+
+    def _agree_found_inf(self, found: bool) -> bool:
+        """Whether any rank of the job found an Inf/NaN gradient (``GradScaler.unscale_`` asks,
+        with this rank's answer): the ranks hold different shards, stages and batches, and must
+        all skip a step together (Paddle's ``fleet.distributed_scaler`` reduces over every rank)."""
+        if get_world_size() <= 1:
+            return found
+        flag = np.array([1 if found else 0], np.int32)
+        world_comm().Allreduce(mpi_module().IN_PLACE, flag, op=mpi_module().MAX)
+        return bool(flag[0])
 
     def step(self) -> None:
         """Averages the gradients over the data-parallel group, then steps the wrapped optimizer."""
