@@ -5,13 +5,20 @@ Data-parallel average with a branch only some ranks use: on 2 ranks
 must finish (before the fix the ranks ran different collectives and hung) and
 every rank's gradients must be the one-process averages: the skipped branch's
 gradient is rank 1's halved (rank 0 counts as zeros), a parameter no rank used
-keeps ``None``.
+keeps ``None``. A GradScaler stepping the hybrid optimizer (mp 2, a
+global-norm clip over the mp group): an Inf on one rank only makes every rank
+skip and halve the scale (through step, minimize and unscale_), a good step
+equals the unscaled one. A pipeline stage without parameters (pp 2, first or
+last stage empty) builds its optimizer from its empty list and trains with a
+clip spanning the stages, against NumPy. In one process: optimizers over an
+empty parameter list build and update nothing; LBFGS refuses one.
 """
 from __future__ import annotations
 
 import json
 
 import numpy as np
+import pytest
 
 import eager
 from mpi_run import run_ranks
@@ -189,3 +196,119 @@ def test_grad_scaler_with_the_hybrid_optimizer_skips_on_every_rank(tmp_path):
         assert out["scale3"] == 256.0
         assert out["errors"] == ["fleet.distributed_scaler: argument 'scaler' expected an eager.amp.GradScaler, "
                                  "got HybridParallelOptimizer"]
+
+
+EMPTY_STAGE_SCRIPT = '''
+import json
+import numpy as np
+import eager
+import eager.distributed as dist
+from eager.distributed import fleet
+from eager.distributed.fleet.meta_parallel import LayerDesc, PipelineLayer
+
+X, Y = np.array({x}), np.array({y})
+eager.set_default_dtype("float64")
+strategy = fleet.DistributedStrategy()
+strategy.hybrid_configs = {{"dp_degree": 1, "mp_degree": 1, "pp_degree": 2}}
+strategy.pipeline_configs = {{"accumulate_steps": 2, "micro_batch_size": 2}}
+fleet.init(is_collective=True, strategy=strategy)
+rank = dist.get_rank()
+
+
+def mse(out, label):
+    return ((out - label) ** 2).mean()
+
+
+out = {{}}
+for name, descs in [("last_empty", [LayerDesc(eager.nn.Linear, 4, 3), LayerDesc(eager.nn.Tanh)]),
+                    ("first_empty", [LayerDesc(eager.nn.Tanh), LayerDesc(eager.nn.Linear, 4, 3)])]:
+    eager.seed(4)
+    layer = PipelineLayer(descs, num_stages=2, loss_fn=mse)
+    model = fleet.distributed_model(layer)
+    # the parameterless stage builds its optimizer from its empty list, as any stage does; the clip's
+    # norm is summed over the stages, so that stage must join the step's all-reduce
+    opt = fleet.distributed_optimizer(eager.optimizer.SGD(0.3, parameters=model.parameters(),
+                                                          grad_clip=eager.nn.ClipGradByGlobalNorm(0.05)))
+    losses = [float(model.train_batch([eager.to_tensor(X[s]), eager.to_tensor(Y[s])], opt)) for s in range(2)]
+    out[name] = {{"count": len(layer.parameters()), "losses": losses,
+                 "params": [p.numpy().tolist() for p in layer.parameters()]}}
+with open(f"rank{{rank}}.json", "w") as handle:
+    json.dump(out, handle)
+'''
+
+PX = np.random.default_rng(31).normal(size=(2, 4, 4))
+PY = np.random.default_rng(32).normal(size=(2, 4, 3))
+
+
+def _initial(name):
+    """The Linear's starting weight and bias: PipelineLayer builds layer i right after
+    eager.seed(1234 + i) (Paddle's rule), the Linear being item 0 or item 1."""
+    eager.set_default_dtype("float64")
+    try:
+        eager.seed(1234 if name == "last_empty" else 1235)
+        linear = eager.nn.Linear(4, 3)
+        return linear.weight.numpy(), linear.bias.numpy()
+    finally:
+        eager.set_default_dtype("float32")
+
+
+def test_a_pipeline_stage_without_parameters_trains(tmp_path):
+    run_ranks(2, EMPTY_STAGE_SCRIPT.format(x=PX.tolist(), y=PY.tolist()), tmp_path, timeout=120)
+    outs = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
+    for name, holder in (("last_empty", 0), ("first_empty", 1)):
+        assert [outs[r][name]["count"] for r in range(2)] == [2 if r == holder else 0 for r in range(2)]
+        weight, bias = (np.asarray(a) for a in outs[holder][name]["params"])
+        # the same two steps in NumPy: two micro-batches of 2 rows, each loss / 2, one clipped SGD step
+        losses = outs[1][name]["losses"]
+        assert outs[0][name]["losses"] == losses
+        w, b = _initial(name)
+        for step in range(2):
+            gw, gb, total = np.zeros_like(w), np.zeros_like(b), 0.0
+            for micro in range(2):
+                x, y = PX[step][2 * micro:2 * micro + 2], PY[step][2 * micro:2 * micro + 2]
+                if name == "last_empty":
+                    z = x @ w + b
+                    out = np.tanh(z)
+                    d_out = 2 * (out - y) / out.size / 2
+                    dz = d_out * (1 - out ** 2)
+                    xin = x
+                else:
+                    xin = np.tanh(x)
+                    out = xin @ w + b
+                    dz = 2 * (out - y) / out.size / 2
+                total += ((out - y) ** 2).mean() / 2
+                gw += xin.T @ dz
+                gb += dz.sum(0)
+            np.testing.assert_allclose(losses[step], total, rtol=1e-12)
+            norm = np.sqrt((gw ** 2).sum() + (gb ** 2).sum())
+            scale = 0.05 / max(norm, 0.05)
+            assert norm > 0.05                          # the clip bites
+            w, b = w - 0.3 * gw * scale, b - 0.3 * gb * scale
+        np.testing.assert_allclose(weight, w, rtol=1e-11, atol=1e-13)
+        np.testing.assert_allclose(bias, b, rtol=1e-11, atol=1e-13)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Momentum", "Adam", "AdamW", "Lamb", "RMSProp", "Adagrad", "NAdam"])
+def test_an_empty_parameter_list_builds_and_steps_nothing(name):
+    cls = getattr(eager.optimizer, name)
+    clip = eager.nn.ClipGradByGlobalNorm(1.0)
+    decay = {"lamb_weight_decay": 0.01} if name == "Lamb" else {"weight_decay": 0.01}
+    opt = cls(learning_rate=0.1, parameters=[], grad_clip=clip, **decay)
+    grouped = cls(learning_rate=0.1, parameters=[{"params": []}])
+    other = eager.to_tensor([1.0, 2.0], stop_gradient=False)       # not the optimizer's: untouched
+    (other * 3).sum().backward()
+    for o in (opt, grouped):
+        o.step()
+        assert o.minimize((other * 3).sum()) == ([], [])
+        o.clear_grad()
+        state = o.state_dict()
+        assert [k for k in state if not k.startswith("@")] == [] and state["@step"] == 2   # no accumulators
+    np.testing.assert_array_equal(other.numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(other.grad.numpy(), [3.0, 3.0])
+
+
+def test_lbfgs_refuses_an_empty_parameter_list():
+    with pytest.raises(ValueError, match="LBFGS: argument 'parameters' is empty; LBFGS searches along"):
+        eager.optimizer.LBFGS(parameters=[])
+    with pytest.raises(ValueError, match="SGD: argument 'parameters' is required"):
+        eager.optimizer.SGD(0.1, parameters=None)
