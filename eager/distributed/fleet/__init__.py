@@ -32,7 +32,10 @@ train the ``PipelineParallel`` that ``fleet.distributed_model`` returns with
 
 Activation recomputation: ``fleet.utils.recompute(block, x)`` (also
 ``fleet.recompute.recompute``, ``recompute_sequential``) keeps no activation of
-``block`` in the forward and runs it again in backward.
+``block`` in the forward and runs it again in backward; ``recompute_hybrid``
+does so under tensor parallelism. Loss scaling: ``fleet.distributed_scaler``
+(any ``eager.amp.GradScaler`` steps the hybrid optimizer, skipping on every
+rank together).
 """
 from . import base, layers, meta_parallel, recompute, utils  # noqa: F401
 from .base.topology import CommunicateTopology, HybridCommunicateGroup, ParallelMode
