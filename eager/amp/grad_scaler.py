@@ -54,9 +54,19 @@ def _count(who: str, arg: str, value) -> int:
 
 
 def _check_optimizer(who: str, optimizer) -> None:
-    if not isinstance(optimizer, Optimizer):
-        raise TypeError(f"{who}: argument 'optimizer' expected an eager.optimizer.Optimizer, "
-                        f"got {describe(optimizer)}")
+    # A wrapper around an optimizer (fleet's HybridParallelOptimizer) is taken too: it keeps the
+    # wrapped one as ``_inner_opt`` and answers for its parameters.
+    if not isinstance(optimizer, Optimizer) and not isinstance(getattr(optimizer, "_inner_opt", None), Optimizer):
+        raise TypeError(f"{who}: argument 'optimizer' expected an eager.optimizer.Optimizer (or fleet's "
+                        f"HybridParallelOptimizer), got {describe(optimizer)}")
+
+
+def _agreed(optimizer, found: bool) -> bool:
+    """Whether any rank found an Inf/NaN, where ``optimizer`` spans several ranks: a wrapper
+    with ``_agree_found_inf`` (fleet's HybridParallelOptimizer) answers for every rank, so
+    that all of them skip the same steps; otherwise this rank's own answer."""
+    agree = getattr(type(optimizer), "_agree_found_inf", None)
+    return found if agree is None else bool(agree(optimizer, found))
 
 
 class GradScaler:
@@ -103,7 +113,9 @@ class GradScaler:
         """Divides the gradients of ``optimizer``'s parameters by the scale (new
         gradient tensors, set only once all are computed) and records whether
         any is Inf or NaN (one read from the device for all of them). At most
-        once per optimizer between update() calls, and before step()."""
+        once per optimizer between update() calls, and before step(). With
+        fleet's HybridParallelOptimizer the answer is agreed over every rank
+        (any rank's Inf/NaN skips the step everywhere)."""
         who = f"{type(self).__name__}.unscale_"
         _check_optimizer(who, optimizer)
         if not self._enable:
@@ -122,6 +134,7 @@ class GradScaler:
                 bad = _F.sum(_F.cast(_F.scale(grad, 0.0, 0.0, True), DataType.FLOAT32), None, None, False)
                 total = bad if total is None else _F.add(total, bad)
             found = total is not None and not math.isfinite(float(total.item()))
+        found = _agreed(optimizer, found)
         for param, grad in zip(params, unscaled):
             param.grad = grad
         self._found_inf = found

@@ -77,6 +77,9 @@ class LBFGS(Optimizer):
         if self._param_groups:
             raise ValueError(f"{who}: argument 'parameters' expected a list of Tensors; LBFGS "
                              f"optimizes one flat vector and takes no parameter groups")
+        if not self._parameter_list:
+            raise ValueError(f"{who}: argument 'parameters' is empty; LBFGS searches along the flat vector "
+                             f"of its parameters and needs at least one")
         self._max_iter, self._max_eval = int(max_iter), int(max_eval)
         self._tolerance_grad, self._tolerance_change = float(tolerance_grad), float(tolerance_change)
         self._history_size, self._line_search_fn = int(history_size), line_search_fn

@@ -1382,8 +1382,8 @@ def _check_parameters(who: str, parameters) -> list:
             raise ValueError(f"{who}: argument 'parameters' lists the same tensor twice "
                              f"(position {index})")
         seen.add(id(p))
-    if not params:
-        raise ValueError(f"{who}: argument 'parameters' is empty; there is nothing to optimize")
+    # An empty list is taken, as Paddle takes it (a pipeline stage without parameters builds its
+    # optimizer from model.parameters()); its step updates nothing.
     return params
 
 

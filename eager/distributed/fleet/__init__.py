@@ -32,7 +32,10 @@ train the ``PipelineParallel`` that ``fleet.distributed_model`` returns with
 
 Activation recomputation: ``fleet.utils.recompute(block, x)`` (also
 ``fleet.recompute.recompute``, ``recompute_sequential``) keeps no activation of
-``block`` in the forward and runs it again in backward.
+``block`` in the forward and runs it again in backward; ``recompute_hybrid``
+does so under tensor parallelism. Loss scaling: ``fleet.distributed_scaler``
+(any ``eager.amp.GradScaler`` steps the hybrid optimizer, skipping on every
+rank together).
 """
 from . import base, layers, meta_parallel, recompute, utils  # noqa: F401
 from .base.topology import CommunicateTopology, HybridCommunicateGroup, ParallelMode
@@ -51,11 +54,12 @@ node_num = fleet.node_num
 barrier_worker = fleet.barrier_worker
 distributed_model = fleet.distributed_model
 distributed_optimizer = fleet.distributed_optimizer
+distributed_scaler = fleet.distributed_scaler
 get_hybrid_communicate_group = fleet.get_hybrid_communicate_group
 get_hybrid_parallel_topology = fleet.get_hybrid_parallel_topology
 
 __all__ = ["Fleet", "DistributedStrategy", "fleet", "init", "is_first_worker", "worker_index", "worker_num",
            "is_worker", "local_rank", "node_num", "barrier_worker", "distributed_model", "distributed_optimizer",
-           "get_hybrid_communicate_group", "get_hybrid_parallel_topology", "CommunicateTopology",
+           "distributed_scaler", "get_hybrid_communicate_group", "get_hybrid_parallel_topology", "CommunicateTopology",
            "HybridCommunicateGroup", "HybridParallelOptimizer", "ParallelMode", "base", "layers", "meta_parallel",
            "recompute", "utils"]

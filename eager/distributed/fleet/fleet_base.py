@@ -41,6 +41,7 @@ import copy
 import logging
 import socket
 
+from ...amp.grad_scaler import GradScaler
 from ...nn.layer import Layer
 from ...nn.sync_batch_norm import SyncBatchNorm
 from ...optimizer.optimizer import Optimizer
@@ -282,6 +283,23 @@ class Fleet:
         if self._hcg.get_parallel_mode() == ParallelMode.SHARDING_PARALLEL:
             return HybridParallelOptimizer(DygraphShardingOptimizer(optimizer, self._hcg), self._hcg, self._strategy)
         return optimizer
+
+    def distributed_scaler(self, scaler):
+        """``scaler`` (an ``eager.amp.GradScaler``) for hybrid-parallel training, Paddle's
+        ``fleet.distributed_scaler``: with the :class:`HybridParallelOptimizer` from
+        :meth:`distributed_optimizer`, its ``unscale_`` (and so ``step`` and ``minimize``)
+        agrees over every rank whether a gradient is Inf/NaN, so all ranks skip the same
+        steps and change the scale alike. The agreement is the optimizer's, so the same
+        scaler object comes back (the scaler works the same without this call).
+
+        >>> scaler = fleet.distributed_scaler(eager.amp.GradScaler(init_loss_scaling=1024))
+        >>> scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update()
+        """
+        self._require_init("distributed_scaler")
+        if not isinstance(scaler, GradScaler):
+            raise TypeError(f"fleet.distributed_scaler: argument 'scaler' expected an eager.amp.GradScaler, got "
+                            f"{type(scaler).__name__}")
+        return scaler
 
 
 __all__ = ["Fleet"]

@@ -3,24 +3,32 @@ returns for tensor- and pipeline-parallel training (Paddle's class of that name)
 
 ``step`` (and ``minimize``) first average every gradient over the rank's
 data-parallel group (with ``dp_degree`` > 1; ranks of one data-parallel group
-hold the same shards and see different batches), then run the wrapped
-optimizer. A ``ClipGradByGlobalNorm`` of the wrapped optimizer is replaced by
+hold the same shards and see different batches; a parameter whose gradient
+exists on some ranks only is averaged with zeros from the others), then run the
+wrapped optimizer. A ``ClipGradByGlobalNorm`` of the wrapped optimizer is replaced by
 one whose norm is that of the whole model: the squared norms of the shards
 (``is_distributed`` parameters) are summed over the model-parallel group, those
 of the replicated parameters counted once; with pipeline stages the squared
 norms are also summed over the pipeline group (a shared layer's weight counted
 on its first stage only, ``is_firstly_shared``). Everything else (``clear_grad``,
-``get_lr``, ``state_dict``, ...) is the wrapped optimizer's.
+``get_lr``, ``state_dict``, ...) is the wrapped optimizer's. An
+``eager.amp.GradScaler`` takes it (``scaler.step(opt)``, ``minimize``,
+``unscale_``): whether a gradient is Inf/NaN is agreed over every rank, so all
+skip the same steps.
 """
 from __future__ import annotations
+
+import numpy as np
 
 from phi.common import DataType, TensorKind
 
 from ...autograd import no_grad
+from ...autograd.meta import own_grad
 from ...generated import forward_api as _F
 from ...nn.clip import ClipGradByGlobalNorm, _squared_norm
 from ...optimizer.optimizer import Optimizer
 from ..collective import ReduceOp, all_reduce
+from ..env import get_world_size, mpi_module, world_comm
 
 
 class _HybridParallelClipGrad(ClipGradByGlobalNorm):
@@ -84,19 +92,45 @@ class HybridParallelOptimizer:
                                                            hcg.get_pipe_parallel_group() if pp else None)
 
     def _average_over_data_parallel(self) -> None:
+        """Averages every trainable parameter's gradient over the data-parallel group. Which
+        parameters have a gradient can differ between ranks (a branch one rank's batch skips),
+        so the ranks first agree on the set (one small host allreduce of flags): a parameter
+        with a gradient on some rank but none here joins the average with zeros (its ``.grad``
+        becomes the average, as with ``find_unused_parameters``); one with no gradient on any
+        rank keeps ``None``. Every rank then runs the same collectives in the same order."""
         if self._hcg.get_data_parallel_world_size() <= 1:
             return
         group = self._hcg.get_data_parallel_group()
+        params = [param for param in self._inner_opt._parameter_list if not param.stop_gradient]
+        flags = np.zeros(len(params), np.int32)  # 0: no gradient, 1: dense, 2: sparse (SelectedRows)
+        for index, param in enumerate(params):
+            grad = param.grad
+            if grad is not None:
+                flags[index] = 1 if grad.impl.kind is TensorKind.DENSE else 2
+        comm = group.process_group
+        comm.Allreduce(mpi_module().IN_PLACE, flags, op=mpi_module().MAX)
+        sparse = [param.name for param, flag in zip(params, flags) if flag == 2]
+        if sparse:  # known on every rank alike, so every rank raises
+            raise TypeError(f"HybridParallelOptimizer.step: parameter(s) {', '.join(sparse)} have a sparse "
+                            f"(SelectedRows) gradient on some rank, which the data-parallel average does not "
+                            f"take; use Embedding(sparse=False) with tensor parallelism")
         with no_grad():
-            for param in self._inner_opt._parameter_list:
-                grad = param.grad
-                if param.stop_gradient or grad is None:
-                    continue
-                if grad.impl.kind is not TensorKind.DENSE:
-                    raise TypeError(f"HybridParallelOptimizer.step: parameter '{param.name}' has a sparse "
-                                    f"(SelectedRows) gradient, which the data-parallel average does not take; "
-                                    f"use Embedding(sparse=False) with tensor parallelism")
-                all_reduce(grad, op=ReduceOp.AVG, group=group)
+            for param, flag in zip(params, flags):
+                if flag == 0:
+                    continue  # no rank has a gradient: it stays None, as in one process
+                if param.grad is None:
+                    param.grad = own_grad(_F.zeros_like(param))
+                all_reduce(param.grad, op=ReduceOp.AVG, group=group)
+
+    def _agree_found_inf(self, found: bool) -> bool:
+        """Whether any rank of the job found an Inf/NaN gradient (``GradScaler.unscale_`` asks,
+        with this rank's answer): the ranks hold different shards, stages and batches, and must
+        all skip a step together (Paddle's ``fleet.distributed_scaler`` reduces over every rank)."""
+        if get_world_size() <= 1:
+            return found
+        flag = np.array([1 if found else 0], np.int32)
+        world_comm().Allreduce(mpi_module().IN_PLACE, flag, op=mpi_module().MAX)
+        return bool(flag[0])
 
     def step(self) -> None:
         """Averages the gradients over the data-parallel group, then steps the wrapped optimizer."""

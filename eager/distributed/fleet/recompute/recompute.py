@@ -173,35 +173,41 @@ class RecomputeFunction(PyLayer):
     @staticmethod
     def backward(ctx, *grads):
         """Re-runs the block on detached copies of the inputs and backpropagates ``grads`` through it."""
-        saved = ctx.saved_tensor()
-        detached = []
-        for t in saved:
-            d = t.detach()
-            d.stop_gradient = t.stop_gradient
-            detached.append(d)
-        with ctx.state.restored():
-            outputs = ctx.run_function(*_rebuild_args(ctx.template, detached))
-        outputs = _output_tensors(outputs)
-        if len(outputs) != len(grads):
-            raise AutogradError(
-                f"recompute: the re-run of {_name(ctx.run_function)} returned {len(outputs)} Tensor(s), the "
-                f"forward returned {len(grads)}; the function must compute the same thing each time it runs")
-        roots, seeds = [], []
-        for out, grad in zip(outputs, grads):
-            if grad is not None and not out.stop_gradient:
-                roots.append(out)
-                seeds.append(grad)
-        if roots:
-            _autograd_backward(roots, seeds)
-        result = []
-        for original, d in zip(saved, detached):
-            if original.stop_gradient:
-                result.append(None)
-            elif d.grad is None:   # an input the outputs do not depend on
-                result.append(zeros_like(d))
-            else:
-                result.append(d.grad)
-        return tuple(result)
+        return _backward_through_rerun(ctx, ctx.saved_tensor(), grads)
+
+
+def _backward_through_rerun(ctx, saved, grads) -> tuple:
+    """The reentrant recompute's backward: re-runs ``ctx.run_function`` on detached
+    copies of ``saved`` (the inputs as the forward had them) under the forward's
+    states, backpropagates ``grads`` through the re-run and returns the inputs' gradients."""
+    detached = []
+    for t in saved:
+        d = t.detach()
+        d.stop_gradient = t.stop_gradient
+        detached.append(d)
+    with ctx.state.restored():
+        outputs = ctx.run_function(*_rebuild_args(ctx.template, detached))
+    outputs = _output_tensors(outputs)
+    if len(outputs) != len(grads):
+        raise AutogradError(
+            f"recompute: the re-run of {_name(ctx.run_function)} returned {len(outputs)} Tensor(s), the "
+            f"forward returned {len(grads)}; the function must compute the same thing each time it runs")
+    roots, seeds = [], []
+    for out, grad in zip(outputs, grads):
+        if grad is not None and not out.stop_gradient:
+            roots.append(out)
+            seeds.append(grad)
+    if roots:
+        _autograd_backward(roots, seeds)
+    result = []
+    for original, d in zip(saved, detached):
+        if original.stop_gradient:
+            result.append(None)
+        elif d.grad is None:   # an input the outputs do not depend on
+            result.append(zeros_like(d))
+        else:
+            result.append(d.grad)
+    return tuple(result)
 
 
 def _name(function) -> str:

@@ -1,5 +1,6 @@
 """``fleet.utils``: of Paddle's ``paddle.distributed.fleet.utils``, ``recompute``
-(the function of :mod:`eager.distributed.fleet.recompute`)."""
-from ..recompute import recompute
+(the function of :mod:`eager.distributed.fleet.recompute`); also ``recompute_hybrid``
+(Paddle keeps it in ``fleet.recompute`` and ``paddle.incubate.distributed.fleet``)."""
+from ..recompute import recompute, recompute_hybrid
 
-__all__ = ["recompute"]
+__all__ = ["recompute", "recompute_hybrid"]
