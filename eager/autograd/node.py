@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from phi import api as phi_api
 from phi.api.support import FLAGS, verify_infer_meta, wrap_result
-from phi.core import DenseTensor, MetaTensor
+from phi.core import MetaTensor
 
 from ..tensor import Tensor
 from .meta import AutogradMeta
