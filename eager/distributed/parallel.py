@@ -453,7 +453,28 @@ def _remove_hooks(handles) -> None:
         handle.remove()
 
 
-class DataParallel(Layer):
+class WrappedStateDict:
+    """A mixin for a Layer that wraps one network (the attribute named by
+    ``_wrapped``): its state dict has the network's own keys, without the
+    wrapper's attribute prefix, so a checkpoint of the wrapper loads into the
+    plain network and back (Paddle's DataParallel)."""
+
+    _wrapped = "_layers"
+
+    def state_dict(self, destination=None, include_sublayers: bool = True, structured_name_prefix: str = ""):
+        """The wrapped network's state dict (its own keys, no prefix)."""
+        return getattr(self, self._wrapped).state_dict(destination=destination, include_sublayers=include_sublayers,
+                                                       structured_name_prefix=structured_name_prefix)
+
+    def set_state_dict(self, state_dict, use_structured_name: bool = True):
+        """Loads into the wrapped network (keys as its :meth:`state_dict` has them)."""
+        return getattr(self, self._wrapped).set_state_dict(state_dict, use_structured_name=use_structured_name)
+
+    set_dict = set_state_dict
+    load_dict = set_state_dict
+
+
+class DataParallel(WrappedStateDict, Layer):
     """Runs ``layers`` data-parallel (Paddle's ``paddle.DataParallel``): each rank
     computes on its own share of the batch and, during ``backward()``, the
     gradients are averaged across ranks, so every rank's optimizer takes the same
@@ -581,17 +602,6 @@ class DataParallel(Layer):
         backward, as in Paddle 2.x)."""
         return None
 
-    def state_dict(self, destination=None, include_sublayers: bool = True, structured_name_prefix: str = ""):
-        """The wrapped network's state dict (its own keys, no ``_layers.`` prefix)."""
-        return self._layers.state_dict(destination=destination, include_sublayers=include_sublayers,
-                                       structured_name_prefix=structured_name_prefix)
-
-    def set_state_dict(self, state_dict, use_structured_name: bool = True):
-        """Loads into the wrapped network (keys as its :meth:`state_dict` has them)."""
-        return self._layers.set_state_dict(state_dict, use_structured_name=use_structured_name)
-
-    set_dict = set_state_dict
-    load_dict = set_state_dict
 
 
 def _broadcast_state(who: str, comm, layers, group) -> None:

@@ -71,7 +71,7 @@ from ...serialization import save
 from ...tensor import Tensor
 from ..collective import ReduceOp, all_gather_object, all_reduce, barrier, broadcast, reduce
 from ..group import Group, resolve_group
-from ..parallel import _broadcast_state
+from ..parallel import WrappedStateDict, _broadcast_state
 
 _LEVELS = ("os", "os_g", "p_g_os")
 _WHO = "group_sharded_parallel"
@@ -609,11 +609,13 @@ class GroupShardedOptimizer(Optimizer):
                 f"owned={len(self._shards.mine)}/{len(self._shards.params)})")
 
 
-class GroupShardedStage2(Layer):
+class GroupShardedStage2(WrappedStateDict, Layer):
     """The model :func:`group_sharded_parallel` returns for 'os' and 'os_g':
     runs the wrapped network (``self._layer``) and, with ``sync_buffers``,
     first broadcasts its buffers from the group's first rank.
     ``state_dict()`` is the network's (no prefix)."""
+
+    _wrapped = "_layer"
 
     def __init__(self, layer: Layer, shards: _Shards, sync_buffers: bool):
         super().__init__(layer.full_name() + "_group_sharded")
@@ -629,18 +631,6 @@ class GroupShardedStage2(Layer):
             with no_grad():
                 self._shards.broadcast_buffers(self._layer)
         return self._layer(*inputs, **kwargs)
-
-    def state_dict(self, destination=None, include_sublayers: bool = True, structured_name_prefix: str = ""):
-        """The wrapped network's state dict (its own keys, no ``_layer.`` prefix)."""
-        return self._layer.state_dict(destination=destination, include_sublayers=include_sublayers,
-                                      structured_name_prefix=structured_name_prefix)
-
-    def set_state_dict(self, state_dict, use_structured_name: bool = True):
-        """Loads into the wrapped network (keys as its :meth:`state_dict` has them)."""
-        return self._layer.set_state_dict(state_dict, use_structured_name=use_structured_name)
-
-    set_dict = set_state_dict
-    load_dict = set_state_dict
 
 
 class GroupShardedStage3(GroupShardedStage2):

@@ -30,12 +30,11 @@ from ....autograd.backward_api import backward
 from ....autograd.grad_mode import is_grad_enabled
 from ....creation import to_tensor
 from ....generated import forward_api as _F
-from ....nn.layer import Layer
 from ....tensor import Tensor
 from ...collective import ReduceOp, all_reduce, broadcast, broadcast_object_list, isend, recv
 from ..hybrid_parallel_optimizer import HybridParallelOptimizer
 from .parallel_layers.pp_layers import PipelineLayer
-from .tensor_parallel import _sync
+from .meta_parallel_base import MetaParallelBase, sync_params_buffers
 
 _DTYPES = list(DataType)
 
@@ -194,7 +193,7 @@ class _MicroBatches:
         return self._slice(self.labels, step)
 
 
-class PipelineParallel(Layer):
+class PipelineParallel(MetaParallelBase):
     """``layers`` (a :class:`PipelineLayer`) trained over ``hcg``'s pipeline
     stages; see the module's description. Calling it runs this stage's layers.
 
@@ -215,11 +214,8 @@ class PipelineParallel(Layer):
             raise ValueError(f"PipelineParallel: the PipelineLayer built stage {layers._stage_id} on rank "
                              f"{hcg.get_global_rank()}, whose pipeline stage is {hcg.get_stage_id()} (build it "
                              f"with topology=hcg.topology())")
-        super().__init__(layers.full_name() + "_meta_parallel_base")
+        super().__init__(layers, hcg, strategy)
         configs = strategy.pipeline_configs
-        self._layers = layers
-        self._hcg = hcg
-        self._strategy = strategy
         self.micro_batch_size = configs["micro_batch_size"]
         self.accumulate_steps = configs["accumulate_steps"]
         self.schedule_mode = configs["schedule_mode"]
@@ -234,9 +230,10 @@ class PipelineParallel(Layer):
         self._compute_loss = True
         self.scaler = None
         if hcg.get_model_parallel_world_size() > 1:      # what is not a shard: equal across the mp group
-            _sync(layers, hcg.get_model_parallel_group(), hcg.get_model_parallel_group_src_rank(), True)
+            sync_params_buffers(layers, hcg.get_model_parallel_group(), hcg.get_model_parallel_group_src_rank(),
+                                True)
         if self.use_data_parallel:
-            _sync(layers, self.dp_group, hcg.get_data_parallel_group_src_rank(), False)
+            sync_params_buffers(layers, self.dp_group, hcg.get_data_parallel_group_src_rank(), False)
 
     def is_pipeline_first_stage(self, ignore_virtual: bool = False) -> bool:
         """Whether this rank runs the first stage."""
@@ -245,10 +242,6 @@ class PipelineParallel(Layer):
     def is_pipeline_last_stage(self, ignore_virtual: bool = False) -> bool:
         """Whether this rank runs the last stage (the loss)."""
         return self.stage_id == self.num_stages - 1
-
-    def forward(self, *inputs, **kwargs):
-        """This stage's layers on ``inputs`` (no communication)."""
-        return self._layers(*inputs, **kwargs)
 
     # -- one micro-batch -------------------------------------------------------------
     def _forward_step(self, input_tensor, batches: _MicroBatches, step: int):

@@ -9,11 +9,11 @@ does the rest at its step.
 """
 from __future__ import annotations
 
-from ....nn.layer import Layer
-from .tensor_parallel import _sync
+from ...parallel import WrappedStateDict
+from .meta_parallel_base import MetaParallelBase, sync_params_buffers
 
 
-class ShardingParallel(Layer):
+class ShardingParallel(WrappedStateDict, MetaParallelBase):
     """``layers`` for sharded data-parallel training over ``hcg``'s groups
     (the wrapped network is ``_layers``; ``state_dict()`` is its own).
 
@@ -23,31 +23,13 @@ class ShardingParallel(Layer):
     """
 
     def __init__(self, layers, hcg, strategy=None):
-        if not isinstance(layers, Layer):
-            raise TypeError(f"ShardingParallel: argument 'layers' expected an eager.nn.Layer, got "
-                            f"{type(layers).__name__}")
-        super().__init__(layers.full_name() + "_meta_parallel_base")
-        self._layers = layers
-        self._hcg = hcg
-        self._strategy = strategy
+        super().__init__(layers, hcg, strategy)
         if hcg.get_sharding_parallel_world_size() > 1:
             group = hcg.get_sharding_parallel_group()
-            _sync(layers, group, group.ranks[0], False)
+            sync_params_buffers(layers, group, group.ranks[0], False)
         if hcg.get_data_parallel_world_size() > 1:
-            _sync(layers, hcg.get_data_parallel_group(), hcg.get_data_parallel_group_src_rank(), False)
-
-    def forward(self, *inputs, **kwargs):
-        """The wrapped network's forward."""
-        return self._layers(*inputs, **kwargs)
-
-    def state_dict(self, destination=None, include_sublayers: bool = True, structured_name_prefix: str = ""):
-        """The wrapped network's state dict (its own keys, no ``_layers.`` prefix)."""
-        return self._layers.state_dict(destination=destination, include_sublayers=include_sublayers,
-                                       structured_name_prefix=structured_name_prefix)
-
-    def set_state_dict(self, state_dict, use_structured_name: bool = True):
-        """Loads into the wrapped network."""
-        return self._layers.set_state_dict(state_dict, use_structured_name=use_structured_name)
+            sync_params_buffers(layers, hcg.get_data_parallel_group(), hcg.get_data_parallel_group_src_rank(),
+                                False)
 
 
 __all__ = ["ShardingParallel"]

@@ -14,20 +14,12 @@ The gradients are averaged over the data-parallel group by
 from __future__ import annotations
 
 from ....autograd import no_grad
-from ....nn.layer import Layer
 from ....tensor import Tensor
 from ...collective import broadcast
+from .meta_parallel_base import MetaParallelBase, sync_params_buffers
 
 
-def _sync(layers: Layer, group, src: int, skip_shards: bool) -> None:
-    tensors = [p for p in layers.parameters() if not (skip_shards and p.is_distributed)]
-    tensors += [b for b in layers.buffers() if b is not None]
-    with no_grad():
-        for tensor in tensors:
-            broadcast(tensor, src=src, group=group)
-
-
-class TensorParallel(Layer):
+class TensorParallel(MetaParallelBase):
     """``layers`` for tensor-parallel training over ``hcg``'s groups: calling it
     calls ``layers`` (the wrapped network is ``_layers``).
 
@@ -37,17 +29,13 @@ class TensorParallel(Layer):
     """
 
     def __init__(self, layers, hcg, strategy=None):
-        if not isinstance(layers, Layer):
-            raise TypeError(f"TensorParallel: argument 'layers' expected an eager.nn.Layer, got "
-                            f"{type(layers).__name__}")
-        super().__init__(layers.full_name() + "_meta_parallel_base")
-        self._layers = layers
-        self._hcg = hcg
-        self._strategy = strategy
+        super().__init__(layers, hcg, strategy)
         if hcg.get_model_parallel_world_size() > 1:
-            _sync(layers, hcg.get_model_parallel_group(), hcg.get_model_parallel_group_src_rank(), True)
+            sync_params_buffers(layers, hcg.get_model_parallel_group(), hcg.get_model_parallel_group_src_rank(),
+                                True)
         if hcg.get_data_parallel_world_size() > 1:
-            _sync(layers, hcg.get_data_parallel_group(), hcg.get_data_parallel_group_src_rank(), False)
+            sync_params_buffers(layers, hcg.get_data_parallel_group(), hcg.get_data_parallel_group_src_rank(),
+                                False)
 
     def forward(self, *inputs, **kwargs):
         """``layers(*inputs, **kwargs)``, the Tensor arguments first broadcast
