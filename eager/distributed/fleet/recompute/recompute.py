@@ -161,14 +161,7 @@ class RecomputeFunction(PyLayer):
         ctx.state = _ForwardState(preserve_rng_state, tensors)
         ctx.save_for_backward(*tensors)
         ctx.set_materialize_grads(False)
-        outputs = run_function(*_rebuild_args(template, list(tensors)))
-        if not _output_tensors(outputs):
-            raise TypeError(f"recompute: {_name(run_function)} returned {type(outputs).__name__}; the function "
-                            f"must return a Tensor or a tuple/list holding Tensors")
-        returned = [t for t in _output_tensors(outputs) if any(t is x for x in tensors)]
-        if returned:
-            ctx.mark_not_inplace(*returned)   # an input handed back as it is keeps its own history
-        return outputs
+        return _run_forward("recompute", ctx, run_function, template, tensors)
 
     @staticmethod
     def backward(ctx, *grads):
@@ -208,6 +201,20 @@ def _backward_through_rerun(ctx, saved, grads) -> tuple:
         else:
             result.append(d.grad)
     return tuple(result)
+
+
+def _run_forward(who: str, ctx, run_function, template, tensors):
+    """A recompute PyLayer's forward call of ``run_function`` on the arguments
+    rebuilt from ``template`` and ``tensors``: its outputs, which must hold a
+    Tensor; an input handed back as it is keeps its own history."""
+    outputs = run_function(*_rebuild_args(template, list(tensors)))
+    if not _output_tensors(outputs):
+        raise TypeError(f"{who}: {_name(run_function)} returned {type(outputs).__name__}; the function "
+                        f"must return a Tensor or a tuple/list holding Tensors")
+    returned = [t for t in _output_tensors(outputs) if any(t is x for x in tensors)]
+    if returned:
+        ctx.mark_not_inplace(*returned)
+    return outputs
 
 
 def _name(function) -> str:

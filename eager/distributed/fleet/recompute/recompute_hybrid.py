@@ -26,7 +26,7 @@ from ....tensor import Tensor
 from ...collective import all_gather
 from ...group import Group
 from .recompute import (_ForwardState, _backward_through_rerun, _check_recompute_necessary, _flatten_args,
-                        _name, _output_tensors, _rebuild_args)
+                        _name, _run_forward)
 
 _WHO = "recompute_hybrid"
 
@@ -80,14 +80,7 @@ class _HybridRecomputeFunction(PyLayer):
         ctx.flags = [t.stop_gradient for t in tensors]
         ctx.save_for_backward(*[_keep(t, group, offload, partition) for t in tensors])
         ctx.set_materialize_grads(False)
-        outputs = run_function(*_rebuild_args(template, list(tensors)))
-        if not _output_tensors(outputs):
-            raise TypeError(f"{_WHO}: {_name(run_function)} returned {type(outputs).__name__}; the function "
-                            f"must return a Tensor or a tuple/list holding Tensors")
-        returned = [t for t in _output_tensors(outputs) if any(t is x for x in tensors)]
-        if returned:
-            ctx.mark_not_inplace(*returned)
-        return outputs
+        return _run_forward(_WHO, ctx, run_function, template, tensors)
 
     @staticmethod
     def backward(ctx, *grads):
