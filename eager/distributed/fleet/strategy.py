@@ -158,7 +158,8 @@ class DistributedStrategy:
         for key, value in configs.items():
             if key not in _HYBRID:
                 raise ValueError(f"fleet.DistributedStrategy: hybrid_configs key {key!r} is not supported; "
-                                 f"eager's fleet takes {', '.join(_HYBRID)} (data, tensor and pipeline parallelism)")
+                                 f"eager's fleet takes {', '.join(_HYBRID)} (data, tensor, pipeline and sharding "
+                                 f"parallelism)")
             if isinstance(value, bool) or not isinstance(value, int):
                 raise TypeError(f"fleet.DistributedStrategy: hybrid_configs[{key!r}] expected an int, got "
                                 f"{value!r}")
