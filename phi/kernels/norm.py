@@ -99,6 +99,18 @@ def _sums(xp, view, stat_axes, a, b=None, b_sum=False):
     return out
 
 
+def _planes(xp, view, kept):
+    """(shape, operand): the shape to run the elementwise passes in and how a
+    per-group array of ``kept`` shape (or a param-shaped one) enters them. Where
+    the groups span axis 0 (batch_norm's channels), x is seen as [N, C * S] and
+    the per-channel values repeated S times, a contiguous operand: NumPy's loop
+    over a stride-0 one runs about twice as slow (docs/performance.md)."""
+    if kept[0] == 1 and len(view) > 2 and view[0] > 1:
+        inner = (1,) + tuple(view[1:])
+        return (view[0], math.prod(view[1:])), lambda a: xp.broadcast_to(a, inner).reshape(1, -1)
+    return view, lambda a: a
+
+
 def _one_pass_safe(xp, mean, variance):
     """Whether every group's mean^2 is within _ONE_PASS_RATIO of its variance (False on NaN)."""
     return bool(xp.all(mean * mean <= _ONE_PASS_RATIO * variance))
@@ -119,6 +131,8 @@ def _normalize(xp, x, scale, bias, epsilon, view, stat_axes, param_axes, mean=No
     and b = bias - mean * a per group (two passes), while _ONE_PASS_RATIO
     holds; else x - mean is made first, its sums correct the statistics and it
     becomes the output. Layer and group norm run _normalize_two_pass."""
+    if _rows_layout(view, stat_axes, param_axes):
+        return _layer_normalize(xp, x, scale, bias, epsilon, view, mean, variance)
     if not _summable(xp, view, stat_axes, param_axes, scale):
         return _normalize_two_pass(xp, x, scale, bias, epsilon, view, stat_axes, param_axes, mean, variance)
     xv = _compute(xp, x).reshape(view)
@@ -136,11 +150,12 @@ def _normalize(xp, x, scale, bias, epsilon, view, stat_axes, param_axes, mean=No
         mean64 = mean.astype(xp.float64).reshape(kept)
         var64 = variance.astype(xp.float64).reshape(kept)
     centered = None
+    shape, operand = _planes(xp, view, kept)
     if var64 is None or xp is not np or not _one_pass_safe(xp, mean64, var64):
         shift = mean64.astype(dtype)
-        centered = xv - shift
+        centered = xv.reshape(shape) - operand(shift)
         if mean is None:   # the centered x's statistics: no cancellation
-            t1, t2 = _sums(xp, view, stat_axes, centered, centered)
+            t1, t2 = _sums(xp, view, stat_axes, centered.reshape(view), centered.reshape(view))
             offset = t1 / count
             mean64 = shift.astype(xp.float64) + offset
             var64 = xp.maximum(t2 / count - offset * offset, 0.0)
@@ -150,13 +165,89 @@ def _normalize(xp, x, scale, bias, epsilon, view, stat_axes, param_axes, mean=No
         a = a * _affine64(xp, scale, pshape)
     b = 0.0 if bias is None else _affine64(xp, bias, pshape)
     if centered is None:
-        out = xv * a.astype(dtype)
-        out += (b - mean64 * a).astype(dtype)
+        out = xv.reshape(shape) * operand(a.astype(dtype))
+        out += operand((b - mean64 * a).astype(dtype))
     else:
         out = centered
-        out *= a.astype(dtype)
-        out += (b - (mean64 - shift) * a).astype(dtype)
+        out *= operand(a.astype(dtype))
+        out += operand((b - (mean64 - shift) * a).astype(dtype))
     return out.reshape(x.shape).astype(x.dtype, copy=False), mean64.astype(dtype), var64.astype(dtype)
+
+
+def _rows_layout(view, stat_axes, param_axes):
+    """Whether the view is layer_norm's: rows [left, right], each standardized over
+    its own elements, scale and bias indexing the columns."""
+    return len(view) == 2 and stat_axes == (1,) and param_axes == (1,) and math.prod(view) > 0
+
+
+def _layer_normalize(xp, x, scale, bias, epsilon, view, mean=None, variance=None):
+    """_normalize for layer_norm's rows: the mean a BLAS product with ones, then
+    t = x - mean, whose own sums correct the mean and give the variance (no
+    cancellation), and t becomes the output."""
+    xv = _compute(xp, x).reshape(view)
+    dtype = xv.dtype
+    ones = xp.ones(view[1], dtype=dtype)
+    if mean is None:
+        mean64 = (xv @ ones).astype(xp.float64)[:, None] / view[1]
+        shift = mean64.astype(dtype)
+        out = xv - shift
+        offset = (out @ ones).astype(xp.float64)[:, None] / view[1]
+        var64 = xp.maximum(xp.einsum("ij,ij->i", out, out).astype(xp.float64)[:, None] / view[1]
+                           - offset * offset, 0.0)
+        mean64 = shift.astype(xp.float64) + offset
+    else:
+        mean64 = _compute(xp, mean).reshape(view[0], 1).astype(xp.float64)
+        var64 = _compute(xp, variance).reshape(view[0], 1).astype(xp.float64)
+        shift = mean64.astype(dtype)
+        offset = mean64 - shift
+        out = xv - shift
+    rstd = 1.0 / xp.sqrt(var64 + epsilon)
+    out *= rstd.astype(dtype)
+    correction = offset * rstd   # the rounding of the float32 mean, in output units
+    if xp is np and float(xp.abs(correction).max()) > xp.finfo(dtype).eps:   # a pass only where it shows
+        out -= correction.astype(dtype)
+    if scale is not None:
+        out *= _compute(xp, scale).reshape(1, -1)
+    if bias is not None:
+        out += _compute(xp, bias).reshape(1, -1)
+    return out.reshape(x.shape).astype(x.dtype, copy=False), mean64.astype(dtype), var64.astype(dtype)
+
+
+def _layer_normalize_grad(xp, x, scale, bias, mean, variance, out_grad, epsilon, view, out_mask):
+    """_normalize_grad for layer_norm's rows. With t = x - mean and p = dy * t (one
+    temporary, then g = dy * scale in its buffer), every reduction is a BLAS
+    matrix-vector product: scale's gradient rstd @ p, bias's ones @ dy, the rows'
+    sum(g) = dy @ scale and sum(g * t) = p @ scale; x_grad = (t * q + g) * rstd + k
+    per row, written into t."""
+    want_x, want_scale, want_bias = out_mask or (True, True, True)
+    rows, cols = view
+    dtype = _compute(xp, out_grad).dtype
+    dy = _compute(xp, out_grad).reshape(view)
+    rstd64 = 1.0 / xp.sqrt(_compute(xp, variance).reshape(rows, 1).astype(xp.float64) + epsilon)
+    rstd = rstd64.astype(dtype)
+    scale_v = None if scale is None else _compute(xp, scale).reshape(cols)
+    t = _compute(xp, x).reshape(view) - _compute(xp, mean).reshape(rows, 1)
+    p = dy * t
+    x_grad = scale_grad = bias_grad = None
+    if want_scale and scale is not None:
+        scale_grad = (rstd[:, 0] @ p).reshape(scale.shape).astype(scale.dtype, copy=False)
+    if want_bias and bias is not None:
+        bias_grad = (xp.ones(rows, dtype=dtype) @ dy).reshape(bias.shape).astype(bias.dtype, copy=False)
+    if want_x:
+        if scale_v is None:
+            sum_g, sum_gt = dy.sum(axis=1), p.sum(axis=1)
+            g = dy
+        else:
+            sum_g, sum_gt = dy @ scale_v, p @ scale_v
+            g = xp.multiply(dy, scale_v, out=p)
+        mean_g = sum_g.astype(xp.float64)[:, None] / cols
+        slope = -rstd64 * rstd64 * sum_gt.astype(xp.float64)[:, None] / cols   # -rstd * mean(g * xhat)
+        t *= slope.astype(dtype)
+        t += g
+        t *= rstd
+        t -= (rstd64 * mean_g).astype(dtype)
+        x_grad = t.reshape(x.shape).astype(x.dtype, copy=False)
+    return x_grad, scale_grad, bias_grad
 
 
 def _normalize_two_pass(xp, x, scale, bias, epsilon, view, stat_axes, param_axes, mean=None, variance=None):
@@ -193,6 +284,8 @@ def _normalize_grad(xp, x, scale, bias, mean, variance, out_grad, epsilon, view,
     sum(dy) and sum(dy * t) by BLAS, then x_grad = (t * q + dy) * rstd * scale + k
     per group, written into t (five passes in all). Layer and group norm run
     _normalize_grad_centered."""
+    if _rows_layout(view, stat_axes, param_axes) and not stats_fixed:
+        return _layer_normalize_grad(xp, x, scale, bias, mean, variance, out_grad, epsilon, view, out_mask)
     if not _summable(xp, view, stat_axes, param_axes, scale):
         return _normalize_grad_centered(xp, x, scale, bias, mean, variance, out_grad, epsilon, view, stat_axes,
                                         param_axes, out_mask, stats_fixed)
@@ -202,13 +295,14 @@ def _normalize_grad(xp, x, scale, bias, mean, variance, out_grad, epsilon, view,
     kept = kept_shape(view, stat_axes)
     pshape = _param_shape(view, param_axes)
     dy = _compute(xp, out_grad).reshape(view)
+    shape, operand = _planes(xp, view, kept)
     rstd = 1.0 / xp.sqrt(variance.astype(xp.float64).reshape(kept) + epsilon)
     factor = rstd if scale is None else rstd * _affine64(xp, scale, pshape)
     x_grad = scale_grad = bias_grad = None
     centered = None
     if want_scale or want_bias or (want_x and not stats_fixed):
-        centered = _compute(xp, x).reshape(view) - _compute(xp, mean).reshape(kept)
-        sum_dy, sum_dyt, sum_t = _sums(xp, view, stat_axes, dy, centered, b_sum=True)
+        centered = _compute(xp, x).reshape(shape) - operand(_compute(xp, mean).reshape(kept))
+        sum_dy, sum_dyt, sum_t = _sums(xp, view, stat_axes, dy, centered.reshape(view), b_sum=True)
         # t's own mean: what the saved statistics' rounding (and stats_fixed's running mean) leaves in it
         offset = sum_t / _count(view, stat_axes) if not stats_fixed else 0.0
         sum_dyt = sum_dyt - offset * sum_dy   # sum(dy * (t - offset))
@@ -222,16 +316,16 @@ def _normalize_grad(xp, x, scale, bias, mean, variance, out_grad, epsilon, view,
             bias_grad = bias_grad.astype(bias.dtype)
     if want_x:
         if stats_fixed:
-            x_grad = dy * factor.astype(dy.dtype)
+            x_grad = dy.reshape(shape) * operand(factor.astype(dy.dtype))
         else:
             count = _count(view, stat_axes)
             # factor * (dy - mean(dy) - xhat * mean(dy * xhat)), xhat = (t - offset) * rstd
             slope = -rstd * rstd * sum_dyt / count
             x_grad = centered
-            x_grad *= slope.astype(dy.dtype)
-            x_grad += dy
-            x_grad *= factor.astype(dy.dtype)
-            x_grad += (-factor * (sum_dy / count + slope * offset)).astype(dy.dtype)
+            x_grad *= operand(slope.astype(dy.dtype))
+            x_grad += dy.reshape(shape)
+            x_grad *= operand(factor.astype(dy.dtype))
+            x_grad += operand((-factor * (sum_dy / count + slope * offset)).astype(dy.dtype))
         x_grad = x_grad.reshape(x.shape).astype(x.dtype, copy=False)
     return x_grad, scale_grad, bias_grad
 
