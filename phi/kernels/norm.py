@@ -6,16 +6,22 @@ variance, then applies a per-feature scale and bias. One engine serves all
 four: x is reshaped (no copy) into a view whose ``stat_axes`` are the axes a
 group reduces over and whose ``param_axes`` carry the features that scale and
 bias index (phi.infermeta.norm.norm_layout says which, per op and data
-format). The forward makes one x-sized temporary (x - mean), which becomes
-the output in place; the backward is the closed form
+format). The backward is the closed form
 
-    dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),  g = dy * scale,
+    dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),  g = dy * scale.
 
-again in one x-sized temporary (plus g where scale varies within a group:
-layer and group norm). Reductions of products are einsums, so no product is
-materialised. float16 computes in float32 and rounds at the end. The forward
-ops return the statistics they normalized with, so the backward need not
-reduce x again.
+Three forms of it (docs/performance.md, "Batch norm and pooling kernels"):
+
+- batch_norm and instance_norm over [N, C, S] (scale constant within a
+  group): sums by BLAS combined in float64 (_sums), a one-pass forward
+  x * a + b while mean^2 <= _ONE_PASS_RATIO * var on the CPU, else x - mean
+  made first; the backward through t = x - mean, in t's buffer;
+- layer_norm's rows: matrix-vector products for every reduction;
+- the general engine (group norm, channel-last layouts): x - mean becomes the
+  output in place, reductions of products are einsums.
+
+float16 computes in float32 and rounds at the end. The forward ops return the
+statistics they normalized with, so the backward need not reduce x again.
 """
 from __future__ import annotations
 
