@@ -429,7 +429,7 @@ def main(argv=None):
     timing.CLOCK = timing.CLOCKS[args.clock]
     torch = timing.load_torch(args.no_torch)
     print(f"python {platform.python_version()}, numpy {np.__version__}, "
-          f"torch {torch.__version__ if torch else 'not installed'}, "
+          f"torch {torch.__version__ if torch else ('skipped' if args.no_torch else 'not installed')}, "
           f"threads: {os.environ.get('OMP_NUM_THREADS')}, {'smoke' if args.smoke else 'full'} sizes, "
           f"clock: {args.clock} ({budget * 1e3:.1f} ms x {repeat} interleaved repeats)")
     rows = run_models(torch, budget=budget, repeat=repeat, only=only, size="smoke" if args.smoke else "full")

@@ -25,27 +25,49 @@ def _has_torch():
     return True
 
 
-def test_smoke_run_prints_every_model():
-    # The thread variables already set: the script need not re-execute itself.
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               VECLIB_MAXIMUM_THREADS="1", NUMEXPR_NUM_THREADS="1")
-    done = subprocess.run([sys.executable, SCRIPT, "--smoke"], capture_output=True, text=True, timeout=120, env=env)
-    assert done.returncode == 0, done.stdout + done.stderr
+def _rows(stdout):
     rows = {}
-    for line in done.stdout.splitlines():
+    for line in stdout.splitlines():
         m = ROW.match(line)
         if m:
             rows[m.group(1)] = m.groups()
-    assert sorted(rows) == ["M1", "M2", "M3", "M4"], done.stdout
+    return rows
+
+
+def test_smoke_run_prints_every_model(models, capsys):
+    # In this process (eager is imported already; the script's own start is the
+    # next test's): every model at its smoke size, against PyTorch where installed.
+    torch = sys.modules.get("torch") or (__import__("torch") if _has_torch() else None)
+    threads = torch.get_num_threads() if torch is not None else None
+    try:
+        assert models.main(["--smoke"]) == 0
+    finally:
+        if torch is not None:
+            torch.set_num_threads(threads)
+    stdout = capsys.readouterr().out
+    rows = _rows(stdout)
+    assert sorted(rows) == ["M1", "M2", "M3", "M4"], stdout
     for name, (_, what, low, median, torch_ms, ratio, diff) in rows.items():
         assert 0 < float(low) <= float(median), name
-        if _has_torch():
+        if torch is not None:
             # Same weights and data: the first two losses agree (the script checked to 2e-4).
             assert float(diff) <= 2e-4, (name, diff)
             assert float(ratio) == pytest.approx(float(low) / float(torch_ms), rel=0.03, abs=0.01)
         else:
             assert torch_ms is None and ratio is None and diff == "-"
     assert "ResNet" in rows["M1"][1] and "LSTM" in rows["M2"][1] and "Transformer" in rows["M3"][1]
+
+
+def test_script_runs_on_its_own():
+    # The command line as a user runs it: it pins the thread pools and restarts
+    # itself, then prints eager's times alone with --no-torch.
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    done = subprocess.run([sys.executable, SCRIPT, "--smoke", "--no-torch", "--only", "m4"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "threads: 1" in done.stdout and "torch skipped" in done.stdout
+    rows = _rows(done.stdout)
+    assert list(rows) == ["M4"] and rows["M4"][4:] == (None, None, "-")
 
 
 @pytest.fixture
