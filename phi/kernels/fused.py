@@ -2,7 +2,9 @@
 allocates instead of making temporaries (issue #14, memory traffic).
 
 ``linear`` is x @ weight + bias with the bias added in place into the matmul's
-fresh result; ``linear_grad`` gives the three gradients in one call: x's
+fresh result (a C-contiguous x of three or more dimensions runs as one
+[rows, k] @ [k, n] product, not matmul's loop of one per leading index);
+``linear_grad`` gives the three gradients in one call: x's
 (out_grad @ weight^T), weight's (x^T @ out_grad with every leading dimension
 folded into the rows, one matmul) and bias's (out_grad summed over the leading
 dimensions), the last only when out_mask asks for it (linear had a bias
