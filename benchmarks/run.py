@@ -7,6 +7,7 @@
     python benchmarks/run.py --only B1 --repeat 200  # one benchmark, more repeats
     python benchmarks/run.py --clock wall            # perf_counter instead of CPU time
     python benchmarks/run.py --only G --check        # the GPU rows (benchmarks/gpu.py)
+    python benchmarks/run.py --only M                # the small models (benchmarks/models.py)
 
 B1  forward time per op of ``a + b`` on float32 (16,) tensors, recording on
     (a requires a gradient) and off (under no_grad); vs np.add and PyTorch.
@@ -34,6 +35,10 @@ B6  one training step (forward, backward of the outputs' mean, clear_grad) of
 B7  one epoch of a DataLoader over a dataset whose samples cost real NumPy work
     (benchmarks/dataloader.py), with 2 worker processes; its "numpy" baseline is
     the same epoch read in-process (num_workers=0), so below 1.0x the workers win.
+M1-M4 small real training steps (benchmarks/models.py): a ResNet with Momentum, an
+    Embedding+LSTM text classifier with Adam, a 2-layer TransformerEncoder with
+    AdamW, B3's MLP with Adam; vs PyTorch with the same weights and data
+    (checked to give the same first losses). Report-only: no target.
 G1, G3, G3j, G5 and "G3 xfer" (issue #12) run on the GPU only where CuPy sees one
     (otherwise the GPU table says "skipped: no GPU" and --check ignores them):
     eager on CuPy against raw CuPy, hand-written CuPy steps and PyTorch CUDA,
@@ -53,22 +58,19 @@ from __future__ import annotations
 import os
 import sys
 
-_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+# Thread pools are sized when numpy/torch load, so the thread variables must be
+# set before that: timing.pin_threads() sets them and restarts this script in a
+# fresh interpreter (benchmarks/timing.py, beside this script).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import timing  # noqa: E402
 
-if __name__ == "__main__" and any(os.environ.get(v) != "1" for v in _THREAD_VARS):
-    # Thread pools are sized when numpy/torch load, so the variables must be set
-    # before that: set them and restart this script in a fresh interpreter.
-    for _v in _THREAD_VARS:
-        os.environ[_v] = "1"
-    os.execv(sys.executable, [sys.executable] + sys.argv)
+if __name__ == "__main__":
+    timing.pin_threads()
 
 import argparse  # noqa: E402
 import gc  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
-import time  # noqa: E402
-import timeit  # noqa: E402
 import tracemalloc  # noqa: E402
 
 # Runs from any directory without installing.
@@ -80,6 +82,7 @@ import eager  # noqa: E402
 import dataloader  # noqa: E402  (benchmarks/dataloader.py, beside this script)
 import gpu  # noqa: E402  (benchmarks/gpu.py, beside this script)
 import lenet  # noqa: E402  (benchmarks/lenet.py, beside this script)
+import models  # noqa: E402  (benchmarks/models.py: the M rows)
 from mlp import LR, HandWrittenMLP, init_weights, make_batch  # noqa: E402  (benchmarks/mlp.py)
 from eager import nn  # noqa: E402
 from eager.nn import functional as F  # noqa: E402
@@ -110,55 +113,11 @@ CHECKED = ("B1 on", "B1 off", "B2", "B3 b64", "B3 b512", "B3j b64", "B3j b512", 
 
 
 
-# -- timing ----------------------------------------------------------------------
-class Timing:
-    """Per-call seconds over several repeats."""
-
-    def __init__(self, per_call):
-        self.per_call = per_call
-        self.min = min(per_call)
-        self.median = statistics.median(per_call)
-
-
-# The clock of every host figure (B1-B6): this process's CPU time by default,
-# which leaves out the time the shared machine gives other processes (their
-# cache traffic still counts); main() sets it from --clock. B7 (worker
-# processes) and the GPU rows keep wall time: their work is not this
-# process's CPU time.
-CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
-CLOCK = CLOCKS["cpu"]
-
-
-def _timer(stmt, setup_globals=None):
-    if isinstance(stmt, str):
-        return timeit.Timer(stmt, globals=setup_globals, timer=CLOCK)
-    return timeit.Timer(stmt, timer=CLOCK)
-
-
-def _calibrate(timer, budget: float) -> int:
-    """How many calls make one repeat last about `budget` seconds."""
-    number = 1
-    while True:
-        elapsed = timer.timeit(number)
-        if elapsed >= budget / 10:
-            break
-        number *= 10 if elapsed < budget / 100 else 2
-    return max(1, round(number * budget / elapsed))
-
-
-def measure_many(stmts: dict, *, budget: float, repeat: int, per: int = 1) -> dict:
-    """Times several statements (name -> str or callable) with timeit, interleaving
-    their repeats (a, b, c, a, b, c, ...) so that a change in machine load during
-    the run affects eager and its baselines alike. Returns name -> Timing of
-    seconds per call divided by `per` (e.g. per node)."""
-    timers = {name: _timer(stmt) if not isinstance(stmt, tuple) else _timer(*stmt)
-              for name, stmt in stmts.items()}
-    numbers = {name: _calibrate(timer, budget) for name, timer in timers.items()}
-    runs = {name: [] for name in timers}
-    for _ in range(repeat):
-        for name, timer in timers.items():
-            runs[name].append(timer.timeit(numbers[name]) / numbers[name] / per)
-    return {name: Timing(values) for name, values in runs.items()}
+# -- timing (benchmarks/timing.py) -------------------------------------------------
+# The clock of every host figure (B1-B6, M1-M4) is timing.CLOCK: this process's
+# CPU time by default; main() sets it from --clock. B7 (worker processes) and
+# the GPU rows keep wall time: their work is not this process's CPU time.
+Timing, CLOCKS, measure_many, load_torch = timing.Timing, timing.CLOCKS, timing.measure_many, timing.load_torch
 
 
 # -- the table -------------------------------------------------------------------
@@ -569,6 +528,15 @@ def bench_b7(budget, repeat, seen):
     row("B7", "DataLoader epoch, 2 workers vs 0", Timing([times["workers2"]]), "ms", {"numpy": in_process})
 
 
+# -- M1-M4: small real models (benchmarks/models.py) ------------------------------------
+def bench_models(torch, budget, repeat, seen, only):
+    """The asked M rows: report-only (no target), eager vs PyTorch."""
+    for name, what, ours, theirs, _diff in models.run_models(torch, budget=budget, repeat=repeat, only=only):
+        if theirs is not None:
+            seen[f"{name} torch step"] = (theirs, "ms")
+        row(name, what, ours, "ms", {"torch": theirs})
+
+
 # -- G rows: the GPU (benchmarks/gpu.py) ----------------------------------------------
 GPU_ROWS = []  # (name, what, value, baselines) as benchmarks/gpu.py makes them
 GPU_SKIPPED = []  # why the G rows did not run, when they did not
@@ -627,25 +595,14 @@ def print_gpu_table():
         print(f"{name:<10} {what:<42} {text:>24}  {cells[0]}  {cells[1]}")
 
 
-def load_torch(disabled: bool):
-    if disabled:
-        return None
-    try:
-        import torch
-    except ImportError:
-        return None
-    torch.set_num_threads(1)
-    return torch
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description="eager benchmarks (B1-B4 of issue #2, B5-B6 of the nn issue, B7 of the training-stack issue)")
     parser.add_argument("--quick", action="store_true", help="short run: fewer, shorter repeats")
     parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch baselines")
     parser.add_argument("--only", default="", metavar="B3,B5",
-                        help="run only these benchmarks (comma-separated B1..B7, G (all GPU rows), "
-                             "G1, G3, G5; default: all)")
+                        help="run only these benchmarks (comma-separated B1..B7, M (M1..M4, small "
+                             "models), M1..M4, G (all GPU rows), G1, G3, G5; default: all)")
     parser.add_argument("--repeat", type=int, default=None, help="repeats per figure (default 60, quick 10)")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
                         help="cpu: this process's CPU time (default; steadier on a shared machine); "
@@ -661,16 +618,18 @@ def main(argv=None):
             parser.error(f"--repeat expected a positive int, got {args.repeat}")
         repeat = args.repeat
     gpu_rows = {"G1", "G3", "G5"}
-    known = {f"B{i}" for i in range(1, 8)} | gpu_rows
+    model_rows = set(models.NAMES)
+    known = {f"B{i}" for i in range(1, 8)} | gpu_rows | model_rows
     only = {b.strip().upper() for b in args.only.split(",") if b.strip()}
     if "G" in only:
         only = (only - {"G"}) | gpu_rows
+    if "M" in only:
+        only = (only - {"M"}) | model_rows
     only = only or known
     if only - known:
-        parser.error(f"--only expected names among {sorted(known | {'G'})}, got {sorted(only - known)}")
+        parser.error(f"--only expected names among {sorted(known | {'G', 'M'})}, got {sorted(only - known)}")
 
-    global CLOCK
-    CLOCK = CLOCKS[args.clock]
+    timing.CLOCK = CLOCKS[args.clock]
     torch = load_torch(args.no_torch)
     print(f"python {platform.python_version()}, numpy {np.__version__}, "
           f"torch {torch.__version__ if torch else 'not installed'}, "
@@ -700,6 +659,8 @@ def main(argv=None):
         # long repeats, or start-up would be all it measures.
         b7_budget, b7_repeat = (0.05, 3) if args.quick else (0.3, 7)
         bench_b7(b7_budget, b7_repeat if args.repeat is None else repeat, seen)
+    if only & model_rows:
+        bench_models(torch, budget, repeat, seen, only & model_rows)
     asked_gpu = tuple(sorted(only & gpu_rows))
     if asked_gpu:
         bench_gpu(torch, budget, repeat, asked_gpu)

@@ -78,6 +78,33 @@ def test_linear_op_errors_name_the_op():
         eager.linear(eager.ones([2, 4]), eager.ones([4, 2]), eager.ones([3]))
 
 
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 2, 3, 4), (2, 0, 4)])
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_linear_kernels_fold_leading_dimensions(rng, shape, contiguous):
+    # Inputs of three or more dimensions run as one [rows, k] GEMM when they are
+    # C-contiguous (a transposed view takes matmul's batched path): float64
+    # values as an einsum reference, shapes kept, into= written and returned.
+    x = rng.standard_normal(shape)
+    if not contiguous:
+        x = np.ascontiguousarray(np.swapaxes(x, 0, 1)).swapaxes(0, 1)
+    assert x.flags.c_contiguous == contiguous or x.size == 0
+    w, b = rng.standard_normal((4, 5)), rng.standard_normal(5)
+    out = fused_kernels.linear(CPU_CONTEXT, x, w, b)
+    assert out.shape == shape[:-1] + (5,)
+    np.testing.assert_allclose(out, np.einsum("...k,kn->...n", x, w) + b, rtol=1e-12, atol=1e-12)
+    g = rng.standard_normal(out.shape)
+    x_grad, w_grad, b_grad = fused_kernels.linear_grad(CPU_CONTEXT, x, w, g)
+    np.testing.assert_allclose(x_grad, np.einsum("...n,kn->...k", g, w), rtol=1e-12, atol=1e-12)
+    lead = tuple(range(len(shape) - 1))
+    np.testing.assert_allclose(w_grad, np.tensordot(x, g, axes=(lead, lead)), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(b_grad, g.reshape(-1, 5).sum(axis=0), rtol=1e-12, atol=1e-12)
+    into = (np.full(shape, np.nan), np.full((4, 5), np.nan), np.full(5, np.nan))
+    written = fused_kernels.linear_grad(CPU_CONTEXT, x, w, g, into=into)
+    for buffer, result, want in zip(into, written, (x_grad, w_grad, b_grad)):
+        assert result is buffer
+        assert result.tobytes() == want.tobytes()  # into= gives the same bits
+
+
 # -- the cross-entropy fast path -------------------------------------------------------
 
 def ref_cross_entropy(logits, labels, ignore_index=-100, reduction="mean"):
@@ -282,6 +309,8 @@ def _loss_kernel_calls(rng):
         (k.fused_softmax_cross_entropy_grad, kept2, p, logits, g0, 2, "sum"),
         (fused_kernels.linear, logits, unit.T, logits[:, 0]),
         (fused_kernels.linear_grad, logits, unit.T, rng.standard_normal((6, 6))),
+        (fused_kernels.linear, logits.reshape(2, 3, 4), unit.T, logits[:, 0]),  # leading dimensions folded
+        (fused_kernels.linear_grad, logits.reshape(2, 3, 4), unit.T, rng.standard_normal((2, 3, 6))),
     ]
 
 

@@ -241,3 +241,41 @@ def test_tied_and_repeated_sparse_lookups_accumulate():
             got = w.grad.numpy()
         else:
             np.testing.assert_allclose(w.grad.numpy(), got)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64"])
+@pytest.mark.parametrize("ids_kind", ["distinct", "uniform", "zipf", "one id", "runs past 8"])
+def test_host_row_adds_give_add_at_bits(dtype, ids_kind):
+    # The dense gradient's sorted, round-by-round and run-summed adds on the host
+    # (rows >= 32 wide) must give np.add.at's bits, -0.0 blocks included.
+    from phi.kernels.embedding import _add_rows_host
+
+    rng = np.random.default_rng(7)
+    n, height, width = 300, 50, 40
+    ids = {"distinct": rng.permutation(height)[:40], "uniform": rng.integers(0, height, n),
+           "zipf": np.minimum(rng.zipf(1.4, n), height - 1), "one id": np.full(n, 3),
+           "runs past 8": np.repeat(np.arange(4), [9, 1, 30, 8])}[ids_kind]
+    blocks = (rng.standard_normal((ids.size, width)) * rng.uniform(1, 1e3, (ids.size, 1))).astype(dtype)
+    if dtype == "complex64":
+        blocks = blocks + 1j * rng.standard_normal(blocks.shape).astype(np.float32)
+    blocks[: ids.size // 3, :3] = -0.0
+    want = np.zeros((height, width), blocks.dtype)
+    np.add.at(want, ids, blocks)
+    got = np.zeros_like(want)
+    _add_rows_host(got, ids.astype(np.int64), blocks)
+    assert got.tobytes() == want.tobytes()
+    # Blocks of -0.0 only: add.at's 0 + -0.0 is 0.0, for a single id, a round and a run.
+    for repeats in (1, 3, 12):
+        zeros = np.zeros((2, width), blocks.dtype)
+        _add_rows_host(zeros, np.ones(repeats, np.int64), np.full((repeats, width), -0.0, blocks.dtype))
+        assert not np.signbit(zeros.real).any()
+
+
+def test_dense_gradient_of_wide_rows_matches_loop(device):
+    ids = np.array([[1, 4, 1, 1], [0, 4, 1, 2]] * 3)  # id 1 repeats 9 times
+    table = np.random.default_rng(8).standard_normal((6, 36))
+    w = eager.to_tensor(table, stop_gradient=False)
+    out = F.embedding(eager.to_tensor(ids), w, padding_idx=2)
+    g = np.random.default_rng(9).standard_normal(out.shape)
+    (out * eager.to_tensor(g)).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), _ref_grad(ids, table.shape, g, padding_idx=2), rtol=1e-12, atol=1e-12)

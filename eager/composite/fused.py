@@ -13,7 +13,8 @@ from ..generated import forward_api as _F
 def linear_grad(x, weight, out_grad):
     out_features = weight.shape[1]
     x_grad = _F.matmul(out_grad, weight, False, True)
-    lead = math.prod(out_grad.shape[:-1])
+    # -1 for an empty batch: a 0 in reshape's shape means "x's size there" (Paddle's rule).
+    lead = math.prod(out_grad.shape[:-1]) or -1
     rows = _F.reshape(out_grad, [lead, out_features])
     weight_grad = _F.matmul(_F.reshape(x, [lead, weight.shape[0]]), rows, True, False)
     bias_grad = _F.sum(rows, [0], None, False)

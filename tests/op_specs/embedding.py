@@ -54,6 +54,10 @@ _CASES = (
     ((), (3, 4), {}),                        # a 0-d id: one row
     ((0,), (3, 2), {}),                      # no ids
     ((6,), (2, 1), {"padding_idx": 1}),      # every id repeats
+    # Rows of 32 or more take the host's sorted path (not add.at): ids repeated
+    # more than 8 times are summed as one run, fewer times round by round.
+    ((48,), (3, 32), {}),
+    ((4, 5), (9, 33), {"padding_idx": 2}),
 )
 
 SPECS: list = [

@@ -27,9 +27,11 @@ def ref_linear_grad(x, weight, out_grad):
     return x_grad, weight_grad, bias_grad
 
 
-# (x, weight, bias): a batch, leading dimensions folded, a single vector, no bias, an empty batch.
+# (x, weight, bias): a batch, leading dimensions folded, a single vector, no bias, an empty batch,
+# three leading dimensions, an empty middle one (the composite gradient's reshape takes -1 there).
 _LINEAR_SHAPES = (((3, 4), (4, 2), (2,)), ((2, 3, 4), (4, 5), (5,)), ((4,), (4, 3), (3,)),
-                  ((3, 4), (4, 2), None), ((0, 4), (4, 3), (3,)))
+                  ((3, 4), (4, 2), None), ((0, 4), (4, 3), (3,)), ((2, 2, 3, 4), (4, 2), None),
+                  ((2, 0, 4), (4, 3), (3,)))
 
 
 def _out_shape(x, weight):
