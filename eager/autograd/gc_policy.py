@@ -163,6 +163,8 @@ def _unraisable(unraisable) -> None:
             _thread.start_new_thread(_interrupt_main_soon, ())
         except KeyboardInterrupt:  # a second Ctrl-C landed here: the thread asked for is enough
             pass
+        except RuntimeError:  # the interpreter is shutting down: no thread, and nothing left to interrupt
+            pass
         return
     _previous_unraisablehook(unraisable)
 
