@@ -184,3 +184,32 @@ def test_every_top_level_module_imports_as_a_programs_first_import():
     with ThreadPoolExecutor(4) as pool:
         failed = [f"{name}: {err}" for name, rc, err in pool.map(first_import, _top_level_modules()) if rc]
     assert not failed, "\n".join(failed)
+
+
+def test_a_typical_first_import_leaves_scipy_for_the_first_erf():
+    # scipy.special (optional) was a quarter of a second of every `import eager.nn`; the erf
+    # kernels import it at their first call, and without SciPy their array versions serve.
+    code = ("import importlib.util, math, sys, eager, eager.nn, eager.optimizer, eager.vision\n"
+            "x = eager.to_tensor([0.5], dtype='float64')\n"
+            "print('scipy' in sys.modules)\n"
+            "print(abs(float(eager.erf(x)) - math.erf(0.5)) < 1e-15, 'scipy.special' in sys.modules,\n"
+            "      importlib.util.find_spec('scipy') is not None)")
+    result = fresh_python.run(code, timeout=60)
+    assert result.returncode == 0, result.stderr
+    unloaded, after_erf = result.stdout.strip().splitlines()
+    assert unloaded == "False"
+    close, loaded, installed = after_erf.split()
+    assert close == "True" and loaded == installed
+
+
+def test_without_scipy_erf_takes_its_array_version():
+    code = ("import math, sys\n"
+            "sys.modules['scipy'] = None  # an import of scipy now fails as if it were not installed\n"
+            "import eager\n"
+            "from phi.kernels import math_unary_special\n"
+            "x = eager.to_tensor([-3.5, 0.5, 2.0], dtype='float64')\n"
+            "print(max(abs(a - math.erf(v)) for a, v in zip(eager.erf(x).numpy(), [-3.5, 0.5, 2.0])) < 1e-15,\n"
+            "      math_unary_special.scipy_special is None)")
+    result = fresh_python.run(code, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True"]
