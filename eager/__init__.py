@@ -9,11 +9,26 @@
 [3, 1]
 """
 import importlib
-import pkgutil
+import os
 
 __version__ = "0.1.0"
 
-_SUBMODULES = frozenset(module.name for module in pkgutil.iter_modules(__path__))
+
+def _submodules(directory: str) -> frozenset:
+    """The modules and packages in ``directory`` (what pkgutil.iter_modules lists, read
+    with os.scandir: pkgutil imports inspect, two thirds of a bare ``import eager``)."""
+    names = set()
+    for entry in os.scandir(directory):
+        stem, suffix = os.path.splitext(entry.name)
+        if entry.is_dir():
+            if entry.name.isidentifier() and os.path.isfile(os.path.join(entry.path, "__init__.py")):
+                names.add(entry.name)
+        elif suffix == ".py" and stem.isidentifier() and stem != "__init__":
+            names.add(stem)
+    return frozenset(names)
+
+
+_SUBMODULES = _submodules(__path__[0])
 
 
 def __getattr__(name):

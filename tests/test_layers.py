@@ -6,11 +6,11 @@ Read from the source with ast, so the check covers every module whether or
 not a test imports it.
 """
 import ast
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+import fresh_python
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("eager", "phi")
@@ -136,8 +136,7 @@ def test_lower_layers_never_import_upper_ones(lower, upper):
 def test_autograd_imports_alone_without_the_generated_code():
     code = ("import sys, eager.autograd; "
             "print(sorted(m for m in sys.modules if m.startswith('eager.generated')))")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                            timeout=60)
+    result = fresh_python.run(code, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
 
@@ -146,8 +145,7 @@ def test_the_generated_code_loads_what_completes_it():
     code = ("import eager.generated.forward_api as F, eager.tensor as T, numpy as np; "
             "x = T.Tensor(__import__('phi').DenseTensor(np.ones(2))); "
             "print((x + x).numpy().tolist(), x.matmul is not None)")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                            timeout=60)
+    result = fresh_python.run(code, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[2.0, 2.0] True"
 
@@ -161,8 +159,7 @@ def test_a_module_imports_as_a_programs_first_import(first):
             "(x * x).sum().backward(); "
             "print(x.grad.numpy().tolist(), any(getattr(c, '__module__', '') == 'eager.autograd.gc_policy' "
             "for c in gc.callbacks))")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                            timeout=60)
+    result = fresh_python.run(code, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[2.0, 4.0] True"
 
@@ -180,10 +177,39 @@ def test_every_top_level_module_imports_as_a_programs_first_import():
     from concurrent.futures import ThreadPoolExecutor
 
     def first_import(name):
-        result = subprocess.run([sys.executable, "-c", f"import {name}"], cwd=ROOT, capture_output=True,
-                                text=True, timeout=120)
+        result = fresh_python.run(f"import {name}", timeout=120)
         return name, result.returncode, result.stderr.strip().splitlines()[-1:]
 
+    fresh_python.warm_cache()  # (tests/fresh_python.py: the interpreters share compiled bytecode)
     with ThreadPoolExecutor(4) as pool:
         failed = [f"{name}: {err}" for name, rc, err in pool.map(first_import, _top_level_modules()) if rc]
     assert not failed, "\n".join(failed)
+
+
+def test_a_typical_first_import_leaves_scipy_for_the_first_erf():
+    # scipy.special (optional) was a quarter of a second of every `import eager.nn`; the erf
+    # kernels import it at their first call, and without SciPy their array versions serve.
+    code = ("import importlib.util, math, sys, eager, eager.nn, eager.optimizer, eager.vision\n"
+            "x = eager.to_tensor([0.5], dtype='float64')\n"
+            "print('scipy' in sys.modules)\n"
+            "print(abs(float(eager.erf(x)) - math.erf(0.5)) < 1e-15, 'scipy.special' in sys.modules,\n"
+            "      importlib.util.find_spec('scipy') is not None)")
+    result = fresh_python.run(code, timeout=60)
+    assert result.returncode == 0, result.stderr
+    unloaded, after_erf = result.stdout.strip().splitlines()
+    assert unloaded == "False"
+    close, loaded, installed = after_erf.split()
+    assert close == "True" and loaded == installed
+
+
+def test_without_scipy_erf_takes_its_array_version():
+    code = ("import math, sys\n"
+            "sys.modules['scipy'] = None  # an import of scipy now fails as if it were not installed\n"
+            "import eager\n"
+            "from phi.kernels import math_unary_special\n"
+            "x = eager.to_tensor([-3.5, 0.5, 2.0], dtype='float64')\n"
+            "print(max(abs(a - math.erf(v)) for a, v in zip(eager.erf(x).numpy(), [-3.5, 0.5, 2.0])) < 1e-15,\n"
+            "      math_unary_special.scipy_special is None)")
+    result = fresh_python.run(code, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True"]

@@ -3,9 +3,6 @@ paddle.base.dygraph, ...) reach eager's own objects, by attribute and by import
 statement, and eager.base's dygraph pieces behave as Paddle's."""
 import doctest
 import importlib
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,7 +13,7 @@ import eager.nn.functional as F
 from eager.jit.traced_layer import TracedLayer
 from eager.nn.quant.quant_layers import MovingAverageAbsMaxScale
 
-ROOT = Path(__file__).resolve().parents[1]
+import fresh_python
 
 # (module path, name, the canonical object): the path's name must be that object.
 CASES = [
@@ -146,9 +143,10 @@ PROGRAMS = {
 
 
 def test_import_statements_work_as_a_programs_first_import():
-    # All programs run at once (each interpreter spends most of its time importing).
-    running = {key: subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True) for key, code in PROGRAMS.items()}
+    # All programs run at once (each interpreter spends most of its time importing), on
+    # bytecode compiled once for them all (tests/fresh_python.py).
+    fresh_python.warm_cache()
+    running = {key: fresh_python.start(code) for key, code in PROGRAMS.items()}
     failed = {}
     for key, process in running.items():
         output, _ = process.communicate(timeout=300)

@@ -17,17 +17,41 @@ import math
 
 import numpy as np
 
-try:
-    from scipy import special as scipy_special
-except ImportError:  # SciPy is optional: the array-operation versions below serve
-    scipy_special = None
-
 from ..core.errors import InvalidArgumentError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS, INEXACT, NUMERIC
 
 _SQRT_PI = math.sqrt(math.pi)
 _HALF_LN_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+# scipy.special costs a quarter of a second to import, more than the rest of phi, and
+# most programs never call erf: it is imported at the first call that asks for it.
+# ``scipy_special`` stays a module attribute (scipy.special, or None without SciPy), set
+# at first use; tests read it and swap in None to run the array-operation versions.
+
+def _load_scipy_special():
+    """scipy.special, or None where SciPy is not installed (the array-operation versions
+    below serve then); imported once, on first use."""
+    try:
+        found = importlib.import_module("scipy.special")
+    except ImportError:  # SciPy is optional
+        found = None
+    globals()["scipy_special"] = found
+    return found
+
+
+def _scipy_special():
+    """The module attribute ``scipy_special``, loading it at the first call."""
+    found = globals().get("scipy_special", _load_scipy_special)
+    return found() if found is _load_scipy_special else found
+
+
+def __getattr__(name):
+    """``math_unary_special.scipy_special`` read from outside before any kernel loaded it."""
+    if name == "scipy_special":
+        return _load_scipy_special()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # -- complex parts ---------------------------------------------------------------------------
@@ -118,8 +142,10 @@ def _erf_and_erfc(xp, x):
     clamped into its range, and a ``where`` picks: more arithmetic, no wait.
     """
     a = xp.abs(x)
-    if xp is np and scipy_special is not None:
-        return scipy_special.erf(a), scipy_special.erfc(a)
+    if xp is np:
+        cpu_special = _scipy_special()
+        if cpu_special is not None:
+            return cpu_special.erf(a), cpu_special.erfc(a)
     special = _device_special(xp)
     if special is not None:
         return special.erf(a), special.erfc(a)

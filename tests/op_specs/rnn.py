@@ -308,6 +308,13 @@ def _simple_seq_grad_prepare(arrays, attrs):
 
 # (time, batch, hidden, with a mask, is_reverse)
 SEQUENCES = ((3, 2, 2, False, False), (3, 2, 2, True, True), (1, 1, 1, False, True), (4, 3, 2, True, False))
+# The sequence backward ops' second-order checks (gradgradcheck, third derivatives of the
+# recursion) take sequences of their own: each input element costs a finite difference of the
+# whole recursion, so (3, 2, 2) cost 3-17 s a check and (4, 3, 2) minutes. Two steps already
+# carry a state from one step into the next (as three do), hidden 2 keeps the weight's
+# off-diagonal coupling, batch 2 the sum over the batch, and the pair keeps the mask, the
+# reversed order and the gradients not given; the first-order checks keep SEQUENCES.
+SECOND_ORDER_SEQUENCES = ((2, 2, 2, False, False), (2, 2, 2, True, True), (1, 1, 1, False, True))
 
 
 def _seq_cases(gates, extra=(), activation=False):
@@ -324,16 +331,19 @@ def _seq_cases(gates, extra=(), activation=False):
 
 def _seq_grad_cases(gates, lead, seq_in, grads, activation=False):
     """lead(h): the shapes before the mask; seq_in: how many [T, B, *] saved tensors follow it
-    (their widths); grads: the gradient widths (None: not given, in the second case)."""
+    (their widths); grads: the gradient widths (None: not given, where the case is masked and
+    reversed). Every sequence of SEQUENCES is a first-order case; those of SECOND_ORDER_SEQUENCES
+    are also checked to second order."""
     cases = []
-    for k, (t, b, h, masked, reverse) in enumerate(SEQUENCES):
+    for sequence in SEQUENCES + tuple(s for s in SECOND_ORDER_SEQUENCES if s not in SEQUENCES):
+        t, b, h, masked, reverse = sequence
         attrs = {"is_reverse": reverse}
         if activation:
-            attrs = {"activation": ("tanh", "relu")[k % 2], **attrs}
+            attrs = {"activation": ("tanh", "relu")[masked], **attrs}
         saved = tuple((t, b, w * h) for w in seq_in)
-        given = tuple(None if (k == 1 and i > 0) else (t, b, w * h) for i, w in enumerate(grads))
+        given = tuple(None if (masked and reverse and i > 0) else (t, b, w * h) for i, w in enumerate(grads))
         cases.append(Case(lead(b, h) + ((t, b, 1) if masked else None,) + saved + given, attrs,
-                          gradgrad=t * b < 12))  # (4, 3): minutes of third-order checks, nothing new
+                          gradgrad=sequence in SECOND_ORDER_SEQUENCES))
     return tuple(cases)
 
 
