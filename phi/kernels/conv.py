@@ -92,13 +92,14 @@ def _samples_per_block(xp, n, per_sample, size=None):
 
 
 def _column_source(xp, x, kernel, strides, pads, dilations, outs):
-    """What the columns are copied from: (source, grid, direct). ``source`` is a view
-    [N, C, *kernel, *grid] whose copy is the columns (C * prod(kernel) rows of
+    """What the columns are copied from: (source, grid, layout). ``source`` is a view
+    [N, C, *kernel, *positions] whose copy is the columns (C * prod(kernel) rows of
     prod(grid) positions per sample); ``grid`` the positions the matmul computes,
-    of which ``outs`` (leading corner) are the output; ``direct`` when x itself is
-    the columns (a 1x1 stride-1 unpadded kernel: no copy at all).
+    of which ``outs`` (leading corner) are the output; ``layout`` "direct" when x
+    itself is the columns (a 1x1 stride-1 unpadded kernel: no copy at all), else
+    "windows" or "wide".
 
-    Two layouts. The windows: grid == outs, each kernel position's block a
+    The windows: grid == outs, each kernel position's block a
     strided view of the padded input (inner runs of outs[-1] elements, times the
     stride). "Wide", on the CPU for a stride-1 convolution: the output positions
     of the first spatial axis times every padded position of the others, flat;
@@ -112,7 +113,7 @@ def _column_source(xp, x, kernel, strides, pads, dilations, outs):
     n, c = x.shape[:2]
     if (math.prod(kernel) == 1 and all(s == 1 for s in strides)
             and not any(p for pair in pads for p in pair)):
-        return x.reshape((n, c) + (1,) * k + (math.prod(outs),)), tuple(outs), True
+        return x.reshape((n, c) + (1,) * k + (math.prod(outs),)), tuple(outs), "direct"
     if xp is np and all(s == 1 for s in strides):
         padded_sizes = tuple(m + b + a for m, (b, a) in zip(x.shape[2:], pads))
         grid = (outs[0],) + padded_sizes[1:]
@@ -125,10 +126,10 @@ def _column_source(xp, x, kernel, strides, pads, dilations, outs):
             source = xp.lib.stride_tricks.as_strided(
                 buffer, (n, c) + tuple(kernel) + (outs[0] * slab,),
                 buffer.strides[:2] + tuple(step * d * item for step, d in zip(offsets, dilations)) + (item,))
-            return source, grid, False
+            return source, grid, "wide"
     windows = _windows(xp, x, kernel, strides, pads, dilations, outs)       # [N, C, *outs, *kernel]
     order = (0, 1) + tuple(range(2 + k, 2 + 2 * k)) + tuple(range(2, 2 + k))
-    return xp.transpose(windows, order), tuple(outs), False
+    return xp.transpose(windows, order), tuple(outs), "windows"
 
 
 def _convolve(xp, x, filter, strides, pads, dilations, outs, groups):
@@ -143,10 +144,10 @@ def _convolve(xp, x, filter, strides, pads, dilations, outs, groups):
     o, kernel = filter.shape[0], filter.shape[2:]
     taps = math.prod(kernel)
     matrix = filter.reshape(groups, o // groups, c // groups * taps)
-    source, grid, direct = _column_source(xp, x, kernel, strides, pads, dilations, outs)
+    source, grid, layout = _column_source(xp, x, kernel, strides, pads, dilations, outs)
     length = math.prod(grid)
     out = xp.empty((n, o) + tuple(outs), dtype=xp.result_type(x.dtype, filter.dtype))
-    if direct:
+    if layout == "direct":
         xp.matmul(matrix, x.reshape(n, groups, c // groups, length),
                   out=out.reshape(n, groups, o // groups, length))
         return out
