@@ -137,13 +137,14 @@ def resnet_step(batch: int = 32):
     return step
 
 
-# (x shape, filter shape, stride, padding): the ResNet step's convolutions and LeNet's (B5)
+# (x shape, filter shape, stride, padding): the ResNet step's convolutions, LeNet's (B5), a 1x1
 CONV_CASES = (
     ((32, 3, 32, 32), (16, 3, 3, 3), 1, 1), ((32, 16, 32, 32), (16, 16, 3, 3), 1, 1),
     ((32, 16, 32, 32), (32, 16, 3, 3), 2, 1), ((32, 32, 16, 16), (32, 32, 3, 3), 1, 1),
     ((32, 16, 32, 32), (32, 16, 1, 1), 2, 0), ((32, 32, 16, 16), (64, 32, 3, 3), 2, 1),
     ((32, 64, 8, 8), (64, 64, 3, 3), 1, 1), ((32, 32, 16, 16), (64, 32, 1, 1), 2, 0),
     ((64, 1, 28, 28), (6, 1, 5, 5), 1, 2), ((64, 6, 14, 14), (16, 6, 5, 5), 1, 0),
+    ((32, 64, 16, 16), (64, 64, 1, 1), 1, 0),     # a bottleneck block's 1x1: x is its own columns
 )
 
 

@@ -1,20 +1,25 @@
 """Convolution kernels (conv2d, conv3d, conv2d_transpose, conv3d_transpose) and
 their gradients, written once for any number of spatial axes.
 
-The forward is im2col plus one batched matmul: a strided sliding-window view
-of the padded input is copied once into per-sample columns [N, groups,
-C/g*kernel, out] and the filter [groups, O/g, C/g*kernel] times them is the
-output as it lies, so the arithmetic is BLAS (cuBLAS on the GPU) with no loop
-over pixels. The filter gradient is the output gradient's rows [groups, O/g,
-N*out] times the batch's columns [groups, C/g*kernel, N*out] (one matmul
-contracting the batch too); both copies keep the output positions innermost,
-so they read their sources nearly in memory order. The input gradient
+The forward is im2col plus matmul: the padded input's columns [groups,
+C/g*kernel, positions] per sample are copied out of a strided view and the
+filter [groups, O/g, C/g*kernel] times them is the output as it lies, so the
+arithmetic is BLAS (cuBLAS on the GPU) with no loop over pixels. On the CPU
+the columns are copied and multiplied a block of samples at a time (about
+512 KiB of columns, still in the cache when the matmul reads them), and a
+stride-1 convolution's columns are "wide" (_column_source): every padded
+position of the axes after the first, so each kernel position's block is one
+contiguous run of the padded input per channel; a 1x1 stride-1 kernel
+multiplies x itself. The filter gradient is, per block, gout's rows [groups,
+O/g, b*positions] times the block's columns, contracting the samples and the
+positions in one matmul, summed over the blocks. The input gradient
 multiplies the filter's transpose by the output gradient back into
-per-sample columns and adds each kernel position's block into the padded
-input (col2im: on the CPU a loop over the kernel's positions, e.g. 9 for 3x3,
-each a whole-tensor add; on a GPU one gather). Filters are [O, C/groups,
-*kernel] in both data formats, as in Paddle; channel-last inputs are moved to
-channel-first and back.
+per-sample columns and adds each kernel position's block into the input
+(col2im: on the CPU a loop over the kernel's positions, e.g. 9 for 3x3, each
+a whole-block add; on a GPU one gather), or for a stride-1 convolution on the
+CPU is the full convolution of gout with the flipped filter. Filters are [O,
+C/groups, *kernel] in both data formats, as in Paddle; channel-last inputs are
+moved to channel-first and back.
 
 A transposed convolution is the input gradient of a convolution: its forward
 is the matmul-then-col2im above (x playing the output gradient, the filter
