@@ -60,6 +60,15 @@ def _padded(xp, x, pads):
     return out
 
 
+def _strided(xp, base, shape, strides):
+    """A read-only strided view of ``base`` (byte strides). On the CPU over a C-contiguous
+    base, the ndarray constructor: 1.5 us against as_strided's 7.5, and it refuses a view
+    that would read past the base."""
+    if xp is np and base.flags.c_contiguous:
+        return np.ndarray(shape, base.dtype, base, 0, strides)
+    return xp.lib.stride_tricks.as_strided(base, shape, strides)
+
+
 def _windows(xp, x, kernel, strides, pads, dilations, outs):
     """The padded input's windows as a strided view [N, C, *outs, *kernel]
     (as_strided directly: sliding_window_view's checks cost CuPy ~190 us of
@@ -69,8 +78,8 @@ def _windows(xp, x, kernel, strides, pads, dilations, outs):
         if o and (o - 1) * s + (ks - 1) * d >= size:  # as_strided checks no bounds: never read past x
             raise ValueError(f"conv im2col: windows of {outs} outputs overrun the padded input {x.shape[2:]}")
     spatial = x.strides[2:]
-    return xp.lib.stride_tricks.as_strided(
-        x, x.shape[:2] + tuple(outs) + tuple(kernel),
+    return _strided(
+        xp, x, x.shape[:2] + tuple(outs) + tuple(kernel),
         x.strides[:2] + tuple(st * s for st, s in zip(spatial, strides))
         + tuple(st * d for st, d in zip(spatial, dilations)))
 
@@ -129,8 +138,8 @@ def _column_source(xp, x, kernel, strides, pads, dilations, outs):
             buffer[(slice(None), slice(None)) + tuple(slice(b, b + m) for m, (b, _) in zip(x.shape[2:], pads))] = x
             item = buffer.itemsize
             offsets = [math.prod(padded_sizes[axis + 1:]) for axis in range(k)]   # elements per step of each axis
-            source = xp.lib.stride_tricks.as_strided(
-                buffer, (n, c) + tuple(kernel) + (outs[0] * slab,),
+            source = _strided(
+                xp, buffer, (n, c) + tuple(kernel) + (outs[0] * slab,),
                 buffer.strides[:2] + tuple(step * d * item for step, d in zip(offsets, dilations)) + (item,))
             return source, grid, "wide"
     windows = _windows(xp, x, kernel, strides, pads, dilations, outs)       # [N, C, *outs, *kernel]
@@ -299,19 +308,8 @@ def _col2im_loop(xp, gout, filter, x_shape, kernel, strides, pads, dilations, ou
     matrix = filter.reshape(groups, o // groups, c // groups * taps).swapaxes(1, 2)
     dtype = xp.result_type(gout.dtype, filter.dtype)
     out = xp.zeros(tuple(x_shape), dtype=dtype)
-    adds = []
-    for position in itertools.product(*(range(ks) for ks in kernel)):
-        target, source = [], []
-        for p, size, s, d, (before, _), m in zip(position, x_shape[2:], strides, dilations, pads, outs):
-            shift = p * d - before                     # output index j reads input index j * s + shift
-            low = max(0, -(-(-shift) // s))            # the first j with j * s + shift >= 0
-            high = min(m, (size - 1 - shift) // s + 1)  # one past the last j with j * s + shift < size
-            if high <= low:
-                break
-            target.append(slice(low * s + shift, (high - 1) * s + shift + 1, s))
-            source.append(slice(low, high))
-        else:
-            adds.append((tuple(target), position + tuple(source)))
+    adds = _col2im_adds(tuple(x_shape[2:]), tuple(kernel), tuple(strides), tuple(map(tuple, pads)), tuple(dilations),
+                        tuple(outs))
     block = _samples_per_block(xp, n, c * taps * positions * dtype.itemsize, _ADD_BLOCK_BYTES)
     columns = xp.empty((block, groups, c // groups * taps, positions), dtype=dtype)
     for start in range(0, n, block):
@@ -323,6 +321,28 @@ def _col2im_loop(xp, gout, filter, x_shape, kernel, strides, pads, dilations, ou
         for target, source in adds:
             into[(slice(None), slice(None)) + target] += part[(slice(None), slice(None)) + source]
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _col2im_adds(sizes, kernel, strides, pads, dilations, outs):
+    """col2im's adds: (target, source) index tuples per kernel position, the target the
+    input positions (spatial axes) its columns' block adds into, the source the
+    kernel position and the output positions whose windows read the input there
+    (not the padding). A kernel position whose windows all fall on the padding adds nothing."""
+    adds = []
+    for position in itertools.product(*(range(ks) for ks in kernel)):
+        target, source = [], []
+        for p, size, s, d, (before, _), m in zip(position, sizes, strides, dilations, pads, outs):
+            shift = p * d - before                     # output index j reads input index j * s + shift
+            low = max(0, -(-(-shift) // s))            # the first j with j * s + shift >= 0
+            high = min(m, (size - 1 - shift) // s + 1)  # one past the last j with j * s + shift < size
+            if high <= low:
+                break
+            target.append(slice(low * s + shift, (high - 1) * s + shift + 1, s))
+            source.append(slice(low, high))
+        else:
+            adds.append((tuple(target), position + tuple(source)))
+    return tuple(adds)
 
 
 def _col2im_gather(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, groups):
