@@ -197,7 +197,10 @@ def _filter_gradient(xp, x, gout, filter_shape, strides, pads, dilations, outs, 
     source, grid, _ = _column_source(xp, x, kernel, strides, pads, dilations, outs)
     length = math.prod(grid)
     dtype = xp.result_type(x.dtype, gout.dtype)
-    rows = (xp.zeros if grid != tuple(outs) else xp.empty)((o, n) + grid, dtype=gout.dtype)
+    rows = xp.empty((o, n) + grid, dtype=gout.dtype)
+    for axis in range(1, k):              # a wide grid's positions past outs (only ever after the first axis)
+        if grid[axis] > outs[axis]:
+            rows[(slice(None),) * (2 + axis) + (slice(outs[axis], None),)] = 0
     rows[(slice(None), slice(None)) + tuple(slice(0, m) for m in outs)] = gout.swapaxes(0, 1)
     rows = rows.reshape(groups, o // groups, n, length)
     if out is None:
