@@ -179,6 +179,70 @@ def test_batch_norm_gradients(training):
     assert gradgradcheck(fn, (x, w, b))
 
 
+def _offset_batch(shape, offset, seed):
+    """float32 NCHW data whose channel c has std s_c and mean offset * s_c (a sign per channel)."""
+    rng = np.random.default_rng(seed)
+    c = shape[1]
+    std = rng.uniform(0.2, 2.0, (1, c, 1, 1))
+    x = rng.standard_normal(shape) * std + offset * std * rng.choice([-1.0, 1.0], (1, c, 1, 1))
+    return x.astype("float32"), rng.standard_normal(shape).astype("float32")
+
+
+def _max_rel(got, want):
+    return float(np.max(np.abs(got.astype("float64") - want)) / np.max(np.abs(want)))
+
+
+# mean/std 0 and 1.5 take the one-pass statistics and x * a + b (phi/kernels/norm.py's
+# _ONE_PASS_RATIO); 100 must take the centered form: one pass there loses about 1e-5.
+@pytest.mark.parametrize("shape", [(8, 3, 16, 16), (16, 4, 5, 5)])   # BLAS row dots, einsum row dots
+@pytest.mark.parametrize("offset", [0.0, 1.5, 100.0])
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_float32_accuracy_against_float64(shape, offset, training):
+    x, seed = _offset_batch(shape, offset, 1)
+    c = shape[1]
+    w = np.random.default_rng(2).uniform(0.5, 1.5, c).astype("float32")
+    b = np.random.default_rng(3).standard_normal(c).astype("float32")
+    x64, seed64, w64, b64 = (a.astype("float64") for a in (x, seed, w, b))
+    rm = (x64.mean(axis=(0, 2, 3)) * 0.999).astype("float32")   # running statistics near the batch's
+    rv = (x64.var(axis=(0, 2, 3)) * 1.001).astype("float32")
+    xt, wt, bt = tensor(x, True), tensor(w, True), tensor(b, True)
+    out = F.batch_norm(xt, tensor(rm.copy()), tensor(rv.copy()), wt, bt, training=training, epsilon=1e-5)
+    (out * tensor(seed)).sum().backward()
+    if training:
+        m, v = x64.mean(axis=(0, 2, 3)), x64.var(axis=(0, 2, 3))
+    else:
+        m, v = rm.astype("float64"), rv.astype("float64")
+    per = (1, c, 1, 1)
+    rstd = 1 / np.sqrt(v + 1e-5)
+    xhat = (x64 - m.reshape(per)) * rstd.reshape(per)
+    want_out = xhat * w64.reshape(per) + b64.reshape(per)
+    g = seed64 * w64.reshape(per)
+    if training:
+        mean_g = g.mean(axis=(0, 2, 3), keepdims=True)
+        mean_gx = (g * xhat).mean(axis=(0, 2, 3), keepdims=True)
+        want_dx = rstd.reshape(per) * (g - mean_g - xhat * mean_gx)
+    else:
+        want_dx = g * rstd.reshape(per)
+    assert _max_rel(out.numpy(), want_out) < 1e-6
+    assert _max_rel(xt.grad.numpy(), want_dx) < 1e-6
+    assert _max_rel(wt.grad.numpy(), (seed64 * xhat).sum(axis=(0, 2, 3))) < 1e-6
+    assert _max_rel(bt.grad.numpy(), seed64.sum(axis=(0, 2, 3))) < 1e-6
+
+
+@pytest.mark.parametrize("offset", [0.0, 100.0])
+def test_instance_norm_float32_accuracy_against_float64(offset):
+    x, seed = _offset_batch((4, 3, 16, 16), offset, 4)
+    xt = tensor(x, True)
+    out = F.instance_norm(xt, eps=1e-5)
+    (out * tensor(seed)).sum().backward()
+    x64, g = x.astype("float64"), seed.astype("float64")
+    xhat = ref_normalize(x64, (2, 3), 1e-5)
+    rstd = 1 / np.sqrt(x64.var(axis=(2, 3), keepdims=True) + 1e-5)
+    want_dx = rstd * (g - g.mean(axis=(2, 3), keepdims=True) - xhat * (g * xhat).mean(axis=(2, 3), keepdims=True))
+    assert _max_rel(out.numpy(), xhat) < 1e-6
+    assert _max_rel(xt.grad.numpy(), want_dx) < 1e-6
+
+
 def test_batch_norm_layers_match_torch():
     torch = pytest.importorskip("torch")
     eager.seed(0)

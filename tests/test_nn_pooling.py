@@ -195,6 +195,24 @@ def test_adaptive_gradients():
         assert gradcheck(f, (x,)) and gradgradcheck(f, (x,))
 
 
+@pytest.mark.parametrize("fmt", ["NCHW", "NHWC"])
+def test_global_avg_pool_float32_values_and_gradient(fmt):
+    # one window per plane (the kernels' BLAS path): adaptive size 1 and a kernel of the whole plane
+    x = (array(4, 3, 9, 8) * 2 + 5).astype("float32")
+    data = x if fmt == "NCHW" else x.transpose(0, 2, 3, 1)
+    want = x.astype("float64").mean(axis=(2, 3), keepdims=True)
+    seed = array(4, 3, 1, 1).astype("float32")
+    for pool in (lambda t: F.adaptive_avg_pool2d(t, 1, data_format=fmt),
+                 lambda t: F.avg_pool2d(t, [9, 8], data_format=fmt)):
+        t = leaf(data)
+        out = pool(t)
+        got = out.numpy() if fmt == "NCHW" else out.numpy().transpose(0, 3, 1, 2)
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+        (out * eager.to_tensor(seed if fmt == "NCHW" else seed.transpose(0, 2, 3, 1))).sum().backward()
+        grad = t.grad.numpy() if fmt == "NCHW" else t.grad.numpy().transpose(0, 3, 1, 2)
+        np.testing.assert_allclose(grad, np.broadcast_to(seed / 72.0, x.shape), rtol=1e-6)
+
+
 # -- unfold / fold -------------------------------------------------------------
 
 def test_unfold_and_fold_match_the_reference_and_are_adjoint():

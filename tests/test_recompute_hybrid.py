@@ -152,14 +152,21 @@ def test_names_and_world_of_one_gradients(world_of_one_group):
     ({"mp_group": "GROUP", "segments": 2}, (), {}, ValueError, "ctx has unknown key(s) ['segments']"),
     ({"mp_group": "GROUP"}, (), {"y": "TRAINABLE"}, TypeError, "keyword argument 'y' holds a Tensor with "
                                                                "stop_gradient=False"),
+    # argument errors name recompute_hybrid, not the recompute they share their checks with
+    ({"mp_group": "GROUP"}, ("MIXED_TUPLE",), {}, ValueError, "recompute_hybrid: argument 1 is a tuple holding "
+                                                              "Tensors and other values (Tensor, int)"),
+    ({"mp_group": "GROUP"}, ("TRAINABLE_LIST",), {}, TypeError, "recompute_hybrid: argument 1 is a list holding a "
+                                                                "Tensor with stop_gradient=False"),
 ])
 def test_ctx_checks(world_of_one_group, ctx, args, kwargs, error, message):
     if isinstance(ctx, dict) and ctx.get("mp_group") == "GROUP":
         ctx = dict(ctx, mp_group=world_of_one_group)
     kwargs = {k: eager.to_tensor([1.0], stop_gradient=False) if v == "TRAINABLE" else v for k, v in kwargs.items()}
     x = eager.to_tensor([1.0, 2.0], stop_gradient=False)
+    built = {"MIXED_TUPLE": (x, 1), "TRAINABLE_LIST": [x]}
+    args = tuple(built.get(a, a) if isinstance(a, str) else a for a in args)
     with pytest.raises(error, match=None) as info:
-        recompute_hybrid(ctx, lambda v, **kw: v * 2, x, *args, **kwargs)
+        recompute_hybrid(ctx, lambda v, *rest, **kw: v * 2, x, *args, **kwargs)
     assert message in str(info.value)
 
 

@@ -168,6 +168,11 @@ def _tiled(w):
             and all(o * ks == n for o, ks, n in zip(w.outs, w.kernel, w.size)))
 
 
+def _global(w):
+    """Whether one window covers each whole plane (global or adaptive pooling to size 1)."""
+    return _tiled(w) and all(o == 1 for o in w.outs)
+
+
 def _tile_order(k):
     """The axes of x [N, C, o1, k1, o2, k2, ...] as [N, C, o1, o2, ..., k1, k2, ...]."""
     return (0, 1) + tuple(range(2, 2 + 2 * k, 2)) + tuple(range(3, 3 + 2 * k, 2))
@@ -326,7 +331,10 @@ def avg_pool_nd(ctx, x, kernel_size, strides, paddings, padding_algorithm, ceil_
     x = channel_first(xp, x, channel_last)
     w = _Windows(x.shape[2:], kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive)
     k = len(w.size)
-    if w.regular:
+    if _global(w):  # one window per plane: a BLAS product with ones
+        plane = math.prod(w.size)
+        total = (x.reshape(-1, plane) @ xp.ones(plane, dtype=x.dtype)).reshape(x.shape[:2] + w.outs)
+    elif w.regular:
         total = x
         for axis in range(k):  # a 1-D window sum along each axis in turn
             source = _pad_axis(xp, total, w, axis)
@@ -345,7 +353,9 @@ def avg_pool_nd_grad(ctx, x, out_grad, kernel_size, strides, paddings, padding_a
     w = _Windows(shape[2:], kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive)
     k = len(w.size)
     g = g * _inverse_counts(xp, w, exclusive or adaptive, g.dtype)
-    if w.regular:
+    if _global(w):  # each plane's gradient spread over it: one broadcasting copy
+        g = xp.ascontiguousarray(xp.broadcast_to(g, shape))
+    elif w.regular:
         for axis in reversed(range(k)):  # the transposed 1-D window sums
             target_shape = list(g.shape)
             target_shape[2 + axis] = w.size[axis]

@@ -57,9 +57,10 @@ class _Slot:
         self.index = index
 
 
-def _flatten_args(args) -> tuple:
+def _flatten_args(args, who: str = "recompute") -> tuple:
     """(template, tensors): the arguments with each Tensor replaced by a _Slot,
-    and the Tensors in order. A tuple of Tensors becomes a tuple of slots."""
+    and the Tensors in order. A tuple of Tensors becomes a tuple of slots;
+    ``who`` names the caller in errors."""
     template, tensors = [], []
 
     def slot(tensor):
@@ -72,13 +73,13 @@ def _flatten_args(args) -> tuple:
         elif type(arg) is tuple and any(isinstance(a, Tensor) for a in arg):
             if not all(isinstance(a, Tensor) for a in arg):
                 raise ValueError(
-                    f"recompute: argument {i} is a tuple holding Tensors and other values "
+                    f"{who}: argument {i} is a tuple holding Tensors and other values "
                     f"({', '.join(type(a).__name__ for a in arg)}); a tuple argument must hold only Tensors "
                     f"(or none)")
             template.append(tuple(slot(a) for a in arg))
         elif isinstance(arg, (list, tuple, dict)) and _holds_trainable(arg):
             raise TypeError(
-                f"recompute: argument {i} is a {type(arg).__name__} holding a Tensor with stop_gradient=False; "
+                f"{who}: argument {i} is a {type(arg).__name__} holding a Tensor with stop_gradient=False; "
                 f"with use_reentrant=True only Tensors passed directly or in a tuple get gradients: pass it "
                 f"that way, or use use_reentrant=False")
         else:
@@ -169,7 +170,7 @@ class RecomputeFunction(PyLayer):
         return _backward_through_rerun(ctx, ctx.saved_tensor(), grads)
 
 
-def _backward_through_rerun(ctx, saved, grads) -> tuple:
+def _backward_through_rerun(ctx, saved, grads, who: str = "recompute") -> tuple:
     """The reentrant recompute's backward: re-runs ``ctx.run_function`` on detached
     copies of ``saved`` (the inputs as the forward had them) under the forward's
     states, backpropagates ``grads`` through the re-run and returns the inputs' gradients."""
@@ -183,7 +184,7 @@ def _backward_through_rerun(ctx, saved, grads) -> tuple:
     outputs = _output_tensors(outputs)
     if len(outputs) != len(grads):
         raise AutogradError(
-            f"recompute: the re-run of {_name(ctx.run_function)} returned {len(outputs)} Tensor(s), the "
+            f"{who}: the re-run of {_name(ctx.run_function)} returned {len(outputs)} Tensor(s), the "
             f"forward returned {len(grads)}; the function must compute the same thing each time it runs")
     roots, seeds = [], []
     for out, grad in zip(outputs, grads):

@@ -90,7 +90,7 @@ class _HybridRecomputeFunction(PyLayer):
             whole = _restore(kept, shape, place, ctx.group, ctx.partition)
             whole.stop_gradient = flag
             saved.append(whole)
-        return _backward_through_rerun(ctx, saved, grads)
+        return _backward_through_rerun(ctx, saved, grads, _WHO)
 
 
 def _check_ctx(ctx):
@@ -145,7 +145,7 @@ def recompute_hybrid(ctx, function, *args, **kwargs):
         if any(isinstance(t, Tensor) and not t.stop_gradient for t in items):
             raise TypeError(f"{_WHO}: keyword argument {key!r} holds a Tensor with stop_gradient=False, which "
                             f"would get no gradient; pass it positionally")
-    template, tensors = _flatten_args(args)
+    template, tensors = _flatten_args(args, _WHO)
     if partition and group.nranks > 1:
         for index, tensor in enumerate(tensors):
             count = _numel(tensor)
