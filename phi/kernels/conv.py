@@ -6,7 +6,7 @@ C/g*kernel, positions] per sample are copied out of a strided view and the
 filter [groups, O/g, C/g*kernel] times them is the output as it lies, so the
 arithmetic is BLAS (cuBLAS on the GPU) with no loop over pixels. On the CPU
 the columns are copied and multiplied a block of samples at a time (about
-512 KiB of columns, still in the cache when the matmul reads them), and a
+1 MiB of columns, still in the cache when the matmul reads them), and a
 stride-1 convolution's columns are "wide" (_column_source): every padded
 position of the axes after the first, so each kernel position's block is one
 contiguous run of the padded input per channel; a 1x1 stride-1 kernel
@@ -86,8 +86,10 @@ def _windows(xp, x, kernel, strides, pads, dilations, outs):
 
 # Columns are copied and multiplied a block of samples at a time on the CPU: a block's columns
 # (about this many bytes) are still in the cache when the matmul reads them, where a whole
-# batch's (tens of MB) went out to memory between the copy and the matmul.
-_BLOCK_BYTES = 1 << 19
+# batch's (tens of MB) went out to memory between the copy and the matmul. The kernels alone
+# measured 512 KiB to 1 MiB best (flat between); the whole ResNet and LeNet steps 1 MiB never
+# slower than 512 KiB (docs/performance.md).
+_BLOCK_BYTES = 1 << 20
 # col2im's adds on the CPU, per block of samples of at most this many bytes of columns: the adds
 # are prod(kernel) calls per block, and blocks small enough for the cache cost more calls than
 # they save (measured: 0.5-2 MiB blocks 0-40% slower than 8 MiB for ResNet's and LeNet's shapes).
