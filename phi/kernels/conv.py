@@ -96,7 +96,7 @@ _BLOCK_BYTES = 1 << 20
 _ADD_BLOCK_BYTES = 1 << 23
 # A stride-1 convolution's "wide" columns (below) cover every padded position of the axes after
 # the first; taken while that is at most this many times the output positions (8x8 outputs of a
-# 3x3 kernel with padding 1: 100 / 64, 1.25; 4x4: 1.5).
+# 3x3 kernel with padding 1: 80 / 64, 1.25; 4x4: 24 / 16, 1.5).
 _WIDE_WASTE = 1.5
 
 
