@@ -5,6 +5,7 @@ against the working tree's, interleaved round by round, minimum reported.
     python benchmarks/kernel_ab.py --base main --rounds 40 --only B2
     python benchmarks/kernel_ab.py --base main --clock wall   # perf_counter, not CPU time
     python benchmarks/kernel_ab.py --base main --only B5      # the LeNet CNN step
+    python benchmarks/kernel_ab.py --base main --only RN,CV   # a small ResNet step, its convs alone
 
 The kernel modules of ``--base`` are read with ``git show`` and executed with a
 registration that collects their functions instead of registering them; each
@@ -98,6 +99,70 @@ def install(kernels: dict) -> None:
         cache.clear()
 
 
+class _BasicBlock(eager.nn.Layer):
+    """conv-BN-ReLU-conv-BN plus the shortcut (a 1x1 strided conv and BN when the shape changes), ReLU."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        nn = eager.nn
+        self.c1, self.b1 = nn.Conv2D(cin, cout, 3, stride, 1, bias_attr=False), nn.BatchNorm2D(cout)
+        self.c2, self.b2 = nn.Conv2D(cout, cout, 3, 1, 1, bias_attr=False), nn.BatchNorm2D(cout)
+        self.sc = None if stride == 1 and cin == cout else nn.Sequential(
+            nn.Conv2D(cin, cout, 1, stride, bias_attr=False), nn.BatchNorm2D(cout))
+
+    def forward(self, x):
+        y = self.b2(self.c2(eager.nn.functional.relu(self.b1(self.c1(x)))))
+        return eager.nn.functional.relu(y + (x if self.sc is None else self.sc(x)))
+
+
+def resnet_step(batch: int = 32):
+    """The training step of issue #14's small ResNet (a 3 -> 16 stem and basic blocks
+    16, 32, 64 with batch norm, 32x32 inputs, Momentum): a function of no arguments."""
+    nn = eager.nn
+    eager.seed(0)
+    net = nn.Sequential(nn.Conv2D(3, 16, 3, 1, 1, bias_attr=False), nn.BatchNorm2D(16), nn.ReLU(),
+                        _BasicBlock(16, 16, 1), _BasicBlock(16, 32, 2), _BasicBlock(32, 64, 2),
+                        nn.AdaptiveAvgPool2D(1), nn.Flatten(), nn.Linear(64, 10))
+    opt = eager.optimizer.Momentum(0.1, parameters=net.parameters())
+    rng = np.random.default_rng(0)
+    x = eager.to_tensor(rng.random((batch, 3, 32, 32), dtype=np.float32))
+    y = eager.to_tensor(rng.integers(0, 10, (batch, 1)))
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step():
+        loss = loss_fn(net(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+    return step
+
+
+# (x shape, filter shape, stride, padding): the ResNet step's convolutions, LeNet's (B5), a 1x1
+CONV_CASES = (
+    ((32, 3, 32, 32), (16, 3, 3, 3), 1, 1), ((32, 16, 32, 32), (16, 16, 3, 3), 1, 1),
+    ((32, 16, 32, 32), (32, 16, 3, 3), 2, 1), ((32, 32, 16, 16), (32, 32, 3, 3), 1, 1),
+    ((32, 16, 32, 32), (32, 16, 1, 1), 2, 0), ((32, 32, 16, 16), (64, 32, 3, 3), 2, 1),
+    ((32, 64, 8, 8), (64, 64, 3, 3), 1, 1), ((32, 32, 16, 16), (64, 32, 1, 1), 2, 0),
+    ((64, 1, 28, 28), (6, 1, 5, 5), 1, 2), ((64, 6, 14, 14), (16, 6, 5, 5), 1, 0),
+    ((32, 64, 16, 16), (64, 64, 1, 1), 1, 0),     # a bottleneck block's 1x1: x is its own columns
+)
+
+
+def conv_case(x_shape, w_shape, stride, padding):
+    """conv2d forward and backward (both gradients) of float32 arrays through the
+    dispatch tables: a function of no arguments."""
+    rng = np.random.default_rng(0)
+    x = eager.to_tensor(rng.standard_normal(x_shape, dtype=np.float32), stop_gradient=False)
+    w = eager.to_tensor(rng.standard_normal(w_shape, dtype=np.float32), stop_gradient=False)
+
+    def run():
+        out = eager.nn.functional.conv2d(x, w, stride=stride, padding=padding)
+        out.backward(out)
+        x.clear_gradient(False)
+        w.clear_gradient(False)
+    return run
+
+
 def workloads(only, sides):
     """(workload, side) -> (fn, unit, calls per timing). A to_static step replays the
     kernels it captured, so each side gets its own, captured with its kernels installed."""
@@ -117,6 +182,12 @@ def workloads(only, sides):
             step = lenet.EagerLeNet(lenet.init_weights()).step
             out["B5 LeNet step b64 (ms)", side] = (
                 functools.partial(step, eager.to_tensor(x_np), eager.to_tensor(labels_np)), 1e3, 2)
+        if "RN" in only:
+            out["RN ResNet step b32 (ms)", side] = (resnet_step(), 1e3, 1)
+        if "CV" in only:
+            for x_shape, w_shape, stride, padding in CONV_CASES:
+                name = f"CV {x_shape[1]}->{w_shape[0]} {x_shape[2]}px k{w_shape[2]} s{stride} (ms)"
+                out[name, side] = (conv_case(x_shape, w_shape, stride, padding), 1e3, 1)
         for batch in (64, 512):
             x_np, y_np = make_batch(batch)
             x, y = eager.to_tensor(x_np), eager.to_tensor(y_np)
@@ -159,10 +230,11 @@ def main(argv=None) -> int:
                 for _ in range(number):
                     fn()
                 best[w, side] = min(best[w, side], (clock() - start) / number * unit)
-    print(f"{'workload':<28} {'before':>9} {'after':>9} {'after/before':>13}")
+    width = max(28, *(len(w) for w in names))
+    print(f"{'workload':<{width}} {'before':>9} {'after':>9} {'after/before':>13}")
     for w in names:
         b, a = best[w, "before"], best[w, "after"]
-        print(f"{w:<28} {b:9.3f} {a:9.3f} {a / b:12.3f}x")
+        print(f"{w:<{width}} {b:9.3f} {a:9.3f} {a / b:12.3f}x")
     return 0
 
 

@@ -2,11 +2,15 @@
 against PyTorch (a second, independent implementation), Paddle's padding
 forms, padding modes, initialization and errors. The conv ops themselves are
 in the op table (tests/op_specs/conv.py) against a NumPy reference."""
+import itertools
+
 import numpy as np
 import pytest
 
 import eager
 import eager.nn.functional as F
+from eager.autograd import gradcheck
+from phi.kernels import conv as conv_kernels
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -210,3 +214,107 @@ def test_conv_transpose_layer_matches_torch_layer():
     expected.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(layer.weight.grad.numpy(), reference.weight.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+# -- the kernels' column layouts and blocks (phi/kernels/conv.py) ---------------------
+
+def loop_reference(x, w, g, strides, pads, dilations, groups):
+    """A convolution's output and, for an output gradient g, the input's and the
+    filter's gradients, in float64 by a loop over the kernel's positions and the
+    groups: each position's strided slice of the padded input times that
+    position's filter taps (and their transposes back), no columns at all."""
+    k = w.ndim - 2
+    padded = np.pad(x, [(0, 0), (0, 0)] + list(pads))
+    outs = [(padded.shape[2 + a] - dilations[a] * (w.shape[2 + a] - 1) - 1) // strides[a] + 1 for a in range(k)]
+    n, c = x.shape[:2]
+    o = w.shape[0]
+    cg, og = c // groups, o // groups
+    out, padded_grad, w_grad = np.zeros((n, o, *outs)), np.zeros_like(padded), np.zeros_like(w)
+    for position in itertools.product(*(range(ks) for ks in w.shape[2:])):
+        window = tuple(slice(p * d, p * d + (m - 1) * s + 1, s)
+                       for p, d, m, s in zip(position, dilations, outs, strides))
+        for group in range(groups):
+            cs, os_ = slice(group * cg, (group + 1) * cg), slice(group * og, (group + 1) * og)
+            patch, taps = padded[(slice(None), cs) + window], w[(os_, slice(None)) + position]
+            out[:, os_] += np.einsum("nc...,oc->no...", patch, taps)
+            padded_grad[(slice(None), cs) + window] += np.einsum("no...,oc->nc...", g[:, os_], taps)
+            summed = [0] + list(range(2, 2 + k))                   # the batch and the output positions
+            w_grad[(os_, slice(None)) + position] += np.tensordot(g[:, os_], patch, axes=(summed, summed))
+    crop = (slice(None), slice(None)) + tuple(slice(b, b + m) for (b, _), m in zip(pads, x.shape[2:]))
+    return out, padded_grad[crop], w_grad
+
+
+CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
+
+# (layout on the CPU, x shape, filter shape, strides, (before, after) pads, dilations, groups)
+LAYOUT_CASES = [
+    ("direct", (5, 4, 5, 6), (6, 4, 1, 1), (1, 1), ((0, 0), (0, 0)), (1, 1), 1),    # 1x1: x is the columns
+    ("direct", (5, 4, 3, 4), (6, 2, 1, 1), (1, 1), ((0, 0), (0, 0)), (1, 1), 2),
+    ("wide", (5, 3, 7, 6), (4, 3, 3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1),
+    ("wide", (5, 4, 9, 8), (6, 2, 3, 2), (1, 1), ((2, 1), (0, 2)), (2, 1), 2),       # dilated, grouped, uneven
+    ("wide", (5, 2, 6, 6), (8, 2, 3, 3), (1, 1), ((0, 0), (0, 0)), (1, 1), 1),       # unpadded; O > 2C: adds
+    ("wide", (5, 3, 11), (4, 3, 4), (1,), ((2, 1),), (2,), 1),                       # 1-d: no extra positions
+    ("wide", (2, 2, 3, 6, 7), (3, 2, 2, 3, 1), (1, 1, 1), ((1, 0), (1, 1), (0, 0)), (1, 1, 1), 1),
+    ("windows", (5, 3, 9, 8), (4, 3, 3, 3), (2, 2), ((1, 1), (1, 1)), (1, 1), 1),
+    ("windows", (5, 4, 7, 6), (6, 4, 1, 1), (2, 2), ((0, 0), (0, 0)), (1, 1), 1),    # the 1x1 strided shortcut
+    ("windows", (5, 2, 2, 2), (3, 2, 3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1),    # wide would be 2x the outputs
+    ("windows", (3, 2, 2, 5), (3, 2, 3, 3), (4, 1), ((2, 2), (1, 1)), (1, 1), 1),    # 2 taps' rows all padding
+]
+
+
+@pytest.mark.parametrize("layout, x_shape, w_shape, strides, pads, dilations, groups", LAYOUT_CASES)
+def test_cpu_column_layout_choice(layout, x_shape, w_shape, strides, pads, dilations, groups):
+    x = np.zeros(x_shape)
+    _, _, outs = conv_kernels._geometry(x.shape, w_shape, strides, [p for pair in pads for p in pair],
+                                        "EXPLICIT", dilations)
+    assert conv_kernels._column_source(np, x, w_shape[2:], strides, pads, dilations, outs)[2] == layout
+
+
+@pytest.mark.parametrize("per_block", [1, 2, None])
+@pytest.mark.parametrize("layout, x_shape, w_shape, strides, pads, dilations, groups", LAYOUT_CASES)
+def test_conv_blocks_and_layouts_match_a_loop(monkeypatch, per_block, layout, x_shape, w_shape, strides, pads,
+                                              dilations, groups):
+    """Forward and both gradients of every column layout, with the samples taken one
+    or two per block (5 samples: a short last block) or all at once, against the loop."""
+    if per_block is not None:
+        monkeypatch.setattr(conv_kernels, "_samples_per_block",
+                            lambda xp, n, per_sample, size=None: max(1, min(n, per_block)))
+    rng = np.random.default_rng(0)
+    x_np, w_np = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+    x = eager.to_tensor(x_np, stop_gradient=False)
+    w = eager.to_tensor(w_np, stop_gradient=False)
+    padding = [p for pair in pads for p in pair]
+    out = CONV[len(strides)](x, w, stride=list(strides), padding=padding, dilation=list(dilations), groups=groups)
+    g_np = rng.standard_normal(out.shape)
+    expected, x_grad, w_grad = loop_reference(x_np, w_np, g_np, strides, pads, dilations, groups)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12, atol=1e-12)
+    out.backward(eager.to_tensor(g_np))
+    np.testing.assert_allclose(x.grad.numpy(), x_grad, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(w.grad.numpy(), w_grad, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("x_shape, w_shape, strides, pads, dilations, groups", [
+    ((3, 2, 3, 3), (4, 2, 1, 1), (1, 1), ((0, 0), (0, 0)), (1, 1), 1),                # direct
+    ((3, 2, 5, 4), (4, 1, 3, 2), (1, 1), ((2, 1), (0, 2)), (2, 1), 2),                # wide
+    ((3, 2, 5, 4), (3, 2, 3, 3), (2, 2), ((1, 1), (1, 1)), (1, 1), 1),                # windows, col2im's adds
+    ((3, 2, 2, 5), (3, 2, 3, 3), (4, 1), ((2, 2), (1, 1)), (1, 1), 1),                # taps all on the padding
+])
+def test_conv_blocks_gradcheck(monkeypatch, x_shape, w_shape, strides, pads, dilations, groups):
+    """Finite differences in float64 through every layout, two samples per block."""
+    monkeypatch.setattr(conv_kernels, "_samples_per_block", lambda xp, n, per_sample, size=None: max(1, min(n, 2)))
+    rng = np.random.default_rng(1)
+    x = eager.to_tensor(rng.standard_normal(x_shape), stop_gradient=False)
+    w = eager.to_tensor(rng.standard_normal(w_shape), stop_gradient=False)
+    padding = [p for pair in pads for p in pair]
+    assert gradcheck(lambda x, w: F.conv2d(x, w, stride=list(strides), padding=padding, dilation=list(dilations),
+                                           groups=groups), (x, w))
+
+
+def test_conv_of_an_empty_batch_has_a_zero_filter_gradient():
+    x = eager.to_tensor(np.zeros((0, 3, 6, 6)), stop_gradient=False)
+    w = eager.to_tensor(np.ones((4, 3, 3, 3)), stop_gradient=False)
+    out = F.conv2d(x, w, padding=1)
+    assert out.shape == [0, 4, 6, 6]
+    out.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), np.zeros((4, 3, 3, 3)))
+    assert x.grad.shape == [0, 3, 6, 6]

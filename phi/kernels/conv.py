@@ -1,20 +1,25 @@
 """Convolution kernels (conv2d, conv3d, conv2d_transpose, conv3d_transpose) and
 their gradients, written once for any number of spatial axes.
 
-The forward is im2col plus one batched matmul: a strided sliding-window view
-of the padded input is copied once into per-sample columns [N, groups,
-C/g*kernel, out] and the filter [groups, O/g, C/g*kernel] times them is the
-output as it lies, so the arithmetic is BLAS (cuBLAS on the GPU) with no loop
-over pixels. The filter gradient is the output gradient's rows [groups, O/g,
-N*out] times the batch's columns [groups, C/g*kernel, N*out] (one matmul
-contracting the batch too); both copies keep the output positions innermost,
-so they read their sources nearly in memory order. The input gradient
+The forward is im2col plus matmul: the padded input's columns [groups,
+C/g*kernel, positions] per sample are copied out of a strided view and the
+filter [groups, O/g, C/g*kernel] times them is the output as it lies, so the
+arithmetic is BLAS (cuBLAS on the GPU) with no loop over pixels. On the CPU
+the columns are copied and multiplied a block of samples at a time (about
+1 MiB of columns, still in the cache when the matmul reads them), and a
+stride-1 convolution's columns are "wide" (_column_source): every padded
+position of the axes after the first, so each kernel position's block is one
+contiguous run of the padded input per channel; a 1x1 stride-1 kernel
+multiplies x itself. The filter gradient is, per block, gout's rows [groups,
+O/g, b*positions] times the block's columns, contracting the samples and the
+positions in one matmul, summed over the blocks. The input gradient
 multiplies the filter's transpose by the output gradient back into
-per-sample columns and adds each kernel position's block into the padded
-input (col2im: on the CPU a loop over the kernel's positions, e.g. 9 for 3x3,
-each a whole-tensor add; on a GPU one gather). Filters are [O, C/groups,
-*kernel] in both data formats, as in Paddle; channel-last inputs are moved to
-channel-first and back.
+per-sample columns and adds each kernel position's block into the input
+(col2im: on the CPU a loop over the kernel's positions, e.g. 9 for 3x3, each
+a whole-block add; on a GPU one gather), or for a stride-1 convolution on the
+CPU is the full convolution of gout with the flipped filter. Filters are [O,
+C/groups, *kernel] in both data formats, as in Paddle; channel-last inputs are
+moved to channel-first and back.
 
 A transposed convolution is the input gradient of a convolution: its forward
 is the matmul-then-col2im above (x playing the output gradient, the filter
@@ -55,6 +60,15 @@ def _padded(xp, x, pads):
     return out
 
 
+def _strided(xp, base, shape, strides):
+    """A read-only strided view of ``base`` (byte strides). On the CPU over a C-contiguous
+    base, the ndarray constructor: 1.5 us against as_strided's 7.5, and it refuses a view
+    that would read past the base."""
+    if xp is np and base.flags.c_contiguous:
+        return np.ndarray(shape, base.dtype, base, 0, strides)
+    return xp.lib.stride_tricks.as_strided(base, shape, strides)
+
+
 def _windows(xp, x, kernel, strides, pads, dilations, outs):
     """The padded input's windows as a strided view [N, C, *outs, *kernel]
     (as_strided directly: sliding_window_view's checks cost CuPy ~190 us of
@@ -64,66 +78,154 @@ def _windows(xp, x, kernel, strides, pads, dilations, outs):
         if o and (o - 1) * s + (ks - 1) * d >= size:  # as_strided checks no bounds: never read past x
             raise ValueError(f"conv im2col: windows of {outs} outputs overrun the padded input {x.shape[2:]}")
     spatial = x.strides[2:]
-    return xp.lib.stride_tricks.as_strided(
-        x, x.shape[:2] + tuple(outs) + tuple(kernel),
+    return _strided(
+        xp, x, x.shape[:2] + tuple(outs) + tuple(kernel),
         x.strides[:2] + tuple(st * s for st, s in zip(spatial, strides))
         + tuple(st * d for st, d in zip(spatial, dilations)))
 
 
-def _sample_columns(xp, x, kernel, strides, pads, dilations, outs, groups):
-    """im2col per sample: [N, groups, C/groups * prod(kernel), prod(outs)], a copy;
-    the filter [groups, O/groups, C/groups * prod(kernel)] times it is the
-    output [N, O, *outs] as it lies (no transpose after the matmul)."""
+# Columns are copied and multiplied a block of samples at a time on the CPU: a block's columns
+# (about this many bytes) are still in the cache when the matmul reads them, where a whole
+# batch's (tens of MB) went out to memory between the copy and the matmul. The kernels alone
+# measured 512 KiB to 1 MiB best (flat between); the whole ResNet and LeNet steps 1 MiB never
+# slower than 512 KiB (docs/performance.md).
+_BLOCK_BYTES = 1 << 20
+# col2im's adds on the CPU, per block of samples of at most this many bytes of columns: the adds
+# are prod(kernel) calls per block, and blocks small enough for the cache cost more calls than
+# they save (measured: 0.5-2 MiB blocks 0-40% slower than 8 MiB for ResNet's and LeNet's shapes).
+_ADD_BLOCK_BYTES = 1 << 23
+# A stride-1 convolution's "wide" columns (below) cover every padded position of the axes after
+# the first; taken while that is at most this many times the output positions (8x8 outputs of a
+# 3x3 kernel with padding 1: 80 / 64, 1.25; 4x4: 24 / 16, 1.5).
+_WIDE_WASTE = 1.5
+
+
+def _samples_per_block(xp, n, per_sample, size=None):
+    """Samples per block of the column copies: about ``size`` (_BLOCK_BYTES) bytes of
+    columns on the CPU, the whole batch on a GPU (one launch per step there)."""
+    if xp is not np or n == 0:
+        return max(n, 1)
+    return max(1, min(n, (size or _BLOCK_BYTES) // max(per_sample, 1)))
+
+
+def _column_source(xp, x, kernel, strides, pads, dilations, outs):
+    """What the columns are copied from: (source, grid, layout). ``source`` is a view
+    [N, C, *kernel, *positions] whose copy is the columns (C * prod(kernel) rows of
+    prod(grid) positions per sample); ``grid`` the positions the matmul computes,
+    of which ``outs`` (leading corner) are the output; ``layout`` "direct" when x
+    itself is the columns (a 1x1 stride-1 unpadded kernel: no copy at all), else
+    "windows" or "wide".
+
+    The windows: grid == outs, each kernel position's block a
+    strided view of the padded input (inner runs of outs[-1] elements, times the
+    stride). "Wide", on the CPU for a stride-1 convolution: the output positions
+    of the first spatial axis times every padded position of the others, flat;
+    kernel position t then reads the padded input from the flat offset of t on,
+    one contiguous run per channel, so the copy is a memcpy per (channel, t). The
+    positions past outs[1:] read across a row's end into the next and are cut off
+    after the matmul (the forward) or meet zeros (the filter gradient); the
+    padded input gets one more slab along its first axis for the last window's
+    overrun."""
     k = len(kernel)
     n, c = x.shape[:2]
-    windows = _windows(xp, x, kernel, strides, pads, dilations, outs)
-    windows = xp.transpose(windows, (0, 1) + tuple(range(2 + k, 2 + 2 * k)) + tuple(range(2, 2 + k)))
-    return windows.reshape(n, groups, c // groups * math.prod(kernel), math.prod(outs))
-
-
-def _batch_columns(xp, x, kernel, strides, pads, dilations, outs, groups):
-    """im2col over the whole batch: [groups, C/groups * prod(kernel), N * prod(outs)],
-    a copy whose innermost axis walks the output positions, so the copy reads
-    the input nearly in memory order (a layout with the channels innermost
-    reads it with a stride per element, about twice as slow on the CPU)."""
-    k = len(kernel)
-    n, c = x.shape[:2]
-    windows = _windows(xp, x, kernel, strides, pads, dilations, outs)   # [N, C, *outs, *kernel]
-    windows = windows.reshape((n, groups, c // groups) + windows.shape[2:])
-    order = (1, 2) + tuple(range(3 + k, 3 + 2 * k)) + (0,) + tuple(range(3, 3 + k))
-    cols = xp.ascontiguousarray(xp.transpose(windows, order))      # [g, C/g, *kernel, N, *outs]
-    return cols.reshape(groups, c // groups * math.prod(kernel), n * math.prod(outs))
-
-
-def _batch_rows(xp, t, groups):
-    """t [N, O, *outs] as [groups, O/groups, N * prod(outs)], a copy."""
-    n, o = t.shape[:2]
-    positions = math.prod(t.shape[2:])
-    rows = xp.transpose(t.reshape(n, groups, o // groups, positions), (1, 2, 0, 3))
-    return xp.ascontiguousarray(rows).reshape(groups, o // groups, n * positions)
+    if (math.prod(kernel) == 1 and all(s == 1 for s in strides)
+            and not any(p for pair in pads for p in pair)):
+        return x.reshape((n, c) + (1,) * k + (math.prod(outs),)), tuple(outs), "direct"
+    if xp is np and all(s == 1 for s in strides):
+        padded_sizes = tuple(m + b + a for m, (b, a) in zip(x.shape[2:], pads))
+        grid = (outs[0],) + padded_sizes[1:]
+        if math.prod(grid) <= _WIDE_WASTE * math.prod(outs):
+            slab = math.prod(padded_sizes[1:])
+            buffer = xp.zeros((n, c, padded_sizes[0] + 1) + padded_sizes[1:], dtype=x.dtype)
+            buffer[(slice(None), slice(None)) + tuple(slice(b, b + m) for m, (b, _) in zip(x.shape[2:], pads))] = x
+            item = buffer.itemsize
+            offsets = [math.prod(padded_sizes[axis + 1:]) for axis in range(k)]   # elements per step of each axis
+            source = _strided(
+                xp, buffer, (n, c) + tuple(kernel) + (outs[0] * slab,),
+                buffer.strides[:2] + tuple(step * d * item for step, d in zip(offsets, dilations)) + (item,))
+            return source, grid, "wide"
+    windows = _windows(xp, x, kernel, strides, pads, dilations, outs)       # [N, C, *outs, *kernel]
+    order = (0, 1) + tuple(range(2 + k, 2 + 2 * k)) + tuple(range(2, 2 + k))
+    return xp.transpose(windows, order), tuple(outs), "windows"
 
 
 def _convolve(xp, x, filter, strides, pads, dilations, outs, groups):
-    """x [N, C, *sizes] convolved with filter [O, C/groups, *kernel]: [N, O, *outs]."""
-    n, o = x.shape[0], filter.shape[0]
-    # im2col per sample: the filter times it is the output as it lies (no transposing copy
-    # after the matmul). On a GPU 4-6 calls fewer than one batched matrix; on the CPU about
-    # 3x faster than it (its columns' copy reads the windows in memory order).
-    cols = _sample_columns(xp, x, filter.shape[2:], strides, pads, dilations, outs, groups)
-    return xp.matmul(filter.reshape(groups, o // groups, cols.shape[2]), cols).reshape((n, o) + tuple(outs))
+    """x [N, C, *sizes] convolved with filter [O, C/groups, *kernel]: [N, O, *outs].
+
+    Per block of samples the columns [b, groups, C/groups * prod(kernel),
+    prod(grid)] (see _column_source) are copied into one reused buffer and the
+    filter [groups, O/groups, C/groups * prod(kernel)] times them is the block's
+    output as it lies: written by the matmul into the output (or, for wide
+    columns, into a block buffer whose leading corner is copied out)."""
+    n, c = x.shape[:2]
+    o, kernel = filter.shape[0], filter.shape[2:]
+    taps = math.prod(kernel)
+    matrix = filter.reshape(groups, o // groups, c // groups * taps)
+    source, grid, layout = _column_source(xp, x, kernel, strides, pads, dilations, outs)
+    length = math.prod(grid)
+    out = xp.empty((n, o) + tuple(outs), dtype=xp.result_type(x.dtype, filter.dtype))
+    if layout == "direct":
+        xp.matmul(matrix, x.reshape(n, groups, c // groups, length),
+                  out=out.reshape(n, groups, o // groups, length))
+        return out
+    block = _samples_per_block(xp, n, c * taps * length * x.itemsize)
+    columns = xp.empty((block,) + source.shape[1:], dtype=x.dtype)
+    wide = grid != tuple(outs)
+    products = xp.empty((block, o) + grid, dtype=out.dtype) if wide else None
+    corner = (slice(None), slice(None)) + tuple(slice(0, m) for m in outs)
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        part = columns[:stop - start]
+        part[...] = source[start:stop]
+        target = products[:stop - start] if wide else out[start:stop]
+        xp.matmul(matrix, part.reshape(stop - start, groups, c // groups * taps, length),
+                  out=target.reshape(stop - start, groups, o // groups, length))
+        if wide:
+            out[start:stop] = target[corner]
+    return out
 
 
 def _filter_gradient(xp, x, gout, filter_shape, strides, pads, dilations, outs, groups, out=None):
     """The gradient [O, C/groups, *kernel] of the filter that convolved x [N, C, *sizes]
-    into an output [N, O, *outs] whose gradient is gout: gout's rows times x's
-    columns, contracted over the batch and the output positions in one matmul.
+    into an output [N, O, *outs] whose gradient is gout: gout's rows [groups,
+    O/groups, N, prod(grid)] (one transposing copy; zeros at a wide grid's extra
+    positions) times x's columns, per block of samples one matmul contracting
+    the block's samples and positions, [groups, C/groups * prod(kernel), b *
+    prod(grid)] (copied into one reused buffer), the blocks' products summed.
     ``out``: a C-contiguous array of filter_shape written into instead of a new one."""
-    rows = _batch_rows(xp, gout, groups)                                           # [g, O/g, N*P]
-    cols = _batch_columns(xp, x, filter_shape[2:], strides, pads, dilations, outs, groups)  # [g, C/g*K, N*P]
+    n, c = x.shape[:2]
+    o, kernel = gout.shape[1], tuple(filter_shape[2:])
+    k, taps = len(kernel), math.prod(kernel)
+    source, grid, _ = _column_source(xp, x, kernel, strides, pads, dilations, outs)
+    length = math.prod(grid)
+    dtype = xp.result_type(x.dtype, gout.dtype)
+    rows = xp.empty((o, n) + grid, dtype=gout.dtype)
+    for axis in range(1, k):              # a wide grid's positions past outs (only ever after the first axis)
+        if grid[axis] > outs[axis]:
+            rows[(slice(None),) * (2 + axis) + (slice(outs[axis], None),)] = 0
+    rows[(slice(None), slice(None)) + tuple(slice(0, m) for m in outs)] = gout.swapaxes(0, 1)
+    rows = rows.reshape(groups, o // groups, n, length)
     if out is None:
-        return xp.matmul(rows, cols.swapaxes(1, 2)).reshape(filter_shape)
-    # [g, O/g, C/g * K] is a view of the contiguous [O, C/g, *kernel] buffer
-    xp.matmul(rows, cols.swapaxes(1, 2), out=out.reshape(groups, filter_shape[0] // groups, cols.shape[1]))
+        out = xp.empty(tuple(filter_shape), dtype=dtype)
+    total = out.reshape(groups, o // groups, c // groups * taps)
+    if n == 0:
+        total[...] = 0
+        return out
+    block = _samples_per_block(xp, n, c * taps * length * x.itemsize)
+    # [C, *kernel, N, *grid]: each block's copy keeps its positions innermost
+    source = xp.transpose(source, (1,) + tuple(range(2, 2 + k)) + (0,) + tuple(range(2 + k, source.ndim)))
+    scratch = xp.empty(c * taps * block * length, dtype=x.dtype)
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        part = scratch[:c * taps * (stop - start) * length].reshape(
+            source.shape[:1 + k] + (stop - start,) + source.shape[2 + k:])
+        part[...] = source[(slice(None),) * (1 + k) + (slice(start, stop),)]
+        cols = part.reshape(groups, c // groups * taps, (stop - start) * length).swapaxes(1, 2)
+        lhs = rows[:, :, start:stop].reshape(groups, o // groups, (stop - start) * length)
+        if start == 0:
+            xp.matmul(lhs, cols, out=total)
+        else:
+            total += xp.matmul(lhs, cols)
     return out
 
 
@@ -200,21 +302,52 @@ def _col2im_by_convolution(xp, gout, filter, x_shape, full_pads, dilations, grou
 
 
 def _col2im_loop(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, groups):
-    """Per sample the filter's transpose times gout gives the columns [N, C, *kernel,
-    *outs] (each kernel position's block contiguous per channel, so the adds
-    read in memory order); each position's block is added into a zero padded input."""
+    """Per block of samples the filter's transpose times gout gives the columns [b,
+    C, *kernel, *outs] (into one reused buffer, each kernel position's block
+    contiguous per channel, so the adds read in memory order); each position's
+    block is added into the input's gradient where it lies inside the input (the
+    parts that fell on the padding are skipped, so no padded copy is cropped)."""
     n, c = x_shape[:2]
     o = gout.shape[1]
-    matrix = filter.reshape(groups, o // groups, c // groups * math.prod(kernel)).swapaxes(1, 2)
-    blocks = xp.matmul(matrix, gout.reshape(n, groups, o // groups, math.prod(outs)))   # [N, g, C/g*K, P]
-    blocks = blocks.reshape((n, c) + tuple(kernel) + tuple(outs))
-    padded = xp.zeros((n, c) + tuple(size + b + a for size, (b, a) in zip(x_shape[2:], pads)), dtype=blocks.dtype)
+    taps, positions = math.prod(kernel), math.prod(outs)
+    matrix = filter.reshape(groups, o // groups, c // groups * taps).swapaxes(1, 2)
+    dtype = xp.result_type(gout.dtype, filter.dtype)
+    out = xp.zeros(tuple(x_shape), dtype=dtype)
+    adds = _col2im_adds(tuple(x_shape[2:]), tuple(kernel), tuple(strides), tuple(map(tuple, pads)), tuple(dilations),
+                        tuple(outs))
+    block = _samples_per_block(xp, n, c * taps * positions * dtype.itemsize, _ADD_BLOCK_BYTES)
+    columns = xp.empty((block, groups, c // groups * taps, positions), dtype=dtype)
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        part = columns[:stop - start]
+        xp.matmul(matrix, gout[start:stop].reshape(stop - start, groups, o // groups, positions), out=part)
+        part = part.reshape((stop - start, c) + tuple(kernel) + tuple(outs))
+        into = out[start:stop]
+        for target, source in adds:
+            into[(slice(None), slice(None)) + target] += part[(slice(None), slice(None)) + source]
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _col2im_adds(sizes, kernel, strides, pads, dilations, outs):
+    """col2im's adds: (target, source) index tuples per kernel position, the target the
+    input positions (spatial axes) its columns' block adds into, the source the
+    kernel position and the output positions whose windows read the input there
+    (not the padding). A kernel position whose windows all fall on the padding adds nothing."""
+    adds = []
     for position in itertools.product(*(range(ks) for ks in kernel)):
-        target = (slice(None), slice(None)) + tuple(
-            slice(p * d, p * d + (m - 1) * s + 1, s) for p, d, m, s in zip(position, dilations, outs, strides))
-        padded[target] += blocks[(slice(None), slice(None)) + position]
-    crop = (slice(None), slice(None)) + tuple(slice(b, b + size) for size, (b, _) in zip(x_shape[2:], pads))
-    return padded[crop]
+        target, source = [], []
+        for p, size, s, d, (before, _), m in zip(position, sizes, strides, dilations, pads, outs):
+            shift = p * d - before                     # output index j reads input index j * s + shift
+            low = max(0, -(-(-shift) // s))            # the first j with j * s + shift >= 0
+            high = min(m, (size - 1 - shift) // s + 1)  # one past the last j with j * s + shift < size
+            if high <= low:
+                break
+            target.append(slice(low * s + shift, (high - 1) * s + shift + 1, s))
+            source.append(slice(low, high))
+        else:
+            adds.append((tuple(target), position + tuple(source)))
+    return tuple(adds)
 
 
 def _col2im_gather(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, groups):
