@@ -46,6 +46,26 @@ from mlp import init_weights, make_batch  # noqa: E402
 MODULES = ("activation", "elementwise", "math_elementary", "reduction", "matmul", "fused", "loss", "conv")
 
 
+def load_kernel_module(rev: str, module: str, register=None):
+    """phi/kernels/<module>.py of revision ``rev`` as a module, executed with
+    ``register_kernel`` replaced by ``register`` (default: one that registers
+    nothing and returns the function), or None where ``rev`` has no such module."""
+    try:
+        source = subprocess.run(["git", "show", f"{rev}:phi/kernels/{module}.py"], cwd=_ROOT,
+                                check=True, capture_output=True, text=True).stdout
+    except subprocess.CalledProcessError:
+        return None
+    real = registry.register_kernel
+    registry.register_kernel = register or (lambda *a, **k: (lambda fn: fn))
+    try:
+        mod = types.ModuleType(f"phi.kernels._ab_{module}")
+        mod.__package__ = "phi.kernels"
+        exec(compile(source, f"{rev}:{module}.py", "exec"), mod.__dict__)  # noqa: S102
+    finally:
+        registry.register_kernel = real
+    return mod
+
+
 def base_kernels(rev: str) -> dict:
     """(name, DataType) -> kernel function of revision ``rev``, CPU (or all-backend) keys only."""
     collected = {}
@@ -58,20 +78,8 @@ def base_kernels(rev: str) -> dict:
             return fn
         return decorate
 
-    real = registry.register_kernel
-    registry.register_kernel = collect
-    try:
-        for module in MODULES:
-            try:
-                source = subprocess.run(["git", "show", f"{rev}:phi/kernels/{module}.py"], cwd=_ROOT,
-                                        check=True, capture_output=True, text=True).stdout
-            except subprocess.CalledProcessError:
-                continue
-            mod = types.ModuleType(f"phi.kernels._ab_{module}")
-            mod.__package__ = "phi.kernels"
-            exec(compile(source, f"{rev}:{module}.py", "exec"), mod.__dict__)  # noqa: S102
-    finally:
-        registry.register_kernel = real
+    for module in MODULES:
+        load_kernel_module(rev, module, collect)
     return collected
 
 

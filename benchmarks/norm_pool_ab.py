@@ -14,22 +14,21 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
-import types
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, _ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
 
-import phi.core.kernel_registry as registry  # noqa: E402
 import phi.kernels.norm as new_norm  # noqa: E402
 import phi.kernels.pooling as new_pool  # noqa: E402
+from kernel_ab import load_kernel_module  # noqa: E402  (benchmarks/kernel_ab.py)
 
 
 class _Ctx:
@@ -41,16 +40,9 @@ CTX = _Ctx()
 
 def load_base(rev: str, module: str):
     """phi/kernels/<module>.py of revision ``rev`` as a module whose kernels are not registered."""
-    source = subprocess.run(["git", "show", f"{rev}:phi/kernels/{module}.py"], cwd=_ROOT, check=True,
-                            capture_output=True, text=True).stdout
-    real = registry.register_kernel
-    registry.register_kernel = lambda *a, **k: (lambda fn: fn)
-    try:
-        mod = types.ModuleType(f"phi.kernels._base_{module}")
-        mod.__package__ = "phi.kernels"
-        exec(compile(source, f"{rev}:{module}.py", "exec"), mod.__dict__)  # noqa: S102
-    finally:
-        registry.register_kernel = real
+    mod = load_kernel_module(rev, module)
+    if mod is None:
+        raise SystemExit(f"norm_pool_ab: revision {rev} has no phi/kernels/{module}.py")
     return mod
 
 
