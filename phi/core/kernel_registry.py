@@ -148,20 +148,27 @@ class KernelFactory:
         table = self._kernels.get(name, {})
         dtypes = [convert_dtype(dtype) for dtype in dtypes]
         keys = [KernelKey(backend, layout, dtype, kind) for backend in backends for dtype in dtypes]
-        # Check every key before adding any, so a failed call registers nothing.
-        seen = set()
-        for key in keys:
-            if (key in table and (name, key) not in self._bfloat16_twins) or key in seen:
-                raise ValueError(f"kernel {name!r} registered twice for {key}")
-            seen.add(key)
+        # Check every key before adding any, so a failed call registers nothing. A name's
+        # first registration (most of them) has no table to check against: a set of
+        # the keys finds a key given twice at one hash per key.
+        fresh = not table
+        if not fresh or len(set(keys)) != len(keys):
+            seen = set()
+            for key in keys:
+                if (key in table and (name, key) not in self._bfloat16_twins) or key in seen:
+                    raise ValueError(f"kernel {name!r} registered twice for {key}")
+                seen.add(key)
         twins = []
         if kind is TensorKind.DENSE and DataType.FLOAT32 in dtypes and DataType.BFLOAT16 not in dtypes:
             twins = [KernelKey(backend, layout, DataType.BFLOAT16, kind) for backend in backends]
-            twins = [key for key in twins if key not in table or (name, key) in self._bfloat16_twins]
+            if not fresh:
+                twins = [key for key in twins if key not in table or (name, key) in self._bfloat16_twins]
         self._kernels[name] = table
         for key in keys:
             table[key] = Kernel(name, key, fn, arg_names, keyword_only)
-            self._bfloat16_twins.discard((name, key))
+        if not fresh:  # a new kernel replaces a bfloat16 twin: it is no twin any more
+            for key in keys:
+                self._bfloat16_twins.discard((name, key))
         if twins:
             twin = computing_in_float32(fn, updates_inputs=name.endswith("_"))
             for key in twins:
