@@ -51,4 +51,9 @@ def __getattr__(name):
 
 def __dir__():
     api = importlib.import_module(".api", __name__)
-    return sorted(set(globals()) | {n for n in vars(api) if not n.startswith("_")})
+    # Subpackages listed whether loaded or not: loading the API loaded them all while
+    # it imported hapi's Model and DataParallel at once (it loads those at first use
+    # now, eager/api.py), and dir(eager) keeps listing them. (A local name: a global
+    # one would show in dir(eager) itself.)
+    listed = {"distributed", "hapi", "io", "jit", "metric", "static", "vision"}
+    return sorted(set(globals()) | listed | {n for n in dir(api) if not n.startswith("_")})

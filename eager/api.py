@@ -1,18 +1,20 @@
-"""Everything ``import eager`` offers; eager/__init__.py loads it on first use."""
+"""Everything ``import eager`` offers; eager/__init__.py loads it on first use.
+
+The subpackages and names in ``_LAZY_SUBPACKAGES`` and ``_LAZY_NAMES`` are not
+imported here but at their first use (this module's ``__getattr__``, and
+``eager.__getattr__``, which asks this module): a program that never touches
+``eager.text`` or ``eager.Model`` does not pay for loading them.
+"""
+from importlib import import_module as _import_module
+
 from phi.common import CPUPlace, CUDAPinnedPlace, DataType, GPUPlace, Place
 
 from . import autograd  # noqa: F401
-from . import viz  # noqa: F401
 from . import fft  # noqa: F401  (Paddle's paddle.fft)
 from . import geometric  # noqa: F401  (Paddle's paddle.geometric)
-from . import text  # noqa: F401  (Paddle's paddle.text)
 from . import signal  # noqa: F401  (Paddle's paddle.signal)
-from . import audio  # noqa: F401  (Paddle's paddle.audio)
 from . import amp  # noqa: F401  (Paddle's paddle.amp)
-from . import hub  # noqa: F401  (Paddle's paddle.hub)
-from . import incubate  # noqa: F401  (Paddle's paddle.incubate)
 from . import sparse  # noqa: F401  (Paddle's paddle.sparse)
-from . import quantization  # noqa: F401  (Paddle's paddle.quantization)
 from . import linalg, nn, optimizer  # noqa: F401
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .framework import get_default_dtype, get_device, set_default_dtype, set_device, set_printoptions
@@ -48,7 +50,6 @@ from .creation import to_tensor
 from .nn import ParamAttr  # Paddle's paddle.ParamAttr
 from .nn.initializer import get_rng_state, seed, set_rng_state  # Paddle's paddle.seed and its state
 from .random import normal  # Paddle's paddle.normal: mean and std are numbers or Tensors
-from .hapi.summary import flops, summary  # Paddle's paddle.summary / paddle.flops
 from .generated import forward_api as ops  # every op, backward ops included
 from .generated.forward_api import *  # noqa: F401,F403  (the forward ops, listed in its __all__)
 from .linalg import einsum  # Paddle's einsum(equation, *operands) over the op's (operands, equation)
@@ -56,7 +57,6 @@ from .linalg import eigvalsh  # Paddle's paddle.eigvalsh (also eager.linalg.eigv
 from .generated.forward_api import flip as reverse  # Paddle's paddle.reverse is flip
 from .serialization import load, save  # Paddle's paddle.save / paddle.load (safetensors, never pickle)
 from .tensor import Tensor
-from .hapi.model import Model  # Paddle's paddle.Model (hapi)
 from .distributed.parallel import DataParallel  # Paddle's paddle.DataParallel
 # Paddle's paddle.is_compiled_with_* (eager.device.build: 'cuda' means a usable CuPy GPU)
 from .device import (is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_with_custom_device,
@@ -87,3 +87,31 @@ int32, int64 = DataType.INT32, DataType.INT64
 float16, float32, float64 = DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64
 bfloat16 = DataType.BFLOAT16  # needs the optional ml_dtypes package once a tensor is made
 complex64, complex128 = DataType.COMPLEX64, DataType.COMPLEX128
+
+# Loaded at first use rather than with the rest: rarely part of a program, and each
+# brings much of its own (datasets, audio files, quantization, hub, graph drawing;
+# hapi's Model the io, jit, static, metric and vision packages). They stay in
+# dir(eager) and eager.api.
+_LAZY_SUBPACKAGES = frozenset({"audio", "hub", "incubate", "quantization", "text", "viz"})
+_LAZY_NAMES = {  # name -> the module of eager it comes from
+    "Model": "hapi.model",  # Paddle's paddle.Model (hapi)
+    "flops": "hapi.summary",  # Paddle's paddle.flops
+    "summary": "hapi.summary",  # Paddle's paddle.summary
+}
+
+
+def __getattr__(name):
+    """A lazily loaded subpackage or name (see ``_LAZY_SUBPACKAGES``), imported now."""
+    if name in _LAZY_SUBPACKAGES:
+        return _import_module(f"{__package__}.{name}")
+    module = _LAZY_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_import_module(f"{__package__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    """This module's names, the lazily loaded ones included."""
+    return sorted(set(globals()) | _LAZY_SUBPACKAGES | set(_LAZY_NAMES))

@@ -213,3 +213,48 @@ def test_without_scipy_erf_takes_its_array_version():
     result = fresh_python.run(code, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True"]
+
+
+LAZY_SUBPACKAGES = ("audio", "hub", "incubate", "quantization", "text", "viz")
+LAZY_NAMES = {"Model": "eager.hapi.model", "flops": "eager.hapi.summary", "summary": "eager.hapi.summary"}
+
+
+def test_a_typical_first_use_leaves_the_rarely_used_subpackages_unloaded():
+    # eager/api.py loads them at their first use (eager.text, eager.Model, ...);
+    # a script that makes tensors, differentiates and builds layers never pays for them,
+    # and dir(eager) lists them without loading them.
+    code = ("import sys, eager\n"
+            "x = eager.to_tensor([[1.0, 2.0]], stop_gradient=False)\n"
+            "layer = eager.nn.Linear(2, 2)\n"
+            "layer(x).sum().backward()\n"
+            "listed = dir(eager)\n"
+            f"print(all(n in listed for n in {LAZY_SUBPACKAGES + tuple(LAZY_NAMES)!r}))\n"
+            f"modules = [f'eager.{{n}}' for n in {LAZY_SUBPACKAGES!r}] + {sorted(set(LAZY_NAMES.values()))!r}\n"
+            "print([m for m in modules if m in sys.modules])\n"
+            "print(abs(x.grad.numpy() - layer.weight.numpy().sum(axis=1)).max() < 1e-6)")
+    result = fresh_python.run(code, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["True", "[]", "True"]
+
+
+def test_the_lazily_loaded_names_load_at_first_use_and_work():
+    code = ("import contextlib, io, sys, types, eager\n"
+            "eager.to_tensor([1.0])\n"
+            "print('eager.hapi' in sys.modules)\n"
+            "from eager import Model\n"
+            "from eager.hapi.model import Model as hapi_model\n"
+            "print(Model is hapi_model, eager.api.Model is Model, eager.Model is Model)\n"
+            f"print(all(isinstance(getattr(eager, n), types.ModuleType) and getattr(eager, n) is getattr(eager.api, n)\n"
+            f"          and getattr(eager, n).__name__ == 'eager.' + n for n in {LAZY_SUBPACKAGES!r}))\n"
+            "with contextlib.redirect_stdout(io.StringIO()):  # summary prints its table\n"
+            "    params = eager.summary(eager.nn.Linear(3, 2), (1, 3))['total_params']\n"
+            "print(params, callable(eager.flops),\n"
+            "      callable(eager.viz.make_graph), eager.text.datasets.Imdb is eager.text.Imdb)\n"
+            "try:\n"
+            "    eager.no_such_name\n"
+            "except AttributeError as e:\n"
+            "    print(e)\n")
+    result = fresh_python.run(code, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["False", "True True True", "True", "8 True True True",
+                                          "module 'eager' has no attribute 'no_such_name'"]

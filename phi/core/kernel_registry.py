@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import inspect
 from dataclasses import dataclass, field
+from types import FunctionType
 from typing import Callable
 
 from ..backends import bind_kernel
@@ -54,6 +55,13 @@ class KernelKey:
     def __str__(self) -> str:
         return f"({self.backend}, {self.layout}, {self.dtype}, {self.kind})"
 
+    def __hash__(self) -> int:
+        # Registration hashes some 10,000 keys at import. Enum members are singletons
+        # compared by identity, so their ids hash the key consistently with __eq__;
+        # Enum's own __hash__ is a Python method per member (DataType's is already
+        # the identity hash).
+        return hash((id(self.backend), id(self.layout), self.dtype, id(self.kind)))
+
 
 @dataclass(frozen=True)
 class Kernel:
@@ -64,6 +72,50 @@ class Kernel:
     fn: Callable
     arg_names: tuple = field(default=())
     keyword_only: tuple = field(default=())
+
+
+def kernel_parameters(fn: Callable) -> tuple:
+    """(name of ``fn``'s first parameter or None, names of its positional-or-keyword
+    parameters after the first, names of its keyword-only parameters after the
+    first): what :meth:`KernelFactory.register` keeps of a kernel's signature.
+
+    A plain function is read from its code object, as ``inspect.signature`` reads
+    it, at a tenth of the cost (registration reads some 500 kernels at import);
+    anything else (a partial, a callable object, a function that declares
+    ``__wrapped__`` or ``__signature__``) goes through ``inspect.signature``.
+
+    >>> def kernel(ctx, x, y=1, *args, into=None, **kwargs): ...
+    >>> kernel_parameters(kernel)
+    ('ctx', ('x', 'y'), ('into',))
+    """
+    if type(fn) is not FunctionType or "__wrapped__" in fn.__dict__ or "__signature__" in fn.__dict__:
+        params = list(inspect.signature(fn).parameters.values())
+        if not params:
+            return None, (), ()
+        return (params[0].name,
+                tuple(p.name for p in params[1:] if p.kind is p.POSITIONAL_OR_KEYWORD),
+                tuple(p.name for p in params[1:] if p.kind is p.KEYWORD_ONLY))
+    code = fn.__code__
+    # co_varnames: the positional parameters (positional-only first), the
+    # keyword-only ones, then *args and **kwargs, then the other locals.
+    n_positional, n_keyword = code.co_argcount, code.co_kwonlyargcount
+    names = code.co_varnames
+    keyword_only = names[n_positional:n_positional + n_keyword]
+    if n_positional:
+        first = names[0]
+        positional = names[max(1, code.co_posonlyargcount):n_positional]
+    else:
+        star = n_keyword
+        if code.co_flags & inspect.CO_VARARGS:
+            first = names[star]  # inspect's order: *args before the keyword-only ones
+        elif n_keyword:
+            first, keyword_only = keyword_only[0], keyword_only[1:]
+        elif code.co_flags & inspect.CO_VARKEYWORDS:
+            first = names[star]
+        else:
+            first = None
+        positional = ()
+    return first, tuple(positional), tuple(keyword_only)
 
 
 class KernelFactory:
@@ -90,26 +142,33 @@ class KernelFactory:
         bfloat16, computing in float32 (phi.core.bfloat16_kernels); a later
         registration of that bfloat16 key replaces the twin.
         """
-        params = list(inspect.signature(fn).parameters.values())
-        if not params or params[0].name != "ctx":
+        first, arg_names, keyword_only = kernel_parameters(fn)
+        if first != "ctx":
             raise TypeError(f"kernel {name!r}: the first parameter must be 'ctx', got {fn}")
-        arg_names = tuple(p.name for p in params[1:] if p.kind is p.POSITIONAL_OR_KEYWORD)
-        keyword_only = tuple(p.name for p in params[1:] if p.kind is p.KEYWORD_ONLY)
         table = self._kernels.get(name, {})
         dtypes = [convert_dtype(dtype) for dtype in dtypes]
         keys = [KernelKey(backend, layout, dtype, kind) for backend in backends for dtype in dtypes]
-        # Check every key before adding any, so a failed call registers nothing.
-        for i, key in enumerate(keys):
-            if (key in table and (name, key) not in self._bfloat16_twins) or key in keys[:i]:
-                raise ValueError(f"kernel {name!r} registered twice for {key}")
+        # Check every key before adding any, so a failed call registers nothing. A name's
+        # first registration (most of them) has no table to check against: a set of
+        # the keys finds a key given twice at one hash per key.
+        fresh = not table
+        if not fresh or len(set(keys)) != len(keys):
+            seen = set()
+            for key in keys:
+                if (key in table and (name, key) not in self._bfloat16_twins) or key in seen:
+                    raise ValueError(f"kernel {name!r} registered twice for {key}")
+                seen.add(key)
         twins = []
         if kind is TensorKind.DENSE and DataType.FLOAT32 in dtypes and DataType.BFLOAT16 not in dtypes:
             twins = [KernelKey(backend, layout, DataType.BFLOAT16, kind) for backend in backends]
-            twins = [key for key in twins if key not in table or (name, key) in self._bfloat16_twins]
+            if not fresh:
+                twins = [key for key in twins if key not in table or (name, key) in self._bfloat16_twins]
         self._kernels[name] = table
         for key in keys:
             table[key] = Kernel(name, key, fn, arg_names, keyword_only)
-            self._bfloat16_twins.discard((name, key))
+        if not fresh:  # a new kernel replaces a bfloat16 twin: it is no twin any more
+            for key in keys:
+                self._bfloat16_twins.discard((name, key))
         if twins:
             twin = computing_in_float32(fn, updates_inputs=name.endswith("_"))
             for key in twins:
