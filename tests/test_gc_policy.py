@@ -61,6 +61,17 @@ def test_live_grad_nodes_counts_each_node_of_a_graph(collector):
     assert gc_policy.live_grad_nodes() == before
 
 
+def test_live_grad_nodes_stays_exact_when_something_else_refers_to_a_node_class(collector):
+    # Counts come from the classes' reference counts; a reference that is not an instance
+    # (a traceback's frame holding type(node), here a list) must not count as a node.
+    y = chain(6)
+    before = gc_policy.live_grad_nodes()
+    held = [type(y._meta.node)] * 5
+    assert gc_policy.live_grad_nodes() == before
+    del held
+    assert gc_policy.live_grad_nodes() == before
+
+
 def test_a_large_graph_defers_full_collections_and_its_end_restores_them(collector):
     gc.set_threshold(600, 9, 8)
     gc_policy.enable(min_nodes=200)
