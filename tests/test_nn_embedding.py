@@ -247,8 +247,9 @@ def test_tied_and_repeated_sparse_lookups_accumulate():
 @pytest.mark.parametrize("ids_kind", ["distinct", "uniform", "zipf", "one id", "runs past 8"])
 def test_host_row_adds_give_add_at_bits(dtype, ids_kind):
     # The dense gradient's sorted, round-by-round and run-summed adds on the host
-    # (rows >= 32 wide) must give np.add.at's bits, -0.0 blocks included.
-    from phi.kernels.embedding import _add_rows_host
+    # (rows >= 32 wide, funcs.scatter_add's row path) must give np.add.at's bits,
+    # -0.0 blocks included.
+    from phi.kernels.funcs import _add_rows as _add_rows_host
 
     rng = np.random.default_rng(7)
     n, height, width = 300, 50, 40
@@ -269,6 +270,26 @@ def test_host_row_adds_give_add_at_bits(dtype, ids_kind):
         zeros = np.zeros((2, width), blocks.dtype)
         _add_rows_host(zeros, np.ones(repeats, np.int64), np.full((repeats, width), -0.0, blocks.dtype))
         assert not np.signbit(zeros.real).any()
+
+
+@pytest.mark.parametrize("case", ["negative ids", "mixed dtypes", "narrow rows", "wide rows"])
+def test_scatter_add_gives_add_at_bits_on_every_host_path(case):
+    # scatter_add takes the row path only where it is add.at to the bit: a negative id
+    # (which would sort apart from its wrapped twin), values of another dtype and narrow
+    # rows go to add.at itself; the result is add.at's either way.
+    from phi.kernels.funcs import scatter_add
+
+    rng = np.random.default_rng(3)
+    ids = rng.integers(0, 20, 200)
+    if case == "negative ids":
+        ids = np.where(np.arange(ids.size) % 2 == 0, ids - 20, ids)  # each id in both spellings
+    width = 8 if case == "narrow rows" else 40
+    blocks = rng.standard_normal((ids.size, width)).astype(np.float64 if case == "mixed dtypes" else np.float32)
+    want = np.zeros((20, width), np.float32)
+    np.add.at(want, ids, blocks)
+    got = np.zeros_like(want)
+    scatter_add(np, got, ids, blocks)
+    assert got.tobytes() == want.tobytes()
 
 
 def test_dense_gradient_of_wide_rows_matches_loop(device):

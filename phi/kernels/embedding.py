@@ -45,52 +45,6 @@ def _ids(ctx, x, height: int):
     return xp.clip(ids, 0, max(height - 1, 0)), bad
 
 
-_ROUNDS = 8  # an id repeated at most this often is added round by round, more often as one sum
-_WIDE = 32  # rows at least this wide take _add_rows_host; narrower ones np.add.at (fast there)
-
-
-def _add_rows_host(grad, ids, blocks) -> None:
-    """``grad[ids] += blocks`` on the host with repeated ids adding up in their
-    order, the same bits as ``np.add.at`` (0 + first + second + ...), which walks
-    element by element (1.6 ms for 1,024 rows of 128 floats; this takes 0.4 ms).
-
-    The ids are sorted stably (each id's blocks keep their order). An id seen at
-    most ``_ROUNDS`` times gets its k-th block in round k, one fancy-indexed
-    ``+=`` per round (an id occurs at most once in a round). An id seen more
-    often (a padding token, a frequent word) gets the sum of its blocks, a
-    contiguous run of the sorted rows, from ``np.add.reduce`` over axis 0: for
-    rows of two or more elements NumPy adds them one row after the other, the
-    order add.at uses (a single-column run would be summed pairwise, hence
-    ``_WIDE``); adding that sum into the zero row turns a -0.0 into the 0.0 that
-    add.at's first addition gives."""
-    n = ids.size
-    if n == 0:
-        return
-    order = np.argsort(ids, kind="stable")
-    ids = ids[order]
-    rows = blocks[order]
-    first = np.empty(n, dtype=bool)
-    first[0] = True
-    np.not_equal(ids[1:], ids[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    if starts.size == n:  # no repeats: one round
-        grad[ids] += rows
-        return
-    counts = np.diff(starts, append=n)
-    heavy = counts > _ROUNDS
-    rank = np.arange(n) - np.repeat(starts, counts)  # k for an id's k-th block
-    rounds = int(counts.max())
-    if rounds > _ROUNDS:
-        rank[np.repeat(heavy, counts)] = _ROUNDS  # left out of the rounds
-        for start, count in zip(starts[heavy].tolist(), counts[heavy].tolist()):
-            grad[ids[start]] += np.add.reduce(rows[start:start + count], axis=0)
-        light = counts[~heavy]
-        rounds = int(light.max()) if light.size else 0
-    for k in range(rounds):
-        pick = rank == k
-        grad[ids[pick]] += rows[pick]
-
-
 @register_kernel("embedding", ALL_BACKENDS, INEXACT)
 def embedding(ctx, x, weight, padding_idx, sparse):
     xp = ctx.xp
@@ -120,8 +74,5 @@ def embedding_grad(ctx, x, weight, out_grad, padding_idx, sparse):
     grad = xp.zeros((height, width), dtype=out_grad.dtype)
     if drop is not None:
         blocks = xp.where(drop[:, None], 0, blocks)
-    if xp is np and width >= _WIDE and blocks.dtype.kind in "fc":
-        _add_rows_host(grad, ids, blocks)
-    else:
-        scatter_add(xp, grad, ids, blocks)
+    scatter_add(xp, grad, ids, blocks)
     return grad
