@@ -193,6 +193,18 @@ def _previous(xp, states, initial, is_reverse: bool):
     return xp.concatenate([initial[None], states[:-1]], axis=0)
 
 
+def _times_previous(xp, a, states, initial, is_reverse: bool, out=None):
+    """a [T, B, H] times the state each step starts from (_previous's, without
+    building it), into out (a fresh array when None)."""
+    if out is None:
+        out = xp.empty(a.shape, dtype=xp.result_type(a, states))
+    first, rest = (-1, slice(None, -1)) if is_reverse else (0, slice(1, None))
+    before = slice(1, None) if is_reverse else slice(None, -1)
+    xp.multiply(a[rest], states[before], out=out[rest])
+    xp.multiply(a[first], initial, out=out[first])
+    return out
+
+
 def _gate_affine(xp, hidden: int, dtype):
     """LSTM activations in place by one tanh: sigmoid(a) = s tanh(s a) + s with
     s = 1/2 (i, f, o); tanh for g (s = 1, no shift)."""
@@ -224,33 +236,46 @@ def lstm_sequence(ctx, x, h0, c0, weight_hh, mask, is_reverse):
     steps, batch = x.shape[:2]
     hidden = h0.shape[-1]
     dtype = h0.dtype
-    gates = xp.empty((steps, batch, 4 * hidden), dtype=dtype)
-    out = xp.empty((steps, batch, hidden), dtype=dtype)
-    hs = xp.empty_like(out)
-    cs = xp.empty_like(out)
     scale, shift = _gate_affine(xp, hidden, dtype)
-    w_t = xp.ascontiguousarray(weight_hh.T)      # a contiguous W^T makes the per-step GEMM faster
+    # The activations' pre-scale (1/2 on the sigmoid gates) applied once: to a
+    # copy of W^T (contiguous, which also makes the per-step GEMM faster) and to
+    # every step's x in one pass, which becomes the gates buffer each step's
+    # recurrent part is added to. A power of two scales exactly, so
+    # (x + h W^T) s = x s + h (W^T s) bit for bit (barring subnormals).
+    w_t = xp.empty((hidden, 4 * hidden), dtype=dtype)
+    xp.multiply(weight_hh.T, scale, out=w_t)
+    gates = xp.empty((steps, batch, 4 * hidden), dtype=dtype)
+    xp.multiply(x, scale, out=gates)
+    out = xp.empty((steps, batch, hidden), dtype=dtype)
+    cs = xp.empty_like(out)
+    hs = None if mask is None else xp.empty_like(out)
+    rec = xp.empty((batch, 4 * hidden), dtype=dtype)            # per-step buffers, reused
+    ig = xp.empty((batch, hidden), dtype=dtype)
+    c_new = None if mask is None else xp.empty((batch, hidden), dtype=dtype)
     h, c = h0, c0
     for t in _order(steps, is_reverse):
         g = gates[t]
-        xp.matmul(h, w_t, out=g)
-        g += x[t]
-        g *= scale
+        xp.matmul(h, w_t, out=rec)
+        g += rec
         xp.tanh(g, out=g)
         g *= scale
         g += shift
-        i, f, cand, o = (g[:, k * hidden:(k + 1) * hidden] for k in range(4))
-        c_new = xp.multiply(f, c, out=cs[t]) if mask is None else f * c
-        c_new += i * cand
+        if mask is None:
+            c_new = cs[t]
+        xp.multiply(g[:, hidden:2 * hidden], c, out=c_new)
+        xp.multiply(g[:, :hidden], g[:, 2 * hidden:3 * hidden], out=ig)
+        c_new += ig
         h_new = out[t]
         xp.tanh(c_new, out=h_new)
-        h_new *= o
+        h_new *= g[:, 3 * hidden:]
         if mask is None:
-            hs[t] = h_new
+            h, c = h_new, c_new
         else:
             _keep_masked(hs[t], h_new, h, mask[t])
             _keep_masked(cs[t], c_new, c, mask[t])
-        h, c = hs[t], cs[t]
+            h, c = hs[t], cs[t]
+    if hs is None:
+        hs = out.copy()     # unmasked, the states are the outputs: one copy, not one per step
     return out, hs, cs, gates
 
 
@@ -262,13 +287,13 @@ def lstm_sequence_grad(ctx, h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs
     steps, batch = gates.shape[:2]
     hidden = h0.shape[-1]
     i, f, cand, o = (gates[..., k * hidden:(k + 1) * hidden] for k in range(4))
-    c_prev = _previous(xp, cs, c0, is_reverse)
     # Precomputed for every step at once, with few temporaries (large fresh arrays
     # cost page faults): tanh(c_new), d c_new / d h_new = o (1 - tanh(c_new)^2), and
     # the factors turning d c_new (i, f, g) and d h_new (o) into pre-activation
     # gradients: c_new = f c_prev + i g, h_new = o tanh(c_new); sigmoid' = s (1 - s),
-    # tanh' = 1 - t^2.
-    tanh_c = f * c_prev
+    # tanh' = 1 - t^2. (The new cells are recomputed, not read from cs: cs holds
+    # the masked states, and the op is defined for any gates and cs.)
+    tanh_c = _times_previous(xp, f, cs, c0, is_reverse)
     tanh_c += i * cand
     xp.tanh(tanh_c, out=tanh_c)
     dc_from_h = tanh_c * tanh_c
@@ -278,7 +303,7 @@ def lstm_sequence_grad(ctx, h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs
     factor *= gates
     factor4 = factor.reshape(steps, batch, 4, hidden)                # views of contiguous arrays
     factor4[:, :, 0] *= cand
-    factor4[:, :, 1] *= c_prev
+    _times_previous(xp, factor4[:, :, 1], cs, c0, is_reverse, out=factor4[:, :, 1])
     xp.multiply(cand, cand, out=factor4[:, :, 2])
     xp.subtract(1.0, factor4[:, :, 2], out=factor4[:, :, 2])
     factor4[:, :, 2] *= i
@@ -290,8 +315,10 @@ def lstm_sequence_grad(ctx, h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs
         base *= gates
         base[..., 2 * hidden:3 * hidden] = 1.0 - cand * cand
         base *= gates_grad
+    # The running gradients and a per-step buffer, updated in place.
     dh = xp.zeros(h0.shape, dtype=h0.dtype)
     dc = xp.zeros(c0.shape, dtype=c0.dtype)
+    dcn = xp.empty(c0.shape, dtype=c0.dtype)
     for t in reversed(_order(steps, is_reverse)):
         if hs_grad is not None:
             dh += hs_grad[t]
@@ -302,16 +329,16 @@ def lstm_sequence_grad(ctx, h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs
             dh, keep_h = _split_masked(dh, mask[t])
             dc, keep_c = _split_masked(dc, mask[t])
         if out_grad is not None:
-            dh = dh + out_grad[t]
-        dcn = dh * dc_from_h[t]
+            dh += out_grad[t]
+        xp.multiply(dh, dc_from_h[t], out=dcn)
         dcn += dc
         d = grads[t]
         xp.multiply(dcn[:, None, :], factor4[t, :, :3], out=grads4[t, :, :3])
         xp.multiply(dh, factor4[t, :, 3], out=grads4[t, :, 3])
         if gates_grad is not None:
             d += base[t]
-        dh = xp.matmul(d, weight_hh)
-        dc = dcn * f[t]
+        xp.matmul(d, weight_hh, out=dh)
+        xp.multiply(dcn, f[t], out=dc)
         if keep_h is not None:
             dh += keep_h
             dc += keep_c
