@@ -355,18 +355,29 @@ def gru_sequence(ctx, x, h0, weight_hh, bias_hh, mask, is_reverse):
     steps, batch = x.shape[:2]
     hidden = h0.shape[-1]
     dtype = h0.dtype
+    # As the LSTM's: r and z's 1/2 pre-scale folded once into copies of W^T and
+    # bias_hh (their columns) and into x's r, z part, written where the gates go;
+    # W_hc h + b_hc (unscaled) stays as it is.
+    scale = xp.ones(3 * hidden, dtype=dtype)
+    scale[:2 * hidden] = 0.5
+    w_t = xp.empty((hidden, 3 * hidden), dtype=dtype)
+    xp.multiply(weight_hh.T, scale, out=w_t)
+    b = xp.multiply(bias_hh, scale)
     gates = xp.empty((steps, batch, 4 * hidden), dtype=dtype)       # r, z, c, W_hc h + b_hc
+    xp.multiply(x[..., :2 * hidden], 0.5, out=gates[..., :2 * hidden])
     out = xp.empty((steps, batch, hidden), dtype=dtype)
-    hs = xp.empty_like(out)
-    w_t = xp.ascontiguousarray(weight_hh.T)      # a contiguous W^T makes the per-step GEMM faster
+    hs = None if mask is None else xp.empty_like(out)
+    hp = xp.empty((batch, 3 * hidden), dtype=dtype)                  # per-step buffer, reused
     h = h0
     for t in _order(steps, is_reverse):
         g = gates[t]
-        hp = xp.matmul(h, w_t)
-        hp += bias_hh
+        xp.matmul(h, w_t, out=hp)
+        hp += b
         rz = g[:, :2 * hidden]
-        xp.add(x[t, :, :2 * hidden], hp[:, :2 * hidden], out=rz)
-        _sigmoid_(xp, rz)
+        rz += hp[:, :2 * hidden]
+        xp.tanh(rz, out=rz)
+        rz += 1.0
+        rz *= 0.5
         g[:, 3 * hidden:] = hp[:, 2 * hidden:]
         r, z, n = g[:, :hidden], g[:, hidden:2 * hidden], g[:, 2 * hidden:3 * hidden]
         xp.multiply(r, hp[:, 2 * hidden:], out=n)
@@ -377,10 +388,12 @@ def gru_sequence(ctx, x, h0, weight_hh, bias_hh, mask, is_reverse):
         h_new *= z
         h_new += n
         if mask is None:
-            hs[t] = h_new
+            h = h_new
         else:
             _keep_masked(hs[t], h_new, h, mask[t])
-        h = hs[t]
+            h = hs[t]
+    if hs is None:
+        hs = out.copy()     # unmasked, the states are the outputs: one copy, not one per step
     return out, hs, gates
 
 
@@ -401,6 +414,7 @@ def gru_sequence_grad(ctx, h0, weight_hh, mask, gates, hs, out_grad, hs_grad, ga
     # Per step: the pre-activation gradients [r, z, hn (of W_hc h + b_hc), c].
     pre = xp.empty(gates.shape, dtype=gates.dtype)
     dh = xp.zeros(h0.shape, dtype=h0.dtype)
+    new_dh = xp.empty(h0.shape, dtype=h0.dtype)                       # swapped with dh each step
     for t in reversed(_order(steps, is_reverse)):
         if hs_grad is not None:
             dh += hs_grad[t]
@@ -408,7 +422,7 @@ def gru_sequence_grad(ctx, h0, weight_hh, mask, gates, hs, out_grad, hs_grad, ga
         if mask is not None:
             dh, keep = _split_masked(dh, mask[t])
         if out_grad is not None:
-            dh = dh + out_grad[t]
+            dh += out_grad[t]
         p = pre[t]
         dr, dz, dhn, dn = (p[:, k * hidden:(k + 1) * hidden] for k in range(4))
         xp.multiply(dh, dz_factor[t], out=dz)
@@ -427,16 +441,18 @@ def gru_sequence_grad(ctx, h0, weight_hh, mask, gates, hs, out_grad, hs_grad, ga
             dhn += gates_grad[t, :, 3 * hidden:]
         dr *= r_slope[t]
         dz *= z_slope[t]
-        new_dh = xp.matmul(p[:, :3 * hidden], weight_hh)
-        new_dh += dh * z[t]
+        if keep is not None:
+            new_dh = xp.empty(h0.shape, dtype=h0.dtype)               # dh is mask-split: fresh arrays
+        xp.matmul(p[:, :3 * hidden], weight_hh, out=new_dh)
+        dh *= z[t]
+        new_dh += dh
         if keep is not None:
             new_dh += keep
-        dh = new_dh
+        dh, new_dh = new_dh, dh
     d_proj = pre[..., :3 * hidden]
     w_grad = b_grad = x_grad = None
-    if want_w:
-        w_grad = xp.matmul(xp.ascontiguousarray(d_proj).reshape(steps * batch, 3 * hidden).T,
-                           h_prev.reshape(steps * batch, hidden))
+    if want_w:      # rows 4H apart: a strided operand BLAS reads as it is
+        w_grad = xp.matmul(d_proj.reshape(steps * batch, 3 * hidden).T, h_prev.reshape(steps * batch, hidden))
     if want_b:
         b_grad = d_proj.sum(axis=(0, 1))
     if want_x:
@@ -449,7 +465,7 @@ def simple_rnn_sequence(ctx, x, h0, weight_hh, mask, activation, is_reverse):
     xp = ctx.xp
     steps, batch = x.shape[:2]
     out = xp.empty((steps, batch, h0.shape[-1]), dtype=h0.dtype)
-    hs = xp.empty_like(out)
+    hs = None if mask is None else xp.empty_like(out)
     w_t = xp.ascontiguousarray(weight_hh.T)      # a contiguous W^T makes the per-step GEMM faster
     h = h0
     for t in _order(steps, is_reverse):
@@ -461,10 +477,12 @@ def simple_rnn_sequence(ctx, x, h0, weight_hh, mask, activation, is_reverse):
         else:
             xp.maximum(h_new, 0, out=h_new)
         if mask is None:
-            hs[t] = h_new
+            h = h_new
         else:
             _keep_masked(hs[t], h_new, h, mask[t])
-        h = hs[t]
+            h = hs[t]
+    if hs is None:
+        hs = out.copy()     # unmasked, the states are the outputs: one copy, not one per step
     return out, hs
 
 
@@ -484,9 +502,9 @@ def simple_rnn_sequence_grad(ctx, h0, weight_hh, mask, out, hs, out_grad, hs_gra
         if mask is not None:
             dh, keep = _split_masked(dh, mask[t])
         if out_grad is not None:
-            dh = dh + out_grad[t]
+            dh += out_grad[t]
         xp.multiply(dh, slope[t], out=pre[t])
-        dh = xp.matmul(pre[t], weight_hh)
+        xp.matmul(pre[t], weight_hh, out=dh)
         if keep is not None:
             dh += keep
     w_grad = None
