@@ -309,16 +309,18 @@ def lstm_sequence_grad(ctx, h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs
     factor4[:, :, 2] *= i
     factor4[:, :, 3] *= tanh_c
     grads = xp.empty(gates.shape, dtype=gates.dtype)
-    grads4 = grads.reshape(steps, batch, 4, hidden)
     if gates_grad is not None:
         base = xp.subtract(1.0, gates)
         base *= gates
         base[..., 2 * hidden:3 * hidden] = 1.0 - cand * cand
         base *= gates_grad
-    # The running gradients and a per-step buffer, updated in place.
+    # The running gradients, updated in place, and a per-step row [dcn, dcn, dcn,
+    # dh] that turns the step's four gate gradients into one contiguous product
+    # with factor (a broadcast [B, 3, H] product and a strided one cost more).
     dh = xp.zeros(h0.shape, dtype=h0.dtype)
     dc = xp.zeros(c0.shape, dtype=c0.dtype)
-    dcn = xp.empty(c0.shape, dtype=c0.dtype)
+    spread = xp.empty((batch, 4, hidden), dtype=gates.dtype)
+    dcn = spread[:, 0]
     for t in reversed(_order(steps, is_reverse)):
         if hs_grad is not None:
             dh += hs_grad[t]
@@ -332,9 +334,10 @@ def lstm_sequence_grad(ctx, h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs
             dh += out_grad[t]
         xp.multiply(dh, dc_from_h[t], out=dcn)
         dcn += dc
+        spread[:, 1:3] = dcn[:, None]
+        spread[:, 3] = dh
         d = grads[t]
-        xp.multiply(dcn[:, None, :], factor4[t, :, :3], out=grads4[t, :, :3])
-        xp.multiply(dh, factor4[t, :, 3], out=grads4[t, :, 3])
+        xp.multiply(spread.reshape(batch, 4 * hidden), factor[t], out=d)
         if gates_grad is not None:
             d += base[t]
         xp.matmul(d, weight_hh, out=dh)
