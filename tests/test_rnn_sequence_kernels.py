@@ -200,3 +200,19 @@ def test_rnn_ab_script_runs_and_compares_every_case():
     assert len(rows) == 9, proc.stdout
     for line in rows:
         assert line.rstrip().endswith("same bits") or "differ" in line, line
+
+
+def test_lstm_sequence_grad_reads_non_contiguous_gates_and_states_as_contiguous_ones():
+    # The gradient writes its per-gate factors through views of one buffer: the
+    # inputs' layout (here time-major views of batch-major arrays) must not matter.
+    x, h0, c0, w, _, mask = _data(4, np.float64, 8, True)
+    _, hs, cs, gates = rnn.lstm_sequence(CPU_CONTEXT, x, h0, c0, w, mask, False)
+    rng = np.random.default_rng(9)
+    out_grad = rng.standard_normal((T, B, H))
+    strided = [np.ascontiguousarray(a.transpose(1, 0, 2)).transpose(1, 0, 2) for a in (gates, hs, cs, out_grad)]
+    assert not any(a.flags.c_contiguous for a in strided)
+    want = rnn.lstm_sequence_grad(CPU_CONTEXT, h0, c0, w, mask, gates, hs, cs, out_grad, None, None, None, False)
+    got = rnn.lstm_sequence_grad(CPU_CONTEXT, h0, c0, w, mask, strided[0], strided[1], strided[2], strided[3],
+                                 None, None, None, False)
+    for g, e in zip(got, want):
+        np.testing.assert_array_equal(g, e)

@@ -299,9 +299,10 @@ def lstm_sequence_grad(ctx, h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs
     dc_from_h = tanh_c * tanh_c
     xp.subtract(1.0, dc_from_h, out=dc_from_h)
     dc_from_h *= o
-    factor = xp.subtract(1.0, gates)
+    factor = xp.empty(gates.shape, dtype=gates.dtype)                 # C order: factor4 is its view
+    xp.subtract(1.0, gates, out=factor)
     factor *= gates
-    factor4 = factor.reshape(steps, batch, 4, hidden)                # views of contiguous arrays
+    factor4 = factor.reshape(steps, batch, 4, hidden)
     factor4[:, :, 0] *= cand
     _times_previous(xp, factor4[:, :, 1], cs, c0, is_reverse, out=factor4[:, :, 1])
     xp.multiply(cand, cand, out=factor4[:, :, 2])
@@ -320,6 +321,7 @@ def lstm_sequence_grad(ctx, h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs
     dh = xp.zeros(h0.shape, dtype=h0.dtype)
     dc = xp.zeros(c0.shape, dtype=c0.dtype)
     spread = xp.empty((batch, 4, hidden), dtype=gates.dtype)
+    spread_rows = spread.reshape(batch, 4 * hidden)
     dcn = spread[:, 0]
     for t in reversed(_order(steps, is_reverse)):
         if hs_grad is not None:
@@ -337,7 +339,7 @@ def lstm_sequence_grad(ctx, h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs
         spread[:, 1:3] = dcn[:, None]
         spread[:, 3] = dh
         d = grads[t]
-        xp.multiply(spread.reshape(batch, 4 * hidden), factor[t], out=d)
+        xp.multiply(spread_rows, factor[t], out=d)
         if gates_grad is not None:
             d += base[t]
         xp.matmul(d, weight_hh, out=dh)
