@@ -180,6 +180,13 @@ def simple_rnn_cell_grad(ctx, h, weight_hh, h_out, h_out_grad, activation, *, ou
 # The gradients run the steps backwards with the per-step elementwise factors
 # precomputed for all steps at once, and form weight_hh's gradient with one
 # matmul over every step.
+#
+# A step is a GEMM and one tanh over all gates, plus a few elementwise passes;
+# on the host each pass costs a NumPy call, so the kernels keep them few: the
+# sigmoid's pre-scale folded once into W^T (and x, bias_hh) instead of once per
+# step, products into reused buffers, one copy of out as hs at the end when
+# unmasked (docs/performance.md, "Recurrent kernels: fewer passes per step").
+# Every such change keeps the results bit for bit (tests/test_rnn_sequence_kernels.py).
 
 def _order(steps: int, is_reverse: bool):
     return range(steps - 1, -1, -1) if is_reverse else range(steps)
