@@ -180,6 +180,13 @@ def simple_rnn_cell_grad(ctx, h, weight_hh, h_out, h_out_grad, activation, *, ou
 # The gradients run the steps backwards with the per-step elementwise factors
 # precomputed for all steps at once, and form weight_hh's gradient with one
 # matmul over every step.
+#
+# A step is a GEMM and one tanh over all gates, plus a few elementwise passes;
+# on the host each pass costs a NumPy call, so the kernels keep them few: the
+# sigmoid's pre-scale folded once into W^T (and x, bias_hh) instead of once per
+# step, products into reused buffers, one copy of out as hs at the end when
+# unmasked (docs/performance.md, "Recurrent kernels: fewer passes per step").
+# Every such change keeps the results bit for bit (tests/test_rnn_sequence_kernels.py).
 
 def _order(steps: int, is_reverse: bool):
     return range(steps - 1, -1, -1) if is_reverse else range(steps)
@@ -191,6 +198,18 @@ def _previous(xp, states, initial, is_reverse: bool):
     if is_reverse:
         return xp.concatenate([states[1:], initial[None]], axis=0)
     return xp.concatenate([initial[None], states[:-1]], axis=0)
+
+
+def _times_previous(xp, a, states, initial, is_reverse: bool, out=None):
+    """a [T, B, H] times the state each step starts from (_previous's, without
+    building it), into out (a fresh array when None)."""
+    if out is None:
+        out = xp.empty(a.shape, dtype=xp.result_type(a, states))
+    first, rest = (-1, slice(None, -1)) if is_reverse else (0, slice(1, None))
+    before = slice(1, None) if is_reverse else slice(None, -1)
+    xp.multiply(a[rest], states[before], out=out[rest])
+    xp.multiply(a[first], initial, out=out[first])
+    return out
 
 
 def _gate_affine(xp, hidden: int, dtype):
@@ -224,33 +243,46 @@ def lstm_sequence(ctx, x, h0, c0, weight_hh, mask, is_reverse):
     steps, batch = x.shape[:2]
     hidden = h0.shape[-1]
     dtype = h0.dtype
-    gates = xp.empty((steps, batch, 4 * hidden), dtype=dtype)
-    out = xp.empty((steps, batch, hidden), dtype=dtype)
-    hs = xp.empty_like(out)
-    cs = xp.empty_like(out)
     scale, shift = _gate_affine(xp, hidden, dtype)
-    w_t = xp.ascontiguousarray(weight_hh.T)      # a contiguous W^T makes the per-step GEMM faster
+    # The activations' pre-scale (1/2 on the sigmoid gates) applied once: to a
+    # copy of W^T (contiguous, which also makes the per-step GEMM faster) and to
+    # every step's x in one pass, which becomes the gates buffer each step's
+    # recurrent part is added to. A power of two scales exactly, so
+    # (x + h W^T) s = x s + h (W^T s) bit for bit (barring subnormals).
+    w_t = xp.empty((hidden, 4 * hidden), dtype=dtype)
+    xp.multiply(weight_hh.T, scale, out=w_t)
+    gates = xp.empty((steps, batch, 4 * hidden), dtype=dtype)
+    xp.multiply(x, scale, out=gates)
+    out = xp.empty((steps, batch, hidden), dtype=dtype)
+    cs = xp.empty_like(out)
+    hs = None if mask is None else xp.empty_like(out)
+    rec = xp.empty((batch, 4 * hidden), dtype=dtype)            # per-step buffers, reused
+    ig = xp.empty((batch, hidden), dtype=dtype)
+    c_new = None if mask is None else xp.empty((batch, hidden), dtype=dtype)
     h, c = h0, c0
     for t in _order(steps, is_reverse):
         g = gates[t]
-        xp.matmul(h, w_t, out=g)
-        g += x[t]
-        g *= scale
+        xp.matmul(h, w_t, out=rec)
+        g += rec
         xp.tanh(g, out=g)
         g *= scale
         g += shift
-        i, f, cand, o = (g[:, k * hidden:(k + 1) * hidden] for k in range(4))
-        c_new = xp.multiply(f, c, out=cs[t]) if mask is None else f * c
-        c_new += i * cand
+        if mask is None:
+            c_new = cs[t]
+        xp.multiply(g[:, hidden:2 * hidden], c, out=c_new)
+        xp.multiply(g[:, :hidden], g[:, 2 * hidden:3 * hidden], out=ig)
+        c_new += ig
         h_new = out[t]
         xp.tanh(c_new, out=h_new)
-        h_new *= o
+        h_new *= g[:, 3 * hidden:]
         if mask is None:
-            hs[t] = h_new
+            h, c = h_new, c_new
         else:
             _keep_masked(hs[t], h_new, h, mask[t])
             _keep_masked(cs[t], c_new, c, mask[t])
-        h, c = hs[t], cs[t]
+            h, c = hs[t], cs[t]
+    if hs is None:
+        hs = out.copy()     # unmasked, the states are the outputs: one copy, not one per step
     return out, hs, cs, gates
 
 
@@ -262,36 +294,42 @@ def lstm_sequence_grad(ctx, h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs
     steps, batch = gates.shape[:2]
     hidden = h0.shape[-1]
     i, f, cand, o = (gates[..., k * hidden:(k + 1) * hidden] for k in range(4))
-    c_prev = _previous(xp, cs, c0, is_reverse)
     # Precomputed for every step at once, with few temporaries (large fresh arrays
     # cost page faults): tanh(c_new), d c_new / d h_new = o (1 - tanh(c_new)^2), and
     # the factors turning d c_new (i, f, g) and d h_new (o) into pre-activation
     # gradients: c_new = f c_prev + i g, h_new = o tanh(c_new); sigmoid' = s (1 - s),
-    # tanh' = 1 - t^2.
-    tanh_c = f * c_prev
+    # tanh' = 1 - t^2. (The new cells are recomputed, not read from cs: cs holds
+    # the masked states, and the op is defined for any gates and cs.)
+    tanh_c = _times_previous(xp, f, cs, c0, is_reverse)
     tanh_c += i * cand
     xp.tanh(tanh_c, out=tanh_c)
     dc_from_h = tanh_c * tanh_c
     xp.subtract(1.0, dc_from_h, out=dc_from_h)
     dc_from_h *= o
-    factor = xp.subtract(1.0, gates)
+    factor = xp.empty(gates.shape, dtype=gates.dtype)                 # C order: factor4 is its view
+    xp.subtract(1.0, gates, out=factor)
     factor *= gates
-    factor4 = factor.reshape(steps, batch, 4, hidden)                # views of contiguous arrays
+    factor4 = factor.reshape(steps, batch, 4, hidden)
     factor4[:, :, 0] *= cand
-    factor4[:, :, 1] *= c_prev
+    _times_previous(xp, factor4[:, :, 1], cs, c0, is_reverse, out=factor4[:, :, 1])
     xp.multiply(cand, cand, out=factor4[:, :, 2])
     xp.subtract(1.0, factor4[:, :, 2], out=factor4[:, :, 2])
     factor4[:, :, 2] *= i
     factor4[:, :, 3] *= tanh_c
     grads = xp.empty(gates.shape, dtype=gates.dtype)
-    grads4 = grads.reshape(steps, batch, 4, hidden)
     if gates_grad is not None:
         base = xp.subtract(1.0, gates)
         base *= gates
         base[..., 2 * hidden:3 * hidden] = 1.0 - cand * cand
         base *= gates_grad
+    # The running gradients, updated in place, and a per-step row [dcn, dcn, dcn,
+    # dh] that turns the step's four gate gradients into one contiguous product
+    # with factor (a broadcast [B, 3, H] product and a strided one cost more).
     dh = xp.zeros(h0.shape, dtype=h0.dtype)
     dc = xp.zeros(c0.shape, dtype=c0.dtype)
+    spread = xp.empty((batch, 4, hidden), dtype=gates.dtype)
+    spread_rows = spread.reshape(batch, 4 * hidden)
+    dcn = spread[:, 0]
     for t in reversed(_order(steps, is_reverse)):
         if hs_grad is not None:
             dh += hs_grad[t]
@@ -302,16 +340,17 @@ def lstm_sequence_grad(ctx, h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs
             dh, keep_h = _split_masked(dh, mask[t])
             dc, keep_c = _split_masked(dc, mask[t])
         if out_grad is not None:
-            dh = dh + out_grad[t]
-        dcn = dh * dc_from_h[t]
+            dh += out_grad[t]
+        xp.multiply(dh, dc_from_h[t], out=dcn)
         dcn += dc
+        spread[:, 1:3] = dcn[:, None]
+        spread[:, 3] = dh
         d = grads[t]
-        xp.multiply(dcn[:, None, :], factor4[t, :, :3], out=grads4[t, :, :3])
-        xp.multiply(dh, factor4[t, :, 3], out=grads4[t, :, 3])
+        xp.multiply(spread_rows, factor[t], out=d)
         if gates_grad is not None:
             d += base[t]
-        dh = xp.matmul(d, weight_hh)
-        dc = dcn * f[t]
+        xp.matmul(d, weight_hh, out=dh)
+        xp.multiply(dcn, f[t], out=dc)
         if keep_h is not None:
             dh += keep_h
             dc += keep_c
@@ -328,18 +367,29 @@ def gru_sequence(ctx, x, h0, weight_hh, bias_hh, mask, is_reverse):
     steps, batch = x.shape[:2]
     hidden = h0.shape[-1]
     dtype = h0.dtype
+    # As the LSTM's: r and z's 1/2 pre-scale folded once into copies of W^T and
+    # bias_hh (their columns) and into x's r, z part, written where the gates go;
+    # W_hc h + b_hc (unscaled) stays as it is.
+    scale = xp.ones(3 * hidden, dtype=dtype)
+    scale[:2 * hidden] = 0.5
+    w_t = xp.empty((hidden, 3 * hidden), dtype=dtype)
+    xp.multiply(weight_hh.T, scale, out=w_t)
+    b = xp.multiply(bias_hh, scale)
     gates = xp.empty((steps, batch, 4 * hidden), dtype=dtype)       # r, z, c, W_hc h + b_hc
+    xp.multiply(x[..., :2 * hidden], 0.5, out=gates[..., :2 * hidden])
     out = xp.empty((steps, batch, hidden), dtype=dtype)
-    hs = xp.empty_like(out)
-    w_t = xp.ascontiguousarray(weight_hh.T)      # a contiguous W^T makes the per-step GEMM faster
+    hs = None if mask is None else xp.empty_like(out)
+    hp = xp.empty((batch, 3 * hidden), dtype=dtype)                  # per-step buffer, reused
     h = h0
     for t in _order(steps, is_reverse):
         g = gates[t]
-        hp = xp.matmul(h, w_t)
-        hp += bias_hh
+        xp.matmul(h, w_t, out=hp)
+        hp += b
         rz = g[:, :2 * hidden]
-        xp.add(x[t, :, :2 * hidden], hp[:, :2 * hidden], out=rz)
-        _sigmoid_(xp, rz)
+        rz += hp[:, :2 * hidden]
+        xp.tanh(rz, out=rz)
+        rz += 1.0
+        rz *= 0.5
         g[:, 3 * hidden:] = hp[:, 2 * hidden:]
         r, z, n = g[:, :hidden], g[:, hidden:2 * hidden], g[:, 2 * hidden:3 * hidden]
         xp.multiply(r, hp[:, 2 * hidden:], out=n)
@@ -350,10 +400,12 @@ def gru_sequence(ctx, x, h0, weight_hh, bias_hh, mask, is_reverse):
         h_new *= z
         h_new += n
         if mask is None:
-            hs[t] = h_new
+            h = h_new
         else:
             _keep_masked(hs[t], h_new, h, mask[t])
-        h = hs[t]
+            h = hs[t]
+    if hs is None:
+        hs = out.copy()     # unmasked, the states are the outputs: one copy, not one per step
     return out, hs, gates
 
 
@@ -374,6 +426,7 @@ def gru_sequence_grad(ctx, h0, weight_hh, mask, gates, hs, out_grad, hs_grad, ga
     # Per step: the pre-activation gradients [r, z, hn (of W_hc h + b_hc), c].
     pre = xp.empty(gates.shape, dtype=gates.dtype)
     dh = xp.zeros(h0.shape, dtype=h0.dtype)
+    new_dh = xp.empty(h0.shape, dtype=h0.dtype)                       # swapped with dh each step
     for t in reversed(_order(steps, is_reverse)):
         if hs_grad is not None:
             dh += hs_grad[t]
@@ -381,7 +434,7 @@ def gru_sequence_grad(ctx, h0, weight_hh, mask, gates, hs, out_grad, hs_grad, ga
         if mask is not None:
             dh, keep = _split_masked(dh, mask[t])
         if out_grad is not None:
-            dh = dh + out_grad[t]
+            dh += out_grad[t]
         p = pre[t]
         dr, dz, dhn, dn = (p[:, k * hidden:(k + 1) * hidden] for k in range(4))
         xp.multiply(dh, dz_factor[t], out=dz)
@@ -400,16 +453,18 @@ def gru_sequence_grad(ctx, h0, weight_hh, mask, gates, hs, out_grad, hs_grad, ga
             dhn += gates_grad[t, :, 3 * hidden:]
         dr *= r_slope[t]
         dz *= z_slope[t]
-        new_dh = xp.matmul(p[:, :3 * hidden], weight_hh)
-        new_dh += dh * z[t]
+        if keep is not None:
+            new_dh = xp.empty(h0.shape, dtype=h0.dtype)               # dh is mask-split: fresh arrays
+        xp.matmul(p[:, :3 * hidden], weight_hh, out=new_dh)
+        dh *= z[t]
+        new_dh += dh
         if keep is not None:
             new_dh += keep
-        dh = new_dh
+        dh, new_dh = new_dh, dh
     d_proj = pre[..., :3 * hidden]
     w_grad = b_grad = x_grad = None
-    if want_w:
-        w_grad = xp.matmul(xp.ascontiguousarray(d_proj).reshape(steps * batch, 3 * hidden).T,
-                           h_prev.reshape(steps * batch, hidden))
+    if want_w:      # rows 4H apart: a strided operand BLAS reads as it is
+        w_grad = xp.matmul(d_proj.reshape(steps * batch, 3 * hidden).T, h_prev.reshape(steps * batch, hidden))
     if want_b:
         b_grad = d_proj.sum(axis=(0, 1))
     if want_x:
@@ -422,7 +477,7 @@ def simple_rnn_sequence(ctx, x, h0, weight_hh, mask, activation, is_reverse):
     xp = ctx.xp
     steps, batch = x.shape[:2]
     out = xp.empty((steps, batch, h0.shape[-1]), dtype=h0.dtype)
-    hs = xp.empty_like(out)
+    hs = None if mask is None else xp.empty_like(out)
     w_t = xp.ascontiguousarray(weight_hh.T)      # a contiguous W^T makes the per-step GEMM faster
     h = h0
     for t in _order(steps, is_reverse):
@@ -434,10 +489,12 @@ def simple_rnn_sequence(ctx, x, h0, weight_hh, mask, activation, is_reverse):
         else:
             xp.maximum(h_new, 0, out=h_new)
         if mask is None:
-            hs[t] = h_new
+            h = h_new
         else:
             _keep_masked(hs[t], h_new, h, mask[t])
-        h = hs[t]
+            h = hs[t]
+    if hs is None:
+        hs = out.copy()     # unmasked, the states are the outputs: one copy, not one per step
     return out, hs
 
 
@@ -457,9 +514,9 @@ def simple_rnn_sequence_grad(ctx, h0, weight_hh, mask, out, hs, out_grad, hs_gra
         if mask is not None:
             dh, keep = _split_masked(dh, mask[t])
         if out_grad is not None:
-            dh = dh + out_grad[t]
+            dh += out_grad[t]
         xp.multiply(dh, slope[t], out=pre[t])
-        dh = xp.matmul(pre[t], weight_hh)
+        xp.matmul(pre[t], weight_hh, out=dh)
         if keep is not None:
             dh += keep
     w_grad = None
