@@ -94,6 +94,12 @@ _BLOCK_BYTES = 1 << 20
 # are prod(kernel) calls per block, and blocks small enough for the cache cost more calls than
 # they save (measured: 0.5-2 MiB blocks 0-40% slower than 8 MiB for ResNet's and LeNet's shapes).
 _ADD_BLOCK_BYTES = 1 << 23
+# col2im on the CPU by stride phases (_col2im_phases) where the loop's adds would move runs of
+# fewer output positions than this (its per-run cost dominates there: 3x3 stride 2 at 16 outputs a
+# row, LeNet's 10) and some phase takes two or more kernel positions; blocks of about this many bytes of columns
+# (1-2 MiB measured within the noise of each other, 8 MiB up to 1.35x slower; docs/performance.md).
+_PHASE_RUN = 24
+_PHASE_BLOCK_BYTES = 1 << 21
 # A stride-1 convolution's "wide" columns (below) cover every padded position of the axes after
 # the first; taken while that is at most this many times the output positions (8x8 outputs of a
 # 3x3 kernel with padding 1: 80 / 64, 1.25; 4x4: 24 / 16, 1.5).
@@ -282,6 +288,11 @@ def _col2im(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, g
         if (all(s == 1 for s in strides) and all(p >= 0 for pair in full_pads for p in pair)
                 and filter.shape[0] <= 2 * filter.shape[1] * groups):
             return _col2im_by_convolution(xp, gout, filter, x_shape, full_pads, dilations, groups)
+        if outs and 0 < outs[-1] < _PHASE_RUN and math.prod(outs) and math.prod(x_shape[2:]):
+            plan = _phase_plan(tuple(x_shape[2:]), tuple(kernel), tuple(strides), tuple(map(tuple, pads)),
+                               tuple(dilations), tuple(outs))
+            if max(len(taps) for _, _, taps in plan[3]) >= 2:
+                return _col2im_phases(xp, gout, filter, x_shape, kernel, groups, plan)
         return _col2im_loop(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, groups)
     return _col2im_gather(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, groups)
 
@@ -325,6 +336,87 @@ def _col2im_loop(xp, gout, filter, x_shape, kernel, strides, pads, dilations, ou
         into = out[start:stop]
         for target, source in adds:
             into[(slice(None), slice(None)) + target] += part[(slice(None), slice(None)) + source]
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _phase_plan(sizes, kernel, strides, pads, dilations, outs):
+    """_col2im_phases' plan: (grid, ext, plane, phases). Input index i = j * s + p * d -
+    before of output j and kernel index p lies in phase r = i mod s at phase index
+    u = j + q, q = (p * d - before) // s. Each phase's gradient is accumulated in a
+    buffer of ``ext`` positions per axis (phase indices from lo = min(0, q) on), flat,
+    so kernel position t adds its columns at one flat offset: gout is widened to
+    ``grid`` (outs[0] times ext's other axes, zeros past outs), and ``plane`` elements
+    per (sample, channel) hold every tap's run. ``phases``: per phase r (row major),
+    (the output's strided slice of it, the buffer's slice of its positions, ((tap,
+    offset), ...))."""
+    per_axis = [[((p * d - b) % s, (p * d - b) // s) for p in range(ks)]
+                for ks, s, d, (b, _) in zip(kernel, strides, dilations, pads)]
+    lo = tuple(min(0, *(q for _, q in axis)) for axis in per_axis)
+    hi = tuple(max(-(-size // s), m + max(q for _, q in axis))
+               for axis, size, s, m in zip(per_axis, sizes, strides, outs))
+    ext = tuple(h - low for h, low in zip(hi, lo))
+    grid = (outs[0],) + ext[1:]
+    length = math.prod(grid)
+    pitches = [math.prod(ext[axis + 1:]) for axis in range(len(ext))]
+    by_phase = {}
+    for t, position in enumerate(itertools.product(*(range(ks) for ks in kernel))):
+        phase = tuple(per_axis[axis][p][0] for axis, p in enumerate(position))
+        offset = sum((per_axis[axis][p][1] - lo[axis]) * pitches[axis] for axis, p in enumerate(position))
+        by_phase.setdefault(phase, []).append((t, offset))
+    plane = max([math.prod(ext)] + [offset + length for taps in by_phase.values() for _, offset in taps])
+    phases = []
+    for phase in itertools.product(*(range(s) for s in strides)):
+        counts = (-(-(size - r) // s) for size, r, s in zip(sizes, phase, strides))
+        phases.append((tuple(slice(r, None, s) for r, s in zip(phase, strides)),
+                       tuple(slice(-low, -low + u) for low, u in zip(lo, counts)),
+                       tuple(by_phase.get(phase, ()))))
+    return grid, ext, plane, tuple(phases)
+
+
+def _col2im_phases(xp, gout, filter, x_shape, kernel, groups, plan):
+    """col2im on the CPU by the input's stride phases (one phase for stride 1). Per
+    block of samples the filter's transpose times gout (widened to the plan's grid)
+    gives the columns [b * C, prod(kernel), prod(grid)]; each phase's buffer
+    [b * C, plane] takes its first kernel position's run as a copy and adds the
+    others' (one whole-block add per kernel position, runs of prod(grid) elements:
+    the loop's adds move runs of one output row), and the phase's positions are
+    copied into the gradient's strided slice of that phase. A phase no kernel
+    position reaches is zero."""
+    grid, ext, plane, phases = plan
+    n, c = x_shape[:2]
+    o = gout.shape[1]
+    taps, length, outs = math.prod(kernel), math.prod(grid), gout.shape[2:]
+    dtype = xp.result_type(gout.dtype, filter.dtype)
+    matrix = filter.reshape(groups, o // groups, c // groups * taps).swapaxes(1, 2)
+    if grid != tuple(outs):
+        wide = xp.zeros((n, o) + grid, dtype=gout.dtype)
+        wide[(slice(None), slice(None)) + tuple(slice(0, m) for m in outs)] = gout
+        gout = wide
+    gout = gout.reshape(n, groups, o // groups, length)
+    out = xp.empty(tuple(x_shape), dtype=dtype)
+    block = _samples_per_block(xp, n, c * taps * length * dtype.itemsize, _PHASE_BLOCK_BYTES)
+    columns = xp.empty((block, groups, c // groups * taps, length), dtype=dtype)
+    buffers = xp.empty((len(phases), block * c, plane), dtype=dtype)
+    every = (slice(None), slice(None))
+    for start in range(0, n, block):
+        b = min(block, n - start)
+        cols = columns[:b]
+        xp.matmul(matrix, gout[start:start + b], out=cols)
+        cols = cols.reshape(b * c, taps, length)
+        into = out[start:start + b]
+        for buffer, (target, crop, phase_taps) in zip(buffers, phases):
+            if not phase_taps:
+                into[every + target] = 0
+                continue
+            buffer = buffer[:b * c]
+            (first, offset), rest = phase_taps[0], phase_taps[1:]
+            buffer[:, :offset] = 0
+            buffer[:, offset:offset + length] = cols[:, first]
+            buffer[:, offset + length:] = 0
+            for t, offset in rest:
+                buffer[:, offset:offset + length] += cols[:, t]
+            into[every + target] = buffer[:, :math.prod(ext)].reshape((b, c) + ext)[every + crop]
     return out
 
 
