@@ -293,11 +293,90 @@ def test_conv_blocks_and_layouts_match_a_loop(monkeypatch, per_block, layout, x_
     np.testing.assert_allclose(w.grad.numpy(), w_grad, rtol=1e-12, atol=1e-12)
 
 
+# (col2im path on the CPU, x shape, filter shape, strides, pads, dilations, groups): the input
+# gradient's (and a transposed convolution's forward's) way on the CPU
+COL2IM_CASES = [
+    ("convolution", (5, 3, 7, 6), (4, 3, 3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1),       # O <= 2C, stride 1
+    ("phases", (5, 3, 9, 8), (4, 3, 3, 3), (2, 2), ((1, 1), (1, 1)), (1, 1), 1),            # 3x3 stride 2
+    ("phases", (5, 2, 6, 6), (8, 2, 3, 3), (1, 1), ((0, 0), (0, 0)), (1, 1), 1),            # stride 1, O > 2C
+    ("phases", (4, 4, 11, 9), (6, 2, 3, 2), (2, 1), ((2, 1), (0, 2)), (2, 1), 2),           # dilated, grouped
+    ("phases", (3, 2, 13), (3, 2, 4), (3,), ((2, 3),), (1,), 1),                             # 1-d
+    ("phases", (2, 2, 5, 6, 7), (3, 2, 3, 2, 3), (2, 1, 2), ((1, 0), (1, 1), (2, 1)), (1, 1, 1), 1),  # 3-d
+    ("phases", (3, 2, 2, 5), (3, 2, 3, 3), (4, 1), ((2, 2), (1, 1)), (1, 1), 1),            # taps all on padding
+    ("phases", (3, 2, 9, 9), (3, 2, 3, 3), (4, 4), ((0, 0), (0, 0)), (2, 2), 1),            # phases no tap reaches
+    ("loop", (5, 4, 7, 6), (6, 4, 1, 1), (2, 2), ((0, 0), (0, 0)), (1, 1), 1),              # 1x1: a tap per phase
+    ("loop", (2, 2, 4, 50), (6, 2, 3, 3), (2, 1), ((1, 1), (1, 1)), (1, 1), 1),             # long rows
+]
+
+
+def col2im_path(monkeypatch, run):
+    """Which CPU col2im ran inside ``run()``: 'convolution', 'phases' or 'loop'."""
+    taken = []
+    for name, label in (("_col2im_by_convolution", "convolution"), ("_col2im_phases", "phases"),
+                        ("_col2im_loop", "loop")):
+        real = getattr(conv_kernels, name)
+        monkeypatch.setattr(conv_kernels, name,
+                            lambda *a, _real=real, _label=label, **k: taken.append(_label) or _real(*a, **k))
+    run()
+    return taken
+
+
+@pytest.mark.parametrize("path, x_shape, w_shape, strides, pads, dilations, groups", COL2IM_CASES)
+def test_cpu_col2im_paths_match_a_loop(monkeypatch, device, path, x_shape, w_shape, strides, pads, dilations,
+                                       groups):
+    """The input gradient by each CPU col2im path (stride phases: one buffer add per
+    kernel position) with one, two and all samples per block, against the loop
+    reference in float64; on the CPU each case takes the path it names."""
+    rng = np.random.default_rng(3)
+    x_np, w_np = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+    padding = [p for pair in pads for p in pair]
+    for per_block in (1, 2, None):
+        with monkeypatch.context() as patch:
+            if per_block is not None:
+                patch.setattr(conv_kernels, "_samples_per_block",
+                              lambda xp, n, per_sample, size=None, _b=per_block: max(1, min(n, _b)))
+            x = eager.to_tensor(x_np, stop_gradient=False)
+            w = eager.to_tensor(w_np, stop_gradient=False)
+            out = CONV[len(strides)](x, w, stride=list(strides), padding=padding, dilation=list(dilations),
+                                     groups=groups)
+            g_np = rng.standard_normal(out.shape)
+            _, x_grad, w_grad = loop_reference(x_np, w_np, g_np, strides, pads, dilations, groups)
+            taken = col2im_path(patch, lambda: out.backward(eager.to_tensor(g_np)))
+            np.testing.assert_allclose(x.grad.numpy(), x_grad, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(w.grad.numpy(), w_grad, rtol=1e-12, atol=1e-12)
+            if device == "cpu":
+                assert taken == [path]
+
+
+def test_conv_transpose_by_phases_matches_a_loop(monkeypatch, device):
+    """conv2d_transpose's forward is col2im: 4x4 stride 2 (four phases of four taps)
+    against the loop reference's input gradient, and float64 finite differences."""
+    rng = np.random.default_rng(4)
+    x_np, w_np = rng.standard_normal((3, 4, 5, 6)), rng.standard_normal((4, 3, 4, 4))
+    x = eager.to_tensor(x_np, stop_gradient=False)
+    w = eager.to_tensor(w_np, stop_gradient=False)
+    out = None
+
+    def forward():
+        nonlocal out
+        out = F.conv2d_transpose(x, w, stride=2, padding=1)
+    taken = col2im_path(monkeypatch, forward)
+    # the transposed convolution of x is the input gradient of the convolution (filter w) of
+    # an input of out's shape whose output gradient is x
+    _, expected, _ = loop_reference(np.zeros(out.shape), w_np, x_np, (2, 2), ((1, 1), (1, 1)), (1, 1), 1)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12, atol=1e-12)
+    if device == "cpu":
+        assert taken == ["phases"]
+    assert gradcheck(lambda x, w: F.conv2d_transpose(x, w, stride=2, padding=1), (x, w))
+
+
 @pytest.mark.parametrize("x_shape, w_shape, strides, pads, dilations, groups", [
     ((3, 2, 3, 3), (4, 2, 1, 1), (1, 1), ((0, 0), (0, 0)), (1, 1), 1),                # direct
     ((3, 2, 5, 4), (4, 1, 3, 2), (1, 1), ((2, 1), (0, 2)), (2, 1), 2),                # wide
     ((3, 2, 5, 4), (3, 2, 3, 3), (2, 2), ((1, 1), (1, 1)), (1, 1), 1),                # windows, col2im's adds
     ((3, 2, 2, 5), (3, 2, 3, 3), (4, 1), ((2, 2), (1, 1)), (1, 1), 1),                # taps all on the padding
+    ((3, 4, 7, 6), (4, 2, 3, 2), (3, 2), ((2, 1), (0, 2)), (2, 1), 2),                # phases: dilated, grouped
+    ((3, 2, 4, 4), (5, 2, 3, 3), (1, 1), ((0, 0), (0, 0)), (1, 1), 1),                # phases: stride 1, O > 2C
 ])
 def test_conv_blocks_gradcheck(monkeypatch, x_shape, w_shape, strides, pads, dilations, groups):
     """Finite differences in float64 through every layout, two samples per block."""
