@@ -7,6 +7,7 @@ against the working tree's, interleaved round by round, minimum reported.
     python benchmarks/kernel_ab.py --base main --only B5      # the LeNet CNN step
     python benchmarks/kernel_ab.py --base main --only RN,CV   # a small ResNet step, its convs alone
     python benchmarks/kernel_ab.py --base main --only CT      # M1's convs: fwd, dx, dw vs PyTorch, GEMM
+    python benchmarks/kernel_ab.py --base main --only ACC     # their float32 error against float64
 
 The kernel modules of ``--base`` are read with ``git show`` and executed with a
 registration that collects their functions instead of registering them; each
@@ -258,6 +259,31 @@ def torch_table(sides, rounds, clock) -> None:
               f"{' '.join(vs_torch):>18}   {' '.join(vs_gemm):>18}")
 
 
+def accuracy_table(sides) -> None:
+    """Per M1 convolution (and LeNet's two): each side's float32 forward, input and
+    filter gradients against the base side's float64 ones, max |f32 - f64| / max |f64|."""
+    rng = np.random.default_rng(0)
+    cases = M1_CONVS + (("LeNet 1->6 28px 5x5", (64, 1, 28, 28), (6, 1, 5, 5), 1, 2),
+                        ("LeNet 6->16 14px 5x5", (64, 6, 14, 14), (16, 6, 5, 5), 1, 0))
+    print(f"{'conv (float32 error: before / after)':<24} {'forward':>19} {'input grad':>19} {'filter grad':>19}")
+    for name, x_shape, w_shape, stride, padding in cases:
+        x, w = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+        args = ([stride] * 2, [padding] * 2, "EXPLICIT", [1, 1], 1, "NCHW")
+        out_shape = (x_shape[0], w_shape[0]) + tuple((m + 2 * padding - w_shape[2]) // stride + 1
+                                                     for m in x_shape[2:])
+        g = rng.standard_normal(out_shape)
+        base = sides["before"]
+        exact = (base[("conv2d", DataType.FLOAT64)](CPU_CONTEXT, x, w, *args),
+                 *base[("conv2d_grad", DataType.FLOAT64)](CPU_CONTEXT, x, w, g, *args))
+        errors = {}
+        for side, kernels in sides.items():
+            x32, w32, g32 = (a.astype(np.float32) for a in (x, w, g))
+            got = (kernels[("conv2d", DataType.FLOAT32)](CPU_CONTEXT, x32, w32, *args),
+                   *kernels[("conv2d_grad", DataType.FLOAT32)](CPU_CONTEXT, x32, w32, g32, *args))
+            errors[side] = [float(np.abs(a - e).max() / np.abs(e).max()) for a, e in zip(got, exact)]
+        print(f"{name:<24} " + " ".join(f"{errors['before'][i]:8.2e} / {errors['after'][i]:8.2e}" for i in range(3)))
+
+
 def workloads(only, sides):
     """(workload, side) -> (fn, unit, calls per timing). A to_static step replays the
     kernels it captured, so each side gets its own, captured with its kernels installed."""
@@ -316,11 +342,13 @@ def main(argv=None) -> int:
     if not sides["before"]:
         raise SystemExit("kernel_ab: no kernel of the base revision matches a registered one")
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    if "ACC" in only:
+        accuracy_table(sides)
     if "CT" in only:
         torch_table(sides, args.rounds, clock)
-        only.discard("CT")
-        if not only:
-            return 0
+    only -= {"ACC", "CT"}
+    if not only:
+        return 0
     loads = workloads(only, sides)
     names = list(dict.fromkeys(w for w, _ in loads))
     best = dict.fromkeys(loads, float("inf"))
