@@ -10,6 +10,7 @@ import pytest
 import eager
 import eager.nn.functional as F
 from eager.autograd import gradcheck
+from phi.backends.cpu_context import CPU_CONTEXT
 from phi.kernels import conv as conv_kernels
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -270,12 +271,36 @@ def test_cpu_column_layout_choice(layout, x_shape, w_shape, strides, pads, dilat
     assert conv_kernels._column_source(np, x, w_shape[2:], strides, pads, dilations, outs)[2] == layout
 
 
+def test_cpu_filter_gradient_takes_wide_columns_from_4_channels_per_group(monkeypatch):
+    """The filter gradient keeps the windows below _WIDE_FILTER_CHANNELS input channels
+    per group (where the forward takes wide columns), and takes wide ones from there on."""
+    layouts = []
+    real = conv_kernels._column_source
+    monkeypatch.setattr(conv_kernels, "_column_source",
+                        lambda *a, **k: layouts.append(real(*a, **k)[2]) or real(*a, **k))
+    for channels, groups, expected in ((3, 1, "windows"), (6, 2, "windows"), (4, 1, "wide"), (8, 2, "wide")):
+        x = np.zeros((2, channels, 6, 6))
+        w = np.zeros((4, channels // groups, 3, 3))
+        g = np.zeros((2, 4, 6, 6))
+        layouts.clear()
+        conv_kernels.conv_nd_grad(CPU_CONTEXT, x, w, g, [1, 1], [1, 1], "EXPLICIT", [1, 1], groups, "NCHW",
+                                  out_mask=(False, True))
+        assert layouts == [expected]
+        layouts.clear()
+        conv_kernels.conv_nd(CPU_CONTEXT, x, w, [1, 1], [1, 1], "EXPLICIT", [1, 1], groups, "NCHW")
+        assert layouts == ["wide"]
+
+
+@pytest.mark.parametrize("filter_channels", [1, None])
 @pytest.mark.parametrize("per_block", [1, 2, None])
 @pytest.mark.parametrize("layout, x_shape, w_shape, strides, pads, dilations, groups", LAYOUT_CASES)
-def test_conv_blocks_and_layouts_match_a_loop(monkeypatch, per_block, layout, x_shape, w_shape, strides, pads,
-                                              dilations, groups):
+def test_conv_blocks_and_layouts_match_a_loop(monkeypatch, filter_channels, per_block, layout, x_shape, w_shape,
+                                              strides, pads, dilations, groups):
     """Forward and both gradients of every column layout, with the samples taken one
-    or two per block (5 samples: a short last block) or all at once, against the loop."""
+    or two per block (5 samples: a short last block) or all at once, against the loop;
+    the filter gradient in the layout named (filter_channels 1) or as chosen by default."""
+    if filter_channels is not None:
+        monkeypatch.setattr(conv_kernels, "_WIDE_FILTER_CHANNELS", filter_channels)
     if per_block is not None:
         monkeypatch.setattr(conv_kernels, "_samples_per_block",
                             lambda xp, n, per_sample, size=None: max(1, min(n, per_block)))
@@ -379,8 +404,10 @@ def test_conv_transpose_by_phases_matches_a_loop(monkeypatch, device):
     ((3, 2, 4, 4), (5, 2, 3, 3), (1, 1), ((0, 0), (0, 0)), (1, 1), 1),                # phases: stride 1, O > 2C
 ])
 def test_conv_blocks_gradcheck(monkeypatch, x_shape, w_shape, strides, pads, dilations, groups):
-    """Finite differences in float64 through every layout, two samples per block."""
+    """Finite differences in float64 through every layout (the filter gradient's wide one
+    too), two samples per block."""
     monkeypatch.setattr(conv_kernels, "_samples_per_block", lambda xp, n, per_sample, size=None: max(1, min(n, 2)))
+    monkeypatch.setattr(conv_kernels, "_WIDE_FILTER_CHANNELS", 1)
     rng = np.random.default_rng(1)
     x = eager.to_tensor(rng.standard_normal(x_shape), stop_gradient=False)
     w = eager.to_tensor(rng.standard_normal(w_shape), stop_gradient=False)

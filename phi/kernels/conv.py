@@ -104,6 +104,13 @@ _PHASE_BLOCK_BYTES = 1 << 21
 # the first; taken while that is at most this many times the output positions (8x8 outputs of a
 # 3x3 kernel with padding 1: 80 / 64, 1.25; 4x4: 24 / 16, 1.5).
 _WIDE_WASTE = 1.5
+# The filter gradient takes wide columns only from this many input channels per group on: with
+# fewer, the columns' copy saves less than the wide layout costs elsewhere (gout's O channels
+# widened by a copy, the GEMM's extra positions). Windows against wide, filter gradient alone,
+# 25 interleaved rounds, three runs: the 3 -> 16 stem (32px) 1.23-1.30 against 1.38-1.46 ms,
+# LeNet's 1 -> 6 (5x5, 28px) 1.29-1.35 against 1.35-1.54; 6 -> 16 (LeNet's second) 1.46
+# against 1.24-1.40, 16 -> 16 5.0-5.3 against 4.5-5.0: wide.
+_WIDE_FILTER_CHANNELS = 4
 
 
 def _samples_per_block(xp, n, per_sample, size=None):
@@ -114,7 +121,7 @@ def _samples_per_block(xp, n, per_sample, size=None):
     return max(1, min(n, (size or _BLOCK_BYTES) // max(per_sample, 1)))
 
 
-def _column_source(xp, x, kernel, strides, pads, dilations, outs):
+def _column_source(xp, x, kernel, strides, pads, dilations, outs, wide=True):
     """What the columns are copied from: (source, grid, layout). ``source`` is a view
     [N, C, *kernel, *positions] whose copy is the columns (C * prod(kernel) rows of
     prod(grid) positions per sample); ``grid`` the positions the matmul computes,
@@ -131,13 +138,13 @@ def _column_source(xp, x, kernel, strides, pads, dilations, outs):
     positions past outs[1:] read across a row's end into the next and are cut off
     after the matmul (the forward) or meet zeros (the filter gradient); the
     padded input gets one more slab along its first axis for the last window's
-    overrun."""
+    overrun. ``wide=False`` keeps the windows where wide columns would be taken."""
     k = len(kernel)
     n, c = x.shape[:2]
     if (math.prod(kernel) == 1 and all(s == 1 for s in strides)
             and not any(p for pair in pads for p in pair)):
         return x.reshape((n, c) + (1,) * k + (math.prod(outs),)), tuple(outs), "direct"
-    if xp is np and all(s == 1 for s in strides):
+    if wide and xp is np and all(s == 1 for s in strides):
         padded_sizes = tuple(m + b + a for m, (b, a) in zip(x.shape[2:], pads))
         grid = (outs[0],) + padded_sizes[1:]
         if math.prod(grid) <= _WIDE_WASTE * math.prod(outs):
@@ -202,7 +209,8 @@ def _filter_gradient(xp, x, gout, filter_shape, strides, pads, dilations, outs, 
     n, c = x.shape[:2]
     o, kernel = gout.shape[1], tuple(filter_shape[2:])
     k, taps = len(kernel), math.prod(kernel)
-    source, grid, _ = _column_source(xp, x, kernel, strides, pads, dilations, outs)
+    source, grid, _ = _column_source(xp, x, kernel, strides, pads, dilations, outs,
+                                     wide=c // groups >= _WIDE_FILTER_CHANNELS)
     length = math.prod(grid)
     dtype = xp.result_type(x.dtype, gout.dtype)
     rows = xp.empty((o, n) + grid, dtype=gout.dtype)
