@@ -106,10 +106,10 @@ _PHASE_BLOCK_BYTES = 1 << 21
 _WIDE_WASTE = 1.5
 # The filter gradient takes wide columns only from this many input channels per group on: with
 # fewer, the columns' copy saves less than the wide layout costs elsewhere (gout's O channels
-# widened by a copy, the GEMM's extra positions). Windows against wide, filter gradient alone,
-# 25 interleaved rounds, three runs: the 3 -> 16 stem (32px) 1.23-1.30 against 1.38-1.46 ms,
-# LeNet's 1 -> 6 (5x5, 28px) 1.29-1.35 against 1.35-1.54; 6 -> 16 (LeNet's second) 1.46
-# against 1.24-1.40, 16 -> 16 5.0-5.3 against 4.5-5.0: wide.
+# widened by a copy, the GEMM's extra positions). Filter gradient alone, windows against wide,
+# 40 rounds alternating the order, two runs: the 3 -> 16 stem (32px) 1.25, 1.18 against 1.33,
+# 1.24 ms; LeNet's 1 -> 6 (5x5, 28px) 1.27, 1.26 against 1.35, 1.32; from 6 channels on (LeNet's
+# 6 -> 16: even; 16 -> 16: 5.0-5.3 against 4.5-5.0) wide.
 _WIDE_FILTER_CHANNELS = 4
 
 
