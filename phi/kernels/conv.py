@@ -15,8 +15,9 @@ O/g, b*positions] times the block's columns, contracting the samples and the
 positions in one matmul, summed over the blocks. The input gradient
 multiplies the filter's transpose by the output gradient back into
 per-sample columns and adds each kernel position's block into the input
-(col2im: on the CPU a loop over the kernel's positions, e.g. 9 for 3x3, each
-a whole-block add; on a GPU one gather), or for a stride-1 convolution on the
+(col2im: on the CPU by the input's stride phases, each kernel position's block
+one flat add into its phase's buffer, or for 1x1 kernels and long rows a loop
+of strided adds; on a GPU one gather), or for a stride-1 convolution on the
 CPU is the full convolution of gout with the flipped filter. Filters are [O,
 C/groups, *kernel] in both data formats, as in Paddle; channel-last inputs are
 moved to channel-first and back.
