@@ -97,8 +97,9 @@ _BLOCK_BYTES = 1 << 20
 _ADD_BLOCK_BYTES = 1 << 23
 # col2im on the CPU by stride phases (_col2im_phases) where the loop's adds would move runs of
 # fewer output positions than this (its per-run cost dominates there: 3x3 stride 2 at 16 outputs a
-# row, LeNet's 10) and some phase takes two or more kernel positions; blocks of about this many bytes of columns
-# (1-2 MiB measured within the noise of each other, 8 MiB up to 1.35x slower; docs/performance.md).
+# row, LeNet's 10) and some phase takes two or more kernel positions; blocks of about this many
+# bytes of columns (1-2 MiB within the noise of each other, 8 MiB up to 1.35x slower;
+# docs/performance.md, "Conv against PyTorch, per geometry").
 _PHASE_RUN = 24
 _PHASE_BLOCK_BYTES = 1 << 21
 # A stride-1 convolution's "wide" columns (below) cover every padded position of the axes after
@@ -288,10 +289,13 @@ def _col2im(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, g
     """The gradient [N, C, *sizes] of an input whose columns multiplied the filter
     [O, C/groups, *kernel] gave an output [N, O, *outs] whose gradient is gout:
     gout times the filter back into columns, each column entry added into the
-    input position it was read from. On the CPU a loop over the kernel's
-    positions (each a whole-tensor strided add, the cheapest per element); on a
-    GPU, where every call costs the host 8-30 us, one gather with a cached index
-    (one launch, prod(kernel) reads per input element)."""
+    input position it was read from. On the CPU: for stride 1 with O/g at most
+    twice C/g the full convolution; where the loop's adds would move short runs
+    (under _PHASE_RUN outputs a row) and some stride phase takes two or more
+    kernel positions, by phases (_col2im_phases); else a loop over the kernel's
+    positions (each a whole-tensor strided add). On a GPU, where every call costs
+    the host 8-30 us, one gather with a cached index (one launch, prod(kernel)
+    reads per input element)."""
     if xp is np:
         full_pads = tuple(((ks - 1) * d - b, (ks - 1) * d - a) for ks, d, (b, a) in zip(kernel, dilations, pads))
         if (all(s == 1 for s in strides) and all(p >= 0 for pair in full_pads for p in pair)
