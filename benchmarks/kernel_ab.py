@@ -6,6 +6,8 @@ against the working tree's, interleaved round by round, minimum reported.
     python benchmarks/kernel_ab.py --base main --clock wall   # perf_counter, not CPU time
     python benchmarks/kernel_ab.py --base main --only B5      # the LeNet CNN step
     python benchmarks/kernel_ab.py --base main --only RN,CV   # a small ResNet step, its convs alone
+    python benchmarks/kernel_ab.py --base main --only CT      # M1's convs: fwd, dx, dw vs PyTorch, GEMM
+    python benchmarks/kernel_ab.py --base main --only ACC     # their float32 error against float64
 
 The kernel modules of ``--base`` are read with ``git show`` and executed with a
 registration that collects their functions instead of registering them; each
@@ -171,6 +173,117 @@ def conv_case(x_shape, w_shape, stride, padding):
     return run
 
 
+# M1's convolutions (issue #14's ResNet, batch 32): (name, x shape, filter shape, stride, padding)
+M1_CONVS = (
+    ("stem 3->16 32px s1", (32, 3, 32, 32), (16, 3, 3, 3), 1, 1),
+    ("16->16 32px s1", (32, 16, 32, 32), (16, 16, 3, 3), 1, 1),
+    ("16->32 32px s2", (32, 16, 32, 32), (32, 16, 3, 3), 2, 1),
+    ("32->32 16px s1", (32, 32, 16, 16), (32, 32, 3, 3), 1, 1),
+    ("32->64 16px s2", (32, 32, 16, 16), (64, 32, 3, 3), 2, 1),
+    ("64->64 8px s1", (32, 64, 8, 8), (64, 64, 3, 3), 1, 1),
+    ("16->32 1x1 s2", (32, 16, 32, 32), (32, 16, 1, 1), 2, 0),
+    ("32->64 1x1 s2", (32, 32, 16, 16), (64, 32, 1, 1), 2, 0),
+)
+
+
+def steady_malloc() -> None:
+    """Fixes glibc's mmap threshold at 64 MiB (and trimming at 256 MiB): a kernel timed
+    alone otherwise gets its multi-MiB scratch from fresh mmaps and pays a page fault per
+    4 KiB on first touch (1225 per 16->16 forward, about half its time), where inside a
+    training step the dynamic threshold has long risen (0 faults per ResNet step measured)."""
+    import ctypes
+    libc = ctypes.CDLL("libc.so.6")
+    libc.mallopt(-3, 64 << 20)   # M_MMAP_THRESHOLD
+    libc.mallopt(-1, 256 << 20)  # M_TRIM_THRESHOLD
+
+
+def torch_table(sides, rounds, clock) -> None:
+    """Per M1 convolution: forward, input gradient and filter gradient of each side's
+    conv2d kernels (called directly, float32) against PyTorch's (conv2d; autograd.grad
+    of the input and of the weight alone, on a retained graph) and against one matmul
+    of the same M, N, K (the pure GEMM time: [O, C*k*k] @ [C*k*k, N*P]). Minimum over
+    ``rounds`` interleaved rounds, in ms."""
+    import torch
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(0)
+    times = {}
+
+    def timed(key, fn):
+        fn()
+        start = clock()
+        fn()
+        times[key] = min(times.get(key, float("inf")), (clock() - start) * 1e3)
+
+    cases = []
+    for name, x_shape, w_shape, stride, padding in M1_CONVS:
+        x = rng.standard_normal(x_shape, dtype=np.float32)
+        w = rng.standard_normal(w_shape, dtype=np.float32)
+        args = ([stride] * 2, [padding] * 2, "EXPLICIT", [1, 1], 1, "NCHW")
+        out_shape = (x_shape[0], w_shape[0]) + tuple((m + 2 * padding - w_shape[2]) // stride + 1
+                                                     for m in x_shape[2:])
+        g = rng.standard_normal(out_shape, dtype=np.float32)
+        tx, tw, tg = (torch.from_numpy(a) for a in (x, w, g))
+        tx.requires_grad_(True)
+        tw.requires_grad_(True)
+        f = torch.nn.functional.conv2d
+        dx_graph = f(tx, tw.detach(), stride=stride, padding=padding)
+        dw_graph = f(tx.detach(), tw, stride=stride, padding=padding)
+        depth = w_shape[1] * w_shape[2] * w_shape[3]
+        a = rng.standard_normal((w_shape[0], depth), dtype=np.float32)
+        b = rng.standard_normal((depth, out_shape[0] * out_shape[2] * out_shape[3]), dtype=np.float32)
+        cases.append((name, x, w, g, args, tx, tw, tg, dx_graph, dw_graph, a, b))
+    for _ in range(rounds):
+        for name, x, w, g, args, tx, tw, tg, dx_graph, dw_graph, a, b in cases:
+            for side, kernels in sides.items():
+                fwd, grad = kernels[("conv2d", DataType.FLOAT32)], kernels[("conv2d_grad", DataType.FLOAT32)]
+                timed((name, side, "fwd"), lambda: fwd(CPU_CONTEXT, x, w, *args))
+                timed((name, side, "dx"), lambda: grad(CPU_CONTEXT, x, w, g, *args, out_mask=(True, False)))
+                timed((name, side, "dw"), lambda: grad(CPU_CONTEXT, x, w, g, *args, out_mask=(False, True)))
+            stride, padding = args[0][0], args[1][0]
+            timed((name, "torch", "fwd"), lambda: torch.nn.functional.conv2d(
+                tx.detach(), tw.detach(), stride=stride, padding=padding))
+            timed((name, "torch", "dx"), lambda: torch.autograd.grad(dx_graph, tx, tg, retain_graph=True))
+            timed((name, "torch", "dw"), lambda: torch.autograd.grad(dw_graph, tw, tg, retain_graph=True))
+            timed((name, "gemm", "all"), lambda: a @ b)
+    print(f"{'conv (ms; before/after/torch)':<20} {'forward':>20} {'input grad':>20} {'filter grad':>20}"
+          f" {'GEMM':>6}   after/torch fwd dx dw   after/GEMM fwd dx dw")
+    for name, *_ in cases:
+        cells, vs_torch, vs_gemm = [], [], []
+        gemm = times[name, "gemm", "all"]
+        for op in ("fwd", "dx", "dw"):
+            before, after, theirs = (times[name, side, op] for side in ("before", "after", "torch"))
+            cells.append(f"{before:6.2f}/{after:5.2f}/{theirs:5.2f}")
+            vs_torch.append(f"{after / theirs:4.2f}")
+            vs_gemm.append(f"{after / gemm:4.2f}")
+        print(f"{name:<20} {cells[0]:>20} {cells[1]:>20} {cells[2]:>20} {gemm:6.2f}   "
+              f"{' '.join(vs_torch):>18}   {' '.join(vs_gemm):>18}")
+
+
+def accuracy_table(sides) -> None:
+    """Per M1 convolution (and LeNet's two): each side's float32 forward, input and
+    filter gradients against the base side's float64 ones, max |f32 - f64| / max |f64|."""
+    rng = np.random.default_rng(0)
+    cases = M1_CONVS + (("LeNet 1->6 28px 5x5", (64, 1, 28, 28), (6, 1, 5, 5), 1, 2),
+                        ("LeNet 6->16 14px 5x5", (64, 6, 14, 14), (16, 6, 5, 5), 1, 0))
+    print(f"{'conv (float32 error: before / after)':<24} {'forward':>19} {'input grad':>19} {'filter grad':>19}")
+    for name, x_shape, w_shape, stride, padding in cases:
+        x, w = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+        args = ([stride] * 2, [padding] * 2, "EXPLICIT", [1, 1], 1, "NCHW")
+        out_shape = (x_shape[0], w_shape[0]) + tuple((m + 2 * padding - w_shape[2]) // stride + 1
+                                                     for m in x_shape[2:])
+        g = rng.standard_normal(out_shape)
+        base = sides["before"]
+        exact = (base[("conv2d", DataType.FLOAT64)](CPU_CONTEXT, x, w, *args),
+                 *base[("conv2d_grad", DataType.FLOAT64)](CPU_CONTEXT, x, w, g, *args))
+        errors = {}
+        for side, kernels in sides.items():
+            x32, w32, g32 = (a.astype(np.float32) for a in (x, w, g))
+            got = (kernels[("conv2d", DataType.FLOAT32)](CPU_CONTEXT, x32, w32, *args),
+                   *kernels[("conv2d_grad", DataType.FLOAT32)](CPU_CONTEXT, x32, w32, g32, *args))
+            errors[side] = [float(np.abs(a - e).max() / np.abs(e).max()) for a, e in zip(got, exact)]
+        print(f"{name:<24} " + " ".join(f"{errors['before'][i]:8.2e} / {errors['after'][i]:8.2e}" for i in range(3)))
+
+
 def workloads(only, sides):
     """(workload, side) -> (fn, unit, calls per timing). A to_static step replays the
     kernels it captured, so each side gets its own, captured with its kernels installed."""
@@ -217,17 +330,28 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default="B2,B3,B3j")
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                         help="cpu: this process's CPU time (steadier on a shared machine); wall: perf_counter")
+    parser.add_argument("--steady-malloc", action="store_true",
+                        help="fix glibc's mmap threshold (see steady_malloc; always on for CT)")
     args = parser.parse_args(argv)
     only = set(args.only.split(","))
+    if args.steady_malloc or "CT" in only:
+        steady_malloc()
     before = base_kernels(args.base)
     after = current_kernels(sorted({name for name, _ in before}))
     sides = {"before": {k: v for k, v in before.items() if k in after}, "after": after}
     if not sides["before"]:
         raise SystemExit("kernel_ab: no kernel of the base revision matches a registered one")
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    if "ACC" in only:
+        accuracy_table(sides)
+    if "CT" in only:
+        torch_table(sides, args.rounds, clock)
+    only -= {"ACC", "CT"}
+    if not only:
+        return 0
     loads = workloads(only, sides)
     names = list(dict.fromkeys(w for w, _ in loads))
     best = dict.fromkeys(loads, float("inf"))
-    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     for _ in range(args.rounds):
         for side, kernels in sides.items():
             install(kernels)

@@ -10,6 +10,7 @@ import pytest
 import eager
 import eager.nn.functional as F
 from eager.autograd import gradcheck
+from phi.backends.cpu_context import CPU_CONTEXT
 from phi.kernels import conv as conv_kernels
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -270,12 +271,36 @@ def test_cpu_column_layout_choice(layout, x_shape, w_shape, strides, pads, dilat
     assert conv_kernels._column_source(np, x, w_shape[2:], strides, pads, dilations, outs)[2] == layout
 
 
+def test_cpu_filter_gradient_takes_wide_columns_from_4_channels_per_group(monkeypatch):
+    """The filter gradient keeps the windows below _WIDE_FILTER_CHANNELS input channels
+    per group (where the forward takes wide columns), and takes wide ones from there on."""
+    layouts = []
+    real = conv_kernels._column_source
+    monkeypatch.setattr(conv_kernels, "_column_source",
+                        lambda *a, **k: layouts.append(real(*a, **k)[2]) or real(*a, **k))
+    for channels, groups, expected in ((3, 1, "windows"), (6, 2, "windows"), (4, 1, "wide"), (8, 2, "wide")):
+        x = np.zeros((2, channels, 6, 6))
+        w = np.zeros((4, channels // groups, 3, 3))
+        g = np.zeros((2, 4, 6, 6))
+        layouts.clear()
+        conv_kernels.conv_nd_grad(CPU_CONTEXT, x, w, g, [1, 1], [1, 1], "EXPLICIT", [1, 1], groups, "NCHW",
+                                  out_mask=(False, True))
+        assert layouts == [expected]
+        layouts.clear()
+        conv_kernels.conv_nd(CPU_CONTEXT, x, w, [1, 1], [1, 1], "EXPLICIT", [1, 1], groups, "NCHW")
+        assert layouts == ["wide"]
+
+
+@pytest.mark.parametrize("filter_channels", [1, None])
 @pytest.mark.parametrize("per_block", [1, 2, None])
 @pytest.mark.parametrize("layout, x_shape, w_shape, strides, pads, dilations, groups", LAYOUT_CASES)
-def test_conv_blocks_and_layouts_match_a_loop(monkeypatch, per_block, layout, x_shape, w_shape, strides, pads,
-                                              dilations, groups):
+def test_conv_blocks_and_layouts_match_a_loop(monkeypatch, filter_channels, per_block, layout, x_shape, w_shape,
+                                              strides, pads, dilations, groups):
     """Forward and both gradients of every column layout, with the samples taken one
-    or two per block (5 samples: a short last block) or all at once, against the loop."""
+    or two per block (5 samples: a short last block) or all at once, against the loop;
+    the filter gradient in the layout named (filter_channels 1) or as chosen by default."""
+    if filter_channels is not None:
+        monkeypatch.setattr(conv_kernels, "_WIDE_FILTER_CHANNELS", filter_channels)
     if per_block is not None:
         monkeypatch.setattr(conv_kernels, "_samples_per_block",
                             lambda xp, n, per_sample, size=None: max(1, min(n, per_block)))
@@ -293,15 +318,96 @@ def test_conv_blocks_and_layouts_match_a_loop(monkeypatch, per_block, layout, x_
     np.testing.assert_allclose(w.grad.numpy(), w_grad, rtol=1e-12, atol=1e-12)
 
 
+# (col2im path on the CPU, x shape, filter shape, strides, pads, dilations, groups): the input
+# gradient's (and a transposed convolution's forward's) way on the CPU
+COL2IM_CASES = [
+    ("convolution", (5, 3, 7, 6), (4, 3, 3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1),       # O <= 2C, stride 1
+    ("phases", (5, 3, 9, 8), (4, 3, 3, 3), (2, 2), ((1, 1), (1, 1)), (1, 1), 1),            # 3x3 stride 2
+    ("phases", (5, 2, 6, 6), (8, 2, 3, 3), (1, 1), ((0, 0), (0, 0)), (1, 1), 1),            # stride 1, O > 2C
+    ("phases", (4, 4, 11, 9), (6, 2, 3, 2), (2, 1), ((2, 1), (0, 2)), (2, 1), 2),           # dilated, grouped
+    ("phases", (3, 2, 13), (3, 2, 4), (3,), ((2, 3),), (1,), 1),                             # 1-d
+    ("phases", (2, 2, 5, 6, 7), (3, 2, 3, 2, 3), (2, 1, 2), ((1, 0), (1, 1), (2, 1)), (1, 1, 1), 1),  # 3-d
+    ("phases", (3, 2, 2, 5), (3, 2, 3, 3), (4, 1), ((2, 2), (1, 1)), (1, 1), 1),            # taps all on padding
+    ("phases", (3, 2, 9, 9), (3, 2, 3, 3), (4, 4), ((0, 0), (0, 0)), (2, 2), 1),            # phases no tap reaches
+    ("loop", (5, 4, 7, 6), (6, 4, 1, 1), (2, 2), ((0, 0), (0, 0)), (1, 1), 1),              # 1x1: a tap per phase
+    ("loop", (2, 2, 4, 50), (6, 2, 3, 3), (2, 1), ((1, 1), (1, 1)), (1, 1), 1),             # long rows
+]
+
+
+def col2im_path(monkeypatch, run):
+    """Which CPU col2im ran inside ``run()``: 'convolution', 'phases' or 'loop'."""
+    taken = []
+    for name, label in (("_col2im_by_convolution", "convolution"), ("_col2im_phases", "phases"),
+                        ("_col2im_loop", "loop")):
+        real = getattr(conv_kernels, name)
+        monkeypatch.setattr(conv_kernels, name,
+                            lambda *a, _real=real, _label=label, **k: taken.append(_label) or _real(*a, **k))
+    run()
+    return taken
+
+
+@pytest.mark.parametrize("path, x_shape, w_shape, strides, pads, dilations, groups", COL2IM_CASES)
+def test_cpu_col2im_paths_match_a_loop(monkeypatch, device, path, x_shape, w_shape, strides, pads, dilations,
+                                       groups):
+    """The input gradient by each CPU col2im path (stride phases: one buffer add per
+    kernel position) with one, two and all samples per block, against the loop
+    reference in float64; on the CPU each case takes the path it names."""
+    rng = np.random.default_rng(3)
+    x_np, w_np = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+    padding = [p for pair in pads for p in pair]
+    for per_block in (1, 2, None):
+        with monkeypatch.context() as patch:
+            if per_block is not None:
+                patch.setattr(conv_kernels, "_samples_per_block",
+                              lambda xp, n, per_sample, size=None, _b=per_block: max(1, min(n, _b)))
+            x = eager.to_tensor(x_np, stop_gradient=False)
+            w = eager.to_tensor(w_np, stop_gradient=False)
+            out = CONV[len(strides)](x, w, stride=list(strides), padding=padding, dilation=list(dilations),
+                                     groups=groups)
+            g_np = rng.standard_normal(out.shape)
+            _, x_grad, w_grad = loop_reference(x_np, w_np, g_np, strides, pads, dilations, groups)
+            taken = col2im_path(patch, lambda: out.backward(eager.to_tensor(g_np)))
+            np.testing.assert_allclose(x.grad.numpy(), x_grad, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(w.grad.numpy(), w_grad, rtol=1e-12, atol=1e-12)
+            if device == "cpu":
+                assert taken == [path]
+
+
+def test_conv_transpose_by_phases_matches_a_loop(monkeypatch, device):
+    """conv2d_transpose's forward is col2im: 4x4 stride 2 (four phases of four taps)
+    against the loop reference's input gradient, and float64 finite differences."""
+    rng = np.random.default_rng(4)
+    x_np, w_np = rng.standard_normal((3, 4, 5, 6)), rng.standard_normal((4, 3, 4, 4))
+    x = eager.to_tensor(x_np, stop_gradient=False)
+    w = eager.to_tensor(w_np, stop_gradient=False)
+    out = None
+
+    def forward():
+        nonlocal out
+        out = F.conv2d_transpose(x, w, stride=2, padding=1)
+    taken = col2im_path(monkeypatch, forward)
+    # the transposed convolution of x is the input gradient of the convolution (filter w) of
+    # an input of out's shape whose output gradient is x
+    _, expected, _ = loop_reference(np.zeros(out.shape), w_np, x_np, (2, 2), ((1, 1), (1, 1)), (1, 1), 1)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12, atol=1e-12)
+    if device == "cpu":
+        assert taken == ["phases"]
+    assert gradcheck(lambda x, w: F.conv2d_transpose(x, w, stride=2, padding=1), (x, w))
+
+
 @pytest.mark.parametrize("x_shape, w_shape, strides, pads, dilations, groups", [
     ((3, 2, 3, 3), (4, 2, 1, 1), (1, 1), ((0, 0), (0, 0)), (1, 1), 1),                # direct
     ((3, 2, 5, 4), (4, 1, 3, 2), (1, 1), ((2, 1), (0, 2)), (2, 1), 2),                # wide
     ((3, 2, 5, 4), (3, 2, 3, 3), (2, 2), ((1, 1), (1, 1)), (1, 1), 1),                # windows, col2im's adds
     ((3, 2, 2, 5), (3, 2, 3, 3), (4, 1), ((2, 2), (1, 1)), (1, 1), 1),                # taps all on the padding
+    ((3, 4, 7, 6), (4, 2, 3, 2), (3, 2), ((2, 1), (0, 2)), (2, 1), 2),                # phases: dilated, grouped
+    ((3, 2, 4, 4), (5, 2, 3, 3), (1, 1), ((0, 0), (0, 0)), (1, 1), 1),                # phases: stride 1, O > 2C
 ])
 def test_conv_blocks_gradcheck(monkeypatch, x_shape, w_shape, strides, pads, dilations, groups):
-    """Finite differences in float64 through every layout, two samples per block."""
+    """Finite differences in float64 through every layout (the filter gradient's wide one
+    too), two samples per block."""
     monkeypatch.setattr(conv_kernels, "_samples_per_block", lambda xp, n, per_sample, size=None: max(1, min(n, 2)))
+    monkeypatch.setattr(conv_kernels, "_WIDE_FILTER_CHANNELS", 1)
     rng = np.random.default_rng(1)
     x = eager.to_tensor(rng.standard_normal(x_shape), stop_gradient=False)
     w = eager.to_tensor(rng.standard_normal(w_shape), stop_gradient=False)

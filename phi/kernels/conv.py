@@ -15,8 +15,9 @@ O/g, b*positions] times the block's columns, contracting the samples and the
 positions in one matmul, summed over the blocks. The input gradient
 multiplies the filter's transpose by the output gradient back into
 per-sample columns and adds each kernel position's block into the input
-(col2im: on the CPU a loop over the kernel's positions, e.g. 9 for 3x3, each
-a whole-block add; on a GPU one gather), or for a stride-1 convolution on the
+(col2im: on the CPU by the input's stride phases, each kernel position's block
+one flat add into its phase's buffer, or for 1x1 kernels and long rows a loop
+of strided adds; on a GPU one gather), or for a stride-1 convolution on the
 CPU is the full convolution of gout with the flipped filter. Filters are [O,
 C/groups, *kernel] in both data formats, as in Paddle; channel-last inputs are
 moved to channel-first and back.
@@ -94,10 +95,24 @@ _BLOCK_BYTES = 1 << 20
 # are prod(kernel) calls per block, and blocks small enough for the cache cost more calls than
 # they save (measured: 0.5-2 MiB blocks 0-40% slower than 8 MiB for ResNet's and LeNet's shapes).
 _ADD_BLOCK_BYTES = 1 << 23
+# col2im on the CPU by stride phases (_col2im_phases) where the loop's adds would move runs of
+# fewer output positions than this (its per-run cost dominates there: 3x3 stride 2 at 16 outputs a
+# row, LeNet's 10) and some phase takes two or more kernel positions; blocks of about this many
+# bytes of columns (1-2 MiB within the noise of each other, 8 MiB up to 1.35x slower;
+# docs/performance.md, "Conv against PyTorch, per geometry").
+_PHASE_RUN = 24
+_PHASE_BLOCK_BYTES = 1 << 21
 # A stride-1 convolution's "wide" columns (below) cover every padded position of the axes after
 # the first; taken while that is at most this many times the output positions (8x8 outputs of a
 # 3x3 kernel with padding 1: 80 / 64, 1.25; 4x4: 24 / 16, 1.5).
 _WIDE_WASTE = 1.5
+# The filter gradient takes wide columns only from this many input channels per group on: with
+# fewer, the columns' copy saves less than the wide layout costs elsewhere (gout's O channels
+# widened by a copy, the GEMM's extra positions). Filter gradient alone, windows against wide,
+# 40 rounds alternating the order, two runs: the 3 -> 16 stem (32px) 1.25, 1.18 against 1.33,
+# 1.24 ms; LeNet's 1 -> 6 (5x5, 28px) 1.27, 1.26 against 1.35, 1.32; from 6 channels on (LeNet's
+# 6 -> 16: even; 16 -> 16: 5.0-5.3 against 4.5-5.0) wide.
+_WIDE_FILTER_CHANNELS = 4
 
 
 def _samples_per_block(xp, n, per_sample, size=None):
@@ -108,7 +123,7 @@ def _samples_per_block(xp, n, per_sample, size=None):
     return max(1, min(n, (size or _BLOCK_BYTES) // max(per_sample, 1)))
 
 
-def _column_source(xp, x, kernel, strides, pads, dilations, outs):
+def _column_source(xp, x, kernel, strides, pads, dilations, outs, wide=True):
     """What the columns are copied from: (source, grid, layout). ``source`` is a view
     [N, C, *kernel, *positions] whose copy is the columns (C * prod(kernel) rows of
     prod(grid) positions per sample); ``grid`` the positions the matmul computes,
@@ -125,13 +140,13 @@ def _column_source(xp, x, kernel, strides, pads, dilations, outs):
     positions past outs[1:] read across a row's end into the next and are cut off
     after the matmul (the forward) or meet zeros (the filter gradient); the
     padded input gets one more slab along its first axis for the last window's
-    overrun."""
+    overrun. ``wide=False`` keeps the windows where wide columns would be taken."""
     k = len(kernel)
     n, c = x.shape[:2]
     if (math.prod(kernel) == 1 and all(s == 1 for s in strides)
             and not any(p for pair in pads for p in pair)):
         return x.reshape((n, c) + (1,) * k + (math.prod(outs),)), tuple(outs), "direct"
-    if xp is np and all(s == 1 for s in strides):
+    if wide and xp is np and all(s == 1 for s in strides):
         padded_sizes = tuple(m + b + a for m, (b, a) in zip(x.shape[2:], pads))
         grid = (outs[0],) + padded_sizes[1:]
         if math.prod(grid) <= _WIDE_WASTE * math.prod(outs):
@@ -196,7 +211,8 @@ def _filter_gradient(xp, x, gout, filter_shape, strides, pads, dilations, outs, 
     n, c = x.shape[:2]
     o, kernel = gout.shape[1], tuple(filter_shape[2:])
     k, taps = len(kernel), math.prod(kernel)
-    source, grid, _ = _column_source(xp, x, kernel, strides, pads, dilations, outs)
+    source, grid, _ = _column_source(xp, x, kernel, strides, pads, dilations, outs,
+                                     wide=c // groups >= _WIDE_FILTER_CHANNELS)
     length = math.prod(grid)
     dtype = xp.result_type(x.dtype, gout.dtype)
     rows = xp.empty((o, n) + grid, dtype=gout.dtype)
@@ -273,15 +289,23 @@ def _col2im(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, g
     """The gradient [N, C, *sizes] of an input whose columns multiplied the filter
     [O, C/groups, *kernel] gave an output [N, O, *outs] whose gradient is gout:
     gout times the filter back into columns, each column entry added into the
-    input position it was read from. On the CPU a loop over the kernel's
-    positions (each a whole-tensor strided add, the cheapest per element); on a
-    GPU, where every call costs the host 8-30 us, one gather with a cached index
-    (one launch, prod(kernel) reads per input element)."""
+    input position it was read from. On the CPU: for stride 1 with O/g at most
+    twice C/g the full convolution; where the loop's adds would move short runs
+    (under _PHASE_RUN outputs a row) and some stride phase takes two or more
+    kernel positions, by phases (_col2im_phases); else a loop over the kernel's
+    positions (each a whole-tensor strided add). On a GPU, where every call costs
+    the host 8-30 us, one gather with a cached index (one launch, prod(kernel)
+    reads per input element)."""
     if xp is np:
         full_pads = tuple(((ks - 1) * d - b, (ks - 1) * d - a) for ks, d, (b, a) in zip(kernel, dilations, pads))
         if (all(s == 1 for s in strides) and all(p >= 0 for pair in full_pads for p in pair)
                 and filter.shape[0] <= 2 * filter.shape[1] * groups):
             return _col2im_by_convolution(xp, gout, filter, x_shape, full_pads, dilations, groups)
+        if outs and 0 < outs[-1] < _PHASE_RUN and math.prod(outs) and math.prod(x_shape[2:]):
+            plan = _phase_plan(tuple(x_shape[2:]), tuple(kernel), tuple(strides), tuple(map(tuple, pads)),
+                               tuple(dilations), tuple(outs))
+            if max(len(taps) for _, _, taps in plan[3]) >= 2:
+                return _col2im_phases(xp, gout, filter, x_shape, kernel, groups, plan)
         return _col2im_loop(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, groups)
     return _col2im_gather(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, groups)
 
@@ -325,6 +349,87 @@ def _col2im_loop(xp, gout, filter, x_shape, kernel, strides, pads, dilations, ou
         into = out[start:stop]
         for target, source in adds:
             into[(slice(None), slice(None)) + target] += part[(slice(None), slice(None)) + source]
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _phase_plan(sizes, kernel, strides, pads, dilations, outs):
+    """_col2im_phases' plan: (grid, ext, plane, phases). Input index i = j * s + p * d -
+    before of output j and kernel index p lies in phase r = i mod s at phase index
+    u = j + q, q = (p * d - before) // s. Each phase's gradient is accumulated in a
+    buffer of ``ext`` positions per axis (phase indices from lo = min(0, q) on), flat,
+    so kernel position t adds its columns at one flat offset: gout is widened to
+    ``grid`` (outs[0] times ext's other axes, zeros past outs), and ``plane`` elements
+    per (sample, channel) hold every tap's run. ``phases``: per phase r (row major),
+    (the output's strided slice of it, the buffer's slice of its positions, ((tap,
+    offset), ...))."""
+    per_axis = [[((p * d - b) % s, (p * d - b) // s) for p in range(ks)]
+                for ks, s, d, (b, _) in zip(kernel, strides, dilations, pads)]
+    lo = tuple(min(0, *(q for _, q in axis)) for axis in per_axis)
+    hi = tuple(max(-(-size // s), m + max(q for _, q in axis))
+               for axis, size, s, m in zip(per_axis, sizes, strides, outs))
+    ext = tuple(h - low for h, low in zip(hi, lo))
+    grid = (outs[0],) + ext[1:]
+    length = math.prod(grid)
+    pitches = [math.prod(ext[axis + 1:]) for axis in range(len(ext))]
+    by_phase = {}
+    for t, position in enumerate(itertools.product(*(range(ks) for ks in kernel))):
+        phase = tuple(per_axis[axis][p][0] for axis, p in enumerate(position))
+        offset = sum((per_axis[axis][p][1] - lo[axis]) * pitches[axis] for axis, p in enumerate(position))
+        by_phase.setdefault(phase, []).append((t, offset))
+    plane = max([math.prod(ext)] + [offset + length for taps in by_phase.values() for _, offset in taps])
+    phases = []
+    for phase in itertools.product(*(range(s) for s in strides)):
+        counts = (-(-(size - r) // s) for size, r, s in zip(sizes, phase, strides))
+        phases.append((tuple(slice(r, None, s) for r, s in zip(phase, strides)),
+                       tuple(slice(-low, -low + u) for low, u in zip(lo, counts)),
+                       tuple(by_phase.get(phase, ()))))
+    return grid, ext, plane, tuple(phases)
+
+
+def _col2im_phases(xp, gout, filter, x_shape, kernel, groups, plan):
+    """col2im on the CPU by the input's stride phases (one phase for stride 1). Per
+    block of samples the filter's transpose times gout (widened to the plan's grid)
+    gives the columns [b * C, prod(kernel), prod(grid)]; each phase's buffer
+    [b * C, plane] takes its first kernel position's run as a copy and adds the
+    others' (one whole-block add per kernel position, runs of prod(grid) elements:
+    the loop's adds move runs of one output row), and the phase's positions are
+    copied into the gradient's strided slice of that phase. A phase no kernel
+    position reaches is zero."""
+    grid, ext, plane, phases = plan
+    n, c = x_shape[:2]
+    o = gout.shape[1]
+    taps, length, outs = math.prod(kernel), math.prod(grid), gout.shape[2:]
+    dtype = xp.result_type(gout.dtype, filter.dtype)
+    matrix = filter.reshape(groups, o // groups, c // groups * taps).swapaxes(1, 2)
+    if grid != tuple(outs):
+        wide = xp.zeros((n, o) + grid, dtype=gout.dtype)
+        wide[(slice(None), slice(None)) + tuple(slice(0, m) for m in outs)] = gout
+        gout = wide
+    gout = gout.reshape(n, groups, o // groups, length)
+    out = xp.empty(tuple(x_shape), dtype=dtype)
+    block = _samples_per_block(xp, n, c * taps * length * dtype.itemsize, _PHASE_BLOCK_BYTES)
+    columns = xp.empty((block, groups, c // groups * taps, length), dtype=dtype)
+    buffers = xp.empty((len(phases), block * c, plane), dtype=dtype)
+    every = (slice(None), slice(None))
+    for start in range(0, n, block):
+        b = min(block, n - start)
+        cols = columns[:b]
+        xp.matmul(matrix, gout[start:start + b], out=cols)
+        cols = cols.reshape(b * c, taps, length)
+        into = out[start:start + b]
+        for buffer, (target, crop, phase_taps) in zip(buffers, phases):
+            if not phase_taps:
+                into[every + target] = 0
+                continue
+            buffer = buffer[:b * c]
+            (first, offset), rest = phase_taps[0], phase_taps[1:]
+            buffer[:, :offset] = 0
+            buffer[:, offset:offset + length] = cols[:, first]
+            buffer[:, offset + length:] = 0
+            for t, offset in rest:
+                buffer[:, offset:offset + length] += cols[:, t]
+            into[every + target] = buffer[:, :math.prod(ext)].reshape((b, c) + ext)[every + crop]
     return out
 
 
