@@ -117,14 +117,27 @@ def _lstm_float64(x, h0, c0, w):
     return np.stack(outs)
 
 
+# (kernel's call, the plain loop's, the output names); each kernel gets the same data
+# from _data (gate count, dtype, seed, masked) as its plain formulation.
+_FOLDED = {
+    "lstm": (lambda x, h0, c0, w, b, mask, reverse: rnn.lstm_sequence(CPU_CONTEXT, x, h0, c0, w, mask, reverse),
+             lambda x, h0, c0, w, b, mask, reverse: _lstm_plain(x, h0, c0, w, mask, reverse),
+             4, 1, ("out", "hs", "cs", "gates")),
+    "gru": (lambda x, h0, c0, w, b, mask, reverse: rnn.gru_sequence(CPU_CONTEXT, x, h0, w, b, mask, reverse),
+            lambda x, h0, c0, w, b, mask, reverse: _gru_plain(x, h0, w, b, mask, reverse),
+            3, 3, ("out", "hs", "gates")),
+}
+
+
 @pytest.mark.parametrize("masked", [False, True], ids=["unmasked", "masked"])
 @pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_lstm_sequence_fold_gives_the_plain_formulations_bits(dtype, reverse, masked):
-    x, h0, c0, w, _, mask = _data(4, dtype, 1, masked)
-    got = rnn.lstm_sequence(CPU_CONTEXT, x, h0, c0, w, mask, reverse)
-    want = _lstm_plain(x, h0, c0, w, mask, reverse)
-    for name, g, e in zip(("out", "hs", "cs", "gates"), got, want):
+@pytest.mark.parametrize("kind", sorted(_FOLDED))
+def test_sequence_fold_gives_the_plain_formulations_bits(kind, dtype, reverse, masked):
+    kernel, plain, gates, seed, names = _FOLDED[kind]
+    data = _data(gates, dtype, seed, masked)
+    got, want = kernel(*data, reverse), plain(*data, reverse)
+    for name, g, e in zip(names, got, want):
         assert g.dtype == dtype, name
         np.testing.assert_array_equal(g, e, err_msg=name)
 
@@ -133,18 +146,6 @@ def test_lstm_sequence_agrees_with_a_float64_reference():
     x, h0, c0, w, _, _ = _data(4, np.float32, 2, False)
     out = rnn.lstm_sequence(CPU_CONTEXT, x, h0, c0, w, None, False)[0]
     np.testing.assert_allclose(out, _lstm_float64(x, h0, c0, w), rtol=0, atol=2e-6)
-
-
-@pytest.mark.parametrize("masked", [False, True], ids=["unmasked", "masked"])
-@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_gru_sequence_fold_gives_the_plain_formulations_bits(dtype, reverse, masked):
-    x, h0, _, w, b, mask = _data(3, dtype, 3, masked)
-    got = rnn.gru_sequence(CPU_CONTEXT, x, h0, w, b, mask, reverse)
-    want = _gru_plain(x, h0, w, b, mask, reverse)
-    for name, g, e in zip(("out", "hs", "gates"), got, want):
-        assert g.dtype == dtype, name
-        np.testing.assert_array_equal(g, e, err_msg=name)
 
 
 def _calls(masked, reverse):
