@@ -8,6 +8,7 @@ import pytest
 
 import eager
 from eager.optimizer import lr
+from torch_reference import needs_torch, torch
 
 STEPS = 60
 
@@ -90,7 +91,6 @@ def test_each_schedule_follows_its_formula(make, formula):
     np.testing.assert_allclose(got, [formula(t) for t in range(STEPS)], rtol=1e-10, atol=1e-12)
 
 
-torch = pytest.importorskip("torch")
 
 
 def torch_rates(make_scheduler, steps=STEPS, base=0.5):
@@ -105,6 +105,7 @@ def torch_rates(make_scheduler, steps=STEPS, base=0.5):
     return out
 
 
+@needs_torch
 @pytest.mark.parametrize("ours, theirs", [
     (lambda: lr.StepDecay(0.5, 7, 0.3), lambda o: torch.optim.lr_scheduler.StepLR(o, 7, 0.3)),
     (lambda: lr.MultiStepDecay(0.5, [10, 25], 0.5), lambda o: torch.optim.lr_scheduler.MultiStepLR(o, [10, 25], 0.5)),
@@ -122,6 +123,7 @@ def test_schedules_agree_with_torch(ours, theirs):
     np.testing.assert_allclose(rates(ours()), torch_rates(theirs), rtol=1e-10)
 
 
+@needs_torch
 def test_reduce_on_plateau_agrees_with_torch():
     metrics = [5.0, 4.0, 4.0, 4.0, 3.99999, 4.0, 4.0, 4.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 1.0] * 3
     ours = lr.ReduceOnPlateau(0.5, factor=0.5, patience=2, cooldown=1, min_lr=0.01)

@@ -11,11 +11,11 @@ from eager.regularizer import L1Decay, L2Decay
 from phi import api as phi_api
 from phi.core import DenseTensor
 from phi.core.errors import InvalidArgumentError, InvalidTypeError
+from torch_reference import needs_torch, torch
 
 # Every test runs on the device axis (tests/conftest.py): on the CPU and with the GPU as the default place.
 pytestmark = pytest.mark.usefixtures("device")
 
-torch = pytest.importorskip("torch")
 rng = np.random.default_rng(13)
 
 
@@ -37,11 +37,13 @@ def run_both(make_ours, make_theirs, steps=4, clip=None):
     assert ours.impl.array is buffer  # updated in place, never replaced
 
 
+@needs_torch
 def test_sgd_with_weight_decay():
     run_both(lambda p: SGD(0.1, parameters=p, weight_decay=0.01),
              lambda p: torch.optim.SGD(p, lr=0.1, weight_decay=0.01))
 
 
+@needs_torch
 @pytest.mark.parametrize("nesterov", [False, True])
 def test_momentum(nesterov):
     # torch's dampening=0 momentum is Paddle's rule.
@@ -49,16 +51,19 @@ def test_momentum(nesterov):
              lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, nesterov=nesterov))
 
 
+@needs_torch
 def test_adamw_decoupled_decay():
     # With epsilon 0 Paddle's bias-corrected epsilon and torch's agree exactly.
     run_both(lambda p: AdamW(0.01, parameters=p, epsilon=0.0, weight_decay=0.1),
              lambda p: torch.optim.AdamW(p, lr=0.01, eps=0.0, weight_decay=0.1))
 
 
+@needs_torch
 def test_adam_matches_torch_without_epsilon():
     run_both(lambda p: Adam(0.01, parameters=p, epsilon=0.0), lambda p: torch.optim.Adam(p, lr=0.01, eps=0.0))
 
 
+@needs_torch
 def test_adam_and_adamw_match_torch_with_epsilon():
     # Paddle's epsilon * sqrt(1 - beta2^t) inside the bias-corrected step is
     # torch's epsilon added to the corrected root: the same number.
@@ -69,6 +74,7 @@ def test_adam_and_adamw_match_torch_with_epsilon():
              steps=6)
 
 
+@needs_torch
 @pytest.mark.parametrize("nesterov", [False, True])
 def test_momentum_with_weight_decay_matches_torch(nesterov):
     run_both(lambda p: Momentum(0.05, momentum=0.8, parameters=p, use_nesterov=nesterov, weight_decay=0.1),
@@ -82,6 +88,7 @@ def _paddle_global_clip(t, clip_norm=0.5):
     t.grad *= clip_norm / max(norm, clip_norm)
 
 
+@needs_torch
 def test_clip_by_global_norm():
     run_both(lambda p: SGD(0.1, parameters=p, grad_clip=eager.nn.ClipGradByGlobalNorm(0.5)),
              lambda p: torch.optim.SGD(p, lr=0.1), clip=_paddle_global_clip)
