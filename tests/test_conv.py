@@ -433,3 +433,71 @@ def test_conv_of_an_empty_batch_has_a_zero_filter_gradient():
     out.sum().backward()
     np.testing.assert_array_equal(w.grad.numpy(), np.zeros((4, 3, 3, 3)))
     assert x.grad.shape == [0, 3, 6, 6]
+
+
+def transpose_loop_reference(x, w, strides, pads, dilations, output_padding, groups):
+    """A transposed convolution in float64 by its definition: input position i's
+    value times tap t lands on output o = i * stride - pad_before + t * dilation,
+    kept where 0 <= o < the output size ((in - 1) * stride - pads + dilation *
+    (kernel - 1) + 1 + output_padding)."""
+    k = x.ndim - 2
+    n, c = x.shape[:2]
+    og = w.shape[1]
+    cg = c // groups
+    outs = [(x.shape[2 + a] - 1) * strides[a] - sum(pads[a]) + dilations[a] * (w.shape[2 + a] - 1) + 1
+            + output_padding[a] for a in range(k)]
+    out = np.zeros((n, og * groups, *outs))
+    for i in itertools.product(*(range(m) for m in x.shape[2:])):
+        for t in itertools.product(*(range(ks) for ks in w.shape[2:])):
+            o = tuple(ii * s - b + tt * d for ii, tt, s, (b, _), d in zip(i, t, strides, pads, dilations))
+            if not all(0 <= oo < m for oo, m in zip(o, outs)):
+                continue
+            for group in range(groups):
+                cs, os_ = slice(group * cg, (group + 1) * cg), slice(group * og, (group + 1) * og)
+                out[(slice(None), os_) + o] += x[(slice(None), cs) + i] @ w[(cs, slice(None)) + t]
+    return out
+
+
+# (x shape, filter shape, strides, pads, dilations, output_padding, groups): output_padding up to
+# the dilation (Paddle allows less than max(stride, dilation)) reaches positions no input does
+TRANSPOSE_PADDING_CASES = [
+    ((2, 2, 5, 2), (2, 2, 2, 4), (1, 1), ((1, 1), (1, 1)), (2, 1), (1, 0), 1),     # stride 1, padding 1 each side
+    ((1, 2, 7, 4), (2, 3, 4, 2), (1, 1), ((0, 0), (2, 2)), (2, 2), (1, 1), 1),     # after-padding 0 on one axis
+    ((2, 2, 3), (2, 1, 1), (1,), ((0, 0),), (2,), (1,), 1),                         # 1x1: the last row gets nothing
+    ((1, 2, 4, 3, 4), (2, 2, 1, 3, 2), (1, 1, 2), ((2, 2), (0, 0), (0, 0)), (2, 1, 2), (1, 0, 0), 1),  # 1 row back
+    ((2, 4, 4, 3), (4, 1, 3, 2), (2, 1), ((1, 1), (0, 0)), (3, 2), (2, 1), 2),     # grouped, stride 2, padding 2
+]
+CONV_TRANSPOSE = {1: F.conv1d_transpose, 2: F.conv2d_transpose, 3: F.conv3d_transpose}
+
+
+@pytest.mark.parametrize("x_shape, w_shape, strides, pads, dilations, output_padding, groups",
+                         TRANSPOSE_PADDING_CASES)
+def test_conv_transpose_output_padding_past_the_stride(x_shape, w_shape, strides, pads, dilations,
+                                                       output_padding, groups):
+    """An output_padding of at least the stride (allowed while below the dilation) reaches
+    output positions past every window: their values are zero, the rest are the
+    definition's, and the gradients match finite differences in float64. (Once the
+    kernel's windows overran the padded input there, and the whole-output check refused
+    a size that only the output_padding makes positive.)"""
+    rng = np.random.default_rng(5)
+    x = eager.to_tensor(rng.standard_normal(x_shape), stop_gradient=False)
+    w = eager.to_tensor(rng.standard_normal(w_shape), stop_gradient=False)
+    kwargs = dict(stride=list(strides), padding=[p for pair in pads for p in pair], dilation=list(dilations),
+                  output_padding=list(output_padding), groups=groups)
+    op = CONV_TRANSPOSE[len(strides)]
+    expected = transpose_loop_reference(x.numpy(), w.numpy(), strides, pads, dilations, output_padding, groups)
+    np.testing.assert_allclose(op(x, w, **kwargs).numpy(), expected, rtol=1e-12, atol=1e-12)
+    assert gradcheck(lambda x, w: op(x, w, **kwargs), (x, w))
+
+
+def test_conv_transpose_whose_output_no_input_reaches_is_zero():
+    """A padding that crops every position the input reaches, with an output_padding
+    that leaves positions beyond them: zeros, and zero gradients."""
+    x = eager.to_tensor(np.ones((1, 1, 2)), stop_gradient=False)
+    w = eager.to_tensor(np.ones((1, 1, 1)), stop_gradient=False)
+    out = F.conv1d_transpose(x, w, stride=1, padding=[2, 0], dilation=3, output_padding=2)
+    assert out.shape == [1, 1, 2]
+    np.testing.assert_array_equal(out.numpy(), np.zeros((1, 1, 2)))
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros((1, 1, 2)))
+    np.testing.assert_array_equal(w.grad.numpy(), np.zeros((1, 1, 1)))

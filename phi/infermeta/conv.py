@@ -172,11 +172,11 @@ def conv_transpose_infer_meta(k: int, x, filter, strides, paddings, output_paddi
             raise InvalidArgumentError(f"argument 'output_size' expected a size in [{base[i]}, "
                                        f"{base[i] + strides[i]}) on axis {i} (the sizes this stride can "
                                        f"give), got {list(output_size)}")
-    if any(b <= 0 for b in base):
-        raise InvalidArgumentError(f"the paddings {list(paddings)} crop the whole output: output size "
-                                   f"{list(base)}")
     outs = conv_transpose_geometry(spatial, w[2:], strides, paddings, output_padding, output_size,
                                    padding_algorithm, dilations)[2]
+    if any(o <= 0 for o in outs):   # (output_padding may give back what the paddings crop, as in Paddle)
+        raise InvalidArgumentError(f"the paddings {list(paddings)} crop the whole output: output size "
+                                   f"{list(outs)}")
     c_out = w[1] * groups
     out_dims = (dims[0],) + outs + (c_out,) if channel_last else (dims[0], c_out) + outs
     check_result_shape("x", out_dims, x.dtype)

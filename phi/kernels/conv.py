@@ -523,9 +523,38 @@ def conv_transpose_nd(ctx, x, filter, strides, paddings, output_padding, output_
     pads, dilations, outs = conv_transpose_geometry(ins, kernel, strides, paddings, output_padding, output_size,
                                                     padding_algorithm, dilations)
     c_out = filter.shape[1] * groups
-    out = _col2im(xp, x, filter, (x.shape[0], c_out) + outs, kernel, strides, pads, dilations, ins, groups)
+    reached, pads = _transpose_reach(ins, kernel, strides, pads, dilations, outs)
+    shape = (x.shape[0], c_out) + outs
+    if reached == outs:
+        out = _col2im(xp, x, filter, shape, kernel, strides, pads, dilations, ins, groups)
+    else:   # the positions past ``reached`` take no input: zeros
+        out = xp.zeros(shape, dtype=xp.result_type(x.dtype, filter.dtype))
+        if all(reached):
+            out[(slice(None), slice(None)) + tuple(slice(0, r) for r in reached)] = _col2im(
+                xp, x, filter, shape[:2] + reached, kernel, strides, pads, dilations, ins, groups)
     out = xp.moveaxis(out, 1, -1) if channel_last else out
     return xp.ascontiguousarray(out).astype(x.dtype, copy=False)
+
+
+def _transpose_reach(ins, kernel, strides, pads, dilations, outs):
+    """(reached, pads): the output sizes a transposed convolution's input reaches and
+    the pads that make its geometry a convolution's again. Output position o takes
+    input i's tap t where o = i * stride - before + t * dilation, so positions from
+    (ins - 1) * stride - before + dilation * (kernel - 1) + 1 on take nothing; an
+    output_padding of at least the stride (allowed up to the dilation, as in Paddle)
+    reaches past them. Within the reach, after-padding is what is left of that span,
+    so the columns' windows count exactly ``ins`` per axis."""
+    reached, new_pads = [], []
+    for size, ks, s, d, (before, after), o in zip(ins, kernel, strides, dilations, pads, outs):
+        span = (size - 1) * s + d * (ks - 1) + 1          # positions from -before
+        if (o + before + after - span) // s == 0:       # the windows fit as they are
+            reached.append(o)
+            new_pads.append((before, after))
+        else:
+            r = max(0, min(o, span - before))
+            reached.append(r)
+            new_pads.append((before, span - before - r))
+    return tuple(reached), tuple(new_pads)
 
 
 def conv_transpose_nd_grad(ctx, x, filter, out_grad, strides, paddings, output_padding, output_size,
@@ -537,8 +566,14 @@ def conv_transpose_nd_grad(ctx, x, filter, out_grad, strides, paddings, output_p
     xc = channel_first(xp, x, channel_last)
     gout = channel_first(xp, out_grad, channel_last)
     kernel, ins = filter.shape[2:], xc.shape[2:]
-    pads, dilations, _ = conv_transpose_geometry(ins, kernel, strides, paddings, output_padding, output_size,
-                                                 padding_algorithm, dilations)
+    pads, dilations, outs = conv_transpose_geometry(ins, kernel, strides, paddings, output_padding, output_size,
+                                                    padding_algorithm, dilations)
+    reached, pads = _transpose_reach(ins, kernel, strides, pads, dilations, outs)
+    if reached != outs:   # the output positions no input reaches add nothing to either gradient
+        if not all(reached):
+            return (xp.zeros(x.shape, dtype=x.dtype) if want_x else None,
+                    xp.zeros(filter.shape, dtype=filter.dtype) if want_filter else None)
+        gout = gout[(slice(None), slice(None)) + tuple(slice(0, r) for r in reached)]
     # x played a convolution's output gradient: its gradient is the convolution of out_grad with
     # the filter, and the filter's is that convolution's filter gradient with x as the output's
     x_grad = filter_grad = None
