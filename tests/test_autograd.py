@@ -512,6 +512,29 @@ def test_getitem_gradients_for_each_index_kind():
         np.testing.assert_allclose(x.grad.numpy(), expected, err_msg=str(index))
 
 
+
+@pytest.mark.parametrize("np_index", [
+    (slice(None, None, -1), np.array([1]), [0], None, np.array([True, True, True, False])),
+    (np.array([[0, 2]]), None, slice(1, 3), np.array([0, 0])),
+    (None, np.array([2, 0]), Ellipsis, None, np.array([3, 1])),
+    (Ellipsis, None, np.array([0, 0, 2])),
+], ids=["none-between-arrays", "none-after-array", "nones-around-ellipsis", "ellipsis-then-none"])
+def test_getitem_gradient_keeps_the_axis_order_a_none_gives(np_index):
+    """A None between advanced indices puts their axes first in x[index] (NumPy's rule,
+    as Paddle's); the gradient must be added back in that order, each element's own
+    (np.add.at with the same index is the reference; a uniform gradient would hide a
+    transposition)."""
+    x_np = np.arange(48.0).reshape(3, 4, 1, 4)
+    x = leaf(x_np)
+    index = tuple(eager.to_tensor(i) if isinstance(i, np.ndarray) else i for i in np_index)
+    out = x[index]
+    np.testing.assert_array_equal(out.numpy(), x_np[np_index])
+    g = np.random.default_rng(0).standard_normal(out.shape)
+    out.backward(eager.to_tensor(g))
+    expected = np.zeros_like(x_np)
+    np.add.at(expected, np_index, g)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12, atol=1e-12)
+
 # -- anomaly mode ---------------------------------------------------------------
 
 def test_anomaly_forward_names_op_output_and_call_site():

@@ -20,16 +20,31 @@ def getitem_grad(ctx, x, out_grad, index):
     xp = ctx.xp
     index = device_index(xp, index)
     x_grad = xp.zeros(x.shape, dtype=out_grad.dtype)
-    # None adds an axis to x[index] but not to x: drop it from both sides.
-    kept = tuple(i for i in index if i is not None)
-    region_shape = xp.broadcast_to(xp.empty((), dtype=xp.int8), x.shape)[kept].shape
-    grad = out_grad.reshape(region_shape)
-    if _has_array(kept):
+    target, index = _with_new_axes(x_grad, index)
+    if _has_array(index):
         # An integer array may name one element twice: its gradients add up.
-        scatter_add(xp, x_grad, kept, grad)
+        scatter_add(xp, target, index, out_grad)
     else:
-        x_grad[kept] = grad
+        target[index] = out_grad
     return x_grad
+
+
+def _with_new_axes(x_grad, index):
+    """(a view of x_grad with index's None axes as size-1 axes, index with each None
+    a full slice of its axis), so that view[index] has out_grad's shape and axis
+    order. Dropping the Nones instead would move axes: advanced indices that a None
+    separates put their axes first, and without it they stay in place."""
+    if not any(item is None for item in index):
+        return x_grad, index
+    axes = []
+    for item in index:
+        if item is None or item is Ellipsis:
+            axes.append(item)
+        elif isinstance(item, bool) or getattr(item, "dtype", None) == bool:   # a mask takes its rank's axes
+            axes.extend([slice(None)] * getattr(item, "ndim", 0))
+        else:
+            axes.append(slice(None))
+    return x_grad[tuple(axes)], tuple(slice(None) if item is None else item for item in index)
 
 
 def _without_leading_ones(value):
