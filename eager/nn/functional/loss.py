@@ -210,7 +210,9 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         smooth = _F.multiply(_F.scale(hot, 1.0 - label_smoothing, label_smoothing / classes, True), valid)
         loss = _F.cross_entropy_with_softmax(input, smooth, True, use_softmax, True, ignore_index, axis)
         if weight is None:
-            return _weighted(fn, loss, valid, reduction, label.shape)
+            # times the mask: the soft-label kernel's gradient is softmax - target, which an
+            # ignored sample's all-zero target would leave at softmax
+            return _weighted(fn, _F.multiply(loss, valid), valid, reduction, label.shape)
         sample_weight = _F.sum(_F.multiply(smooth, weight), [axis], None, True)
         return _weighted(fn, _F.multiply(loss, sample_weight), sample_weight, reduction, label.shape)
 
