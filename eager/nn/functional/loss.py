@@ -125,6 +125,13 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
         if dtypes_differ(pos_weight, logit):
             raise TypeError(f"{fn}: argument 'pos_weight' expected dtype {logit.dtype}, got "
                             f"{pos_weight.dtype}")
+        try:
+            broadcast = list(np.broadcast_shapes(tuple(pos_weight.shape), tuple(logit.shape)))
+        except ValueError:
+            broadcast = None
+        if broadcast != logit.shape:
+            raise ValueError(f"{fn}: argument 'pos_weight' of shape {pos_weight.shape} expected to broadcast to "
+                             f"the shape of 'logit' {logit.shape}")
         pos_weight = _F.expand(pos_weight, logit.shape)
     loss = _F.sigmoid_cross_entropy_with_logits(logit, label, pos_weight)
     return reduce_loss(fn, _scaled_by(fn, loss, weight, logit), reduction)
@@ -181,13 +188,16 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         raise ValueError(f"{fn}: argument 'label_smoothing' expected a float in [0, 1], got {label_smoothing!r}")
     axis = check_axis(fn, input, axis)
     classes = input.shape[axis]
+    if not classes:  # (as Paddle's kernel: a softmax over no class is undefined)
+        raise ValueError(f"{fn}: argument 'input' expected at least one class on axis {axis}, got shape "
+                         f"{input.shape}")
     kept = input.shape[:axis] + [1] + input.shape[axis + 1:]
     if weight is not None:
         check_tensor(fn, "weight", weight)
         if weight.shape != [classes]:
             raise ValueError(f"{fn}: argument 'weight' expected shape [{classes}], got {weight.shape}")
         weight = weight.astype(input.dtype) if weight.dtype != input.dtype else weight
-        weight = _F.reshape(weight, [classes if d == axis else 1 for d in range(input.ndim)])
+        weight = _reshape(weight, [classes if d == axis else 1 for d in range(input.ndim)])
 
     if soft_label:
         check_same_shape(fn, "input", input, "label", label)
@@ -224,7 +234,7 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         safe = _F.where(valid_mask, label_kept, _F.full_like(label_kept, 0, None))
         one_hot = _F.cast(_F.one_hot(_F.squeeze(safe, [axis]), classes), input.dtype)
         per_class = _F.reshape(weight, [classes])
-        sample_weight = _F.multiply(_F.reshape(_F.matmul(one_hot, per_class, False, False), kept), valid)
+        sample_weight = _F.multiply(_reshape(_F.matmul(one_hot, per_class, False, False), kept), valid)
         loss = _F.multiply(loss, sample_weight)
     return _weighted(fn, loss, sample_weight, reduction, label.shape)
 
@@ -310,8 +320,16 @@ def _renamed(fn: str, op: str, call):
 
 
 def _renamed_error(fn: str, op: str, error: PhiError) -> PhiError:
-    """``error`` of phi op ``op`` as the same error of the function ``fn`` the user called."""
-    return type(error)(str(error).replace(f"{op}:", f"{fn}:", 1))
+    """``error`` of phi op ``op`` as the same error of the function ``fn`` the user called
+    (and the op's argument names as the function's, where they differ)."""
+    message = str(error).replace(f"{op}:", f"{fn}:", 1)
+    for op_arg, arg in _ARGUMENT_NAMES.get(fn, ()):
+        message = message.replace(f"argument '{op_arg}'", f"argument '{arg}'")
+    return type(error)(message)
+
+
+# the functions whose arguments the ops they call name otherwise: (the op's, the function's)
+_ARGUMENT_NAMES = {"cross_entropy": (("logits", "input"),)}
 
 
 def _hard_label(fn: str, input: Tensor, label: Tensor, axis: int, kept) -> Tensor:
@@ -321,16 +339,31 @@ def _hard_label(fn: str, input: Tensor, label: Tensor, axis: int, kept) -> Tenso
     if label.shape == dropped:
         return _F.unsqueeze(label, [axis])
     if label.shape == kept or (label.shape == dropped + [1] and axis == input.ndim - 1):
-        return _F.reshape(label, kept)
+        return _reshape(label, kept)
     raise ValueError(
         f"{fn}: argument 'label' expected shape {dropped} or {dropped + [1]} for input of "
         f"shape {input.shape} (classes on axis {axis}), got {label.shape}")
 
 
+def _reshape(x: Tensor, shape) -> Tensor:
+    """x reshaped to ``shape`` read literally: the reshape op reads a 0 as "x's dimension
+    there" (Paddle's rule), so an empty x goes through a flat [0] and size-1 axes expanded."""
+    shape = list(shape)
+    if x.shape == shape:
+        return x
+    if 0 not in shape:
+        return _F.reshape(x, shape)
+    flat = _F.reshape(x, [-1])
+    if len(shape) == 1:
+        return flat
+    zero = shape.index(0)
+    return _F.expand(_F.unsqueeze(flat, [d for d in range(len(shape)) if d != zero]), shape)
+
+
 def _weighted(fn: str, loss: Tensor, sample_weight: Tensor, reduction: str, shape) -> Tensor:
     """The reduction of a per-sample loss whose mean divides by the weights' sum."""
     if reduction == "none":
-        return _F.reshape(loss, shape)
+        return _reshape(loss, shape)
     total = _F.sum(loss)
     if reduction == "sum":
         return total
@@ -403,7 +436,7 @@ def nll_loss(input: Tensor, label: Tensor, weight=None, ignore_index: int = -100
     check_integer(fn, "label", label, "an integer Tensor of class indices")
     expected = input.shape[:1] + input.shape[2:]
     if input.ndim == 2 and label.shape == expected + [1]:
-        label = _F.reshape(label, expected)  # [N, 1] is [N] for [N, C] input, as Paddle reads it
+        label = _reshape(label, expected)  # [N, 1] is [N] for [N, C] input, as Paddle reads it
     if label.shape != expected:
         raise ValueError(f"{fn}: argument 'label' expected shape {expected} for input of shape {input.shape} "
                          f"(classes on axis 1), got {label.shape}")
@@ -418,9 +451,9 @@ def nll_loss(input: Tensor, label: Tensor, weight=None, ignore_index: int = -100
         return reduce_loss(fn, loss, reduction)
     valid_mask = _F.not_equal(label, _F.full_like(label, ignore_index, None))
     sample_weight = _F.cast(valid_mask, input.dtype)
-    if weight is not None:
+    if weight is not None and classes:  # (with no class every label is ignored: the op checked)
         safe = _F.where(valid_mask, label, _F.full_like(label, 0, None))
-        picked = _F.reshape(_F.gather(weight, _F.reshape(safe, [-1]), 0), label.shape)
+        picked = _reshape(_F.gather(weight, _F.reshape(safe, [-1]), 0), label.shape)
         sample_weight = _F.multiply(sample_weight, picked)
     return _weighted(fn, loss, sample_weight, reduction, label.shape)
 
