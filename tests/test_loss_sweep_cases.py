@@ -155,3 +155,26 @@ def test_bce_with_logits_pos_weight_broadcasts(pos_weight_shape):
     loss = F.binary_cross_entropy_with_logits(t(x), t(z), pos_weight=t(p))
     np.testing.assert_allclose(loss.numpy(), want, rtol=1e-12)
     assert gradcheck(lambda a: F.binary_cross_entropy_with_logits(a, t(z), pos_weight=t(p)), (t(x, True),))
+
+
+@pytest.mark.parametrize("margin", [-1.0, -1e-9])
+def test_triplet_margin_loss_rejects_a_negative_margin(margin):
+    # Paddle raises for margin < 0 (as triplet_margin_with_distance_loss here did); this accepted it.
+    x = t(np.zeros([2, 3]))
+    with pytest.raises(ValueError, match=r"^triplet_margin_loss: argument 'margin' expected a number >= 0"):
+        F.triplet_margin_loss(x, x, x, margin=margin)
+
+
+def test_triplet_margin_loss_zero_margin_against_a_loop():
+    a, p, n = rng.normal(size=[4, 3]), rng.normal(size=[4, 3]), rng.normal(size=[4, 3])
+    want = np.mean([max(np.linalg.norm(a[i] - p[i] + 1e-6) - np.linalg.norm(a[i] - n[i] + 1e-6), 0.0)
+                    for i in range(4)])
+    np.testing.assert_allclose(F.triplet_margin_loss(t(a), t(p), t(n), margin=0.0).numpy(), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("ignore_index", [1, 5])
+def test_cross_entropy_soft_labels_reject_a_positive_ignore_index(ignore_index):
+    # As Paddle: soft labels have no class index to ignore.
+    x = t(np.full([2, 3], 1.0 / 3))
+    with pytest.raises(ValueError, match=r"^cross_entropy: argument 'ignore_index' expected -100"):
+        F.cross_entropy(x, x, soft_label=True, ignore_index=ignore_index)

@@ -148,7 +148,10 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
     distribution shaped like input. ``weight``: per-class weights [C]. Samples
     whose label is ``ignore_index`` contribute nothing, and the mean divides by
     the total weight of the samples that count (0 when none does); with soft
-    labels a sample's weight is ``sum_k label_k * weight_k``, as in Paddle.
+    labels a sample's weight is ``sum_k label_k * weight_k``, as in Paddle, no
+    sample is ignored (a positive ``ignore_index`` raises, as Paddle's does), and
+    the gradient is ``softmax - label`` per sample (Paddle's kernel: the exact
+    derivative when each label sums to 1).
 
     ``label_smoothing`` = eps in [0, 1] replaces the target by
     ``(1 - eps) * target + eps / C`` (a hard label becomes its smoothed one-hot
@@ -186,6 +189,9 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
     if (isinstance(label_smoothing, bool) or not isinstance(label_smoothing, numbers.Real)
             or not 0.0 <= label_smoothing <= 1.0):
         raise ValueError(f"{fn}: argument 'label_smoothing' expected a float in [0, 1], got {label_smoothing!r}")
+    if soft_label and ignore_index > 0:  # (as Paddle: soft labels have no class to ignore)
+        raise ValueError(f"{fn}: argument 'ignore_index' expected -100 (or another negative value) with "
+                         f"soft_label=True, got {ignore_index}")
     axis = check_axis(fn, input, axis)
     classes = input.shape[axis]
     if not classes:  # (as Paddle's kernel: a softmax over no class is undefined)
@@ -661,6 +667,8 @@ def triplet_margin_loss(input: Tensor, positive: Tensor, negative: Tensor, margi
         check_same_shape(fn, "input", input, arg, other)
     check_reduction(fn, reduction)
     margin, p, epsilon = (check_number(fn, a, v) for a, v in (("margin", margin), ("p", p), ("epsilon", epsilon)))
+    if margin < 0:  # (as Paddle)
+        raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {margin}")
     if input.ndim < 1:
         raise ValueError(f"{fn}: argument 'input' expected at least 1 dimension, got shape {input.shape}")
     if not isinstance(swap, bool):
