@@ -178,3 +178,30 @@ def test_cross_entropy_soft_labels_reject_a_positive_ignore_index(ignore_index):
     x = t(np.full([2, 3], 1.0 / 3))
     with pytest.raises(ValueError, match=r"^cross_entropy: argument 'ignore_index' expected -100"):
         F.cross_entropy(x, x, soft_label=True, ignore_index=ignore_index)
+
+
+@pytest.mark.parametrize("shape", [[0], [0, 3], [0, 2, 2]])
+def test_kl_div_batchmean_of_an_empty_batch_is_nan(shape):
+    # Paddle divides the sum (0) by the batch size (0); this returned 0, while 'mean'
+    # of the same empty loss gave NaN.
+    x = t(np.zeros(shape), True)
+    out = F.kl_div(x, t(np.zeros(shape)), "batchmean")
+    assert out.shape == [] and np.isnan(out.numpy())
+    (grad,) = eager.autograd.grad([out], [x])
+    assert grad.shape == shape
+
+
+@pytest.mark.parametrize("shape", [[], [1], [3, 2], [2, 3, 4]])
+@pytest.mark.parametrize("log_target", [False, True])
+def test_kl_div_batchmean_against_a_loop(shape, log_target):
+    x = rng.normal(size=shape)
+    z = rng.normal(size=shape) if log_target else rng.uniform(size=shape) * (rng.uniform(size=shape) < 0.7)
+    total = 0.0
+    for index in np.ndindex(*shape):
+        if log_target:
+            total += np.exp(z[index]) * (z[index] - x[index])
+        elif z[index] > 0:
+            total += z[index] * (np.log(z[index]) - x[index])
+    want = total / shape[0] if shape else total
+    np.testing.assert_allclose(F.kl_div(t(x), t(z), "batchmean", log_target).numpy(), want, rtol=1e-12)
+    assert gradcheck(lambda a: F.kl_div(a, t(z), "batchmean", log_target), (t(x, True),))

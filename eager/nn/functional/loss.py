@@ -539,7 +539,8 @@ def kl_div(input: Tensor, label: Tensor, reduction: str = "mean", log_target: bo
     ``log_target=True`` ``exp(label) * (label - input)``.
 
     ``reduction``: 'mean' (over all elements), 'batchmean' (the sum divided by
-    the batch size ``input.shape[0]``), 'sum' or 'none'.
+    the batch size ``input.shape[0]``: NaN for an empty batch, as Paddle; the sum
+    for a 0-d input), 'sum' or 'none'.
 
     >>> x = eager.to_tensor([[-1.0, -0.5]])
     >>> round(float(eager.nn.functional.kl_div(x, eager.to_tensor([[0.3, 0.7]]), "batchmean")), 4)
@@ -561,8 +562,11 @@ def kl_div(input: Tensor, label: Tensor, reduction: str = "mean", log_target: bo
         safe = _F.where(positive, label, _F.ones_like(label))   # no log(0) even in the unused branch
         loss = _F.where(positive, _F.multiply(label, _F.subtract(_F.log(safe), input)), _zeros(input))
     if reduction == "batchmean":
-        total = _F.sum(loss)
-        return _F.scale(total, 1.0 / input.shape[0], 0.0, True) if input.ndim and input.shape[0] else total
+        if not input.ndim:  # no batch axis: the sum, as Paddle
+            return _F.sum(loss)
+        if not input.shape[0]:  # 0 / 0, as Paddle (and as 'mean' of an empty loss)
+            return _F.mean(loss)
+        return _F.scale(_F.sum(loss), 1.0 / input.shape[0], 0.0, True)
     return reduce_loss(fn, loss, reduction)
 
 
