@@ -471,6 +471,8 @@ def _nll_parts(ctx, input, label, weight, ignore_index):
     classes = input.shape[1]
     _check_labels(ctx, label, classes, ignore_index)
     valid = label != ignore_index
+    if not classes:  # no class to pick (every label is ignore_index where values are checked): loss 0
+        return None, xp.zeros(label.shape, input.dtype), classes
     safe = xp.clip(xp.where(valid, label, 0), 0, classes - 1).astype(np.int64)
     w = valid.astype(input.dtype) if weight is None else weight[safe] * valid
     return safe, w.astype(input.dtype), classes
@@ -481,6 +483,8 @@ def nll_loss(ctx, input, label, weight, ignore_index):
     """-weight[y] * input[n, y, ...] per element of label; 0 where label is ignore_index."""
     xp = ctx.xp
     safe, w, _ = _nll_parts(ctx, input, label, weight, ignore_index)
+    if safe is None:
+        return w
     picked = xp.take_along_axis(input, safe[:, None], axis=1)[:, 0]
     return (-picked * w).astype(input.dtype)
 
@@ -490,6 +494,8 @@ def nll_loss_grad(ctx, input, label, weight, out_grad, ignore_index):
     """-weight[y] * out_grad placed at each element's class, zeros elsewhere."""
     xp = ctx.xp
     safe, w, classes = _nll_parts(ctx, input, label, weight, ignore_index)
+    if safe is None:
+        return xp.zeros(input.shape, input.dtype)
     hot = _one_hot_along(xp, safe[:, None], classes, 1, input.dtype)
     return (hot * (-w * out_grad)[:, None]).astype(input.dtype)
 

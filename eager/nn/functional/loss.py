@@ -125,6 +125,13 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
         if dtypes_differ(pos_weight, logit):
             raise TypeError(f"{fn}: argument 'pos_weight' expected dtype {logit.dtype}, got "
                             f"{pos_weight.dtype}")
+        try:
+            broadcast = list(np.broadcast_shapes(tuple(pos_weight.shape), tuple(logit.shape)))
+        except ValueError:
+            broadcast = None
+        if broadcast != logit.shape:
+            raise ValueError(f"{fn}: argument 'pos_weight' of shape {pos_weight.shape} expected to broadcast to "
+                             f"the shape of 'logit' {logit.shape}")
         pos_weight = _F.expand(pos_weight, logit.shape)
     loss = _F.sigmoid_cross_entropy_with_logits(logit, label, pos_weight)
     return reduce_loss(fn, _scaled_by(fn, loss, weight, logit), reduction)
@@ -141,7 +148,10 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
     distribution shaped like input. ``weight``: per-class weights [C]. Samples
     whose label is ``ignore_index`` contribute nothing, and the mean divides by
     the total weight of the samples that count (0 when none does); with soft
-    labels a sample's weight is ``sum_k label_k * weight_k``, as in Paddle.
+    labels a sample's weight is ``sum_k label_k * weight_k``, as in Paddle, no
+    sample is ignored (a positive ``ignore_index`` raises, as Paddle's does), and
+    the gradient is ``softmax - label`` per sample (Paddle's kernel: the exact
+    derivative when each label sums to 1).
 
     ``label_smoothing`` = eps in [0, 1] replaces the target by
     ``(1 - eps) * target + eps / C`` (a hard label becomes its smoothed one-hot
@@ -179,15 +189,21 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
     if (isinstance(label_smoothing, bool) or not isinstance(label_smoothing, numbers.Real)
             or not 0.0 <= label_smoothing <= 1.0):
         raise ValueError(f"{fn}: argument 'label_smoothing' expected a float in [0, 1], got {label_smoothing!r}")
+    if soft_label and ignore_index > 0:  # (as Paddle: soft labels have no class to ignore)
+        raise ValueError(f"{fn}: argument 'ignore_index' expected -100 (or another negative value) with "
+                         f"soft_label=True, got {ignore_index}")
     axis = check_axis(fn, input, axis)
     classes = input.shape[axis]
+    if not classes:  # (as Paddle's kernel: a softmax over no class is undefined)
+        raise ValueError(f"{fn}: argument 'input' expected at least one class on axis {axis}, got shape "
+                         f"{input.shape}")
     kept = input.shape[:axis] + [1] + input.shape[axis + 1:]
     if weight is not None:
         check_tensor(fn, "weight", weight)
         if weight.shape != [classes]:
             raise ValueError(f"{fn}: argument 'weight' expected shape [{classes}], got {weight.shape}")
         weight = weight.astype(input.dtype) if weight.dtype != input.dtype else weight
-        weight = _F.reshape(weight, [classes if d == axis else 1 for d in range(input.ndim)])
+        weight = _reshape(weight, [classes if d == axis else 1 for d in range(input.ndim)])
 
     if soft_label:
         check_same_shape(fn, "input", input, "label", label)
@@ -210,7 +226,9 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         smooth = _F.multiply(_F.scale(hot, 1.0 - label_smoothing, label_smoothing / classes, True), valid)
         loss = _F.cross_entropy_with_softmax(input, smooth, True, use_softmax, True, ignore_index, axis)
         if weight is None:
-            return _weighted(fn, loss, valid, reduction, label.shape)
+            # times the mask: the soft-label kernel's gradient is softmax - target, which an
+            # ignored sample's all-zero target would leave at softmax
+            return _weighted(fn, _F.multiply(loss, valid), valid, reduction, label.shape)
         sample_weight = _F.sum(_F.multiply(smooth, weight), [axis], None, True)
         return _weighted(fn, _F.multiply(loss, sample_weight), sample_weight, reduction, label.shape)
 
@@ -222,7 +240,7 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         safe = _F.where(valid_mask, label_kept, _F.full_like(label_kept, 0, None))
         one_hot = _F.cast(_F.one_hot(_F.squeeze(safe, [axis]), classes), input.dtype)
         per_class = _F.reshape(weight, [classes])
-        sample_weight = _F.multiply(_F.reshape(_F.matmul(one_hot, per_class, False, False), kept), valid)
+        sample_weight = _F.multiply(_reshape(_F.matmul(one_hot, per_class, False, False), kept), valid)
         loss = _F.multiply(loss, sample_weight)
     return _weighted(fn, loss, sample_weight, reduction, label.shape)
 
@@ -308,8 +326,16 @@ def _renamed(fn: str, op: str, call):
 
 
 def _renamed_error(fn: str, op: str, error: PhiError) -> PhiError:
-    """``error`` of phi op ``op`` as the same error of the function ``fn`` the user called."""
-    return type(error)(str(error).replace(f"{op}:", f"{fn}:", 1))
+    """``error`` of phi op ``op`` as the same error of the function ``fn`` the user called
+    (and the op's argument names as the function's, where they differ)."""
+    message = str(error).replace(f"{op}:", f"{fn}:", 1)
+    for op_arg, arg in _ARGUMENT_NAMES.get(fn, ()):
+        message = message.replace(f"argument '{op_arg}'", f"argument '{arg}'")
+    return type(error)(message)
+
+
+# the functions whose arguments the ops they call name otherwise: (the op's, the function's)
+_ARGUMENT_NAMES = {"cross_entropy": (("logits", "input"),)}
 
 
 def _hard_label(fn: str, input: Tensor, label: Tensor, axis: int, kept) -> Tensor:
@@ -319,16 +345,31 @@ def _hard_label(fn: str, input: Tensor, label: Tensor, axis: int, kept) -> Tenso
     if label.shape == dropped:
         return _F.unsqueeze(label, [axis])
     if label.shape == kept or (label.shape == dropped + [1] and axis == input.ndim - 1):
-        return _F.reshape(label, kept)
+        return _reshape(label, kept)
     raise ValueError(
         f"{fn}: argument 'label' expected shape {dropped} or {dropped + [1]} for input of "
         f"shape {input.shape} (classes on axis {axis}), got {label.shape}")
 
 
+def _reshape(x: Tensor, shape) -> Tensor:
+    """x reshaped to ``shape`` read literally: the reshape op reads a 0 as "x's dimension
+    there" (Paddle's rule), so an empty x goes through a flat [0] and size-1 axes expanded."""
+    shape = list(shape)
+    if x.shape == shape:
+        return x
+    if 0 not in shape:
+        return _F.reshape(x, shape)
+    flat = _F.reshape(x, [-1])
+    if len(shape) == 1:
+        return flat
+    zero = shape.index(0)
+    return _F.expand(_F.unsqueeze(flat, [d for d in range(len(shape)) if d != zero]), shape)
+
+
 def _weighted(fn: str, loss: Tensor, sample_weight: Tensor, reduction: str, shape) -> Tensor:
     """The reduction of a per-sample loss whose mean divides by the weights' sum."""
     if reduction == "none":
-        return _F.reshape(loss, shape)
+        return _reshape(loss, shape)
     total = _F.sum(loss)
     if reduction == "sum":
         return total
@@ -401,7 +442,7 @@ def nll_loss(input: Tensor, label: Tensor, weight=None, ignore_index: int = -100
     check_integer(fn, "label", label, "an integer Tensor of class indices")
     expected = input.shape[:1] + input.shape[2:]
     if input.ndim == 2 and label.shape == expected + [1]:
-        label = _F.reshape(label, expected)  # [N, 1] is [N] for [N, C] input, as Paddle reads it
+        label = _reshape(label, expected)  # [N, 1] is [N] for [N, C] input, as Paddle reads it
     if label.shape != expected:
         raise ValueError(f"{fn}: argument 'label' expected shape {expected} for input of shape {input.shape} "
                          f"(classes on axis 1), got {label.shape}")
@@ -416,9 +457,9 @@ def nll_loss(input: Tensor, label: Tensor, weight=None, ignore_index: int = -100
         return reduce_loss(fn, loss, reduction)
     valid_mask = _F.not_equal(label, _F.full_like(label, ignore_index, None))
     sample_weight = _F.cast(valid_mask, input.dtype)
-    if weight is not None:
+    if weight is not None and classes:  # (with no class every label is ignored: the op checked)
         safe = _F.where(valid_mask, label, _F.full_like(label, 0, None))
-        picked = _F.reshape(_F.gather(weight, _F.reshape(safe, [-1]), 0), label.shape)
+        picked = _reshape(_F.gather(weight, _F.reshape(safe, [-1]), 0), label.shape)
         sample_weight = _F.multiply(sample_weight, picked)
     return _weighted(fn, loss, sample_weight, reduction, label.shape)
 
@@ -498,7 +539,8 @@ def kl_div(input: Tensor, label: Tensor, reduction: str = "mean", log_target: bo
     ``log_target=True`` ``exp(label) * (label - input)``.
 
     ``reduction``: 'mean' (over all elements), 'batchmean' (the sum divided by
-    the batch size ``input.shape[0]``), 'sum' or 'none'.
+    the batch size ``input.shape[0]``: NaN for an empty batch, as Paddle; the sum
+    for a 0-d input), 'sum' or 'none'.
 
     >>> x = eager.to_tensor([[-1.0, -0.5]])
     >>> round(float(eager.nn.functional.kl_div(x, eager.to_tensor([[0.3, 0.7]]), "batchmean")), 4)
@@ -520,8 +562,11 @@ def kl_div(input: Tensor, label: Tensor, reduction: str = "mean", log_target: bo
         safe = _F.where(positive, label, _F.ones_like(label))   # no log(0) even in the unused branch
         loss = _F.where(positive, _F.multiply(label, _F.subtract(_F.log(safe), input)), _zeros(input))
     if reduction == "batchmean":
-        total = _F.sum(loss)
-        return _F.scale(total, 1.0 / input.shape[0], 0.0, True) if input.ndim and input.shape[0] else total
+        if not input.ndim:  # no batch axis: the sum, as Paddle
+            return _F.sum(loss)
+        if not input.shape[0]:  # 0 / 0, as Paddle (and as 'mean' of an empty loss)
+            return _F.mean(loss)
+        return _F.scale(_F.sum(loss), 1.0 / input.shape[0], 0.0, True)
     return reduce_loss(fn, loss, reduction)
 
 
@@ -626,6 +671,8 @@ def triplet_margin_loss(input: Tensor, positive: Tensor, negative: Tensor, margi
         check_same_shape(fn, "input", input, arg, other)
     check_reduction(fn, reduction)
     margin, p, epsilon = (check_number(fn, a, v) for a, v in (("margin", margin), ("p", p), ("epsilon", epsilon)))
+    if margin < 0:  # (as Paddle)
+        raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {margin}")
     if input.ndim < 1:
         raise ValueError(f"{fn}: argument 'input' expected at least 1 dimension, got shape {input.shape}")
     if not isinstance(swap, bool):
