@@ -12,7 +12,8 @@ PyTorch as an extra cross-check where it is installed.
 - max pooling whose window is the whole plane on an empty batch or channel
   axis died inside NumPy (a reshape with -1 of zero elements);
 - 1-D pooling, lp_pool and adaptive pooling named the op they run
-  (``avg_pool2d``, ``max_pool2d_with_index``) in their geometry errors.
+  (``avg_pool2d``, ``max_pool2d_with_index``) in their geometry errors;
+- a Tensor as ``data_format`` died comparing itself with the format names.
 """
 import itertools
 import math
@@ -158,6 +159,11 @@ def test_whole_plane_max_pooling_of_an_empty_batch_or_channel_axis(shape, call):
      "adaptive_avg_pool1d: argument 'x' expected positive spatial sizes, got shape [2, 3, 0] (NCL)"),
     (lambda: F.adaptive_max_pool2d(eager.ones([1, 0, 3, 1]), 1, data_format="NHWC"),
      "adaptive_max_pool2d: argument 'x' expected positive spatial sizes, got shape [1, 0, 3, 1] (NHWC)"),
+    (lambda: F.avg_pool2d(eager.ones([1, 1, 4, 4]), 2, data_format=eager.to_tensor([2])),
+     "avg_pool2d: argument 'data_format' expected one of ['NCHW', 'NHWC'], got Tensor"),
+    (lambda: F.max_unpool1d(*F.max_pool1d(eager.ones([1, 1, 4]), 2, return_mask=True), 2,
+                            data_format=eager.to_tensor(1.0)),
+     "max_unpool1d: argument 'data_format' expected 'NCL' (channels first), got Tensor"),
 ])
 def test_geometry_errors_name_the_function_called(call, message):
     with pytest.raises(ValueError) as info:

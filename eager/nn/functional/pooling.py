@@ -46,7 +46,7 @@ _FORMATS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 def _check_input(fn: str, x, k: int, data_format: str) -> bool:
     """Checks x and data_format; whether the layout is channel-last."""
     check_float(fn, "x", x)
-    if data_format not in _FORMATS[k]:
+    if not isinstance(data_format, str) or data_format not in _FORMATS[k]:
         raise ValueError(f"{fn}: argument 'data_format' expected one of {list(_FORMATS[k])}, got "
                          f"{data_format!r}")
     if x.ndim != k + 2:
@@ -179,7 +179,7 @@ def max_pool3d(x: Tensor, kernel_size, stride=None, padding=0, return_mask: bool
 def _max_unpool(fn, k, x, indices, kernel_size, stride, padding, data_format, output_size):
     """Scatters x into zeros at the flat indices of max_pool*d's mask: per (n, c), out.flat[indices] = x."""
     check_float(fn, "x", x)
-    if data_format != _FORMATS[k][0]:
+    if not isinstance(data_format, str) or data_format != _FORMATS[k][0]:
         raise ValueError(f"{fn}: argument 'data_format' expected {_FORMATS[k][0]!r} (channels first), got "
                          f"{data_format!r}")
     if x.ndim != k + 2:
