@@ -184,3 +184,27 @@ def test_avg_pool_not_exclusive_ceil_mode_matches_torch(fn, shape, kernel, strid
     out = fn(eager.to_tensor(channel_last(x) if last else x), list(kernel), stride=list(stride),
              padding=list(padding), ceil_mode=True, exclusive=False, data_format=fmt).numpy()
     np.testing.assert_allclose(np.moveaxis(out, -1, 1) if last else out, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_max_unpool_output_size_lies_within_each_axis_own_stride():
+    # Paddle checks default - stride[d] < output_size[d] < default + stride[d] per axis; eager took the
+    # largest stride for every axis, accepting [5, 8] here (axis 0's stride is 1: only 4 is allowed)
+    x = rng.standard_normal((1, 2, 4, 6))
+    out, mask = F.max_pool2d(eager.to_tensor(x), [1, 3], stride=[1, 3], return_mask=True)
+    assert F.max_unpool2d(out, mask, [1, 3], stride=[1, 3], output_size=[4, 8]).shape == [1, 2, 4, 8]
+    with pytest.raises(ValueError, match=r"max_unpool2d: argument 'output_size' \[5, 8\] must lie within one stride"):
+        F.max_unpool2d(out, mask, [1, 3], stride=[1, 3], output_size=[5, 8])
+
+
+def test_max_unpool_output_size_takes_integer_tensor_entries():
+    x = rng.standard_normal((1, 1, 7))
+    out, mask = F.max_pool1d(eager.to_tensor(x), 2, return_mask=True)
+    got = F.max_unpool1d(out, mask, 2, output_size=[eager.to_tensor(7)]).numpy()
+    # a loop reference: each maximum written back at its index in zeros of length 7
+    expected = np.zeros((1, 1, 7))
+    for i in range(3):
+        j = 2 * i + int(np.argmax(x[0, 0, 2 * i:2 * i + 2]))
+        expected[0, 0, j] = x[0, 0, j]
+    np.testing.assert_array_equal(got, expected)
+    with pytest.raises(TypeError, match="max_unpool1d: argument 'output_size' expected 1 ints"):
+        F.max_unpool1d(out, mask, 2, output_size=[eager.to_tensor(7.0)])

@@ -201,16 +201,19 @@ def _max_unpool(fn, k, x, indices, kernel_size, stride, padding, data_format, ou
         if isinstance(output_size, Tensor):
             output_size = [int(v) for v in output_size.numpy().reshape(-1)]
         sizes = list(output_size) if isinstance(output_size, (list, tuple)) else None
+        if sizes is not None:  # entries may be 1-element integer Tensors, as in Paddle
+            sizes = [int(v.item()) if isinstance(v, Tensor) and v.numel() == 1 and not v.dtype.is_floating_point
+                     else v for v in sizes]
         if sizes is not None and len(sizes) == k + 2:
             sizes = sizes[2:]
         if (sizes is None or len(sizes) != k
                 or any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in sizes)):
             raise TypeError(f"{fn}: argument 'output_size' expected {k} ints (or {k + 2}), got {output_size!r}")
         spatial_out = [int(v) for v in sizes]
-        for size, low in zip(spatial_out, default):
-            if not low - max(strides) < size < low + max(strides):
-                raise ValueError(f"{fn}: argument 'output_size' {spatial_out} must lie within one stride of the "
-                                 f"default output size {default}")
+        for size, low, step in zip(spatial_out, default, strides):  # Paddle: within its own axis's stride
+            if not low - step < size < low + step:
+                raise ValueError(f"{fn}: argument 'output_size' {spatial_out} must lie within one stride "
+                                 f"{list(strides)} of the default output size {default}, each axis by its own")
     if any(v <= 0 for v in spatial_out):
         raise ValueError(f"{fn}: the output size {spatial_out} (from kernel_size, stride and padding) must be "
                          f"positive for x of shape {x.shape}")
