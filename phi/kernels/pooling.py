@@ -14,9 +14,9 @@ kernel loops over the kernel's positions, never over pixels:
 - average pooling is separable: the window sum is a 1-D sum along each axis
   in turn (k_h + k_w slices, not k_h * k_w), divided by the window's count
   (exclusive: its elements inside the input, else its positions inside the
-  padded input, as Paddle: the kernel's size except for a ceil_mode window
-  overhanging the right padding). Its gradient runs the same 1-D sums
-  transposed.
+  padded input, as Paddle's CPU kernel (docs/nn.md): the kernel's size
+  except for a ceil_mode window overhanging the right padding). Its gradient
+  runs the same 1-D sums transposed.
 - adaptive windows (start floor(i * in / out), end ceil((i + 1) * in / out))
   become regular ones when every input size is a multiple of the output's;
   otherwise average pooling applies a [out, in] window matrix along each axis
@@ -87,8 +87,8 @@ class _Windows:
 
     def padded_counts(self):
         """Per axis, each regular window's positions inside the padded input
-        (Paddle's non-exclusive divisor): the kernel's size, less what a
-        ceil_mode window overhangs past the right padding."""
+        (the non-exclusive divisor of Paddle's CPU kernel): the kernel's size,
+        less what a ceil_mode window overhangs past the right padding."""
         return [np.minimum(s + ks, n + a) - s
                 for s, ks, n, a in zip(self.starts, self.kernel, self.size, self.after)]
 
@@ -126,7 +126,8 @@ def max_pool_nd(ctx, x, kernel_size, strides, paddings, padding_algorithm, ceil_
     x = channel_first(xp, x, channel_last)
     w = _Windows(x.shape[2:], kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive)
     if w.regular and all(o == 1 for o in w.outs) and w.kernel == w.size and not any(w.before):
-        flat = x.reshape(x.shape[:2] + (math.prod(w.size),))  # a global maximum: one argmax per plane, NaN never winning
+        # a global maximum: one argmax per plane, NaN never winning (the plane's size spelled out: N or C may be 0)
+        flat = x.reshape(x.shape[:2] + (math.prod(w.size),))
         flat = xp.where(xp.isnan(flat), xp.full((), -np.inf, dtype=flat.dtype), flat)
         arg = xp.argmax(flat, axis=-1)[..., None]
         best = xp.take_along_axis(flat, arg, axis=-1).reshape(x.shape[:2] + w.outs)
