@@ -321,7 +321,7 @@ def max_pool2d_with_index(x, kernel_size, strides=(1, 1), paddings=(0, 0), paddi
 
 
 def avg_pool2d(x, kernel_size, strides=(1, 1), paddings=(0, 0), padding_algorithm='EXPLICIT', ceil_mode=False, exclusive=True, adaptive=False, data_format='NCHW', name=None):
-    """2D average pooling of x (NCHW or channel-last); exclusive divides by the window's elements inside the input, else by the kernel size; adaptive takes kernel_size as the output size.
+    """2D average pooling of x (NCHW or channel-last); exclusive divides by the window's elements inside the input, else by those inside the padded input (the kernel size but for ceil_mode's last windows); adaptive takes kernel_size as the output size.
 
     Differentiable to any order.
     """
@@ -401,7 +401,7 @@ def max_pool3d_with_index(x, kernel_size, strides=(1, 1, 1), paddings=(0, 0, 0),
 
 
 def avg_pool3d(x, kernel_size, strides=(1, 1, 1), paddings=(0, 0, 0), padding_algorithm='EXPLICIT', ceil_mode=False, exclusive=True, adaptive=False, data_format='NCDHW', name=None):
-    """3D average pooling of x (NCDHW or channel-last); exclusive divides by the window's elements inside the input, else by the kernel size; adaptive takes kernel_size as the output size.
+    """3D average pooling of x (NCDHW or channel-last); exclusive divides by the window's elements inside the input, else by those inside the padded input (the kernel size but for ceil_mode's last windows); adaptive takes kernel_size as the output size.
 
     Differentiable to any order.
     """

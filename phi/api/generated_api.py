@@ -15711,7 +15711,7 @@ _avg_pool2d_seen = KERNELS.signature_cache("avg_pool2d", "avg_pool2d")
 
 
 def avg_pool2d(x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format):
-    """2D average pooling of x (NCHW or channel-last); exclusive divides by the window's elements inside the input, else by the kernel size; adaptive takes kernel_size as the output size."""
+    """2D average pooling of x (NCHW or channel-last); exclusive divides by the window's elements inside the input, else by those inside the padded input (the kernel size but for ceil_mode's last windows); adaptive takes kernel_size as the output size."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, kernel_size, strides, paddings, padding_algorithm, ceil_mode, type(ceil_mode), exclusive, type(exclusive), adaptive, type(adaptive), data_format)
         seen = _avg_pool2d_seen.get(signature)
@@ -15803,7 +15803,7 @@ _avg_pool3d_seen = KERNELS.signature_cache("avg_pool3d", "avg_pool3d")
 
 
 def avg_pool3d(x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format):
-    """3D average pooling of x (NCDHW or channel-last); exclusive divides by the window's elements inside the input, else by the kernel size; adaptive takes kernel_size as the output size."""
+    """3D average pooling of x (NCDHW or channel-last); exclusive divides by the window's elements inside the input, else by those inside the padded input (the kernel size but for ceil_mode's last windows); adaptive takes kernel_size as the output size."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, kernel_size, strides, paddings, padding_algorithm, ceil_mode, type(ceil_mode), exclusive, type(exclusive), adaptive, type(adaptive), data_format)
         seen = _avg_pool3d_seen.get(signature)

@@ -13,8 +13,10 @@ kernel loops over the kernel's positions, never over pixels:
   Its gradient adds out_grad at the mask's indices (one bincount).
 - average pooling is separable: the window sum is a 1-D sum along each axis
   in turn (k_h + k_w slices, not k_h * k_w), divided by the window's count
-  (exclusive: its elements inside the input, else the kernel's size). Its
-  gradient runs the same 1-D sums transposed.
+  (exclusive: its elements inside the input, else its positions inside the
+  padded input, as Paddle's CPU kernel (docs/nn.md): the kernel's size
+  except for a ceil_mode window overhanging the right padding). Its gradient
+  runs the same 1-D sums transposed.
 - adaptive windows (start floor(i * in / out), end ceil((i + 1) * in / out))
   become regular ones when every input size is a multiple of the output's;
   otherwise average pooling applies a [out, in] window matrix along each axis
@@ -75,12 +77,20 @@ class _Windows:
         if self.regular:
             self.kernel, self.strides = tuple(kernel_size), tuple(strides)
             self.before = tuple(b for b, _ in pads)
+            self.after = tuple(a for _, a in pads)
             self.starts = [np.arange(o) * s - b for o, s, b in zip(self.outs, self.strides, self.before)]
             self.ends = [np.minimum(s + ks, n) for s, ks, n in zip(self.starts, self.kernel, self.size)]
 
     def counts(self):
         """Per axis, the number of input elements in each output's window."""
         return [e - np.maximum(s, 0) for s, e in zip(self.starts, self.ends)]
+
+    def padded_counts(self):
+        """Per axis, each regular window's positions inside the padded input
+        (the non-exclusive divisor of Paddle's CPU kernel): the kernel's size,
+        less what a ceil_mode window overhangs past the right padding."""
+        return [np.minimum(s + ks, n + a) - s
+                for s, ks, n, a in zip(self.starts, self.kernel, self.size, self.after)]
 
     def padded(self, xp, x, fill):
         """x padded with ``fill`` so that every window lies inside it."""
@@ -116,7 +126,8 @@ def max_pool_nd(ctx, x, kernel_size, strides, paddings, padding_algorithm, ceil_
     x = channel_first(xp, x, channel_last)
     w = _Windows(x.shape[2:], kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive)
     if w.regular and all(o == 1 for o in w.outs) and w.kernel == w.size and not any(w.before):
-        flat = x.reshape(x.shape[:2] + (-1,))  # a global maximum: one argmax per plane, NaN never winning
+        # a global maximum: one argmax per plane, NaN never winning (the plane's size spelled out: N or C may be 0)
+        flat = x.reshape(x.shape[:2] + (math.prod(w.size),))
         flat = xp.where(xp.isnan(flat), xp.full((), -np.inf, dtype=flat.dtype), flat)
         arg = xp.argmax(flat, axis=-1)[..., None]
         best = xp.take_along_axis(flat, arg, axis=-1).reshape(x.shape[:2] + w.outs)
@@ -391,10 +402,11 @@ def _pad_axis(xp, x, w, axis):
 def _inverse_counts(xp, w, exclusive, dtype):
     """1 / the divisor of each output, shaped to broadcast over [N, C, *outs]."""
     k = len(w.size)
-    if not exclusive:
+    counts = w.counts() if exclusive else w.padded_counts()
+    if not exclusive and all((c == ks).all() for c, ks in zip(counts, w.kernel)):
         return xp.full((), 1.0 / math.prod(w.kernel), dtype=dtype)
     inverse = None
-    for axis, count in enumerate(w.counts()):
+    for axis, count in enumerate(counts):
         factor = _broadcast_axis(xp, (1.0 / count).astype(dtype), axis, k)
         inverse = factor if inverse is None else inverse * factor
     return inverse

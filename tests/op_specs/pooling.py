@@ -24,10 +24,11 @@ _CHANNEL_LAST = ("NLC", "NHWC", "NDHWC")
 
 
 def _windows(size, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive):
-    """Per axis a list of (start, end) of each output's window, clipped to the input."""
+    """Per axis a list of (start, end, padded) of each output's window: its bounds clipped to the input, and
+    its positions inside the padded input (a ceil_mode window may overhang the right padding)."""
     k = len(size)
     if adaptive:
-        return [[(o * n // out, -(-(o + 1) * n // out)) for o in range(out)] for n, out in zip(size, kernel_size)]
+        return [[(o * n // out, -(-(o + 1) * n // out), 0) for o in range(out)] for n, out in zip(size, kernel_size)]
     if padding_algorithm == "VALID":
         pads = [(0, 0)] * k
     elif padding_algorithm == "SAME":
@@ -46,7 +47,7 @@ def _windows(size, kernel_size, strides, paddings, padding_algorithm, ceil_mode,
         starts = [-before + i * s for i in range(count)]
         if ceil_mode:  # a window must start inside the input or its left padding
             starts = [start for start in starts if start < n]
-        axes.append([(max(start, 0), min(start + ks, n)) for start in starts])
+        axes.append([(max(start, 0), min(start + ks, n), min(start + ks, n + after) - start) for start in starts])
     return axes
 
 
@@ -69,7 +70,7 @@ def ref_max_pool(x, kernel_size, strides, paddings, padding_algorithm, ceil_mode
         bounds = [axes[i][o] for i, o in enumerate(position)]
         for n, c in itertools.product(range(x.shape[0]), range(x.shape[1])):
             best, where = None, None
-            for point in itertools.product(*(range(s, e) for s, e in bounds)):  # row-major window order
+            for point in itertools.product(*(range(s, e) for s, e, _ in bounds)):  # row-major window order
                 value = x[(n, c) + point]
                 if best is None or value > best:
                     best, where = value, point
@@ -85,8 +86,9 @@ def ref_avg_pool(x, kernel_size, strides, paddings, padding_algorithm, ceil_mode
     out = np.zeros(x.shape[:2] + outs, np.float64)
     for position in itertools.product(*(range(o) for o in outs)):
         bounds = [axes[i][o] for i, o in enumerate(position)]
-        window = x[(slice(None), slice(None)) + tuple(slice(s, e) for s, e in bounds)]
-        count = math.prod(e - s for s, e in bounds) if (exclusive or adaptive) else math.prod(kernel_size)
+        window = x[(slice(None), slice(None)) + tuple(slice(s, e) for s, e, _ in bounds)]
+        # exclusive: the window's elements in the input; else (Paddle) its positions in the padded input
+        count = math.prod(e - s for s, e, _ in bounds) if (exclusive or adaptive) else math.prod(p for *_, p in bounds)
         out[(slice(None), slice(None)) + position] = window.sum(axis=tuple(range(2, x.ndim))) / count
     return _last(out, data_format).astype(x.dtype)
 

@@ -31,6 +31,7 @@ import numbers
 import numpy as np
 
 from phi.common.data_type import DataType
+from phi.common.shape_rules import window_geometry
 
 from ...arguments import to_bool
 from ...creation import to_tensor
@@ -45,12 +46,34 @@ _FORMATS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 def _check_input(fn: str, x, k: int, data_format: str) -> bool:
     """Checks x and data_format; whether the layout is channel-last."""
     check_float(fn, "x", x)
-    if data_format not in _FORMATS[k]:
+    if not isinstance(data_format, str) or data_format not in _FORMATS[k]:
         raise ValueError(f"{fn}: argument 'data_format' expected one of {list(_FORMATS[k])}, got "
                          f"{data_format!r}")
     if x.ndim != k + 2:
         raise ValueError(f"{fn}: argument 'x' expected a {k + 2}-d tensor ({data_format}), got shape {x.shape}")
-    return data_format == _FORMATS[k][1]
+    channel_last = data_format == _FORMATS[k][1]
+    if any(n <= 0 for n in _spatial(x, channel_last)):
+        raise ValueError(f"{fn}: argument 'x' expected positive spatial sizes, got shape {x.shape} ({data_format})")
+    return channel_last
+
+
+def _spatial(x, channel_last: bool) -> tuple:
+    return tuple(x.shape[1:-1] if channel_last else x.shape[2:])
+
+
+def _geometry(fn, x, channel_last, kernel, strides, paddings, algorithm, ceil_mode) -> tuple:
+    """(pads as (before, after) per axis, output sizes), checked here so that an
+    error names the function (1-D pooling and lp_pool run other ops)."""
+    spatial = _spatial(x, channel_last)
+    pads, _, outs = window_geometry(spatial, kernel, strides, paddings, (1,) * len(kernel), algorithm, ceil_mode)
+    if any(p >= ks for pair, ks in zip(pads, kernel) for p in pair):
+        raise ValueError(f"{fn}: argument 'padding' expected each padding smaller than the kernel size "
+                         f"{list(kernel)} (a window of only padding has no value), got "
+                         f"{[p for pair in pads for p in pair]}")
+    if any(o <= 0 for o in outs):
+        raise ValueError(f"{fn}: the kernel {list(kernel)} is larger than the padded input {list(spatial)} "
+                         f"(paddings {[p for pair in pads for p in pair]}): output size {list(outs)}")
+    return pads, outs
 
 
 def _window(fn, k, x, kernel_size, stride, padding, ceil_mode, data_format):
@@ -62,6 +85,7 @@ def _window(fn, k, x, kernel_size, stride, padding, ceil_mode, data_format):
     to_bool(ceil_mode, fn, "ceil_mode")
     if algorithm == "VALID" and ceil_mode:
         raise ValueError(f"{fn}: argument 'ceil_mode' must be False when padding is 'VALID', got True")
+    _geometry(fn, x, channel_last, kernel, strides, paddings, algorithm, ceil_mode)
     return channel_last, kernel, strides, paddings, algorithm
 
 
@@ -155,7 +179,7 @@ def max_pool3d(x: Tensor, kernel_size, stride=None, padding=0, return_mask: bool
 def _max_unpool(fn, k, x, indices, kernel_size, stride, padding, data_format, output_size):
     """Scatters x into zeros at the flat indices of max_pool*d's mask: per (n, c), out.flat[indices] = x."""
     check_float(fn, "x", x)
-    if data_format != _FORMATS[k][0]:
+    if not isinstance(data_format, str) or data_format != _FORMATS[k][0]:
         raise ValueError(f"{fn}: argument 'data_format' expected {_FORMATS[k][0]!r} (channels first), got "
                          f"{data_format!r}")
     if x.ndim != k + 2:
@@ -177,16 +201,19 @@ def _max_unpool(fn, k, x, indices, kernel_size, stride, padding, data_format, ou
         if isinstance(output_size, Tensor):
             output_size = [int(v) for v in output_size.numpy().reshape(-1)]
         sizes = list(output_size) if isinstance(output_size, (list, tuple)) else None
+        if sizes is not None:  # entries may be 1-element integer Tensors, as in Paddle
+            sizes = [int(v.item()) if isinstance(v, Tensor) and v.numel() == 1 and not v.dtype.is_floating_point
+                     else v for v in sizes]
         if sizes is not None and len(sizes) == k + 2:
             sizes = sizes[2:]
         if (sizes is None or len(sizes) != k
                 or any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in sizes)):
             raise TypeError(f"{fn}: argument 'output_size' expected {k} ints (or {k + 2}), got {output_size!r}")
         spatial_out = [int(v) for v in sizes]
-        for size, low in zip(spatial_out, default):
-            if not low - max(strides) < size < low + max(strides):
-                raise ValueError(f"{fn}: argument 'output_size' {spatial_out} must lie within one stride of the "
-                                 f"default output size {default}")
+        for size, low, step in zip(spatial_out, default, strides):  # Paddle: within its own axis's stride
+            if not low - step < size < low + step:
+                raise ValueError(f"{fn}: argument 'output_size' {spatial_out} must lie within one stride "
+                                 f"{list(strides)} of the default output size {default}, each axis by its own")
     if any(v <= 0 for v in spatial_out):
         raise ValueError(f"{fn}: the output size {spatial_out} (from kernel_size, stride and padding) must be "
                          f"positive for x of shape {x.shape}")
@@ -459,7 +486,18 @@ def _lp_pool(fn, k, x, norm_type, kernel_size, stride, padding, ceil_mode, data_
     powered = _F.pow(x, p)
     mean = _avg_pool(fn, k, powered, kernel, strides, paddings, algorithm, ceil_mode, False, False, data_format,
                      channel_last)
-    return _F.pow(_F.scale(mean, float(math.prod(kernel)), 0.0, True), 1.0 / p)
+    # the non-exclusive average divides by each window's positions inside the padded input: the kernel's size,
+    # less what a ceil_mode window overhangs past the right padding; the sum multiplies that back
+    pads, outs = _geometry(fn, x, channel_last, kernel, strides, paddings, algorithm, ceil_mode)
+    counts = [np.minimum(np.arange(o) * s - before + ks, n + after) - (np.arange(o) * s - before)
+              for o, s, ks, n, (before, after) in zip(outs, strides, kernel, _spatial(x, channel_last), pads)]
+    if all((c == ks).all() for c, ks in zip(counts, kernel)):
+        total = _F.scale(mean, float(math.prod(kernel)), 0.0, True)
+    else:
+        grid = math.prod(np.ix_(*counts)).astype(np.float64)
+        grid = grid[..., None] if channel_last else grid
+        total = _F.multiply(mean, to_tensor(grid, dtype=x.dtype, place=x.place))
+    return _F.pow(total, 1.0 / p)
 
 
 def lp_pool1d(x: Tensor, norm_type, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
