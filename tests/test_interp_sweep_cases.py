@@ -144,7 +144,7 @@ def test_zero_d_tensor_scale_factor_is_one_number_for_every_axis(mode, shape):
 
 
 def test_one_element_tensor_scale_factor_for_two_axes_is_refused():
-    with pytest.raises(ValueError, match=r"interpolate: argument 'scale_factor' expected a positive number or 2"):
+    with pytest.raises(ValueError, match=r"interpolate: argument 'scale_factor' expected a positive finite number or 2"):
         F.interpolate(leaf((1, 1, 2, 2)), scale_factor=eager.to_tensor([2.0]), mode="bilinear")
 
 
@@ -197,3 +197,33 @@ def test_empty_pixel_shuffles_give_the_empty_result(fn, shape, factor, fmt, expe
     assert out.shape == expected
     out.sum().backward()
     assert x.grad.shape == list(shape)
+
+
+# -- argument forms ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scale", [math.inf, [2.0, math.inf], math.nan])
+def test_non_finite_scale_factor_is_refused(scale):
+    with pytest.raises(ValueError, match=r"interpolate: argument 'scale_factor' expected a positive finite number"):
+        F.interpolate(leaf((1, 1, 2, 2)), scale_factor=scale)
+
+
+def test_lower_case_data_formats_are_taken_as_paddle_upper_cases_them():
+    x = leaf((1, 3, 4, 2))
+    np.testing.assert_array_equal(F.interpolate(x, size=[2, 4], mode="bilinear", data_format="nhwc").numpy(),
+                                  F.interpolate(x, size=[2, 4], mode="bilinear", data_format="NHWC").numpy())
+    padded = F.pad(x, [1, 0, 2, 1], mode="reflect", data_format="nhwc").numpy()
+    np.testing.assert_array_equal(padded, np.pad(x.numpy(), [(0, 0), (2, 1), (1, 0), (0, 0)], mode="reflect"))
+
+
+@pytest.mark.parametrize("shape, data_format", [((1, 2, 3), "NHWC"), ((1, 2, 3, 4), "NCL"), ((1, 2, 3, 4, 5), "NLC")])
+def test_pad_data_format_of_another_rank_is_refused(shape, data_format):
+    with pytest.raises(ValueError, match=r"pad: argument 'data_format' expected one of \[.*\] for a \d-d x"):
+        F.pad(eager.zeros(shape), [1] * (2 * (len(shape) - 2)), mode="replicate", data_format=data_format)
+
+
+@pytest.mark.parametrize("shape", [(1, 2, 3), (1, 1, 2, 2, 3)])
+def test_pad_default_data_format_is_channels_first_at_any_rank(shape):
+    x = leaf(shape)
+    k = len(shape) - 2
+    out = F.pad(x, [1, 2] * k, mode="replicate").numpy()
+    np.testing.assert_array_equal(out, np.pad(x.numpy(), [(0, 0), (0, 0)] + [(1, 2)] * k, mode="edge"))

@@ -14,6 +14,7 @@ grid_sample; Paddle keeps pad/interpolate/upsample in ``common``).
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -98,6 +99,7 @@ def pad(x: Tensor, pad, mode: str = "constant", value: float = 0.0, data_format:
     check_tensor(fn, "x", x)
     if mode not in _PAD_MODES:
         raise ValueError(f"{fn}: argument 'mode' expected one of {list(_PAD_MODES)}, got {mode!r}")
+    data_format = data_format.upper() if isinstance(data_format, str) else data_format    # as Paddle
     if data_format not in _PAD_FORMATS:
         raise ValueError(f"{fn}: argument 'data_format' expected one of {list(_PAD_FORMATS)}, got {data_format!r}")
     pads = _int_list(fn, "pad", pad)
@@ -112,6 +114,10 @@ def pad(x: Tensor, pad, mode: str = "constant", value: float = 0.0, data_format:
         raise ValueError(f"{fn}: mode {mode!r} pads the spatial axes of a 3-, 4- or 5-d x (or, with mode "
                          f"'constant', takes 2 * x.ndim = {2 * nd} values), got x of shape {x.shape}")
     k = nd - 2
+    formats = _INTERP_FORMATS[nd] if nd != 3 else ("NCL", "NLC")
+    if data_format not in formats and data_format != "NCHW":   # the default: channels first at any rank
+        raise ValueError(f"{fn}: argument 'data_format' expected one of {list(formats)} for a {nd}-d x, got "
+                         f"{data_format!r}")
     if len(pads) != 2 * k:
         expected = f"{2 * k} ints (a pair per spatial axis, the last axis first)"
         if mode == "constant":
@@ -150,8 +156,9 @@ def _interp_sizes(fn, x, size, scale_factor, k, spatial):
     if isinstance(scale_factor, numbers.Real) and not isinstance(scale_factor, bool):
         scale_factor = [scale_factor] * k
     if (not isinstance(scale_factor, (list, tuple)) or len(scale_factor) != k
-            or any(isinstance(s, bool) or not isinstance(s, numbers.Real) or not s > 0 for s in scale_factor)):
-        raise ValueError(f"{fn}: argument 'scale_factor' expected a positive number or {k} of them, got "
+            or any(isinstance(s, bool) or not isinstance(s, numbers.Real) or not 0 < s < math.inf
+                   for s in scale_factor)):
+        raise ValueError(f"{fn}: argument 'scale_factor' expected a positive finite number or {k} of them, got "
                          f"{scale_factor!r}")
     scales = [float(s) for s in scale_factor]
     sizes = [int(n * s) for n, s in zip(spatial, scales)]
@@ -184,6 +191,7 @@ def interpolate(x: Tensor, size=None, scale_factor=None, mode: str = "nearest", 
     if not isinstance(mode, str) or mode.lower() not in _INTERP_RANKS:
         raise ValueError(f"{fn}: argument 'mode' expected one of {list(_INTERP_RANKS)}, got {mode!r}")
     mode = mode.lower()
+    data_format = data_format.upper() if isinstance(data_format, str) else data_format    # as Paddle
     if x.dtype not in FLOATING_TYPES and x.dtype not in _INTERP_INTEGERS.get(mode, ()):
         accepted = "".join(f"; {m} also takes {', '.join(dtype_name(t) for t in kinds)}"
                            for m, kinds in _INTERP_INTEGERS.items())
