@@ -49,8 +49,12 @@ def pad_grad(ctx, x, out_grad, paddings, pad_value):
 # -- interpolation ------------------------------------------------------------------
 
 def _ratio(in_size, out_size, scale, align_corners):
+    """Source positions per output position; 0 for a single output position
+    (Paddle's kernels: it reads from the start, not the centre, of the axis)."""
+    if out_size <= 1:
+        return 0.0
     if align_corners:
-        return (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+        return (in_size - 1) / (out_size - 1)
     if scale is not None and scale > 0:
         return 1.0 / scale
     return in_size / out_size
@@ -130,6 +134,8 @@ def interp(method, ctx, x, out_size, scale, align_corners, align_mode, data_form
     toward zero into x's dtype, as Paddle's CPU kernels cast their float sum."""
     xp = ctx.xp
     k, spatial, scales, first = _interp_setup(x.shape, out_size, scale, data_format)
+    if tuple(spatial) == tuple(out_size):   # Paddle's kernels copy, whatever the scale (1.3 on 2 pixels is 2)
+        return xp.array(x, copy=True, order="C")
     integer = x.dtype.kind in "iu" and method != "nearest"
     work = np.dtype(np.float32) if integer else x.dtype
     out = x.astype(work) if integer else x
@@ -155,6 +161,8 @@ def interp_grad(method, ctx, x, out_grad, out_size, scale, align_corners, align_
     """The transpose of interp: per axis (last first), each tap's weighted out_grad added back."""
     xp = ctx.xp
     k, spatial, scales, first = _interp_setup(x.shape, out_size, scale, data_format)
+    if tuple(spatial) == tuple(out_size):   # the forward copied
+        return xp.array(out_grad, copy=True, order="C")
     grad = out_grad
     for i in reversed(range(k)):
         axis = first + i

@@ -60,8 +60,10 @@ def _pad_grad_cases():
 # -- interpolation --------------------------------------------------------------------
 
 def _source_ratio(n_in, n_out, scale, align_corners):
+    if n_out == 1:          # Paddle: a single output position reads from the start of the axis
+        return 0.0
     if align_corners:
-        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        return (n_in - 1) / (n_out - 1)
     return 1.0 / scale if scale else n_in / n_out
 
 
@@ -104,6 +106,8 @@ def _ref_interp(method):
         channel_last = data_format.endswith("C")
         k = x.ndim - 2
         first = 1 if channel_last else 2
+        if [x.shape[first + i] for i in range(k)] == list(out_size):
+            return x.copy()     # Paddle copies x when no axis changes size, whatever the scale
         out = x.astype(np.float64)
         for i in range(k):
             axis = first + i

@@ -14,6 +14,7 @@ grid_sample; Paddle keeps pad/interpolate/upsample in ``common``).
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -66,18 +67,15 @@ def pad_by_index(fn: str, x: Tensor, paddings, mode: str, first: int) -> Tensor:
         if mode == "reflect" and (before >= n or after >= n):
             raise ValueError(f"{fn}: mode 'reflect' needs paddings smaller than the input size: axis {axis} has "
                              f"size {n}, paddings ({before}, {after})")
-        if mode == "circular" and (before > n or after > n):
-            raise ValueError(f"{fn}: mode 'circular' needs paddings at most the input size: axis {axis} has "
-                             f"size {n}, paddings ({before}, {after})")
-        if mode == "replicate" and n == 0:
-            raise ValueError(f"{fn}: mode 'replicate' cannot pad the empty axis {axis}")
+        if mode in ("replicate", "circular") and n == 0:
+            raise ValueError(f"{fn}: mode {mode!r} cannot pad the empty axis {axis}")
         positions = np.arange(-before, n + after)
         if mode == "reflect":
             positions = np.abs(positions)
             positions = np.where(positions > n - 1, 2 * (n - 1) - positions, positions)
         elif mode == "replicate":
             positions = np.clip(positions, 0, n - 1)
-        else:  # circular
+        else:  # circular: wraps around as often as needed (Paddle takes paddings beyond the size)
             positions = positions % n
         x = _F.getitem(x, (slice(None),) * axis + (positions.astype(np.int64),))
     return x
@@ -101,6 +99,7 @@ def pad(x: Tensor, pad, mode: str = "constant", value: float = 0.0, data_format:
     check_tensor(fn, "x", x)
     if mode not in _PAD_MODES:
         raise ValueError(f"{fn}: argument 'mode' expected one of {list(_PAD_MODES)}, got {mode!r}")
+    data_format = data_format.upper() if isinstance(data_format, str) else data_format    # as Paddle
     if data_format not in _PAD_FORMATS:
         raise ValueError(f"{fn}: argument 'data_format' expected one of {list(_PAD_FORMATS)}, got {data_format!r}")
     pads = _int_list(fn, "pad", pad)
@@ -115,6 +114,10 @@ def pad(x: Tensor, pad, mode: str = "constant", value: float = 0.0, data_format:
         raise ValueError(f"{fn}: mode {mode!r} pads the spatial axes of a 3-, 4- or 5-d x (or, with mode "
                          f"'constant', takes 2 * x.ndim = {2 * nd} values), got x of shape {x.shape}")
     k = nd - 2
+    formats = _INTERP_FORMATS[nd] if nd != 3 else ("NCL", "NLC")
+    if data_format not in formats and data_format != "NCHW":   # the default: channels first at any rank
+        raise ValueError(f"{fn}: argument 'data_format' expected one of {list(formats)} for a {nd}-d x, got "
+                         f"{data_format!r}")
     if len(pads) != 2 * k:
         expected = f"{2 * k} ints (a pair per spatial axis, the last axis first)"
         if mode == "constant":
@@ -148,13 +151,14 @@ def _interp_sizes(fn, x, size, scale_factor, k, spatial):
             raise ValueError(f"{fn}: argument 'size' expected {k} positive ints (one per spatial axis of x "
                              f"{x.shape}), got {sizes}")
         return sizes, []
-    if isinstance(scale_factor, Tensor):
-        scale_factor = scale_factor.numpy().reshape(-1).tolist()
+    if isinstance(scale_factor, Tensor):       # a 0-d tensor is one number for every axis, as in Paddle
+        scale_factor = scale_factor.item() if scale_factor.ndim == 0 else scale_factor.numpy().reshape(-1).tolist()
     if isinstance(scale_factor, numbers.Real) and not isinstance(scale_factor, bool):
         scale_factor = [scale_factor] * k
     if (not isinstance(scale_factor, (list, tuple)) or len(scale_factor) != k
-            or any(isinstance(s, bool) or not isinstance(s, numbers.Real) or not s > 0 for s in scale_factor)):
-        raise ValueError(f"{fn}: argument 'scale_factor' expected a positive number or {k} of them, got "
+            or any(isinstance(s, bool) or not isinstance(s, numbers.Real) or not 0 < s < math.inf
+                   for s in scale_factor)):
+        raise ValueError(f"{fn}: argument 'scale_factor' expected a positive finite number or {k} of them, got "
                          f"{scale_factor!r}")
     scales = [float(s) for s in scale_factor]
     sizes = [int(n * s) for n, s in zip(spatial, scales)]
@@ -187,6 +191,7 @@ def interpolate(x: Tensor, size=None, scale_factor=None, mode: str = "nearest", 
     if not isinstance(mode, str) or mode.lower() not in _INTERP_RANKS:
         raise ValueError(f"{fn}: argument 'mode' expected one of {list(_INTERP_RANKS)}, got {mode!r}")
     mode = mode.lower()
+    data_format = data_format.upper() if isinstance(data_format, str) else data_format    # as Paddle
     if x.dtype not in FLOATING_TYPES and x.dtype not in _INTERP_INTEGERS.get(mode, ()):
         accepted = "".join(f"; {m} also takes {', '.join(dtype_name(t) for t in kinds)}"
                            for m, kinds in _INTERP_INTEGERS.items())
@@ -211,6 +216,9 @@ def interpolate(x: Tensor, size=None, scale_factor=None, mode: str = "nearest", 
     channel_last = data_format[-1] == "C"
     spatial = x.shape[1:-1] if channel_last else x.shape[2:]
     sizes, scales = _interp_sizes(fn, x, size, scale_factor, k, spatial)
+    if 0 in spatial:
+        raise ValueError(f"{fn}: x ({data_format}) has an empty spatial axis, shape {x.shape}: there is nothing to "
+                         f"resize from")
     if mode == "area":      # 1-d pooling names its formats NCL/NLC
         return _AREA_POOLS[nd](x, sizes, {"NCW": "NCL", "NWC": "NLC"}.get(data_format, data_format))
     op = getattr(_F, _INTERP_OPS[mode])
@@ -242,6 +250,12 @@ def _check_4d(fn: str, x, data_format):
     return data_format == "NHWC"
 
 
+def _empty_result(x: Tensor, shape) -> Tensor:
+    """An empty result of ``shape`` for an empty x, still connected to x: reshape
+    reads a 0 as "keep this dimension" (Paddle), so it cannot move zero-size axes."""
+    return _F.broadcast_to(_F.sum(x, [], x.dtype, False), shape)
+
+
 def pixel_shuffle(x: Tensor, upscale_factor: int, data_format: str = "NCHW", name=None) -> Tensor:
     """[N, C*r*r, H, W] rearranged to [N, C, H*r, W*r] (r = upscale_factor):
     out[n, c, h*r + i, w*r + j] = x[n, c*r*r + i*r + j, h, w].
@@ -256,6 +270,9 @@ def pixel_shuffle(x: Tensor, upscale_factor: int, data_format: str = "NCHW", nam
     if c % (r * r):
         raise ValueError(f"{fn}: the channels of x ({c}, shape {x.shape}) must be divisible by upscale_factor ** 2 "
                          f"= {r * r}")
+    if 0 in x.shape:
+        out = [n, h * r, w * r, c // (r * r)] if channel_last else [n, c // (r * r), h * r, w * r]
+        return _empty_result(x, out)
     if channel_last:
         y = _F.reshape(x, [n, h, w, c // (r * r), r, r])
         y = _F.transpose(y, [0, 1, 4, 2, 5, 3])                     # [n, h, r, w, r, c']
@@ -278,6 +295,9 @@ def pixel_unshuffle(x: Tensor, downscale_factor: int, data_format: str = "NCHW",
     if h % r or w % r:
         raise ValueError(f"{fn}: the height and width of x ({h}, {w}; shape {x.shape}) must be divisible by "
                          f"downscale_factor = {r}")
+    if 0 in x.shape:
+        out = [n, h // r, w // r, c * r * r] if channel_last else [n, c * r * r, h // r, w // r]
+        return _empty_result(x, out)
     if channel_last:
         y = _F.reshape(x, [n, h // r, r, w // r, r, c])
         y = _F.transpose(y, [0, 1, 3, 5, 2, 4])                     # [n, h', w', c, r, r]
