@@ -65,3 +65,19 @@ def window_geometry(in_sizes, kernel, strides, paddings, dilations, algorithm: s
             out -= 1
         outs.append(out)
     return tuple(pads), tuple(dilations), tuple(outs)
+
+
+def pool_window_problem(spatial, kernel, pads, outs, padding_name: str):
+    """What is wrong with a pooling window geometry (window_geometry's pads and
+    output sizes over ``spatial``), as an error message's text, or None: a padding
+    of at least the kernel size (a window of only padding has no value), or a
+    kernel larger than the padded input. InferMeta and the functions that check
+    before calling another op (1-D pooling, lp_pool) raise it as their own."""
+    flat = [p for pair in pads for p in pair]
+    if any(p >= ks for pair, ks in zip(pads, kernel) for p in pair):
+        return (f"argument '{padding_name}' expected each padding smaller than the kernel size {list(kernel)} "
+                f"(a window of only padding has no value), got {flat}")
+    if any(o <= 0 for o in outs):
+        return (f"the kernel {list(kernel)} is larger than the padded input {list(spatial)} (paddings {flat}): "
+                f"output size {list(outs)}")
+    return None

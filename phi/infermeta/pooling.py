@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ..common.data_type import DataType
-from ..common.shape_rules import window_geometry
+from ..common.shape_rules import pool_window_problem, window_geometry
 from ..core.errors import InvalidArgumentError
 from .checks import check_result_shape
 
@@ -59,13 +59,9 @@ def pool_out_dims(k: int, x, kernel_size, strides, paddings, padding_algorithm, 
                                        f"{list(paddings)}")
         pads, _, outs = window_geometry(spatial, kernel, strides, paddings, (1,) * k, padding_algorithm,
                                         ceil_mode)
-        if any(p >= ks for pair, ks in zip(pads, kernel) for p in pair):
-            raise InvalidArgumentError(f"argument 'paddings' expected each padding smaller than the kernel size "
-                                       f"{list(kernel)} (a window of only padding has no value), got "
-                                       f"{[p for pair in pads for p in pair]}")
-        if any(o <= 0 for o in outs):
-            raise InvalidArgumentError(f"the kernel {list(kernel)} is larger than the padded input "
-                                       f"{list(spatial)} (paddings {list(paddings)}): output size {list(outs)}")
+        problem = pool_window_problem(spatial, kernel, pads, outs, "paddings")
+        if problem:
+            raise InvalidArgumentError(problem)
     out_dims = (dims[0],) + tuple(outs) + (dims[-1],) if channel_last else dims[:2] + tuple(outs)
     check_result_shape("x", out_dims, x.dtype)
     return out_dims

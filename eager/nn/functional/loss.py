@@ -125,13 +125,7 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
         if dtypes_differ(pos_weight, logit):
             raise TypeError(f"{fn}: argument 'pos_weight' expected dtype {logit.dtype}, got "
                             f"{pos_weight.dtype}")
-        try:
-            broadcast = list(np.broadcast_shapes(tuple(pos_weight.shape), tuple(logit.shape)))
-        except ValueError:
-            broadcast = None
-        if broadcast != logit.shape:
-            raise ValueError(f"{fn}: argument 'pos_weight' of shape {pos_weight.shape} expected to broadcast to "
-                             f"the shape of 'logit' {logit.shape}")
+        _check_broadcasts(fn, "pos_weight", pos_weight, logit.shape, "the shape of 'logit'")
         pos_weight = _F.expand(pos_weight, logit.shape)
     loss = _F.sigmoid_cross_entropy_with_logits(logit, label, pos_weight)
     return reduce_loss(fn, _scaled_by(fn, loss, weight, logit), reduction)
@@ -402,14 +396,19 @@ def _scaled_by(fn: str, loss: Tensor, weight, reference: Tensor) -> Tensor:
     check_tensor(fn, "weight", weight)
     if dtypes_differ(weight, reference):
         raise TypeError(f"{fn}: argument 'weight' expected dtype {reference.dtype}, got {weight.dtype}")
-    try:
-        shape = list(np.broadcast_shapes(tuple(weight.shape), tuple(loss.shape)))
-    except ValueError:
-        shape = None
-    if shape != loss.shape:
-        raise ValueError(f"{fn}: argument 'weight' of shape {weight.shape} expected to broadcast to the "
-                         f"loss's shape {loss.shape}")
+    _check_broadcasts(fn, "weight", weight, loss.shape, "the loss's shape")
     return _F.multiply(loss, weight)
+
+
+def _check_broadcasts(fn: str, name: str, tensor: Tensor, shape, what: str) -> None:
+    """Raise unless argument ``name`` broadcasts to ``shape`` (``what`` says whose)."""
+    try:
+        broadcast = list(np.broadcast_shapes(tuple(tensor.shape), tuple(shape)))
+    except ValueError:
+        broadcast = None
+    if broadcast != list(shape):
+        raise ValueError(f"{fn}: argument '{name}' of shape {tensor.shape} expected to broadcast to {what} "
+                         f"{list(shape)}")
 
 
 def _zeros(x: Tensor) -> Tensor:

@@ -31,7 +31,7 @@ import numbers
 import numpy as np
 
 from phi.common.data_type import DataType
-from phi.common.shape_rules import window_geometry
+from phi.common.shape_rules import pool_window_problem, window_geometry
 
 from ...arguments import to_bool
 from ...creation import to_tensor
@@ -66,13 +66,9 @@ def _geometry(fn, x, channel_last, kernel, strides, paddings, algorithm, ceil_mo
     error names the function (1-D pooling and lp_pool run other ops)."""
     spatial = _spatial(x, channel_last)
     pads, _, outs = window_geometry(spatial, kernel, strides, paddings, (1,) * len(kernel), algorithm, ceil_mode)
-    if any(p >= ks for pair, ks in zip(pads, kernel) for p in pair):
-        raise ValueError(f"{fn}: argument 'padding' expected each padding smaller than the kernel size "
-                         f"{list(kernel)} (a window of only padding has no value), got "
-                         f"{[p for pair in pads for p in pair]}")
-    if any(o <= 0 for o in outs):
-        raise ValueError(f"{fn}: the kernel {list(kernel)} is larger than the padded input {list(spatial)} "
-                         f"(paddings {[p for pair in pads for p in pair]}): output size {list(outs)}")
+    problem = pool_window_problem(spatial, kernel, pads, outs, "padding")
+    if problem:
+        raise ValueError(f"{fn}: {problem}")
     return pads, outs
 
 
