@@ -81,3 +81,12 @@ def pool_window_problem(spatial, kernel, pads, outs, padding_name: str):
         return (f"the kernel {list(kernel)} is larger than the padded input {list(spatial)} (paddings {flat}): "
                 f"output size {list(outs)}")
     return None
+
+
+def padded_window_counts(sizes, kernel, strides, pads, outs) -> list:
+    """Per axis, each pooling window's positions inside the padded input (the
+    non-exclusive average's divisor, as Paddle's CPU kernel counts it): the
+    kernel's size, less what a ceil_mode window overhangs past the right padding.
+    Window i starts at i * stride - before; the padded input ends at size + after."""
+    return [[min(ks, n + before + after - i * s) for i in range(o)]
+            for n, ks, s, (before, after), o in zip(sizes, kernel, strides, pads, outs)]

@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from ..common.shape_rules import window_geometry
+from ..common.shape_rules import padded_window_counts, window_geometry
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS
 from .device_constants import on_device
@@ -87,10 +87,9 @@ class _Windows:
 
     def padded_counts(self):
         """Per axis, each regular window's positions inside the padded input
-        (the non-exclusive divisor of Paddle's CPU kernel): the kernel's size,
-        less what a ceil_mode window overhangs past the right padding."""
-        return [np.minimum(s + ks, n + a) - s
-                for s, ks, n, a in zip(self.starts, self.kernel, self.size, self.after)]
+        (shape_rules.padded_window_counts: the non-exclusive divisor)."""
+        counts = padded_window_counts(self.size, self.kernel, self.strides, zip(self.before, self.after), self.outs)
+        return [np.asarray(c) for c in counts]
 
     def padded(self, xp, x, fill):
         """x padded with ``fill`` so that every window lies inside it."""

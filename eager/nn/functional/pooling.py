@@ -31,7 +31,7 @@ import numbers
 import numpy as np
 
 from phi.common.data_type import DataType
-from phi.common.shape_rules import pool_window_problem, window_geometry
+from phi.common.shape_rules import padded_window_counts, pool_window_problem, window_geometry
 
 from ...arguments import to_bool
 from ...creation import to_tensor
@@ -482,15 +482,14 @@ def _lp_pool(fn, k, x, norm_type, kernel_size, stride, padding, ceil_mode, data_
     powered = _F.pow(x, p)
     mean = _avg_pool(fn, k, powered, kernel, strides, paddings, algorithm, ceil_mode, False, False, data_format,
                      channel_last)
-    # the non-exclusive average divides by each window's positions inside the padded input: the kernel's size,
-    # less what a ceil_mode window overhangs past the right padding; the sum multiplies that back
+    # the non-exclusive average divides by each window's positions inside the padded input
+    # (padded_window_counts); the sum multiplies that back
     pads, outs = _geometry(fn, x, channel_last, kernel, strides, paddings, algorithm, ceil_mode)
-    counts = [np.minimum(np.arange(o) * s - before + ks, n + after) - (np.arange(o) * s - before)
-              for o, s, ks, n, (before, after) in zip(outs, strides, kernel, _spatial(x, channel_last), pads)]
-    if all((c == ks).all() for c, ks in zip(counts, kernel)):
+    counts = padded_window_counts(_spatial(x, channel_last), kernel, strides, pads, outs)
+    if all(c == ks for axis, ks in zip(counts, kernel) for c in axis):
         total = _F.scale(mean, float(math.prod(kernel)), 0.0, True)
     else:
-        grid = math.prod(np.ix_(*counts)).astype(np.float64)
+        grid = math.prod(np.ix_(*map(np.asarray, counts))).astype(np.float64)
         grid = grid[..., None] if channel_last else grid
         total = _F.multiply(mean, to_tensor(grid, dtype=x.dtype, place=x.place))
     return _F.pow(total, 1.0 / p)
