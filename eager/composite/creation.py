@@ -14,7 +14,7 @@ from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import _paddle_api as _check
-from .spine import _reshape  # reshape that also reaches shapes holding zeros
+from .spine import reshape_exactly  # reshape that also reaches shapes holding zeros
 
 
 def tril_grad(out_grad, diagonal):
@@ -44,7 +44,7 @@ def diagflat_grad(x, out_grad, offset):
     size = 1
     for d in x.shape:
         size *= d
-    return _reshape(_F.getitem(out_grad, _diagonal_indices(size, offset)), x.shape)
+    return reshape_exactly(_F.getitem(out_grad, _diagonal_indices(size, offset)), x.shape)
 
 
 def diag_embed_grad(input, out_grad, offset, dim1, dim2):
@@ -61,7 +61,7 @@ def meshgrid_grad(x, out_grad):
     for axis, (t, g) in enumerate(zip(x, out_grad)):
         others = [a for a in range(len(x)) if a != axis]
         summed = _F.sum(g, others, None, False) if others else g
-        grads.append(summed if summed.shape == list(t.shape) else _reshape(summed, t.shape))
+        grads.append(summed if summed.shape == list(t.shape) else reshape_exactly(summed, t.shape))
     return grads
 
 

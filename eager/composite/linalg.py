@@ -23,7 +23,7 @@ from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import _paddle_api as _check
-from .spine import sum_to_shape
+from .spine import reshape_exactly, sum_to_shape
 
 _LETTERS = string.ascii_letters
 
@@ -32,16 +32,6 @@ def _mT(t):
     """The matrices of t transposed (the last two axes swapped)."""
     nd = len(t.shape)
     return _F.transpose(t, list(range(nd - 2)) + [nd - 1, nd - 2])
-
-
-def _reshape(t, shape):
-    """t reshaped to exactly ``shape``, which may hold zeros (_F.reshape reads a 0 as
-    "keep this dimension", as Paddle): an empty result is t's 0-d sum broadcast, in
-    t's dtype, so it stays connected to t."""
-    shape = list(shape)
-    if 0 not in shape:
-        return _F.reshape(t, shape)
-    return _F.expand(_F.sum(t, [], t.dtype, False), shape)
 
 
 def _neg(t):
@@ -77,7 +67,7 @@ def _einsum_operand_grad(plan, x, k, out_grad):
     operands = [out_grad] + [t for i, t in enumerate(x) if i != k]
     grad = _F.einsum(operands, ",".join(terms) + "->" + "".join(kept))
     sizes = dict(zip(kept, grad.shape))
-    grad = _reshape(grad, [sizes.get(label, 1) for label in labels])
+    grad = reshape_exactly(grad, [sizes.get(label, 1) for label in labels])
     if grad.shape != shape:
         grad = _F.expand(grad, shape)
     for before, first, second in reversed(undo):
@@ -105,10 +95,10 @@ def mv_grad(x, vec, out_grad):
 
 
 def outer_grad(x, y, out_grad):
-    x_flat = _reshape(x, [out_grad.shape[0]])
-    y_flat = _reshape(y, [out_grad.shape[1]])
-    return (_reshape(_F.einsum([out_grad, y_flat], "ij,j->i"), x.shape),
-            _reshape(_F.einsum([out_grad, x_flat], "ij,i->j"), y.shape))
+    x_flat = reshape_exactly(x, [out_grad.shape[0]])
+    y_flat = reshape_exactly(y, [out_grad.shape[1]])
+    return (reshape_exactly(_F.einsum([out_grad, y_flat], "ij,j->i"), x.shape),
+            reshape_exactly(_F.einsum([out_grad, x_flat], "ij,i->j"), y.shape))
 
 
 def _product_grad(out_grad, other, target):
@@ -117,7 +107,7 @@ def _product_grad(out_grad, other, target):
     labels = _LETTERS[:len(out_grad.shape)]
     other_labels = labels[len(labels) - len(other.shape):]
     kept = "" if _numel(target.shape) == 1 else labels[len(labels) - len(target.shape):]
-    return _reshape(_F.einsum([out_grad, other], f"{labels},{other_labels}->{kept}"), target.shape)
+    return reshape_exactly(_F.einsum([out_grad, other], f"{labels},{other_labels}->{kept}"), target.shape)
 
 
 def _numel(shape) -> int:
@@ -147,12 +137,12 @@ def kron_grad(x, y, out_grad):
     n = max(len(xs), len(ys))
     xs_padded, ys_padded = [1] * (n - len(xs)) + xs, [1] * (n - len(ys)) + ys
     # out viewed as [x0, y0, x1, y1, ...] is x[x0, x1, ...] * y[y0, y1, ...].
-    g = _reshape(out_grad, [d for pair in zip(xs_padded, ys_padded) for d in pair])
+    g = reshape_exactly(out_grad, [d for pair in zip(xs_padded, ys_padded) for d in pair])
     x_labels, y_labels = _LETTERS[:n], _LETTERS[n:2 * n]
     g_labels = "".join(a + b for a, b in zip(x_labels, y_labels))
-    x_grad = _F.einsum([g, _reshape(y, ys_padded)], f"{g_labels},{y_labels}->{x_labels}")
-    y_grad = _F.einsum([g, _reshape(x, xs_padded)], f"{g_labels},{x_labels}->{y_labels}")
-    return _reshape(x_grad, xs), _reshape(y_grad, ys)
+    x_grad = _F.einsum([g, reshape_exactly(y, ys_padded)], f"{g_labels},{y_labels}->{x_labels}")
+    y_grad = _F.einsum([g, reshape_exactly(x, xs_padded)], f"{g_labels},{x_labels}->{y_labels}")
+    return reshape_exactly(x_grad, xs), reshape_exactly(y_grad, ys)
 
 
 # -- diagonals ---------------------------------------------------------------------------
@@ -163,7 +153,7 @@ def trace_grad(x, out_grad, offset, axis1, axis2):
     a1, a2 = axis1 % ndim, axis2 % ndim
     rows, cols = x.shape[a1], x.shape[a2]
     length = max(0, min(rows, cols - offset)) if offset >= 0 else max(0, min(rows + offset, cols))
-    on_diagonal = _F.expand(_reshape(out_grad, rest + [1]), rest + [length])
+    on_diagonal = _F.expand(reshape_exactly(out_grad, rest + [1]), rest + [length])
     return _F.diagonal_grad(x, on_diagonal, offset, axis1, axis2)
 
 
@@ -181,7 +171,7 @@ def inverse_grad(out, out_grad):
 
 def _per_matrix(values, batch_shape):
     """values [...] shaped [..., 1, 1], to scale each matrix of a batch."""
-    return _reshape(values, list(batch_shape) + [1, 1])
+    return reshape_exactly(values, list(batch_shape) + [1, 1])
 
 
 def _inverse_for_gradient(x, op: str):
@@ -209,12 +199,12 @@ def solve_grad(x, y, out, out_grad):
     # X = A^-1 B: gB = A^-T G and gA = -gB X^T, summed over broadcast batch dims.
     vector = solve_vector_rhs(x.shape, y.shape)
     if vector:
-        out = _reshape(out, list(out.shape) + [1])
-        out_grad = _reshape(out_grad, list(out_grad.shape) + [1])
+        out = reshape_exactly(out, list(out.shape) + [1])
+        out_grad = reshape_exactly(out_grad, list(out_grad.shape) + [1])
     y_grad = _F.solve(_mT(x), out_grad)
     x_grad = sum_to_shape(_neg(_F.matmul(y_grad, out, False, True)), x.shape)
     if vector:
-        return x_grad, _reshape(sum_to_shape(y_grad, list(y.shape) + [1]), y.shape)
+        return x_grad, reshape_exactly(sum_to_shape(y_grad, list(y.shape) + [1]), y.shape)
     return x_grad, sum_to_shape(y_grad, y.shape)
 
 

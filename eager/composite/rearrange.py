@@ -19,7 +19,7 @@ from phi.infermeta.rearrange import repeat_counts, slice_index, strided_index, t
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from . import _paddle_api as _check
-from .spine import _reshape, sum_to_shape
+from .spine import reshape_exactly, sum_to_shape
 
 
 def tile_grad(x, out_grad, repeat_times):
@@ -31,8 +31,8 @@ def tile_grad(x, out_grad, repeat_times):
     split = [size for pair in zip(reps, dims) for size in pair]
     if not split:
         return out_grad  # 0-d x, no repeats: out is x
-    summed = _F.sum(_reshape(out_grad, split), list(range(0, 2 * n, 2)), out_grad.dtype, False)
-    return _reshape(summed, x.shape)
+    summed = _F.sum(reshape_exactly(out_grad, split), list(range(0, 2 * n, 2)), out_grad.dtype, False)
+    return reshape_exactly(summed, x.shape)
 
 
 def flip_grad(out_grad, axis):
@@ -116,12 +116,12 @@ def repeat_interleave_grad(x, out_grad, repeats, axis):
     if len(set(counts)) <= 1:
         # Equal counts r: the copies of element i are rows i*r .. i*r + r - 1.
         r = counts[0] if counts else 0
-        summed = _F.sum(_reshape(moved, [len(counts), r] + rest), [1], out_grad.dtype, False)
+        summed = _F.sum(reshape_exactly(moved, [len(counts), r] + rest), [1], out_grad.dtype, False)
     else:
         pieces = _F.split(moved, counts, 0)
         summed = _F.concat([_F.sum(p, [0], out_grad.dtype, True) for p in pieces], 0)
     summed = _F.moveaxis(summed, [0], [a]) if a else summed
-    return _reshape(summed, x.shape)
+    return reshape_exactly(summed, x.shape)
 
 
 def as_strided_grad(x, out_grad, shape, stride, offset):
@@ -132,7 +132,7 @@ def as_strided_grad(x, out_grad, shape, stride, offset):
         positions = positions + (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (len(shape) - axis - 1))
     zeros = _F.full([math.prod(x.shape)], 0, out_grad.dtype, out_grad.place)
     index = to_tensor(positions.reshape(-1), place=out_grad.place)
-    return _reshape(_F.index_add(zeros, index, _reshape(out_grad, [-1]), 0), x.shape)
+    return reshape_exactly(_F.index_add(zeros, index, reshape_exactly(out_grad, [-1]), 0), x.shape)
 
 
 # -- Paddle API functions composed of the ops above (eager.hstack, eager.view, ...) ---------

@@ -15,7 +15,7 @@ from phi.common.shape_rules import inverse_permutation, reduced_axes
 from ..generated import forward_api as _F
 from . import _paddle_api as _check
 from ..tensor import Tensor
-from .spine import _broadcast_like, _reshape
+from .spine import _broadcast_like, reshape_exactly
 
 
 def _axes_of(shape, axis) -> tuple:
@@ -29,13 +29,13 @@ def _spread(grad, shape, axis):
     """A reduction's gradient (or result) with the reduced axes back as 1s,
     broadcast to ``shape``."""
     axes = _axes_of(shape, axis)
-    kept = _reshape(grad, [1 if i in axes else d for i, d in enumerate(shape)])
+    kept = reshape_exactly(grad, [1 if i in axes else d for i, d in enumerate(shape)])
     return _broadcast_like(kept, shape)
 
 
 def _kept(value, shape, axis):
     axes = _axes_of(shape, axis)
-    return _reshape(value, [1 if i in axes else d for i, d in enumerate(shape)])
+    return reshape_exactly(value, [1 if i in axes else d for i, d in enumerate(shape)])
 
 
 def _as_dtype(t, dtype):
@@ -107,7 +107,7 @@ def _others(moved):
 def prod_grad(x, out_grad, axis, keepdim):
     grad = _as_dtype(out_grad, x.dtype)
     if len(x.shape) == 0:
-        return _reshape(grad, [])
+        return reshape_exactly(grad, [])
     if 0 in x.shape:
         return _zeros_like(x)
     moved, back = _to_last(x, _axes_of(x.shape, axis))
@@ -127,7 +127,7 @@ def _scan_to_last(x, axis):
     moved = _F.transpose(values, perm)
 
     def back(y):
-        return _reshape(_F.transpose(y, inverse_permutation(perm)), x.shape)
+        return reshape_exactly(_F.transpose(y, inverse_permutation(perm)), x.shape)
     return moved, back
 
 
@@ -138,19 +138,19 @@ def _reversed_last(t):
 def cumsum_grad(x, out_grad, axis, dtype):
     grad = _as_dtype(out_grad, x.dtype)
     if len(x.shape) == 0 or 0 in x.shape:
-        return _reshape(grad, x.shape)
-    moved, back = _scan_to_last(_reshape(grad, x.shape) if axis is None else grad, axis)
+        return reshape_exactly(grad, x.shape)
+    moved, back = _scan_to_last(reshape_exactly(grad, x.shape) if axis is None else grad, axis)
     return back(_reversed_last(_F.cumsum(_reversed_last(moved), -1, None)))
 
 
 def cumprod_grad(x, out_grad, dim, dtype):
     grad = _as_dtype(out_grad, x.dtype)
     if len(x.shape) == 0:
-        return _reshape(grad, [])
+        return reshape_exactly(grad, [])
     if 0 in x.shape:
         return _zeros_like(x)
     moved, back = _scan_to_last(x, dim)
-    grad_moved, _ = _scan_to_last(_reshape(grad, x.shape), dim)
+    grad_moved, _ = _scan_to_last(reshape_exactly(grad, x.shape), dim)
     table, rows, cols = _others(moved)
     # products[i, k] = prod_{j <= k, j != i} x_j; dx_i = sum_{k >= i} g_k products[i, k]
     products = _F.cumprod(table, -1, None)
@@ -161,12 +161,12 @@ def cumprod_grad(x, out_grad, dim, dtype):
 def logcumsumexp_grad(x, out, out_grad, axis, dtype):
     grad = _as_dtype(out_grad, x.dtype)
     if len(x.shape) == 0:
-        return _reshape(grad, [])
+        return reshape_exactly(grad, [])
     if 0 in x.shape:
         return _zeros_like(x)
     moved, back = _scan_to_last(x, axis)
-    out_moved, _ = _scan_to_last(_reshape(_as_dtype(out, x.dtype), x.shape), axis)
-    grad_moved, _ = _scan_to_last(_reshape(grad, x.shape), axis)
+    out_moved, _ = _scan_to_last(reshape_exactly(_as_dtype(out, x.dtype), x.shape), axis)
+    grad_moved, _ = _scan_to_last(reshape_exactly(grad, x.shape), axis)
     rows, cols = _rank_tables(moved)
     # dx_i = sum_{k >= i} g_k exp(x_i - out_k); the pairs k < i are -inf before exp.
     gaps = _F.subtract(_F.unsqueeze(moved, [-1]), _F.unsqueeze(out_moved, [-2]))

@@ -23,16 +23,17 @@ def sum_to_shape(grad, shape):
     shape = list(shape)
     if grad.shape == shape:
         return grad
-    return _reshape(_F.sum(grad, list(broadcast_axes(grad.shape, shape)), grad.dtype, False), shape)
+    return reshape_exactly(_F.sum(grad, list(broadcast_axes(grad.shape, shape)), grad.dtype, False), shape)
 
 
-def _reshape(grad, shape):
+def reshape_exactly(grad, shape):
     """grad reshaped to exactly ``shape``, which may hold zeros.
 
     _F.reshape reads a 0 in the shape as "copy the input's dimension here"
     (Paddle), so it cannot make an empty tensor whose zeros sit elsewhere; an
     empty result is the 0-d sum of grad broadcast to ``shape``, which keeps it
-    connected to grad for higher derivatives.
+    connected to grad for higher derivatives. (The composite rules and the
+    nn functions that reshape what may be empty share it.)
     """
     shape = list(shape)
     if 0 not in shape:
@@ -143,11 +144,11 @@ def mean_grad(x, out_grad, axis, keepdim):
 
 def _keep_reduced_dims(grad, shape, axis):
     axes = reduced_axes(len(shape), axis)
-    return _reshape(grad, [1 if i in axes else d for i, d in enumerate(shape)])
+    return reshape_exactly(grad, [1 if i in axes else d for i, d in enumerate(shape)])
 
 
 def reshape_grad(x, out_grad):
-    return _reshape(out_grad, x.shape)
+    return reshape_exactly(out_grad, x.shape)
 
 
 def transpose_grad(out_grad, perm):

@@ -6,6 +6,7 @@ import numpy as np
 from phi.common.data_type import float_info
 
 from ...arguments import describe, to_dtype
+from ...composite.spine import reshape_exactly
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import check_axis, check_float, check_number, check_positive_int, check_tensor, dtypes_differ
@@ -456,10 +457,10 @@ def maxout(x: Tensor, groups: int, axis: int = 1, name=None) -> Tensor:
                          f"(axis {axis} of shape {x.shape})")
     shape = list(x.shape)
     if 0 in shape:
-        # reshape reads a 0 as "keep this dimension" (Paddle), so an empty x cannot be
-        # split into groups; its (empty) result is x's 0-d sum broadcast, still connected to x.
+        # an empty x cannot be split into groups by reshape (which reads a 0 as "keep
+        # this dimension"): its empty result, still connected to x
         shape[axis] = channels // groups
-        return _F.broadcast_to(_F.sum(x, [], x.dtype, False), shape)
+        return reshape_exactly(x, shape)
     shape[axis:axis + 1] = [channels // groups, groups]
     grouped = _F.reshape(x, shape)
     # Gathering at the argmax (the first maximum) rather than taking max: at a tie the

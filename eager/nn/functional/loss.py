@@ -10,6 +10,7 @@ from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES, DataType, float_
 from phi.core import DenseTensor
 from phi.core.errors import PhiError
 
+from ...composite.spine import reshape_exactly
 from ...creation import to_tensor
 from ...generated import forward_api as _F
 from ...tensor import Tensor
@@ -197,7 +198,7 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         if weight.shape != [classes]:
             raise ValueError(f"{fn}: argument 'weight' expected shape [{classes}], got {weight.shape}")
         weight = weight.astype(input.dtype) if weight.dtype != input.dtype else weight
-        weight = _reshape(weight, [classes if d == axis else 1 for d in range(input.ndim)])
+        weight = reshape_exactly(weight, [classes if d == axis else 1 for d in range(input.ndim)])
 
     if soft_label:
         check_same_shape(fn, "input", input, "label", label)
@@ -234,7 +235,7 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         safe = _F.where(valid_mask, label_kept, _F.full_like(label_kept, 0, None))
         one_hot = _F.cast(_F.one_hot(_F.squeeze(safe, [axis]), classes), input.dtype)
         per_class = _F.reshape(weight, [classes])
-        sample_weight = _F.multiply(_reshape(_F.matmul(one_hot, per_class, False, False), kept), valid)
+        sample_weight = _F.multiply(reshape_exactly(_F.matmul(one_hot, per_class, False, False), kept), valid)
         loss = _F.multiply(loss, sample_weight)
     return _weighted(fn, loss, sample_weight, reduction, label.shape)
 
@@ -339,31 +340,16 @@ def _hard_label(fn: str, input: Tensor, label: Tensor, axis: int, kept) -> Tenso
     if label.shape == dropped:
         return _F.unsqueeze(label, [axis])
     if label.shape == kept or (label.shape == dropped + [1] and axis == input.ndim - 1):
-        return _reshape(label, kept)
+        return reshape_exactly(label, kept)
     raise ValueError(
         f"{fn}: argument 'label' expected shape {dropped} or {dropped + [1]} for input of "
         f"shape {input.shape} (classes on axis {axis}), got {label.shape}")
 
 
-def _reshape(x: Tensor, shape) -> Tensor:
-    """x reshaped to ``shape`` read literally: the reshape op reads a 0 as "x's dimension
-    there" (Paddle's rule), so an empty x goes through a flat [0] and size-1 axes expanded."""
-    shape = list(shape)
-    if x.shape == shape:
-        return x
-    if 0 not in shape:
-        return _F.reshape(x, shape)
-    flat = _F.reshape(x, [-1])
-    if len(shape) == 1:
-        return flat
-    zero = shape.index(0)
-    return _F.expand(_F.unsqueeze(flat, [d for d in range(len(shape)) if d != zero]), shape)
-
-
 def _weighted(fn: str, loss: Tensor, sample_weight: Tensor, reduction: str, shape) -> Tensor:
     """The reduction of a per-sample loss whose mean divides by the weights' sum."""
     if reduction == "none":
-        return _reshape(loss, shape)
+        return reshape_exactly(loss, shape)
     total = _F.sum(loss)
     if reduction == "sum":
         return total
@@ -441,7 +427,7 @@ def nll_loss(input: Tensor, label: Tensor, weight=None, ignore_index: int = -100
     check_integer(fn, "label", label, "an integer Tensor of class indices")
     expected = input.shape[:1] + input.shape[2:]
     if input.ndim == 2 and label.shape == expected + [1]:
-        label = _reshape(label, expected)  # [N, 1] is [N] for [N, C] input, as Paddle reads it
+        label = reshape_exactly(label, expected)  # [N, 1] is [N] for [N, C] input, as Paddle reads it
     if label.shape != expected:
         raise ValueError(f"{fn}: argument 'label' expected shape {expected} for input of shape {input.shape} "
                          f"(classes on axis 1), got {label.shape}")
@@ -458,7 +444,7 @@ def nll_loss(input: Tensor, label: Tensor, weight=None, ignore_index: int = -100
     sample_weight = _F.cast(valid_mask, input.dtype)
     if weight is not None and classes:  # (with no class every label is ignored: the op checked)
         safe = _F.where(valid_mask, label, _F.full_like(label, 0, None))
-        picked = _reshape(_F.gather(weight, _F.reshape(safe, [-1]), 0), label.shape)
+        picked = reshape_exactly(_F.gather(weight, _F.reshape(safe, [-1]), 0), label.shape)
         sample_weight = _F.multiply(sample_weight, picked)
     return _weighted(fn, loss, sample_weight, reduction, label.shape)
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from phi.common.data_type import FLOATING_TYPES, DataType, dtype_name
 
+from ...composite.spine import reshape_exactly
 from ...creation import to_tensor
 from ...generated import forward_api as _F
 from ...tensor import Tensor
@@ -250,12 +251,6 @@ def _check_4d(fn: str, x, data_format):
     return data_format == "NHWC"
 
 
-def _empty_result(x: Tensor, shape) -> Tensor:
-    """An empty result of ``shape`` for an empty x, still connected to x: reshape
-    reads a 0 as "keep this dimension" (Paddle), so it cannot move zero-size axes."""
-    return _F.broadcast_to(_F.sum(x, [], x.dtype, False), shape)
-
-
 def pixel_shuffle(x: Tensor, upscale_factor: int, data_format: str = "NCHW", name=None) -> Tensor:
     """[N, C*r*r, H, W] rearranged to [N, C, H*r, W*r] (r = upscale_factor):
     out[n, c, h*r + i, w*r + j] = x[n, c*r*r + i*r + j, h, w].
@@ -272,7 +267,7 @@ def pixel_shuffle(x: Tensor, upscale_factor: int, data_format: str = "NCHW", nam
                          f"= {r * r}")
     if 0 in x.shape:
         out = [n, h * r, w * r, c // (r * r)] if channel_last else [n, c // (r * r), h * r, w * r]
-        return _empty_result(x, out)
+        return reshape_exactly(x, out)
     if channel_last:
         y = _F.reshape(x, [n, h, w, c // (r * r), r, r])
         y = _F.transpose(y, [0, 1, 4, 2, 5, 3])                     # [n, h, r, w, r, c']
@@ -297,7 +292,7 @@ def pixel_unshuffle(x: Tensor, downscale_factor: int, data_format: str = "NCHW",
                          f"downscale_factor = {r}")
     if 0 in x.shape:
         out = [n, h // r, w // r, c * r * r] if channel_last else [n, c * r * r, h // r, w // r]
-        return _empty_result(x, out)
+        return reshape_exactly(x, out)
     if channel_last:
         y = _F.reshape(x, [n, h // r, r, w // r, r, c])
         y = _F.transpose(y, [0, 1, 3, 5, 2, 4])                     # [n, h', w', c, r, r]
