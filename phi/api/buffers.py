@@ -78,6 +78,11 @@ def _pinned_copy(array) -> np.ndarray:
     """A C-contiguous copy of a NumPy or CuPy array in page-locked host memory;
     from a GPU, one device-to-host copy straight into it."""
     import_cupy()  # the ImportError that says how to get CuPy, before cupyx is asked for
+    if array.size == 0:
+        # On an H200 (CuPy 14.2) an empty tensor copied to pinned memory came back a CPU tensor:
+        # CuPy's empty_pinned of zero bytes leaves no pinned buffer at the end of the array's bases
+        # for is_pinned_array to find. An empty one is a view of one pinned element instead.
+        return importlib.import_module("cupyx").empty_pinned((1,), array.dtype)[:0].reshape(array.shape)
     out = importlib.import_module("cupyx").empty_pinned(array.shape, array.dtype)
     if type(array) is np.ndarray:
         np.copyto(out, array)
