@@ -40,6 +40,7 @@ if not REAL_GPU:
 
     sys.modules["cupy"] = fake_cupy
     sys.modules["cupyx"] = fake_cupy.cupyx
+    fake_cupy.install_backends(sys.modules)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -78,6 +78,9 @@ peer_copies = [0]  # device-to-device copies (array/asarray of an array on anoth
 # argument parsing) however small the array, so a training step's count measures
 # what it pays in launch overhead (benchmarks/gpu.py's G rows).
 calls = [0]
+# Functions that only take memory from the pool and launch no kernel (cupy.empty costs
+# the host ~2 us on an H200): not counted in ``calls``.
+_ALLOCATING = {"empty", "empty_like"}
 # Inside a fused function (see fuse): how deep, and how many reductions it made.
 _fusing = [0, 0]
 # What a function fused by CuPy may call besides ufuncs and operators: one
@@ -236,13 +239,14 @@ def _first_array(args):
 def _delegate(fn, name, operands=1, is_ufunc=False):
     """numpy's ``fn`` over fake arrays; its first ``operands`` arguments are operands."""
     operands = 0 if name in _CREATION else operands
+    launches = name not in _ALLOCATING
 
     def call(*args, **kwargs):
         if _fusing[0]:
             _check_fusable(name, kwargs, is_ufunc)
             if not _arrays_in(args, []) and builtins.any(isinstance(a, _FusedPythonFloat) for a in args):
                 _FusedPythonFloat.refuse(name)
-        calls[0] += 1
+        calls[0] += launches
         _check_device(_arrays_in(list(kwargs.values()), _arrays_in(args, [])))
         plain = [_unwrap(a, operand=i < operands) for i, a in enumerate(args)]
         plain_kw = {k: _unwrap(v, operand=False) for k, v in kwargs.items()}
@@ -355,7 +359,7 @@ def _refuse_racing_writes(target, index, value):
                              "values; CuPy leaves which write wins undefined")
 
 
-_NOT_ON_ARRAYS = {"ctypes", "data", "tofile", "dump", "dumps", "itemset", "newbyteorder", "setflags",
+_NOT_ON_ARRAYS = {"ctypes", "tofile", "dump", "dumps", "itemset", "newbyteorder", "setflags",
                   "getfield", "setfield", "resize", "tobytes", "tostring", "flat"}
 
 
@@ -406,6 +410,7 @@ class ndarray:
     itemsize = property(lambda self: self._a.itemsize)
     strides = property(lambda self: self._a.strides)
     device = property(lambda self: Device(self._dev))
+    data = property(lambda self: MemoryPointer(self))
     T = property(lambda self: _wrap(self._a.T, self))
     real = property(lambda self: _wrap(self._a.real, self))
     imag = property(lambda self: _wrap(self._a.imag, self))
@@ -967,13 +972,183 @@ def scatter_add(a, slices, value):
 
 def empty_pinned(shape, dtype=float, order="C"):
     """cupyx.empty_pinned: an uninitialised NumPy array over pinned memory from
-    ``cuda.alloc_pinned_memory`` (its ``base``)."""
+    ``cuda.alloc_pinned_memory`` (its ``base``). An empty one has no such base: on an
+    H200 with CuPy 14.2 nothing marked a zero-byte one as pinned memory afterwards."""
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     count = 1
     for n in shape:
         count *= n
+    if count == 0:
+        return numpy.empty(shape, dtype=dtype, order=order)
     memory = alloc_pinned_memory(count * numpy.dtype(dtype).itemsize)
     return numpy.ndarray(shape, dtype=dtype, buffer=memory, order=order)
+
+
+# -- device pointers, and cuBLAS through them (cupy_backends.cuda.libs.cublas) --------------
+
+def _root(a):
+    """The NumPy array that owns ``a``'s memory."""
+    while isinstance(a.base, numpy.ndarray):
+        a = a.base
+    return a
+
+
+def _address(a) -> int:
+    return a.__array_interface__["data"][0]
+
+
+class _Allocation:
+    """cupy.cuda.Memory's ``ptr``: where the allocation holding an array starts."""
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
+# Device addresses handed out by ``a.data`` (first element's address -> (weak reference
+# to the array, owning NumPy array)): where the cuBLAS and NCCL stand-ins find the memory
+# an address points into.
+_POINTED: dict = {}
+
+
+class MemoryPointer:
+    """cupy.cuda.MemoryPointer of an array (``a.data``): ``ptr`` the address of its
+    first element (host memory here), ``mem.ptr`` its allocation's start."""
+
+    def __init__(self, array):
+        root = _root(array._a)
+        self.ptr = _address(array._a)
+        self.mem = _Allocation(_address(root))
+        self.device_id = array._dev
+        _POINTED[self.ptr] = (weakref.ref(array), root)
+
+
+def pointed_arrays(ptr):
+    """The live arrays whose ``.data.ptr`` was read and is ``ptr``."""
+    entry = _POINTED.get(ptr)
+    array = entry[0]() if entry is not None else None
+    return [] if array is None else [array]
+
+
+def _buffer_at(ptr):
+    """(owning NumPy array, byte offset) of memory of a live device array on the
+    current device that holds address ``ptr`` (one whose ``.data`` was read); a
+    TypeError for any other address (host memory, an array freed or on another
+    device), as the GPU would fault."""
+    for start, (ref, root) in list(_POINTED.items()):
+        array = ref()
+        if array is None:
+            del _POINTED[start]
+            continue
+        begin = _address(root)
+        if array._dev == _current[0] and begin <= ptr < begin + root.nbytes and \
+                (root.flags.c_contiguous or root.flags.f_contiguous):
+            return root.ravel(order="K"), ptr - begin  # (a view: the memory in address order)
+    raise TypeError(f"cuBLAS stand-in: address {ptr:#x} is not in a live device array on device {_current[0]}")
+
+
+def _matrix(ptr, rows, cols, ld, dtype):
+    """The column-major rows x cols matrix at device address ``ptr`` with leading
+    dimension ``ld``, as a NumPy view (NumPy refuses one that runs past its buffer)."""
+    if ld < builtins.max(rows, 1):
+        raise ValueError(f"cuBLAS stand-in: leading dimension {ld} < {rows} rows")
+    root, offset = _buffer_at(ptr)
+    item = numpy.dtype(dtype).itemsize
+    return numpy.ndarray((rows, cols), dtype, buffer=root, offset=offset, strides=(item, ld * item))
+
+
+def _vector(ptr, length, inc, dtype):
+    root, offset = _buffer_at(ptr)
+    item = numpy.dtype(dtype).itemsize
+    return numpy.ndarray((length,), dtype, buffer=root, offset=offset, strides=(inc * item,))
+
+
+def _host_scalar(ptr, dtype):
+    import ctypes  # noqa: PLC0415  (only the cuBLAS stand-in reads host addresses)
+    item = numpy.dtype(dtype).itemsize
+    return numpy.frombuffer((ctypes.c_char * item).from_address(ptr), dtype)[0]
+
+
+class _Cublas(types.ModuleType):
+    """The cuBLAS calls eager makes, on device addresses: column-major matrices,
+    scalars in host memory (the only pointer mode eager sets; others are refused).
+    A product is NumPy's matmul of the same memory in row-major order, which is
+    what the stand-in's ``matmul`` of the arrays computes, so the two agree bit for bit."""
+
+    CUBLAS_POINTER_MODE_HOST = 0
+    CUBLAS_POINTER_MODE_DEVICE = 1
+
+    def __init__(self):
+        super().__init__("cupy_backends.cuda.libs.cublas")
+        self._modes = {}
+
+    def create(self):
+        handle = len(self._modes) + 1
+        self._modes[handle] = self.CUBLAS_POINTER_MODE_HOST
+        return handle
+
+    def setPointerMode(self, handle, mode):  # noqa: N802  (cuBLAS's name)
+        self._modes[handle] = mode
+
+    def setStream(self, handle, stream):  # noqa: N802
+        if handle not in self._modes:
+            raise RuntimeError("CUBLAS_STATUS_NOT_INITIALIZED")
+
+    def _scalars(self, handle, dtype, *ptrs):
+        if self._modes.get(handle) != self.CUBLAS_POINTER_MODE_HOST:
+            raise RuntimeError("cuBLAS stand-in: only host pointer mode is modelled")
+        return [_host_scalar(p, dtype) for p in ptrs]
+
+    def _gemm(self, dtype, handle, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
+        calls[0] += 1
+        alpha, beta = self._scalars(handle, dtype, alpha, beta)
+        op_a = _matrix(a, k, m, lda, dtype).T if transa else _matrix(a, m, k, lda, dtype)
+        op_b = _matrix(b, n, k, ldb, dtype).T if transb else _matrix(b, k, n, ldb, dtype)
+        out = _matrix(c, m, n, ldc, dtype)
+        product = numpy.matmul(op_b.T, op_a.T).T
+        if beta == 0:  # cuBLAS does not read C then (it may hold garbage, NaN)
+            out[...] = product if alpha == 1 else alpha * product
+        else:
+            out[...] = alpha * product + beta * out
+
+    def _gemv(self, dtype, handle, trans, m, n, alpha, a, lda, x, incx, beta, y, incy):
+        calls[0] += 1
+        alpha, beta = self._scalars(handle, dtype, alpha, beta)
+        matrix = _matrix(a, m, n, lda, dtype)
+        if trans:
+            matrix = matrix.T
+        rows, cols = matrix.shape
+        vector, out = _vector(x, cols, incx, dtype), _vector(y, rows, incy, dtype)
+        product = numpy.matmul(matrix, vector)
+        if beta == 0:
+            out[...] = product if alpha == 1 else alpha * product
+        else:
+            out[...] = alpha * product + beta * out
+
+    def sgemm(self, *args):
+        self._gemm(numpy.float32, *args)
+
+    def dgemm(self, *args):
+        self._gemm(numpy.float64, *args)
+
+    def sgemv(self, *args):
+        self._gemv(numpy.float32, *args)
+
+    def dgemv(self, *args):
+        self._gemv(numpy.float64, *args)
+
+
+cublas = _Cublas()
+
+
+def install_backends(modules) -> None:
+    """Puts the stand-in's ``cupy_backends.cuda.libs.cublas`` (and its packages) into
+    ``modules`` (sys.modules), where eager imports CuPy's cuBLAS bindings from."""
+    names = ["cupy_backends", "cupy_backends.cuda", "cupy_backends.cuda.libs"]
+    packages = [types.ModuleType(name) for name in names]
+    for parent, child in zip(packages, packages[1:] + [cublas]):
+        setattr(parent, child.__name__.rsplit(".", 1)[1], child)
+    for module in packages + [cublas]:
+        modules[module.__name__] = module
 
 
 cupyx = types.ModuleType("cupyx")

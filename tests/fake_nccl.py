@@ -27,7 +27,6 @@ import itertools
 import os
 import struct
 import sys
-import weakref
 
 import numpy
 
@@ -50,33 +49,12 @@ _REDUCE = {NCCL_SUM: numpy.sum, NCCL_PROD: numpy.prod, NCCL_MAX: numpy.max, NCCL
 _RENDEZVOUS_TAG = 4100
 calls: collections.Counter = collections.Counter()
 _serial = itertools.count()
-_live: dict = {}  # address -> (weakref to the device array, its byte size)
-
-
-class _MemoryPointer:
-    """What ``ndarray.data`` is in CuPy: the device address as ``ptr``."""
-
-    __slots__ = ("ptr",)
-
-    def __init__(self, ptr):
-        self.ptr = ptr
-
-
-def _data(array):
-    host = array._a
-    if not host.flags.c_contiguous:
-        raise ValueError("fake nccl: a non-contiguous array's address was taken; NCCL reads "
-                         "count elements from it as if it were contiguous")
-    address = host.__array_interface__["data"][0]
-    _live[address] = (weakref.ref(array), host.nbytes)
-    return _MemoryPointer(address)
 
 
 def install(fake_cupy) -> None:
-    """Makes this module ``fake_cupy.cuda.nccl`` and gives its arrays ``.data.ptr``."""
+    """Makes this module ``fake_cupy.cuda.nccl``."""
     fake_cupy.cuda.nccl = sys.modules[__name__]
     sys.modules.setdefault("cupy.cuda.nccl", sys.modules[__name__])
-    fake_cupy.ndarray.data = property(_data)
     # Each process's fake device memory is its own: a distinct GPU per process.
     fake_cupy.cuda.Device.pci_bus_id = property(lambda self: f"fake:{os.getpid()}:{self.id}")
 
@@ -97,13 +75,16 @@ def _host(address: int, count: int, kind: int, what: str):
     if kind not in _TYPES:
         raise ValueError(f"fake nccl: {what}: unknown NCCL type {kind}")
     dtype = numpy.dtype(_TYPES[kind])
-    entry = _live.get(address)
-    if entry is None or entry[0]() is None:
+    arrays = sys.modules["cupy"].pointed_arrays(address)
+    if not arrays:
         raise ValueError(f"fake nccl: {what}: address {address:#x} is not that of a live device array")
-    nbytes = count * dtype.itemsize
-    if nbytes > entry[1]:
+    if not arrays[0]._a.flags.c_contiguous:
+        raise ValueError("fake nccl: a non-contiguous array's address was taken; NCCL reads "
+                         "count elements from it as if it were contiguous")
+    nbytes, size = count * dtype.itemsize, arrays[0]._a.nbytes
+    if nbytes > size:
         raise ValueError(f"fake nccl: {what}: {count} elements of {dtype} ({nbytes} bytes) overrun the "
-                         f"{entry[1]}-byte array at {address:#x}")
+                         f"{size}-byte array at {address:#x}")
     if count == 0:
         return numpy.empty(0, dtype)
     raw = (ctypes.c_uint8 * nbytes).from_address(address)

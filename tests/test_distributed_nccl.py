@@ -21,6 +21,7 @@ RANK_SCRIPT = r'''
 import os, sys
 import fake_cupy
 sys.modules["cupy"], sys.modules["cupyx"] = fake_cupy, fake_cupy.cupyx
+fake_cupy.install_backends(sys.modules)
 import numpy as np
 import eager
 import eager.distributed as dist
@@ -248,6 +249,7 @@ DP_SCRIPT = r'''
 import os, sys
 import fake_cupy
 sys.modules["cupy"], sys.modules["cupyx"] = fake_cupy, fake_cupy.cupyx
+fake_cupy.install_backends(sys.modules)
 import numpy as np
 import eager
 import eager.distributed as dist

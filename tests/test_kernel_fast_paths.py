@@ -27,7 +27,10 @@ from phi.kernels import funcs
 from phi.kernels import loss as loss_kernels
 from phi.kernels.funcs import HALVES, ONES, ZEROS, host_factor
 
-FAKE_GPU = types.SimpleNamespace(xp=fake_cupy)
+# The kernels' GPU context as far as they read it: xp, and the products they take through
+# the context (GPUContext's call cuBLAS; here the stand-in's matmul and sum, whose bits they give).
+FAKE_GPU = types.SimpleNamespace(xp=fake_cupy, matmul=fake_cupy.matmul,
+                                 column_sums=lambda a, out=None: fake_cupy.sum(a, axis=0, out=out))
 FLOAT_DTYPES = [np.float16, np.float32, np.float64]
 SHAPES = [(), (16,), (3, 5)]
 

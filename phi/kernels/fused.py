@@ -34,9 +34,9 @@ def linear(ctx, x, weight, bias):
     # instead of matmul's loop of one small product per leading index (~15% at
     # [32, 32, 128] @ [128, 128]); each output row is the same dot product.
     if x.ndim > 2 and x.flags.c_contiguous:
-        out = ctx.xp.matmul(_rows(x), weight).reshape(x.shape[:-1] + (weight.shape[-1],))
+        out = ctx.matmul(_rows(x), weight).reshape(x.shape[:-1] + (weight.shape[-1],))
     else:
-        out = ctx.xp.matmul(x, weight)
+        out = ctx.matmul(x, weight)
     if bias is not None:
         out += bias
     return out
@@ -57,17 +57,17 @@ def linear_grad(ctx, x, weight, out_grad, *, out_mask=None, into=None):
             # One [rows, n] @ [n, k] product, as in linear (~30% at [32, 32, 128]); into
             # only when contiguous, as a copying reshape would drop the write.
             if x_into is None:
-                x_grad = xp.matmul(rows, weight.T).reshape(out_grad.shape[:-1] + (weight.shape[0],))
+                x_grad = ctx.matmul(rows, weight.T).reshape(out_grad.shape[:-1] + (weight.shape[0],))
             else:
-                xp.matmul(rows, weight.T, out=_rows(x_into))
+                ctx.matmul(rows, weight.T, out=_rows(x_into))
                 x_grad = x_into
         else:
-            x_grad = xp.matmul(out_grad, weight.T, out=x_into)
+            x_grad = ctx.matmul(out_grad, weight.T, out=x_into)
     if out_mask is None or out_mask[1]:
-        weight_grad = xp.matmul((x if x.ndim == 2 else _rows(x)).T, rows, out=weight_into)
+        weight_grad = ctx.matmul((x if x.ndim == 2 else _rows(x)).T, rows, out=weight_into)
     if out_mask is None or out_mask[2]:
         if xp is np:  # the add.reduce that rows.sum and np.sum call, without their Python frames
             bias_grad = _ADD_REDUCE(rows, 0, None, bias_into)
         else:
-            bias_grad = rows.sum(axis=0) if bias_into is None else xp.sum(rows, axis=0, out=bias_into)
+            bias_grad = ctx.column_sums(rows, bias_into)
     return x_grad, weight_grad, bias_grad

@@ -14,7 +14,7 @@ def matmul(ctx, x, y, transpose_x, transpose_y):
         x = _t(x)
     if transpose_y and y.ndim >= 2:
         y = _t(y)
-    return ctx.xp.matmul(x, y)
+    return ctx.matmul(x, y)
 
 
 @register_kernel("matmul_grad", ALL_BACKENDS, INTS + INEXACT)
@@ -31,10 +31,10 @@ def matmul_grad(ctx, x, y, out_grad, transpose_x, transpose_y, *, out_mask=None,
         x_into, y_into = (None, None) if into is None or transpose_x or transpose_y else into
         x_grad = y_grad = None
         if out_mask is None or out_mask[0]:
-            da = xp.matmul(out_grad, y if transpose_y else y.T, out=x_into)
+            da = ctx.matmul(out_grad, y if transpose_y else y.T, out=x_into)
             x_grad = da.T if transpose_x else da
         if out_mask is None or out_mask[1]:
-            db = xp.matmul(x if transpose_x else x.T, out_grad, out=y_into)
+            db = ctx.matmul(x if transpose_x else x.T, out_grad, out=y_into)
             y_grad = db.T if transpose_y else db
         return x_grad, y_grad
     # Work on matrices: a 1-D x is a row, a 1-D y a column, and out_grad gets the
