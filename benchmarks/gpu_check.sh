@@ -10,7 +10,7 @@
 # 2b. Where a GPU step's host time goes: benchmarks/gpu_profile.py (cProfile of the
 #    hand-written, eager and replayed G3 steps; the cost of each CuPy read eager makes)
 #    into profile.txt, for the G3 target's next change. Reports only; never fails the check.
-# 3. Every test whose name says gpu, on real CuPy (in parallel workers when
+# 3. Every test whose name says gpu or cublas, on real CuPy (in parallel workers when
 #    pytest-xdist is installed): tests/conftest.py uses real CuPy by
 #    itself whenever it sees a device (no switch needed). That is the gpu half of
 #    the device axis in every file (a marked suite or a test taking the device
@@ -66,14 +66,15 @@ else
     summary "host profile of the G3 step: did not finish; see $OUT/profile.txt"
 fi
 # -- 3. the device-axis suites on the real GPU ---------------------------------------------
-# -k gpu over all of tests/: the gpu half of the device axis (the cpu half is CI's), whether a
+# -k "gpu or cublas" over all of tests/: the gpu half of the device axis (the cpu half is CI's),
+# tests/test_cublas.py (direct cuBLAS calls against CuPy's matmul), whether a
 # file marks the whole suite or single tests take the fixture, and the GPU modules. No -q:
 # pyproject's addopts already has one, and -qq drops the "N passed" line read below.
 WORKERS=""
 if "$PY" -c "import xdist" 2>/dev/null; then
     WORKERS="-n $(( $(nproc) < 12 ? $(nproc) : 12 ))"
 fi
-if timeout 400 "$PY" -m pytest -p no:warnings --maxfail=20 -rfEs $WORKERS -k gpu tests \
+if timeout 400 "$PY" -m pytest -p no:warnings --maxfail=20 -rfEs $WORKERS -k "gpu or cublas" tests \
         > "$OUT/pytest.txt" 2>&1; then
     summary "suites on the GPU: passed ($(tail -1 "$OUT/pytest.txt"))"
 else

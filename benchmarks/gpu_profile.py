@@ -13,8 +13,9 @@ host Python, not kernels. This prints what the G rows cannot say:
    most on real CuPy (whose calls and attributes cost differently from the
    CPU's NumPy and from tests/fake_cupy.py) can be named;
 3. what one read of each CuPy array attribute eager's hot path reads costs
-   (``shape``, ``dtype``, ``device``, ...), and a fused update against the
-   two ufunc calls it replaces.
+   (``shape``, ``dtype``, ``device``, ...), a fused update against the
+   two ufunc calls it replaces, and the direct cuBLAS product and column sum
+   (phi/backends/cublas.py) against CuPy's matmul and sum.
 
 It checks nothing and has no target: the G rows of benchmarks/run.py do.
 """
@@ -36,6 +37,7 @@ import numpy as np  # noqa: E402
 import eager  # noqa: E402
 import gpu  # noqa: E402  (benchmarks/gpu.py)
 from mlp import LAYERS, HandWrittenMLP, init_weights, make_batch  # noqa: E402  (benchmarks/mlp.py)
+from phi.backends import get_gpu_context  # noqa: E402
 from phi.kernels.optimizer import sgd_step  # noqa: E402
 
 SMOKE_LAYERS = (12, 8, 8, 3)
@@ -80,8 +82,9 @@ def attribute_costs(cupy, number: int) -> dict:
     grad = cupy.asarray(np.ones((64, 256), np.float32))
     lr = cupy.asarray(np.full((1,), 0.01, np.float32))
     lr0 = lr.reshape(())
+    weight = cupy.asarray(np.ones((256, 256), np.float32))
     scope = {"a": array, "g": grad, "lr": lr, "lr0": lr0, "cupy": cupy, "sgd_step": sgd_step,
-             "ndarray": np.ndarray}
+             "ndarray": np.ndarray, "w": weight, "ctx": get_gpu_context()}
     statements = {
         "type(a) is ndarray": "type(a) is ndarray",
         "a.shape": "a.shape",
@@ -92,6 +95,10 @@ def attribute_costs(cupy, number: int) -> dict:
         "a.device.id": "a.device.id",
         "a.T": "a.T",
         "lr.reshape(())": "lr.reshape(())",
+        "a @ w (CuPy's matmul)": "a @ w",
+        "ctx.matmul(a, w) (direct sgemm)": "ctx.matmul(a, w)",
+        "a.sum(axis=0) (CuPy's reduction)": "a.sum(axis=0)",
+        "ctx.column_sums(a) (gemv)": "ctx.column_sums(a)",
         "sgd_step fused (1 kernel)": "sgd_step(cupy, a, None, g, lr0)",
         "multiply + subtract out= (2 kernels)": "cupy.subtract(a, cupy.multiply(g, lr), out=a)",
     }
