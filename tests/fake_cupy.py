@@ -1082,9 +1082,12 @@ class _Cublas(types.ModuleType):
         self._modes = {}
 
     def create(self):
-        handle = len(self._modes) + 1
+        handle = self._made = getattr(self, "_made", 0) + 1
         self._modes[handle] = self.CUBLAS_POINTER_MODE_HOST
         return handle
+
+    def destroy(self, handle):
+        self._modes.pop(handle, None)
 
     def setPointerMode(self, handle, mode):  # noqa: N802  (cuBLAS's name)
         self._modes[handle] = mode

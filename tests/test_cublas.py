@@ -154,3 +154,25 @@ def test_the_cublas_stand_in_refuses_host_addresses_and_overruns():
     with pytest.raises((ValueError, TypeError)):  # a 3 x 3 matrix does not fit in 2 x 2's buffer
         fake_cupy.cublas.sgemm(handle, 0, 0, 3, 3, 3, one.ctypes.data, a.data.ptr, 3, a.data.ptr, 3,
                                zero.ctypes.data, c.data.ptr, 3)
+
+
+@pytest.mark.skipif(REAL_GPU, reason="reads the cuBLAS stand-in's live handles")
+def test_cublas_handles_are_per_thread_and_die_with_it(rng):
+    import gc
+    import threading
+
+    import fake_cupy
+
+    a, b = cp.asarray(rng.standard_normal((3, 4))), cp.asarray(rng.standard_normal((4, 2)))
+    cublas.matmul(cp, a, b)  # this thread's handle
+    mine = set(fake_cupy.cublas._modes)
+    results = []
+    worker = threading.Thread(target=lambda: results.append((cp.asnumpy(cublas.matmul(cp, a, b)),
+                                                              set(fake_cupy.cublas._modes))))
+    worker.start()
+    worker.join()
+    gc.collect()
+    product, during = results[0]
+    np.testing.assert_array_equal(product, cp.asnumpy(cp.matmul(a, b)))
+    assert len(during - mine) == 1  # the thread made its own handle
+    assert set(fake_cupy.cublas._modes) == mine  # and it was destroyed with the thread

@@ -7,9 +7,9 @@ H200 (CuPy 14.2, float32, the MLP's shapes): ``a @ b`` costs the host 18-31 us,
 of which cuBLAS's sgemm is 12-23 us. The rest is CuPy's gufunc dispatch and
 tensordot's layout logic. ``a.sum(axis=0)`` costs 21 us, and the same sums as
 a gemv against a ones vector 9 us. Here each is one call into CuPy's own cuBLAS
-bindings (``cupy_backends.cuda.libs.cublas``) on a handle of our own per device
-(host pointer mode, set to the current stream at every call), so CuPy's handle
-and its settings are never touched.
+bindings (``cupy_backends.cuda.libs.cublas``) on a handle of our own per thread
+and device (host pointer mode, set to the current stream at every call), so
+CuPy's handle and its settings are never touched.
 
 :func:`matmul` takes the product of two 2-D float32 or float64 matrices, each
 C- or F-contiguous (a transposed view is F-contiguous), into a new C-contiguous
@@ -36,11 +36,11 @@ import numpy as np
 _INT_MAX = 2 ** 31 - 1
 _HOST_SCALARS = {np.dtype(np.float32): (np.ones((), np.float32), np.zeros((), np.float32)),
                  np.dtype(np.float64): (np.ones((), np.float64), np.zeros((), np.float64))}
-# Per array module: CuPy's cuBLAS bindings or None; per device: (handle, {dtype: ones
-# vector}). Filled on first use.
+# Per array module: CuPy's cuBLAS bindings or None. Per thread and device: (handle,
+# {dtype: ones vector}), as cuBLAS asks for a handle per thread (two threads on other
+# streams would otherwise race between one's setStream and its call). Filled on first use.
 _BINDINGS: dict = {}
-_HANDLES: dict = {}
-_LOCK = threading.Lock()
+_PER_THREAD = threading.local()
 
 
 def _bindings(xp):
@@ -55,18 +55,36 @@ def _bindings(xp):
     return bindings
 
 
+class _Handle:
+    """A cuBLAS handle in host pointer mode and its device's ones vectors (dtype ->
+    vector); destroyed with the thread that made it."""
+
+    __slots__ = ("bindings", "handle", "ones")
+
+    def __init__(self, bindings):
+        self.bindings = bindings
+        self.handle = bindings.create()
+        bindings.setPointerMode(self.handle, bindings.CUBLAS_POINTER_MODE_HOST)
+        self.ones = {}
+
+    def __del__(self):
+        try:
+            self.bindings.destroy(self.handle)
+        except Exception:  # noqa: BLE001  (interpreter shutdown: CUDA may be gone already)
+            pass
+
+
 def _handle(xp, bindings):
-    """This thread's current device's handle (cuBLAS handles are per device)."""
+    """This thread's _Handle for its current device (cuBLAS handles belong to the
+    device current at creation), set to the current stream."""
+    handles = getattr(_PER_THREAD, "handles", None)
+    if handles is None:
+        handles = _PER_THREAD.handles = {}
     device = xp.cuda.runtime.getDevice()
-    entry = _HANDLES.get(device)
+    entry = handles.get(device)
     if entry is None:
-        with _LOCK:
-            entry = _HANDLES.get(device)
-            if entry is None:
-                handle = bindings.create()
-                bindings.setPointerMode(handle, bindings.CUBLAS_POINTER_MODE_HOST)
-                entry = _HANDLES[device] = (handle, {})
-    bindings.setStream(entry[0], xp.cuda.get_current_stream().ptr)
+        entry = handles[device] = _Handle(bindings)
+    bindings.setStream(entry.handle, xp.cuda.get_current_stream().ptr)
     return entry
 
 
@@ -100,7 +118,7 @@ def matmul(xp, a, b, out=None):
         out = xp.empty((m, n), dtype)
     elif out.shape != (m, n):
         return xp.matmul(a, b, out=out)
-    handle, _ = _handle(xp, bindings)
+    handle = _handle(xp, bindings).handle
     one, zero = _HOST_SCALARS[dtype]
     gemm = bindings.sgemm if dtype == np.float32 else bindings.dgemm
     # Column-major C^T (n x m) = op(B^T) (n x k) @ op(A^T) (k x m); see the module doc.
@@ -110,7 +128,7 @@ def matmul(xp, a, b, out=None):
 
 
 def _ones(xp, cache, dtype, length):
-    """A device vector of at least ``length`` ones of ``dtype`` (one per device and
+    """A device vector of at least ``length`` ones of ``dtype`` (one per handle and
     dtype, grown by doubling, never written)."""
     ones = cache.get(dtype)
     if ones is None or ones.size < length:
@@ -128,8 +146,8 @@ def column_sums(xp, a, out=None):
             or not (0 < rows <= _INT_MAX and 0 < cols <= _INT_MAX)
             or out is not None and (out.dtype != dtype or out.shape != (cols,) or not out.flags.c_contiguous)):
         return a.sum(axis=0) if out is None else xp.sum(a, axis=0, out=out)
-    handle, cache = _handle(xp, bindings)
-    ones = _ones(xp, cache, dtype, rows)
+    entry = _handle(xp, bindings)
+    handle, ones = entry.handle, _ones(xp, entry.ones, dtype, rows)
     if out is None:
         out = xp.empty((cols,), dtype)
     one, zero = _HOST_SCALARS[dtype]
