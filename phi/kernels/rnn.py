@@ -32,9 +32,9 @@ def _sigmoid_(xp, a):
     return a
 
 
-def _recurrent(xp, h, weight_hh):
+def _recurrent(ctx, h, weight_hh):
     """h @ weight_hh^T as a fresh array [batch, gates * hidden]."""
-    return xp.matmul(h, weight_hh.T)
+    return ctx.matmul(h, weight_hh.T)
 
 
 # -- LSTM ------------------------------------------------------------------------
@@ -42,7 +42,7 @@ def _recurrent(xp, h, weight_hh):
 def lstm_cell(ctx, x, h, c, weight_hh):
     xp = ctx.xp
     hidden = h.shape[-1]
-    gates = _recurrent(xp, h, weight_hh)
+    gates = _recurrent(ctx, h, weight_hh)
     gates += x
     _sigmoid_(xp, gates[:, :2 * hidden])
     xp.tanh(gates[:, 2 * hidden:3 * hidden], out=gates[:, 2 * hidden:3 * hidden])
@@ -83,9 +83,9 @@ def lstm_cell_grad(ctx, h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_gr
     dgates[:, :2 * hidden] *= s * (1.0 - s)
     dgates[:, 2 * hidden:3 * hidden] *= 1.0 - g * g
     dgates[:, 3 * hidden:] *= o * (1.0 - o)
-    h_grad = xp.matmul(dgates, weight_hh) if want_h else None
+    h_grad = ctx.matmul(dgates, weight_hh) if want_h else None
     c_grad = dc * f if want_c else None
-    w_grad = xp.matmul(dgates.T, h) if want_w else None
+    w_grad = ctx.matmul(dgates.T, h) if want_w else None
     return (dgates if want_x else None), h_grad, c_grad, w_grad
 
 
@@ -94,7 +94,7 @@ def lstm_cell_grad(ctx, h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_gr
 def gru_cell(ctx, x, h, weight_hh, bias_hh):
     xp = ctx.xp
     hidden = h.shape[-1]
-    hp = _recurrent(xp, h, weight_hh)
+    hp = _recurrent(ctx, h, weight_hh)
     hp += bias_hh
     gates = xp.empty(h.shape[:-1] + (4 * hidden,), dtype=h.dtype)   # r, z, c, W_hc h + b_hc
     xp.add(x[:, :2 * hidden], hp[:, :2 * hidden], out=gates[:, :2 * hidden])
@@ -134,10 +134,10 @@ def gru_cell_grad(ctx, h, weight_hh, gates, h_out_grad, gates_grad, *, out_mask=
     d_hp = xp.concatenate([d_act[:, :2 * hidden], d_act[:, 3 * hidden:]], axis=1)
     h_grad = None
     if want_h:
-        h_grad = xp.matmul(d_hp, weight_hh)
+        h_grad = ctx.matmul(d_hp, weight_hh)
         if h_out_grad is not None:
             h_grad += h_out_grad * z
-    w_grad = xp.matmul(d_hp.T, h) if want_w else None
+    w_grad = ctx.matmul(d_hp.T, h) if want_w else None
     b_grad = d_hp.sum(axis=0) if want_b else None
     if x_grad is not None:
         x_grad = xp.ascontiguousarray(x_grad)
@@ -148,7 +148,7 @@ def gru_cell_grad(ctx, h, weight_hh, gates, h_out_grad, gates_grad, *, out_mask=
 @register_kernel("simple_rnn_cell", ALL_BACKENDS, FLOATS)
 def simple_rnn_cell(ctx, x, h, weight_hh, activation):
     xp = ctx.xp
-    out = _recurrent(xp, h, weight_hh)
+    out = _recurrent(ctx, h, weight_hh)
     out += x
     if activation == "tanh":
         xp.tanh(out, out=out)
@@ -166,8 +166,8 @@ def simple_rnn_cell_grad(ctx, h, weight_hh, h_out, h_out_grad, activation, *, ou
     else:
         d_pre = h_out_grad * (h_out > 0)
     d_pre = d_pre.astype(h_out.dtype, copy=False)
-    h_grad = xp.matmul(d_pre, weight_hh) if want_h else None
-    w_grad = xp.matmul(d_pre.T, h) if want_w else None
+    h_grad = ctx.matmul(d_pre, weight_hh) if want_h else None
+    w_grad = ctx.matmul(d_pre.T, h) if want_w else None
     return (d_pre if want_x else None), h_grad, w_grad
 
 
@@ -262,7 +262,7 @@ def lstm_sequence(ctx, x, h0, c0, weight_hh, mask, is_reverse):
     h, c = h0, c0
     for t in _order(steps, is_reverse):
         g = gates[t]
-        xp.matmul(h, w_t, out=rec)
+        ctx.matmul(h, w_t, out=rec)
         g += rec
         xp.tanh(g, out=g)
         g *= scale
@@ -349,7 +349,7 @@ def lstm_sequence_grad(ctx, h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs
         xp.multiply(spread_rows, factor[t], out=d)
         if gates_grad is not None:
             d += base[t]
-        xp.matmul(d, weight_hh, out=dh)
+        ctx.matmul(d, weight_hh, out=dh)
         xp.multiply(dcn, f[t], out=dc)
         if keep_h is not None:
             dh += keep_h
@@ -357,7 +357,7 @@ def lstm_sequence_grad(ctx, h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs
     w_grad = None
     if want_w:
         h_prev = _previous(xp, hs, h0, is_reverse)
-        w_grad = xp.matmul(grads.reshape(steps * batch, 4 * hidden).T, h_prev.reshape(steps * batch, hidden))
+        w_grad = ctx.matmul(grads.reshape(steps * batch, 4 * hidden).T, h_prev.reshape(steps * batch, hidden))
     return (grads if want_x else None), (dh if want_h else None), (dc if want_c else None), w_grad
 
 
@@ -383,7 +383,7 @@ def gru_sequence(ctx, x, h0, weight_hh, bias_hh, mask, is_reverse):
     h = h0
     for t in _order(steps, is_reverse):
         g = gates[t]
-        xp.matmul(h, w_t, out=hp)
+        ctx.matmul(h, w_t, out=hp)
         hp += b
         rz = g[:, :2 * hidden]
         rz += hp[:, :2 * hidden]
@@ -455,7 +455,7 @@ def gru_sequence_grad(ctx, h0, weight_hh, mask, gates, hs, out_grad, hs_grad, ga
         dz *= z_slope[t]
         if keep is not None:
             new_dh = xp.empty(h0.shape, dtype=h0.dtype)               # dh is mask-split: fresh arrays
-        xp.matmul(p[:, :3 * hidden], weight_hh, out=new_dh)
+        ctx.matmul(p[:, :3 * hidden], weight_hh, out=new_dh)
         dh *= z[t]
         new_dh += dh
         if keep is not None:
@@ -464,7 +464,7 @@ def gru_sequence_grad(ctx, h0, weight_hh, mask, gates, hs, out_grad, hs_grad, ga
     d_proj = pre[..., :3 * hidden]
     w_grad = b_grad = x_grad = None
     if want_w:      # rows 4H apart: a strided operand BLAS reads as it is
-        w_grad = xp.matmul(d_proj.reshape(steps * batch, 3 * hidden).T, h_prev.reshape(steps * batch, hidden))
+        w_grad = ctx.matmul(d_proj.reshape(steps * batch, 3 * hidden).T, h_prev.reshape(steps * batch, hidden))
     if want_b:
         b_grad = d_proj.sum(axis=(0, 1))
     if want_x:
@@ -482,7 +482,7 @@ def simple_rnn_sequence(ctx, x, h0, weight_hh, mask, activation, is_reverse):
     h = h0
     for t in _order(steps, is_reverse):
         h_new = out[t]
-        xp.matmul(h, w_t, out=h_new)
+        ctx.matmul(h, w_t, out=h_new)
         h_new += x[t]
         if activation == "tanh":
             xp.tanh(h_new, out=h_new)
@@ -516,11 +516,11 @@ def simple_rnn_sequence_grad(ctx, h0, weight_hh, mask, out, hs, out_grad, hs_gra
         if out_grad is not None:
             dh += out_grad[t]
         xp.multiply(dh, slope[t], out=pre[t])
-        xp.matmul(pre[t], weight_hh, out=dh)
+        ctx.matmul(pre[t], weight_hh, out=dh)
         if keep is not None:
             dh += keep
     w_grad = None
     if want_w:
         h_prev = _previous(xp, hs, h0, is_reverse)
-        w_grad = xp.matmul(pre.reshape(steps * batch, hidden).T, h_prev.reshape(steps * batch, hidden))
+        w_grad = ctx.matmul(pre.reshape(steps * batch, hidden).T, h_prev.reshape(steps * batch, hidden))
     return (pre if want_x else None), (dh if want_h else None), w_grad
