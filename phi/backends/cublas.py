@@ -29,6 +29,7 @@ the operands swap places, and an F-contiguous operand is passed transposed.
 """
 from __future__ import annotations
 
+import importlib
 import threading
 
 import numpy as np
@@ -47,8 +48,8 @@ def _bindings(xp):
     """CuPy's cuBLAS bindings module, or None where ``xp`` has none (checked once)."""
     bindings = _BINDINGS.get(xp, False)
     if bindings is False:
-        try:
-            from cupy_backends.cuda.libs import cublas as bindings  # noqa: PLC0415  (GPU only)
+        try:  # (imported by name: CuPy, and with it its bindings, is optional)
+            bindings = importlib.import_module("cupy_backends.cuda.libs.cublas")
         except ImportError:
             bindings = None
         _BINDINGS[xp] = bindings
