@@ -1117,7 +1117,9 @@ class Lamb(Optimizer):
     param -= lr * (||param|| / ||r||) * r          (ratio 1 when a norm is 0)
 
     ``exclude_from_weight_decay_fn(param)`` returning True drops the decay term
-    for that parameter. Lamb has no ``weight_decay`` argument (as Paddle); a
+    for that parameter. As in Paddle, a parameter without decay (excluded, or
+    ``lamb_weight_decay=0``) takes the plain step (ratio 1) unless
+    ``always_adapt=True``. Lamb has no ``weight_decay`` argument (as Paddle); a
     parameter's own regularizer is still added to its gradient.
 
     >>> opt = eager.optimizer.Lamb(learning_rate=0.002, parameters=net.parameters())
@@ -1128,12 +1130,13 @@ class Lamb(Optimizer):
     _takes_rows = False
     _group_keys = {"beta1": "_check_unit", "beta2": "_check_unit", "epsilon": "_check_nonneg",
                    "lamb_weight_decay": "_check_nonneg"}
-    _plan_reads = Optimizer._plan_reads + ("_lamb_weight_decay", "_beta1", "_beta2", "_epsilon", "_exclude_fn")
+    _plan_reads = Optimizer._plan_reads + ("_lamb_weight_decay", "_beta1", "_beta2", "_epsilon", "_exclude_fn",
+                                           "_always_adapt")
 
     def __init__(self, learning_rate: float = 0.001, lamb_weight_decay: float = 0.01,
                  beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-6, parameters=None,
                  grad_clip=None, exclude_from_weight_decay_fn=None, multi_precision: bool = False,
-                 name=None):
+                 always_adapt: bool = False, name=None):
         super().__init__(learning_rate, parameters, None, grad_clip, name)
         self._lamb_weight_decay = _check_finite("Lamb", "lamb_weight_decay", lamb_weight_decay,
                                                 positive=False)
@@ -1145,6 +1148,7 @@ class Lamb(Optimizer):
                             f"None, got {type(exclude_from_weight_decay_fn).__name__}")
         self._exclude_fn = exclude_from_weight_decay_fn
         self._multi_precision = to_bool(multi_precision, "Lamb", "multi_precision")
+        self._always_adapt = to_bool(always_adapt, "Lamb", "always_adapt")
 
     def _regularizer_of(self, param):
         return getattr(param, "regularizer", None)
@@ -1154,12 +1158,12 @@ class Lamb(Optimizer):
         impl, master, multi = param.impl, self._master_weight(param), self._multi_precision
         decay = self._hyper(param, "lamb_weight_decay")
         beta1, beta2 = self._hyper(param, "beta1"), self._hyper(param, "beta2")
-        epsilon, excluded = self._hyper(param, "epsilon"), self._exclude_fn
+        epsilon, excluded, adapt = self._hyper(param, "epsilon"), self._exclude_fn, self._always_adapt
 
         def run(grad, lr):  # exclude_from_weight_decay_fn is asked at every step
             phi_api.optimizer.lamb_(impl, grad, lr, m1, m2, b1p, b2p, master,
                                     0.0 if excluded is not None and excluded(param) else decay,
-                                    beta1, beta2, epsilon, multi)
+                                    beta1, beta2, epsilon, adapt, multi)
         return run
 
 
