@@ -76,7 +76,7 @@ class LRScheduler:
             self.last_epoch = _number(f"{type(self).__name__}.step", "epoch", epoch, integer=True)
             closed_form = getattr(self, "_get_closed_form_lr", None)
             lr = closed_form() if closed_form is not None else self.get_lr()
-        self.last_lr = _checked_rate(type(self).__name__, self.last_epoch, lr)
+        self.last_lr = _checked_rate(type(self).__name__, self.last_epoch, lr, self.base_lr)
         if self.verbose:
             print(f"Epoch {self.last_epoch}: {type(self).__name__} set learning rate to {self.last_lr}.")
 
@@ -144,7 +144,14 @@ class LRScheduler:
         return f"{type(self).__name__}(last_epoch={self.last_epoch}, last_lr={self.last_lr})"
 
 
-def _checked_rate(who: str, epoch: int, lr) -> float:
+def _checked_rate(who: str, epoch: int, lr, base_lr: float = 1.0) -> float:
+    """lr as a float, checked: finite and >= 0. A schedule computed step to step
+    from the previous rate (LinearLR, CosineAnnealingDecay) may land a rounding
+    error below a rate of 0 (LinearLR to end_factor=0 gives -1e-17): within
+    1e-12 of the schedule's scale that is 0.0, not an error."""
+    if isinstance(lr, (numbers.Real, np.floating, np.integer)) and not isinstance(lr, (bool, np.bool_)) \
+            and -1e-12 * max(1.0, abs(base_lr)) <= lr < 0:
+        return 0.0
     if isinstance(lr, (bool, np.bool_)) or not isinstance(lr, (numbers.Real, np.floating, np.integer)) \
             or not math.isfinite(lr) or lr < 0:
         raise ValueError(f"{who}: the learning rate for epoch {epoch} is {lr!r}; it must be a finite "
@@ -193,10 +200,10 @@ class PiecewiseDecay(LRScheduler):
 
 
 class NaturalExpDecay(LRScheduler):
-    """``lr * exp(-gamma * last_epoch)``."""
+    """``lr * exp(-gamma * last_epoch)``, ``gamma > 0`` (as Paddle: a decay)."""
 
     def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
-        self.gamma = _number("NaturalExpDecay", "gamma", gamma)
+        self.gamma = _number("NaturalExpDecay", "gamma", gamma, positive=True)
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -284,10 +291,12 @@ class LinearWarmup(LRScheduler):
 
 
 class ExponentialDecay(LRScheduler):
-    """``lr * gamma ** last_epoch``."""
+    """``lr * gamma ** last_epoch``, ``0 < gamma < 1`` (as Paddle: a decay)."""
 
     def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
         self.gamma = _number("ExponentialDecay", "gamma", gamma, positive=True)
+        if self.gamma >= 1.0:
+            raise ValueError(f"ExponentialDecay: argument 'gamma' expected a value in (0, 1), got {gamma!r}")
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -345,7 +354,10 @@ class LambdaDecay(LRScheduler):
 
 
 class MultiplicativeDecay(LRScheduler):
-    """Multiplies the previous rate by ``lr_lambda(last_epoch)`` each step."""
+    """``lr * lr_lambda(1) * lr_lambda(2) * ... * lr_lambda(last_epoch)``: each
+    step multiplies the rate by ``lr_lambda`` of the new epoch. As in Paddle
+    the product is taken from ``learning_rate`` at every step, so
+    ``step(epoch)`` and a resuming ``last_epoch`` give the rate of that epoch."""
 
     def __init__(self, learning_rate, lr_lambda, last_epoch=-1, verbose=False):
         if not callable(lr_lambda):
@@ -355,9 +367,10 @@ class MultiplicativeDecay(LRScheduler):
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
-        if self.last_epoch > 0:
-            return self.last_lr * self.lr_lambda(self.last_epoch)
-        return self.base_lr
+        rate = self.base_lr
+        for epoch in range(1, self.last_epoch + 1):
+            rate = rate * self.lr_lambda(epoch)
+        return rate
 
 
 class CosineAnnealingDecay(LRScheduler):
@@ -713,6 +726,8 @@ def exponential_decay(learning_rate, decay_steps, decay_rate, staircase=False):
     who = "exponential_decay"
     period = _decay_period(who, decay_steps, staircase)
     rate = _number(who, "decay_rate", decay_rate, positive=True)
+    if rate >= 1.0:  # Paddle's ExponentialDecay takes a decay only
+        raise ValueError(f"{who}: argument 'decay_rate' expected a value in (0, 1), got {decay_rate!r}")
     if staircase:
         return LambdaDecay(learning_rate, lambda step: rate ** (step // period))
     return ExponentialDecay(learning_rate, rate ** (1.0 / period))
@@ -724,7 +739,7 @@ def natural_exp_decay(learning_rate, decay_steps, decay_rate, staircase=False):
     ``gamma = decay_rate / decay_steps``, or a ``LambdaDecay`` for the staircase."""
     who = "natural_exp_decay"
     period = _decay_period(who, decay_steps, staircase)
-    rate = _number(who, "decay_rate", decay_rate)
+    rate = _number(who, "decay_rate", decay_rate, positive=True)  # Paddle's NaturalExpDecay: gamma > 0
     if staircase:
         return LambdaDecay(learning_rate, lambda step: math.exp(-rate * (step // period)))
     return NaturalExpDecay(learning_rate, rate / period)
