@@ -381,13 +381,7 @@ class Optimizer:
         if self._lr_scheduler is not None:
             self._lr_value = self._lr_scheduler()
         if self._grad_clip is not None:
-            # The built-in clips give one clipped gradient at a time (ClipGradBase._one_by_one),
-            # each made after the previous update; the first (with a global norm) before the
-            # step counts, so a clip that fails leaves the optimizer as it was.
-            pairs = self._grad_clip._one_by_one([(param, _dense(grad)) for param, grad in params_grads])
-            first = next(pairs, None)
-            params_grads = () if first is None else _then(first, pairs)
-            first = None
+            params_grads = self._clipped(params_grads)
         self._step_count += 1
         self._check_plans()
         plans, lr, dense_only = self._plans, self._lr_value, not self._takes_rows
@@ -425,6 +419,34 @@ class Optimizer:
             grad = None  # a clipped or decayed gradient goes before the next is made
         if pending:
             self._update_many(who, pending)
+
+    def _clipped(self, params_grads):
+        """The pairs with their gradients clipped by ``grad_clip``, as an iterator.
+        The built-in clips give one clipped gradient at a time
+        (ClipGradBase._one_by_one), each made after the previous update; the
+        first of each clip call (with a global norm) comes before the step
+        counts, so a clip that fails leaves the optimizer as it was. With
+        parameter groups the clip runs once per group, as Paddle's step does: a
+        global norm is each group's own."""
+        pairs = [(param, _dense(grad)) for param, grad in params_grads]
+        if self._param_groups:
+            buckets = {id(group): [] for group in self._param_groups}
+            loose = []  # parameters outside every group (none unless added oddly)
+            for pair in pairs:
+                group = self._group_of.get(id(pair[0]))
+                (loose if group is None else buckets[id(group)]).append(pair)
+            batches = list(buckets.values()) + ([loose] if loose else [])
+        else:
+            batches = [pairs]
+        del pairs
+        started = []
+        for batch in batches:  # every group's clip runs, also a group without gradients (a
+            iterator = self._grad_clip._one_by_one(batch)  # collective norm joins on every rank)
+            first = next(iterator, None)
+            if first is not None:
+                started.append((first, iterator))
+        first = batches = None
+        return _then_each(started)
 
     def _update_one(self, who: str, param, grad) -> None:
         try:
@@ -1183,6 +1205,17 @@ def _then(first, rest):
     yield first
     del first
     yield from rest
+
+
+def _then_each(started):
+    """For each (first, rest) of ``started`` in order: first, then rest's items,
+    holding each first only until it is taken."""
+    started.reverse()
+    while started:
+        first, rest = started.pop()
+        chain = _then(first, rest)
+        first = None
+        yield from chain
 
 
 def _decayed(regularizer, param, grad):
