@@ -153,3 +153,32 @@ def test_a_truly_negative_rate_still_raises():
 def test_decays_that_paddle_refuses(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda v: lr.OneCycleLR(0.1, 10, anneal_strategy=v), r"OneCycleLR: argument 'anneal_strategy' expected 'cos' or"),
+    (lambda v: lr.OneCycleLR(0.1, 10, three_phase=v), r"OneCycleLR: argument 'three_phase' expected a bool"),
+    (lambda v: lr.CyclicLR(0.01, 0.1, 2, mode=v), r"CyclicLR: argument 'mode' expected 'triangular', "),
+    (lambda v: lr.CyclicLR(0.01, 0.1, 2, scale_mode=v), r"CyclicLR: argument 'scale_mode' expected 'cycle' or"),
+    (lambda v: lr.ReduceOnPlateau(0.1, mode=v), r"ReduceOnPlateau: argument 'mode' expected 'min' or 'max'"),
+    (lambda v: lr.ReduceOnPlateau(0.1, threshold_mode=v), r"ReduceOnPlateau: argument 'threshold_mode' expected"),
+])
+@pytest.mark.parametrize("value", [np.array([0.1, 0.2]), "bogus"])
+def test_string_choices_refuse_arrays_and_unknown_names(make, message, value):
+    # an array used to reach `value not in (...)` and die in NumPy's truth-value error
+    if "three_phase" in message and isinstance(value, str):
+        with pytest.raises(TypeError, match=message):
+            make(value)
+        return
+    with pytest.raises((ValueError, TypeError), match=message):
+        make(value)
+
+
+@pytest.mark.parametrize("make, arg", [
+    (lambda: lr.NoamDecay(16, 4, learning_rate=-1.0), "learning_rate"),  # first rate -0.0: nothing caught it
+    (lambda: lr.StepDecay(-0.1, 2), "learning_rate"),
+    (lambda: lr.CyclicLR(-0.01, 0.1, 2), "base_learning_rate"),
+])
+def test_a_negative_base_rate_is_refused_at_construction(make, arg):
+    with pytest.raises(ValueError, match=rf"argument '{arg}' expected a value >= 0"):
+        make()
