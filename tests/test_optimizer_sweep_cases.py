@@ -182,3 +182,30 @@ def test_string_choices_refuse_arrays_and_unknown_names(make, message, value):
 def test_a_negative_base_rate_is_refused_at_construction(make, arg):
     with pytest.raises(ValueError, match=rf"argument '{arg}' expected a value >= 0"):
         make()
+
+
+def test_a_group_grad_clip_replaces_the_optimizers_for_its_parameters():
+    # Paddle's groups take 'grad_clip' (default: the optimizer's); None leaves that group unclipped.
+    a, b, c = (nn.Parameter(np.zeros(2)) for _ in range(3))
+    ga, gb, gc = np.array([3.0, 4.0]), np.array([0.3, -2.0]), np.array([6.0, 8.0])
+    opt = SGD(learning_rate=1.0, grad_clip=nn.ClipGradByGlobalNorm(1.0),
+              parameters=[{"params": [a]}, {"params": [b], "grad_clip": nn.ClipGradByValue(0.5)},
+                          {"params": [c], "grad_clip": None}])
+    for p, g in ((a, ga), (b, gb), (c, gc)):
+        p.grad = eager.to_tensor(g)
+    opt.step()
+    np.testing.assert_allclose(a.numpy(), -ga / 5.0, rtol=1e-15)            # its own norm, 5
+    np.testing.assert_allclose(b.numpy(), -np.clip(gb, -0.5, 0.5), rtol=1e-15)
+    np.testing.assert_allclose(c.numpy(), -gc, rtol=1e-15)
+    # a group-only clip works without an optimizer-wide one, also for a group added later
+    d = nn.Parameter(np.zeros(1))
+    opt = SGD(learning_rate=1.0, parameters=[{"params": [a]}])
+    opt.add_param_group({"params": [d], "grad_clip": nn.ClipGradByNorm(0.5)})
+    d.grad = eager.to_tensor(np.array([-2.0]))
+    opt.step()
+    np.testing.assert_allclose(d.numpy(), [0.5], rtol=1e-15)
+
+
+def test_a_group_grad_clip_must_be_a_clip():
+    with pytest.raises(TypeError, match=r"SGD: parameter group 0 'grad_clip' expected None, eager.nn.ClipGradByValue"):
+        SGD(learning_rate=0.1, parameters=[{"params": [nn.Parameter(np.ones(2))], "grad_clip": 1.0}])

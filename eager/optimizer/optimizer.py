@@ -122,6 +122,7 @@ class Optimizer:
         self._parameter_list, self._param_groups = _check_parameter_groups(
             who, parameters, self._group_keys)
         self._group_of = {id(p): group for group in self._param_groups for p in group["params"]}
+        self._group_clips = any("grad_clip" in group for group in self._param_groups)
         self.regularization = _check_weight_decay(who, weight_decay)
         if grad_clip is not None and not isinstance(grad_clip, ClipGradBase):
             raise TypeError(f"{who}: argument 'grad_clip' expected None, eager.nn.ClipGradByValue, "
@@ -380,7 +381,7 @@ class Optimizer:
             self._read_hyper_tensors()
         if self._lr_scheduler is not None:
             self._lr_value = self._lr_scheduler()
-        if self._grad_clip is not None:
+        if self._grad_clip is not None or self._group_clips:
             params_grads = self._clipped(params_grads)
         self._step_count += 1
         self._check_plans()
@@ -427,7 +428,8 @@ class Optimizer:
         first of each clip call (with a global norm) comes before the step
         counts, so a clip that fails leaves the optimizer as it was. With
         parameter groups the clip runs once per group, as Paddle's step does: a
-        global norm is each group's own."""
+        global norm is each group's own, and a group's 'grad_clip' (a clip or
+        None) replaces the optimizer's for its parameters."""
         pairs = [(param, _dense(grad)) for param, grad in params_grads]
         if self._param_groups:
             buckets = {id(group): [] for group in self._param_groups}
@@ -435,13 +437,16 @@ class Optimizer:
             for pair in pairs:
                 group = self._group_of.get(id(pair[0]))
                 (loose if group is None else buckets[id(group)]).append(pair)
-            batches = list(buckets.values()) + ([loose] if loose else [])
+            batches = [(group.get("grad_clip", self._grad_clip), buckets[id(group)]) for group in self._param_groups]
+            if loose:
+                batches.append((self._grad_clip, loose))
         else:
-            batches = [pairs]
+            batches = [(self._grad_clip, pairs)]
         del pairs
         started = []
-        for batch in batches:  # every group's clip runs, also a group without gradients (a
-            iterator = self._grad_clip._one_by_one(batch)  # collective norm joins on every rank)
+        for clip, batch in batches:  # every group's clip runs, also a group without gradients
+            # (a collective norm joins on every rank); a group whose 'grad_clip' is None is not clipped
+            iterator = iter(batch) if clip is None else clip._one_by_one(batch)
             first = next(iterator, None)
             if first is not None:
                 started.append((first, iterator))
@@ -587,7 +592,7 @@ class Optimizer:
 
     def add_param_group(self, param_group: dict) -> None:
         """Adds a parameter group (a dict with 'params' and optionally its own
-        'learning_rate' multiplier, 'weight_decay' and hyperparameters).
+        'learning_rate' multiplier, 'weight_decay', 'grad_clip' and hyperparameters).
 
         >>> opt.add_param_group({"params": head.parameters(), "learning_rate": 0.1})
         """
@@ -604,6 +609,7 @@ class Optimizer:
         self._param_groups.extend(groups)
         for p in params:
             self._group_of[id(p)] = groups[0]
+        self._group_clips = self._group_clips or "grad_clip" in groups[0]
 
     def _update(self, param: Tensor, grad: Tensor) -> None:
         """Writes the new value of ``param`` (and its state) in place through its
@@ -1318,8 +1324,9 @@ def _check_parameter_groups(who: str, parameters, group_keys: dict) -> tuple:
     """(every parameter, the groups): ``parameters`` is a list of Tensors (no
     group) or a list of dicts, each with 'params' (a list of Tensors) and
     optionally 'learning_rate' (a multiplier of the optimizer's rate, as
-    Paddle), 'weight_decay' (float, L1Decay/L2Decay or None) and the keys in
-    group_keys. Each group is a new dict holding the checked values."""
+    Paddle), 'weight_decay' (float, L1Decay/L2Decay or None), 'grad_clip' (a
+    clip or None, for the group's gradients) and the keys in group_keys. Each
+    group is a new dict holding the checked values."""
     if parameters is None or isinstance(parameters, Tensor):
         return _check_parameters(who, parameters), []
     try:
@@ -1336,7 +1343,7 @@ def _check_parameter_groups(who: str, parameters, group_keys: dict) -> tuple:
                             f"(position {index} is {type(item).__name__}); pass one kind")
         if "params" not in item:
             raise ValueError(f"{who}: parameter group {index} has no 'params' key")
-        allowed = {"params", "learning_rate", "weight_decay", *group_keys}
+        allowed = {"params", "learning_rate", "weight_decay", "grad_clip", *group_keys}
         unknown = sorted(set(item) - allowed)
         if unknown:
             raise ValueError(f"{who}: parameter group {index} has unknown keys {unknown}; expected "
@@ -1349,6 +1356,13 @@ def _check_parameter_groups(who: str, parameters, group_keys: dict) -> tuple:
                 raise ValueError(f"{who}: parameter group {index} 'learning_rate' expected a finite "
                                  f"float >= 0 (a multiplier of the optimizer's rate), got {value!r}")
             group["learning_rate"] = float(value)
+        if "grad_clip" in item:
+            clip = item["grad_clip"]
+            if clip is not None and not isinstance(clip, ClipGradBase):
+                raise TypeError(f"{who}: parameter group {index} 'grad_clip' expected None, "
+                                f"eager.nn.ClipGradByValue, ClipGradByNorm or ClipGradByGlobalNorm, got "
+                                f"{type(clip).__name__}")
+            group["grad_clip"] = clip
         if "weight_decay" in item:
             check = globals()[group_keys.get("weight_decay", "_check_weight_decay")]
             group["weight_decay"] = check(f"{who}: parameter group {index}", item["weight_decay"])
