@@ -85,14 +85,15 @@ def ref_rmsprop(p, grads, lr, rho=0.95, eps=1e-6, momentum=0.0, centered=False):
     return out
 
 
-def ref_lamb(p, grads, lr, wd=0.01, beta1=0.9, beta2=0.999, eps=1e-6):
+def ref_lamb(p, grads, lr, wd=0.01, beta1=0.9, beta2=0.999, eps=1e-6, always_adapt=False):
     m, v, out = np.zeros_like(p), np.zeros_like(p), []
     for t, g in enumerate(grads, 1):
         m = beta1 * m + (1 - beta1) * g
         v = beta2 * v + (1 - beta2) * g * g
         r = (m / (1 - beta1 ** t)) / (np.sqrt(v / (1 - beta2 ** t)) + eps) + wd * p
         pn, rn = np.linalg.norm(p), np.linalg.norm(r)
-        trust = pn / rn if pn > 0 and rn > 0 else 1.0
+        # Paddle: no trust ratio for a parameter without decay unless always_adapt
+        trust = pn / rn if pn > 0 and rn > 0 and (wd > 0 or always_adapt) else 1.0
         p = p - lr * trust * r
         out.append(p)
     return out
@@ -143,6 +144,10 @@ def test_lamb_exclude_from_weight_decay_and_zero_parameter_trust_ratio():
     grads = grads_sequence(3)
     got = run(Lamb, grads, learning_rate=0.02, exclude_from_weight_decay_fn=lambda p: True)
     want = ref_lamb(make_param().numpy(), grads, 0.02, wd=0.0)
+    np.testing.assert_allclose(got[-1], want[-1], rtol=1e-12)
+    # always_adapt=True keeps the trust ratio for the excluded parameter (Paddle's flag)
+    got = run(Lamb, grads, learning_rate=0.02, exclude_from_weight_decay_fn=lambda p: True, always_adapt=True)
+    want = ref_lamb(make_param().numpy(), grads, 0.02, wd=0.0, always_adapt=True)
     np.testing.assert_allclose(got[-1], want[-1], rtol=1e-12)
     # a zero parameter: ||param|| = 0, so the trust ratio is 1 (a plain Adam-like step)
     p = nn.Parameter(np.zeros(4))

@@ -44,6 +44,21 @@ def _number(who: str, arg: str, value, *, positive=False, non_negative=False, in
     return int(value) if integer else float(value)
 
 
+def _choice(who: str, arg: str, value, options: tuple) -> str:
+    """value, one of the strings in options; any other value (an array too)
+    raises a ValueError naming the argument."""
+    if not isinstance(value, str) or value not in options:
+        listed = " or ".join(repr(o) for o in options) if len(options) == 2 else \
+            ", ".join(repr(o) for o in options[:-1]) + f" or {options[-1]!r}"
+        raise ValueError(f"{who}: argument '{arg}' expected {listed}, got {_short(value)}")
+    return value
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 class LRScheduler:
     """Base class: ``learning_rate`` is the initial rate (``base_lr``);
     subclasses define :meth:`get_lr` from ``last_epoch``, ``base_lr`` and
@@ -55,7 +70,8 @@ class LRScheduler:
 
     def __init__(self, learning_rate=0.1, last_epoch: int = -1, verbose: bool = False):
         who = type(self).__name__
-        self.base_lr = _number(who, "learning_rate", learning_rate)
+        # >= 0 as Paddle's base class checks (a negative rate would surface at some later step)
+        self.base_lr = _number(who, "learning_rate", learning_rate, non_negative=True)
         self.last_lr = self.base_lr
         self.last_epoch = _number(who, "last_epoch", last_epoch, integer=True)
         if not isinstance(verbose, bool):
@@ -76,7 +92,7 @@ class LRScheduler:
             self.last_epoch = _number(f"{type(self).__name__}.step", "epoch", epoch, integer=True)
             closed_form = getattr(self, "_get_closed_form_lr", None)
             lr = closed_form() if closed_form is not None else self.get_lr()
-        self.last_lr = _checked_rate(type(self).__name__, self.last_epoch, lr)
+        self.last_lr = _checked_rate(type(self).__name__, self.last_epoch, lr, self.base_lr)
         if self.verbose:
             print(f"Epoch {self.last_epoch}: {type(self).__name__} set learning rate to {self.last_lr}.")
 
@@ -144,7 +160,14 @@ class LRScheduler:
         return f"{type(self).__name__}(last_epoch={self.last_epoch}, last_lr={self.last_lr})"
 
 
-def _checked_rate(who: str, epoch: int, lr) -> float:
+def _checked_rate(who: str, epoch: int, lr, base_lr: float = 1.0) -> float:
+    """lr as a float, checked: finite and >= 0. A schedule computed step to step
+    from the previous rate (LinearLR, CosineAnnealingDecay) may land a rounding
+    error below a rate of 0 (LinearLR to end_factor=0 gives -1e-17): within
+    1e-12 of the schedule's scale that is 0.0, not an error."""
+    if isinstance(lr, (numbers.Real, np.floating, np.integer)) and not isinstance(lr, (bool, np.bool_)) \
+            and -1e-12 * max(1.0, abs(base_lr)) <= lr < 0:
+        return 0.0
     if isinstance(lr, (bool, np.bool_)) or not isinstance(lr, (numbers.Real, np.floating, np.integer)) \
             or not math.isfinite(lr) or lr < 0:
         raise ValueError(f"{who}: the learning rate for epoch {epoch} is {lr!r}; it must be a finite "
@@ -193,10 +216,10 @@ class PiecewiseDecay(LRScheduler):
 
 
 class NaturalExpDecay(LRScheduler):
-    """``lr * exp(-gamma * last_epoch)``."""
+    """``lr * exp(-gamma * last_epoch)``, ``gamma > 0`` (as Paddle: a decay)."""
 
     def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
-        self.gamma = _number("NaturalExpDecay", "gamma", gamma)
+        self.gamma = _number("NaturalExpDecay", "gamma", gamma, positive=True)
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -284,10 +307,12 @@ class LinearWarmup(LRScheduler):
 
 
 class ExponentialDecay(LRScheduler):
-    """``lr * gamma ** last_epoch``."""
+    """``lr * gamma ** last_epoch``, ``0 < gamma < 1`` (as Paddle: a decay)."""
 
     def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
         self.gamma = _number("ExponentialDecay", "gamma", gamma, positive=True)
+        if self.gamma >= 1.0:
+            raise ValueError(f"ExponentialDecay: argument 'gamma' expected a value in (0, 1), got {gamma!r}")
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -345,7 +370,10 @@ class LambdaDecay(LRScheduler):
 
 
 class MultiplicativeDecay(LRScheduler):
-    """Multiplies the previous rate by ``lr_lambda(last_epoch)`` each step."""
+    """``lr * lr_lambda(1) * lr_lambda(2) * ... * lr_lambda(last_epoch)``: each
+    step multiplies the rate by ``lr_lambda`` of the new epoch. As in Paddle
+    the product is taken from ``learning_rate`` at every step, so
+    ``step(epoch)`` and a resuming ``last_epoch`` give the rate of that epoch."""
 
     def __init__(self, learning_rate, lr_lambda, last_epoch=-1, verbose=False):
         if not callable(lr_lambda):
@@ -355,9 +383,10 @@ class MultiplicativeDecay(LRScheduler):
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
-        if self.last_epoch > 0:
-            return self.last_lr * self.lr_lambda(self.last_epoch)
-        return self.base_lr
+        rate = self.base_lr
+        for epoch in range(1, self.last_epoch + 1):
+            rate = rate * self.lr_lambda(epoch)
+        return rate
 
 
 class CosineAnnealingDecay(LRScheduler):
@@ -443,14 +472,12 @@ class OneCycleLR(LRScheduler):
         divide_factor = _number(who, "divide_factor", divide_factor, positive=True)
         end_lr = _number(who, "end_learning_rate", end_learning_rate, non_negative=True)
         phase_pct = _number(who, "phase_pct", phase_pct)
+        if not isinstance(three_phase, bool):
+            raise TypeError(f"{who}: argument 'three_phase' expected a bool, got {_short(three_phase)}")
         if not 0 < phase_pct < (0.5 if three_phase else 1.0):
             raise ValueError(f"{who}: argument 'phase_pct' expected a value in (0, "
                              f"{0.5 if three_phase else 1.0}), got {phase_pct!r}")
-        if anneal_strategy not in ("cos", "linear"):
-            raise ValueError(f"{who}: argument 'anneal_strategy' expected 'cos' or 'linear', got "
-                             f"{anneal_strategy!r}")
-        if not isinstance(three_phase, bool):
-            raise TypeError(f"{who}: argument 'three_phase' expected a bool, got {three_phase!r}")
+        _choice(who, "anneal_strategy", anneal_strategy, ("cos", "linear"))
         self.anneal_strategy = anneal_strategy
         initial = max_lr / divide_factor
         up_end = phase_pct * self.total_steps - 1
@@ -488,6 +515,7 @@ class CyclicLR(LRScheduler):
                  mode="triangular", exp_gamma=1.0, scale_fn=None, scale_mode="cycle", last_epoch=-1,
                  verbose=False):
         who = "CyclicLR"
+        _number(who, "base_learning_rate", base_learning_rate, non_negative=True)
         self.max_lr = _number(who, "max_learning_rate", max_learning_rate, non_negative=True)
         up = _number(who, "step_size_up", step_size_up, positive=True, integer=True)
         down = up if step_size_down is None else _number(who, "step_size_down", step_size_down,
@@ -495,19 +523,15 @@ class CyclicLR(LRScheduler):
         self.cycle_size = up + down
         self.step_up_pct = up / self.cycle_size
         self.exp_gamma = _number(who, "exp_gamma", exp_gamma, positive=True)
+        _choice(who, "scale_mode", scale_mode, ("cycle", "iterations"))  # checked always, as Paddle
         if scale_fn is None:
-            if mode not in ("triangular", "triangular2", "exp_range"):
-                raise ValueError(f"{who}: argument 'mode' expected 'triangular', 'triangular2' or "
-                                 f"'exp_range', got {mode!r}")
+            _choice(who, "mode", mode, ("triangular", "triangular2", "exp_range"))
             self.scale_fn = {"triangular": lambda x: 1.0, "triangular2": lambda x: 1 / (2.0 ** (x - 1)),
                              "exp_range": lambda x: self.exp_gamma ** x}[mode]
             self.scale_mode = "iterations" if mode == "exp_range" else "cycle"
         else:
             if not callable(scale_fn):
                 raise TypeError(f"{who}: argument 'scale_fn' expected a function, got {type(scale_fn).__name__}")
-            if scale_mode not in ("cycle", "iterations"):
-                raise ValueError(f"{who}: argument 'scale_mode' expected 'cycle' or 'iterations', got "
-                                 f"{scale_mode!r}")
             self.scale_fn, self.scale_mode = scale_fn, scale_mode
         self.mode = mode
         super().__init__(base_learning_rate, last_epoch, verbose)
@@ -533,10 +557,8 @@ class ReduceOnPlateau(LRScheduler):
     def __init__(self, learning_rate, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
                  cooldown=0, min_lr=0, epsilon=1e-8, verbose=False):
         who = "ReduceOnPlateau"
-        if mode not in ("min", "max"):
-            raise ValueError(f"{who}: argument 'mode' expected 'min' or 'max', got {mode!r}")
-        if threshold_mode not in ("rel", "abs"):
-            raise ValueError(f"{who}: argument 'threshold_mode' expected 'rel' or 'abs', got {threshold_mode!r}")
+        _choice(who, "mode", mode, ("min", "max"))
+        _choice(who, "threshold_mode", threshold_mode, ("rel", "abs"))
         self.mode, self.threshold_mode = mode, threshold_mode
         self.factor = _number(who, "factor", factor, positive=True)
         if self.factor >= 1.0:
@@ -713,6 +735,8 @@ def exponential_decay(learning_rate, decay_steps, decay_rate, staircase=False):
     who = "exponential_decay"
     period = _decay_period(who, decay_steps, staircase)
     rate = _number(who, "decay_rate", decay_rate, positive=True)
+    if rate >= 1.0:  # Paddle's ExponentialDecay takes a decay only
+        raise ValueError(f"{who}: argument 'decay_rate' expected a value in (0, 1), got {decay_rate!r}")
     if staircase:
         return LambdaDecay(learning_rate, lambda step: rate ** (step // period))
     return ExponentialDecay(learning_rate, rate ** (1.0 / period))
@@ -724,7 +748,7 @@ def natural_exp_decay(learning_rate, decay_steps, decay_rate, staircase=False):
     ``gamma = decay_rate / decay_steps``, or a ``LambdaDecay`` for the staircase."""
     who = "natural_exp_decay"
     period = _decay_period(who, decay_steps, staircase)
-    rate = _number(who, "decay_rate", decay_rate)
+    rate = _number(who, "decay_rate", decay_rate, positive=True)  # Paddle's NaturalExpDecay: gamma > 0
     if staircase:
         return LambdaDecay(learning_rate, lambda step: math.exp(-rate * (step // period)))
     return NaturalExpDecay(learning_rate, rate / period)

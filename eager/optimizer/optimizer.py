@@ -122,6 +122,7 @@ class Optimizer:
         self._parameter_list, self._param_groups = _check_parameter_groups(
             who, parameters, self._group_keys)
         self._group_of = {id(p): group for group in self._param_groups for p in group["params"]}
+        self._group_clips = any("grad_clip" in group for group in self._param_groups)
         self.regularization = _check_weight_decay(who, weight_decay)
         if grad_clip is not None and not isinstance(grad_clip, ClipGradBase):
             raise TypeError(f"{who}: argument 'grad_clip' expected None, eager.nn.ClipGradByValue, "
@@ -380,14 +381,8 @@ class Optimizer:
             self._read_hyper_tensors()
         if self._lr_scheduler is not None:
             self._lr_value = self._lr_scheduler()
-        if self._grad_clip is not None:
-            # The built-in clips give one clipped gradient at a time (ClipGradBase._one_by_one),
-            # each made after the previous update; the first (with a global norm) before the
-            # step counts, so a clip that fails leaves the optimizer as it was.
-            pairs = self._grad_clip._one_by_one([(param, _dense(grad)) for param, grad in params_grads])
-            first = next(pairs, None)
-            params_grads = () if first is None else _then(first, pairs)
-            first = None
+        if self._grad_clip is not None or self._group_clips:
+            params_grads = self._clipped(params_grads)
         self._step_count += 1
         self._check_plans()
         plans, lr, dense_only = self._plans, self._lr_value, not self._takes_rows
@@ -425,6 +420,38 @@ class Optimizer:
             grad = None  # a clipped or decayed gradient goes before the next is made
         if pending:
             self._update_many(who, pending)
+
+    def _clipped(self, params_grads):
+        """The pairs with their gradients clipped by ``grad_clip``, as an iterator.
+        The built-in clips give one clipped gradient at a time
+        (ClipGradBase._one_by_one), each made after the previous update; the
+        first of each clip call (with a global norm) comes before the step
+        counts, so a clip that fails leaves the optimizer as it was. With
+        parameter groups the clip runs once per group, as Paddle's step does: a
+        global norm is each group's own, and a group's 'grad_clip' (a clip or
+        None) replaces the optimizer's for its parameters."""
+        pairs = [(param, _dense(grad)) for param, grad in params_grads]
+        if self._param_groups:
+            buckets = {id(group): [] for group in self._param_groups}
+            loose = []  # parameters outside every group (none unless added oddly)
+            for pair in pairs:
+                group = self._group_of.get(id(pair[0]))
+                (loose if group is None else buckets[id(group)]).append(pair)
+            batches = [(group.get("grad_clip", self._grad_clip), buckets[id(group)]) for group in self._param_groups]
+            if loose:
+                batches.append((self._grad_clip, loose))
+        else:
+            batches = [(self._grad_clip, pairs)]
+        del pairs
+        started = []
+        for clip, batch in batches:  # every group's clip runs, also a group without gradients
+            # (a collective norm joins on every rank); a group whose 'grad_clip' is None is not clipped
+            iterator = iter(batch) if clip is None else clip._one_by_one(batch)
+            first = next(iterator, None)
+            if first is not None:
+                started.append((first, iterator))
+        first = batches = None
+        return _then_each(started)
 
     def _update_one(self, who: str, param, grad) -> None:
         try:
@@ -565,7 +592,7 @@ class Optimizer:
 
     def add_param_group(self, param_group: dict) -> None:
         """Adds a parameter group (a dict with 'params' and optionally its own
-        'learning_rate' multiplier, 'weight_decay' and hyperparameters).
+        'learning_rate' multiplier, 'weight_decay', 'grad_clip' and hyperparameters).
 
         >>> opt.add_param_group({"params": head.parameters(), "learning_rate": 0.1})
         """
@@ -582,6 +609,7 @@ class Optimizer:
         self._param_groups.extend(groups)
         for p in params:
             self._group_of[id(p)] = groups[0]
+        self._group_clips = self._group_clips or "grad_clip" in groups[0]
 
     def _update(self, param: Tensor, grad: Tensor) -> None:
         """Writes the new value of ``param`` (and its state) in place through its
@@ -1117,7 +1145,9 @@ class Lamb(Optimizer):
     param -= lr * (||param|| / ||r||) * r          (ratio 1 when a norm is 0)
 
     ``exclude_from_weight_decay_fn(param)`` returning True drops the decay term
-    for that parameter. Lamb has no ``weight_decay`` argument (as Paddle); a
+    for that parameter. As in Paddle, a parameter without decay (excluded, or
+    ``lamb_weight_decay=0``) takes the plain step (ratio 1) unless
+    ``always_adapt=True``. Lamb has no ``weight_decay`` argument (as Paddle); a
     parameter's own regularizer is still added to its gradient.
 
     >>> opt = eager.optimizer.Lamb(learning_rate=0.002, parameters=net.parameters())
@@ -1128,12 +1158,13 @@ class Lamb(Optimizer):
     _takes_rows = False
     _group_keys = {"beta1": "_check_unit", "beta2": "_check_unit", "epsilon": "_check_nonneg",
                    "lamb_weight_decay": "_check_nonneg"}
-    _plan_reads = Optimizer._plan_reads + ("_lamb_weight_decay", "_beta1", "_beta2", "_epsilon", "_exclude_fn")
+    _plan_reads = Optimizer._plan_reads + ("_lamb_weight_decay", "_beta1", "_beta2", "_epsilon", "_exclude_fn",
+                                           "_always_adapt")
 
     def __init__(self, learning_rate: float = 0.001, lamb_weight_decay: float = 0.01,
                  beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-6, parameters=None,
                  grad_clip=None, exclude_from_weight_decay_fn=None, multi_precision: bool = False,
-                 name=None):
+                 always_adapt: bool = False, name=None):
         super().__init__(learning_rate, parameters, None, grad_clip, name)
         self._lamb_weight_decay = _check_finite("Lamb", "lamb_weight_decay", lamb_weight_decay,
                                                 positive=False)
@@ -1145,6 +1176,7 @@ class Lamb(Optimizer):
                             f"None, got {type(exclude_from_weight_decay_fn).__name__}")
         self._exclude_fn = exclude_from_weight_decay_fn
         self._multi_precision = to_bool(multi_precision, "Lamb", "multi_precision")
+        self._always_adapt = to_bool(always_adapt, "Lamb", "always_adapt")
 
     def _regularizer_of(self, param):
         return getattr(param, "regularizer", None)
@@ -1154,12 +1186,12 @@ class Lamb(Optimizer):
         impl, master, multi = param.impl, self._master_weight(param), self._multi_precision
         decay = self._hyper(param, "lamb_weight_decay")
         beta1, beta2 = self._hyper(param, "beta1"), self._hyper(param, "beta2")
-        epsilon, excluded = self._hyper(param, "epsilon"), self._exclude_fn
+        epsilon, excluded, adapt = self._hyper(param, "epsilon"), self._exclude_fn, self._always_adapt
 
         def run(grad, lr):  # exclude_from_weight_decay_fn is asked at every step
             phi_api.optimizer.lamb_(impl, grad, lr, m1, m2, b1p, b2p, master,
                                     0.0 if excluded is not None and excluded(param) else decay,
-                                    beta1, beta2, epsilon, multi)
+                                    beta1, beta2, epsilon, adapt, multi)
         return run
 
 
@@ -1179,6 +1211,17 @@ def _then(first, rest):
     yield first
     del first
     yield from rest
+
+
+def _then_each(started):
+    """For each (first, rest) of ``started`` in order: first, then rest's items,
+    holding each first only until it is taken."""
+    started.reverse()
+    while started:
+        first, rest = started.pop()
+        chain = _then(first, rest)
+        first = None
+        yield from chain
 
 
 def _decayed(regularizer, param, grad):
@@ -1281,8 +1324,9 @@ def _check_parameter_groups(who: str, parameters, group_keys: dict) -> tuple:
     """(every parameter, the groups): ``parameters`` is a list of Tensors (no
     group) or a list of dicts, each with 'params' (a list of Tensors) and
     optionally 'learning_rate' (a multiplier of the optimizer's rate, as
-    Paddle), 'weight_decay' (float, L1Decay/L2Decay or None) and the keys in
-    group_keys. Each group is a new dict holding the checked values."""
+    Paddle), 'weight_decay' (float, L1Decay/L2Decay or None), 'grad_clip' (a
+    clip or None, for the group's gradients) and the keys in group_keys. Each
+    group is a new dict holding the checked values."""
     if parameters is None or isinstance(parameters, Tensor):
         return _check_parameters(who, parameters), []
     try:
@@ -1299,7 +1343,7 @@ def _check_parameter_groups(who: str, parameters, group_keys: dict) -> tuple:
                             f"(position {index} is {type(item).__name__}); pass one kind")
         if "params" not in item:
             raise ValueError(f"{who}: parameter group {index} has no 'params' key")
-        allowed = {"params", "learning_rate", "weight_decay", *group_keys}
+        allowed = {"params", "learning_rate", "weight_decay", "grad_clip", *group_keys}
         unknown = sorted(set(item) - allowed)
         if unknown:
             raise ValueError(f"{who}: parameter group {index} has unknown keys {unknown}; expected "
@@ -1312,6 +1356,13 @@ def _check_parameter_groups(who: str, parameters, group_keys: dict) -> tuple:
                 raise ValueError(f"{who}: parameter group {index} 'learning_rate' expected a finite "
                                  f"float >= 0 (a multiplier of the optimizer's rate), got {value!r}")
             group["learning_rate"] = float(value)
+        if "grad_clip" in item:
+            clip = item["grad_clip"]
+            if clip is not None and not isinstance(clip, ClipGradBase):
+                raise TypeError(f"{who}: parameter group {index} 'grad_clip' expected None, "
+                                f"eager.nn.ClipGradByValue, ClipGradByNorm or ClipGradByGlobalNorm, got "
+                                f"{type(clip).__name__}")
+            group["grad_clip"] = clip
         if "weight_decay" in item:
             check = globals()[group_keys.get("weight_decay", "_check_weight_decay")]
             group["weight_decay"] = check(f"{who}: parameter group {index}", item["weight_decay"])

@@ -530,13 +530,14 @@ def rmsprop_(param, mean_square, grad, moment, learning_rate, mean_grad=None, ma
 
 def lamb_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param=None,
           weight_decay: float = 0.01, beta1: float = 0.9, beta2: float = 0.999,
-          epsilon: float = 1e-6, multi_precision: bool = False):
+          epsilon: float = 1e-6, always_adapt: bool = False, multi_precision: bool = False):
     """Paddle's Lamb update (one trust ratio for the whole param) of param, both
-    moments and both beta powers, in place; returns them and master_param. See
-    phi.kernels.optimizer.lamb_."""
+    moments and both beta powers, in place; returns them and master_param. The
+    trust ratio applies when weight_decay > 0 or always_adapt, as Paddle's op.
+    See phi.kernels.optimizer.lamb_."""
     tensors = (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param)
     return _run_fused("lamb_", _ADAM_INPUTS, tensors,
-                      (weight_decay, beta1, beta2, epsilon, multi_precision),
+                      (weight_decay, beta1, beta2, epsilon, always_adapt, multi_precision),
                       (param, moment1, moment2, beta1_pow, beta2_pow, master_param),
                       _imo.lamb_infer_meta)
 

@@ -234,13 +234,15 @@ def rmsprop_infer_meta(param, mean_square, grad, moment, learning_rate, mean_gra
 
 
 def lamb_infer_meta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param,
-                    weight_decay, beta1, beta2, epsilon, multi_precision, param_out, moment1_out,
-                    moment2_out, beta1_pow_out, beta2_pow_out, master_param_out) -> None:
-    """adam_infer_meta's checks, and weight_decay >= 0."""
+                    weight_decay, beta1, beta2, epsilon, always_adapt, multi_precision, param_out,
+                    moment1_out, moment2_out, beta1_pow_out, beta2_pow_out, master_param_out) -> None:
+    """adam_infer_meta's checks, weight_decay >= 0 and always_adapt a bool."""
     adam_infer_meta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param,
                     beta1, beta2, epsilon, multi_precision, param_out, moment1_out, moment2_out,
                     beta1_pow_out, beta2_pow_out, master_param_out)
     _check_non_negative("weight_decay", weight_decay)
+    if not isinstance(always_adapt, bool):
+        raise InvalidTypeError(f"argument 'always_adapt' expected a bool, got {always_adapt!r}")
 
 
 def nadam_infer_meta(param, grad, learning_rate, momentum_decay_pow, beta2_pow, mu_product, moment1,

@@ -804,12 +804,13 @@ def rmsprop_(ctx, param, mean_square, grad, moment, learning_rate, mean_grad, ma
 
 @register_kernel("lamb_", ALL_BACKENDS, FLOATS)
 def lamb_(ctx, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param,
-          weight_decay, beta1, beta2, epsilon, multi_precision):
+          weight_decay, beta1, beta2, epsilon, always_adapt, multi_precision):
     """Paddle's Lamb, one trust ratio per parameter:
 
         m1 = beta1 * m1 + (1 - beta1) * g;  m2 = beta2 * m2 + (1 - beta2) * g * g
         r = (m1 / (1 - beta1_pow)) / (sqrt(m2 / (1 - beta2_pow)) + epsilon) + weight_decay * param
-        trust = ||param|| / ||r||  (1 when either norm is 0)
+        trust = ||param|| / ||r||  (1 when either norm is 0, and, as Paddle, when
+                                    weight_decay is 0 unless always_adapt)
         param -= lr * trust * r;  beta1_pow *= beta1;  beta2_pow *= beta2
     """
     xp = ctx.xp
@@ -836,12 +837,15 @@ def lamb_(ctx, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_po
         decay = xp.multiply(p, weight_decay)
         xp.add(scratch, decay, out=scratch)
         del decay
-    flat_p, flat_r = p.reshape(-1), scratch.reshape(-1)
-    p_norm = xp.sqrt(xp.dot(flat_p, flat_p))
-    r_norm = xp.sqrt(xp.dot(flat_r, flat_r))
-    ok = (p_norm > 0) & (r_norm > 0)
-    trust = xp.where(ok, p_norm / xp.where(ok, r_norm, 1.0), 1.0).astype(p.dtype)
-    xp.multiply(scratch, _scalar(learning_rate) * trust, out=scratch)
+    if weight_decay > 0 or always_adapt:  # Paddle adapts only then (always_adapt=False by default)
+        flat_p, flat_r = p.reshape(-1), scratch.reshape(-1)
+        p_norm = xp.sqrt(xp.dot(flat_p, flat_p))
+        r_norm = xp.sqrt(xp.dot(flat_r, flat_r))
+        ok = (p_norm > 0) & (r_norm > 0)
+        trust = xp.where(ok, p_norm / xp.where(ok, r_norm, 1.0), 1.0).astype(p.dtype)
+        xp.multiply(scratch, _scalar(learning_rate) * trust, out=scratch)
+    else:
+        xp.multiply(scratch, _scalar(learning_rate), out=scratch)
     xp.subtract(p, scratch, out=p)
     _advance_pow(beta1_pow, beta1)
     _advance_pow(beta2_pow, beta2)
