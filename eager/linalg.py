@@ -323,6 +323,9 @@ def cond(x, p=None, name=None) -> Tensor:
     if not valid:
         raise ValueError(f"cond: argument 'p' expected one of None, 'fro', 'nuc', 1, -1, 2, -2, inf, -inf, "
                          f"got {p!r}")
+    if 0 in x.shape[-2:] and 0 not in x.shape[:-2]:
+        # Paddle's rule: an empty batch gives an empty result, an empty matrix has no condition number
+        raise ValueError(f"cond: argument 'x' expected non-empty matrices, got shape {x.shape}")
     if p is None or p in (2, -2):
         singular = _F.svd(x, False)[1]
         largest, smallest = _F.amax(singular, [-1]), _F.amin(singular, [-1])
@@ -412,8 +415,11 @@ def lstsq(x, y, rcond=None, driver=None, name=None) -> tuple:
     rank = None
     if driver != "gels" or rows > cols:
         singular = _F.svd(x, False)[1]
-        cutoff = _F.scale(_F.amax(singular, [-1], True), float(rcond))
-        rank = _F.sum(_F.cast(_F.greater_than(singular, cutoff), DataType.INT32), [-1], DataType.INT32)
+        if min(rows, cols) == 0:  # no singular values: rank 0 (amax of an empty set is undefined)
+            rank = _F.zeros(x.shape[:-2], DataType.INT32, x.place)
+        else:
+            cutoff = _F.scale(_F.amax(singular, [-1], True), float(rcond))
+            rank = _F.sum(_F.cast(_F.greater_than(singular, cutoff), DataType.INT32), [-1], DataType.INT32)
     empty = _F.zeros([0], x.dtype, x.place)
     residuals = empty
     if rows > cols and bool(_F.all(_F.equal(rank, _F.full_like(rank, cols)))):
@@ -586,7 +592,7 @@ def matrix_exp(x, name=None) -> Tensor:
     n = x.shape[-1]
     identity = _F.expand(_F.eye(n, n, x.dtype, x.place), x.shape)
     if x.size == 0:
-        return identity
+        return _F.add(identity, x)  # empty too, but on x's graph (x's gradient is an empty tensor)
     largest = float(_F.max(_F.sum(_F.abs(x), [-2]), None, False))  # the largest 1-norm in the batch
     squarings = max(0, math.ceil(math.log2(largest / 0.5))) if math.isfinite(largest) and largest > 0.5 else 0
     scaled = _F.scale(x, 0.5 ** squarings, 0.0, True) if squarings else x
