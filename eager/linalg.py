@@ -45,7 +45,6 @@ cholesky = _F.cholesky
 svd = _F.svd
 eigh = _F.eigh
 pinv = _F.pinv
-matrix_rank = _F.matrix_rank
 matrix_power = _F.matrix_power
 eig = _F.eig
 lu_unpack = _F.lu_unpack
@@ -82,6 +81,40 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
     if keepdim:
         out = _F.unsqueeze(out, sorted([first, second]))
     return out
+
+
+def matrix_rank(x, tol=None, hermitian=False, name=None):
+    """The rank of matrices x [..., M, N]: how many singular values (with
+    ``hermitian``, absolute eigenvalues of the lower triangle) exceed ``tol``;
+    int64, shape [...]. ``tol`` None: the largest singular value times max(M, N)
+    times the dtype's epsilon, per matrix. A float ``tol`` holds for every matrix;
+    a Tensor ``tol`` (Paddle's matrix_rank_tol) is cast to x's dtype and broadcast
+    against x's batch axes, the result taking the broadcast shape; a negative entry
+    counts as 0, as in Paddle (a negative float ``tol`` raises).
+
+    >>> import numpy as np, eager
+    >>> x = eager.to_tensor(np.diag([3.0, 0.5, 0.0]))
+    >>> int(eager.linalg.matrix_rank(x)), eager.linalg.matrix_rank(x, tol=eager.to_tensor([0.1, 1.0])).numpy()
+    (2, array([2, 1]))
+    """
+    if not isinstance(tol, Tensor):
+        return _F.matrix_rank(x, tol, hermitian)
+    if not isinstance(hermitian, bool):
+        raise TypeError(f"matrix_rank: argument 'hermitian' expected a bool, got {hermitian!r}")
+    _matrices("matrix_rank", "x", x, square=hermitian)
+    if not (tol.dtype.is_floating_point or tol.dtype in (DataType.INT32, DataType.INT64)):
+        raise TypeError(f"matrix_rank: argument 'tol' expected a float, or a floating-point or integer tensor, "
+                        f"got a {tol.dtype} tensor")
+    batch = x.shape[:-2]
+    try:
+        np.broadcast_shapes(tuple(batch), tuple(tol.shape))
+    except ValueError:
+        raise ValueError(f"matrix_rank: argument 'tol' of shape {tol.shape} does not broadcast against x's batch "
+                         f"axes {batch} (x is {x.shape})") from None
+    values = _F.abs(_F.eigh(x, "L")[0]) if hermitian else _F.svd(x, False)[1]          # [..., K]
+    limit = _F.maximum(_F.cast(tol, x.dtype), _F.zeros([], x.dtype, x.place))      # Paddle: max(tol, 0)
+    above = _F.greater_than(values, _F.unsqueeze(limit, [-1]))
+    return _F.sum(_F.cast(above, DataType.INT64), [-1], DataType.INT64)
 
 
 def qr(x, mode="reduced", name=None):

@@ -131,3 +131,31 @@ def test_matrix_exp_of_empty_matrices_has_a_gradient(shape):
     assert out.shape == list(shape) and not out.stop_gradient
     (grad,) = eager.grad([out], [x], [t(np.zeros(shape))])
     assert grad.shape == list(shape)
+
+
+# -- matrix_rank with a Tensor tol (Paddle's matrix_rank_tol; eager raised TypeError) -------------
+
+def test_matrix_rank_with_a_tensor_tol_broadcasts_against_the_batch():
+    a = np.stack([rng.normal(size=(4, 3)) @ np.diag([5.0, 1.0, 0.2]) for _ in range(2)])
+    tol = np.array([[0.01], [0.5], [3.0]])            # [3, 1] against the batch [2]: result [3, 2]
+    got = eager.linalg.matrix_rank(t(a), tol=t(tol))
+    assert got.dtype == eager.int64 and got.shape == [3, 2]
+    for i in range(3):
+        for b in range(2):
+            assert got.numpy()[i, b] == sum(1 for s in _singular_values(a[b]) if s > tol[i, 0])
+    sym = a[0].T @ a[0] - 2.0 * np.eye(3)               # eigenvalues of both signs: their magnitudes count
+    want = sum(1 for w in np.linalg.eigvalsh(sym) if abs(w) > 1.5)
+    assert int(eager.linalg.matrix_rank(t(sym), tol=eager.to_tensor(np.float32(1.5)), hermitian=True)) == want
+    # A negative tolerance counts as 0 (Paddle's max(tol, 0)): every nonzero singular value counts.
+    assert int(eager.linalg.matrix_rank(t(np.diag([1.0, 1e-20, 0.0])), tol=t(-1.0))) == 2
+
+
+def test_matrix_rank_with_a_tensor_tol_rejects_bad_input_naming_it():
+    with pytest.raises(ValueError, match=r"matrix_rank: argument 'tol' of shape \[3\] does not broadcast"):
+        eager.linalg.matrix_rank(t(np.ones((2, 3, 3))), tol=t([1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError, match=r"matrix_rank: argument 'x' expected square matrices"):
+        eager.linalg.matrix_rank(t(np.ones((2, 3))), tol=t(1.0), hermitian=True)
+    with pytest.raises(TypeError, match=r"matrix_rank: argument 'tol' expected a float, or a floating-point"):
+        eager.linalg.matrix_rank(t(np.ones((3, 3))), tol=eager.to_tensor([True]))
+    with pytest.raises(TypeError, match=r"matrix_rank: argument 'hermitian' expected a bool"):
+        eager.linalg.matrix_rank(t(np.ones((3, 3))), tol=t(1.0), hermitian=1)
