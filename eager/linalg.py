@@ -399,6 +399,9 @@ def triangular_solve(x, y, upper: bool = True, transpose: bool = False, unitrian
                    _F.eye(x.shape[-1], None, x.dtype, x.place))
     if transpose:
         a = _F.transpose(a, list(range(x.ndim - 2)) + [x.ndim - 1, x.ndim - 2])
+    if tuple(y.shape) == tuple(x.shape[:-1]):
+        # y is matrices here, but solve would read this shape as a batch of vectors: a leading 1 keeps it matrices
+        y = _F.unsqueeze(y, [0])
     return _F.solve(a, y)
 
 

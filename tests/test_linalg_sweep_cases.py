@@ -159,3 +159,41 @@ def test_matrix_rank_with_a_tensor_tol_rejects_bad_input_naming_it():
         eager.linalg.matrix_rank(t(np.ones((3, 3))), tol=eager.to_tensor([True]))
     with pytest.raises(TypeError, match=r"matrix_rank: argument 'hermitian' expected a bool"):
         eager.linalg.matrix_rank(t(np.ones((3, 3))), tol=t(1.0), hermitian=1)
+
+
+# -- triangular_solve / cholesky_solve when y's shape is x's minus its last axis -------------------
+# y [M, M] against x [M, M, M] is one matrix broadcast over x's batch; solve's rule read it as a
+# batch of vectors and returned [M, M].
+
+def _back_substitution(a, b, upper):
+    """The solution of T X = b for the upper (or lower) triangle T of a, by substitution."""
+    m, k = b.shape
+    out = np.zeros((m, k))
+    rows = range(m - 1, -1, -1) if upper else range(m)
+    for col in range(k):
+        for i in rows:
+            others = range(i + 1, m) if upper else range(i)
+            out[i, col] = (b[i, col] - sum(a[i, j] * out[j, col] for j in others)) / a[i, i]
+    return out
+
+
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("m", [1, 3])
+def test_triangular_solve_broadcasts_a_matrix_y_shaped_like_a_batch_of_vectors(upper, m):
+    a = rng.normal(size=(m, m, m)) + 4 * np.eye(m)
+    b = rng.normal(size=(m, m))
+    got = eager.linalg.triangular_solve(t(a), t(b), upper=upper)
+    assert got.shape == [m, m, m]
+    for i in range(m):
+        np.testing.assert_allclose(got.numpy()[i], _back_substitution(a[i], b, upper), atol=1e-12)
+    assert gradcheck(lambda aa, bb: eager.linalg.triangular_solve(aa, bb, upper=upper), (t(a, True), t(b, True)))
+
+
+def test_cholesky_solve_broadcasts_a_matrix_x_shaped_like_a_batch_of_vectors():
+    factor = np.tril(rng.normal(size=(2, 2, 2))) + 3 * np.eye(2)
+    b = rng.normal(size=(2, 2))
+    got = eager.linalg.cholesky_solve(t(b), t(factor))
+    assert got.shape == [2, 2, 2]
+    for i in range(2):
+        inner = _back_substitution(factor[i], b, upper=False)                 # L z = b
+        np.testing.assert_allclose(got.numpy()[i], _back_substitution(factor[i].T, inner, upper=True), atol=1e-12)
