@@ -8,7 +8,7 @@ has Paddle's ``einsum(equation, *operands)`` signature and is ``eager.einsum``.
 
 >>> import numpy as np, eager
 >>> a = eager.to_tensor(np.array([[4.0, 1.0], [1.0, 3.0]]))
->>> float(eager.linalg.det(a))
+>>> round(float(eager.linalg.det(a)), 12)  # (LU in floating point: 11.000000000000002)
 11.0
 >>> eager.einsum("ij,jk->ik", a, a).shape
 [2, 2]
@@ -45,7 +45,6 @@ cholesky = _F.cholesky
 svd = _F.svd
 eigh = _F.eigh
 pinv = _F.pinv
-matrix_rank = _F.matrix_rank
 matrix_power = _F.matrix_power
 eig = _F.eig
 lu_unpack = _F.lu_unpack
@@ -82,6 +81,40 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
     if keepdim:
         out = _F.unsqueeze(out, sorted([first, second]))
     return out
+
+
+def matrix_rank(x, tol=None, hermitian=False, name=None):
+    """The rank of matrices x [..., M, N]: how many singular values (with
+    ``hermitian``, absolute eigenvalues of the lower triangle) exceed ``tol``;
+    int64, shape [...]. ``tol`` None: the largest singular value times max(M, N)
+    times the dtype's epsilon, per matrix. A float ``tol`` holds for every matrix;
+    a Tensor ``tol`` (Paddle's matrix_rank_tol) is cast to x's dtype and broadcast
+    against x's batch axes, the result taking the broadcast shape; a negative entry
+    counts as 0, as in Paddle (a negative float ``tol`` raises).
+
+    >>> import numpy as np, eager
+    >>> x = eager.to_tensor(np.diag([3.0, 0.5, 0.0]))
+    >>> int(eager.linalg.matrix_rank(x)), eager.linalg.matrix_rank(x, tol=eager.to_tensor([0.1, 1.0])).numpy()
+    (2, array([2, 1]))
+    """
+    if not isinstance(tol, Tensor):
+        return _F.matrix_rank(x, tol, hermitian)
+    if not isinstance(hermitian, bool):
+        raise TypeError(f"matrix_rank: argument 'hermitian' expected a bool, got {hermitian!r}")
+    _matrices("matrix_rank", "x", x, square=hermitian)
+    if not (tol.dtype.is_floating_point or tol.dtype in (DataType.INT32, DataType.INT64)):
+        raise TypeError(f"matrix_rank: argument 'tol' expected a float, or a floating-point or integer tensor, "
+                        f"got a {tol.dtype} tensor")
+    batch = x.shape[:-2]
+    try:
+        np.broadcast_shapes(tuple(batch), tuple(tol.shape))
+    except ValueError:
+        raise ValueError(f"matrix_rank: argument 'tol' of shape {tol.shape} does not broadcast against x's batch "
+                         f"axes {batch} (x is {x.shape})") from None
+    values = _F.abs(_F.eigh(x, "L")[0]) if hermitian else _F.svd(x, False)[1]          # [..., K]
+    limit = _F.maximum(_F.cast(tol, x.dtype), _F.zeros([], x.dtype, x.place))      # Paddle: max(tol, 0)
+    above = _F.greater_than(values, _F.unsqueeze(limit, [-1]))
+    return _F.sum(_F.cast(above, DataType.INT64), [-1], DataType.INT64)
 
 
 def qr(x, mode="reduced", name=None):
@@ -323,6 +356,9 @@ def cond(x, p=None, name=None) -> Tensor:
     if not valid:
         raise ValueError(f"cond: argument 'p' expected one of None, 'fro', 'nuc', 1, -1, 2, -2, inf, -inf, "
                          f"got {p!r}")
+    if 0 in x.shape[-2:] and 0 not in x.shape[:-2]:
+        # Paddle's rule: an empty batch gives an empty result, an empty matrix has no condition number
+        raise ValueError(f"cond: argument 'x' expected non-empty matrices, got shape {x.shape}")
     if p is None or p in (2, -2):
         singular = _F.svd(x, False)[1]
         largest, smallest = _F.amax(singular, [-1]), _F.amin(singular, [-1])
@@ -363,6 +399,9 @@ def triangular_solve(x, y, upper: bool = True, transpose: bool = False, unitrian
                    _F.eye(x.shape[-1], None, x.dtype, x.place))
     if transpose:
         a = _F.transpose(a, list(range(x.ndim - 2)) + [x.ndim - 1, x.ndim - 2])
+    if tuple(y.shape) == tuple(x.shape[:-1]):
+        # y is matrices here, but solve would read this shape as a batch of vectors: a leading 1 keeps it matrices
+        y = _F.unsqueeze(y, [0])
     return _F.solve(a, y)
 
 
@@ -412,8 +451,11 @@ def lstsq(x, y, rcond=None, driver=None, name=None) -> tuple:
     rank = None
     if driver != "gels" or rows > cols:
         singular = _F.svd(x, False)[1]
-        cutoff = _F.scale(_F.amax(singular, [-1], True), float(rcond))
-        rank = _F.sum(_F.cast(_F.greater_than(singular, cutoff), DataType.INT32), [-1], DataType.INT32)
+        if min(rows, cols) == 0:  # no singular values: rank 0 (amax of an empty set is undefined)
+            rank = _F.zeros(x.shape[:-2], DataType.INT32, x.place)
+        else:
+            cutoff = _F.scale(_F.amax(singular, [-1], True), float(rcond))
+            rank = _F.sum(_F.cast(_F.greater_than(singular, cutoff), DataType.INT32), [-1], DataType.INT32)
     empty = _F.zeros([0], x.dtype, x.place)
     residuals = empty
     if rows > cols and bool(_F.all(_F.equal(rank, _F.full_like(rank, cols)))):
@@ -586,7 +628,7 @@ def matrix_exp(x, name=None) -> Tensor:
     n = x.shape[-1]
     identity = _F.expand(_F.eye(n, n, x.dtype, x.place), x.shape)
     if x.size == 0:
-        return identity
+        return _F.add(identity, x)  # empty too, but on x's graph (x's gradient is an empty tensor)
     largest = float(_F.max(_F.sum(_F.abs(x), [-2]), None, False))  # the largest 1-norm in the batch
     squarings = max(0, math.ceil(math.log2(largest / 0.5))) if math.isfinite(largest) and largest > 0.5 else 0
     scaled = _F.scale(x, 0.5 ** squarings, 0.0, True) if squarings else x

@@ -311,6 +311,27 @@ def _divide_where_used(xp, numerator, denominator):
         return xp.where(numerator == 0, 0, numerator / denominator)
 
 
+def _svd(ctx, x, full_matrices=False, compute_uv=True):
+    """xp.linalg.svd of a non-empty x, NaN for each matrix holding inf or NaN (all of
+    its U, S and VH), as inverse, det and eigh give, where LAPACK would say "did not
+    converge" or return a mix: such a matrix is factored as zeros and its results are
+    masked to NaN on the device, so nothing is read back. A finite matrix the SVD
+    cannot factor raises InvalidArgumentError."""
+    xp = ctx.xp
+    finite = xp.isfinite(x).all(axis=(-2, -1))
+    clean = xp.where(finite[..., None, None], x, xp.zeros((), dtype=x.dtype))
+    try:
+        out = xp.linalg.svd(clean, full_matrices=bool(full_matrices), compute_uv=compute_uv)
+    except np.linalg.LinAlgError:
+        raise InvalidArgumentError("argument 'x': the singular value decomposition did not converge") from None
+    nan = xp.full((), xp.nan, dtype=x.dtype)
+    if not compute_uv:
+        return xp.where(finite[..., None], out, nan)
+    u, s, vh = out
+    return (xp.where(finite[..., None, None], u, nan), xp.where(finite[..., None], s, nan),
+            xp.where(finite[..., None, None], vh, nan))
+
+
 @register_kernel("svd", ALL_BACKENDS, LINALG_FLOATS)
 def svd(ctx, x, full_matrices):
     xp = ctx.xp
@@ -322,7 +343,7 @@ def svd(ctx, x, full_matrices):
         return (xp.broadcast_to(xp.eye(m, u_cols, dtype=x.dtype), batch + (m, u_cols)).copy(),
                 xp.zeros(batch + (k,), dtype=x.dtype),
                 xp.broadcast_to(xp.eye(vh_rows, n, dtype=x.dtype), batch + (vh_rows, n)).copy())
-    u, s, vh = xp.linalg.svd(x, full_matrices=bool(full_matrices))
+    u, s, vh = _svd(ctx, x, full_matrices)
     return u, s, vh
 
 
@@ -396,7 +417,7 @@ def pinv(ctx, x, rcond, hermitian):
         keep = xp.abs(w) > cutoff
         w_inv = xp.where(keep, 1 / xp.where(keep, w, 1), 0)
         return xp.matmul(v * w_inv[..., None, :], _mT(v)).astype(x.dtype, copy=False)
-    u, s, vh = xp.linalg.svd(x, full_matrices=False)
+    u, s, vh = _svd(ctx, x)
     cutoff = rcond * s.max(axis=-1, keepdims=True)
     keep = s > cutoff
     s_inv = xp.where(keep, 1 / xp.where(keep, s, 1), 0)
@@ -409,7 +430,7 @@ def matrix_rank(ctx, x, tol, hermitian):
     *batch, m, n = x.shape
     if x.size == 0:
         return xp.zeros(tuple(batch), dtype=xp.int64)
-    s = xp.abs(xp.linalg.eigvalsh(x)) if hermitian else xp.linalg.svd(x, compute_uv=False)
+    s = xp.abs(xp.linalg.eigvalsh(x)) if hermitian else _svd(ctx, x, compute_uv=False)
     if tol is None:
         # Paddle's and NumPy's default: the largest singular value times max(M, N) times eps.
         cutoff = s.max(axis=-1, keepdims=True) * max(m, n) * np.finfo(x.dtype).eps
@@ -452,8 +473,8 @@ def lu(ctx, x, pivot):
     m, n = x.shape[-2:]
     k = min(m, n)
     batch = x.shape[:-2]
-    a = x.reshape((-1, m, n)).copy()
-    count = a.shape[0]
+    count = int(np.prod(batch, dtype=np.int64))  # not reshape(-1, ...): ambiguous for an empty x
+    a = x.reshape((count, m, n)).copy()
     pivots = xp.empty((count, k), dtype=np.int32)
     rows = xp.arange(count)
     for j in range(k):
@@ -492,7 +513,7 @@ def lu_unpack(ctx, x, y, unpack_ludata, unpack_pivots):
     empty = xp.zeros((0,), dtype=x.dtype)
     pmat = l_out = u_out = empty
     if unpack_pivots:
-        swaps = y.reshape((-1, k)).astype(np.int64) - 1
+        swaps = y.reshape((int(np.prod(batch, dtype=np.int64)), k)).astype(np.int64) - 1
         if swaps.size:
             low, high = (int(v) for v in (xp.stack([swaps.min(), swaps.max()]).tolist() if xp is not np
                                           else (swaps.min(), swaps.max())))
