@@ -1,0 +1,95 @@
+"""Regression cases found by the differential sweep of the creation, dtype,
+embedding, one_hot and dropout family (eager against NumPy, PyTorch and Paddle's
+rules on random arguments).
+
+- to_tensor: a list of NumPy int32 scalars becomes int64, as Paddle unifies
+  integer list data to int64 (a lone int32 scalar or array keeps int32).
+- to_tensor: an unknown dtype spelling raises a TypeError naming to_tensor and
+  its 'dtype' argument.
+- dropout: a dropped element is exactly 0 even where x is inf or nan (Paddle
+  writes 0 there; multiplying by the mask gave nan).
+"""
+import numpy as np
+import pytest
+
+import eager
+import eager.nn.functional as F
+from eager.autograd import gradcheck
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+# -- to_tensor ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("data", [
+    [np.int32(3), np.int32(-7)],
+    [[np.int32(1), np.int32(2)], [np.int32(3), np.int32(4)]],
+    (np.int32(5),),
+])
+def test_to_tensor_list_of_numpy_int32_becomes_int64(data):
+    out = eager.to_tensor(data)
+    assert out.dtype == eager.int64
+    expected = [[int(v) for v in row] for row in data] if isinstance(data[0], list) else [int(v) for v in data]
+    assert out.numpy().tolist() == expected
+
+
+def test_to_tensor_numpy_int32_scalar_and_array_keep_int32():
+    assert eager.to_tensor(np.int32(4)).dtype == eager.int32
+    assert eager.to_tensor(np.array([1, 2], dtype=np.int32)).dtype == eager.int32
+    # An explicit dtype wins over the int64 rule.
+    assert eager.to_tensor([np.int32(1)], dtype="int32").dtype == eager.int32
+
+
+@pytest.mark.parametrize("spelling", ["half", "long", "paddle.float32"])
+def test_to_tensor_unknown_dtype_string_names_op_and_argument(spelling):
+    with pytest.raises(TypeError, match=r"to_tensor: argument 'dtype'.*" + spelling.replace(".", r"\.")):
+        eager.to_tensor([1.0, 2.0], dtype=spelling)
+
+
+# -- dropout: dropped non-finite elements ------------------------------------------------
+
+def _reference_dropout(x, kept, scale):
+    """A direct loop: 0 where dropped, x * scale where kept."""
+    out = np.empty_like(x)
+    for i, value in enumerate(x.ravel()):
+        out.ravel()[i] = value * scale if kept.ravel()[i] else 0.0
+    return out
+
+
+@pytest.mark.parametrize("mode", ["upscale_in_train", "downscale_in_infer"])
+def test_dropout_p1_gives_zeros_for_inf_and_nan(mode):
+    x = np.array([1.5, np.inf, -np.inf, np.nan, -2.0])
+    out = F.dropout(eager.to_tensor(x), p=1.0, mode=mode).numpy()
+    np.testing.assert_array_equal(out, np.zeros(5))
+
+
+@pytest.mark.parametrize("axis", [None, [0], 1])
+def test_dropout_drops_non_finite_to_exact_zero(axis):
+    p = 0.5
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0.5, 2.0, (30, 8))
+    x[::3, ::2] = np.inf
+    x[1::3, 1::2] = np.nan
+    xt = eager.to_tensor(x, stop_gradient=False)
+    eager.seed(7)
+    out = F.dropout(xt, p=p, axis=axis)
+    out.sum().backward()
+    values = out.numpy()
+    # The gradient of a sum is the mask times the scale: it tells which elements were kept.
+    kept = xt.grad.numpy() != 0
+    assert 0 < kept.mean() < 1
+    expected = _reference_dropout(x, kept, 1.0 / (1.0 - p))
+    np.testing.assert_array_equal(np.isnan(values), np.isnan(expected))
+    finite = ~np.isnan(expected)
+    np.testing.assert_allclose(values[finite], expected[finite], rtol=1e-15)
+    assert (values[~kept] == 0).all()
+
+
+def test_dropout_gradcheck_after_the_where():
+    x = eager.to_tensor(np.random.default_rng(4).uniform(0.5, 2.0, (4, 5)), stop_gradient=False)
+
+    def fn(t):
+        eager.seed(9)  # the same mask for every finite-difference evaluation
+        return F.dropout(t, p=0.4, axis=[0])
+
+    assert gradcheck(fn, [x])
