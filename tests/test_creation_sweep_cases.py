@@ -6,6 +6,7 @@ rules on random arguments).
   integer list data to int64 (a lone int32 scalar or array keeps int32).
 - to_tensor: an unknown dtype spelling raises a TypeError naming to_tensor and
   its 'dtype' argument.
+- one_hot: num_classes may be a one-element int Tensor (Paddle reads it as a Scalar).
 - dropout: a dropped element is exactly 0 even where x is inf or nan (Paddle
   writes 0 there; multiplying by the mask gave nan).
 """
@@ -93,3 +94,25 @@ def test_dropout_gradcheck_after_the_where():
         return F.dropout(t, p=0.4, axis=[0])
 
     assert gradcheck(fn, [x])
+
+
+# -- one_hot: num_classes as a one-element tensor (Paddle's Scalar) ----------------------
+
+@pytest.mark.parametrize("data, dtype", [(4, "int64"), ([4], "int32")], ids=["0-d int64", "1-element int32"])
+def test_one_hot_num_classes_tensor(data, dtype):
+    classes = eager.to_tensor(data, dtype=dtype)
+    ids = np.array([[3, 0], [1, 1]])
+    out = F.one_hot(eager.to_tensor(ids), classes).numpy()
+    expected = np.zeros((2, 2, 4), dtype=np.float32)
+    for i in range(2):
+        for j in range(2):
+            expected[i, j, ids[i, j]] = 1.0
+    np.testing.assert_array_equal(out, expected)
+    assert out.dtype == np.float32
+
+
+@pytest.mark.parametrize("data", [4.0, [4, 5], 0], ids=["float", "two elements", "zero"])
+def test_one_hot_num_classes_bad_tensor(data):
+    classes = eager.to_tensor(data)
+    with pytest.raises(ValueError, match=r"one_hot: argument 'num_classes' expected a positive int"):
+        F.one_hot(eager.to_tensor([0]), classes)
