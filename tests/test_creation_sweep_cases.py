@@ -7,6 +7,9 @@ rules on random arguments).
 - to_tensor: an unknown dtype spelling raises a TypeError naming to_tensor and
   its 'dtype' argument.
 - one_hot: num_classes may be a one-element int Tensor (Paddle reads it as a Scalar).
+- arange: a step whose sign disagrees with end - start raises (Paddle and
+  PyTorch both refuse; NumPy returns an empty range), and a float range's
+  length is computed in its dtype, as Paddle's kernel does.
 - dropout: a dropped element is exactly 0 even where x is inf or nan (Paddle
   writes 0 there; multiplying by the mask gave nan).
 """
@@ -116,3 +119,43 @@ def test_one_hot_num_classes_bad_tensor(data):
     classes = eager.to_tensor(data)
     with pytest.raises(ValueError, match=r"one_hot: argument 'num_classes' expected a positive int"):
         F.one_hot(eager.to_tensor([0]), classes)
+
+
+# -- arange: Paddle's sizing -----------------------------------------------------------
+
+def _paddle_arange_reference(start, end, step, dtype):
+    """Paddle's kernel written out: cast the bounds to the dtype, size the range
+    as ceil(|end - start| / |step|) in that dtype, then list start + k * step."""
+    kind = np.dtype(dtype).type
+    first, last, stride = kind(start), kind(end), kind(step)
+    count = int(np.ceil(np.abs((last - first) / stride)))
+    return np.array([float(first) + k * float(stride) for k in range(count)]).astype(dtype)
+
+
+@pytest.mark.parametrize("start, end, step", [
+    (0.8, 1.1, 0.1), (1.38, 1.41, 0.01), (2.07, 2.87, 0.1), (-1.3, -3.9, -0.1), (0.0, 1.0, 0.1), (2.3, 5.0, 0.3)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_arange_length_is_computed_in_the_dtype(start, end, step, dtype):
+    expected = _paddle_arange_reference(start, end, step, dtype)
+    out = eager.arange(start, end, step, dtype=dtype).numpy()
+    assert out.shape == expected.shape
+    np.testing.assert_allclose(out, expected, rtol=1e-6 if dtype == "float32" else 1e-15)
+
+
+def test_arange_float32_differs_from_numpy_where_paddle_does():
+    # NumPy (float64 arithmetic) gives 4 values; Paddle's float32 kernel 3.
+    assert np.arange(0.8, 1.1, 0.1).shape == (4,)
+    np.testing.assert_allclose(eager.arange(0.8, 1.1, 0.1).numpy(), np.array([0.8, 0.9, 1.0], np.float32))
+    assert eager.arange(0.8, 1.1, 0.1, dtype="float64").shape == [4]
+
+
+@pytest.mark.parametrize("args, sign", [
+    ((5, 0), "negative"), ((0, 5, -1), "positive"), ((0.0, 1.0, -0.5), "positive"), ((3.0, 1.0, 0.5), "negative"),
+    ((5,), None), ((4, 4, -2), None)])
+def test_arange_step_sign_must_agree_with_the_range(args, sign):
+    if sign is None:  # arange(5) counts up; start == end is empty whatever the step
+        out = eager.arange(*args).numpy()
+        assert out.tolist() == list(range(*args))
+        return
+    with pytest.raises(ValueError, match=rf"arange: argument 'step' expected a {sign} step"):
+        eager.arange(*args)
