@@ -10,6 +10,8 @@ rules on random arguments).
 - arange: a step whose sign disagrees with end - start raises (Paddle and
   PyTorch both refuse; NumPy returns an empty range), and a float range's
   length is computed in its dtype, as Paddle's kernel does.
+- linspace/logspace: the ends (and base) are cast to the dtype first (an integer
+  dtype truncates them), values come from Paddle's two-halves formula, num 0 raises.
 - dropout: a dropped element is exactly 0 even where x is inf or nan (Paddle
   writes 0 there; multiplying by the mask gave nan).
 """
@@ -159,3 +161,52 @@ def test_arange_step_sign_must_agree_with_the_range(args, sign):
         return
     with pytest.raises(ValueError, match=rf"arange: argument 'step' expected a {sign} step"):
         eager.arange(*args)
+
+
+# -- linspace / logspace: Paddle's kernel --------------------------------------------------
+
+def _paddle_linspace_reference(start, stop, num, dtype, base=None):
+    """Paddle's kernel written out: the ends (and base) cast to the dtype, a float64
+    step, the first half counted from start and the second half back from stop, each
+    value truncated into the dtype."""
+    kind = np.dtype(dtype).type
+    first, last = float(kind(start)), float(kind(stop))
+    step = (last - first) / (num - 1) if num > 1 else 0.0
+    values = []
+    for i in range(num):
+        value = first + step * i if i < num // 2 else last - step * (num - 1 - i)
+        if base is not None:
+            value = float(kind(base)) ** value
+        values.append(value)
+    values = np.array(values)
+    return (np.trunc(values) if np.dtype(dtype).kind == "i" else values).astype(dtype)
+
+
+@pytest.mark.parametrize("start, stop, num", [(0.5, 1.5, 3), (-0.5, 2.5, 4), (0.9, 7.3, 6), (-3.7, 3.7, 5), (2.5, 2.5, 1)])
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float64"])
+def test_linspace_casts_its_ends_to_the_dtype_first(start, stop, num, dtype):
+    expected = _paddle_linspace_reference(start, stop, num, dtype)
+    np.testing.assert_allclose(eager.linspace(start, stop, num, dtype=dtype).numpy(), expected, rtol=1e-15)
+
+
+def test_linspace_integer_ends_truncate_before_spacing():
+    # NumPy's spacing of [0.5, 1.5] truncated would give [0, 1, 1]; Paddle spaces [0, 1].
+    assert eager.linspace(0.5, 1.5, 3, dtype="int32").numpy().tolist() == [0, 0, 1]
+
+
+@pytest.mark.parametrize("base, dtype", [(2.5, "int64"), (2.5, "float64"), (3, "int32"), (0.5, "float64")])
+def test_logspace_casts_base_to_the_dtype(base, dtype):
+    expected = _paddle_linspace_reference(0, 3, 4, dtype, base=base)
+    np.testing.assert_allclose(eager.logspace(0, 3, 4, base=base, dtype=dtype).numpy(), expected, rtol=1e-14)
+
+
+@pytest.mark.parametrize("op", ["linspace", "logspace"])
+def test_linspace_and_logspace_refuse_num_zero(op):
+    with pytest.raises(ValueError, match=rf"{op}: argument 'num' expected a count >= 1"):
+        getattr(eager, op)(0, 1, 0)
+
+
+@pytest.mark.parametrize("op", ["linspace", "logspace"])
+def test_linspace_ends_must_fit_an_integer_dtype(op):
+    with pytest.raises(ValueError, match=rf"{op}: argument 'stop' expected a number in \[-2147483648"):
+        getattr(eager, op)(0, 2 ** 40, 3, dtype="int32")

@@ -114,19 +114,24 @@ def arange_infer_meta(start, end, step, dtype, out) -> None:
 
 
 def linspace_infer_meta(start, stop, num, dtype, out) -> None:
-    """1-D of num values; dtype defaults to float32."""
+    """1-D of num values, num >= 1 (Paddle's kernel refuses 0); dtype defaults to
+    float32, and start and stop must fit it (the kernel casts them to it first)."""
     _real("start", start)
     _real("stop", stop)
-    _count("num", num)
+    if num < 1:
+        raise InvalidArgumentError(f"argument 'num' expected a count >= 1 (Paddle refuses 0), got {num}")
     dtype = _dtype_or(dtype, default_float_dtype())
     _dtype_in("dtype", dtype, _INDEX_TYPES + _FLOAT_TYPES)
+    check_representable("start", start, dtype)
+    check_representable("stop", stop, dtype)
     create_infer_meta((num,), dtype, out)
 
 
 def logspace_infer_meta(start, stop, num, base, dtype, out) -> None:
-    """1-D of num values; base must be a finite real."""
+    """1-D of num values; base must be a finite real that fits dtype."""
     _real("base", base)
     linspace_infer_meta(start, stop, num, dtype, out)
+    check_representable("base", base, out.dtype)
 
 
 # -- filled and uninitialized tensors -------------------------------------------------
