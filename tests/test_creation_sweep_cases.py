@@ -7,6 +7,7 @@ rules on random arguments).
 - to_tensor: an unknown dtype spelling raises a TypeError naming to_tensor and
   its 'dtype' argument.
 - one_hot: num_classes may be a one-element int Tensor (Paddle reads it as a Scalar).
+- Tensor.astype: an unreadable dtype raises cast's error (op and argument named).
 - arange: a step whose sign disagrees with end - start raises (Paddle and
   PyTorch both refuse; NumPy returns an empty range), and a float range's
   length is computed in its dtype, as Paddle's kernel does.
@@ -210,3 +211,20 @@ def test_linspace_and_logspace_refuse_num_zero(op):
 def test_linspace_ends_must_fit_an_integer_dtype(op):
     with pytest.raises(ValueError, match=rf"{op}: argument 'stop' expected a number in \[-2147483648"):
         getattr(eager, op)(0, 2 ** 40, 3, dtype="int32")
+
+
+# -- Tensor.astype: an unreadable dtype names cast and its argument -----------------------
+
+@pytest.mark.parametrize("dtype", ["half", "double", 3])
+def test_astype_bad_dtype_names_cast_and_argument(dtype):
+    with pytest.raises(TypeError, match=r"cast: argument 'dtype'"):
+        eager.ones([2]).astype(dtype)
+
+
+def test_astype_still_takes_every_spelling():
+    x = eager.to_tensor([1.5, -2.5])
+    for spelling, want in (("float64", eager.float64), (eager.int32, eager.int32), (np.int64, eager.int64),
+                           (bool, eager.bool), ("complex64", eager.complex64)):
+        out = x.astype(spelling)
+        assert out.dtype == want
+        np.testing.assert_array_equal(out.numpy(), np.array([1.5, -2.5]).astype(np.dtype(want.value)))
