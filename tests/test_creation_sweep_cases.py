@@ -12,7 +12,8 @@ rules on random arguments).
   PyTorch both refuse; NumPy returns an empty range), and a float range's
   length is computed in its dtype, as Paddle's kernel does.
 - linspace/logspace: the ends (and base) are cast to the dtype first (an integer
-  dtype truncates them), values come from Paddle's two-halves formula, num 0 raises.
+  dtype truncates them), integer values come from Paddle's two-halves formula
+  (float ones agree with it to an ulp), and num 0 raises.
 - dropout: a dropped element is exactly 0 even where x is inf or nan (Paddle
   writes 0 there; multiplying by the mask gave nan).
 """

@@ -38,16 +38,16 @@ def _in_dtype(value, dtype):
 
 
 def _linspace(xp, start, stop, num, dtype):
-    """Paddle's linspace in float64: the ends cast to dtype first (InferMeta checked
-    they fit), step = (stop - start) / (num - 1), the first num // 2 values counted
-    up from start and the rest down from stop, so the last value is exactly stop."""
+    """linspace in float64 from the ends cast to dtype first, as Paddle reads them
+    (an integer dtype truncates them; InferMeta checked they fit). Integer dtypes
+    take Paddle's formula exactly, since truncation turns an ulp into a whole unit:
+    step = (stop - start) / (num - 1), the first num // 2 values counted up from
+    start and the rest down from stop. Floats take NumPy's (the two agree to an
+    ulp). Either way the last value is exactly stop."""
     first, last = _in_dtype(start, dtype), _in_dtype(stop, dtype)
-    if num == 1:
-        return xp.full((1,), first, dtype=np.float64)
-    # The ends' difference is taken in the dtype, as Paddle's kernel does.
-    kind = np.dtype(dtype.numpy_dtype).type
-    with np.errstate(over="ignore"):
-        step = float(kind(last) - kind(first)) / (num - 1)
+    if not dtype.is_integer or num == 1:
+        return xp.linspace(first, last, num, dtype=np.float64)
+    step = (last - first) / (num - 1)
     steps = xp.arange(num, dtype=np.float64)
     return xp.where(steps < num // 2, first + step * steps, last - step * (num - 1 - steps))
 
