@@ -32,7 +32,7 @@ def dropout(ctx, x, p, is_test, mode, axis, seed):
         return x * x.dtype.type(factor), mask
     # A dropped element is exactly 0, as in Paddle, even where x is inf or nan
     # (multiplying by a 0 in the mask would give nan there).
-    return xp.where(mask.astype(bool), x * x.dtype.type(factor), x.dtype.type(0)), mask
+    return xp.where(mask.view(np.bool_), x * x.dtype.type(factor), x.dtype.type(0)), mask
 
 
 @register_kernel("dropout_grad", ALL_BACKENDS, FLOATS)
