@@ -24,8 +24,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
     ``data`` is a Python number, a (nested) list or tuple, a NumPy array or a
     Tensor. Python floats get the default dtype (float32 unless
     :func:`eager.set_default_dtype` changed it; Python complex numbers the
-    matching complex dtype) and Python ints int64 (Paddle's defaults); NumPy
-    arrays keep their dtype unless ``dtype`` is given. ``place`` defaults to the
+    matching complex dtype) and Python ints int64 (Paddle's defaults; a list
+    of NumPy int32 scalars too); NumPy arrays and scalars keep their dtype
+    unless ``dtype`` is given. ``place`` defaults to the
     device set by :func:`eager.set_device` (the CPU unless changed); it may be a
     Place or 'cpu', 'gpu', 'gpu:N', and ``CUDAPinnedPlace()`` or 'gpu_pinned'
     puts the values in page-locked host memory (which needs CuPy and a GPU).
@@ -34,7 +35,10 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
     """
     if not isinstance(stop_gradient, bool):
         raise TypeError(f"to_tensor: argument 'stop_gradient' expected a bool, got {stop_gradient!r}")
-    target = None if dtype is None else convert_dtype(dtype).numpy_dtype
+    try:
+        target = None if dtype is None else convert_dtype(dtype).numpy_dtype
+    except TypeError as error:
+        raise TypeError(f"to_tensor: argument 'dtype': {error}") from None
     array = _to_host_array(data, target)
     place = current_place() if place is None else convert_place(place)
     if place.is_gpu_place():
@@ -72,6 +76,10 @@ def _to_host_array(data, target):
                 array = array.astype(default_dtype().numpy_dtype)
             elif array.dtype.kind == "c":
                 array = array.astype(_COMPLEX_OF_DEFAULT[default_dtype()])
+            elif array.dtype == np.int32:
+                # Lists of NumPy int32 scalars (or Windows' int32 default) become
+                # int64, as Paddle unifies Python integer data to int64.
+                array = array.astype(np.int64)
     elif type(data).__module__.startswith("cupy"):
         array = data.get()
     else:

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from phi import api as phi_api
-from phi.common import DataType, convert_dtype
+from phi.common import DataType
 from phi.common.tensor_kind import TensorKind
 from phi.core.dense_tensor import DenseTensor
 from phi.core.errors import InvalidArgumentError, PhiError, UnimplementedError
@@ -139,8 +139,9 @@ class TensorMethods:
         return _F.assign(self)
 
     def astype(self, dtype) -> "Tensor":
-        """This tensor converted to ``dtype`` (differentiable for floating types)."""
-        return _F.cast(self, convert_dtype(dtype))
+        """This tensor converted to ``dtype`` (differentiable for floating types); a
+        dtype that cannot be read is cast's error, naming the op and its argument."""
+        return _F.cast(self, dtype)
 
     # -- Python operators ---------------------------------------------------
     # A Python scalar meets a tensor as in Paddle: a float scalar makes an

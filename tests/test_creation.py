@@ -62,7 +62,7 @@ def test_paddle_default_dtypes(call, dtype):
     (lambda: eager.arange(0, 5, 0), r"arange: argument 'step' expected a non-zero step"),
     (lambda: eager.arange(0, 5, 0.5, "int64"), r"arange: argument 'step' expected a non-zero step once cast to paddle.int64"),
     (lambda: eager.arange(0, float("inf")), r"arange: argument 'end' expected a finite number"),
-    (lambda: eager.linspace(0, 1, -1), r"linspace: argument 'num' expected a count >= 0"),
+    (lambda: eager.linspace(0, 1, -1), r"linspace: argument 'num' expected a count >= 1"),
     (lambda: eager.eye(-2), r"eye: argument 'num_rows' expected a count >= 0"),
     (lambda: eager.tril(eager.ones([3])), r"tril: argument 'x' expected a tensor of at least 2 dimensions"),
     (lambda: eager.diag(eager.ones([2, 2, 2])), r"diag: argument 'x' expected a 1-D or 2-D tensor"),

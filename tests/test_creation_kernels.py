@@ -27,5 +27,7 @@ def test_integer_logspace_is_exact_when_pow_is_an_ulp_low(dtype, want):
 
 def test_integer_logspace_still_truncates_values_between_integers():
     ctx = types.SimpleNamespace(xp=np)
-    # 10 ** 0.5 = 3.16..., 10 ** 1.5 = 31.6...: truncated toward zero, as Paddle casts.
-    np.testing.assert_array_equal(logspace(ctx, 0.5, 1.5, 2, 10, DataType.INT32), [3, 31])
+    # 10 ** 0.5 = 3.16... and 10 ** 1.5 = 31.6...: truncated toward zero, as Paddle casts
+    # (the ends themselves are integers here: Paddle casts start and stop to the dtype first).
+    np.testing.assert_array_equal(logspace(ctx, 0, 3, 3, 10, DataType.INT32), [1, 31, 1000])
+    np.testing.assert_array_equal(logspace(ctx, 0, 1, 3, 10, DataType.INT64), [1, 3, 10])

@@ -350,7 +350,7 @@ def ones(shape, dtype=None, place=None, name=None):
 
 
 def arange(start=0, end=None, step=1, dtype=None, place=None, name=None):
-    """Values from start up to (not including) end in steps of step; arange(n) counts 0..n-1. dtype defaults to int64 when start, end and step are ints, else float32 (Paddle's rule; NumPy would give float64); an integer dtype truncates start, end and step first, as Paddle does.
+    """Values from start up to (not including) end in steps of step; arange(n) counts 0..n-1. dtype defaults to int64 when start, end and step are ints, else float32 (Paddle's rule; NumPy would give float64); an integer dtype truncates start, end and step first, as Paddle does. The length is counted in the result's dtype, as Paddle's kernel counts it (arange(0.8, 1.1, 0.1) has 3 values in float32), and a step whose sign disagrees with end - start is an error, not an empty range.
 
     Not differentiable.
     """
@@ -441,7 +441,7 @@ def eye(num_rows, num_columns=None, dtype=None, place=None, name=None):
 
 
 def linspace(start, stop, num, dtype=None, place=None, name=None):
-    """num evenly spaced values from start to stop, both included; dtype defaults to float32, and an integer dtype truncates the float values toward zero (Paddle; NumPy floors).
+    """num (at least 1) evenly spaced values from start to stop, both included; dtype defaults to float32. An integer dtype casts start and stop to it first (truncating toward zero), then counts the first half up from start and the second half down from stop, as Paddle's kernel does (NumPy floors float values).
 
     Not differentiable.
     """
@@ -458,7 +458,7 @@ def linspace(start, stop, num, dtype=None, place=None, name=None):
 
 
 def logspace(start, stop, num, base=10.0, dtype=None, place=None, name=None):
-    """base ** linspace(start, stop, num); dtype defaults to float32, and an integer dtype truncates toward zero.
+    """base ** linspace(start, stop, num); dtype defaults to float32. An integer dtype casts start, stop and base to it first (base 2.5 becomes 2), as Paddle does, and truncates the powers toward zero.
 
     Not differentiable.
     """

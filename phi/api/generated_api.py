@@ -12116,7 +12116,7 @@ _arange_kernel = KERNELS.dispatch_table("arange")
 
 
 def arange(start, end, step, dtype, place):
-    """Values from start up to (not including) end in steps of step; arange(n) counts 0..n-1. dtype defaults to int64 when start, end and step are ints, else float32 (Paddle's rule; NumPy would give float64); an integer dtype truncates start, end and step first, as Paddle does."""
+    """Values from start up to (not including) end in steps of step; arange(n) counts 0..n-1. dtype defaults to int64 when start, end and step are ints, else float32 (Paddle's rule; NumPy would give float64); an integer dtype truncates start, end and step first, as Paddle does. The length is counted in the result's dtype, as Paddle's kernel counts it (arange(0.8, 1.1, 0.1) has 3 values in float32), and a step whose sign disagrees with end - start is an error, not an empty range."""
     out_meta = MetaTensor()
     try:
         _im.arange_infer_meta(start, end, step, dtype, out_meta)
@@ -12257,7 +12257,7 @@ _linspace_kernel = KERNELS.dispatch_table("linspace")
 
 
 def linspace(start, stop, num, dtype, place):
-    """num evenly spaced values from start to stop, both included; dtype defaults to float32, and an integer dtype truncates the float values toward zero (Paddle; NumPy floors)."""
+    """num (at least 1) evenly spaced values from start to stop, both included; dtype defaults to float32. An integer dtype casts start and stop to it first (truncating toward zero), then counts the first half up from start and the second half down from stop, as Paddle's kernel does (NumPy floors float values)."""
     out_meta = MetaTensor()
     try:
         _im.linspace_infer_meta(start, stop, num, dtype, out_meta)
@@ -12290,7 +12290,7 @@ _logspace_kernel = KERNELS.dispatch_table("logspace")
 
 
 def logspace(start, stop, num, base, dtype, place):
-    """base ** linspace(start, stop, num); dtype defaults to float32, and an integer dtype truncates toward zero."""
+    """base ** linspace(start, stop, num); dtype defaults to float32. An integer dtype casts start, stop and base to it first (base 2.5 becomes 2), as Paddle does, and truncates the powers toward zero."""
     out_meta = MetaTensor()
     try:
         _im.logspace_infer_meta(start, stop, num, base, dtype, out_meta)

@@ -50,19 +50,50 @@ def arange_dtype(start, end, step) -> DataType:
     return default_float_dtype()
 
 
+def _arange_direction(start, end, step, shown: tuple) -> None:
+    """Paddle's rule: a step whose sign disagrees with end - start is an error
+    (NumPy would return an empty range); start == end gives an empty range.
+    ``shown``: the (start, end, step) the caller passed, for the message."""
+    if (start < end and step < 0) or (start > end and step > 0):
+        raise InvalidArgumentError(
+            f"argument 'step' expected a {'positive' if start < end else 'negative'} step when start "
+            f"{'<' if start < end else '>'} end (start {shown[0]!r}, end {shown[1]!r}), got {shown[2]!r}")
+
+
+def _in_dtype(dtype: DataType):
+    """The NumPy scalar type whose arithmetic Paddle's arange kernel does for dtype."""
+    try:
+        return np.dtype(dtype.numpy_dtype).type
+    except (TypeError, ImportError):  # bfloat16 without ml_dtypes
+        return np.float32
+
+
 def arange_bounds(start, end, step, dtype: DataType) -> tuple:
-    """(start, step, length) of arange: an integer dtype truncates the three
-    first (Paddle casts them to the dtype); the length is ceil((end - start) / step)."""
+    """(start, step, length) of arange, as Paddle's kernel sizes it: start, end and
+    step are first cast to the dtype (an integer dtype truncates them), a step
+    whose sign disagrees with end - start raises, and the length is
+    ceil(|end - start| / |step|) computed in the dtype's own arithmetic, so a
+    float32 range has the length Paddle's float32 kernel gives it (arange(0.8,
+    1.1, 0.1) has 3 values, not NumPy's 4). The length is None when the step is 0
+    once cast."""
     if end is None:
         start, end = 0, start
     if dtype.is_integer:
         start, end, step = int(start), int(end), int(step)
         if step == 0:
             return start, step, None
-        return start, step, max(0, -((start - end) // step))
-    if step == 0:
-        return start, step, None
-    return start, step, max(0, math.ceil((end - start) / step))
+        _arange_direction(start, end, step, (start, end, step))
+        return start, step, (abs(end - start) + abs(step) - 1) // abs(step)
+    kind = _in_dtype(dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        first, last, stride = kind(start), kind(end), kind(step)
+        if stride == 0:
+            return start, step, None
+        _arange_direction(first, last, stride, (start, end, step))
+        count = np.ceil(np.abs((last - first) / stride))
+    if not np.isfinite(count):  # the dtype's arithmetic overflowed: count in float64
+        count = math.ceil(abs((float(end) - float(start)) / float(step)))
+    return start, step, int(count)
 
 
 def arange_infer_meta(start, end, step, dtype, out) -> None:
@@ -83,19 +114,24 @@ def arange_infer_meta(start, end, step, dtype, out) -> None:
 
 
 def linspace_infer_meta(start, stop, num, dtype, out) -> None:
-    """1-D of num values; dtype defaults to float32."""
+    """1-D of num values, num >= 1 (Paddle's kernel refuses 0); dtype defaults to
+    float32, and start and stop must fit it (the kernel casts them to it first)."""
     _real("start", start)
     _real("stop", stop)
-    _count("num", num)
+    if num < 1:
+        raise InvalidArgumentError(f"argument 'num' expected a count >= 1 (Paddle refuses 0), got {num}")
     dtype = _dtype_or(dtype, default_float_dtype())
     _dtype_in("dtype", dtype, _INDEX_TYPES + _FLOAT_TYPES)
+    check_representable("start", start, dtype)
+    check_representable("stop", stop, dtype)
     create_infer_meta((num,), dtype, out)
 
 
 def logspace_infer_meta(start, stop, num, base, dtype, out) -> None:
-    """1-D of num values; base must be a finite real."""
+    """1-D of num values; base must be a finite real that fits dtype."""
     _real("base", base)
     linspace_infer_meta(start, stop, num, dtype, out)
+    check_representable("base", base, out.dtype)
 
 
 # -- filled and uninitialized tensors -------------------------------------------------

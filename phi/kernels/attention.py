@@ -28,7 +28,11 @@ def dropout(ctx, x, p, is_test, mode, axis, seed):
         # Kept where a uniform [0, 1) draw is >= p: p = 0 keeps all, p = 1 drops all.
         mask = (generator_for_call(ctx.place, seed).random(mask_dims) >= p).astype(np.uint8)
     factor = _factor(float(p), is_test, mode)
-    return x * (mask.astype(x.dtype) * x.dtype.type(factor)), mask
+    if is_test:
+        return x * x.dtype.type(factor), mask
+    # A dropped element is exactly 0, as in Paddle, even where x is inf or nan
+    # (multiplying by a 0 in the mask would give nan there).
+    return xp.where(mask.view(np.bool_), x * x.dtype.type(factor), x.dtype.type(0)), mask
 
 
 @register_kernel("dropout_grad", ALL_BACKENDS, FLOATS)

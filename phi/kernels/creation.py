@@ -19,8 +19,9 @@ def full_like(ctx, x, fill_value, dtype):
 
 
 # -- ranges -------------------------------------------------------------------------
-# Computed in float64 (or exactly, for integers) and then cast, so float32 results
-# are the correctly rounded values, and InferMeta and kernel agree on the length.
+# arange: computed in float64 (or exactly, for integers) and then cast, so float32
+# results are the correctly rounded values; InferMeta and kernel share the length
+# (arange_bounds, which sizes the range as Paddle's kernel does).
 
 @register_kernel("arange", ALL_BACKENDS, INTS + FLOATS)
 def arange(ctx, start, end, step, dtype):
@@ -30,10 +31,25 @@ def arange(ctx, start, end, step, dtype):
     return (ctx.xp.arange(length, dtype=np.float64) * float(step) + float(start)).astype(dtype.numpy_dtype)
 
 
-def _linspace(xp, start, stop, num):
-    # The last value is exactly stop, as in NumPy and Paddle.
-    values = xp.linspace(float(start), float(stop), num, dtype=np.float64)
-    return values
+def _in_dtype(value, dtype):
+    """value as Paddle's linspace and logspace read it: filled into a tensor of
+    dtype first (an integer dtype truncates it), back as a Python float."""
+    return float(np.dtype(dtype.numpy_dtype).type(value))
+
+
+def _linspace(xp, start, stop, num, dtype):
+    """linspace in float64 from the ends cast to dtype first, as Paddle reads them
+    (an integer dtype truncates them; InferMeta checked they fit). Integer dtypes
+    take Paddle's formula exactly, since truncation turns an ulp into a whole unit:
+    step = (stop - start) / (num - 1), the first num // 2 values counted up from
+    start and the rest down from stop. Floats take NumPy's (the two agree to an
+    ulp). Either way the last value is exactly stop."""
+    first, last = _in_dtype(start, dtype), _in_dtype(stop, dtype)
+    if not dtype.is_integer or num == 1:
+        return xp.linspace(first, last, num, dtype=np.float64)
+    step = (last - first) / (num - 1)
+    steps = xp.arange(num, dtype=np.float64)
+    return xp.where(steps < num // 2, first + step * steps, last - step * (num - 1 - steps))
 
 
 def _cast_truncating(xp, values, dtype):
@@ -45,13 +61,14 @@ def _cast_truncating(xp, values, dtype):
 
 @register_kernel("linspace", ALL_BACKENDS, INTS + FLOATS)
 def linspace(ctx, start, stop, num, dtype):
-    return _cast_truncating(ctx.xp, _linspace(ctx.xp, start, stop, num), dtype)
+    return _cast_truncating(ctx.xp, _linspace(ctx.xp, start, stop, num, dtype), dtype)
 
 
 @register_kernel("logspace", ALL_BACKENDS, INTS + FLOATS)
 def logspace(ctx, start, stop, num, base, dtype):
     xp = ctx.xp
-    values = xp.power(float(base), _linspace(xp, start, stop, num))
+    # Paddle casts base to dtype as well (an integer dtype truncates 2.5 to 2).
+    values = xp.power(_in_dtype(base, dtype), _linspace(xp, start, stop, num, dtype))
     if dtype.is_integer:
         # CUDA's pow may land an ulp below an exact integer power (3.0 ** 1.0 gave
         # 2.9999999999999996 on an H200), which truncation would turn into 2: values

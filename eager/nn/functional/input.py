@@ -12,6 +12,7 @@ import numbers
 
 from phi.common.data_type import DataType
 
+from ...arguments import describe
 from ...autograd import no_grad
 from ...generated import forward_api as _F
 from ...tensor import Tensor
@@ -93,14 +94,18 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None, max_norm=Non
 def one_hot(x, num_classes, name=None):
     """Integer ids ``x`` (int32/int64, values in [0, num_classes)) as float32 one-hot
     vectors: shape ``x.shape + [num_classes]``. Not differentiable (ids have no gradient).
+    ``num_classes`` is an int or a one-element int32/int64 Tensor (read on the host).
 
     >>> eager.nn.functional.one_hot(eager.to_tensor([2, 0]), 3).numpy()
     array([[0., 0., 1.],
            [1., 0., 0.]], dtype=float32)
     """
     _check_ids("one_hot", x)
+    if isinstance(num_classes, Tensor) and num_classes.dtype in _ID_TYPES and num_classes.numel() == 1:
+        num_classes = int(num_classes.item())  # Paddle's num_classes is a Scalar: a one-element tensor too
     if not isinstance(num_classes, numbers.Integral) or isinstance(num_classes, bool) or num_classes < 1:
-        raise ValueError(f"one_hot: argument 'num_classes' expected a positive int, got {num_classes!r}")
+        raise ValueError(f"one_hot: argument 'num_classes' expected a positive int (or a one-element int "
+                         f"Tensor), got {describe(num_classes)}")
     return _F.one_hot(x, int(num_classes))
 
 
