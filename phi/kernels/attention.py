@@ -30,9 +30,16 @@ def dropout(ctx, x, p, is_test, mode, axis, seed):
     factor = _factor(float(p), is_test, mode)
     if is_test:
         return x * x.dtype.type(factor), mask
-    # A dropped element is exactly 0, as in Paddle, even where x is inf or nan
-    # (multiplying by a 0 in the mask would give nan there).
-    return xp.where(mask.view(np.bool_), x * x.dtype.type(factor), x.dtype.type(0)), mask
+    # A dropped element is exactly 0, as in Paddle, even where x is inf or nan (x times
+    # a 0 in the mask would be nan there): x's bits go through an integer mask of all
+    # ones (kept) or zeros (dropped, giving +0.0), then the kept values are scaled. Four
+    # cheap passes, as fast as the plain product; NumPy's where() took 4-20x as long.
+    unsigned = np.dtype(f"u{x.dtype.itemsize}")
+    keep = xp.array(mask, dtype=unsigned)  # (an array even when a 0-d mask came as a NumPy scalar)
+    xp.negative(keep, out=keep)  # 1 -> all ones (unsigned wrap-around), 0 -> 0
+    out = xp.bitwise_and(x.view(unsigned), keep, out=keep if keep.shape == x.shape else None).view(x.dtype)
+    out *= x.dtype.type(factor)
+    return out, mask
 
 
 @register_kernel("dropout_grad", ALL_BACKENDS, FLOATS)
