@@ -145,6 +145,16 @@ def _as_real(fn: str, x):
     raise TypeError(f"fft.{fn}: argument 'x' expected a real (float32, float64 or integer) tensor, got {dtype}")
 
 
+def _check_points(fn: str, x, s, axes) -> None:
+    """Every transformed axis x keeps (no size in ``s`` for it) must hold a point: an
+    empty axis is only transformed once ``n`` / ``s`` pads it."""
+    shape = x.shape
+    for i, a in enumerate(axes):
+        if shape[a] == 0 and s is None:
+            raise ValueError(f"fft.{fn}: argument 'x' has no point along transformed axis {a} (shape {shape}); "
+                             f"pass {'s' if fn.endswith(('2', 'n')) else 'n'} to zero-pad it")
+
+
 def _resize(x, sizes, axes):
     """x cropped (from the end) or zero-padded (at the end) to sizes along axes."""
     shape = x.shape
@@ -164,6 +174,7 @@ def _resize(x, sizes, axes):
 
 def _c2c(fn, x, s, axes, norm, forward):
     _check_norm(fn, norm)
+    _check_points(fn, x, s, axes)
     x = _as_complex(fn, x)
     if s is not None:
         x = _resize(x, s, axes)
@@ -172,6 +183,7 @@ def _c2c(fn, x, s, axes, norm, forward):
 
 def _r2c(fn, x, s, axes, norm, forward, onesided):
     _check_norm(fn, norm)
+    _check_points(fn, x, s, axes)
     x = _as_real(fn, x)
     if s is not None:
         x = _resize(x, s, axes)
@@ -182,6 +194,7 @@ def _c2r(fn, x, s, axes, norm, forward):
     _check_norm(fn, norm)
     x = _as_complex(fn, x)
     if s is None:
+        _check_points(fn, x, s, axes[:-1])
         if x.shape[axes[-1]] < 2:
             raise ValueError(f"fft.{fn}: x has {x.shape[axes[-1]]} bin along axis {axes[-1]}, which gives no "
                              f"output point; pass n (or s) to choose the output length")
@@ -192,6 +205,8 @@ def _c2r(fn, x, s, axes, norm, forward):
 
 def _one_d(fn, x, n, axis):
     _check_x(fn, x)
+    if x.ndim == 0:
+        raise ValueError(f"fft.{fn}: argument 'x' expected a Tensor of at least 1 dimension, got a 0-d Tensor")
     axis = _axis(fn, x, axis)
     if n is not None:
         _check_n(fn, n)
@@ -256,6 +271,25 @@ def ihfft(x, n=None, axis=-1, norm="backward", name=None):
 
 # -- N-D --------------------------------------------------------------------------------
 
+def _transform(fn, kind, x, s, axes, norm):
+    """The transform ``kind`` (fft, ifft, rfft, irfft, hfft, ihfft) over checked axes and
+    sizes; errors name ``fn``, the public function called."""
+    if kind in ("fft", "ifft"):
+        forward = kind == "fft"
+        if x.dtype.is_complex:
+            return _c2c(fn, x, s, axes, norm, forward)
+        return _r2c(fn, x, s, axes, norm, forward, False)
+    if kind in ("rfft", "ihfft"):
+        return _r2c(fn, x, s, axes, norm, kind == "rfft", True)
+    return _c2r(fn, x, s, axes, norm, kind == "hfft")
+
+
+def _nd(fn, kind, x, s, axes, norm):
+    _check_x(fn, x)
+    axes, s = _nd_axes(fn, x, s, axes)
+    return _transform(fn, kind, x, s, axes, norm)
+
+
 def fftn(x, s=None, axes=None, norm="backward", name=None):
     """The N-D discrete Fourier transform over ``axes`` (default: the last len(s)
     axes, or all), x cropped or zero-padded to the sizes ``s`` first.
@@ -264,97 +298,75 @@ def fftn(x, s=None, axes=None, norm="backward", name=None):
     >>> eager.fft.fftn(eager.ones([2, 3])).numpy().real.tolist()
     [[6.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
     """
-    _check_x("fftn", x)
-    axes, s = _nd_axes("fftn", x, s, axes)
-    if x.dtype.is_complex:
-        return _c2c("fftn", x, s, axes, norm, True)
-    return _r2c("fftn", x, s, axes, norm, True, False)
+    return _nd("fftn", "fft", x, s, axes, norm)
 
 
 def ifftn(x, s=None, axes=None, norm="backward", name=None):
     """The N-D inverse discrete Fourier transform (``s`` and ``axes`` as in :func:`fftn`)."""
-    _check_x("ifftn", x)
-    axes, s = _nd_axes("ifftn", x, s, axes)
-    if x.dtype.is_complex:
-        return _c2c("ifftn", x, s, axes, norm, False)
-    return _r2c("ifftn", x, s, axes, norm, False, False)
+    return _nd("ifftn", "ifft", x, s, axes, norm)
 
 
 def rfftn(x, s=None, axes=None, norm="backward", name=None):
     """The N-D transform of a real x: onesided (n//2+1 bins) along the last axis in
     ``axes``, full along the others."""
-    _check_x("rfftn", x)
-    axes, s = _nd_axes("rfftn", x, s, axes)
-    return _r2c("rfftn", x, s, axes, norm, True, True)
+    return _nd("rfftn", "rfft", x, s, axes, norm)
 
 
 def irfftn(x, s=None, axes=None, norm="backward", name=None):
     """The inverse of :func:`rfftn`: a real tensor of sizes ``s`` along ``axes`` (the
     last one 2 * (m - 1) by default); x is cropped or padded to s, with s[-1]//2+1
     bins along the last axis, first."""
-    _check_x("irfftn", x)
-    axes, s = _nd_axes("irfftn", x, s, axes)
-    return _c2r("irfftn", x, s, axes, norm, False)
+    return _nd("irfftn", "irfft", x, s, axes, norm)
 
 
 def hfftn(x, s=None, axes=None, norm="backward", name=None):
     """The N-D forward transform of a Hermitian signal given by its onesided half x
     (along the last axis in ``axes``): a real tensor, sizes as in :func:`irfftn`."""
-    _check_x("hfftn", x)
-    axes, s = _nd_axes("hfftn", x, s, axes)
-    return _c2r("hfftn", x, s, axes, norm, True)
+    return _nd("hfftn", "hfft", x, s, axes, norm)
 
 
 def ihfftn(x, s=None, axes=None, norm="backward", name=None):
     """The inverse of :func:`hfftn`: the N-D inverse transform of a real x, onesided
     along the last axis in ``axes``."""
-    _check_x("ihfftn", x)
-    axes, s = _nd_axes("ihfftn", x, s, axes)
-    return _r2c("ihfftn", x, s, axes, norm, False, True)
+    return _nd("ihfftn", "ihfft", x, s, axes, norm)
 
 
 # -- 2-D: the N-D transforms over two axes (the last two by default) ----------------------------
 
+def _2d(fn, kind, x, s, axes, norm):
+    _check_x(fn, x)
+    _check_pair(fn, x, s, axes)
+    return _nd(fn, kind, x, s, axes, norm)
+
+
 def fft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
     """:func:`fftn` over two axes (the last two by default)."""
-    _check_x("fft2", x)
-    _check_pair("fft2", x, s, axes)
-    return fftn(x, s, axes, norm)
+    return _2d("fft2", "fft", x, s, axes, norm)
 
 
 def ifft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
     """:func:`ifftn` over two axes (the last two by default)."""
-    _check_x("ifft2", x)
-    _check_pair("ifft2", x, s, axes)
-    return ifftn(x, s, axes, norm)
+    return _2d("ifft2", "ifft", x, s, axes, norm)
 
 
 def rfft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
     """:func:`rfftn` over two axes (the last two by default)."""
-    _check_x("rfft2", x)
-    _check_pair("rfft2", x, s, axes)
-    return rfftn(x, s, axes, norm)
+    return _2d("rfft2", "rfft", x, s, axes, norm)
 
 
 def irfft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
     """:func:`irfftn` over two axes (the last two by default)."""
-    _check_x("irfft2", x)
-    _check_pair("irfft2", x, s, axes)
-    return irfftn(x, s, axes, norm)
+    return _2d("irfft2", "irfft", x, s, axes, norm)
 
 
 def hfft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
     """:func:`hfftn` over two axes (the last two by default)."""
-    _check_x("hfft2", x)
-    _check_pair("hfft2", x, s, axes)
-    return hfftn(x, s, axes, norm)
+    return _2d("hfft2", "hfft", x, s, axes, norm)
 
 
 def ihfft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
     """:func:`ihfftn` over two axes (the last two by default)."""
-    _check_x("ihfft2", x)
-    _check_pair("ihfft2", x, s, axes)
-    return ihfftn(x, s, axes, norm)
+    return _2d("ihfft2", "ihfft", x, s, axes, norm)
 
 
 # -- frequencies and shifts ---------------------------------------------------------------

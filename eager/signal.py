@@ -294,6 +294,8 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, 
         raise ValueError(f"{fn}: argument 'x' expected {expected} frequencies (n_fft="
                          f"{n_fft}{' // 2 + 1, onesided' if onesided else ', onesided=False'}) on axis -2, "
                          f"got {fft_size}")
+    if n_frames == 0:
+        raise ValueError(f"{fn}: argument 'x' expected at least one frame (axis -1), got shape {x.shape}")
     if return_complex and onesided:
         raise ValueError(f"{fn}: argument 'onesided' must be False when return_complex is True")
     real = _REAL_OF[kind]
