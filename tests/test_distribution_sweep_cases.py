@@ -1,0 +1,104 @@
+"""Cases found by a random differential sweep of eager.distribution against
+torch.distributions and Paddle's rules (python/paddle/distribution/*.py).
+
+References are written here by hand (closed forms in NumPy, loops); gradients
+are checked against closed forms and finite differences (gradcheck, float64).
+"""
+import numpy as np
+import pytest
+
+import eager
+import eager.distribution as D
+from eager.autograd import gradcheck
+
+F64 = "float64"
+
+
+def t64(values, grad=False):
+    return eager.to_tensor(np.asarray(values, dtype=F64), stop_gradient=not grad)
+
+
+# --- Uniform.log_prob: Paddle's log(mask) - log(high - low) ---
+
+def test_uniform_log_prob_values_inside_outside_and_at_the_ends():
+    low, high = np.array([0.0, -1.0, 2.0]), np.array([2.0, 0.5, 3.0])
+    value = np.array([[0.0, 0.5, 2.5], [2.0, -1.5, 3.5], [-0.1, 0.49, 2.999]])
+    got = D.Uniform(t64(low), t64(high)).log_prob(t64(value)).numpy()
+    want = np.empty_like(value)
+    for i in range(3):
+        for j in range(3):
+            inside = low[j] <= value[i, j] < high[j]  # [low, high): eager's documented support
+            want[i, j] = -np.log(high[j] - low[j]) if inside else -np.inf
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(D.Uniform(t64(low), t64(high)).prob(t64(value)).numpy(), np.exp(want), rtol=1e-12)
+
+
+def test_uniform_log_prob_gradient_reaches_low_and_high_at_every_value():
+    # Paddle differentiates -log(high - low) whatever the value; the 0/1 mask has no gradient.
+    low, high = t64([0.0, 1.0], grad=True), t64([2.0, 1.5], grad=True)
+    value = t64([[0.5, 3.0], [-1.0, 1.2]])   # one point outside each column
+    weights = np.array([[0.7, -1.3], [2.0, 0.4]])
+    (D.Uniform(low, high).log_prob(value) * t64(weights)).sum().backward()
+    width = np.array([2.0, 0.5])
+    np.testing.assert_allclose(low.grad.numpy(), weights.sum(0) / width, rtol=1e-12)
+    np.testing.assert_allclose(high.grad.numpy(), -weights.sum(0) / width, rtol=1e-12)
+
+
+def test_uniform_log_prob_gradcheck_inside_the_support():
+    value = t64([0.3, 1.1, 1.9])
+    assert gradcheck(lambda a, b: D.Uniform(a, b).log_prob(value),
+                     (t64([0.1, 0.2, 0.0], grad=True), t64([2.0, 1.5, 2.5], grad=True)),
+                     eps=1e-6, atol=1e-6, rtol=1e-4)
+
+
+# --- Categorical: indices outside [0, K) and empty category axes ---
+
+@pytest.mark.parametrize("logits, value, bad", [
+    ([0.2, 0.3, 0.5], [0, 3], 3),
+    ([0.2, 0.3, 0.5], [-1], -1),
+    ([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]], [[0], [3]], 3),
+    ([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]], [[0], [-1]], -1),   # take_along_axis alone would wrap -1
+    ([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]], [2, 5], 5),
+])
+def test_categorical_rejects_indices_outside_the_categories(logits, value, bad):
+    c = D.Categorical(t64(logits))
+    index = eager.to_tensor(np.asarray(value, dtype="int64"))
+    for method in (c.probs, c.prob, c.log_prob):
+        with pytest.raises(ValueError, match=rf"Categorical.probs: argument 'value' expected category "
+                                             rf"indices in \[0, 3\), got {bad}"):
+            method(index)
+
+
+def test_categorical_in_range_indices_still_match_a_loop():
+    logits = np.array([[0.2, 0.3, 0.5], [1.0, 2.0, 1.0]])
+    value = np.array([[2, 0], [1, 1]], dtype="int64")
+    got = D.Categorical(t64(logits)).probs(eager.to_tensor(value)).numpy()
+    want = [[logits[i, value[i, j]] / logits[i].sum() for j in range(2)] for i in range(2)]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_categorical_needs_at_least_one_category():
+    with pytest.raises(ValueError, match=r"Categorical: argument 'logits' expected at least one category "
+                                         r"on its last axis, got shape \[2, 0\]"):
+        D.Categorical(t64(np.zeros((2, 0))))
+
+
+# --- StackTransform: an axis outside the input's rank ---
+
+@pytest.mark.parametrize("axis", [2, 5, -3])
+def test_stack_transform_rejects_an_axis_outside_the_input(axis):
+    st = D.StackTransform([D.ExpTransform(), D.TanhTransform()], axis=axis)
+    x = t64([[0.1, 0.2], [0.3, 0.4]])
+    for method in (st.forward, st.inverse, st.forward_log_det_jacobian):
+        with pytest.raises(ValueError, match=rf"StackTransform: axis {axis} is out of range for an input "
+                                             rf"of shape \[2, 2\] \(expected an axis in \[-2, 2\)\)"):
+            method(x)
+
+
+def test_stack_transform_negative_axis_applies_one_transform_per_slice():
+    x = np.array([[0.1, 0.2], [0.3, 0.4], [-0.5, 0.6]])
+    st = D.StackTransform([D.ExpTransform(), D.TanhTransform()], axis=-1)
+    np.testing.assert_allclose(st.forward(t64(x)).numpy(),
+                               np.stack([np.exp(x[:, 0]), np.tanh(x[:, 1])], -1), rtol=1e-12)
+    np.testing.assert_allclose(st.forward_log_det_jacobian(t64(x)).numpy(),
+                               np.stack([x[:, 0], np.log(1 - np.tanh(x[:, 1]) ** 2)], -1), rtol=1e-10)
