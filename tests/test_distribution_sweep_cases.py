@@ -102,3 +102,33 @@ def test_stack_transform_negative_axis_applies_one_transform_per_slice():
                                np.stack([np.exp(x[:, 0]), np.tanh(x[:, 1])], -1), rtol=1e-12)
     np.testing.assert_allclose(st.forward_log_det_jacobian(t64(x)).numpy(),
                                np.stack([x[:, 0], np.log(1 - np.tanh(x[:, 1]) ** 2)], -1), rtol=1e-10)
+
+
+# --- ContinuousBernoulli.variance in float32 just outside lims ---
+
+@pytest.mark.parametrize("p", [0.5011, 0.502, 0.505, 0.52, 0.4985, 0.47, 0.2])
+def test_continuous_bernoulli_float32_variance_against_integration(p):
+    # The closed form's two terms (each ~ 1 / (4 (1 - 2p)^2)) cancel: evaluated in float32 it
+    # gave 0.246 at p = 0.5011 and 0.0166 at 0.502 instead of ~0.0833.
+    x = np.linspace(0.0, 1.0, 200001)
+    p64 = float(np.float32(p))
+    density = p64 ** x * (1 - p64) ** (1 - x)
+    density /= np.trapezoid(density, x) if hasattr(np, "trapezoid") else np.trapz(density, x)
+    trap = np.trapezoid if hasattr(np, "trapezoid") else np.trapz
+    mean = trap(x * density, x)
+    want = trap((x - mean) ** 2 * density, x)
+    got = D.ContinuousBernoulli(eager.to_tensor(np.float32(p))).variance
+    assert got.dtype == eager.float32
+    np.testing.assert_allclose(float(got), want, rtol=2e-6)
+
+
+def test_continuous_bernoulli_float32_variance_gradient_matches_float64():
+    probs = np.asarray([0.2, 0.5011, 0.52, 0.8], dtype="float32")   # the same points in both dtypes
+    grads = []
+    for dtype in ("float32", "float64"):
+        x = eager.to_tensor(probs.astype(dtype), stop_gradient=False)
+        D.ContinuousBernoulli(x).variance.sum().backward()
+        grads.append(x.grad.numpy().astype(F64))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-4, atol=1e-7)
+    assert gradcheck(lambda q: D.ContinuousBernoulli(q).variance, (t64([0.2, 0.53, 0.8], grad=True),),
+                     eps=1e-7, atol=1e-6, rtol=1e-4)

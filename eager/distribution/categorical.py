@@ -68,7 +68,8 @@ class Categorical(Distribution):
 
         With 1-d logits the result has ``value``'s shape. With batched logits a
         1-d ``value`` is looked up in every batch row (``batch_shape + [n]``),
-        and a ``value`` of shape ``batch_shape + [n]`` row by row.
+        and a ``value`` of shape ``batch_shape + [n]`` row by row. Indices outside
+        ``[0, K)`` raise ValueError (one host read of ``value``).
         """
         if not isinstance(value, Tensor):
             raise TypeError(f"Categorical.probs: argument 'value' expected an integer Tensor, "
