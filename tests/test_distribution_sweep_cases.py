@@ -132,3 +132,28 @@ def test_continuous_bernoulli_float32_variance_gradient_matches_float64():
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-4, atol=1e-7)
     assert gradcheck(lambda q: D.ContinuousBernoulli(q).variance, (t64([0.2, 0.53, 0.8], grad=True),),
                      eps=1e-7, atol=1e-6, rtol=1e-4)
+
+
+# --- Poisson.log_prob: Paddle refuses negative values ---
+
+def test_poisson_log_prob_rejects_negative_values_as_paddle():
+    d = D.Poisson(t64([2.0, 3.5]))
+    for method in (d.log_prob, d.prob):
+        with pytest.raises(ValueError, match=r"Poisson.log_prob: argument 'value' expected values >= 0, got -1.0"):
+            method(t64([1.0, -1.0]))
+
+
+def test_poisson_log_prob_and_entropy_against_sums():
+    rate = np.array([0.7, 2.0, 6.5])
+    k = np.array([[0.0, 3.0, 10.0], [1.0, 0.0, 2.0]])
+    got = D.Poisson(t64(rate)).log_prob(t64(k)).numpy()
+    want = [[k[i, j] * np.log(rate[j]) - rate[j] - sum(np.log(m) for m in range(1, int(k[i, j]) + 1))
+             for j in range(3)] for i in range(2)]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    entropy = []
+    for r in rate:
+        lp = [n * np.log(r) - r - sum(np.log(m) for m in range(1, n + 1)) for n in range(120)]
+        entropy.append(-sum(np.exp(v) * v for v in lp))
+    np.testing.assert_allclose(D.Poisson(t64(rate)).entropy().numpy(), entropy, rtol=1e-10)
+    assert gradcheck(lambda r: D.Poisson(r).log_prob(t64([0.0, 3.0, 1.0])), (t64(rate, grad=True),),
+                     eps=1e-6, atol=1e-6, rtol=1e-4)

@@ -47,10 +47,20 @@ class Poisson(Distribution):
         return _F.poisson(_F.broadcast_to(self.rate.detach(), shape))
 
     def log_prob(self, value):
-        """``value log(rate) - rate - lgamma(value + 1)``."""
+        """``value log(rate) - rate - lgamma(value + 1)``.
+
+        As in Paddle, a negative ``value`` raises ValueError (one host read of ``value``).
+        """
         value = as_value("Poisson.log_prob", value, self.rate)
-        lp = value * _F.log(self.rate) - self.rate - _F.lgamma(value + 1.0)
-        return _F.where(value < 0.0, _F.full_like(lp, -math.inf), lp)
+        with no_grad():
+            values = value.numpy()
+        if (values < 0).any():
+            raise ValueError(f"Poisson.log_prob: argument 'value' expected values >= 0, "
+                             f"got {float(values[values < 0].ravel()[0])}")
+        return self._log_prob(value)
+
+    def _log_prob(self, value):
+        return value * _F.log(self.rate) - self.rate - _F.lgamma(value + 1.0)
 
     def entropy(self):
         """``-sum_k P(k) log P(k)`` over a support wide enough for every rate."""
@@ -59,7 +69,7 @@ class Poisson(Distribution):
         upper = int(math.ceil(top + 30.0 * math.sqrt(top) + 30.0))
         k = _F.arange(0, upper + 1, 1, self.dtype, self.rate.place)
         k = _F.reshape(k, [upper + 1] + [1] * len(self.batch_shape))
-        lp = self.log_prob(k)
+        lp = self._log_prob(k)
         return -_F.sum(_F.exp(lp) * lp, axis=0)
 
 
