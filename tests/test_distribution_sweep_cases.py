@@ -157,3 +157,25 @@ def test_poisson_log_prob_and_entropy_against_sums():
     np.testing.assert_allclose(D.Poisson(t64(rate)).entropy().numpy(), entropy, rtol=1e-10)
     assert gradcheck(lambda r: D.Poisson(r).log_prob(t64([0.0, 3.0, 1.0])), (t64(rate, grad=True),),
                      eps=1e-6, atol=1e-6, rtol=1e-4)
+
+
+# --- the fixed paths on both device axes ---
+
+@pytest.mark.usefixtures("device")
+def test_the_fixed_paths_run_on_the_current_device(device):
+    def on_device(tensor):
+        return ("gpu" in str(tensor.place).lower()) == (device == "gpu")
+
+    low = eager.to_tensor(np.array([0.0, 1.0]), stop_gradient=False)
+    lp = D.Uniform(low, 3.0).log_prob(t64([4.0, 2.0]))
+    lp.sum().backward()
+    assert on_device(lp) and on_device(low.grad)
+    np.testing.assert_allclose(low.grad.numpy(), [1 / 3.0, 1 / 2.0], rtol=1e-12)
+    var = D.ContinuousBernoulli(eager.to_tensor(np.float32(0.5011))).variance
+    assert on_device(var) and var.dtype == eager.float32 and abs(float(var) - 1 / 12) < 1e-6
+    c = D.Categorical(t64([0.2, 0.8]))
+    assert on_device(c.probs(eager.to_tensor(np.array([1], dtype="int64"))))
+    with pytest.raises(ValueError, match="Categorical.probs"):
+        c.probs(eager.to_tensor(np.array([2], dtype="int64")))
+    with pytest.raises(ValueError, match="Poisson.log_prob"):
+        D.Poisson(t64([1.0])).log_prob(t64([-2.0]))
