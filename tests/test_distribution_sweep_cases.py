@@ -4,6 +4,8 @@ torch.distributions and Paddle's rules (python/paddle/distribution/*.py).
 References are written here by hand (closed forms in NumPy, loops); gradients
 are checked against closed forms and finite differences (gradcheck, float64).
 """
+from math import lgamma
+
 import numpy as np
 import pytest
 
@@ -179,3 +181,31 @@ def test_the_fixed_paths_run_on_the_current_device(device):
         c.probs(eager.to_tensor(np.array([2], dtype="int64")))
     with pytest.raises(ValueError, match="Poisson.log_prob"):
         D.Poisson(t64([1.0])).log_prob(t64([-2.0]))
+
+
+# --- vector distributions: a value whose event axis does not match ---
+
+@pytest.mark.parametrize("make, value, event", [
+    (lambda: D.Dirichlet(t64([1.0, 2.0, 3.0])), [0.3], [3]),          # broadcast silently before
+    (lambda: D.Dirichlet(t64([[1.0, 2.0, 3.0]])), [[0.5, 0.5]], [3]),
+    (lambda: D.Multinomial(2, t64([0.5, 0.5])), 1.0, [2]),
+    (lambda: D.Multinomial(4, t64([0.2, 0.3, 0.5])), [[1.0], [2.0]], [3]),
+    (lambda: D.MultivariateNormal(t64([0.0, 0.0]), t64(np.eye(2))), [0.3], [2]),
+    (lambda: D.MultivariateNormal(t64([0.0, 0.0]), t64(np.eye(2))), [1.0, 2.0, 3.0], [2]),
+])
+def test_vector_log_prob_rejects_a_value_with_another_event_shape(make, value, event):
+    d = make()
+    name = type(d).__name__
+    with pytest.raises(ValueError, match=rf"{name}.log_prob: argument 'value' expected trailing dimensions "
+                                         rf"\[{event[0]}\] \(the event shape\)"):
+        d.log_prob(t64(value))
+
+
+def test_dirichlet_log_prob_with_a_batch_of_values_against_the_formula():
+    c = np.array([1.5, 2.0, 3.0])
+    x = np.array([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]])
+    got = D.Dirichlet(t64(c)).log_prob(t64(x)).numpy()
+    want = [sum((c[j] - 1) * np.log(x[i, j]) for j in range(3)) - sum(lgamma(v) for v in c) + lgamma(c.sum())
+            for i in range(2)]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert gradcheck(lambda a: D.Dirichlet(a).log_prob(t64(x)), (t64(c, grad=True),), eps=1e-6, atol=1e-6, rtol=1e-4)

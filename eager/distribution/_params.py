@@ -113,6 +113,16 @@ def as_value(owner: str, value, like: Tensor) -> Tensor:
     return to_tensor(_as_array(owner, "value", value).astype(like.dtype.value), place=like.place)
 
 
+def check_event(owner: str, value: Tensor, event_shape: tuple) -> None:
+    """Raises ValueError unless ``value``'s trailing dimensions are ``event_shape``
+    (broadcasting a size-1 event axis would silently give a wrong answer)."""
+    n = len(event_shape)
+    trailing = tuple(value.shape[len(value.shape) - n:]) if len(value.shape) >= n else None
+    if trailing != tuple(event_shape):
+        raise ValueError(f"{owner}: argument 'value' expected trailing dimensions {list(event_shape)} "
+                         f"(the event shape), got shape {list(value.shape)}")
+
+
 def check_positive(owner: str, name: str, tensor: Tensor, strict: bool = True) -> None:
     """Raises ValueError unless every element is > 0 (>= 0 when not strict)."""
     with no_grad():
