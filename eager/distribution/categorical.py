@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 
+from ..autograd import no_grad
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .distribution import Distribution
 from .kl import register_kl
-from ._params import as_params
+from ._params import as_params, reads_values
 
 
 class Categorical(Distribution):
@@ -37,6 +38,9 @@ class Categorical(Distribution):
         if len(self.logits.shape) == 0:
             raise ValueError("Categorical: argument 'logits' expected at least 1 dimension "
                              "(the categories), got a 0-d value")
+        if self.logits.shape[-1] == 0:
+            raise ValueError(f"Categorical: argument 'logits' expected at least one category on its last axis, "
+                             f"got shape {list(self.logits.shape)}")
         self.name = name or "Categorical"
         self.dtype = self.logits.dtype
         self._prob = self.logits / _F.sum(self.logits, axis=-1, keepdim=True)
@@ -64,7 +68,9 @@ class Categorical(Distribution):
 
         With 1-d logits the result has ``value``'s shape. With batched logits a
         1-d ``value`` is looked up in every batch row (``batch_shape + [n]``),
-        and a ``value`` of shape ``batch_shape + [n]`` row by row.
+        and a ``value`` of shape ``batch_shape + [n]`` row by row. Indices outside
+        ``[0, K)`` raise ValueError (one host read of ``value``; on a GPU only in
+        anomaly mode, as the GPU kernels check values).
         """
         if not isinstance(value, Tensor):
             raise TypeError(f"Categorical.probs: argument 'value' expected an integer Tensor, "
@@ -72,6 +78,14 @@ class Categorical(Distribution):
         if value.dtype.is_floating_point or value.dtype.value == "bool":
             raise TypeError(f"Categorical.probs: argument 'value' expected an integer Tensor, "
                             f"got dtype {value.dtype}")
+        k = self.logits.shape[-1]
+        if reads_values(value):
+            with no_grad():
+                indices = value.numpy()
+            bad = (indices < 0) | (indices >= k)
+            if bad.any():
+                raise ValueError(f"Categorical.probs: argument 'value' expected category indices in [0, {k}), "
+                                 f"got {int(indices[bad].ravel()[0])}")
         if len(self.logits.shape) == 1:
             flat = _F.reshape(value, [-1])
             return _F.reshape(_F.gather(self._prob, flat, 0), list(value.shape))

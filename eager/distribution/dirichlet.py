@@ -5,7 +5,7 @@ from ..generated import forward_api as _F
 from .exponential_family import ExponentialFamily
 from .kl import register_kl
 from ._gamma_sampler import standard_gamma
-from ._params import as_params, as_value, check_positive
+from ._params import as_params, as_value, check_positive, check_event
 
 
 def _log_beta(c):
@@ -68,6 +68,7 @@ class Dirichlet(ExponentialFamily):
     def log_prob(self, value):
         """``sum((c - 1) log(value)) - log B(c)`` over the last axis."""
         value = as_value("Dirichlet.log_prob", value, self.concentration)
+        check_event("Dirichlet.log_prob", value, self.event_shape)
         c = self.concentration
         return _F.sum((c - 1.0) * _F.log(value), axis=-1) - _log_beta(c)
 

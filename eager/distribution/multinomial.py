@@ -9,7 +9,7 @@ import numpy as np
 from ..autograd import no_grad
 from ..generated import forward_api as _F
 from .distribution import Distribution
-from ._params import as_params, as_value, check_positive
+from ._params import as_params, as_value, check_positive, check_event
 
 
 class Multinomial(Distribution):
@@ -66,6 +66,7 @@ class Multinomial(Distribution):
     def log_prob(self, value):
         """``lgamma(n + 1) - sum(lgamma(value + 1)) + sum(value log probs)``."""
         value = as_value("Multinomial.log_prob", value, self.probs)
+        check_event("Multinomial.log_prob", value, self.event_shape)
         tiny = float(np.finfo(self.dtype.value).tiny)
         terms = _F.where(value == 0.0, _F.zeros_like(value * self.probs),
                          value * _F.log(_F.clip(self.probs, tiny, None)))

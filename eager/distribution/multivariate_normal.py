@@ -10,7 +10,7 @@ from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .distribution import Distribution
 from .kl import register_kl
-from ._params import as_params, as_value
+from ._params import as_params, as_value, check_event
 
 _MATRICES = ("covariance_matrix", "precision_matrix", "scale_tril")
 
@@ -102,6 +102,7 @@ class MultivariateNormal(Distribution):
     def log_prob(self, value):
         """``-(k log(2 pi) + |L^-1 (value - loc)|^2) / 2 - log det L``."""
         value = as_value("MultivariateNormal.log_prob", value, self.loc)
+        check_event("MultivariateNormal.log_prob", value, self.event_shape)
         diff = value - self.loc
         tril = _F.broadcast_to(self.scale_tril, list(diff.shape) + [diff.shape[-1]])
         z = _solve_tril(tril, diff)

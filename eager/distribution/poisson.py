@@ -9,7 +9,7 @@ from ..autograd import no_grad
 from ..generated import forward_api as _F
 from .distribution import Distribution
 from .kl import register_kl
-from ._params import as_params, as_value, check_positive
+from ._params import as_params, as_value, check_positive, reads_values
 
 
 class Poisson(Distribution):
@@ -47,10 +47,24 @@ class Poisson(Distribution):
         return _F.poisson(_F.broadcast_to(self.rate.detach(), shape))
 
     def log_prob(self, value):
-        """``value log(rate) - rate - lgamma(value + 1)``."""
+        """``value log(rate) - rate - lgamma(value + 1)``.
+
+        As in Paddle, a negative ``value`` raises ValueError (one host read of
+        ``value``); on a GPU outside anomaly mode nothing is read and a negative
+        value's log probability is -inf.
+        """
         value = as_value("Poisson.log_prob", value, self.rate)
-        lp = value * _F.log(self.rate) - self.rate - _F.lgamma(value + 1.0)
-        return _F.where(value < 0.0, _F.full_like(lp, -math.inf), lp)
+        if not reads_values(value):
+            return _F.where(value < 0.0, _F.full_like(value, -math.inf), self._log_prob(value))
+        with no_grad():
+            values = value.numpy()
+        if (values < 0).any():
+            raise ValueError(f"Poisson.log_prob: argument 'value' expected values >= 0, "
+                             f"got {float(values[values < 0].ravel()[0])}")
+        return self._log_prob(value)
+
+    def _log_prob(self, value):
+        return value * _F.log(self.rate) - self.rate - _F.lgamma(value + 1.0)
 
     def entropy(self):
         """``-sum_k P(k) log P(k)`` over a support wide enough for every rate."""
@@ -59,7 +73,7 @@ class Poisson(Distribution):
         upper = int(math.ceil(top + 30.0 * math.sqrt(top) + 30.0))
         k = _F.arange(0, upper + 1, 1, self.dtype, self.rate.place)
         k = _F.reshape(k, [upper + 1] + [1] * len(self.batch_shape))
-        lp = self.log_prob(k)
+        lp = self._log_prob(k)
         return -_F.sum(_F.exp(lp) * lp, axis=0)
 
 

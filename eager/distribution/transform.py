@@ -512,6 +512,10 @@ class StackTransform(Transform):
         self._type = Type.BIJECTION if all(t._is_injective() for t in self.transforms) else Type.OTHER
 
     def _map(self, value, method):
+        rank = len(value.shape)
+        if not -rank <= self.axis < rank:
+            raise ValueError(f"StackTransform: axis {self.axis} is out of range for an input of shape "
+                             f"{list(value.shape)} (expected an axis in [{-rank}, {rank}))")
         if value.shape[self.axis] != len(self.transforms):
             raise ValueError(f"StackTransform: axis {self.axis} of the input has size {value.shape[self.axis]}, "
                              f"expected one slice per transform ({len(self.transforms)})")

@@ -55,12 +55,15 @@ class Uniform(Distribution):
         return _F.log(self.high - self.low)
 
     def log_prob(self, value):
-        """``-log(high - low)`` on ``[low, high)``, ``-inf`` outside."""
+        """``-log(high - low)`` on ``[low, high)``, ``-inf`` outside.
+
+        As in Paddle, this is ``log(inside) - log(high - low)`` with ``inside`` a
+        0/1 mask without gradient, so low and high receive the gradient of
+        ``-log(high - low)`` at every value, outside the support too.
+        """
         value = as_value("Uniform.log_prob", value, self.low)
-        inside = _F.logical_and(self.low <= value, value < self.high)
-        density = -_F.log(self.high - self.low)
-        density, value = _F.broadcast_tensors([density, value])
-        return _F.where(inside, density, _F.full_like(density, -math.inf))
+        inside = _F.cast(_F.logical_and(self.low <= value, value < self.high), self.dtype)
+        return _F.log(inside) - _F.log(self.high - self.low)
 
     def cdf(self, value):
         """``(value - low) / (high - low)`` clipped to [0, 1]."""
