@@ -161,3 +161,14 @@ def test_nanmedian_keepdim_values_and_gradient():
     xt = eager.to_tensor(np.where(np.isnan(x), 100.5, x))
     xt.stop_gradient = False
     assert gradcheck(lambda t: eager.nanmedian(t, axis=1, keepdim=True), (xt,))
+
+
+# -- nonzero(as_tuple=True) of a 0-d tensor ------------------------------------------------------
+
+@pytest.mark.parametrize("value", [0.0, 2.0])
+def test_nonzero_as_tuple_of_0d_is_empty_tuple(value):
+    # Paddle returns one [count, 1] tensor per axis; a 0-d tensor has no axis.
+    assert eager.nonzero(eager.to_tensor(value), as_tuple=True) == ()
+    assert eager.where(eager.to_tensor(value != 0.0)) == ()
+    # Without as_tuple the [count, 0] coordinates stay (count 1 for a non-zero value).
+    assert eager.nonzero(eager.to_tensor(value)).shape == [int(value != 0.0), 0]
