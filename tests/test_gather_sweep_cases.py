@@ -12,6 +12,8 @@ random arguments, empty and 0-d shapes included).
 - nanmedian (and quantile / nanquantile, which share the code): keepdim over an
   input with an empty kept axis keeps the axis empty, and keepdim on a 0-d input
   gives a 0-d result (it was [1]).
+- nonzero(as_tuple=True) (and where(condition)) of a 0-d tensor: an empty tuple,
+  as Paddle returns one tensor per axis.
 """
 import numpy as np
 import pytest
