@@ -418,7 +418,8 @@ def lerp_(x, y, weight, name=None):
 def nonzero(x, as_tuple=False):
     """The coordinates of x's non-zero elements: an int64 tensor [count, x.ndim]
     in row-major order, or with ``as_tuple=True`` a tuple of x.ndim int64
-    tensors of shape [count, 1], one per axis, as Paddle returns them.
+    tensors of shape [count, 1], one per axis, as Paddle returns them (so a 0-d x,
+    having no axis, gives an empty tuple).
 
     >>> eager.nonzero(eager.to_tensor([0.0, 1.0, 0.0, 3.0]), as_tuple=True)[0].numpy().ravel()
     array([1, 3])
@@ -428,7 +429,9 @@ def nonzero(x, as_tuple=False):
     out = _F.nonzero(x)
     if not as_tuple:
         return out
-    ndim = max(len(x.shape), 1)
+    ndim = len(x.shape)
+    if ndim == 0:
+        return ()  # Paddle: one tensor per axis, and a 0-d x has none
     return tuple(_F.split(out, ndim, axis=1)) if ndim > 1 else (out,)
 
 

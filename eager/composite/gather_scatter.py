@@ -149,7 +149,10 @@ def take(x, index, mode="raise", name=None):
     _check.integral("take", "index", index)
     _check.choice("take", "mode", mode, ("raise", "wrap", "clip"))
     n = x.size
-    flat_index = _F.reshape(_F.cast(index, "int64"), [-1])
+    # The positions keep index's shape (reshaping to it would read a 0 in an empty
+    # index's shape as "copy that dimension"); gather_nd of the flat x at them then
+    # has index's shape, empty dimensions and 0-d included.
+    positions = _F.cast(index, "int64")
     if n == 0 and index.size:
         raise IndexError("take: argument 'x' is empty, so no index can be taken")
     if mode == "raise":
@@ -157,13 +160,15 @@ def take(x, index, mode="raise", name=None):
         if values.size and (values.min() < -n or values.max() >= n):
             bad = values[(values < -n) | (values >= n)].flat[0]
             raise IndexError(f"take: argument 'index' holds {bad}, outside [{-n}, {n}) for x of {n} elements")
-        flat_index = _F.where(_F.less_than(flat_index, _F.zeros_like(flat_index)),
-                              _F.scale(flat_index, 1.0, float(n), True), flat_index)
+        positions = _F.where(_F.less_than(positions, _F.zeros_like(positions)),
+                             _F.scale(positions, 1.0, float(n), True), positions)
+    elif index.size == 0:
+        pass  # nothing to wrap or clip (and an empty x has no range to clip to)
     elif mode == "wrap":
-        flat_index = _F.remainder(flat_index, _F.full_like(flat_index, n, None))
+        positions = _F.remainder(positions, _F.full_like(positions, n, None))
     else:
-        flat_index = _F.clip(flat_index, 0, n - 1)
-    return _F.reshape(_F.index_select(_F.reshape(x, [-1]), flat_index, 0), index.shape)
+        positions = _F.clip(positions, 0, n - 1)
+    return _F.gather_nd(_F.reshape(x, [-1]), _F.unsqueeze(positions, [-1]))
 
 
 def _where_along(axis: int, positions):

@@ -298,6 +298,8 @@ def _quantile(op: str, x, q, axis, keepdim, interpolation, ignore_nan: bool, dty
     else:
         given = list(axis) if isinstance(axis, (list, tuple)) else [axis]
         axes = sorted({_check.axis(op, "axis", a, ndim) for a in given})
+    # keepdim keeps x's rank (a 0-d x gives a 0-d result either way).
+    kept_shape = [1 if a in axes else size for a, size in enumerate(x.shape)]
     if ndim == 0:
         x, axes, ndim = _F.reshape(x, [1]), [0], 1
     others = [a for a in range(ndim) if a not in axes]
@@ -305,7 +307,7 @@ def _quantile(op: str, x, q, axis, keepdim, interpolation, ignore_nan: bool, dty
     count = math.prod(x.shape[a] for a in axes)
     if count == 0:
         raise ValueError(f"{op}: the reduced axes {axes} of x's shape {x.shape} hold no element")
-    rows = _F.reshape(_F.transpose(x, others + axes), kept + [count])
+    rows = reshape_exactly(_F.transpose(x, others + axes), kept + [count])
     ordered = _F.sort(rows, -1)  # NaN sorts last
     missing = _F.isnan(rows)
     index_dtype = "float64"
@@ -334,8 +336,9 @@ def _quantile(op: str, x, q, axis, keepdim, interpolation, ignore_nan: bool, dty
         undefined = (_F.equal(valid, _F.zeros_like(valid)) if ignore_nan
                      else _F.any(missing, [-1], True))
         value = _F.where(undefined, _F.full_like(value, math.nan, None), value)
-        shape = [1 if a in axes else size for a, size in enumerate(x.shape)] if keepdim else kept
-        results.append(_F.reshape(value, shape))
+        # reshape_exactly: an empty kept axis must stay empty (a 0 given to
+        # reshape would copy the dimension at that position instead).
+        results.append(reshape_exactly(value, kept_shape if keepdim else kept))
     return results[0] if single else _F.stack(results, 0)
 
 

@@ -272,7 +272,8 @@ def unique(ctx, x, return_index, return_inverse, return_counts, axis, dtype):
         rows = x.reshape(-1, 1)
     else:
         moved = xp.moveaxis(x, axis, 0)
-        rows = moved.reshape(moved.shape[0], -1)
+        # Explicit sizes: a -1 cannot be inferred when the tensor is empty.
+        rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:], dtype=np.int64)))
     count, width = rows.shape
     if width == 0 or count == 0:
         order = xp.arange(count, dtype=_INDEX)
@@ -352,9 +353,11 @@ def searchsorted(ctx, sorted_sequence, values, out_int32, right):
     if sorted_sequence.ndim == 1:
         return xp.searchsorted(sorted_sequence, values, side=side).astype(dtype, copy=False)
     out = xp.empty(values.shape, dtype=dtype)
-    rows = sorted_sequence.reshape(-1, sorted_sequence.shape[-1])
-    wanted = values.reshape(-1, values.shape[-1])
-    flat = out.reshape(-1, values.shape[-1])
+    # Explicit row counts: a -1 cannot be inferred when a tensor is empty.
+    leading = int(np.prod(values.shape[:-1], dtype=np.int64))
+    rows = sorted_sequence.reshape(leading, sorted_sequence.shape[-1])
+    wanted = values.reshape(leading, values.shape[-1])
+    flat = out.reshape(leading, values.shape[-1])
     for row in range(rows.shape[0]):
         flat[row] = xp.searchsorted(rows[row], wanted[row], side=side)
     return out
