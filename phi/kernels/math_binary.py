@@ -45,6 +45,11 @@ def elementwise_pow_grad(ctx, x, y, out_grad, *, out_mask=None):
 def clip(ctx, x, min, max, *, into=None):  # noqa: A002  (Paddle's argument names)
     # into (KernelFactory.writes_into): each bound is applied there in turn.
     xp = ctx.xp
+    if min is not None and max is not None:
+        # Both bounds: the clip ufunc, min(max(x, min), max) in one pass. NumPy's maximum
+        # and minimum against a 0-d bound take ~3.5x as long as clip (256x256 float32: 70
+        # against 19 us), as they miss the vectorised loops that same-shape operands get.
+        return xp.clip(x, xp.asarray(min, dtype=x.dtype), xp.asarray(max, dtype=x.dtype), out=into)
     out = x if min is None else xp.maximum(x, xp.asarray(min, dtype=x.dtype), out=into)
     out = out if max is None else xp.minimum(out, xp.asarray(max, dtype=x.dtype), out=into)
     if out is not x:
