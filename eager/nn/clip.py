@@ -154,9 +154,8 @@ class ClipGradByValue(ClipGradBase):
     def _each(self, params_grads):
         for param, grad in params_grads:
             if grad is not None and _clippable(param):
-                with no_grad():
-                    grad = _F.minimum(_F.maximum(grad, _F.full_like(grad, self.min, None)),
-                                      _F.full_like(grad, self.max, None))
+                with no_grad():  # one clip op, as Paddle's ClipGradByValue (not four)
+                    grad = _F.clip(grad, self.min, self.max)
             yield param, grad
 
     def __repr__(self):
