@@ -13,8 +13,6 @@ import numbers
 
 import numpy as np
 
-from phi.backends.gpu_context import VALUE_CHECKS
-
 from ..autograd import no_grad
 from ..creation import to_tensor
 from ..generated import forward_api as _F
@@ -113,13 +111,6 @@ def as_value(owner: str, value, like: Tensor) -> Tensor:
         raise TypeError(f"{owner}: argument 'value' expected a number, list, NumPy array or Tensor, "
                         f"got {_describe(value)}")
     return to_tensor(_as_array(owner, "value", value).astype(like.dtype.value), place=like.place)
-
-
-def reads_values(value: Tensor) -> bool:
-    """Whether a per-call check may read ``value`` on the host: always on the CPU; on a
-    GPU only in anomaly mode, as the kernels' ``ctx.check_values`` (elsewhere the read
-    would wait for the device on every call, in a training loop's log_prob too)."""
-    return not value.place.is_gpu_place() or VALUE_CHECKS.on
 
 
 def check_event(owner: str, value: Tensor, event_shape: tuple) -> None:

@@ -10,10 +10,11 @@ import math
 
 from ..autograd import no_grad
 from ..generated import forward_api as _F
+from ..nn.functional.checks import reads_values  # read on a GPU only in anomaly mode
 from ..tensor import Tensor
 from .distribution import Distribution
 from .kl import register_kl
-from ._params import as_params, reads_values
+from ._params import as_params
 
 
 class Categorical(Distribution):

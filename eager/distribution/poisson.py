@@ -7,9 +7,10 @@ import numpy as np
 
 from ..autograd import no_grad
 from ..generated import forward_api as _F
+from ..nn.functional.checks import reads_values  # read on a GPU only in anomaly mode
 from .distribution import Distribution
 from .kl import register_kl
-from ._params import as_params, as_value, check_positive, reads_values
+from ._params import as_params, as_value, check_positive
 
 
 class Poisson(Distribution):
