@@ -10,16 +10,13 @@ folded into the rows, one matmul) and bias's (out_grad summed over the leading
 dimensions), the last only when out_mask asks for it (linear had a bias
 that wants a gradient): the bias's values are never needed, so the grad node
 does not keep the bias, and changing it in place before backward is fine, as
-with matmul followed by add. Written against ctx.xp only, so they run on CuPy unchanged.
+with matmul followed by add. Written against the context's products only (ctx.matmul,
+ctx.column_sums), so they run on CuPy unchanged.
 """
 import math
 
-import numpy as np
-
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS
-
-_ADD_REDUCE = np.add.reduce
 
 
 def _rows(a):
@@ -48,7 +45,6 @@ def linear_grad(ctx, x, weight, out_grad, *, out_mask=None, into=None):
     the gradients' shapes and dtype (None for any) that the gradients are written
     into instead of new arrays: a leaf's zeroed ``.grad`` buffer (see
     eager.autograd.accumulation.LEAF_WRITERS). The values are the same bit for bit."""
-    xp = ctx.xp
     x_grad = weight_grad = bias_grad = None
     x_into, weight_into, bias_into = (None, None, None) if into is None else into
     rows = out_grad if out_grad.ndim == 2 else _rows(out_grad)
@@ -66,8 +62,5 @@ def linear_grad(ctx, x, weight, out_grad, *, out_mask=None, into=None):
     if out_mask is None or out_mask[1]:
         weight_grad = ctx.matmul((x if x.ndim == 2 else _rows(x)).T, rows, out=weight_into)
     if out_mask is None or out_mask[2]:
-        if xp is np:  # the add.reduce that rows.sum and np.sum call, without their Python frames
-            bias_grad = _ADD_REDUCE(rows, 0, None, bias_into)
-        else:
-            bias_grad = ctx.column_sums(rows, bias_into)
+        bias_grad = ctx.column_sums(rows, bias_into)  # add.reduce on the CPU, a cuBLAS gemv on a GPU
     return x_grad, weight_grad, bias_grad
