@@ -60,8 +60,9 @@ def _arange_direction(start, end, step, shown: tuple) -> None:
             f"{'<' if start < end else '>'} end (start {shown[0]!r}, end {shown[1]!r}), got {shown[2]!r}")
 
 
-def _in_dtype(dtype: DataType):
-    """The NumPy scalar type whose arithmetic Paddle's arange kernel does for dtype."""
+def scalar_type(dtype: DataType):
+    """The NumPy scalar type of dtype: the arithmetic Paddle's arange kernel does
+    for it, and how linspace and logspace read their ends (filled into dtype)."""
     try:
         return np.dtype(dtype.numpy_dtype).type
     except (TypeError, ImportError):  # bfloat16 without ml_dtypes
@@ -84,7 +85,7 @@ def arange_bounds(start, end, step, dtype: DataType) -> tuple:
             return start, step, None
         _arange_direction(start, end, step, (start, end, step))
         return start, step, (abs(end - start) + abs(step) - 1) // abs(step)
-    kind = _in_dtype(dtype)
+    kind = scalar_type(dtype)
     with np.errstate(over="ignore", invalid="ignore"):
         first, last, stride = kind(start), kind(end), kind(step)
         if stride == 0:
@@ -385,7 +386,7 @@ def complex_grad_infer_meta(real, imag, out_grad, real_grad, imag_grad) -> None:
 __all__ = [
     "arange_bounds", "arange_dtype", "arange_infer_meta", "diag_embed_infer_meta", "diag_infer_meta",
     "diagflat_infer_meta", "diagonal_length", "empty_infer_meta", "eye_infer_meta", "fill_infer_meta",
-    "linspace_infer_meta", "logspace_infer_meta", "meshgrid_infer_meta", "tril_triu_infer_meta",
+    "linspace_infer_meta", "logspace_infer_meta", "meshgrid_infer_meta", "scalar_type", "tril_triu_infer_meta",
     "gaussian_infer_meta", "binomial_infer_meta", "multinomial_infer_meta", "probabilities_infer_meta", "randint_infer_meta",
     "randint_like_infer_meta", "randperm_infer_meta", "uniform_infer_meta", "complex_grad_infer_meta",
     "complex_infer_meta",

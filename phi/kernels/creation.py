@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..core.kernel_registry import register_kernel
-from ..infermeta.creation import arange_bounds, diagonal_length
+from ..infermeta.creation import arange_bounds, diagonal_length, scalar_type
 from ..common.data_type import DataType as T
 from .dtypes import ALL_BACKENDS, ALL_TYPES, COMPLEX, FLOATS, INTS
 from .funcs import copied_into, reduce_to_shape, want
@@ -34,7 +34,7 @@ def arange(ctx, start, end, step, dtype):
 def _in_dtype(value, dtype):
     """value as Paddle's linspace and logspace read it: filled into a tensor of
     dtype first (an integer dtype truncates it), back as a Python float."""
-    return float(np.dtype(dtype.numpy_dtype).type(value))
+    return float(scalar_type(dtype)(value))
 
 
 def _linspace(xp, start, stop, num, dtype):
