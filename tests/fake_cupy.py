@@ -704,9 +704,7 @@ class MemoryPool:
         for ref in list(_LIVE.values()):
             array = ref()
             if array is not None and array._dev == _current[0]:
-                root = array._a
-                while isinstance(root.base, numpy.ndarray):
-                    root = root.base
+                root = _root(array._a)
                 owners[id(root)] = root.nbytes
         return builtins.sum(-(-n // _ALLOCATION_UNIT) * _ALLOCATION_UNIT for n in owners.values())
 
