@@ -81,6 +81,16 @@ def test_take_0d_index_gives_0d_result_with_gradient():
 
 # -- unique with an axis on empty input ---------------------------------------------------
 
+def test_a_string_option_given_an_array_is_refused_naming_the_argument():
+    # The composites' shared choice check compared an array against the options with
+    # `in`, which died in NumPy's truth-value error instead of naming take's 'mode'.
+    x, index = eager.to_tensor(np.arange(4.0)), eager.to_tensor(np.array([1]))
+    with pytest.raises(ValueError, match=r"take: argument 'mode' expected one of 'raise', 'wrap', 'clip', got array"):
+        eager.take(x, index, mode=np.array(["raise", "wrap"]))
+    with pytest.raises(ValueError, match=r"argument 'interpolation' expected one of"):
+        eager.quantile(x, 0.5, interpolation=np.array(["linear", "lower"]))
+
+
 def test_unique_axis_on_empty_x():
     out, inverse, counts = eager.unique(eager.zeros([0, 3], dtype="float64"), return_inverse=True,
                                         return_counts=True, axis=0)

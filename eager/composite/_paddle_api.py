@@ -104,8 +104,9 @@ def axis(op: str, arg: str, value, ndim: int) -> int:
 
 
 def choice(op: str, arg: str, value, options: tuple) -> str:
-    """One of the strings in ``options``, else ValueError listing them."""
-    if value not in options:
+    """One of the strings in ``options``, else ValueError listing them (an array
+    too: it is refused before ``in`` would compare it elementwise)."""
+    if not isinstance(value, str) or value not in options:
         raise ValueError(f"{op}: argument '{arg}' expected one of {', '.join(map(repr, options))}, "
                          f"got {value!r}")
     return value
