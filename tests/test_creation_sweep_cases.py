@@ -16,6 +16,8 @@ rules on random arguments).
   (float ones agree with it to an ulp), and num 0 raises.
 - dropout: a dropped element is exactly 0 even where x is inf or nan (Paddle
   writes 0 there; multiplying by the mask gave nan).
+- full_like: a finite fill value beyond a floating dtype's range raises, as in
+  Paddle (it was stored as inf, with NumPy's overflow warning).
 """
 import numpy as np
 import pytest
@@ -229,3 +231,30 @@ def test_astype_still_takes_every_spelling():
         out = x.astype(spelling)
         assert out.dtype == want
         np.testing.assert_array_equal(out.numpy(), np.array([1.5, -2.5]).astype(np.dtype(want.value)))
+
+
+# -- full_like ----------------------------------------------------------------------
+@pytest.mark.parametrize("dtype, value", [("float32", 1e40), ("float32", -1e39), ("float32", 10 ** 50),
+                                          ("float16", 65520.0), ("bfloat16", 1e39)])
+def test_full_like_refuses_a_finite_value_beyond_the_dtype(dtype, value):
+    # Paddle's full_like raises where the value would not fit; NumPy would store inf.
+    if dtype == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+    x = eager.ones([3])
+    with pytest.raises(ValueError, match=r"full_like: argument 'fill_value' expected a number in \[.*"
+                                         + dtype + r", got"):
+        eager.full_like(x, value, dtype=dtype)
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), 3.0e38, 65504.0])
+def test_full_like_takes_infinities_and_the_largest_finite_values(value):
+    dtype = "float16" if value == 65504.0 else "float32"
+    out = eager.full_like(eager.ones([2]), value, dtype=dtype).numpy()
+    np.testing.assert_array_equal(out, np.full([2], value, dtype=dtype))
+    nan = eager.full_like(eager.ones([2]), float("nan")).numpy()
+    assert np.isnan(nan).all()
+
+
+def test_full_like_float64_takes_any_python_float():
+    out = eager.full_like(eager.ones([2], dtype="float64"), 1e300).numpy()
+    np.testing.assert_array_equal(out, [1e300, 1e300])

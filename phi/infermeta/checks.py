@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ..common.data_type import DataType
+from ..common.data_type import DataType, float_info
 from ..core.errors import InvalidArgumentError
 
 
@@ -95,6 +95,24 @@ def check_representable(arg: str, value, dtype: DataType) -> None:
             raise InvalidArgumentError(
                 f"argument '{arg}' expected a number a {dtype} can hold, got an integer of "
                 f"{value.bit_length()} bits") from None
+
+
+def check_in_float_range(arg: str, value, dtype: DataType) -> None:
+    """Raises if the real number ``value`` is finite but beyond the range of the
+    floating dtype ``dtype`` (it would be stored as inf); inf and nan pass, and
+    non-floating dtypes are left to :func:`check_representable`."""
+    if not dtype.is_floating_point or dtype is DataType.FLOAT64:
+        return
+    value = value.real if isinstance(value, complex) else value
+    if isinstance(value, bool) or not math.isfinite(value):
+        return
+    with np.errstate(over="ignore"):  # the overflow is what is being asked about
+        stored = np.asarray(value, dtype=dtype.numpy_dtype)
+    if np.isinf(stored):
+        limit = float(float_info(dtype).max)
+        raise InvalidArgumentError(
+            f"argument '{arg}' expected a number in [{-limit:g}, {limit:g}] for dtype {dtype}, "
+            f"got {value!r}")
 
 
 MAX_DIMS = 64  # NumPy's (and CuPy's) limit on an array's rank

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..common.data_type import INTEGER_TYPES, DataType, convert_dtype
 from ..core.errors import InvalidArgumentError
-from .checks import check_representable, check_result_shape, normalize_axes, normalize_axis
+from .checks import check_in_float_range, check_representable, check_result_shape, normalize_axes, normalize_axis
 
 
 def unchanged_infer_meta(x, out) -> None:
@@ -118,9 +118,12 @@ def create_like_infer_meta(x, dtype, out) -> None:
 
 
 def full_like_infer_meta(x, fill_value, dtype, out) -> None:
-    """x's meta (or dtype), filled with ``fill_value``, which must fit the dtype."""
+    """x's meta (or dtype), filled with ``fill_value``, which must fit the dtype:
+    as Paddle's full_like, a finite real beyond a floating dtype's range is
+    refused rather than stored as inf (inf and nan themselves are taken)."""
     create_like_infer_meta(x, dtype, out)
     check_representable("fill_value", fill_value, out.dtype)
+    check_in_float_range("fill_value", fill_value, out.dtype)
 
 
 def expand_infer_meta(x, shape, out) -> None:
