@@ -184,3 +184,17 @@ def test_nonzero_as_tuple_of_0d_is_empty_tuple(value):
     assert eager.where(eager.to_tensor(value != 0.0)) == ()
     # Without as_tuple the [count, 0] coordinates stay (count 1 for a non-zero value).
     assert eager.nonzero(eager.to_tensor(value)).shape == [int(value != 0.0), 0]
+
+
+@pytest.mark.parametrize("axis", [None, 0, -2])
+def test_median_refuses_empty_reduced_axes_as_nanmedian_does(axis):
+    # It gave nan; Paddle refuses an empty x, and nanmedian already refused this case.
+    x = eager.zeros([0, 3], dtype="float64")
+    for op in (eager.median, eager.nanmedian):
+        with pytest.raises(ValueError, match=r"median: the reduced axes \[.*\] of x's shape \[0, 3\] hold no element"):
+            op(x, axis=axis)
+
+
+def test_median_over_a_kept_empty_axis_is_empty():
+    assert eager.median(eager.zeros([0, 3]), axis=1).shape == [0]
+    assert eager.median(eager.zeros([0, 3]), axis=1, keepdim=True).shape == [0, 1]

@@ -125,6 +125,10 @@ def median_infer_meta(x, axis, keepdim, out) -> None:
     if x.dtype.is_complex:
         raise InvalidArgumentError(f"argument 'x' expected a real or bool tensor, got dtype {x.dtype}")
     reduce_axes_infer_meta(x, None if axis is None else (axis,), keepdim, out)
+    dims = list(x.dims)
+    axes = list(range(len(dims))) if axis is None or not dims else [normalize_axis("axis", axis, len(dims))]
+    if math.prod(dims[a] for a in axes) == 0:  # the median of nothing (Paddle refuses an empty x)
+        raise InvalidArgumentError(f"the reduced axes {axes} of x's shape {dims} hold no element")
     out.dtype = DataType.FLOAT64 if x.dtype is DataType.FLOAT64 else DataType.FLOAT32
 
 
