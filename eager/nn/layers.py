@@ -209,8 +209,8 @@ class LayerList(Layer):
 
     def __init__(self, sublayers=None):
         super().__init__()
-        if sublayers is not None and (isinstance(sublayers, Layer)
-                                      or not isinstance(sublayers, collections.abc.Iterable)):
+        # An iterable Layer (a LayerList, a Sequential) gives its layers, as in Paddle.
+        if sublayers is not None and not isinstance(sublayers, collections.abc.Iterable):
             raise TypeError(f"LayerList: argument 'sublayers' expected an iterable of Layers, got "
                             f"{type(sublayers).__name__}")
         for layer in () if sublayers is None else sublayers:
