@@ -19,6 +19,10 @@ the two differ); the bugs were in bad input:
   LayerList(array) died in the array's truth value.
 - LayerDict: an unhashable key died in the dict; a bad new key was reported as
   add_sublayer's; Sequential's (name, layer) pairs likewise.
+
+One semantic difference from Paddle, found reading its named_sublayers beside the
+sweep: a layer already in ``layers_set`` hid its sublayers too (include_self with
+the root in the set listed nothing); Paddle skips only the layer itself.
 """
 import numpy as np
 import pytest
@@ -209,3 +213,17 @@ def test_layerdict_and_sequential_names(key):
         nn.Sequential(("a", nn.Tanh()), (key, nn.ReLU()))
     with pytest.raises(KeyError, match="no sublayer named"):
         ld[key]
+
+
+def test_named_sublayers_layers_set_walks_below_a_listed_layer():
+    """Paddle's rule: a layer already in layers_set is not listed again, but its
+    sublayers are (unless the set holds them too); a shared layer is listed once."""
+    inner = nn.Tanh()
+    block = nn.Sequential(inner, nn.ReLU())
+    net = nn.Sequential(block, nn.Linear(1, 1), block)
+    seen = {block}
+    assert [n for n, _ in net.named_sublayers(layers_set=seen)] == ["0.0", "0.1", "1"]
+    assert seen == {block, inner, net[0][1], net[1]}
+    root_seen = {net}
+    assert [n for n, _ in net.named_sublayers(include_self=True, layers_set=root_seen)] == ["0", "0.0", "0.1", "1"]
+    assert [n for n, _ in net.named_sublayers(layers_set={block, inner, net[0][1]})] == ["1"]

@@ -576,8 +576,9 @@ class Layer:
     def named_sublayers(self, prefix: str = "", include_self: bool = False,
                         layers_set=None) -> Iterator[tuple]:
         """(name, layer) pairs of every sublayer, depth first, each layer once.
-        ``layers_set`` (a set) holds the layers already listed: they and their
-        sublayers are skipped, and every layer listed is added to it (Paddle's).
+        ``layers_set`` (a set) holds the layers already listed: they are not listed
+        again, though their sublayers still are unless the set holds them too, and
+        every layer listed is added to it (Paddle's).
         Iterative, so a deep chain of layers cannot hit the recursion limit."""
         _check_prefix("named_sublayers", prefix)
         _check_bool("named_sublayers", "include_self", include_self)
@@ -588,14 +589,16 @@ class Layer:
 
     def _named_sublayers(self, prefix, include_self, layers_set):
         seen = set() if layers_set is None else layers_set
+        expanded = set()  # ids of the layers whose sublayers are on the stack: each once, so a cycle ends
         stack = [(prefix, self, include_self)]
         while stack:
             name, layer, emit = stack.pop()
-            if emit:
-                if layer in seen:
-                    continue
+            if emit and layer not in seen:
                 seen.add(layer)
                 yield name, layer
+            if id(layer) in expanded:
+                continue
+            expanded.add(id(layer))
             children = [(f"{name}.{k}" if name else k, v, True)
                         for k, v in layer._sub_layers.items() if v is not None]
             stack.extend(reversed(children))
