@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import collections
 import collections.abc
+import numbers
 
 from .layer import Layer, Parameter
 
@@ -23,11 +24,13 @@ class LayerDict(Layer):
             self.update(sublayers)
 
     def __getitem__(self, key: str) -> Layer:
+        _check_key("LayerDict.__getitem__", key)
         if key not in self._sub_layers:
             raise KeyError(f"LayerDict: no sublayer named {key!r}; names: {list(self._sub_layers)}")
         return self._sub_layers[key]
 
     def __setitem__(self, key: str, sublayer: Layer) -> None:
+        _check_key("LayerDict.__setitem__", key, new=True)
         if not isinstance(sublayer, Layer):
             raise TypeError(f"LayerDict: the value for {key!r} expected a Layer, got {type(sublayer).__name__}")
         self._put(key, sublayer)
@@ -40,6 +43,7 @@ class LayerDict(Layer):
             self.add_sublayer(key, sublayer)
 
     def __delitem__(self, key: str) -> None:
+        _check_key("LayerDict.__delitem__", key)
         self[key]  # noqa: B018  (KeyError naming the keys)
         del self._sub_layers[key]
 
@@ -58,6 +62,7 @@ class LayerDict(Layer):
 
     def pop(self, key: str) -> Layer:
         """Removes the sublayer ``key`` and returns it."""
+        _check_key("LayerDict.pop", key)
         layer = self[key]
         del self._sub_layers[key]
         return layer
@@ -99,6 +104,16 @@ class LayerDict(Layer):
             self._put(name, layer)
 
 
+def _check_key(who: str, key, new: bool = False) -> None:
+    """A LayerDict key: a str (a TypeError naming the method otherwise; unhashable keys
+    would die in the dict with Python's own message); a ``new`` one also non-empty and
+    without '.' (a ValueError), as add_sublayer requires."""
+    if not isinstance(key, str):
+        raise TypeError(f"{who}: argument 'key' expected a str, got {type(key).__name__}")
+    if new and (not key or "." in key):
+        raise ValueError(f"{who}: argument 'key' expected a non-empty str without '.', got {key!r}")
+
+
 class ParameterList(Layer):
     """A list of Parameters, registered under "0", "1", ... so that
     ``parameters()``, ``state_dict()`` and the optimizers see them (Paddle's
@@ -127,16 +142,27 @@ class ParameterList(Layer):
             raise TypeError(f"{who}: expected a Parameter (wrap a tensor with eager.nn.Parameter or make one "
                             f"with create_parameter), got {type(parameter).__name__}")
 
+    def _position(self, who: str, index) -> int:
+        """An int ``index`` within [-len, len), checked before anything changes."""
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral):
+            raise TypeError(f"ParameterList.{who}: argument 'index' expected an int"
+                            f"{' or a slice' if who == '__getitem__' else ''}, got {type(index).__name__}")
+        n = len(self._parameters)
+        if not -n <= index < n:
+            raise IndexError(f"ParameterList.{who}: index {index} is out of range [{-n}, {n})")
+        return int(index)
+
     def __getitem__(self, index):
         values = list(self._parameters.values())
         if isinstance(index, slice):
             return ParameterList(values[index])
-        return values[index]
+        return values[self._position("__getitem__", index)]
 
     def __setitem__(self, index: int, parameter) -> None:
+        index = self._position("__setitem__", index)
         self._check("ParameterList.__setitem__", parameter)
         keys = list(self._parameters)
-        self._parameters[keys[index]] = parameter  # IndexError for a bad index, as a list
+        self._parameters[keys[index]] = parameter
 
     def __len__(self) -> int:
         return len(self._parameters)
@@ -152,6 +178,9 @@ class ParameterList(Layer):
 
     def extend(self, parameters) -> "ParameterList":
         """Appends every Parameter of ``parameters``; returns self."""
+        if isinstance(parameters, Parameter) or not isinstance(parameters, collections.abc.Iterable):
+            raise TypeError(f"ParameterList.extend: argument 'parameters' expected an iterable of Parameters, "
+                            f"got {type(parameters).__name__}")
         parameters = list(parameters)
         for p in parameters:
             self._check("ParameterList.extend", p)

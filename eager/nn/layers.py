@@ -137,6 +137,9 @@ class Sequential(Layer):
         for index, item in enumerate(layers):
             if isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str):
                 name, layer = item
+                if not name or "." in name:
+                    raise ValueError(f"Sequential: argument {index} names a layer {name!r}; expected a "
+                                     f"non-empty str without '.'")
             else:
                 name, layer = str(index), item
             if not isinstance(layer, Layer):
@@ -206,11 +209,11 @@ class LayerList(Layer):
 
     def __init__(self, sublayers=None):
         super().__init__()
-        if sublayers is not None and (isinstance(sublayers, Layer)
-                                      or not isinstance(sublayers, collections.abc.Iterable)):
+        # An iterable Layer (a LayerList, a Sequential) gives its layers, as in Paddle.
+        if sublayers is not None and not isinstance(sublayers, collections.abc.Iterable):
             raise TypeError(f"LayerList: argument 'sublayers' expected an iterable of Layers, got "
                             f"{type(sublayers).__name__}")
-        for layer in sublayers or ():
+        for layer in () if sublayers is None else sublayers:
             self.append(layer)
 
     @staticmethod
@@ -232,8 +235,27 @@ class LayerList(Layer):
         self.add_sublayer(str(len(self._sub_layers)), sublayer)
         return self
 
+    def _index(self, who: str, index, slices: bool = False):
+        """``index`` checked as a position (an int, or a slice where ``slices``), before
+        anything changes: a TypeError naming LayerList's method otherwise."""
+        if isinstance(index, slice) and slices:
+            return index
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral):
+            raise TypeError(f"LayerList.{who}: argument 'index' expected an int"
+                            f"{' or a slice' if slices else ''}, got {type(index).__name__}")
+        return int(index)
+
+    def _position(self, who: str, index) -> int:
+        """An int ``index`` within [-len, len) (an IndexError naming LayerList otherwise)."""
+        index = self._index(who, index)
+        n = len(self._sub_layers)
+        if not -n <= index < n:
+            raise IndexError(f"LayerList.{who}: index {index} is out of range [{-n}, {n})")
+        return index
+
     def insert(self, index: int, sublayer: Layer) -> None:
         """Inserts a layer before position ``index`` (as list.insert)."""
+        index = self._index("insert", index)
         self._check("insert", sublayer)
         layers = list(self._sub_layers.values())
         layers.insert(index, sublayer)
@@ -241,6 +263,9 @@ class LayerList(Layer):
 
     def extend(self, sublayers) -> "LayerList":
         """Appends every layer of ``sublayers``."""
+        if not isinstance(sublayers, collections.abc.Iterable):
+            raise TypeError(f"LayerList.extend: argument 'sublayers' expected an iterable of Layers, got "
+                            f"{type(sublayers).__name__}")
         sublayers = list(sublayers)
         for layer in sublayers:
             self._check("extend", layer)
@@ -249,21 +274,26 @@ class LayerList(Layer):
         return self
 
     def __setitem__(self, index: int, sublayer: Layer) -> None:
+        index = self._position("__setitem__", index)
         self._check("__setitem__", sublayer)
         layers = list(self._sub_layers.values())
-        layers[index] = sublayer  # IndexError for a bad index, as a list
+        layers[index] = sublayer
         self._renumber(layers)
 
     def __delitem__(self, index) -> None:
+        index = self._index("__delitem__", index, slices=True)
+        if not isinstance(index, slice):
+            index = self._position("__delitem__", index)
         layers = list(self._sub_layers.values())
         del layers[index]
         self._renumber(layers)
 
     def __getitem__(self, index):
+        index = self._index("__getitem__", index, slices=True)
         layers = list(self._sub_layers.values())
         if isinstance(index, slice):
             return LayerList(layers[index])
-        return layers[index]
+        return layers[self._position("__getitem__", index)]
 
     def __len__(self):
         return len(self._sub_layers)

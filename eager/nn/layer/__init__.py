@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import collections.abc
 import importlib
+import numbers
 import pkgutil
 import re
 import time
@@ -269,7 +270,7 @@ class Layer:
         object.__setattr__(self, "_state_dict_hooks", collections.OrderedDict())
         object.__setattr__(self, "training", True)
         # dtype None: the default dtype when the layer is made (eager.set_default_dtype).
-        object.__setattr__(self, "_dtype", default_dtype() if dtype is None else convert_dtype(dtype))
+        object.__setattr__(self, "_dtype", default_dtype() if dtype is None else _layer_dtype("Layer", dtype))
         object.__setattr__(self, "_full_name",
                            unique_name.generate(name_scope or _snake_case(type(self).__name__)))
 
@@ -480,6 +481,7 @@ class Layer:
                 f"{type(tensor).__name__}")
         if isinstance(tensor, Parameter):
             raise TypeError(f"register_buffer: {name!r} is a Parameter; use add_parameter")
+        _check_bool("register_buffer", "persistable", persistable)
         self._forget(name, self._buffers)
         self._buffers[name] = tensor
         if persistable:
@@ -529,9 +531,14 @@ class Layer:
         parameter is named as in Paddle: ``<layer full name>.w_<n>`` for a weight,
         ``.b_<n>`` for a bias (``linear_0.w_0``), which optimizer state dicts key by."""
         attr = ParamAttr.from_argument(attr, "create_parameter", "attr")
-        if attr is False:
+        if attr is False:  # no parameter, whatever the rest says (Paddle's order)
             return None
-        dtype = self._dtype if dtype is None else convert_dtype(dtype)
+        shape = _parameter_shape(shape)
+        _check_bool("create_parameter", "is_bias", is_bias)
+        if default_initializer is not None and not callable(default_initializer):
+            raise TypeError(f"create_parameter: argument 'default_initializer' expected None or an initializer, "
+                            f"got {type(default_initializer).__name__}")
+        dtype = self._dtype if dtype is None else _layer_dtype("create_parameter", dtype)
         init = attr.initializer or _init.global_initializer(is_bias) or default_initializer or \
             _init.default_initializer(dtype, is_bias)
         array = init(shape, dtype, generator)  # a NumPy array: Parameter puts it on the default device
@@ -547,9 +554,13 @@ class Layer:
                          ) -> Iterator[tuple]:
         """(name, parameter) pairs, sublayers' included with dotted names ("0.weight").
         A parameter shared by two layers is listed once."""
+        _check_prefix("named_parameters", prefix)
+        _check_bool("named_parameters", "include_sublayers", include_sublayers)
+        return self._named_parameters(prefix, include_sublayers)
+
+    def _named_parameters(self, prefix, include_sublayers):
         seen = set()
-        layers = self.named_sublayers(prefix=prefix, include_self=True) if include_sublayers \
-            else [(prefix, self)]
+        layers = self._named_sublayers(prefix, True, None) if include_sublayers else [(prefix, self)]
         for layer_prefix, layer in layers:
             for name, param in layer._parameters.items():
                 if param is None or id(param) in seen:
@@ -559,33 +570,43 @@ class Layer:
 
     def parameters(self, include_sublayers: bool = True) -> list:
         """All parameters of this layer and (by default) its sublayers, in registration order."""
-        return [p for _, p in self.named_parameters(include_sublayers=include_sublayers)]
+        _check_bool("parameters", "include_sublayers", include_sublayers)
+        return [p for _, p in self._named_parameters("", include_sublayers)]
 
     def named_sublayers(self, prefix: str = "", include_self: bool = False,
                         layers_set=None) -> Iterator[tuple]:
         """(name, layer) pairs of every sublayer, depth first, each layer once.
-        ``layers_set`` (a set) holds the layers already listed: they and their
-        sublayers are skipped, and every layer listed is added to it (Paddle's).
+        ``layers_set`` (a set) holds the layers already listed: they are not listed
+        again, though their sublayers still are unless the set holds them too, and
+        every layer listed is added to it (Paddle's).
         Iterative, so a deep chain of layers cannot hit the recursion limit."""
+        _check_prefix("named_sublayers", prefix)
+        _check_bool("named_sublayers", "include_self", include_self)
         if layers_set is not None and not isinstance(layers_set, set):
             raise TypeError(f"named_sublayers: argument 'layers_set' expected None or a set, got "
                             f"{type(layers_set).__name__}")
+        return self._named_sublayers(prefix, include_self, layers_set)
+
+    def _named_sublayers(self, prefix, include_self, layers_set):
         seen = set() if layers_set is None else layers_set
+        expanded = set()  # ids of the layers whose sublayers are on the stack: each once, so a cycle ends
         stack = [(prefix, self, include_self)]
         while stack:
             name, layer, emit = stack.pop()
-            if emit:
-                if layer in seen:
-                    continue
+            if emit and layer not in seen:
                 seen.add(layer)
                 yield name, layer
+            if id(layer) in expanded:
+                continue
+            expanded.add(id(layer))
             children = [(f"{name}.{k}" if name else k, v, True)
                         for k, v in layer._sub_layers.items() if v is not None]
             stack.extend(reversed(children))
 
     def sublayers(self, include_self: bool = False) -> list:
         """Every sublayer, recursively, depth first."""
-        return [layer for _, layer in self.named_sublayers(include_self=include_self)]
+        _check_bool("sublayers", "include_self", include_self)
+        return [layer for _, layer in self._named_sublayers("", include_self, None)]
 
     def named_children(self) -> Iterator[tuple]:
         """(name, layer) of the direct sublayers."""
@@ -602,8 +623,12 @@ class Layer:
 
     def named_buffers(self, prefix: str = "", include_sublayers: bool = True) -> Iterator[tuple]:
         """(name, buffer) pairs, sublayers' included."""
-        layers = self.named_sublayers(prefix=prefix, include_self=True) if include_sublayers \
-            else [(prefix, self)]
+        _check_prefix("named_buffers", prefix)
+        _check_bool("named_buffers", "include_sublayers", include_sublayers)
+        return self._named_buffers(prefix, include_sublayers)
+
+    def _named_buffers(self, prefix, include_sublayers):
+        layers = self._named_sublayers(prefix, True, None) if include_sublayers else [(prefix, self)]
         for layer_prefix, layer in layers:
             for name, buf in layer._buffers.items():
                 if buf is not None:
@@ -611,7 +636,8 @@ class Layer:
 
     def buffers(self, include_sublayers: bool = True) -> list:
         """All buffers of this layer and (by default) its sublayers."""
-        return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
+        _check_bool("buffers", "include_sublayers", include_sublayers)
+        return [b for _, b in self._named_buffers("", include_sublayers)]
 
     def apply(self, fn) -> "Layer":
         """Calls ``fn(layer)`` on every sublayer, each after its own sublayers
@@ -639,7 +665,9 @@ class Layer:
         return self
 
     def clear_gradients(self, set_to_zero: bool = True) -> None:
-        """clear_grad on every parameter."""
+        """clear_grad on every parameter: ``set_to_zero=True`` (Paddle's default) fills each
+        gradient with zeros, keeping its buffer; False drops it (``grad`` becomes None)."""
+        _check_bool("clear_gradients", "set_to_zero", set_to_zero)
         for p in self.parameters():
             p.clear_grad(set_to_zero)
 
@@ -965,6 +993,34 @@ def _convert_tensor_(tensor: Tensor, place, dtype, floating_only: bool = True) -
 
 def _is_differentiable(dtype) -> bool:
     return dtype.is_floating_point or dtype.is_complex
+
+
+def _check_bool(who: str, arg: str, value) -> None:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{who}: argument '{arg}' expected a bool, got {value!r}")
+
+
+def _check_prefix(who: str, prefix) -> None:
+    if not isinstance(prefix, str):
+        raise TypeError(f"{who}: argument 'prefix' expected a str, got {prefix!r}")
+
+
+def _layer_dtype(who: str, dtype) -> DataType:
+    try:
+        return convert_dtype(dtype)
+    except (TypeError, ValueError):
+        raise TypeError(f"{who}: argument 'dtype' expected a dtype such as 'float32', got {dtype!r}") from None
+
+
+def _parameter_shape(shape) -> list:
+    """Layer.create_parameter's shape as a list of ints (a list or tuple of
+    non-negative ints, Paddle's; a TypeError or ValueError naming it otherwise)."""
+    if not isinstance(shape, (list, tuple)) or not all(
+            isinstance(d, numbers.Integral) and not isinstance(d, (bool, np.bool_)) for d in shape):
+        raise TypeError(f"create_parameter: argument 'shape' expected a list or tuple of ints, got {shape!r}")
+    if any(d < 0 for d in shape):
+        raise ValueError(f"create_parameter: argument 'shape' expected non-negative sizes, got {list(shape)}")
+    return [int(d) for d in shape]
 
 
 def _check_member_name(who: str, name) -> None:
