@@ -193,3 +193,16 @@ def test_decorate_o1_ignores_save_dtype_and_master_weight():
     assert all(v.dtype == eager.float64 for v in net2.state_dict().values())
     with pytest.raises(ValueError, match="decorate: argument 'save_dtype' expected None"):
         amp.decorate(net, level="O1", save_dtype="int8")
+
+
+def test_auto_cast_takes_level_and_dtype_in_any_case():
+    a = eager.to_tensor(np.array([[1.0, 2.0], [3.0, 4.0]], dtype="float32"))
+    with amp.auto_cast(level="o1", dtype="FLOAT16"):  # Paddle upper-cases the level, lower-cases the dtype
+        y = eager.matmul(a, a)
+        assert amp.amp_state().level == "O1"
+    assert y.dtype == eager.float16
+    np.testing.assert_array_equal(y.numpy(), np.array([[7.0, 10.0], [15.0, 22.0]]))
+    with pytest.raises(ValueError, match="auto_cast: argument 'level' expected one of 'O0', 'OD', 'O1', 'O2', got 'o3'"):
+        amp.auto_cast(level="o3")
+    with pytest.raises(ValueError, match="decorate: argument 'level' expected 'O1'"):
+        amp.decorate(eager.nn.Linear(2, 2), level="o2")  # Paddle's decorate compares as given
