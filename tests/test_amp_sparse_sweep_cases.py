@@ -206,3 +206,34 @@ def test_auto_cast_takes_level_and_dtype_in_any_case():
         amp.auto_cast(level="o3")
     with pytest.raises(ValueError, match="decorate: argument 'level' expected 'O1'"):
         amp.decorate(eager.nn.Linear(2, 2), level="o2")  # Paddle's decorate compares as given
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("call", [
+    lambda x, d: eager.sparse.matmul(x, d),
+    lambda x, d: eager.sparse.matmul(x.to_sparse_csr(), d),
+    lambda x, d: eager.sparse.mv(x, d[0]),
+    lambda x, d: eager.sparse.addmm(d, x, d),
+], ids=["matmul", "matmul_csr", "mv", "addmm"])
+def test_integer_sparse_times_dense_is_a_type_error_naming_the_op(call):
+    x = eager.sparse.sparse_coo_tensor([[0, 1], [1, 0]], np.array([1, 2]), [2, 2])
+    d = eager.ones([2, 2], dtype="int64")
+    with pytest.raises(TypeError, match=r"sparse\.(matmul|mv|addmm): argument 'x' expected a floating-point or "
+                                        r"complex sparse tensor when the other operand is dense, got paddle.int64"):
+        call(x, d)
+
+
+@pytest.mark.usefixtures("device")
+def test_float_sparse_times_dense_matches_a_hand_loop_and_gradcheck():
+    rng = np.random.default_rng(5)
+    idx = np.array([[0, 2, 1, 2], [1, 0, 2, 2]])
+    vals, y = rng.standard_normal(4), rng.standard_normal((3, 2))
+    want = np.zeros((3, 2))
+    for k in range(4):  # out[i] += v * y[j]
+        want[idx[0, k]] += vals[k] * y[idx[1, k]]
+    v = eager.to_tensor(vals, stop_gradient=False)
+    x = eager.sparse.sparse_coo_tensor(idx, v, [3, 3], stop_gradient=False)
+    np.testing.assert_allclose(eager.sparse.matmul(x, eager.to_tensor(y)).numpy(), want, rtol=1e-12)
+    yt = eager.to_tensor(y, stop_gradient=False)
+    assert gradcheck(lambda a, b: eager.sparse.matmul(
+        eager.sparse.sparse_coo_tensor(idx, a, [3, 3], stop_gradient=False), b), [v, yt])
