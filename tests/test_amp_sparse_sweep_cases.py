@@ -13,6 +13,7 @@ import eager
 from eager import amp
 from eager.amp import amp_lists
 from eager.autograd import gradcheck
+from torch_reference import needs_torch, torch
 
 
 def _paddle_schedule(init, incr, decr, incr_every, decr_every, bad_steps):
@@ -237,3 +238,22 @@ def test_float_sparse_times_dense_matches_a_hand_loop_and_gradcheck():
     yt = eager.to_tensor(y, stop_gradient=False)
     assert gradcheck(lambda a, b: eager.sparse.matmul(
         eager.sparse.sparse_coo_tensor(idx, a, [3, 3], stop_gradient=False), b), [v, yt])
+
+
+@needs_torch
+def test_scale_schedule_and_skipped_steps_match_torch_where_they_agree():
+    # decr_every_n_nan_or_inf=1 is torch's rule; both shrink below 1.0 and skip the same steps
+    bad_steps = [False, True, True, False, False, True, True, True, False, False, False]
+    scaler = amp.GradScaler(init_loss_scaling=4.0, incr_ratio=2.0, decr_ratio=0.25, incr_every_n_steps=2)
+    weights, scales = _train(scaler, bad_steps)
+    w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
+    opt = torch.optim.SGD([w], lr=0.25)
+    ref = torch.amp.GradScaler("cpu", init_scale=4.0, growth_factor=2.0, backoff_factor=0.25, growth_interval=2)
+    for index, bad in enumerate(bad_steps):
+        data = torch.tensor([float("inf") if bad else 1.0, 3.0])
+        ref.scale((w * data).sum()).backward()
+        ref.step(opt)
+        ref.update()
+        opt.zero_grad()
+        assert scales[index] == ref.get_scale()
+        np.testing.assert_allclose(weights[index], w.detach().numpy())
