@@ -168,8 +168,9 @@ class auto_cast:
     list. ``level``: 'O1' (white list in the amp dtype, black list in float32,
     others promoted), 'O2' (everything in the amp dtype but the black list; with
     ``use_promote``, an op with a float32 input runs in float32), 'OD' (only the
-    white list in the amp dtype) or 'O0' (off). ``dtype``: 'float16' or
-    'bfloat16' (on the CPU, with ml_dtypes installed: see is_bfloat16_supported).
+    white list in the amp dtype) or 'O0' (off), in any case as in Paddle. ``dtype``:
+    'float16' or 'bfloat16' (any case; on the CPU, with ml_dtypes installed: see
+    is_bfloat16_supported).
 
     >>> with eager.amp.auto_cast(custom_black_list={"matmul"}):
     ...     y = eager.matmul(x, w)     # float32 now
@@ -180,6 +181,11 @@ class auto_cast:
         who = "auto_cast"
         enable = to_bool(enable, who, "enable")
         use_promote = to_bool(use_promote, who, "use_promote")
+        # Paddle's amp_guard upper-cases the level and lower-cases the dtype ('o1', 'BFLOAT16' work)
+        if isinstance(level, str) and level.upper() in LEVELS:
+            level = level.upper()
+        if isinstance(dtype, str) and dtype.lower() in _DTYPES:
+            dtype = dtype.lower()
         level = check_level(who, level)
         white = check_op_list(who, "custom_white_list", custom_white_list)
         black = check_op_list(who, "custom_black_list", custom_black_list)

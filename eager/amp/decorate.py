@@ -3,10 +3,12 @@ pure float16 or bfloat16 training (level 'O2'), Paddle 2.x's ``paddle.amp.decora
 
 At 'O2' every floating parameter and buffer of the models becomes the amp
 dtype (``dtype``: float16, or bfloat16) in place (optimizers holding them see the change), except in normalization layers
-(BatchNorm*, SyncBatchNorm, LayerNorm, InstanceNorm*: their statistics and
-affine parameters stay float32) and in ``excluded_layers``. The optimizers get
-float32 master weights (``multi_precision``) unless ``master_weight=False``.
-At 'O1' nothing changes (auto_cast does all the work).
+(BatchNorm*, SyncBatchNorm; with float16 also LayerNorm and InstanceNorm*, as in
+Paddle 2.6: their statistics and affine parameters stay float32) and in
+``excluded_layers``. The optimizers get float32 master weights
+(``multi_precision``) unless ``master_weight=False``; ``save_dtype`` applies too.
+At 'O1' nothing changes (auto_cast does all the work; Paddle ignores
+``master_weight`` and ``save_dtype`` there).
 
 >>> model, opt = eager.amp.decorate(models=model, optimizers=opt, level="O2")
 >>> with eager.amp.auto_cast(level="O2"):
@@ -24,8 +26,9 @@ from ..nn.norm import LayerNorm, _BatchNormBase, _InstanceNormBase
 from ..optimizer.optimizer import Optimizer
 from .auto_cast import check_amp_dtype
 
-# Layers whose parameters and buffers O2 keeps in float32.
-_KEPT_FLOAT32 = (_BatchNormBase, LayerNorm, _InstanceNormBase)
+# Layers whose parameters and buffers O2 keeps in float32, per amp dtype (Paddle 2.6's
+# need_keep_fp32: batch norms always, layer and instance norms only with float16).
+_KEPT_FLOAT32 = {"float16": (_BatchNormBase, LayerNorm, _InstanceNormBase), "bfloat16": (_BatchNormBase,)}
 _SAVE_DTYPES = {"float16": DataType.FLOAT16, "bfloat16": DataType.BFLOAT16, "float32": DataType.FLOAT32,
                 "float64": DataType.FLOAT64}
 
@@ -41,16 +44,16 @@ def _as_list(who: str, arg: str, value, kind, kind_name: str) -> tuple:
     return items, isinstance(value, (list, tuple))
 
 
-def _excluded(who: str, models, excluded_layers) -> tuple:
-    """The layer instances and classes O2 leaves in float32: the norm layers, the
-    excluded instances with all their sublayers, and the excluded classes."""
+def _excluded(who: str, dtype: str, excluded_layers) -> tuple:
+    """The layer instances and classes O2 leaves in float32: the norm layers kept for
+    ``dtype``, the excluded instances with all their sublayers, and the excluded classes."""
     if excluded_layers is None:
         given = []
     elif isinstance(excluded_layers, (list, tuple)):
         given = list(excluded_layers)
     else:
         given = [excluded_layers]
-    kept = list(_KEPT_FLOAT32)
+    kept = list(_KEPT_FLOAT32[dtype])
     for item in given:
         if isinstance(item, Layer):
             kept.extend(item.sublayers(include_self=True))
@@ -85,7 +88,8 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
     a list, or None) for AMP; see the module docstring. Returns ``models`` when
     ``optimizers`` is None, else ``(models, optimizers)``, each as given (one
     object or a list). ``save_dtype`` ('float16', 'bfloat16', 'float32', 'float64'
-    or None) makes each model's ``state_dict()`` give its floating tensors in that dtype.
+    or None) makes each model's ``state_dict()`` give its floating tensors in that dtype
+    (at 'O2'; checked but ignored at 'O1', as in Paddle).
     ``master_grad=True`` (float32 gradients for float16 parameters) is not
     supported and raises."""
     who = "decorate"
@@ -106,7 +110,7 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
                          f"'float64', got {save_dtype!r}")
     if save_dtype == "bfloat16":
         check_amp_dtype(who, save_dtype)  # ml_dtypes must be there
-    kept = _excluded(who, model_list, excluded_layers)
+    kept = _excluded(who, dtype, excluded_layers)
     if level == "O2":
         for model in model_list:
             if dtype == "bfloat16":
@@ -115,7 +119,7 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
                 model.float16(excluded_layers=list(kept))
         for opt in opt_list:
             opt._multi_precision = master_weight is None or master_weight
-    if save_dtype is not None:
+    if level == "O2" and save_dtype is not None:  # O1 leaves the models as they are (Paddle: save_dtype ignored)
         for model in model_list:
             object.__setattr__(model, "state_dict", _StateDictIn(model, _SAVE_DTYPES[save_dtype]))
     models_out = model_list if models_listed else model_list[0]

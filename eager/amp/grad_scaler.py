@@ -6,8 +6,8 @@ gradients do not flush to zero; before the optimizer steps, the gradients are
 divided by it again (``unscale_``) and checked for Inf/NaN. A step with a
 non-finite gradient is skipped (parameters, optimizer state and step count stay
 as they were). With dynamic loss scaling the scale is multiplied by
-``decr_ratio`` after ``decr_every_n_nan_or_inf`` such steps in a row (never
-below 1), and by ``incr_ratio`` after ``incr_every_n_steps`` good steps in a row.
+``decr_ratio`` after ``decr_every_n_nan_or_inf`` such steps in a row (below
+1.0 too, as in Paddle), and by ``incr_ratio`` after ``incr_every_n_steps`` good steps in a row.
 
 >>> scaler = eager.amp.GradScaler(init_loss_scaling=1024)
 >>> with eager.amp.auto_cast():
@@ -142,7 +142,8 @@ class GradScaler:
 
     def step(self, optimizer) -> None:
         """unscale_ (unless done), then ``optimizer.step()`` unless a gradient is
-        Inf/NaN (then the step is skipped). Call update() after it."""
+        Inf/NaN (then the step is skipped). Call update() after it (with a fixed
+        scale, use_dynamic_loss_scaling=False, step() alone starts the next round)."""
         who = f"{type(self).__name__}.step"
         _check_optimizer(who, optimizer)
         if not self._enable:
@@ -159,6 +160,10 @@ class GradScaler:
             optimizer.step()
             self._cache_found_inf = False
         self._optimizer_states[id(optimizer)] = _STEPPED
+        if not self._use_dynamic_loss_scaling:
+            # A fixed scale gives update() nothing to do, so (as in Paddle) a new round starts here:
+            # step() in a loop without update() is a fixed-scale training loop.
+            del self._optimizer_states[id(optimizer)]
 
     def update(self) -> None:
         """Adjusts the scale after step() (dynamic loss scaling) and starts a new
@@ -199,7 +204,10 @@ class GradScaler:
             self._incr_count = 0
             self._decr_count += 1
             if self._decr_count == self._decr_every_n_nan_or_inf:
-                self._scale = max(self._scale * self._decr_ratio, 1.0)
+                # No floor at 1.0 (Paddle's dygraph scaler and torch's have none); only an
+                # underflow to 0.0 is refused, as unscale_ divides by the scale.
+                shrunk = self._scale * self._decr_ratio
+                self._scale = shrunk if shrunk > 0.0 else self._scale
                 self._decr_count = 0
         else:
             self._decr_count = 0
@@ -285,6 +293,8 @@ class GradScaler:
         who = f"{type(self).__name__}.load_state_dict"
         if not isinstance(state_dict, dict):
             raise TypeError(f"{who}: argument 'state_dict' expected a dict, got {describe(state_dict)}")
+        if not self._enable:  # a disabled scaler keeps no state (Paddle's ignores the dict too)
+            return
         if not state_dict:
             raise RuntimeError(f"{who}: the state dict is empty (saved from a disabled GradScaler?)")
         missing = [k for k in ("scale", "incr_ratio", "decr_ratio", "incr_every_n_steps",

@@ -42,6 +42,14 @@ def _matrix_shapes(op: str, x, y, x_name="x", y_name="y"):
         raise TypeError(f"{op}: {x_name} and {y_name} must have one dtype, got {x.dtype} and {y.dtype}")
 
 
+def _inexact(op: str, x) -> None:
+    """A sparse x times a dense operand runs phi's sparse_dense_matmul, which has
+    floating and complex kernels only (as Paddle's): refuse others by the op's name."""
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise TypeError(f"{op}: argument 'x' expected a floating-point or complex sparse tensor when the other "
+                        f"operand is dense, got {x.dtype}")
+
+
 def _all_sparse_dims(op: str, x, arg="x") -> None:
     if x.impl.kind is COO and x.impl.sparse_dim != x.ndim:
         raise ValueError(f"{op}: argument '{arg}' must have every dimension sparse (values 1-d), got sparse_dim "
@@ -120,6 +128,7 @@ def matmul(x, y, name=None):
     _all_sparse_dims(op, x)
     _matrix_shapes(op, x, y)
     if y.impl.kind is DENSE:
+        _inexact(op, x)
         return _sparse_dense(x, y)
     if y.impl.kind is not x.impl.kind:
         raise TypeError(f"{op}: a sparse y must be of x's kind, got {kind_name(x.impl.kind)} x and "
@@ -173,6 +182,7 @@ def mv(x, vec, name=None):
     _all_sparse_dims(op, x)
     column = _F.unsqueeze(vec, [1])
     _matrix_shapes(op, x, column, y_name="vec")
+    _inexact(op, x)
     return _F.squeeze(_sparse_dense(x, column), [1])
 
 
@@ -193,6 +203,7 @@ def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):
     beta, alpha = to_float(beta, op, "beta"), to_float(alpha, op, "alpha")
     _all_sparse_dims(op, x)
     _matrix_shapes(op, x, y)
+    _inexact(op, x)
     product = _sparse_dense(x, y)
     if input.shape != product.shape or input.dtype != product.dtype:
         raise ValueError(f"{op}: input must match x @ y: expected {product.dtype}{product.shape}, got "

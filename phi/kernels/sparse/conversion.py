@@ -52,7 +52,10 @@ def dense_to_sparse_coo(ctx, x, sparse_dim):
     (a block counts when any of its elements is nonzero), in row-major order."""
     xp = ctx.xp
     shape = x.shape
-    blocks = x.reshape((int(np.prod(shape[:sparse_dim], dtype=np.int64)), -1))
+    # Both sizes spelled out: with -1, a tensor with a 0-length sparse axis (nothing stored)
+    # cannot be reshaped (NumPy cannot infer -1 from 0 elements).
+    blocks = x.reshape((int(np.prod(shape[:sparse_dim], dtype=np.int64)),
+                        int(np.prod(shape[sparse_dim:], dtype=np.int64))))
     nonzero = xp.nonzero((blocks != 0).any(axis=1))[0].astype(np.int64)
     values = blocks[nonzero].reshape((nonzero.shape[0],) + tuple(shape[sparse_dim:]))
     return unravel(xp, nonzero, shape[:sparse_dim]), values
