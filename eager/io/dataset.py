@@ -95,6 +95,16 @@ class TensorDataset(Dataset):
         return _first_dim(self.tensors[0])
 
 
+def _as_list(func: str, arg: str, value, expected: str) -> list:
+    """An iterable argument as a list; anything else is a TypeError naming func and arg."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{func}: argument '{arg}' expected {expected}, got {type(value).__name__}")
+    try:
+        return list(value)
+    except TypeError:  # a 0-d array has __iter__ but does not iterate
+        raise TypeError(f"{func}: argument '{arg}' expected {expected}, got {type(value).__name__}") from None
+
+
 def _as_fields(sample) -> list:
     return list(sample) if isinstance(sample, (list, tuple)) else [sample]
 
@@ -109,7 +119,7 @@ class ComposeDataset(Dataset):
     """
 
     def __init__(self, datasets):
-        self.datasets = list(datasets)
+        self.datasets = _as_list("ComposeDataset", "datasets", datasets, "a list of map-style datasets")
         if not self.datasets:
             raise ValueError("ComposeDataset: argument 'datasets' expected at least one dataset, got none")
         for i, d in enumerate(self.datasets):
@@ -137,7 +147,7 @@ class ChainDataset(IterableDataset):
     """
 
     def __init__(self, datasets):
-        self.datasets = list(datasets)
+        self.datasets = _as_list("ChainDataset", "datasets", datasets, "a list of IterableDatasets")
         for i, d in enumerate(self.datasets):
             if not isinstance(d, IterableDataset):
                 raise TypeError(f"ChainDataset: argument 'datasets' expected IterableDatasets, item {i} is "
@@ -200,8 +210,11 @@ class Subset(Dataset):
     def __init__(self, dataset, indices):
         if isinstance(dataset, IterableDataset):
             raise TypeError("Subset: argument 'dataset' expected a map-style dataset, got an IterableDataset")
+        if not hasattr(dataset, "__getitem__"):
+            raise TypeError(f"Subset: argument 'dataset' expected a map-style dataset (with __getitem__), "
+                            f"got {type(dataset).__name__}")
         self.dataset = dataset
-        self.indices = list(indices)
+        self.indices = _as_list("Subset", "indices", indices, "a sequence of indices")
 
     def __getitem__(self, idx):
         return self.dataset[self.indices[idx]]

@@ -20,6 +20,16 @@ def _check_positive_int(func: str, arg: str, value) -> int:
     return int(value)
 
 
+def _check_sized(func: str, data_source):
+    """A data source a sampler reads len() of: refused up front when it has none."""
+    try:
+        len(data_source)
+    except TypeError:
+        raise TypeError(f"{func}: argument 'data_source' expected a sized dataset or sequence (one with len()), "
+                        f"got {type(data_source).__name__}") from None
+    return data_source
+
+
 def _check_generator(func: str, generator):
     """None (eager's CPU generator, which eager.seed seeds), a phi Generator, a
     numpy.random.Generator, or (as Paddle) an iterator that yields the indices."""
@@ -62,7 +72,7 @@ class SequenceSampler(Sampler):
     """
 
     def __init__(self, data_source):
-        super().__init__(data_source)
+        super().__init__(_check_sized("SequenceSampler", data_source))
 
     def __iter__(self):
         return iter(range(len(self.data_source)))
@@ -86,7 +96,7 @@ class RandomSampler(Sampler):
     """
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
-        super().__init__(data_source)
+        super().__init__(_check_sized("RandomSampler", data_source))
         self.replacement = to_bool(replacement, "RandomSampler", "replacement")
         if num_samples is not None:
             if not self.replacement:
