@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import generated as _generated  # noqa: F401  loads the ops and Tensor's methods (indexing) first
 from ..tensor import Tensor
-from .sampler import _check_generator, _engine
+from .sampler import _check_generator, _check_sized, _engine
 
 
 class Dataset:
@@ -126,6 +126,7 @@ class ComposeDataset(Dataset):
             if isinstance(d, IterableDataset) or not hasattr(d, "__getitem__") or not hasattr(d, "__len__"):
                 raise TypeError(f"ComposeDataset: argument 'datasets' expected map-style datasets, item {i} is "
                                 f"{type(d).__name__}")
+            _check_sized("ComposeDataset", d, f"datasets[{i}]")
         lengths = [len(d) for d in self.datasets]
         if len(set(lengths)) != 1:
             raise ValueError(f"ComposeDataset: argument 'datasets' expected datasets of one length, got {lengths}")
@@ -173,13 +174,14 @@ class ConcatDataset(Dataset):
         if isinstance(datasets, (Dataset, str)) or not hasattr(datasets, "__iter__"):
             raise TypeError(f"ConcatDataset: argument 'datasets' expected a list of datasets, got "
                             f"{type(datasets).__name__}")
-        self.datasets = list(datasets)
+        self.datasets = _as_list("ConcatDataset", "datasets", datasets, "a list of datasets")
         if not self.datasets:
             raise ValueError("ConcatDataset: argument 'datasets' expected at least one dataset, got none")
         for i, d in enumerate(self.datasets):
             if isinstance(d, IterableDataset) or not hasattr(d, "__getitem__") or not hasattr(d, "__len__"):
                 raise TypeError(f"ConcatDataset: argument 'datasets' expected map-style datasets, item {i} is "
                                 f"{type(d).__name__}")
+            _check_sized("ConcatDataset", d, f"datasets[{i}]")
         self.cumulative_sizes, total = [], 0
         for d in self.datasets:
             total += len(d)
@@ -259,6 +261,7 @@ def random_split(dataset, lengths, generator=None):
     if isinstance(dataset, IterableDataset) or not hasattr(dataset, "__len__"):
         raise TypeError(f"random_split: argument 'dataset' expected a map-style dataset with len(), "
                         f"got {type(dataset).__name__}")
+    _check_sized("random_split", dataset, "dataset")
     generator = _check_generator("random_split", generator)
     if generator is not None and not hasattr(generator, "integers") and not hasattr(generator, "engine"):
         raise TypeError("random_split: argument 'generator' expected a Generator, got an iterator")

@@ -20,12 +20,13 @@ def _check_positive_int(func: str, arg: str, value) -> int:
     return int(value)
 
 
-def _check_sized(func: str, data_source):
-    """A data source a sampler reads len() of: refused up front when it has none."""
+def _check_sized(func: str, data_source, arg: str = "data_source"):
+    """A data source whose len() is read: refused up front when it has none
+    (also a 0-d array or Tensor, which have __len__ but raise)."""
     try:
         len(data_source)
     except TypeError:
-        raise TypeError(f"{func}: argument 'data_source' expected a sized dataset or sequence (one with len()), "
+        raise TypeError(f"{func}: argument '{arg}' expected a sized dataset or sequence (one with len()), "
                         f"got {type(data_source).__name__}") from None
     return data_source
 
@@ -269,9 +270,7 @@ class DistributedBatchSampler(BatchSampler):
     """
 
     def __init__(self, dataset, batch_size, num_replicas=None, rank=None, shuffle=False, drop_last=False):
-        if not hasattr(dataset, "__len__"):
-            raise TypeError(f"DistributedBatchSampler: argument 'dataset' expected a map-style dataset with len(), "
-                            f"got {type(dataset).__name__}")
+        _check_sized("DistributedBatchSampler", dataset, "dataset")
         self.dataset = dataset
         self.data_source = dataset
         self.batch_size = _check_positive_int("DistributedBatchSampler", "batch_size", batch_size)

@@ -47,6 +47,9 @@ def _as_tensor(who: str, arg: str, value) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "biuf":
+            raise TypeError(f"{who}: argument '{arg}' expected an array of numbers (bool, int or float), "
+                            f"got dtype {value.dtype}")
         return to_tensor(value)
     raise TypeError(f"{who}: argument '{arg}' expected a Tensor or numpy.ndarray, "
                     f"got {type(value).__name__}")
