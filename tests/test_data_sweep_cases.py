@@ -7,7 +7,8 @@ torch.utils.data, hand-written references and Paddle's rules; random bad input).
   AttributeError/IndexError/KeyError or NumPy's np.stack error; they now raise a
   TypeError/ValueError that names default_collate_fn and the field.
 - ComposeDataset, ChainDataset, ConcatDataset, Subset, SequenceSampler,
-  RandomSampler, DistributedBatchSampler and random_split given a non-iterable or
+  RandomSampler, BatchSampler, DistributedBatchSampler, random_split and
+  DataLoader given a non-iterable or
   unsized argument (an int, None, a 0-d array) raised Python's bare
   "'int' object is not iterable" / "len() of unsized object", some only when
   iterated; they now refuse it at construction, naming the class and argument.
@@ -84,6 +85,8 @@ def test_dataloader_surfaces_collate_mismatch_from_a_worker():
     (lambda: io.RandomSampler(None), "RandomSampler: argument 'data_source' expected a sized dataset .*got NoneType"),
     (lambda: io.DistributedBatchSampler(np.array(3), 2, 2, 0), "DistributedBatchSampler: argument 'dataset' expected a sized"),
     (lambda: io.random_split(np.array(3), [1]), "random_split: argument 'dataset' expected a sized"),
+    (lambda: io.BatchSampler(np.array(3), batch_size=1), "BatchSampler: argument 'dataset' expected a sized"),
+    (lambda: io.DataLoader(np.array(3)), "DataLoader: argument 'dataset' expected a sized"),
 ])
 def test_unsized_or_non_iterable_arguments_are_refused_by_name(make, pattern):
     with pytest.raises(TypeError, match=pattern):
@@ -96,6 +99,8 @@ def test_batch_sampler_yielding_non_lists_is_named_in_process_and_in_a_worker():
         list(io.DataLoader(list(range(4)), batch_sampler=[1, 2]))
     with pytest.raises(TypeError, match="it yielded str 'ab'"):
         list(io.DataLoader(list(range(4)), batch_sampler=["ab"]))
+    with pytest.raises(TypeError, match="it yielded Tensor"):  # a 1-D Tensor yields 0-d ones
+        list(io.DataLoader(list(range(4)), batch_sampler=eager.to_tensor([1, 2])))
     with pytest.raises(TypeError, match="worker 0 raised TypeError while taking the batch sampler's list of indices"):
         list(io.DataLoader(list(range(4)), batch_sampler=[3], num_workers=1))
     # a list of indices of any iterable kind still reads

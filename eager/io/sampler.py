@@ -228,9 +228,7 @@ class BatchSampler(Sampler):
                 raise TypeError(f"BatchSampler: argument 'sampler' expected an iterable of indices, "
                                 f"got {type(sampler).__name__}")
         else:
-            if not hasattr(dataset, "__len__"):
-                raise TypeError(f"BatchSampler: argument 'dataset' expected a map-style dataset with len(), "
-                                f"got {type(dataset).__name__}")
+            _check_sized("BatchSampler", dataset, "dataset")
             sampler = RandomSampler(dataset) if shuffle else SequenceSampler(dataset)
         super().__init__(dataset)
         self.sampler = sampler

@@ -109,10 +109,13 @@ class MapFetcher:
             self.current = f"reading sample index {indices}"
             return self.collate_fn(self.dataset[indices])
         self.current = "taking the batch sampler's list of indices"
-        if isinstance(indices, (str, bytes)) or not hasattr(indices, "__iter__"):
+        try:
+            if isinstance(indices, (str, bytes)):
+                raise TypeError
+            indices = list(indices)
+        except TypeError:  # not iterable (a 0-d array or Tensor has __iter__ but raises)
             raise TypeError(f"DataLoader: argument 'batch_sampler' must yield lists of sample indices, it yielded "
-                            f"{type(indices).__name__} {indices!r:.60}")
-        indices = list(indices)
+                            f"{type(indices).__name__} {indices!r:.60}") from None
         samples = []
         for index in indices:
             self.current = f"reading sample index {index}"

@@ -18,7 +18,7 @@ from ...arguments import to_bool
 from ..batch_iterator import BatchIterator
 from ..collate import default_collate_fn, default_convert_fn, to_host, to_tensors
 from ..dataset import IterableDataset
-from ..sampler import BatchSampler
+from ..sampler import BatchSampler, _check_sized
 from .. import worker as _worker
 
 
@@ -72,6 +72,8 @@ class DataLoader:
         if not self.dataset_kind_iterable and not (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
             raise TypeError(f"DataLoader: argument 'dataset' expected a Dataset (__getitem__ and __len__) or an "
                             f"IterableDataset, got {type(dataset).__name__}")
+        if not self.dataset_kind_iterable:
+            _check_sized("DataLoader", dataset, "dataset")
         shuffle = to_bool(shuffle, "DataLoader", "shuffle")
         drop_last = to_bool(drop_last, "DataLoader", "drop_last")
         if batch_size is not None:
