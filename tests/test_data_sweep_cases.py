@@ -15,6 +15,7 @@ torch.utils.data, hand-written references and Paddle's rules; random bad input).
 - DataLoader with a batch_sampler yielding ints or strings: "'int' object is not
   iterable" from inside the fetcher (or a dataset's own error); now a TypeError
   naming 'batch_sampler', also from a worker process.
+- DataLoader(timeout=nan) was accepted and never expired.
 - Auc(curve=<array>) died in NumPy's truth-value error; Precision/Recall/Auc/
   Accuracy given text arrays died in NumPy ufuncs or in to_tensor.
 """
@@ -91,6 +92,13 @@ def test_dataloader_surfaces_collate_mismatch_from_a_worker():
 def test_unsized_or_non_iterable_arguments_are_refused_by_name(make, pattern):
     with pytest.raises(TypeError, match=pattern):
         make()
+
+
+def test_dataloader_refuses_a_nan_timeout():
+    # NaN passed the `timeout < 0` check and then never expired (every comparison with it is False)
+    with pytest.raises(ValueError, match="DataLoader: argument 'timeout' expected a number of seconds >= 0, got nan"):
+        io.DataLoader(list(range(3)), timeout=float("nan"))
+    assert io.DataLoader(list(range(3)), timeout=float("inf")).timeout == float("inf")
 
 
 def test_batch_sampler_yielding_non_lists_is_named_in_process_and_in_a_worker():

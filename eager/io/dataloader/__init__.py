@@ -110,7 +110,7 @@ class DataLoader:
         if not isinstance(prefetch_factor, numbers.Integral) or isinstance(prefetch_factor, bool) or prefetch_factor <= 0:
             raise ValueError(f"DataLoader: argument 'prefetch_factor' expected a positive int, got {prefetch_factor!r}")
         self.prefetch_factor = int(prefetch_factor)
-        if not isinstance(timeout, numbers.Real) or isinstance(timeout, bool) or timeout < 0:
+        if not isinstance(timeout, numbers.Real) or isinstance(timeout, bool) or not timeout >= 0:  # NaN too
             raise ValueError(f"DataLoader: argument 'timeout' expected a number of seconds >= 0, got {timeout!r}")
         self.timeout = float(timeout)
         if worker_init_fn is not None and not callable(worker_init_fn):
