@@ -17,32 +17,68 @@ def default_collate_fn(batch):
     """Stacks a list of samples field by field into NumPy: arrays and Tensors
     are stacked on a new first axis, numbers become a 1-D array, strings stay a
     list, dicts collate per key and tuples/lists per position (into a list).
-    The DataLoader then turns every array into a Tensor.
+    The DataLoader then turns every array into a Tensor. Every sample must have
+    the first one's structure (kinds, keys, lengths and array shapes), else a
+    TypeError/ValueError names the field that differs.
 
     >>> default_collate_fn([(np.zeros(2), 1), (np.ones(2), 2)])[1]
     array([1, 2])
     """
     if not isinstance(batch, Sequence) or isinstance(batch, (str, bytes)) or len(batch) == 0:
         raise TypeError(f"default_collate_fn: argument 'batch' expected a non-empty list of samples, got {batch!r:.80}")
+    return _collate(list(batch), "")
+
+
+def _at(path: str) -> str:
+    return f" at field {path}" if path else ""
+
+
+def _refuse_mixed(batch, path: str, kinds, what: str):
+    """Every sample of a field must be of the first sample's kind."""
+    for i, s in enumerate(batch):
+        if not isinstance(s, kinds):
+            raise TypeError(f"default_collate_fn: the samples differ in kind{_at(path)}: sample 0 has {what}, sample {i} "
+                            f"has {type(s).__name__}; every sample must have the same structure")
+
+
+def _collate(batch: list, path: str):
     sample = batch[0]
-    if isinstance(sample, Tensor):
-        return np.stack([s.numpy() for s in batch])
-    if isinstance(sample, np.ndarray):
-        return np.stack(batch)
+    if isinstance(sample, (Tensor, np.ndarray)):
+        _refuse_mixed(batch, path, (Tensor, np.ndarray), f"an array ({type(sample).__name__})")
+        arrays = [s.numpy() if isinstance(s, Tensor) else s for s in batch]
+        shapes = {a.shape for a in arrays}
+        if len(shapes) != 1:
+            raise ValueError(f"default_collate_fn: the samples differ in shape{_at(path)}: "
+                             f"{sorted(shapes, key=lambda t: (len(t), t))}; arrays are stacked, so every sample's "
+                             f"must have one shape (pad them, or pass a collate_fn)")
+        return np.stack(arrays)
     if isinstance(sample, (str, bytes)):
         return list(batch)
     if isinstance(sample, (numbers.Number, np.generic)):
+        _refuse_mixed(batch, path, (numbers.Number, np.generic), "a number")
         return np.array(batch)
     if isinstance(sample, Mapping):
-        return {key: default_collate_fn([s[key] for s in batch]) for key in sample}
+        _refuse_mixed(batch, path, Mapping, "a dict")
+        keys = list(sample)
+        for i, s in enumerate(batch):
+            if len(s) != len(keys) or any(key not in s for key in keys):
+                raise ValueError(f"default_collate_fn: the samples differ in keys{_at(path)}: sample 0 has "
+                                 f"{sorted(map(str, keys))}, sample {i} has {sorted(map(str, s))}; every sample "
+                                 f"must have the same structure")
+        return {key: _collate([s[key] for s in batch], f"{path}[{key!r}]") for key in keys}
     if isinstance(sample, Sequence):
+        for i, s in enumerate(batch):
+            if not isinstance(s, Sequence) or isinstance(s, (str, bytes)):
+                raise TypeError(f"default_collate_fn: the samples differ in kind{_at(path)}: sample 0 has a "
+                                f"{type(sample).__name__}, sample {i} has {type(s).__name__}; every sample must "
+                                f"have the same structure")
         length = len(sample)
         if any(len(s) != length for s in batch):
-            raise ValueError(f"default_collate_fn: the samples of a batch have fields of different lengths "
+            raise ValueError(f"default_collate_fn: the samples differ in length{_at(path)}: "
                              f"{sorted({len(s) for s in batch})}; every sample must have the same structure")
-        return [default_collate_fn(list(fields)) for fields in zip(*batch)]
+        return [_collate(list(fields), f"{path}[{j}]") for j, fields in enumerate(zip(*batch))]
     raise TypeError(f"default_collate_fn: a sample field must be a Tensor, NumPy array, number, string, dict, "
-                    f"list or tuple, got {type(sample).__name__}")
+                    f"list or tuple, got {type(sample).__name__}{_at(path)}")
 
 
 def default_convert_fn(sample):

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import generated as _generated  # noqa: F401  loads the ops and Tensor's methods (indexing) first
 from ..tensor import Tensor
-from .sampler import _check_generator, _engine
+from .sampler import _check_generator, _check_sized, _engine
 
 
 class Dataset:
@@ -95,6 +95,16 @@ class TensorDataset(Dataset):
         return _first_dim(self.tensors[0])
 
 
+def _as_list(func: str, arg: str, value, expected: str) -> list:
+    """An iterable argument as a list; anything else is a TypeError naming func and arg."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{func}: argument '{arg}' expected {expected}, got {type(value).__name__}")
+    try:
+        return list(value)
+    except TypeError:  # a 0-d array has __iter__ but does not iterate
+        raise TypeError(f"{func}: argument '{arg}' expected {expected}, got {type(value).__name__}") from None
+
+
 def _as_fields(sample) -> list:
     return list(sample) if isinstance(sample, (list, tuple)) else [sample]
 
@@ -109,13 +119,14 @@ class ComposeDataset(Dataset):
     """
 
     def __init__(self, datasets):
-        self.datasets = list(datasets)
+        self.datasets = _as_list("ComposeDataset", "datasets", datasets, "a list of map-style datasets")
         if not self.datasets:
             raise ValueError("ComposeDataset: argument 'datasets' expected at least one dataset, got none")
         for i, d in enumerate(self.datasets):
             if isinstance(d, IterableDataset) or not hasattr(d, "__getitem__") or not hasattr(d, "__len__"):
                 raise TypeError(f"ComposeDataset: argument 'datasets' expected map-style datasets, item {i} is "
                                 f"{type(d).__name__}")
+            _check_sized("ComposeDataset", d, f"datasets[{i}]")
         lengths = [len(d) for d in self.datasets]
         if len(set(lengths)) != 1:
             raise ValueError(f"ComposeDataset: argument 'datasets' expected datasets of one length, got {lengths}")
@@ -137,7 +148,7 @@ class ChainDataset(IterableDataset):
     """
 
     def __init__(self, datasets):
-        self.datasets = list(datasets)
+        self.datasets = _as_list("ChainDataset", "datasets", datasets, "a list of IterableDatasets")
         for i, d in enumerate(self.datasets):
             if not isinstance(d, IterableDataset):
                 raise TypeError(f"ChainDataset: argument 'datasets' expected IterableDatasets, item {i} is "
@@ -163,13 +174,14 @@ class ConcatDataset(Dataset):
         if isinstance(datasets, (Dataset, str)) or not hasattr(datasets, "__iter__"):
             raise TypeError(f"ConcatDataset: argument 'datasets' expected a list of datasets, got "
                             f"{type(datasets).__name__}")
-        self.datasets = list(datasets)
+        self.datasets = _as_list("ConcatDataset", "datasets", datasets, "a list of datasets")
         if not self.datasets:
             raise ValueError("ConcatDataset: argument 'datasets' expected at least one dataset, got none")
         for i, d in enumerate(self.datasets):
             if isinstance(d, IterableDataset) or not hasattr(d, "__getitem__") or not hasattr(d, "__len__"):
                 raise TypeError(f"ConcatDataset: argument 'datasets' expected map-style datasets, item {i} is "
                                 f"{type(d).__name__}")
+            _check_sized("ConcatDataset", d, f"datasets[{i}]")
         self.cumulative_sizes, total = [], 0
         for d in self.datasets:
             total += len(d)
@@ -200,8 +212,11 @@ class Subset(Dataset):
     def __init__(self, dataset, indices):
         if isinstance(dataset, IterableDataset):
             raise TypeError("Subset: argument 'dataset' expected a map-style dataset, got an IterableDataset")
+        if not hasattr(dataset, "__getitem__"):
+            raise TypeError(f"Subset: argument 'dataset' expected a map-style dataset (with __getitem__), "
+                            f"got {type(dataset).__name__}")
         self.dataset = dataset
-        self.indices = list(indices)
+        self.indices = _as_list("Subset", "indices", indices, "a sequence of indices")
 
     def __getitem__(self, idx):
         return self.dataset[self.indices[idx]]
@@ -246,6 +261,7 @@ def random_split(dataset, lengths, generator=None):
     if isinstance(dataset, IterableDataset) or not hasattr(dataset, "__len__"):
         raise TypeError(f"random_split: argument 'dataset' expected a map-style dataset with len(), "
                         f"got {type(dataset).__name__}")
+    _check_sized("random_split", dataset, "dataset")
     generator = _check_generator("random_split", generator)
     if generator is not None and not hasattr(generator, "integers") and not hasattr(generator, "engine"):
         raise TypeError("random_split: argument 'generator' expected a Generator, got an iterator")

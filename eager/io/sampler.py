@@ -20,6 +20,17 @@ def _check_positive_int(func: str, arg: str, value) -> int:
     return int(value)
 
 
+def _check_sized(func: str, data_source, arg: str = "data_source"):
+    """A data source whose len() is read: refused up front when it has none
+    (also a 0-d array or Tensor, which have __len__ but raise)."""
+    try:
+        len(data_source)
+    except TypeError:
+        raise TypeError(f"{func}: argument '{arg}' expected a sized dataset or sequence (one with len()), "
+                        f"got {type(data_source).__name__}") from None
+    return data_source
+
+
 def _check_generator(func: str, generator):
     """None (eager's CPU generator, which eager.seed seeds), a phi Generator, a
     numpy.random.Generator, or (as Paddle) an iterator that yields the indices."""
@@ -62,7 +73,7 @@ class SequenceSampler(Sampler):
     """
 
     def __init__(self, data_source):
-        super().__init__(data_source)
+        super().__init__(_check_sized("SequenceSampler", data_source))
 
     def __iter__(self):
         return iter(range(len(self.data_source)))
@@ -86,7 +97,7 @@ class RandomSampler(Sampler):
     """
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
-        super().__init__(data_source)
+        super().__init__(_check_sized("RandomSampler", data_source))
         self.replacement = to_bool(replacement, "RandomSampler", "replacement")
         if num_samples is not None:
             if not self.replacement:
@@ -217,9 +228,7 @@ class BatchSampler(Sampler):
                 raise TypeError(f"BatchSampler: argument 'sampler' expected an iterable of indices, "
                                 f"got {type(sampler).__name__}")
         else:
-            if not hasattr(dataset, "__len__"):
-                raise TypeError(f"BatchSampler: argument 'dataset' expected a map-style dataset with len(), "
-                                f"got {type(dataset).__name__}")
+            _check_sized("BatchSampler", dataset, "dataset")
             sampler = RandomSampler(dataset) if shuffle else SequenceSampler(dataset)
         super().__init__(dataset)
         self.sampler = sampler
@@ -259,9 +268,7 @@ class DistributedBatchSampler(BatchSampler):
     """
 
     def __init__(self, dataset, batch_size, num_replicas=None, rank=None, shuffle=False, drop_last=False):
-        if not hasattr(dataset, "__len__"):
-            raise TypeError(f"DistributedBatchSampler: argument 'dataset' expected a map-style dataset with len(), "
-                            f"got {type(dataset).__name__}")
+        _check_sized("DistributedBatchSampler", dataset, "dataset")
         self.dataset = dataset
         self.data_source = dataset
         self.batch_size = _check_positive_int("DistributedBatchSampler", "batch_size", batch_size)

@@ -108,11 +108,19 @@ class MapFetcher:
         if not self.auto_collate:
             self.current = f"reading sample index {indices}"
             return self.collate_fn(self.dataset[indices])
+        self.current = "taking the batch sampler's list of indices"
+        try:
+            if isinstance(indices, (str, bytes)):
+                raise TypeError
+            indices = list(indices)
+        except TypeError:  # not iterable (a 0-d array or Tensor has __iter__ but raises)
+            raise TypeError(f"DataLoader: argument 'batch_sampler' must yield lists of sample indices, it yielded "
+                            f"{type(indices).__name__} {indices!r:.60}") from None
         samples = []
         for index in indices:
             self.current = f"reading sample index {index}"
             samples.append(self.dataset[index])
-        self.current = f"collating the samples at indices {list(indices)}"
+        self.current = f"collating the samples at indices {indices}"
         return self.collate_fn(samples)
 
 

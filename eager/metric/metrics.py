@@ -34,16 +34,22 @@ def _as_numpy(who: str, arg: str, value) -> np.ndarray:
     """A Tensor or NumPy array as a NumPy array; anything else is refused."""
     if isinstance(value, Tensor):
         return value.numpy()
-    if isinstance(value, np.ndarray):
-        return value
-    raise ValueError(f"{who}: argument '{arg}' expected a Tensor or numpy.ndarray, "
-                     f"got {type(value).__name__}")
+    if not isinstance(value, np.ndarray):
+        raise ValueError(f"{who}: argument '{arg}' expected a Tensor or numpy.ndarray, "
+                         f"got {type(value).__name__}")
+    if value.dtype.kind not in "biuf":  # text, objects, complex: no count or threshold reads them
+        raise TypeError(f"{who}: argument '{arg}' expected an array of numbers (bool, int or float), "
+                        f"got dtype {value.dtype}")
+    return value
 
 
 def _as_tensor(who: str, arg: str, value) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "biuf":
+            raise TypeError(f"{who}: argument '{arg}' expected an array of numbers (bool, int or float), "
+                            f"got dtype {value.dtype}")
         return to_tensor(value)
     raise TypeError(f"{who}: argument '{arg}' expected a Tensor or numpy.ndarray, "
                     f"got {type(value).__name__}")
@@ -306,7 +312,7 @@ class Auc(Metric):
 
     def __init__(self, curve="ROC", num_thresholds=4095, name="auc", *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if curve != "ROC":
+        if not isinstance(curve, str) or curve != "ROC":
             raise ValueError(f"Auc: argument 'curve' expected 'ROC' (the curve Paddle's Auc "
                              f"computes), got {curve!r}")
         if (not isinstance(num_thresholds, numbers.Integral) or isinstance(num_thresholds, bool)

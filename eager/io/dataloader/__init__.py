@@ -18,7 +18,7 @@ from ...arguments import to_bool
 from ..batch_iterator import BatchIterator
 from ..collate import default_collate_fn, default_convert_fn, to_host, to_tensors
 from ..dataset import IterableDataset
-from ..sampler import BatchSampler
+from ..sampler import BatchSampler, _check_sized
 from .. import worker as _worker
 
 
@@ -72,6 +72,8 @@ class DataLoader:
         if not self.dataset_kind_iterable and not (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
             raise TypeError(f"DataLoader: argument 'dataset' expected a Dataset (__getitem__ and __len__) or an "
                             f"IterableDataset, got {type(dataset).__name__}")
+        if not self.dataset_kind_iterable:
+            _check_sized("DataLoader", dataset, "dataset")
         shuffle = to_bool(shuffle, "DataLoader", "shuffle")
         drop_last = to_bool(drop_last, "DataLoader", "drop_last")
         if batch_size is not None:
@@ -108,7 +110,7 @@ class DataLoader:
         if not isinstance(prefetch_factor, numbers.Integral) or isinstance(prefetch_factor, bool) or prefetch_factor <= 0:
             raise ValueError(f"DataLoader: argument 'prefetch_factor' expected a positive int, got {prefetch_factor!r}")
         self.prefetch_factor = int(prefetch_factor)
-        if not isinstance(timeout, numbers.Real) or isinstance(timeout, bool) or timeout < 0:
+        if not isinstance(timeout, numbers.Real) or isinstance(timeout, bool) or not timeout >= 0:  # NaN too
             raise ValueError(f"DataLoader: argument 'timeout' expected a number of seconds >= 0, got {timeout!r}")
         self.timeout = float(timeout)
         if worker_init_fn is not None and not callable(worker_init_fn):
