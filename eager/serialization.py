@@ -346,7 +346,8 @@ class _Encoder:
         name = dtype.name
         if name == _BFLOAT16 and dtype.kind == "V":  # ml_dtypes' bfloat16: its bits as uint16
             entry = self._entry_name(parts)
-            self.arrays[entry] = np.ascontiguousarray(array).view(np.uint16)
+            # np.asarray keeps a 0-d array 0-d (np.ascontiguousarray makes it 1-d)
+            self.arrays[entry] = np.asarray(array, order="C").view(np.uint16)
             self.bfloat16_entries.append(entry)
             return {"tensor": entry, "dtype": name, "shape": list(array.shape), "kind": kind}
         if name not in _STORABLE and name not in _COMPLEX_PARTS:
