@@ -33,3 +33,21 @@ def test_a_bfloat16_tensor_of_any_rank_round_trips_with_its_shape(tmp_path, shap
     buffer.seek(0)
     got = eager.load(buffer, return_numpy=True)
     assert list(got.shape) == shape
+
+
+def test_a_key_named_like_the_safetensors_metadata_saves_a_readable_file(tmp_path):
+    # "__metadata__" is the key safetensors reserves in its header: a tensor stored
+    # under that entry name made a file that eager.load refused as corrupted.
+    first = eager.to_tensor(np.arange(3, dtype=np.float32))
+    second = eager.to_tensor(np.arange(4, dtype=np.int64))
+    path = tmp_path / "meta.pdparams"
+    eager.save({"__metadata__": first, "inner": {"__metadata__": {"x": 1}}, "__metadata__#2": second}, path)
+    out = eager.load(path)
+    assert list(out) == ["__metadata__", "inner", "__metadata__#2"]
+    np.testing.assert_array_equal(out["__metadata__"].numpy(), [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(out["__metadata__#2"].numpy(), [0, 1, 2, 3])
+    assert out["inner"] == {"__metadata__": {"x": 1}}
+    buffer = io.BytesIO()
+    eager.save({"__metadata__": first}, buffer)
+    buffer.seek(0)
+    np.testing.assert_array_equal(eager.load(buffer, return_numpy=True)["__metadata__"], [0.0, 1.0, 2.0])
