@@ -51,3 +51,41 @@ def test_a_key_named_like_the_safetensors_metadata_saves_a_readable_file(tmp_pat
     eager.save({"__metadata__": first}, buffer)
     buffer.seek(0)
     np.testing.assert_array_equal(eager.load(buffer, return_numpy=True)["__metadata__"], [0.0, 1.0, 2.0])
+
+
+class _SeqPlusBias(eager.nn.Layer):
+    """x [B, S, 4] through a Linear plus y [B, 1, 4]: the batches meet, S does not."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = eager.nn.Linear(4, 4)
+
+    def forward(self, x, y):
+        return self.linear(x) + y, (x * 2.0).sum(axis=1)
+
+
+def test_jit_save_keeps_a_sequence_length_free_when_two_inputs_batches_meet(tmp_path):
+    # The batches of x and y meet in one add, so they share one size; the sequence
+    # length of x meets nothing and stays free (it used to be tied to the batch too,
+    # so a loaded layer refused x of shape [2, 5, 4]).
+    from eager.static import InputSpec
+    eager.seed(0)
+    layer = _SeqPlusBias()
+    specs = [InputSpec([None, None, 4], "float32", "x"), InputSpec([None, 1, 4], "float32", "y")]
+    eager.jit.save(layer, str(tmp_path / "seq"), input_spec=specs)
+    loaded = eager.jit.load(str(tmp_path / "seq"))
+    weight, bias = layer.linear.weight.numpy(), layer.linear.bias.numpy()
+    rng = np.random.RandomState(0)
+    for batch, length in ((2, 5), (3, 2), (1, 1)):
+        x = rng.randn(batch, length, 4).astype(np.float32)
+        y = rng.randn(batch, 1, 4).astype(np.float32)
+        first, second = loaded(eager.to_tensor(x), eager.to_tensor(y))
+        expected = np.zeros((batch, length, 4))
+        for b in range(batch):
+            for s in range(length):
+                expected[b, s] = x[b, s].astype(np.float64) @ weight + bias + y[b, 0]
+        np.testing.assert_allclose(first.numpy(), expected, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(second.numpy(), 2.0 * x.astype(np.float64).sum(axis=1), rtol=1e-5, atol=1e-5)
+    # batches that differ still raise, naming the input
+    with pytest.raises(ValueError, match="TranslatedLayer.forward: input 1"):
+        loaded(eager.to_tensor(np.ones((2, 5, 4), np.float32)), eager.to_tensor(np.ones((3, 1, 4), np.float32)))
