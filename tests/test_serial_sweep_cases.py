@@ -89,3 +89,30 @@ def test_jit_save_keeps_a_sequence_length_free_when_two_inputs_batches_meet(tmp_
     # batches that differ still raise, naming the input
     with pytest.raises(ValueError, match="TranslatedLayer.forward: input 1"):
         loaded(eager.to_tensor(np.ones((2, 5, 4), np.float32)), eager.to_tensor(np.ones((3, 1, 4), np.float32)))
+
+
+class _Marker:
+    """Unpickling this object would create the file at ``path`` (a crafted payload)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+@pytest.mark.parametrize("protocol", [0, 1, 2, 4, 5])
+def test_a_crafted_pickle_of_any_protocol_runs_no_code(tmp_path, protocol):
+    import pickle
+    marker = tmp_path / "ran"
+    payload = pickle.dumps({"w": _Marker(str(marker))}, protocol=protocol)
+    path = tmp_path / "evil.pdparams"
+    path.write_bytes(payload)
+    for source in (path, io.BytesIO(payload)):
+        with pytest.raises(ValueError, match="^eager.load: "):
+            eager.load(source)
+    assert not marker.exists()
+    # the same bytes inside a real file are data: a uint8 array, never unpickled
+    eager.save({"blob": np.frombuffer(payload, dtype=np.uint8)}, tmp_path / "blob.pdparams")
+    blob = eager.load(tmp_path / "blob.pdparams", return_numpy=True)["blob"]
+    assert blob.tobytes() == payload and not marker.exists()
