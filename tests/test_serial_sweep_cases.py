@@ -116,3 +116,24 @@ def test_a_crafted_pickle_of_any_protocol_runs_no_code(tmp_path, protocol):
     eager.save({"blob": np.frombuffer(payload, dtype=np.uint8)}, tmp_path / "blob.pdparams")
     blob = eager.load(tmp_path / "blob.pdparams", return_numpy=True)["blob"]
     assert blob.tobytes() == payload and not marker.exists()
+
+
+def test_jit_load_gives_the_layer_in_eval_mode_as_paddle(tmp_path):
+    # Paddle's jit.load sets the TranslatedLayer to eval mode: dropout is off until train().
+    from eager.static import InputSpec
+    eager.seed(3)
+    net = eager.nn.Sequential(eager.nn.Linear(4, 8), eager.nn.Dropout(0.5), eager.nn.Linear(8, 2))
+    net.train()
+    eager.jit.save(net, str(tmp_path / "drop"), input_spec=[InputSpec([None, 4], "float32", "x")])
+    loaded = eager.jit.load(str(tmp_path / "drop"))
+    assert loaded.training is False
+    x = np.random.RandomState(1).randn(3, 4).astype(np.float32)
+    w1, b1, w2, b2 = (p.numpy().astype(np.float64) for p in net.parameters())
+    expected = (x.astype(np.float64) @ w1 + b1) @ w2 + b2  # dropout is the identity in eval mode
+    first, second = loaded(eager.to_tensor(x)).numpy(), loaded(eager.to_tensor(x)).numpy()
+    np.testing.assert_allclose(first, expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(first, second)
+    loaded.train()
+    assert loaded.training is True
+    draws = [loaded(eager.to_tensor(x)).numpy() for _ in range(3)]
+    assert any(not np.allclose(d, expected, atol=1e-5) for d in draws)  # dropout draws in train mode
