@@ -126,6 +126,7 @@ __all__ = ["save", "load"]
 _FORMAT_KEY = "eager.format"
 _FORMAT_VERSION = "1"
 _STRUCTURE_KEY = "eager.structure"
+_HEADER_METADATA = "__metadata__"  # safetensors' header key for the string metadata
 _NAME_TABLE_KEY = "StructuredToParameterName@@"  # Paddle's keep_name_table entry
 _JIT_MODEL, _JIT_PARAMS = ".pdmodel", ".pdiparams"  # the files eager.jit.save writes (jit/program.py)
 # safetensors' own limit on the JSON header; a larger length means garbage.
@@ -346,7 +347,8 @@ class _Encoder:
         name = dtype.name
         if name == _BFLOAT16 and dtype.kind == "V":  # ml_dtypes' bfloat16: its bits as uint16
             entry = self._entry_name(parts)
-            self.arrays[entry] = np.ascontiguousarray(array).view(np.uint16)
+            # np.asarray keeps a 0-d array 0-d (np.ascontiguousarray makes it 1-d)
+            self.arrays[entry] = np.asarray(array, order="C").view(np.uint16)
             self.bfloat16_entries.append(entry)
             return {"tensor": entry, "dtype": name, "shape": list(array.shape), "kind": kind}
         if name not in _STORABLE and name not in _COMPLEX_PARTS:
@@ -362,7 +364,9 @@ class _Encoder:
     def _entry_name(self, parts: tuple) -> str:
         base = ".".join(parts) or "tensor"
         entry, count = base, 1
-        while entry in self.arrays:
+        # "__metadata__" is the safetensors header's own key: an entry so named would be
+        # written beside it and make the file unreadable ({"__metadata__": tensor}).
+        while entry in self.arrays or entry == _HEADER_METADATA:
             count += 1
             entry = f"{base}#{count}"
         return entry

@@ -58,6 +58,8 @@ def test_a_loaded_mlp_trains_as_the_original_and_saves_what_it_learned(tmp_path,
     original = _mlp()
     eager.jit.save(original, str(tmp_path / "mlp"), input_spec=[InputSpec([None, 6], "float64")])
     layer = eager.jit.load(str(tmp_path / "mlp"))
+    assert not layer.training  # eval mode after load, as Paddle's jit.load
+    layer.train()
     assert layer.training and all(isinstance(p, eager.nn.Parameter) and not p.stop_gradient
                                   for p in layer.parameters())
     assert layer(eager.to_tensor(XS[0])).grad_node.backward_op == "to_static_grad"
@@ -70,6 +72,7 @@ def test_a_loaded_mlp_trains_as_the_original_and_saves_what_it_learned(tmp_path,
     # a second round trip keeps the trained values, and trains on as the original
     eager.jit.save(layer, str(tmp_path / "again"), input_spec=[InputSpec([None, 6], "float64")])
     again = eager.jit.load(str(tmp_path / "again"))
+    again.train()  # eval mode after load, as Paddle's
     assert list(again.state_dict()) == list(original.state_dict())
     for p, q in zip(again.parameters(), original.parameters()):
         np.testing.assert_array_equal(p.numpy(), q.numpy())
@@ -80,6 +83,7 @@ def test_the_recorded_backward_matches_numpy_from_the_maths(tmp_path):
     original = _mlp()
     eager.jit.save(original, str(tmp_path / "mlp"), input_spec=[InputSpec([None, 6], "float64")])
     layer = eager.jit.load(str(tmp_path / "mlp"))
+    layer.train()  # eval mode after load, as Paddle's
     w1, b1, w2, b2 = (p.numpy() for p in layer.parameters())
     x, y = XS[0], YS[0]
     xt = eager.to_tensor(x, stop_gradient=False)
@@ -113,6 +117,7 @@ def test_train_mode_runs_dropout_and_batch_norm_as_eager_and_save_leaves_the_mod
         np.testing.assert_array_equal(v.numpy(), before[k])
         assert v.inplace_version == version
     layer = eager.jit.load(str(tmp_path / "cnn"))
+    layer.train()  # eval mode after load, as Paddle's
     images = [RNG.standard_normal((2, 1, 6, 6)).astype("float32") for _ in range(3)]
     runs = []
     for model in (layer, original):

@@ -160,7 +160,7 @@ def test_save_inference_model_saves_the_eval_mode_program_and_leaves_the_modes(t
     assert net.training and all(sub.training for sub in net.sublayers())
     np.testing.assert_array_equal(net[1]._mean.numpy(), mean)  # the eval trace moved no statistics
     loaded = eager.jit.load(str(tmp_path / "net"))
-    assert loaded.training  # a new Layer: train mode; its program is the inference one all the same
+    assert not loaded.training  # eval mode after load, as Paddle's jit.load; its program is the inference one
     want = net.eval()(x).numpy()
     np.testing.assert_array_equal(loaded(x).numpy(), want)
     np.testing.assert_array_equal(loaded(x).numpy(), want)  # no dropout draws

@@ -508,6 +508,16 @@ def state_entries(state) -> list:
             for name, t, kind, trainable, persistable in state]
 
 
+def _symbol_choices(specs, free: int) -> list:
+    """The groupings of the ``free`` None sizes to trace with, loosest first: each
+    its own dimension, those at the same axis position sharing one, all sharing one."""
+    by_axis = {}
+    axes = [by_axis.setdefault(axis, len(by_axis))
+            for spec in specs for axis, size in enumerate(spec.shape) if size is None]
+    choices = [[*range(free)], axes, [0] * free]
+    return [c for i, c in enumerate(choices) if c not in choices[:i]]
+
+
 def _build_document(target, specs, state, layer_name, failure, hint="", grad=True) -> dict:
     """The program document of ``target``'s forward traced on inputs of ``specs`` (see write_program)."""
     free = sum(size is None for spec in specs for size in spec.shape)
@@ -518,8 +528,10 @@ def _build_document(target, specs, state, layer_name, failure, hint="", grad=Tru
     try:
         target.eval()
         # Each None size its own dimension; where the forward cannot run so (two
-        # inputs' batches meet in one op), one dimension shared by every None size.
-        for symbols in ([*range(free)], [0] * free):
+        # inputs' batches meet in one op), one dimension per axis position (the
+        # batches shared, a sequence length apart), and last one dimension shared
+        # by every None size.
+        for symbols in _symbol_choices(specs, free):
             try:
                 traced = _traced_twice(lambda s, sizes: list(_trace(target, specs, s, sizes, state)), free,
                                        symbols)

@@ -424,10 +424,12 @@ def load(path, **configs) -> TranslatedLayer:
     :class:`TranslatedLayer` (Paddle's ``paddle.jit.load``). Raises ValueError
     when the program names a kernel this phi lacks, or its parameters file
     does not hold the parameters the program names with their shapes and
-    dtypes; FileNotFoundError when a file is missing.
+    dtypes; FileNotFoundError when a file is missing. The layer starts in eval
+    mode, as Paddle's: call ``train()`` before fine-tuning it.
 
     >>> layer = eager.jit.load("out/mlp")
-    >>> layer.eval()(x)
+    >>> layer(x)                   # inference
+    >>> layer.train()              # to fine-tune
     """
     who = "eager.jit.load"
     path = check_path(who, path)
@@ -455,12 +457,14 @@ def load(path, **configs) -> TranslatedLayer:
             raise ValueError(f"{who}: {model_file!r} lacks its {key!r} entry")
     state = _load_state(path + PARAMS_SUFFIX, return_numpy=True)
     try:
-        return _translated(who, path, document, state)
+        layer = _translated(who, path, document, state)
     except ProgramError as error:
         raise ValueError(f"{who}: {model_file!r}: {error}") from None
     except (KeyError, IndexError, TypeError, AttributeError) as error:  # an entry missing or of another type
         raise ValueError(f"{who}: {model_file!r} is not a well-formed program ({type(error).__name__}: "
                          f"{error})") from None
+    layer.eval()  # as Paddle's jit.load: the loaded layer starts in eval mode; train() to fine-tune
+    return layer
 
 
 def _translated(who, path, document, state):
