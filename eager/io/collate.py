@@ -42,36 +42,52 @@ def _refuse_mixed(batch, path: str, kinds, what: str):
 
 
 def _collate(batch: list, path: str):
+    # A well-formed batch (every sample of one type, as from one Dataset) pays one set of
+    # types per field; the per-sample checks that name a differing field run only when
+    # the types differ or NumPy refuses to stack.
     sample = batch[0]
+    uniform = len(set(map(type, batch))) == 1
     if isinstance(sample, (Tensor, np.ndarray)):
-        _refuse_mixed(batch, path, (Tensor, np.ndarray), f"an array ({type(sample).__name__})")
-        arrays = [s.numpy() if isinstance(s, Tensor) else s for s in batch]
-        shapes = {a.shape for a in arrays}
-        if len(shapes) != 1:
+        if not uniform:
+            _refuse_mixed(batch, path, (Tensor, np.ndarray), f"an array ({type(sample).__name__})")
+        arrays = [s.numpy() if isinstance(s, Tensor) else s for s in batch] if not uniform or \
+            type(sample) is not np.ndarray else batch
+        try:
+            return np.stack(arrays)
+        except ValueError:
+            shapes = {a.shape for a in arrays}
+            if len(shapes) == 1:
+                raise
             raise ValueError(f"default_collate_fn: the samples differ in shape{_at(path)}: "
                              f"{sorted(shapes, key=lambda t: (len(t), t))}; arrays are stacked, so every sample's "
-                             f"must have one shape (pad them, or pass a collate_fn)")
-        return np.stack(arrays)
+                             f"must have one shape (pad them, or pass a collate_fn)") from None
     if isinstance(sample, (str, bytes)):
         return list(batch)
     if isinstance(sample, (numbers.Number, np.generic)):
-        _refuse_mixed(batch, path, (numbers.Number, np.generic), "a number")
+        if not uniform:
+            _refuse_mixed(batch, path, (numbers.Number, np.generic), "a number")
         return np.array(batch)
     if isinstance(sample, Mapping):
-        _refuse_mixed(batch, path, Mapping, "a dict")
-        keys = list(sample)
-        for i, s in enumerate(batch):
-            if len(s) != len(keys) or any(key not in s for key in keys):
-                raise ValueError(f"default_collate_fn: the samples differ in keys{_at(path)}: sample 0 has "
-                                 f"{sorted(map(str, keys))}, sample {i} has {sorted(map(str, s))}; every sample "
-                                 f"must have the same structure")
-        return {key: _collate([s[key] for s in batch], f"{path}[{key!r}]") for key in keys}
+        if not uniform:
+            _refuse_mixed(batch, path, Mapping, "a dict")
+        size = len(sample)
+        try:  # samples of one size holding every key of the first have its keys
+            if any(len(s) != size for s in batch):
+                raise KeyError
+            fields = {key: [s[key] for s in batch] for key in sample}
+        except KeyError:
+            i = next(i for i, s in enumerate(batch) if s.keys() != sample.keys())
+            raise ValueError(f"default_collate_fn: the samples differ in keys{_at(path)}: sample 0 has "
+                             f"{sorted(map(str, sample))}, sample {i} has {sorted(map(str, batch[i]))}; every "
+                             f"sample must have the same structure") from None
+        return {key: _collate(values, f"{path}[{key!r}]") for key, values in fields.items()}
     if isinstance(sample, Sequence):
-        for i, s in enumerate(batch):
-            if not isinstance(s, Sequence) or isinstance(s, (str, bytes)):
-                raise TypeError(f"default_collate_fn: the samples differ in kind{_at(path)}: sample 0 has a "
-                                f"{type(sample).__name__}, sample {i} has {type(s).__name__}; every sample must "
-                                f"have the same structure")
+        if not uniform:
+            for i, s in enumerate(batch):
+                if not isinstance(s, Sequence) or isinstance(s, (str, bytes)):
+                    raise TypeError(f"default_collate_fn: the samples differ in kind{_at(path)}: sample 0 has a "
+                                    f"{type(sample).__name__}, sample {i} has {type(s).__name__}; every sample "
+                                    f"must have the same structure")
         length = len(sample)
         if any(len(s) != length for s in batch):
             raise ValueError(f"default_collate_fn: the samples differ in length{_at(path)}: "
