@@ -95,12 +95,18 @@ def _as_array(fn: str, img) -> np.ndarray:
     if img.ndim not in (2, 3):
         raise ValueError(f"{fn}: argument 'img' expected a NumPy image of 2 (HW) or 3 (HWC) dims, "
                          f"got shape {img.shape}")
+    if img.size == 0 and fn != "to_tensor":
+        raise ValueError(f"{fn}: argument 'img' is an empty image (shape {img.shape}); its height, width and "
+                         f"channels must be at least 1")
     return img
 
 
 def _check_tensor_image(fn: str, img: Tensor) -> None:
     if img.ndim != 3:
         raise ValueError(f"{fn}: a Tensor image must be 3-D (CHW), got shape {img.shape}")
+    if 0 in img.shape:
+        raise ValueError(f"{fn}: argument 'img' is an empty Tensor image (shape {img.shape}); its channels, "
+                         f"height and width must be at least 1")
 
 
 def _image_hw(fn: str, img) -> tuple:
@@ -217,6 +223,9 @@ def resize(img, size, interpolation: str = "bilinear"):
             raise ValueError(f"resize: argument 'interpolation' expected one of {_TENSOR_INTERPOLATIONS} for a "
                              f"Tensor image, got {interpolation!r}")
         h, w = _image_hw("resize", img)
+        if interpolation == "bicubic" and not img.dtype.is_floating_point:
+            raise TypeError(f"resize: interpolation 'bicubic' expected a floating-point Tensor image (as Paddle's "
+                            f"bicubic kernel), got {img.dtype}; cast it first or use 'bilinear' or 'nearest'")
         oh, ow = _output_size(h, w, size)
         if (oh, ow) == (h, w):
             return img
@@ -619,8 +628,11 @@ def _shift_hue_tensor(x: Tensor, bound: float, factor: float) -> Tensor:
     safe = _F.where(delta > 0, delta, ones)
     rc, gc, bc = (maxc - r) / safe, (maxc - g) / safe, (maxc - b) / safe
     h = _F.where(maxc == r, bc - gc, _F.where(maxc == g, rc - bc + 2.0, gc - rc + 4.0))
-    h = _F.where(delta > 0, (h / 6.0) % 1.0, zeros)
-    h = (h + factor) % 1.0
+    # the fractional part as x - floor(x), not x % 1 (remainder has no gradient): the hue keeps its gradient
+    h = h / 6.0
+    h = _F.where(delta > 0, h - h.floor(), zeros)
+    h = h + factor
+    h = h - h.floor()
     sector = (h * 6.0).floor()
     f = h * 6.0 - sector
     sector = sector % 6.0
@@ -919,6 +931,8 @@ def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):
         x, _, finish = _tensor_float(img)
         return finish(x * _to_tensor(keep).astype(x.dtype) + _to_tensor(values).astype(x.dtype))
     arr = _as_array("erase", img)
+    if _is_pil_image(img):
+        inplace = False             # a PIL image cannot be written in place: the result is a new image, as Paddle's
     box_shape = (h, w) + arr.shape[2:]
     try:
         box = np.broadcast_to(v, box_shape)
