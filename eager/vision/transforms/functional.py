@@ -854,8 +854,9 @@ def perspective(img, startpoints, endpoints, interpolation: str = "nearest", fil
     """``img`` warped by the projective map that takes the 4 ``startpoints``
     ([x, y]: top-left, top-right, bottom-right, bottom-left) to the 4
     ``endpoints``, in pixel coordinates whose origin is the image's upper-left
-    corner (pixel (0, 0) covers [0, 1) x [0, 1)). The output keeps the
-    input's size; what comes from outside gets ``fill``.
+    corner (pixel (0, 0) covers [0, 1) x [0, 1)). Points that fix no single
+    map (three on a line) take the least-squares map nearest the identity
+    (Paddle also takes a least-squares map there, the one of least norm). The output keeps the input's size; what comes from outside gets ``fill``.
 
     >>> corners = [[0, 0], [3, 0], [3, 3], [0, 3]]
     >>> F.perspective(np.arange(9).reshape(3, 3), corners, [[1, 0], [4, 0], [4, 3], [1, 3]]).tolist()
@@ -873,8 +874,11 @@ def perspective(img, startpoints, endpoints, interpolation: str = "nearest", fil
     try:
         coef = np.linalg.solve(system, rhs)
     except np.linalg.LinAlgError:
-        raise ValueError(f"perspective: the points {end.tolist()} do not define a projective map (three of them "
-                         f"are on a line)") from None
+        # degenerate points (e.g. the corners of a one-pixel-high image, which RandomPerspective
+        # draws; Paddle takes a least-squares answer there too): the least-squares map nearest the
+        # identity, so what the points leave free stays as it is
+        identity = np.array([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+        coef = identity + np.linalg.lstsq(system, rhs - system @ identity, rcond=None)[0]
 
     def geometry(h, w):
         x, y = _output_points(h, w)
