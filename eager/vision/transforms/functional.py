@@ -147,7 +147,8 @@ def to_tensor(pic, data_format: str = "CHW") -> Tensor:
 
     A uint8 image (or a PIL image of a uint8 or bool mode) becomes float32 in
     [0, 1] (divided by 255); any other dtype keeps its values and dtype, as in
-    Paddle. A 2-D image gets a channel axis of 1.
+    Paddle (a 16-bit PIL image, mode 'I;16', becomes int32 as in Paddle).
+    A 2-D image gets a channel axis of 1.
 
     >>> F.to_tensor(np.full((2, 3), 255, np.uint8)).numpy().tolist()
     [[[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]]
@@ -157,6 +158,8 @@ def to_tensor(pic, data_format: str = "CHW") -> Tensor:
     if isinstance(pic, Tensor):
         raise TypeError("to_tensor: argument 'pic' expected a NumPy array or a PIL Image, got a Tensor "
                         "(it is one already)")
+    if _is_pil_image(pic) and pic.mode.startswith("I;16"):
+        pic = np.asarray(pic).astype(np.int32)        # a 16-bit PIL image comes as int32, as Paddle's
     arr = _as_array("to_tensor", pic)
     if arr.dtype == np.bool_:
         arr = arr.astype(np.uint8) * 255
@@ -849,14 +852,25 @@ def _corners(fn: str, arg: str, points) -> np.ndarray:
     return arr
 
 
+def _three_on_a_line(points: np.ndarray) -> bool:
+    """Whether some three of the 4 points (x, y) lie on one line (two equal points count)."""
+    scale = max(1.0, float(np.abs(points).max()))
+    for skip in range(4):
+        p, q, r = (points[k] for k in range(4) if k != skip)
+        if abs((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])) <= 1e-12 * scale * scale:
+            return True
+    return False
+
+
 @_keeps_pil
 def perspective(img, startpoints, endpoints, interpolation: str = "nearest", fill=0):
     """``img`` warped by the projective map that takes the 4 ``startpoints``
     ([x, y]: top-left, top-right, bottom-right, bottom-left) to the 4
     ``endpoints``, in pixel coordinates whose origin is the image's upper-left
-    corner (pixel (0, 0) covers [0, 1) x [0, 1)). Points that fix no single
-    map (three on a line) take the least-squares map nearest the identity
-    (Paddle also takes a least-squares map there, the one of least norm). The output keeps the input's size; what comes from outside gets ``fill``.
+    corner (pixel (0, 0) covers [0, 1) x [0, 1)). Start points three on
+    a line (the corners of a one-pixel-high or -wide image) take the affine
+    least-squares map nearest the identity; end points three on a line with
+    start points that are not raise ValueError. The output keeps the input's size; what comes from outside gets ``fill``.
 
     >>> corners = [[0, 0], [3, 0], [3, 3], [0, 3]]
     >>> F.perspective(np.arange(9).reshape(3, 3), corners, [[1, 0], [4, 0], [4, 3], [1, 3]]).tolist()
@@ -874,11 +888,15 @@ def perspective(img, startpoints, endpoints, interpolation: str = "nearest", fil
     try:
         coef = np.linalg.solve(system, rhs)
     except np.linalg.LinAlgError:
-        # degenerate points (e.g. the corners of a one-pixel-high image, which RandomPerspective
-        # draws; Paddle takes a least-squares answer there too): the least-squares map nearest the
-        # identity, so what the points leave free stays as it is
+        if not _three_on_a_line(start):
+            raise ValueError(f"perspective: the points {end.tolist()} do not define a projective map onto "
+                             f"{start.tolist()} (three of them are on a line where the start points are not)") from None
+        # the start points are degenerate too (the corners of a one-pixel-high or -wide image, which
+        # RandomPerspective draws; Paddle takes a least-squares map there): the affine least-squares
+        # map nearest the identity, so what the points leave free stays as it is
         identity = np.array([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
-        coef = identity + np.linalg.lstsq(system, rhs - system @ identity, rcond=None)[0]
+        coef = identity.copy()
+        coef[:6] += np.linalg.lstsq(system[:, :6], rhs - system @ identity, rcond=None)[0]
 
     def geometry(h, w):
         x, y = _output_points(h, w)
