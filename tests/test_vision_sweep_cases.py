@@ -160,3 +160,42 @@ def test_to_tensor_of_a_16_bit_pil_image(data_format):
     assert str(out.dtype).endswith("int32")
     expected = values.astype(np.int64)[None] if data_format == "CHW" else values.astype(np.int64)[:, :, None]
     np.testing.assert_array_equal(out.numpy(), expected)
+
+
+# -- affine's argument rules as Paddle's: [s] shears x and y alike; a non-sequence is a TypeError -----
+
+def shear_loop(img, sx_deg, sy_deg):
+    """Nearest sampling of x' = c + Shy Shx (x - c), c the image centre, by inverting the map per pixel."""
+    h, w = img.shape
+    tx, ty = np.tan(np.radians(sx_deg)), np.tan(np.radians(sy_deg))
+    forward = np.array([[1.0, 0.0], [-ty, 1.0]]) @ np.array([[1.0, -tx], [0.0, 1.0]])
+    inverse = np.linalg.inv(forward)
+    out = np.zeros_like(img)
+    for i in range(h):
+        for j in range(w):
+            d = np.array([j + 0.5 - w / 2.0, i + 0.5 - h / 2.0])
+            u, v = inverse @ d + [w / 2.0, h / 2.0]
+            c, r = int(np.floor(u)), int(np.floor(v))
+            if 0 <= r < h and 0 <= c < w:
+                out[i, j] = img[r, c]
+    return out
+
+
+def test_affine_one_shear_value_in_a_list_shears_both_axes():
+    img = np.arange(1, 50, dtype=np.float64).reshape(7, 7)
+    out = F.affine(img, 0.0, (0, 0), 1.0, [10.0])
+    np.testing.assert_array_equal(out, F.affine(img, 0.0, (0, 0), 1.0, (10.0, 10.0)))
+    np.testing.assert_array_equal(out, shear_loop(img, 10.0, 10.0))
+    assert not np.array_equal(out, F.affine(img, 0.0, (0, 0), 1.0, 10.0))   # a bare number shears x only
+
+
+@pytest.mark.parametrize("kwargs, arg", [
+    (dict(translate=3), "translate"),
+    (dict(shear="x"), "shear"),
+    (dict(center=2.0), "center"),
+])
+def test_affine_non_sequence_arguments_are_type_errors(kwargs, arg):
+    args = dict(angle=0.0, translate=(0, 0), scale=1.0, shear=0.0)
+    args.update(kwargs)
+    with pytest.raises(TypeError, match=rf"^affine: argument '{arg}' expected"):
+        F.affine(np.zeros((3, 3)), **args)

@@ -760,7 +760,7 @@ def test_random_perspective_moves_corners_inwards():
 @pytest.mark.parametrize("make, error, match", [
     (lambda: F.affine(rgb(), 0, (1,), 1.0, 0), ValueError, "affine: argument 'translate' expected a pair"),
     (lambda: F.affine(rgb(), 0, (0, 0), 0.0, 0), ValueError, "affine: argument 'scale' expected a positive"),
-    (lambda: F.affine(rgb(), 0, (0, 0), 1.0, "x"), ValueError, "affine: argument 'shear'"),
+    (lambda: F.affine(rgb(), 0, (0, 0), 1.0, "x"), TypeError, "affine: argument 'shear'"),
     (lambda: F.affine(rgb(), None, (0, 0), 1.0, 0), TypeError, "affine: argument 'angle'"),
     (lambda: F.perspective(rgb(), [[0, 0]] * 3, [[0, 0]] * 4), ValueError, "perspective: argument 'startpoints'"),
     (lambda: F.perspective(rgb(), [[0, 0], [1, 0], [1, 1], [0, 1]], [[0, 0], [1, 1], [2, 2], [3, 3]]), ValueError,

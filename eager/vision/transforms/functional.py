@@ -793,7 +793,9 @@ def _output_points(h: int, w: int):
     return (np.arange(w) + 0.5)[None, :], (np.arange(h) + 0.5)[:, None]
 
 
-def _number_pair(fn: str, arg: str, value) -> tuple:
+def _number_pair(fn: str, arg: str, value, sequence_type_error: bool = False) -> tuple:
+    if sequence_type_error and not isinstance(value, (list, tuple)):
+        raise TypeError(f"{fn}: argument '{arg}' expected a sequence (list or tuple) of 2 numbers, got {value!r}")
     if (isinstance(value, (list, tuple)) and len(value) == 2
             and all(isinstance(c, numbers.Real) and not isinstance(c, bool) and math.isfinite(c) for c in value)):
         return float(value[0]), float(value[1])
@@ -803,7 +805,7 @@ def _number_pair(fn: str, arg: str, value) -> tuple:
 @_keeps_pil
 def affine(img, angle, translate, scale, shear, interpolation: str = "nearest", fill=0, center=None):
     """``img`` turned by ``angle`` degrees *clockwise*, scaled by ``scale``
-    and sheared by ``shear`` degrees (a number for x, or (x, y)) about
+    and sheared by ``shear`` degrees (a number for x, [s] for x and y alike, or (x, y)) about
     ``center`` ((x, y) from the upper-left corner; default the image centre),
     then moved by ``translate`` = (dx, dy) pixels, as Paddle (and torchvision):
     the forward map is ``p -> center + translate + R(angle) S(scale) Shy Shx (p - center)``.
@@ -814,16 +816,18 @@ def affine(img, angle, translate, scale, shear, interpolation: str = "nearest", 
     """
     if isinstance(angle, bool) or not isinstance(angle, numbers.Real) or not math.isfinite(angle):
         raise TypeError(f"affine: argument 'angle' expected a finite number of degrees, got {angle!r}")
-    tx, ty = _number_pair("affine", "translate", translate)
+    tx, ty = _number_pair("affine", "translate", translate, sequence_type_error=True)
     scale = _check_factor("affine", "scale", scale)
     if scale <= 0:
         raise ValueError(f"affine: argument 'scale' expected a positive number, got {scale!r}")
     if isinstance(shear, numbers.Real) and not isinstance(shear, bool):
         shear = (float(shear), 0.0)
-    sx, sy = (math.radians(a) for a in _number_pair("affine", "shear", shear))
+    elif isinstance(shear, (list, tuple)) and len(shear) == 1:
+        shear = (shear[0], shear[0])                # one value shears x and y alike, as Paddle
+    sx, sy = (math.radians(a) for a in _number_pair("affine", "shear", shear, sequence_type_error=True))
     _check_interpolation("affine", interpolation)
     if center is not None:
-        center = _number_pair("affine", "center", center)
+        center = _number_pair("affine", "center", center, sequence_type_error=True)
     a = math.radians(angle)
     rotation = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
     shear_x = np.array([[1.0, -math.tan(sx)], [0.0, 1.0]])
