@@ -199,3 +199,35 @@ def test_affine_non_sequence_arguments_are_type_errors(kwargs, arg):
     args.update(kwargs)
     with pytest.raises(TypeError, match=rf"^affine: argument '{arg}' expected"):
         F.affine(np.zeros((3, 3)), **args)
+
+
+# -- an array of other than 2 or 3 dims is not an image: TypeError, as Paddle's -------------------
+
+@pytest.mark.parametrize("call, name", [
+    (lambda img: F.to_tensor(img), "to_tensor"), (lambda img: F.resize(img, 2), "resize"),
+    (lambda img: F.pad(img, 1), "pad"), (lambda img: F.hflip(img), "hflip"),
+    (lambda img: F.rotate(img, 10.0), "rotate"), (lambda img: F.normalize(img, 0.5, 0.5), "normalize"),
+    (lambda img: T.Transpose()(img), "Transpose"),
+])
+@pytest.mark.parametrize("shape", [(2, 2, 3, 1), (4,)])
+def test_an_array_of_other_dims_is_a_type_error(call, name, shape):
+    with pytest.raises(TypeError, match="^" + re.escape(f"{name}: argument 'img' expected a NumPy image of 2 (HW) "
+                                                       f"or 3 (HWC) dims, got shape {shape}")):
+        call(np.zeros(shape))
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: F.resize(np.zeros((3, 3)), "4"), TypeError, "resize: argument 'size'"),
+    (lambda: F.resize(np.zeros((3, 3)), 2.5), TypeError, "resize: argument 'size'"),
+    (lambda: F.resize(np.zeros((3, 3)), (1, 2, 3)), ValueError, "resize: argument 'size'"),
+    (lambda: F.resize(np.zeros((3, 3)), -1), ValueError, "resize: argument 'size'"),
+    (lambda: F.center_crop(np.zeros((3, 3)), None), TypeError, "center_crop: argument 'output_size'"),
+    (lambda: T.RandomCrop("3"), TypeError, "RandomCrop: argument 'size'"),
+    (lambda: F.pad(np.zeros((3, 3)), "1"), TypeError, "pad: argument 'padding'"),
+    (lambda: F.pad(np.zeros((3, 3)), 1.5), TypeError, "pad: argument 'padding'"),
+    (lambda: F.pad(np.zeros((3, 3)), (1, 2, 3)), ValueError, "pad: argument 'padding'"),
+    (lambda: T.Pad(None), TypeError, "Pad: argument 'padding'"),
+])
+def test_size_and_padding_of_a_wrong_type_are_type_errors(call, error, match):
+    with pytest.raises(error, match="^" + re.escape(match)):
+        call()

@@ -93,8 +93,9 @@ def _as_array(fn: str, img) -> np.ndarray:
         raise TypeError(f"{fn}: argument 'img' expected a NumPy array (HW or HWC), a PIL Image or a Tensor (CHW), "
                         f"got {type(img).__name__}")
     if img.ndim not in (2, 3):
-        raise ValueError(f"{fn}: argument 'img' expected a NumPy image of 2 (HW) or 3 (HWC) dims, "
-                         f"got shape {img.shape}")
+        # a TypeError, as Paddle's (an array of other dims is not an image to it)
+        raise TypeError(f"{fn}: argument 'img' expected a NumPy image of 2 (HW) or 3 (HWC) dims, "
+                        f"got shape {img.shape}")
     if img.size == 0 and fn != "to_tensor":
         raise ValueError(f"{fn}: argument 'img' is an empty image (shape {img.shape}); its height, width and "
                          f"channels must be at least 1")
@@ -130,7 +131,8 @@ def _size_pair(fn: str, arg: str, size) -> tuple:
         return _check_int(fn, arg, size, 1), int(size)
     if isinstance(size, (list, tuple)) and len(size) == 2:
         return _check_int(fn, arg, size[0], 1), _check_int(fn, arg, size[1], 1)
-    raise ValueError(f"{fn}: argument '{arg}' expected an int or a (height, width) pair of ints, got {size!r}")
+    error = ValueError if isinstance(size, (list, tuple, numbers.Integral)) else TypeError
+    raise error(f"{fn}: argument '{arg}' expected an int or a (height, width) pair of ints, got {size!r}")
 
 
 def _cast_like(out: np.ndarray, dtype) -> np.ndarray:
@@ -256,7 +258,8 @@ def _padding4(fn: str, padding) -> tuple:
         if len(values) == 2:
             return values[0], values[1], values[0], values[1]
         return tuple(values)
-    raise ValueError(f"{fn}: argument 'padding' expected an int or a sequence of 2 or 4 ints, got {padding!r}")
+    error = ValueError if isinstance(padding, (list, tuple)) else TypeError      # as Paddle's pad
+    raise error(f"{fn}: argument 'padding' expected an int or a sequence of 2 or 4 ints, got {padding!r}")
 
 
 @_keeps_pil
