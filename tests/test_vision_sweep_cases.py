@@ -231,3 +231,20 @@ def test_an_array_of_other_dims_is_a_type_error(call, name, shape):
 def test_size_and_padding_of_a_wrong_type_are_type_errors(call, error, match):
     with pytest.raises(error, match="^" + re.escape(match)):
         call()
+
+
+# -- normalize keeps float64 NumPy images in float64 (Paddle's float32 mean/std promote with them) ---
+
+@pytest.mark.parametrize("dtype, expected", [(np.uint8, np.float32), (np.float32, np.float32),
+                                             (np.float64, np.float64), (np.int32, np.float64)])
+def test_normalize_numpy_result_dtype(dtype, expected):
+    img = (np.arange(24).reshape(2, 3, 4) * 10).astype(dtype)
+    mean, std = [1.5, 2.25], [0.5, 4.0]
+    out = F.normalize(img, mean, std, "CHW")
+    assert out.dtype == expected
+    ref = np.empty((2, 3, 4))
+    for c in range(2):
+        for i in range(3):
+            for j in range(4):
+                ref[c, i, j] = (float(img[c, i, j]) - mean[c]) / std[c]
+    np.testing.assert_allclose(out, ref, rtol=1e-6 if expected == np.float32 else 1e-15)

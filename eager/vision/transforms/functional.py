@@ -382,8 +382,10 @@ def _channel_values(fn: str, arg: str, value) -> np.ndarray:
 
 def normalize(img, mean, std, data_format: str = "CHW", to_rgb: bool = False):
     """``(img - mean) / std`` per channel; ``data_format`` says where the channel
-    axis is ('CHW' or 'HWC'). NumPy and PIL images give float32 arrays; with
-    ``to_rgb`` their channel order is reversed first (BGR to RGB). Tensor images
+    axis is ('CHW' or 'HWC'). NumPy and PIL images give arrays of the type
+    NumPy promotes their dtype and float32 to (float32 for uint8 and float32,
+    float64 for float64, as Paddle); with ``to_rgb`` their channel order is
+    reversed first (BGR to RGB). Tensor images
     give Tensors (``to_rgb`` is ignored for them, as in Paddle).
 
     >>> F.normalize(np.full((1, 2, 2), 4.0), [2.0], [0.5]).tolist()
@@ -417,8 +419,11 @@ def normalize(img, mean, std, data_format: str = "CHW", to_rgb: bool = False):
         return (x - m) / s
     if to_rgb:
         img = img[::-1] if data_format == "CHW" else img[..., ::-1]
-    return ((img.astype(np.float32) - mean.reshape(shape).astype(np.float32))
-            / std.reshape(shape).astype(np.float32))
+    # float32 mean and std, so the result is what NumPy makes of img's dtype with float32 (as Paddle's):
+    # float32 for uint8 and float32 images, float64 for float64 ones
+    dtype = np.result_type(img.dtype, np.float32)
+    return ((img.astype(dtype) - mean.reshape(shape).astype(np.float32).astype(dtype))
+            / std.reshape(shape).astype(np.float32).astype(dtype))
 
 
 # -- helpers of the colour and geometry functions ----------------------------------------
