@@ -204,7 +204,7 @@ def test_affine_non_sequence_arguments_are_type_errors(kwargs, arg):
 # -- an array of other than 2 or 3 dims is not an image: TypeError, as Paddle's -------------------
 
 @pytest.mark.parametrize("call, name", [
-    (lambda img: F.to_tensor(img), "to_tensor"), (lambda img: F.resize(img, 2), "resize"),
+    (lambda img: F.resize(img, 2), "resize"),
     (lambda img: F.pad(img, 1), "pad"), (lambda img: F.hflip(img), "hflip"),
     (lambda img: F.rotate(img, 10.0), "rotate"), (lambda img: F.normalize(img, 0.5, 0.5), "normalize"),
     (lambda img: T.Transpose()(img), "Transpose"),
@@ -248,3 +248,24 @@ def test_normalize_numpy_result_dtype(dtype, expected):
             for j in range(4):
                 ref[c, i, j] = (float(img[c, i, j]) - mean[c]) / std[c]
     np.testing.assert_allclose(out, ref, rtol=1e-6 if expected == np.float32 else 1e-15)
+
+
+# -- to_tensor of a Tensor image: itself (CHW) or moved to HWC, as Paddle ---------------------------
+
+def test_to_tensor_of_a_tensor_image():
+    values = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    img = eager.to_tensor(values)
+    assert F.to_tensor(img) is img
+    out = T.ToTensor(data_format="HWC")(img)
+    assert out.shape == [3, 4, 2]
+    for c in range(2):
+        for i in range(3):
+            for j in range(4):
+                assert out.numpy()[i, j, c] == values[c, i, j]
+    with pytest.raises(ValueError, match=r"^to_tensor: a Tensor image must be 3-D \(CHW\)"):
+        F.to_tensor(eager.to_tensor(values[0]))
+
+
+def test_to_tensor_names_its_argument_pic():
+    with pytest.raises(TypeError, match=r"^to_tensor: argument 'pic' expected a NumPy image of 2 \(HW\) or 3"):
+        F.to_tensor(np.zeros((2, 2, 3, 1)))

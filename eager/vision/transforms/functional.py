@@ -85,19 +85,19 @@ def _is_tensor_image(img) -> bool:
     return isinstance(img, Tensor)
 
 
-def _as_array(fn: str, img) -> np.ndarray:
+def _as_array(fn: str, img, arg: str = "img") -> np.ndarray:
     """A NumPy or PIL image as a NumPy array (HW or HWC); anything else is an error."""
     if _is_pil_image(img):
         img = np.asarray(img)
     if not isinstance(img, np.ndarray):
-        raise TypeError(f"{fn}: argument 'img' expected a NumPy array (HW or HWC), a PIL Image or a Tensor (CHW), "
+        raise TypeError(f"{fn}: argument '{arg}' expected a NumPy array (HW or HWC), a PIL Image or a Tensor (CHW), "
                         f"got {type(img).__name__}")
     if img.ndim not in (2, 3):
         # a TypeError, as Paddle's (an array of other dims is not an image to it)
-        raise TypeError(f"{fn}: argument 'img' expected a NumPy image of 2 (HW) or 3 (HWC) dims, "
+        raise TypeError(f"{fn}: argument '{arg}' expected a NumPy image of 2 (HW) or 3 (HWC) dims, "
                         f"got shape {img.shape}")
     if img.size == 0 and fn != "to_tensor":
-        raise ValueError(f"{fn}: argument 'img' is an empty image (shape {img.shape}); its height, width and "
+        raise ValueError(f"{fn}: argument '{arg}' is an empty image (shape {img.shape}); its height, width and "
                          f"channels must be at least 1")
     return img
 
@@ -150,7 +150,8 @@ def to_tensor(pic, data_format: str = "CHW") -> Tensor:
     A uint8 image (or a PIL image of a uint8 or bool mode) becomes float32 in
     [0, 1] (divided by 255); any other dtype keeps its values and dtype, as in
     Paddle (a 16-bit PIL image, mode 'I;16', becomes int32 as in Paddle).
-    A 2-D image gets a channel axis of 1.
+    A 2-D image gets a channel axis of 1. A Tensor (a CHW image) is returned
+    as it is, or moved to HWC, as Paddle does.
 
     >>> F.to_tensor(np.full((2, 3), 255, np.uint8)).numpy().tolist()
     [[[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]]
@@ -158,11 +159,12 @@ def to_tensor(pic, data_format: str = "CHW") -> Tensor:
     if data_format not in ("CHW", "HWC"):
         raise ValueError(f"to_tensor: argument 'data_format' expected 'CHW' or 'HWC', got {data_format!r}")
     if isinstance(pic, Tensor):
-        raise TypeError("to_tensor: argument 'pic' expected a NumPy array or a PIL Image, got a Tensor "
-                        "(it is one already)")
+        # a Tensor image (CHW) is one already: returned as it is, or as HWC (as Paddle)
+        _check_tensor_image("to_tensor", pic)
+        return pic if data_format == "CHW" else pic.transpose([1, 2, 0])
     if _is_pil_image(pic) and pic.mode.startswith("I;16"):
         pic = np.asarray(pic).astype(np.int32)        # a 16-bit PIL image comes as int32, as Paddle's
-    arr = _as_array("to_tensor", pic)
+    arr = _as_array("to_tensor", pic, "pic")
     if arr.dtype == np.bool_:
         arr = arr.astype(np.uint8) * 255
     if arr.ndim == 2:
