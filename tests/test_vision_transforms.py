@@ -245,7 +245,7 @@ def test_bad_images_raise_clear_errors_and_leave_the_input_alone():
     with pytest.raises(ValueError, match="pad: padding_mode 'symmetric'"):
         F.pad(eager.to_tensor(img.transpose(2, 0, 1).copy()), 1, padding_mode="symmetric")
     with pytest.raises(TypeError, match="to_tensor: argument 'pic'"):
-        F.to_tensor(eager.ones([3, 2, 2]))
+        F.to_tensor("not an image")
     F.hflip(img), F.resize(img, 3), F.normalize(img, 1.0, 2.0, "HWC"), T.RandomCrop(2)(img)
     np.testing.assert_array_equal(img, before)
 
@@ -760,7 +760,7 @@ def test_random_perspective_moves_corners_inwards():
 @pytest.mark.parametrize("make, error, match", [
     (lambda: F.affine(rgb(), 0, (1,), 1.0, 0), ValueError, "affine: argument 'translate' expected a pair"),
     (lambda: F.affine(rgb(), 0, (0, 0), 0.0, 0), ValueError, "affine: argument 'scale' expected a positive"),
-    (lambda: F.affine(rgb(), 0, (0, 0), 1.0, "x"), ValueError, "affine: argument 'shear'"),
+    (lambda: F.affine(rgb(), 0, (0, 0), 1.0, "x"), TypeError, "affine: argument 'shear'"),
     (lambda: F.affine(rgb(), None, (0, 0), 1.0, 0), TypeError, "affine: argument 'angle'"),
     (lambda: F.perspective(rgb(), [[0, 0]] * 3, [[0, 0]] * 4), ValueError, "perspective: argument 'startpoints'"),
     (lambda: F.perspective(rgb(), [[0, 0], [1, 0], [1, 1], [0, 1]], [[0, 0], [1, 1], [2, 2], [3, 3]]), ValueError,

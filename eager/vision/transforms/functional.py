@@ -85,22 +85,29 @@ def _is_tensor_image(img) -> bool:
     return isinstance(img, Tensor)
 
 
-def _as_array(fn: str, img) -> np.ndarray:
+def _as_array(fn: str, img, arg: str = "img") -> np.ndarray:
     """A NumPy or PIL image as a NumPy array (HW or HWC); anything else is an error."""
     if _is_pil_image(img):
         img = np.asarray(img)
     if not isinstance(img, np.ndarray):
-        raise TypeError(f"{fn}: argument 'img' expected a NumPy array (HW or HWC), a PIL Image or a Tensor (CHW), "
+        raise TypeError(f"{fn}: argument '{arg}' expected a NumPy array (HW or HWC), a PIL Image or a Tensor (CHW), "
                         f"got {type(img).__name__}")
     if img.ndim not in (2, 3):
-        raise ValueError(f"{fn}: argument 'img' expected a NumPy image of 2 (HW) or 3 (HWC) dims, "
-                         f"got shape {img.shape}")
+        # a TypeError, as Paddle's (an array of other dims is not an image to it)
+        raise TypeError(f"{fn}: argument '{arg}' expected a NumPy image of 2 (HW) or 3 (HWC) dims, "
+                        f"got shape {img.shape}")
+    if img.size == 0 and fn != "to_tensor":
+        raise ValueError(f"{fn}: argument '{arg}' is an empty image (shape {img.shape}); its height, width and "
+                         f"channels must be at least 1")
     return img
 
 
 def _check_tensor_image(fn: str, img: Tensor) -> None:
     if img.ndim != 3:
         raise ValueError(f"{fn}: a Tensor image must be 3-D (CHW), got shape {img.shape}")
+    if 0 in img.shape:
+        raise ValueError(f"{fn}: argument 'img' is an empty Tensor image (shape {img.shape}); its channels, "
+                         f"height and width must be at least 1")
 
 
 def _image_hw(fn: str, img) -> tuple:
@@ -124,7 +131,8 @@ def _size_pair(fn: str, arg: str, size) -> tuple:
         return _check_int(fn, arg, size, 1), int(size)
     if isinstance(size, (list, tuple)) and len(size) == 2:
         return _check_int(fn, arg, size[0], 1), _check_int(fn, arg, size[1], 1)
-    raise ValueError(f"{fn}: argument '{arg}' expected an int or a (height, width) pair of ints, got {size!r}")
+    error = ValueError if isinstance(size, (list, tuple, numbers.Integral)) else TypeError
+    raise error(f"{fn}: argument '{arg}' expected an int or a (height, width) pair of ints, got {size!r}")
 
 
 def _cast_like(out: np.ndarray, dtype) -> np.ndarray:
@@ -141,7 +149,9 @@ def to_tensor(pic, data_format: str = "CHW") -> Tensor:
 
     A uint8 image (or a PIL image of a uint8 or bool mode) becomes float32 in
     [0, 1] (divided by 255); any other dtype keeps its values and dtype, as in
-    Paddle. A 2-D image gets a channel axis of 1.
+    Paddle (a 16-bit PIL image, mode 'I;16', becomes int32 as in Paddle).
+    A 2-D image gets a channel axis of 1. A Tensor (a CHW image) is returned
+    as it is, or moved to HWC, as Paddle does.
 
     >>> F.to_tensor(np.full((2, 3), 255, np.uint8)).numpy().tolist()
     [[[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]]
@@ -149,9 +159,12 @@ def to_tensor(pic, data_format: str = "CHW") -> Tensor:
     if data_format not in ("CHW", "HWC"):
         raise ValueError(f"to_tensor: argument 'data_format' expected 'CHW' or 'HWC', got {data_format!r}")
     if isinstance(pic, Tensor):
-        raise TypeError("to_tensor: argument 'pic' expected a NumPy array or a PIL Image, got a Tensor "
-                        "(it is one already)")
-    arr = _as_array("to_tensor", pic)
+        # a Tensor image (CHW) is one already: returned as it is, or as HWC (as Paddle)
+        _check_tensor_image("to_tensor", pic)
+        return pic if data_format == "CHW" else pic.transpose([1, 2, 0])
+    if _is_pil_image(pic) and pic.mode.startswith("I;16"):
+        pic = np.asarray(pic).astype(np.int32)        # a 16-bit PIL image comes as int32, as Paddle's
+    arr = _as_array("to_tensor", pic, "pic")
     if arr.dtype == np.bool_:
         arr = arr.astype(np.uint8) * 255
     if arr.ndim == 2:
@@ -217,6 +230,9 @@ def resize(img, size, interpolation: str = "bilinear"):
             raise ValueError(f"resize: argument 'interpolation' expected one of {_TENSOR_INTERPOLATIONS} for a "
                              f"Tensor image, got {interpolation!r}")
         h, w = _image_hw("resize", img)
+        if interpolation == "bicubic" and not img.dtype.is_floating_point:
+            raise TypeError(f"resize: interpolation 'bicubic' expected a floating-point Tensor image (as Paddle's "
+                            f"bicubic kernel), got {img.dtype}; cast it first or use 'bilinear' or 'nearest'")
         oh, ow = _output_size(h, w, size)
         if (oh, ow) == (h, w):
             return img
@@ -244,7 +260,8 @@ def _padding4(fn: str, padding) -> tuple:
         if len(values) == 2:
             return values[0], values[1], values[0], values[1]
         return tuple(values)
-    raise ValueError(f"{fn}: argument 'padding' expected an int or a sequence of 2 or 4 ints, got {padding!r}")
+    error = ValueError if isinstance(padding, (list, tuple)) else TypeError      # as Paddle's pad
+    raise error(f"{fn}: argument 'padding' expected an int or a sequence of 2 or 4 ints, got {padding!r}")
 
 
 @_keeps_pil
@@ -367,8 +384,10 @@ def _channel_values(fn: str, arg: str, value) -> np.ndarray:
 
 def normalize(img, mean, std, data_format: str = "CHW", to_rgb: bool = False):
     """``(img - mean) / std`` per channel; ``data_format`` says where the channel
-    axis is ('CHW' or 'HWC'). NumPy and PIL images give float32 arrays; with
-    ``to_rgb`` their channel order is reversed first (BGR to RGB). Tensor images
+    axis is ('CHW' or 'HWC'). NumPy and PIL images give arrays of the type
+    NumPy promotes their dtype and float32 to (float32 for uint8 and float32,
+    float64 for float64, as Paddle); with ``to_rgb`` their channel order is
+    reversed first (BGR to RGB). Tensor images
     give Tensors (``to_rgb`` is ignored for them, as in Paddle).
 
     >>> F.normalize(np.full((1, 2, 2), 4.0), [2.0], [0.5]).tolist()
@@ -402,8 +421,11 @@ def normalize(img, mean, std, data_format: str = "CHW", to_rgb: bool = False):
         return (x - m) / s
     if to_rgb:
         img = img[::-1] if data_format == "CHW" else img[..., ::-1]
-    return ((img.astype(np.float32) - mean.reshape(shape).astype(np.float32))
-            / std.reshape(shape).astype(np.float32))
+    # float32 mean and std, so the result is what NumPy makes of img's dtype with float32 (as Paddle's):
+    # float32 for uint8 and float32 images, float64 for float64 ones
+    dtype = np.result_type(img.dtype, np.float32)
+    return ((img.astype(dtype) - mean.reshape(shape).astype(np.float32).astype(dtype))
+            / std.reshape(shape).astype(np.float32).astype(dtype))
 
 
 # -- helpers of the colour and geometry functions ----------------------------------------
@@ -619,8 +641,11 @@ def _shift_hue_tensor(x: Tensor, bound: float, factor: float) -> Tensor:
     safe = _F.where(delta > 0, delta, ones)
     rc, gc, bc = (maxc - r) / safe, (maxc - g) / safe, (maxc - b) / safe
     h = _F.where(maxc == r, bc - gc, _F.where(maxc == g, rc - bc + 2.0, gc - rc + 4.0))
-    h = _F.where(delta > 0, (h / 6.0) % 1.0, zeros)
-    h = (h + factor) % 1.0
+    # the fractional part as x - floor(x), not x % 1 (remainder has no gradient): the hue keeps its gradient
+    h = h / 6.0
+    h = _F.where(delta > 0, h - h.floor(), zeros)
+    h = h + factor
+    h = h - h.floor()
     sector = (h * 6.0).floor()
     f = h * 6.0 - sector
     sector = sector % 6.0
@@ -778,7 +803,9 @@ def _output_points(h: int, w: int):
     return (np.arange(w) + 0.5)[None, :], (np.arange(h) + 0.5)[:, None]
 
 
-def _number_pair(fn: str, arg: str, value) -> tuple:
+def _number_pair(fn: str, arg: str, value, sequence_type_error: bool = False) -> tuple:
+    if sequence_type_error and not isinstance(value, (list, tuple)):
+        raise TypeError(f"{fn}: argument '{arg}' expected a sequence (list or tuple) of 2 numbers, got {value!r}")
     if (isinstance(value, (list, tuple)) and len(value) == 2
             and all(isinstance(c, numbers.Real) and not isinstance(c, bool) and math.isfinite(c) for c in value)):
         return float(value[0]), float(value[1])
@@ -788,7 +815,7 @@ def _number_pair(fn: str, arg: str, value) -> tuple:
 @_keeps_pil
 def affine(img, angle, translate, scale, shear, interpolation: str = "nearest", fill=0, center=None):
     """``img`` turned by ``angle`` degrees *clockwise*, scaled by ``scale``
-    and sheared by ``shear`` degrees (a number for x, or (x, y)) about
+    and sheared by ``shear`` degrees (a number for x, [s] for x and y alike, or (x, y)) about
     ``center`` ((x, y) from the upper-left corner; default the image centre),
     then moved by ``translate`` = (dx, dy) pixels, as Paddle (and torchvision):
     the forward map is ``p -> center + translate + R(angle) S(scale) Shy Shx (p - center)``.
@@ -799,16 +826,18 @@ def affine(img, angle, translate, scale, shear, interpolation: str = "nearest", 
     """
     if isinstance(angle, bool) or not isinstance(angle, numbers.Real) or not math.isfinite(angle):
         raise TypeError(f"affine: argument 'angle' expected a finite number of degrees, got {angle!r}")
-    tx, ty = _number_pair("affine", "translate", translate)
+    tx, ty = _number_pair("affine", "translate", translate, sequence_type_error=True)
     scale = _check_factor("affine", "scale", scale)
     if scale <= 0:
         raise ValueError(f"affine: argument 'scale' expected a positive number, got {scale!r}")
     if isinstance(shear, numbers.Real) and not isinstance(shear, bool):
         shear = (float(shear), 0.0)
-    sx, sy = (math.radians(a) for a in _number_pair("affine", "shear", shear))
+    elif isinstance(shear, (list, tuple)) and len(shear) == 1:
+        shear = (shear[0], shear[0])                # one value shears x and y alike, as Paddle
+    sx, sy = (math.radians(a) for a in _number_pair("affine", "shear", shear, sequence_type_error=True))
     _check_interpolation("affine", interpolation)
     if center is not None:
-        center = _number_pair("affine", "center", center)
+        center = _number_pair("affine", "center", center, sequence_type_error=True)
     a = math.radians(angle)
     rotation = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
     shear_x = np.array([[1.0, -math.tan(sx)], [0.0, 1.0]])
@@ -837,13 +866,25 @@ def _corners(fn: str, arg: str, points) -> np.ndarray:
     return arr
 
 
+def _three_on_a_line(points: np.ndarray) -> bool:
+    """Whether some three of the 4 points (x, y) lie on one line (two equal points count)."""
+    scale = max(1.0, float(np.abs(points).max()))
+    for skip in range(4):
+        p, q, r = (points[k] for k in range(4) if k != skip)
+        if abs((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])) <= 1e-12 * scale * scale:
+            return True
+    return False
+
+
 @_keeps_pil
 def perspective(img, startpoints, endpoints, interpolation: str = "nearest", fill=0):
     """``img`` warped by the projective map that takes the 4 ``startpoints``
     ([x, y]: top-left, top-right, bottom-right, bottom-left) to the 4
     ``endpoints``, in pixel coordinates whose origin is the image's upper-left
-    corner (pixel (0, 0) covers [0, 1) x [0, 1)). The output keeps the
-    input's size; what comes from outside gets ``fill``.
+    corner (pixel (0, 0) covers [0, 1) x [0, 1)). Start points three on
+    a line (the corners of a one-pixel-high or -wide image) take the affine
+    least-squares map nearest the identity; end points three on a line with
+    start points that are not raise ValueError. The output keeps the input's size; what comes from outside gets ``fill``.
 
     >>> corners = [[0, 0], [3, 0], [3, 3], [0, 3]]
     >>> F.perspective(np.arange(9).reshape(3, 3), corners, [[1, 0], [4, 0], [4, 3], [1, 3]]).tolist()
@@ -861,8 +902,15 @@ def perspective(img, startpoints, endpoints, interpolation: str = "nearest", fil
     try:
         coef = np.linalg.solve(system, rhs)
     except np.linalg.LinAlgError:
-        raise ValueError(f"perspective: the points {end.tolist()} do not define a projective map (three of them "
-                         f"are on a line)") from None
+        if not _three_on_a_line(start):
+            raise ValueError(f"perspective: the points {end.tolist()} do not define a projective map onto "
+                             f"{start.tolist()} (three of them are on a line where the start points are not)") from None
+        # the start points are degenerate too (the corners of a one-pixel-high or -wide image, which
+        # RandomPerspective draws; Paddle takes a least-squares map there): the affine least-squares
+        # map nearest the identity, so what the points leave free stays as it is
+        identity = np.array([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+        coef = identity.copy()
+        coef[:6] += np.linalg.lstsq(system[:, :6], rhs - system @ identity, rcond=None)[0]
 
     def geometry(h, w):
         x, y = _output_points(h, w)
@@ -919,6 +967,8 @@ def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):
         x, _, finish = _tensor_float(img)
         return finish(x * _to_tensor(keep).astype(x.dtype) + _to_tensor(values).astype(x.dtype))
     arr = _as_array("erase", img)
+    if _is_pil_image(img):
+        inplace = False             # a PIL image cannot be written in place: the result is a new image, as Paddle's
     box_shape = (h, w) + arr.shape[2:]
     try:
         box = np.broadcast_to(v, box_shape)
