@@ -14,6 +14,7 @@ counters and optimizer step counts).
 from __future__ import annotations
 
 import collections
+import enum
 import types
 
 from phi.core import DenseTensor
@@ -57,24 +58,41 @@ def discover(fn, args, kwargs) -> tuple:
             roots.append((kind, holder, key, value))
         elif kind in ("global", "cell") and type(value) in SCALARS:
             roots.append((kind, holder, key, value))  # a number the code reads: compared by value
+        elif kind in ("global", "cell") and _user_function(value):
+            # a helper the code calls: what it reaches (its closure, the globals its code
+            # names) is state the trace depends on, and rebinding the name changes the code
+            roots.append((kind, holder, key, value))
+            if id(value) not in seen:
+                seen.add(id(value))
+                scan(value)
+        elif kind in ("global", "cell") and isinstance(value, types.MethodType) \
+                and _user_function(value.__func__):
+            roots.append((kind, holder, key, value))
+            if id(value) not in seen:
+                seen.add(id(value))
+                visit("self", None, None, value.__self__, 0)
+                scan(value.__func__)
         elif depth == 0 and hasattr(value, "__dict__") and not isinstance(
                 value, (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)):
             seen.add(id(value))
             for name, attr in list(vars(value).items()):
                 visit("attr", value, name, attr, 1)
-        elif isinstance(value, (list, tuple)) and depth == 0:
-            for item in value:
-                if isinstance(item, (Layer, Optimizer, Tensor)):
-                    visit("item" if kind == "arg" else "member", None, None, item, 1)
+        elif isinstance(value, (list, tuple, dict)) and depth == 0:
+            items = list(value.values() if isinstance(value, dict) else value)
+            held = [item for item in items if isinstance(item, (Layer, Optimizer, Tensor))]
+            if held and kind != "arg":
+                # a container the code indexes: the same one, holding the same objects
+                # (an optimizer swapped in a list between calls is not the captured one)
+                if kind in ("global", "cell", "attr"):
+                    roots.append((kind, holder, key, value))
+                roots.append(("items", None, None, value))
+            for item in held:
+                visit("item" if kind == "arg" else "member", None, None, item, 1)
 
-    func = fn
-    if isinstance(fn, types.MethodType):
-        visit("self", None, None, fn.__self__, 0)
-        func = fn.__func__
-    for value in list(args) + list(kwargs.values()):
-        visit("arg", None, None, value, 0)
-    code = getattr(func, "__code__", None)
-    if code is not None:
+    def scan(func):  # a function's closure cells and the globals its code names
+        code = getattr(func, "__code__", None)
+        if code is None:
+            return
         for name, cell in zip(code.co_freevars, func.__closure__ or ()):
             try:
                 value = cell.cell_contents
@@ -91,6 +109,15 @@ def discover(fn, args, kwargs) -> tuple:
         for name in sorted(names):
             if name in globs:
                 visit("global", globs, name, globs[name], 0)
+
+    func = fn
+    if isinstance(fn, types.MethodType):
+        visit("self", None, None, fn.__self__, 0)
+        func = fn.__func__
+    seen.add(id(func))
+    for value in list(args) + list(kwargs.values()):
+        visit("arg", None, None, value, 0)
+    scan(func)
     layers, optimizers, tensors = [], [], []
     known = set()
     for _, _, _, obj in roots:
@@ -125,6 +152,31 @@ def discover(fn, args, kwargs) -> tuple:
     return roots, layers, optimizers, tensors, schedulers
 
 
+# Modules whose functions hold no user state: a helper from them is not followed.
+_LIBRARY_ROOTS = ("eager", "phi", "numpy", "cupy", "builtins", "functools", "typing")
+
+
+def _user_function(value) -> bool:
+    """Whether ``value`` is a plain Python function outside the library (a helper
+    the traced code calls, whose closure and globals hold state it reads)."""
+    if type(value) is not types.FunctionType:
+        return False
+    module = getattr(value, "__module__", None) or ""
+    return module.split(".", 1)[0] not in _LIBRARY_ROOTS
+
+
+def _settings_object(value) -> bool:
+    """Whether a Layer's or Optimizer's attribute is a plain object whose numbers
+    the guard compares by value (not a Layer, Optimizer, Tensor, scheduler (its
+    rate is compared), enum, class, module, function or to_static function)."""
+    if isinstance(value, (Layer, Optimizer, Tensor, LRScheduler, enum.Enum, type, types.ModuleType,
+                          types.FunctionType, types.MethodType, types.BuiltinFunctionType)):
+        return False
+    if type(value).__module__.startswith("eager.jit"):
+        return False  # a to_static function's own bookkeeping (its call counters), not settings
+    return type(getattr(value, "__dict__", None)) is dict
+
+
 class Guard:
     """The state a trace is specialised to, as one compiled boolean expression:
     each root still where it was found; each Layer's and Optimizer's
@@ -150,6 +202,8 @@ class Guard:
                 check(f"{self._name(holder)}.cell_contents", obj)
             elif kind == "attr":
                 self._is(f"vars({self._name(holder)}).get({self._name(key)}, _MISSING)", obj)
+            elif kind == "items":
+                self._container("", obj)
         for obj in list(layers) + list(optimizers):
             self._attributes(obj)
         for scheduler in schedulers:  # the rate the next step reads (a step() between calls is fine)
@@ -237,6 +291,19 @@ class Guard:
             self._is(expr, value)
             if isinstance(value, (dict, list, set)) and not isinstance(value, Tensor):
                 self._container(expr, value)
+            elif _settings_object(value):
+                self._settings(value)
+
+    def _settings(self, obj) -> None:
+        """The numbers and strings of a plain object a Layer or Optimizer holds
+        (a gradient clip's norm, a regularizer's coefficient, a config namespace),
+        by value: the code reads them, so they are constants of the trace."""
+        d = vars(obj)
+        name = self._name(d)
+        self._is(f"{self._name(obj)}.__dict__", d)
+        for key, value in list(d.items()):
+            if type(value) in SCALARS:
+                self._eq(self._item(name, d, key), value)
 
     def _tensor(self, t) -> None:
         tn = self._name(t)
