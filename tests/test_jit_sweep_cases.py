@@ -184,3 +184,12 @@ def test_an_optimizer_swapped_in_a_container_between_calls_recaptures(holder):
     traced, fn = _run(make_step, change, True)
     _assert_bitwise(plain, traced)
     assert fn.replays >= 2
+
+
+def test_to_static_refuses_a_backend_paddle_does_not_name():
+    with pytest.raises(ValueError, match=r"to_static: argument 'backend' expected 'CINN' or None, got 'foo'"):
+        eager.jit.to_static(lambda t: t, backend="foo")
+    with pytest.raises(ValueError, match="'backend'"):
+        eager.jit.to_static(backend="cinn")  # Paddle's check is case-sensitive, before decorating
+    fn = eager.jit.to_static(lambda t: t * 2.0, backend="CINN")
+    np.testing.assert_array_equal(fn(eager.ones([2])).numpy(), np.full(2, 2.0, "float32"))
