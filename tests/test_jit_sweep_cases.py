@@ -193,3 +193,62 @@ def test_to_static_refuses_a_backend_paddle_does_not_name():
         eager.jit.to_static(backend="cinn")  # Paddle's check is case-sensitive, before decorating
     fn = eager.jit.to_static(lambda t: t * 2.0, backend="CINN")
     np.testing.assert_array_equal(fn(eager.ones([2])).numpy(), np.full(2, 2.0, "float32"))
+
+
+CONFIG = {"scale": 1.0}
+FACTORS = [1.0]
+FORWARD_SCALE = 1.0
+
+
+class _Scaled(nn.Layer):
+    """A Layer whose forward reads a module global and a class-level number."""
+
+    SHIFT = 0.0
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 3)
+
+    def forward(self, x):
+        return self.fc(x) * FORWARD_SCALE + self.SHIFT
+
+
+def _set_config(scale, factor, forward_scale, shift):
+    global FORWARD_SCALE
+    CONFIG["scale"], FACTORS[0], FORWARD_SCALE, _Scaled.SHIFT = scale, factor, forward_scale, shift
+
+
+@pytest.mark.parametrize("what", ["dict", "list", "forward_global", "class_attribute"])
+def test_a_number_in_a_config_container_or_a_layer_class_recaptures(what):
+    changed = {"dict": (3.0, 1.0, 1.0, 0.0), "list": (1.0, 3.0, 1.0, 0.0),
+               "forward_global": (1.0, 1.0, 3.0, 0.0), "class_attribute": (1.0, 1.0, 1.0, 0.5)}[what]
+
+    def run(static):
+        _set_config(1.0, 1.0, 1.0, 0.0)
+        eager.seed(5)
+        model = _Scaled()
+        opt = eager.optimizer.Adam(0.05, parameters=model.parameters())
+
+        def step(x, y):
+            loss = F.mse_loss(model(x) * CONFIG["scale"] * FACTORS[0], y)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+
+        fn = eager.jit.to_static(step) if static else step
+        snaps = []
+        for i in range(7):
+            if i == 4:
+                _set_config(*changed)
+            loss = fn(eager.to_tensor(XS[i]), eager.to_tensor(YS[i]))
+            snaps.append(_snapshot(loss, model, opt))
+        return snaps, fn
+
+    try:
+        plain, _ = run(False)
+        traced, fn = run(True)
+    finally:
+        _set_config(1.0, 1.0, 1.0, 0.0)
+    _assert_bitwise(plain, traced)
+    assert fn.replays >= 2

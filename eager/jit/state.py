@@ -75,17 +75,23 @@ def discover(fn, args, kwargs) -> tuple:
         elif depth == 0 and hasattr(value, "__dict__") and not isinstance(
                 value, (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)):
             seen.add(id(value))
+            scan_class(type(value))
             for name, attr in list(vars(value).items()):
                 visit("attr", value, name, attr, 1)
         elif isinstance(value, (list, tuple, dict)) and depth == 0:
             items = list(value.values() if isinstance(value, dict) else value)
             held = [item for item in items if isinstance(item, (Layer, Optimizer, Tensor))]
-            if held and kind != "arg":
+            numbers = kind in ("global", "cell") and any(type(item) in SCALARS for item in items)
+            if (held or numbers) and kind != "arg":
                 # a container the code indexes: the same one, holding the same objects
                 # (an optimizer swapped in a list between calls is not the captured one)
+                # and the same numbers (a config dict's value is a constant of the trace)
                 if kind in ("global", "cell", "attr"):
                     roots.append((kind, holder, key, value))
-                roots.append(("items", None, None, value))
+                if held:
+                    roots.append(("items", None, None, value))
+                if numbers:
+                    roots.append(("values", None, None, value))
             for item in held:
                 visit("item" if kind == "arg" else "member", None, None, item, 1)
 
@@ -110,6 +116,29 @@ def discover(fn, args, kwargs) -> tuple:
             if name in globs:
                 visit("global", globs, name, globs[name], 0)
 
+    def scan_class(cls):
+        """A user-defined class of an object the code reaches (a Layer's forward and
+        helpers, their globals; its numbers): rebinding a method or changing a
+        class-level number changes what the call computes."""
+        for klass in cls.__mro__:
+            if id(klass) in seen or (getattr(klass, "__module__", None) or "").split(".", 1)[0] in _LIBRARY_ROOTS:
+                continue
+            seen.add(id(klass))
+            attrs = vars(klass)
+            for name, attr in list(attrs.items()):
+                if name.startswith("__"):
+                    continue
+                if type(attr) in SCALARS:
+                    roots.append(("classattr", attrs, name, attr))
+                    continue
+                function = attr.__func__ if isinstance(attr, (staticmethod, classmethod)) else \
+                    attr.fget if isinstance(attr, property) else attr
+                if _user_function(function):
+                    roots.append(("classattr", attrs, name, attr))
+                    if id(function) not in seen:
+                        seen.add(id(function))
+                        scan(function)
+
     func = fn
     if isinstance(fn, types.MethodType):
         visit("self", None, None, fn.__self__, 0)
@@ -120,19 +149,24 @@ def discover(fn, args, kwargs) -> tuple:
     scan(func)
     layers, optimizers, tensors = [], [], []
     known = set()
-    for _, _, _, obj in roots:
-        if isinstance(obj, Layer):
-            for layer in obj.sublayers(include_self=True):
-                if id(layer) not in known:
-                    known.add(id(layer))
-                    layers.append(layer)
-        elif isinstance(obj, Optimizer):
-            if id(obj) not in known:
+    done = 0
+    while done < len(roots):  # a Layer's class may reach more state (its forward's globals)
+        start, done = done, len(roots)
+        for _, _, _, obj in roots[start:done]:
+            if isinstance(obj, Layer):
+                for layer in obj.sublayers(include_self=True):
+                    if id(layer) not in known:
+                        known.add(id(layer))
+                        layers.append(layer)
+                        scan_class(type(layer))
+            elif isinstance(obj, Optimizer):
+                if id(obj) not in known:
+                    known.add(id(obj))
+                    optimizers.append(obj)
+                    scan_class(type(obj))
+            elif isinstance(obj, Tensor) and id(obj) not in known:
                 known.add(id(obj))
-                optimizers.append(obj)
-        elif isinstance(obj, Tensor) and id(obj) not in known:
-            known.add(id(obj))
-            tensors.append(obj)
+                tensors.append(obj)
     for layer in layers:
         plain = [v for v in vars(layer).values() if isinstance(v, Tensor)]  # a tensor kept as an attribute
         for t in list(layer._parameters.values()) + list(layer._buffers.values()) + plain:
@@ -204,6 +238,10 @@ class Guard:
                 self._is(f"vars({self._name(holder)}).get({self._name(key)}, _MISSING)", obj)
             elif kind == "items":
                 self._container("", obj)
+            elif kind == "classattr":
+                check(self._item(self._name(holder), holder, key), obj)
+            elif kind == "values":
+                self._values(obj)
         for obj in list(layers) + list(optimizers):
             self._attributes(obj)
         for scheduler in schedulers:  # the rate the next step reads (a step() between calls is fine)
@@ -274,6 +312,23 @@ class Guard:
         elif isinstance(value, (list, tuple)):
             for i, v in enumerate(value):
                 self._is(f"{holder}[{i}]", v)
+
+    def _values(self, value) -> None:
+        """A container's numbers and strings by value (one comparison when it holds
+        nothing else), its length too."""
+        holder = self._name(value)
+        if isinstance(value, dict):
+            pairs = list(value.items())
+        else:
+            pairs = list(enumerate(value))
+        if all(type(v) in SCALARS for _, v in pairs):
+            snapshot = dict(value) if isinstance(value, dict) else list(value) if isinstance(value, list) else value
+            self.terms.append(f"{holder} == {self._name(snapshot)}")
+            return
+        self._len(holder, value)
+        for k, v in pairs:
+            if type(v) in SCALARS:
+                self._eq(self._item(holder, value, k) if isinstance(value, dict) else f"{holder}[{k}]", v)
 
     def _attributes(self, obj) -> None:
         skip = _counters_of(obj)
