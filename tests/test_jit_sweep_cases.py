@@ -252,3 +252,41 @@ def test_a_number_in_a_config_container_or_a_layer_class_recaptures(what):
         _set_config(1.0, 1.0, 1.0, 0.0)
     _assert_bitwise(plain, traced)
     assert fn.replays >= 2
+
+
+NP_SCALE = np.float32(1.0)
+
+
+def test_a_numpy_scalar_global_the_step_reads_recaptures():
+    global NP_SCALE
+
+    def run(static):
+        global NP_SCALE
+        NP_SCALE = np.float32(1.0)
+        eager.seed(5)
+        model = nn.Linear(6, 3)
+        opt = eager.optimizer.SGD(0.05, parameters=model.parameters())
+
+        def step(x, y):
+            loss = F.mse_loss(model(x) * NP_SCALE, y)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+
+        fn = eager.jit.to_static(step) if static else step
+        snaps = []
+        for i in range(7):
+            if i == 4:
+                NP_SCALE = np.float32(3.0)
+            loss = fn(eager.to_tensor(XS[i]), eager.to_tensor(YS[i]))
+            snaps.append(_snapshot(loss, model, opt))
+        return snaps, fn
+
+    try:
+        plain, _ = run(False)
+        traced, fn = run(True)
+    finally:
+        NP_SCALE = np.float32(1.0)
+    _assert_bitwise(plain, traced)
+    assert fn.replays >= 2

@@ -17,6 +17,8 @@ import collections
 import enum
 import types
 
+import numpy as np
+
 from phi.core import DenseTensor
 
 from ..nn.layer import Layer
@@ -24,8 +26,11 @@ from ..optimizer.lr import LRScheduler
 from ..optimizer.optimizer import Optimizer
 from ..tensor import Tensor
 
-# Attribute values compared by value; anything else by identity.
-SCALARS = (bool, int, float, complex, str, bytes, type(None))
+# Attribute values compared by value; anything else by identity. NumPy's scalars
+# too (a global `SCALE = np.float32(2.0)` is a number the code reads).
+SCALARS = (bool, int, float, complex, str, bytes, type(None), np.bool_, np.int8, np.int16, np.int32, np.int64,
+           np.uint8, np.uint16, np.uint32, np.uint64, np.float16, np.float32, np.float64, np.complex64,
+           np.complex128)
 # Counters a step moves by a fixed amount, which nothing but state_dict reads:
 # a replay adds the captured change. Only eager's own optimizers (a subclass
 # elsewhere may read its step count, so there it is compared like any number).
