@@ -290,3 +290,44 @@ def test_a_numpy_scalar_global_the_step_reads_recaptures():
         NP_SCALE = np.float32(1.0)
     _assert_bitwise(plain, traced)
     assert fn.replays >= 2
+
+
+class _Trainer:
+    """A plain object whose bound method is the step: its numbers and its config
+    dict are read by the step."""
+
+    def __init__(self):
+        eager.seed(5)
+        self.model = nn.Linear(6, 3)
+        self.opt = eager.optimizer.SGD(0.05, parameters=self.model.parameters())
+        self.scale = 1.0
+        self.cfg = {"k": 1.0}
+
+    def step(self, x, y):
+        loss = F.mse_loss(self.model(x) * self.scale * self.cfg["k"], y)
+        loss.backward()
+        self.opt.step()
+        self.opt.clear_grad()
+        return loss
+
+
+@pytest.mark.parametrize("what", ["attribute", "dict_attribute"])
+def test_a_number_of_a_bound_method_self_recaptures(what):
+    def run(static):
+        trainer = _Trainer()
+        fn = eager.jit.to_static(trainer.step) if static else trainer.step
+        snaps = []
+        for i in range(7):
+            if i == 4:
+                if what == "attribute":
+                    trainer.scale = 3.0
+                else:
+                    trainer.cfg["k"] = 3.0
+            loss = fn(eager.to_tensor(XS[i]), eager.to_tensor(YS[i]))
+            snaps.append(_snapshot(loss, trainer.model, trainer.opt))
+        return snaps, fn
+
+    plain, _ = run(False)
+    traced, fn = run(True)
+    _assert_bitwise(plain, traced)
+    assert fn.replays >= 2

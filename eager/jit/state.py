@@ -61,7 +61,7 @@ def discover(fn, args, kwargs) -> tuple:
         if isinstance(value, (Layer, Optimizer, Tensor, LRScheduler)):
             seen.add(id(value))
             roots.append((kind, holder, key, value))
-        elif kind in ("global", "cell") and type(value) in SCALARS:
+        elif kind in ("global", "cell", "attr") and type(value) in SCALARS:
             roots.append((kind, holder, key, value))  # a number the code reads: compared by value
         elif kind in ("global", "cell") and _user_function(value):
             # a helper the code calls: what it reaches (its closure, the globals its code
@@ -78,15 +78,16 @@ def discover(fn, args, kwargs) -> tuple:
                 visit("self", None, None, value.__self__, 0)
                 scan(value.__func__)
         elif depth == 0 and hasattr(value, "__dict__") and not isinstance(
-                value, (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)):
+                value, (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)) \
+                and not type(value).__module__.startswith("eager.jit"):  # (a to_static function's counters)
             seen.add(id(value))
             scan_class(type(value))
             for name, attr in list(vars(value).items()):
                 visit("attr", value, name, attr, 1)
-        elif isinstance(value, (list, tuple, dict)) and depth == 0:
+        elif isinstance(value, (list, tuple, dict)) and (depth == 0 or kind == "attr"):
             items = list(value.values() if isinstance(value, dict) else value)
             held = [item for item in items if isinstance(item, (Layer, Optimizer, Tensor))]
-            numbers = kind in ("global", "cell") and any(type(item) in SCALARS for item in items)
+            numbers = kind in ("global", "cell", "attr") and any(type(item) in SCALARS for item in items)
             if (held or numbers) and kind != "arg":
                 # a container the code indexes: the same one, holding the same objects
                 # (an optimizer swapped in a list between calls is not the captured one)
@@ -240,7 +241,7 @@ class Guard:
             elif kind == "cell":
                 check(f"{self._name(holder)}.cell_contents", obj)
             elif kind == "attr":
-                self._is(f"vars({self._name(holder)}).get({self._name(key)}, _MISSING)", obj)
+                check(f"vars({self._name(holder)}).get({self._name(key)}, _MISSING)", obj)
             elif kind == "items":
                 self._container("", obj)
             elif kind == "classattr":
