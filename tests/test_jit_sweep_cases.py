@@ -331,3 +331,21 @@ def test_a_number_of_a_bound_method_self_recaptures(what):
     traced, fn = run(True)
     _assert_bitwise(plain, traced)
     assert fn.replays >= 2
+
+
+@pytest.mark.parametrize("what", ["need_clip", "learning_rate", "regularizer"])
+def test_a_parameter_attribute_the_optimizer_reads_recaptures(what):
+    def change(model, opt, i):
+        if i == 4:
+            weight = model[0].weight
+            if what == "need_clip":
+                weight.need_clip = False
+            elif what == "learning_rate":
+                weight.optimize_attr["learning_rate"] = 5.0
+            else:
+                weight.regularizer = eager.regularizer.L2Decay(0.9)
+
+    plain, _ = _run(_direct_step, change, False)
+    traced, fn = _run(_direct_step, change, True)
+    _assert_bitwise(plain, traced)
+    assert fn.replays >= 2

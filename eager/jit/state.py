@@ -336,6 +336,27 @@ class Guard:
             if type(v) in SCALARS:
                 self._eq(self._item(holder, value, k) if isinstance(value, dict) else f"{holder}[{k}]", v)
 
+    def _slots(self, t, tn: str) -> None:
+        """A Parameter's own attributes (need_clip, regularizer, optimize_attr's
+        learning rate, ...): the optimizer reads them when it steps."""
+        for klass in type(t).__mro__:
+            if klass is Tensor:
+                break
+            slots = vars(klass).get("__slots__", ())
+            for slot in (slots,) if isinstance(slots, str) else slots:
+                value = getattr(t, slot, _MISSING)
+                expr = f"getattr({tn}, {slot!r}, _MISSING)"
+                if type(value) in SCALARS:
+                    self._eq(expr, value)
+                    continue
+                self._is(expr, value)
+                if isinstance(value, dict):
+                    self._container(expr, value)
+                    if any(type(v) in SCALARS for v in value.values()):
+                        self._values(value)
+                elif _settings_object(value):
+                    self._settings(value)
+
     def _attributes(self, obj) -> None:
         skip = _counters_of(obj)
         d = vars(obj)
@@ -370,6 +391,8 @@ class Guard:
         tn = self._name(t)
         impl = t.impl
         self._is(f"{tn}.impl", impl)
+        if type(t) is not Tensor:
+            self._slots(t, tn)
         if type(impl) is DenseTensor:
             self._is(f"{self._name(impl)}.array", impl.array)
         meta = t._meta
