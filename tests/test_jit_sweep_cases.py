@@ -349,3 +349,56 @@ def test_a_parameter_attribute_the_optimizer_reads_recaptures(what):
     traced, fn = _run(_direct_step, change, True)
     _assert_bitwise(plain, traced)
     assert fn.replays >= 2
+
+
+ALPHA = 1.0
+
+
+def _scaled_activation(t):
+    """A module-level function a Layer keeps as an attribute; it reads ALPHA."""
+    return t * ALPHA
+
+
+class _WithActivation(nn.Layer):
+    def __init__(self, act):
+        super().__init__()
+        self.fc = nn.Linear(6, 3)
+        self.act = act
+
+    def forward(self, x):
+        return self.act(self.fc(x))
+
+
+def test_a_global_read_by_a_function_a_layer_keeps_recaptures():
+    global ALPHA
+
+    def run(static):
+        global ALPHA
+        ALPHA = 1.0
+        eager.seed(5)
+        model = nn.Sequential(_WithActivation(_scaled_activation))
+        opt = eager.optimizer.SGD(0.05, parameters=model.parameters())
+
+        def step(x, y):
+            loss = F.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+
+        fn = eager.jit.to_static(step) if static else step
+        snaps = []
+        for i in range(7):
+            if i == 4:
+                ALPHA = 3.0
+            loss = fn(eager.to_tensor(XS[i]), eager.to_tensor(YS[i]))
+            snaps.append(_snapshot(loss, model, opt))
+        return snaps, fn
+
+    try:
+        plain, _ = run(False)
+        traced, fn = run(True)
+    finally:
+        ALPHA = 1.0
+    _assert_bitwise(plain, traced)
+    assert fn.replays >= 2

@@ -165,6 +165,10 @@ def discover(fn, args, kwargs) -> tuple:
                         known.add(id(layer))
                         layers.append(layer)
                         scan_class(type(layer))
+                        for attr in list(vars(layer).values()):  # a function kept as an attribute
+                            if _user_function(attr) and id(attr) not in seen:
+                                seen.add(id(attr))
+                                scan(attr)
             elif isinstance(obj, Optimizer):
                 if id(obj) not in known:
                     known.add(id(obj))
