@@ -61,6 +61,8 @@ def to_static(function=None, input_spec=None, build_strategy=None, backend=None,
                         f"got {type(build_strategy).__name__}")
     if backend is not None and not isinstance(backend, str):
         raise TypeError(f"to_static: argument 'backend' expected None or a str, got {type(backend).__name__}")
+    if backend not in (None, "CINN"):  # Paddle's rule: the only compiler backend it names
+        raise ValueError(f"to_static: argument 'backend' expected 'CINN' or None, got {backend!r}")
 
     def decorate(fn):
         if isinstance(fn, Layer):

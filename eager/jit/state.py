@@ -14,7 +14,10 @@ counters and optimizer step counts).
 from __future__ import annotations
 
 import collections
+import enum
 import types
+
+import numpy as np
 
 from phi.core import DenseTensor
 
@@ -23,8 +26,11 @@ from ..optimizer.lr import LRScheduler
 from ..optimizer.optimizer import Optimizer
 from ..tensor import Tensor
 
-# Attribute values compared by value; anything else by identity.
-SCALARS = (bool, int, float, complex, str, bytes, type(None))
+# Attribute values compared by value; anything else by identity. NumPy's scalars
+# too (a global `SCALE = np.float32(2.0)` is a number the code reads).
+SCALARS = (bool, int, float, complex, str, bytes, type(None), np.bool_, np.int8, np.int16, np.int32, np.int64,
+           np.uint8, np.uint16, np.uint32, np.uint64, np.float16, np.float32, np.float64, np.complex64,
+           np.complex128)
 # Counters a step moves by a fixed amount, which nothing but state_dict reads:
 # a replay adds the captured change. Only eager's own optimizers (a subclass
 # elsewhere may read its step count, so there it is compared like any number).
@@ -55,26 +61,50 @@ def discover(fn, args, kwargs) -> tuple:
         if isinstance(value, (Layer, Optimizer, Tensor, LRScheduler)):
             seen.add(id(value))
             roots.append((kind, holder, key, value))
-        elif kind in ("global", "cell") and type(value) in SCALARS:
+        elif kind in ("global", "cell", "attr") and type(value) in SCALARS:
             roots.append((kind, holder, key, value))  # a number the code reads: compared by value
+        elif kind in ("global", "cell") and _user_function(value):
+            # a helper the code calls: what it reaches (its closure, the globals its code
+            # names) is state the trace depends on, and rebinding the name changes the code
+            roots.append((kind, holder, key, value))
+            if id(value) not in seen:
+                seen.add(id(value))
+                scan(value)
+        elif kind in ("global", "cell") and isinstance(value, types.MethodType) \
+                and _user_function(value.__func__):
+            roots.append((kind, holder, key, value))
+            if id(value) not in seen:
+                seen.add(id(value))
+                visit("self", None, None, value.__self__, 0)
+                scan(value.__func__)
         elif depth == 0 and hasattr(value, "__dict__") and not isinstance(
-                value, (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)):
+                value, (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)) \
+                and not type(value).__module__.startswith("eager.jit"):  # (a to_static function's counters)
             seen.add(id(value))
+            scan_class(type(value))
             for name, attr in list(vars(value).items()):
                 visit("attr", value, name, attr, 1)
-        elif isinstance(value, (list, tuple)) and depth == 0:
-            for item in value:
-                if isinstance(item, (Layer, Optimizer, Tensor)):
-                    visit("item" if kind == "arg" else "member", None, None, item, 1)
+        elif isinstance(value, (list, tuple, dict)) and (depth == 0 or kind == "attr"):
+            items = list(value.values() if isinstance(value, dict) else value)
+            held = [item for item in items if isinstance(item, (Layer, Optimizer, Tensor))]
+            numbers = kind in ("global", "cell", "attr") and any(type(item) in SCALARS for item in items)
+            if (held or numbers) and kind != "arg":
+                # a container the code indexes: the same one, holding the same objects
+                # (an optimizer swapped in a list between calls is not the captured one)
+                # and the same numbers (a config dict's value is a constant of the trace)
+                if kind in ("global", "cell", "attr"):
+                    roots.append((kind, holder, key, value))
+                if held:
+                    roots.append(("items", None, None, value))
+                if numbers:
+                    roots.append(("values", None, None, value))
+            for item in held:
+                visit("item" if kind == "arg" else "member", None, None, item, 1)
 
-    func = fn
-    if isinstance(fn, types.MethodType):
-        visit("self", None, None, fn.__self__, 0)
-        func = fn.__func__
-    for value in list(args) + list(kwargs.values()):
-        visit("arg", None, None, value, 0)
-    code = getattr(func, "__code__", None)
-    if code is not None:
+    def scan(func):  # a function's closure cells and the globals its code names
+        code = getattr(func, "__code__", None)
+        if code is None:
+            return
         for name, cell in zip(code.co_freevars, func.__closure__ or ()):
             try:
                 value = cell.cell_contents
@@ -91,21 +121,62 @@ def discover(fn, args, kwargs) -> tuple:
         for name in sorted(names):
             if name in globs:
                 visit("global", globs, name, globs[name], 0)
+
+    def scan_class(cls):
+        """A user-defined class of an object the code reaches (a Layer's forward and
+        helpers, their globals; its numbers): rebinding a method or changing a
+        class-level number changes what the call computes."""
+        for klass in cls.__mro__:
+            if id(klass) in seen or (getattr(klass, "__module__", None) or "").split(".", 1)[0] in _LIBRARY_ROOTS:
+                continue
+            seen.add(id(klass))
+            attrs = vars(klass)
+            for name, attr in list(attrs.items()):
+                if name.startswith("__"):
+                    continue
+                if type(attr) in SCALARS:
+                    roots.append(("classattr", attrs, name, attr))
+                    continue
+                function = attr.__func__ if isinstance(attr, (staticmethod, classmethod)) else \
+                    attr.fget if isinstance(attr, property) else attr
+                if _user_function(function):
+                    roots.append(("classattr", attrs, name, attr))
+                    if id(function) not in seen:
+                        seen.add(id(function))
+                        scan(function)
+
+    func = fn
+    if isinstance(fn, types.MethodType):
+        visit("self", None, None, fn.__self__, 0)
+        func = fn.__func__
+    seen.add(id(func))
+    for value in list(args) + list(kwargs.values()):
+        visit("arg", None, None, value, 0)
+    scan(func)
     layers, optimizers, tensors = [], [], []
     known = set()
-    for _, _, _, obj in roots:
-        if isinstance(obj, Layer):
-            for layer in obj.sublayers(include_self=True):
-                if id(layer) not in known:
-                    known.add(id(layer))
-                    layers.append(layer)
-        elif isinstance(obj, Optimizer):
-            if id(obj) not in known:
+    done = 0
+    while done < len(roots):  # a Layer's class may reach more state (its forward's globals)
+        start, done = done, len(roots)
+        for _, _, _, obj in roots[start:done]:
+            if isinstance(obj, Layer):
+                for layer in obj.sublayers(include_self=True):
+                    if id(layer) not in known:
+                        known.add(id(layer))
+                        layers.append(layer)
+                        scan_class(type(layer))
+                        for attr in list(vars(layer).values()):  # a function kept as an attribute
+                            if _user_function(attr) and id(attr) not in seen:
+                                seen.add(id(attr))
+                                scan(attr)
+            elif isinstance(obj, Optimizer):
+                if id(obj) not in known:
+                    known.add(id(obj))
+                    optimizers.append(obj)
+                    scan_class(type(obj))
+            elif isinstance(obj, Tensor) and id(obj) not in known:
                 known.add(id(obj))
-                optimizers.append(obj)
-        elif isinstance(obj, Tensor) and id(obj) not in known:
-            known.add(id(obj))
-            tensors.append(obj)
+                tensors.append(obj)
     for layer in layers:
         plain = [v for v in vars(layer).values() if isinstance(v, Tensor)]  # a tensor kept as an attribute
         for t in list(layer._parameters.values()) + list(layer._buffers.values()) + plain:
@@ -123,6 +194,31 @@ def discover(fn, args, kwargs) -> tuple:
         if isinstance(obj, LRScheduler) and all(obj is not other for other in schedulers):
             schedulers.append(obj)
     return roots, layers, optimizers, tensors, schedulers
+
+
+# Modules whose functions hold no user state: a helper from them is not followed.
+_LIBRARY_ROOTS = ("eager", "phi", "numpy", "cupy", "builtins", "functools", "typing")
+
+
+def _user_function(value) -> bool:
+    """Whether ``value`` is a plain Python function outside the library (a helper
+    the traced code calls, whose closure and globals hold state it reads)."""
+    if type(value) is not types.FunctionType:
+        return False
+    module = getattr(value, "__module__", None) or ""
+    return module.split(".", 1)[0] not in _LIBRARY_ROOTS
+
+
+def _settings_object(value) -> bool:
+    """Whether a Layer's or Optimizer's attribute is a plain object whose numbers
+    the guard compares by value (not a Layer, Optimizer, Tensor, scheduler (its
+    rate is compared), enum, class, module, function or to_static function)."""
+    if isinstance(value, (Layer, Optimizer, Tensor, LRScheduler, enum.Enum, type, types.ModuleType,
+                          types.FunctionType, types.MethodType, types.BuiltinFunctionType)):
+        return False
+    if type(value).__module__.startswith("eager.jit"):
+        return False  # a to_static function's own bookkeeping (its call counters), not settings
+    return type(getattr(value, "__dict__", None)) is dict
 
 
 class Guard:
@@ -149,7 +245,13 @@ class Guard:
             elif kind == "cell":
                 check(f"{self._name(holder)}.cell_contents", obj)
             elif kind == "attr":
-                self._is(f"vars({self._name(holder)}).get({self._name(key)}, _MISSING)", obj)
+                check(f"vars({self._name(holder)}).get({self._name(key)}, _MISSING)", obj)
+            elif kind == "items":
+                self._container("", obj)
+            elif kind == "classattr":
+                check(self._item(self._name(holder), holder, key), obj)
+            elif kind == "values":
+                self._values(obj)
         for obj in list(layers) + list(optimizers):
             self._attributes(obj)
         for scheduler in schedulers:  # the rate the next step reads (a step() between calls is fine)
@@ -221,6 +323,44 @@ class Guard:
             for i, v in enumerate(value):
                 self._is(f"{holder}[{i}]", v)
 
+    def _values(self, value) -> None:
+        """A container's numbers and strings by value (one comparison when it holds
+        nothing else), its length too."""
+        holder = self._name(value)
+        if isinstance(value, dict):
+            pairs = list(value.items())
+        else:
+            pairs = list(enumerate(value))
+        if all(type(v) in SCALARS for _, v in pairs):
+            snapshot = dict(value) if isinstance(value, dict) else list(value) if isinstance(value, list) else value
+            self.terms.append(f"{holder} == {self._name(snapshot)}")
+            return
+        self._len(holder, value)
+        for k, v in pairs:
+            if type(v) in SCALARS:
+                self._eq(self._item(holder, value, k) if isinstance(value, dict) else f"{holder}[{k}]", v)
+
+    def _slots(self, t, tn: str) -> None:
+        """A Parameter's own attributes (need_clip, regularizer, optimize_attr's
+        learning rate, ...): the optimizer reads them when it steps."""
+        for klass in type(t).__mro__:
+            if klass is Tensor:
+                break
+            slots = vars(klass).get("__slots__", ())
+            for slot in (slots,) if isinstance(slots, str) else slots:
+                value = getattr(t, slot, _MISSING)
+                expr = f"getattr({tn}, {slot!r}, _MISSING)"
+                if type(value) in SCALARS:
+                    self._eq(expr, value)
+                    continue
+                self._is(expr, value)
+                if isinstance(value, dict):
+                    self._container(expr, value)
+                    if any(type(v) in SCALARS for v in value.values()):
+                        self._values(value)
+                elif _settings_object(value):
+                    self._settings(value)
+
     def _attributes(self, obj) -> None:
         skip = _counters_of(obj)
         d = vars(obj)
@@ -237,11 +377,26 @@ class Guard:
             self._is(expr, value)
             if isinstance(value, (dict, list, set)) and not isinstance(value, Tensor):
                 self._container(expr, value)
+            elif _settings_object(value):
+                self._settings(value)
+
+    def _settings(self, obj) -> None:
+        """The numbers and strings of a plain object a Layer or Optimizer holds
+        (a gradient clip's norm, a regularizer's coefficient, a config namespace),
+        by value: the code reads them, so they are constants of the trace."""
+        d = vars(obj)
+        name = self._name(d)
+        self._is(f"{self._name(obj)}.__dict__", d)
+        for key, value in list(d.items()):
+            if type(value) in SCALARS:
+                self._eq(self._item(name, d, key), value)
 
     def _tensor(self, t) -> None:
         tn = self._name(t)
         impl = t.impl
         self._is(f"{tn}.impl", impl)
+        if type(t) is not Tensor:
+            self._slots(t, tn)
         if type(impl) is DenseTensor:
             self._is(f"{self._name(impl)}.array", impl.array)
         meta = t._meta
