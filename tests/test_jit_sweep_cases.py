@@ -40,6 +40,14 @@ def _assert_bitwise(eager_run, static_run):
                 assert x.dtype == y.dtype and np.array_equal(x, y), f"call {call} differs from eager"
 
 
+def _update(loss, opt):
+    """The end of every step here: backward, the optimizer's step, clear_grad."""
+    loss.backward()
+    opt.step()
+    opt.clear_grad()
+    return loss
+
+
 def _run(make_step, change, static, calls=7):
     """Runs ``calls`` steps of the function ``make_step(model, opt)`` returns,
     calling ``change(model, opt, i)`` before each call; the snapshots and the
@@ -67,10 +75,7 @@ def _helper_closure_step(model, opt):
 
     def step(x, y):
         loss = loss_of(x, y)
-        loss.backward()
-        opt.step()
-        opt.clear_grad()
-        return loss
+        return _update(loss, opt)
 
     return step
 
@@ -107,10 +112,7 @@ def _global_helper_step(model, opt):
 
     def step(x, y):
         loss = compute_loss(x, y)  # noqa: F821  (a global set above, rebound between calls)
-        loss.backward()
-        opt.step()
-        opt.clear_grad()
-        return loss
+        return _update(loss, opt)
 
     return step
 
@@ -132,10 +134,7 @@ def test_a_global_helper_rebound_or_its_model_changed_recaptures():
 def _direct_step(model, opt):
     def step(x, y):
         loss = F.mse_loss(model(x) * model.cfg.scale, y)
-        loss.backward()
-        opt.step()
-        opt.clear_grad()
-        return loss
+        return _update(loss, opt)
 
     return step
 
@@ -169,10 +168,7 @@ def test_an_optimizer_swapped_in_a_container_between_calls_recaptures(holder):
 
         def step(x, y):
             loss = F.mse_loss(model(x), y)
-            loss.backward()
-            box[key].step()
-            box[key].clear_grad()
-            return loss
+            return _update(loss, box[key])
 
         return step
 
@@ -231,10 +227,7 @@ def test_a_number_in_a_config_container_or_a_layer_class_recaptures(what):
 
         def step(x, y):
             loss = F.mse_loss(model(x) * CONFIG["scale"] * FACTORS[0], y)
-            loss.backward()
-            opt.step()
-            opt.clear_grad()
-            return loss
+            return _update(loss, opt)
 
         fn = eager.jit.to_static(step) if static else step
         snaps = []
@@ -269,10 +262,7 @@ def test_a_numpy_scalar_global_the_step_reads_recaptures():
 
         def step(x, y):
             loss = F.mse_loss(model(x) * NP_SCALE, y)
-            loss.backward()
-            opt.step()
-            opt.clear_grad()
-            return loss
+            return _update(loss, opt)
 
         fn = eager.jit.to_static(step) if static else step
         snaps = []
@@ -305,10 +295,7 @@ class _Trainer:
 
     def step(self, x, y):
         loss = F.mse_loss(self.model(x) * self.scale * self.cfg["k"], y)
-        loss.backward()
-        self.opt.step()
-        self.opt.clear_grad()
-        return loss
+        return _update(loss, self.opt)
 
 
 @pytest.mark.parametrize("what", ["attribute", "dict_attribute"])
@@ -381,10 +368,7 @@ def test_a_global_read_by_a_function_a_layer_keeps_recaptures():
 
         def step(x, y):
             loss = F.mse_loss(model(x), y)
-            loss.backward()
-            opt.step()
-            opt.clear_grad()
-            return loss
+            return _update(loss, opt)
 
         fn = eager.jit.to_static(step) if static else step
         snaps = []
