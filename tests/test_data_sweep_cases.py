@@ -178,34 +178,6 @@ def test_metrics_refuse_text_arrays_and_a_non_string_curve():
         metric.Auc(curve=np.zeros(2))
 
 
-def _paddle_auc(scores, labels, num_thresholds):
-    """Paddle's bucketed ROC area, as a direct loop over buckets from the top."""
-    pos = [0.0] * (num_thresholds + 1)
-    neg = [0.0] * (num_thresholds + 1)
-    for s, y in zip(scores, labels):
-        (pos if y else neg)[int(s * num_thresholds)] += 1
-    area = tp = fp = 0.0
-    for b in range(num_thresholds, -1, -1):
-        tp_prev, fp_prev = tp, fp
-        tp += pos[b]
-        fp += neg[b]
-        area += abs(fp - fp_prev) * (tp + tp_prev) / 2
-    return area / tp / fp if tp > 0 and fp > 0 else 0.0
-
-
-@pytest.mark.parametrize("num_thresholds", [1, 2, 3, 10])
-def test_auc_on_bucket_edges_against_a_loop(num_thresholds):
-    rng = np.random.default_rng(num_thresholds)
-    scores = np.concatenate([rng.random(20), [0.0, 0.5, 1.0, 1.0, 0.25, 1 / num_thresholds]])
-    labels = rng.integers(0, 2, scores.size)
-    labels[:2] = [0, 1]
-    m = metric.Auc(num_thresholds=num_thresholds)
-    for part in (slice(0, 9), slice(9, None)):  # two batches, [N] and [N, 1] labels
-        s, y = scores[part], labels[part]
-        m.update(np.stack([1 - s, s], 1), y if part.start == 0 else y[:, None])
-    assert m.accumulate() == pytest.approx(_paddle_auc(scores, labels, num_thresholds), abs=1e-12)
-
-
 def test_precision_and_recall_at_exactly_one_half_count_positive():
     # eager reads p >= 0.5 as positive in both (Paddle's Recall rounds half to
     # even, so there 0.5 is negative: see the differences table in docs/training.md)

@@ -181,6 +181,19 @@ def paddle_auc_loop(batches, num_thresholds):
     return area / tot_pos / tot_neg if tot_pos > 0 and tot_neg > 0 else 0.0
 
 
+@pytest.mark.parametrize("num_thresholds", [1, 2, 3, 10])
+def test_auc_on_bucket_edges_against_a_loop(num_thresholds):
+    rng = np.random.default_rng(num_thresholds)
+    scores = np.concatenate([rng.random(20), [0.0, 0.5, 1.0, 1.0, 0.25, 1 / num_thresholds]])
+    labels = rng.integers(0, 2, scores.size)
+    labels[:2] = [0, 1]
+    m = metric.Auc(num_thresholds=num_thresholds)
+    for part in (slice(0, 9), slice(9, None)):  # two batches, [N] and [N, 1] labels
+        s, y = scores[part], labels[part]
+        m.update(np.stack([1 - s, s], 1), y if part.start == 0 else y[:, None])
+    assert m.accumulate() == pytest.approx(paddle_auc_loop([(np.stack([1 - scores, scores], 1), labels)], num_thresholds), abs=1e-12)
+
+
 @pytest.mark.parametrize("num_thresholds", [4095, 7, 200])
 def test_auc_matches_the_bucketed_algorithm_and_sklearn(num_thresholds):
     sk = pytest.importorskip("sklearn.metrics")
