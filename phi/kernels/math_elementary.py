@@ -85,6 +85,16 @@ def pow_grad(ctx, x, out_grad, y):
 _REAL_BIAS = frozenset((float, int))  # a bias added in place into a float result (a complex one is not)
 
 
+def _integral(value) -> bool:
+    # An int, bool or whole float small enough to be exact in any integer dtype's arithmetic.
+    return type(value) in (int, bool, float) and float(value).is_integer() and abs(value) <= 2 ** 31
+
+
+def _in_dtype(xp, value, dtype):
+    # A whole number as a 0-d array of the integer dtype, wrapping as a C++ cast would (-1 -> 255 in uint8).
+    return xp.asarray(int(value), dtype=np.int64).astype(dtype)
+
+
 @register_kernel("scale", ALL_BACKENDS, NUMERIC)
 def scale(ctx, x, scale, bias, bias_after_scale, *, into=None):
     # into (see KernelFactory.writes_into): an array of x's shape and dtype, x's own
@@ -104,6 +114,11 @@ def scale(ctx, x, scale, bias, bias_after_scale, *, into=None):
         # The inplace op (on the GPU, or a factor the fast path above does not take):
         # x * scale is one ufunc whose result has x's dtype, written into the target.
         return ctx.xp.multiply(x, scale, out=into)
+    if x.dtype.kind in "iu" and _integral(scale) and _integral(bias):
+        # Integer arithmetic in x's dtype (wrapping, as Paddle's kernel, which casts the
+        # factor to x's type): through float64 an int64 beyond 2**53 would be rounded
+        # (``-x`` of int64's maximum gave its minimum).
+        scale, bias = _in_dtype(ctx.xp, scale, x.dtype), _in_dtype(ctx.xp, bias, x.dtype)
     if bias_after_scale:
         out = x * scale + bias if bias else x * scale
     else:
