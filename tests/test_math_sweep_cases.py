@@ -74,3 +74,22 @@ def test_negating_or_scaling_an_integer_tensor_is_exact_integer_arithmetic(dtype
     assert eager.scale(x, 3.0, 2.0).numpy().tolist() == [wrap(v * 3 + 2) for v in values]
     assert eager.scale(x, 2.0, 1.0, bias_after_scale=False).numpy().tolist() == [wrap((v + 1) * 2) for v in values]
     assert (-x).dtype == x.dtype
+
+
+def test_equal_takes_a_python_number_as_y_like_paddle():
+    # Paddle 2.6's paddle.equal fills a number y into a 0-d tensor of x's dtype; eager
+    # refused it ("expected a Tensor").
+    values = np.array([1.0, 2.0, -0.0, np.nan])
+    x = eager.to_tensor(values)
+    for y in (2.0, 0, True, -0.0):
+        expected = [float(v) == float(y) for v in values]  # Python's own comparison, NaN never equal
+        assert eager.equal(x, y).numpy().tolist() == expected
+        assert x.equal(y).numpy().tolist() == expected
+        assert eager.equal(x, y).dtype == eager.bool
+    # An integer x compares with the number as x's dtype holds it: 1.5 is taken as 1.
+    ints = eager.to_tensor(np.array([1, 2], dtype="int32"))
+    assert eager.equal(ints, 1.5).numpy().tolist() == [True, False]
+    with pytest.raises(ValueError, match=r"equal: argument 'y' expected a number in \[-2147483648, 2147483647\]"):
+        eager.equal(ints, 2 ** 40)
+    with pytest.raises(TypeError, match="equal: argument 'y'"):
+        eager.equal(x, "a")
