@@ -62,8 +62,8 @@ from .distributed.parallel import DataParallel  # Paddle's paddle.DataParallel
 from .device import (is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_with_custom_device,
                      is_compiled_with_distribute, is_compiled_with_ipu, is_compiled_with_rocm,
                      is_compiled_with_xpu)
-# Over the generated ones: they dispatch on y / weight, or take Paddle's argument order.
-from .tensor_api import index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa: A004
+# Over the generated ones: they dispatch on y / weight (equal also takes a number y), or take Paddle's argument order.
+from .tensor_api import equal, index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa: A004
 # ... and Paddle's argument lists: meshgrid(*args), where(condition), unbind(input), scale's act,
 # the logical and bitwise functions' out.
 from .tensor_api import (bitwise_and, bitwise_not, bitwise_or, bitwise_xor, gather, logical_and,  # noqa: A004

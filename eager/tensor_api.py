@@ -397,6 +397,22 @@ def pow(x, y, name=None):  # noqa: A001  (Paddle's name)
     return _F.pow(x, y)
 
 
+def equal(x, y, name=None):
+    """x == y elementwise, a bool tensor. ``y`` may also be a Python int, float or
+    bool, taken as a 0-d tensor of x's dtype (as Paddle 2.6's ``paddle.equal``
+    fills one: against an integer x, 1.5 is compared as 1).
+
+    >>> eager.equal(eager.to_tensor([1.0, 2.0]), 2.0)   # [False, True]
+    """
+    if isinstance(x, Tensor) and isinstance(y, (bool, int, float)):
+        try:
+            check_representable("y", y, x.impl.dtype)
+        except PhiError as error:
+            raise error.in_op("equal") from None
+        y = Tensor(phi_api.full([], y, x.impl.dtype, x.place))
+    return _F.equal(x, y)
+
+
 def _lerp_weight(x, weight):
     """A number weight as a 0-d tensor of x's dtype and place (Paddle's ``paddle.lerp``)."""
     if isinstance(x, Tensor) and _is_number(weight) and not isinstance(weight, (bool, complex)):
@@ -645,7 +661,7 @@ def set_value(self, value) -> "Tensor":
 
 # Tensor methods that dispatch on an argument's type or reorder arguments as
 # Paddle's Python API does, installed over the generated ones.
-_DISPATCHING_METHODS = {"pow": pow, "lerp": lerp, "lerp_": lerp_, "nonzero": nonzero, "index_add": index_add,
+_DISPATCHING_METHODS = {"pow": pow, "equal": equal, "lerp": lerp, "lerp_": lerp_, "nonzero": nonzero, "index_add": index_add,
                         "index_add_": index_add_, "set_value": set_value,
                         # Paddle's argument lists over the generated ones (x.where(...), x.scale(..., act)):
                         "where": where, "gather": gather, "scale": scale, "scale_": scale_,

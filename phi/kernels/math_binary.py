@@ -93,12 +93,10 @@ def remainder(ctx, x, y, *, into=None):
 def floor_divide(ctx, x, y, *, into=None):
     xp = ctx.xp
     _check_integer_divisor(xp, y)
-    if x.dtype.kind in "iu":
-        return xp.floor_divide(x, y, out=into)
-    quotient = xp.divide(x, y, out=into)
-    if into is None and not quotient.ndim:  # a 0-d quotient is a scalar, which takes no out=
-        return xp.floor(quotient)
-    return xp.floor(quotient, out=quotient)
+    # Floats too: NumPy's floor_divide is Python's ``//`` (the quotient of x - fmod(x, y),
+    # as Paddle's float functor computes it), where floor(x / y) is not: 1.0 // 0.1 is 9
+    # (x / y rounds up to 10), -1.5 // inf is -1 and inf // 1.5 is NaN.
+    return xp.floor_divide(x, y, out=into)
 
 
 # -- logical and bitwise ---------------------------------------------------------------------

@@ -9,7 +9,7 @@ returns the result, which is ``into`` when it wrote there.
 """
 import numpy as np
 
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, InvalidTypeError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS, INEXACT, INTS, NUMERIC
 from .funcs import conj, copied_into, host_factor
@@ -47,8 +47,18 @@ def log_grad_complex(ctx, x, out_grad):
     return ctx.xp.divide(out_grad, ctx.xp.conj(x))
 
 
+def _refuse_complex_exponent(x, y):
+    # The result takes x's dtype (unchanged_infer_meta): a complex exponent of a real x
+    # has no result there (NumPy would return a complex array, or fail writing in place).
+    # Paddle's paddle.pow takes an int or float y only and raises TypeError otherwise.
+    if isinstance(y, complex) and x.dtype.kind != "c":
+        raise InvalidTypeError(f"argument 'y' is the complex number {y!r} but x is {x.dtype.name}: the result keeps "
+                               f"x's dtype; cast x to a complex dtype, or pass a real exponent")
+
+
 @register_kernel("pow", ALL_BACKENDS, INEXACT)
 def pow(ctx, x, y, *, into=None):  # noqa: A001  (the op's name)
+    _refuse_complex_exponent(x, y)
     return ctx.xp.power(x, y, out=into)
 
 
@@ -56,6 +66,7 @@ def pow(ctx, x, y, *, into=None):  # noqa: A001  (the op's name)
 def pow_integer(ctx, x, y, *, into=None):
     # Paddle's integer pow casts the exponent to x's type first (2.5 acts as 2), so the
     # result is an integer power in x's dtype; a negative one would be a fraction.
+    _refuse_complex_exponent(x, y)
     exponent = int(y)  # toward zero, as a C++ cast
     if exponent < 0:
         raise InvalidArgumentError(f"argument 'y' ({y!r}) is a negative exponent for an integer tensor; integers "
@@ -72,6 +83,17 @@ def pow_grad(ctx, x, out_grad, y):
 
 
 _REAL_BIAS = frozenset((float, int))  # a bias added in place into a float result (a complex one is not)
+
+
+def _integral(value) -> bool:
+    # An int, bool or whole float small enough to be exact in any integer dtype's arithmetic.
+    return type(value) in (int, bool, float) and float(value).is_integer() and abs(value) <= 2 ** 31
+
+
+def _in_dtype(value, dtype):
+    # A whole number as a NumPy scalar of the integer dtype, wrapping as a C++ cast would (-1 -> 255 in
+    # uint8): a host scalar, so neither backend copies it to a device or reads it back.
+    return np.array(int(value), dtype=np.int64).astype(dtype)[()]
 
 
 @register_kernel("scale", ALL_BACKENDS, NUMERIC)
@@ -93,6 +115,11 @@ def scale(ctx, x, scale, bias, bias_after_scale, *, into=None):
         # The inplace op (on the GPU, or a factor the fast path above does not take):
         # x * scale is one ufunc whose result has x's dtype, written into the target.
         return ctx.xp.multiply(x, scale, out=into)
+    if x.dtype.kind in "iu" and _integral(scale) and _integral(bias):
+        # Integer arithmetic in x's dtype (wrapping, as Paddle's kernel, which casts the
+        # factor to x's type): through float64 an int64 beyond 2**53 would be rounded
+        # (``-x`` of int64's maximum gave its minimum).
+        scale, bias = _in_dtype(scale, x.dtype), _in_dtype(bias, x.dtype)
     if bias_after_scale:
         out = x * scale + bias if bias else x * scale
     else:
