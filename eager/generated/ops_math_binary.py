@@ -433,7 +433,7 @@ def floor_mod(x, y, name=None):
 
 
 def floor_divide(x, y, name=None):
-    """Elementwise floor(x / y), rounding toward -inf for integers too (Paddle 2.5+, Python's //); an integer zero divisor is an error. Not differentiable, as in Paddle.
+    """Elementwise x // y as Python computes it, rounding toward -inf (integers too, Paddle 2.5+); for floats the quotient of x - fmod(x, y), so 1.0 // 0.1 is 9 where floor(1.0 / 0.1) is 10; an integer zero divisor is an error. Not differentiable, as in Paddle.
 
     Not differentiable.
     """
@@ -449,7 +449,7 @@ def floor_divide(x, y, name=None):
 
 
 def floor_divide_(x, y, name=None):
-    """Inplace floor_divide: writes the result into x and returns it. Elementwise floor(x / y), rounding toward -inf for integers too (Paddle 2.5+, Python's //); an integer zero divisor is an error. Not differentiable, as in Paddle.
+    """Inplace floor_divide: writes the result into x and returns it. Elementwise x // y as Python computes it, rounding toward -inf (integers too, Paddle 2.5+); for floats the quotient of x - fmod(x, y), so 1.0 // 0.1 is 9 where floor(1.0 / 0.1) is 10; an integer zero divisor is an error. Not differentiable, as in Paddle.
 
     Not differentiable.
     """

@@ -7799,7 +7799,7 @@ _floor_divide_seen = KERNELS.signature_cache("floor_divide", "floor_divide")
 
 
 def floor_divide(x, y):
-    """Elementwise floor(x / y), rounding toward -inf for integers too (Paddle 2.5+, Python's //); an integer zero divisor is an error. Not differentiable, as in Paddle."""
+    """Elementwise x // y as Python computes it, rounding toward -inf (integers too, Paddle 2.5+); for floats the quotient of x - fmod(x, y), so 1.0 // 0.1 is 9 where floor(1.0 / 0.1) is 10; an integer zero divisor is an error. Not differentiable, as in Paddle."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
         seen = _floor_divide_seen.get(signature)
