@@ -206,3 +206,20 @@ def test_retain_grads_survives_an_inplace_write_to_the_tensor(write):
     h.retain_grads()  # still retained: a second call adds no second copy
     (h * eager.to_tensor(w)).sum().backward()
     np.testing.assert_allclose(h.grad.numpy(), 2 * expected)
+
+
+# -- the function form with an empty input ------------------------------------
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0), (0,)])
+def test_function_jacobian_block_of_an_empty_input_keeps_its_shape(shape):
+    # The block was stacked and reshaped to out.shape + x.shape, and reshape reads
+    # a 0 as "keep that axis": [0, 0] came back as [1, 0].
+    from eager.autograd import functional
+
+    empty = eager.to_tensor(np.zeros(shape))
+    other = eager.to_tensor(np.array([1.0, 2.0]))
+    J = functional.jacobian(lambda e, o: e.sum() + (o * o).sum(), (empty, other))
+    assert J[0].shape == list(shape)
+    np.testing.assert_allclose(J[1].numpy(), 2.0 * np.array([1.0, 2.0]))  # d/do of sum(o^2)
+    H = functional.hessian(lambda e: (e * e).sum(), empty)
+    assert H.shape == list(shape) + list(shape)
