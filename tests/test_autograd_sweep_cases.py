@@ -223,3 +223,27 @@ def test_function_jacobian_block_of_an_empty_input_keeps_its_shape(shape):
     np.testing.assert_allclose(J[1].numpy(), 2.0 * np.array([1.0, 2.0]))  # d/do of sum(o^2)
     H = functional.hessian(lambda e: (e * e).sum(), empty)
     assert H.shape == list(shape) + list(shape)
+
+
+def test_backward_refuses_an_empty_list_and_a_non_bool_retain_graph():
+    # An empty list did nothing silently, and retain_graph="yes" was taken as true;
+    # Paddle asserts both, as grad() here already did.
+    x = _leaf([1.0, 2.0])
+    with pytest.raises(ValueError, match="backward: argument 'tensors' is an empty list"):
+        eager.autograd.backward([])
+    y = (x * x).sum()
+    with pytest.raises(TypeError, match="backward: argument 'retain_graph' expected a bool, got 'yes'"):
+        eager.autograd.backward([y], retain_graph="yes")
+    assert x.grad is None
+    eager.autograd.backward([y])
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0])
+
+
+def test_a_lazy_jacobian_takes_a_two_dimensional_index_array():
+    # The rows an index reads were taken with int() over the array's first axis,
+    # which died in NumPy for a 2-d index array.
+    x = _leaf([1.0, 2.0, 3.0])
+    J = jacobian(x * x, x)
+    got = J[eager.to_tensor([[0, 2], [1, 1]])].numpy()
+    full = np.diag([2.0, 4.0, 6.0])  # d(x_i^2)/dx_j
+    np.testing.assert_allclose(got, full[np.array([[0, 2], [1, 1]])])

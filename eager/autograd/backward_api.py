@@ -20,6 +20,10 @@ def backward(tensors, grad_tensors=None, retain_graph: bool = False) -> None:
     through integers, whatever their stop_gradient flag says).
     """
     tensors = _as_tensor_list(tensors, "backward", "tensors")
+    if not tensors:
+        raise ValueError("backward: argument 'tensors' is an empty list; pass at least one Tensor")
+    if not isinstance(retain_graph, bool):
+        raise TypeError(f"backward: argument 'retain_graph' expected a bool, got {retain_graph!r}")
     grad_tensors = _seeds(grad_tensors, len(tensors), "backward")
     _check_distinct(tensors, "backward", "tensors")
     kept = [(t, g) for t, g in zip(tensors, grad_tensors) if records_gradient(t)]

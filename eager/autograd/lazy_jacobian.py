@@ -105,7 +105,7 @@ class Jacobian:
         except (IndexError, TypeError, ValueError) as error:
             raise IndexError(f"{self._op}: index {index!r} does not fit a Jacobian of shape "
                              f"{self.shape}: {error}") from None
-        return sorted({int(r) for r in np.atleast_1d(picked)})
+        return sorted({int(r) for r in np.ravel(picked)})  # an index array of any shape
 
     def _assemble(self, wanted: list) -> Tensor:
         """The Jacobian with the wanted rows evaluated (others zeros, never read)."""
