@@ -2,6 +2,8 @@
 PyTorch, Paddle's rules and finite differences) found: each failed before its
 fix by dying inside the engine or an op instead of raising a clear error naming
 the function, or by running with the wrong grad mode."""
+import inspect
+
 import numpy as np
 import pytest
 
@@ -89,6 +91,7 @@ def test_a_decorated_generator_passes_send_throw_close_and_its_return_value():
         yield result
 
     assert list(outer()) == [1, "done"]
+    assert inspect.isgeneratorfunction(inner) and inspect.signature(inner) == inspect.signature(inner.__wrapped__)
 
 
 def test_set_grad_enabled_as_a_decorator_leaves_the_mode_alone():

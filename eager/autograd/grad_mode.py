@@ -38,8 +38,8 @@ class _GradModeSwitch:
         mode = self.mode
 
         if inspect.isgeneratorfunction(fn):
-            def wrapper(*args, **kwargs):
-                return _run_generator(fn(*args, **kwargs), mode)
+            def wrapper(*args, **kwargs):  # a generator function too, as fn is
+                return (yield from _run_generator(fn(*args, **kwargs), mode))
         else:
             def wrapper(*args, **kwargs):
                 previous = STATE.enabled
