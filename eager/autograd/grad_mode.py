@@ -108,6 +108,8 @@ class set_grad_enabled(_GradModeSwitch):
 
     Like PyTorch's, it takes effect at construction too, so a bare call
     ``set_grad_enabled(False)`` switches the mode for the rest of the thread.
+    Used as a decorator (``@set_grad_enabled(False)``) it switches the mode only
+    while the function runs.
     """
 
     def __init__(self, mode: bool):
