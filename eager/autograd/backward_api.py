@@ -20,6 +20,10 @@ def backward(tensors, grad_tensors=None, retain_graph: bool = False) -> None:
     through integers, whatever their stop_gradient flag says).
     """
     tensors = _as_tensor_list(tensors, "backward", "tensors")
+    if not tensors:
+        raise ValueError("backward: argument 'tensors' is an empty list; pass at least one Tensor")
+    if not isinstance(retain_graph, bool):
+        raise TypeError(f"backward: argument 'retain_graph' expected a bool, got {retain_graph!r}")
     grad_tensors = _seeds(grad_tensors, len(tensors), "backward")
     _check_distinct(tensors, "backward", "tensors")
     kept = [(t, g) for t, g in zip(tensors, grad_tensors) if records_gradient(t)]
@@ -40,8 +44,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     are themselves differentiable. An input that the outputs do not depend on
     raises unless ``allow_unused=True``, which gives None for it. Inputs may be
     intermediate tensors. ``no_grad_vars`` are treated as constants: no
-    gradient flows through them. ``only_inputs`` is accepted for Paddle
-    compatibility and, as in Paddle, has no effect.
+    gradient flows through them. ``only_inputs`` must be True, as in Paddle
+    (False is refused). ``outputs`` and ``inputs`` may not be empty.
 
     >>> x = eager.to_tensor(3.0, stop_gradient=False)
     >>> (dx,) = eager.grad(x * x, x)
@@ -50,10 +54,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     """
     outputs = _as_tensor_list(outputs, "grad", "outputs")
     inputs = _as_tensor_list(inputs, "grad", "inputs")
+    for arg, tensors in (("outputs", outputs), ("inputs", inputs)):
+        if not tensors:
+            raise ValueError(f"grad: argument '{arg}' is an empty list; pass at least one Tensor")
     for flag, value in (("create_graph", create_graph), ("allow_unused", allow_unused),
-                        ("retain_graph", retain_graph)):
+                        ("retain_graph", retain_graph), ("only_inputs", only_inputs)):
         if value is not None and not isinstance(value, bool):
             raise TypeError(f"grad: argument '{flag}' expected a bool, got {value!r}")
+    if only_inputs is False:
+        raise ValueError("grad: only_inputs=False is not supported (nor is it in Paddle): the "
+                         "gradients are those of 'inputs' only")
     _check_distinct(outputs, "grad", "outputs")
     _check_distinct(inputs, "grad", "inputs")
     grad_outputs = _seeds(grad_outputs, len(outputs), "grad")

@@ -486,9 +486,16 @@ def _commit(leaves, retained, create_graph: bool) -> None:
         for node, grads in retained:
             if node.slot_metas is not None:  # an unused output of a multi-output op: zeros (Paddle)
                 grads = fill_missing_grads(node, grads, ())
-            for slot, meta_ref in node.retain_metas.items():
-                meta = meta_ref()
-                if meta is not None and grads[slot] is not None:
+            for slot, tensor_ref in node.retain_metas.items():
+                tensor = tensor_ref()
+                if tensor is None or grads[slot] is None:
+                    continue
+                # Its current meta: after an inplace op on the tensor (a new history,
+                # a new meta) the gradient of the value it retained still lands in
+                # its .grad, as in Paddle (whose tensor keeps one meta).
+                meta = tensor._meta
+                if meta is not None:
+                    meta.retain_grads = True
                     accumulate_into_leaf(meta, grads[slot], False)
         accumulate_leaves(leaves, create_graph)
     for node in hooked:

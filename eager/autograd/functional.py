@@ -308,6 +308,11 @@ def _jacobian_of(out, xs, create_graph: bool) -> list:
             if all(g is None for g in rows[k]):
                 blocks.append(None)
                 continue
+            if x.size == 0:
+                # Nothing to stack; and reshape would read a 0 in the target shape as
+                # "keep that axis" (Paddle's rule), giving [1, 0] for [0, 0].
+                blocks.append(_zeros(out.shape + x.shape, x))
+                continue
             filled = [_zeros(x.shape, x) if g is None else g for g in rows[k]]
             stacked = stack(filled, 0)                    # [n, *x.shape], differentiable
             blocks.append(reshape(stacked, out.shape + x.shape))

@@ -32,20 +32,59 @@ class _GradModeSwitch:
         return False
 
     def __call__(self, fn):
+        if not callable(fn):
+            raise TypeError(f"{type(self).__name__}: used as a decorator, it expected a function, "
+                            f"got {type(fn).__name__}")
         mode = self.mode
 
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            previous = STATE.enabled
-            STATE.enabled = mode
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                STATE.enabled = previous
+        if inspect.isgeneratorfunction(fn):
+            def wrapper(*args, **kwargs):  # a generator function too, as fn is
+                return (yield from _run_generator(fn(*args, **kwargs), mode))
+        else:
+            def wrapper(*args, **kwargs):
+                previous = STATE.enabled
+                STATE.enabled = mode
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    STATE.enabled = previous
 
+        wrapper = functools.wraps(fn)(wrapper)
         # inspect.getfullargspec does not follow __wrapped__, but reads __signature__.
         wrapper.__signature__ = inspect.signature(fn)
         return wrapper
+
+
+def _run_generator(gen, mode: bool):
+    """Runs ``gen`` with grad mode ``mode`` each time it resumes, and the caller's
+    mode between resumptions: a decorated generator function's body runs under
+    the mode (calling it only builds the generator, so a plain wrapper would
+    switch the mode for nothing), while the code iterating it keeps its own."""
+    to_send, to_throw = None, None
+    while True:
+        previous = STATE.enabled
+        STATE.enabled = mode
+        try:
+            if to_throw is not None:
+                error, to_throw = to_throw, None
+                item = gen.throw(error)
+            else:
+                item = gen.send(to_send)
+        except StopIteration as stop:
+            return stop.value
+        finally:
+            STATE.enabled = previous
+        try:
+            to_send = yield item
+        except GeneratorExit:
+            STATE.enabled, previous = mode, STATE.enabled
+            try:
+                gen.close()
+            finally:
+                STATE.enabled = previous
+            raise
+        except BaseException as error:  # thrown in by the caller: passed on to gen
+            to_throw = error
 
 
 class no_grad(_GradModeSwitch):
@@ -69,6 +108,8 @@ class set_grad_enabled(_GradModeSwitch):
 
     Like PyTorch's, it takes effect at construction too, so a bare call
     ``set_grad_enabled(False)`` switches the mode for the rest of the thread.
+    Used as a decorator (``@set_grad_enabled(False)``) it switches the mode only
+    while the function runs.
     """
 
     def __init__(self, mode: bool):
@@ -77,6 +118,13 @@ class set_grad_enabled(_GradModeSwitch):
         self.mode = mode
         self._previous = STATE.enabled
         STATE.enabled = mode
+
+    def __call__(self, fn):
+        # As a decorator it switches the mode only while the function runs: the
+        # switch made at construction is undone when it decorates.
+        wrapper = super().__call__(fn)
+        STATE.enabled = self._previous
+        return wrapper
 
     def __enter__(self):
         # The mode to restore is the one before construction, which already switched it.

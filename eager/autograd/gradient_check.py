@@ -122,7 +122,7 @@ def gradient_function(func, n_inputs: int):
         wrt = [t for t in inputs if isinstance(t, Tensor) and records_gradient(t)]
         outputs = [o for o in _call(func, inputs, "gradgradcheck") if o.dtype in _INEXACT]
         differentiable = [(o, g) for o, g in zip(outputs, grad_outputs) if records_gradient(o)]
-        if differentiable:
+        if differentiable and wrt:
             grads = grad([o for o, _ in differentiable], wrt, [g for _, g in differentiable],
                          create_graph=True, allow_unused=True)
         else:

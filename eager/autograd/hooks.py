@@ -96,7 +96,9 @@ def retain_grads(tensor) -> None:
     if node.retain_metas is None:
         node.retain_metas = {}
         node.special = True
-    node.retain_metas[slot] = weakref.ref(meta)
+    # The tensor, not its meta: an inplace op gives the tensor a new meta (a new
+    # history), and the gradient arriving here must still reach its .grad.
+    node.retain_metas[slot] = weakref.ref(tensor)
 
 
 def register_post_accumulate_grad_hook(tensor, hook) -> RemovableHandle:

@@ -36,6 +36,7 @@ from ..tensor import Tensor
 from . import functional
 from .backward_api import grad
 from .grad_mode import enable_grad
+from .meta import records_gradient
 
 
 class Jacobian:
@@ -104,7 +105,7 @@ class Jacobian:
         except (IndexError, TypeError, ValueError) as error:
             raise IndexError(f"{self._op}: index {index!r} does not fit a Jacobian of shape "
                              f"{self.shape}: {error}") from None
-        return sorted({int(r) for r in np.atleast_1d(picked)})
+        return sorted({int(r) for r in np.ravel(picked)})  # an index array of any shape
 
     def _assemble(self, wanted: list) -> Tensor:
         """The Jacobian with the wanted rows evaluated (others zeros, never read)."""
@@ -113,6 +114,8 @@ class Jacobian:
                 self._cache[row] = self._evaluate_row(row)
         if self._rows_of_y is None:
             return self._cache[0]
+        if self._rows_of_y == 0:  # an empty y: nothing to stack
+            return full(self.shape, 0, self._x.dtype, self._x.place)
         zeros = None
         rows = []
         for row in range(self._rows_of_y):
@@ -130,6 +133,10 @@ class Jacobian:
         with enable_grad():
             if self._rows_of_y is not None:
                 y = y[:, row] if self._batched else y[row]
+            if not records_gradient(y):
+                # A constant y (the gradient of a function linear in x, or a y that no
+                # recorded op links to x): its rows are zeros, and grad() would refuse it.
+                return full(self._x.shape, 0, self._x.dtype, self._x.place)
             seed = full(y.shape, 1, y.dtype, y.place)
             (g,) = grad([y], [self._x], [seed], retain_graph=True, create_graph=True, allow_unused=True)
         if g is None:

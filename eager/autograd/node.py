@@ -63,7 +63,7 @@ class GradNodeBase:
     __slots__ = ("next_edges", "scope", "__dict__", "__weakref__")
     slot_metas = None
     pre_hooks = None  # grad slot -> {handle id: hook}
-    retain_metas = None  # grad slot -> weakref to the AutogradMeta that retains its grad
+    retain_metas = None  # grad slot -> weakref to the Tensor that retains its grad (.grad on its current meta)
     backward_op = "grad_node"
     forward_op = ""
     num_grad_slots = 1
