@@ -163,6 +163,9 @@ class Tensor:
         buffer (a data-parallel bucket) keeps seeing it. A gradient that is itself
         part of a graph (from ``create_graph=True``) is replaced by plain zeros.
         """
+        if not isinstance(set_to_zero, (bool, np.bool_)):
+            raise TypeError(f"clear_grad: argument 'set_to_zero' expected a bool, got "
+                            f"{type(set_to_zero).__name__} {set_to_zero!r}")
         meta = self._meta
         grad = None if meta is None else meta.grad
         if grad is None:
@@ -305,10 +308,23 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self) -> float:
-        return float(self.item())
+        """The one element as a Python float (a complex tensor refuses: use complex())."""
+        return float(self._real_item("float"))
 
     def __int__(self) -> int:
-        return int(self.item())
+        """The one element as a Python int, truncated toward zero (a complex tensor refuses)."""
+        return int(self._real_item("int"))
+
+    def __complex__(self) -> complex:
+        """The one element as a Python complex (of any numeric dtype)."""
+        return complex(self.item())
+
+    def _real_item(self, conversion: str):
+        value = self.item()
+        if self.dtype.is_complex:
+            raise TypeError(f"{conversion}(): a {self.dtype} tensor does not convert to a real number; "
+                            f"use complex(x), or x.real() / x.imag()")
+        return value
 
     def __index__(self) -> int:
         if self.dtype.is_integer and self.size == 1:
