@@ -128,3 +128,44 @@ def test_clear_grad_refuses_a_non_bool_set_to_zero_leaving_grad():
     np.testing.assert_array_equal(w.grad.numpy(), [3.0, 3.0])
     w.clear_gradient(set_to_zero=False)
     assert w.grad is None
+
+
+# -- printing: Paddle 2.6's to_string layout (expected texts worked out by hand) -----------
+
+@pytest.fixture
+def print_options():
+    """Sets print options for one test and restores Paddle's defaults after it."""
+    yield eager.set_printoptions
+    eager.set_printoptions(precision=8, threshold=1000, edgeitems=3, sci_mode=False, linewidth=80)
+
+
+def _values(x):
+    return repr(x).split("\n", 1)[1][len("       "):-1]
+
+
+def test_an_empty_axis_keeps_its_brackets_as_paddle_prints_it():
+    assert _values(eager.zeros([3, 0])) == "[[],\n        [],\n        []]"
+    assert _values(eager.zeros([2, 1, 0], dtype="int64")) == "[[[]],\n\n        [[]]]"
+    assert _values(eager.zeros([0, 3])) == "[]"
+    assert _values(eager.zeros([0])) == "[]"
+
+
+def test_items_pad_to_the_widest_printed_item_and_narrower_ones_get_the_sign_space():
+    # widths: '10.50000000' is 11 characters, so '-1.' pads to 11 and 10.5 takes no sign space
+    assert _values(eager.to_tensor([10.5, -1.0], dtype="float64")) == "[10.50000000, -1.        ]"
+    assert _values(eager.to_tensor([[-2.0, 0.0], [1.5, 2.0]])) == ("[[-2.       ,  0.       ],\n"
+                                                                    "        [1.50000000,  2.       ]]")
+    assert _values(eager.to_tensor([True, False])) == "[True , False]"
+
+
+def test_a_row_holds_as_many_items_as_fit_the_linewidth_after_its_indent(print_options):
+    print_options(linewidth=20)  # (20 - 7) // (1 + 2) = 4 items a line
+    assert _values(eager.to_tensor([1, 2, 3, 4, 5, 6])) == "[1, 2, 3, 4,\n        5, 6]"
+    print_options(threshold=5, edgeitems=2)  # the '...' counts as an item of the line
+    assert _values(eager.arange(10)) == "[0, 1, ..., 8,\n        9]"
+
+
+def test_complex_items_print_as_python_writes_them():
+    assert _values(eager.to_tensor(np.array([1.5 - 2j, -3j]))) == "[(1.5-2j), (-0-3j) ]"
+    # a complex64 value prints with the digits of the float32 numbers it holds, exactly
+    assert _values(eager.to_tensor(np.complex64(0.1 + 0.2j))) == "(0.10000000149011612+0.20000000298023224j)"
