@@ -168,7 +168,11 @@ class TensorMethods:
             yield self[i]
 
     def __format__(self, spec: str) -> str:
-        """``f"{loss:.4f}"`` formats a one-element tensor as its number."""
+        """``f"{loss:.4f}"`` formats a one-element tensor as its number; with no
+        format spec (``f"{x}"``) any tensor gives its repr, as ``str(x)`` and as
+        Paddle's Tensor (which has no ``__format__`` of its own)."""
+        if not spec:
+            return str(self)
         if self.impl.numel == 1:
             return format(self.item(), spec)
         if spec:

@@ -169,3 +169,11 @@ def test_complex_items_print_as_python_writes_them():
     assert _values(eager.to_tensor(np.array([1.5 - 2j, -3j]))) == "[(1.5-2j), (-0-3j) ]"
     # a complex64 value prints with the digits of the float32 numbers it holds, exactly
     assert _values(eager.to_tensor(np.complex64(0.1 + 0.2j))) == "(0.10000000149011612+0.20000000298023224j)"
+
+
+def test_an_f_string_without_a_spec_gives_the_repr_as_paddle():
+    for x in (eager.to_tensor(3.5), eager.to_tensor([[2]]), eager.to_tensor([1.0, 2.0])):
+        assert f"{x}" == repr(x) == str(x)
+    assert f"{eager.to_tensor([[0.25]]):.3f}" == "0.250"  # a spec formats the one element
+    with pytest.raises(TypeError, match="unsupported format string '.2f' for a tensor of shape \\[2\\]"):
+        f"{eager.to_tensor([1.0, 2.0]):.2f}"
