@@ -333,6 +333,26 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    def __getstate__(self):
+        """What ``copy.deepcopy`` and ``pickle`` copy: the values and attributes, with
+        autograd state of a new leaf (stop_gradient and ``.grad`` kept; no grad node,
+        hooks or view links), as Paddle's deepcopy makes a new tensor with the
+        values and stop_gradient: a copy is outside the original's graph."""
+        state = {}
+        for klass in type(self).__mro__:
+            for slot in vars(klass).get("__slots__", ()):
+                if slot != "__weakref__" and slot not in state and hasattr(self, slot):
+                    state[slot] = getattr(self, slot)
+        meta = self._meta
+        if meta is not None:
+            fresh = AutogradMeta(stop_gradient=meta.stop_gradient)
+            if meta.flag_only_trainable:
+                fresh.flag_only_trainable = True
+            if meta.grad is not None:
+                fresh.grad = meta.grad
+            state["_meta"] = fresh
+        return None, state
+
     def __repr__(self) -> str:
         kind = self.impl.kind
         if kind is TensorKind.SPARSE_COO or kind is TensorKind.SPARSE_CSR:

@@ -1,6 +1,9 @@
 """Cases a differential sweep of the Tensor object's own API (properties,
 conversions, copies, autograd entry points, printing) found against Paddle 2.6's
 Tensor: each failed before its fix."""
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -177,3 +180,39 @@ def test_an_f_string_without_a_spec_gives_the_repr_as_paddle():
     assert f"{eager.to_tensor([[0.25]]):.3f}" == "0.250"  # a spec formats the one element
     with pytest.raises(TypeError, match="unsupported format string '.2f' for a tensor of shape \\[2\\]"):
         f"{eager.to_tensor([1.0, 2.0]):.2f}"
+
+
+# -- copy.deepcopy and pickle ---------------------------------------------------------------
+
+def test_deepcopy_of_a_non_leaf_is_a_new_leaf_outside_the_graph_as_paddle():
+    w = _leaf([1.0, 2.0])
+    y = w * 3
+    c = copy.deepcopy(y)
+    assert c.is_leaf and c.stop_gradient is False and c.grad_node is None
+    np.testing.assert_array_equal(c.numpy(), [3.0, 6.0])
+    (c * c).sum().backward()  # d(c^2)/dc = 2c, and nothing reaches w
+    np.testing.assert_array_equal(c.grad.numpy(), [6.0, 12.0])
+    assert w.grad is None
+
+
+def test_pickle_round_trips_a_trained_leaf_and_a_non_leaf():
+    w = _leaf([1.0, 2.0])
+    view = w[0:1]  # a tracked view: its weak link is not part of the copy
+    (w * w).sum().backward()
+    back = pickle.loads(pickle.dumps(w))
+    np.testing.assert_array_equal(back.numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(back.grad.numpy(), [2.0, 4.0])
+    assert back.stop_gradient is False and back.is_leaf
+    y = pickle.loads(pickle.dumps(w * 2))
+    assert y.is_leaf and y.stop_gradient is False
+    np.testing.assert_array_equal(y.numpy(), [2.0, 4.0])
+    assert view.shape == [1]
+
+
+def test_deepcopy_of_a_layer_keeps_its_parameters_attributes():
+    layer = eager.nn.Linear(2, 3)
+    layer.weight.optimize_attr["learning_rate"] = 0.5
+    twin = copy.deepcopy(layer)
+    assert type(twin.weight) is type(layer.weight) and twin.weight is not layer.weight
+    assert twin.weight.optimize_attr == {"learning_rate": 0.5} and twin.weight.trainable
+    np.testing.assert_array_equal(twin.weight.numpy(), layer.weight.numpy())
