@@ -78,7 +78,9 @@ class Tensor:
 
     @name.setter
     def name(self, value: str) -> None:
-        self._name = str(value)
+        if not isinstance(value, str):
+            raise TypeError(f"name: expected a str, got {type(value).__name__} {value!r}")
+        self._name = value
 
     @property
     def inplace_version(self) -> int:
@@ -105,6 +107,8 @@ class Tensor:
 
     @stop_gradient.setter
     def stop_gradient(self, value: bool) -> None:
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"stop_gradient: expected a bool, got {type(value).__name__} {value!r}")
         value = bool(value)
         meta = self._meta
         if meta is None:

@@ -216,3 +216,18 @@ def test_deepcopy_of_a_layer_keeps_its_parameters_attributes():
     assert type(twin.weight) is type(layer.weight) and twin.weight is not layer.weight
     assert twin.weight.optimize_attr == {"learning_rate": 0.5} and twin.weight.trainable
     np.testing.assert_array_equal(twin.weight.numpy(), layer.weight.numpy())
+
+
+@pytest.mark.parametrize("attribute, value, words", [
+    ("stop_gradient", "no", "stop_gradient: expected a bool, got str"),
+    ("stop_gradient", None, "stop_gradient: expected a bool, got NoneType"),
+    ("name", 5, "name: expected a str, got int"),
+])
+def test_attribute_setters_refuse_the_wrong_type_leaving_the_tensor(attribute, value, words):
+    x = eager.to_tensor([1.0], stop_gradient=False)
+    x.name = "w"
+    with pytest.raises(TypeError, match=words):
+        setattr(x, attribute, value)
+    assert x.stop_gradient is False and x.name == "w"
+    x.stop_gradient = np.bool_(True)
+    assert x.stop_gradient is True
