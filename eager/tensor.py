@@ -78,7 +78,9 @@ class Tensor:
 
     @name.setter
     def name(self, value: str) -> None:
-        self._name = str(value)
+        if not isinstance(value, str):
+            raise TypeError(f"name: expected a str, got {type(value).__name__} {value!r}")
+        self._name = value
 
     @property
     def inplace_version(self) -> int:
@@ -105,6 +107,8 @@ class Tensor:
 
     @stop_gradient.setter
     def stop_gradient(self, value: bool) -> None:
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"stop_gradient: expected a bool, got {type(value).__name__} {value!r}")
         value = bool(value)
         meta = self._meta
         if meta is None:
@@ -163,6 +167,9 @@ class Tensor:
         buffer (a data-parallel bucket) keeps seeing it. A gradient that is itself
         part of a graph (from ``create_graph=True``) is replaced by plain zeros.
         """
+        if not isinstance(set_to_zero, (bool, np.bool_)):
+            raise TypeError(f"clear_grad: argument 'set_to_zero' expected a bool, got "
+                            f"{type(set_to_zero).__name__} {set_to_zero!r}")
         meta = self._meta
         grad = None if meta is None else meta.grad
         if grad is None:
@@ -305,10 +312,23 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self) -> float:
-        return float(self.item())
+        """The one element as a Python float (a complex tensor refuses: use complex())."""
+        return float(self._real_item("float"))
 
     def __int__(self) -> int:
-        return int(self.item())
+        """The one element as a Python int, truncated toward zero (a complex tensor refuses)."""
+        return int(self._real_item("int"))
+
+    def __complex__(self) -> complex:
+        """The one element as a Python complex (of any numeric dtype)."""
+        return complex(self.item())
+
+    def _real_item(self, conversion: str):
+        value = self.item()
+        if self.dtype.is_complex:
+            raise TypeError(f"{conversion}(): a {self.dtype} tensor does not convert to a real number; "
+                            f"use complex(x), or x.real() / x.imag()")
+        return value
 
     def __index__(self) -> int:
         if self.dtype.is_integer and self.size == 1:
@@ -316,6 +336,26 @@ class Tensor:
         raise TypeError(f"only an integer tensor with one element can be an index, not {self.dtype}{self.shape}")
 
     __hash__ = object.__hash__
+
+    def __getstate__(self):
+        """What ``copy.deepcopy`` and ``pickle`` copy: the values and attributes, with
+        autograd state of a new leaf (stop_gradient and ``.grad`` kept; no grad node,
+        hooks or view links), as Paddle's deepcopy makes a new tensor with the
+        values and stop_gradient: a copy is outside the original's graph."""
+        state = {}
+        for klass in type(self).__mro__:
+            for slot in vars(klass).get("__slots__", ()):
+                if slot != "__weakref__" and slot not in state and hasattr(self, slot):
+                    state[slot] = getattr(self, slot)
+        meta = self._meta
+        if meta is not None:
+            fresh = AutogradMeta(stop_gradient=meta.stop_gradient)
+            if meta.flag_only_trainable:
+                fresh.flag_only_trainable = True
+            if meta.grad is not None:
+                fresh.grad = meta.grad
+            state["_meta"] = fresh
+        return None, state
 
     def __repr__(self) -> str:
         kind = self.impl.kind
@@ -409,12 +449,17 @@ def _float_text(value, options) -> str:
 
 def format_values(array: np.ndarray, options, prefix: str = "       ") -> str:
     """The values part of a Tensor's repr under the print options (set by
-    eager.set_printoptions), as Paddle prints them: floats with ``precision``
-    digits, every item left-aligned to one width (a space before the non-negative
-    ones when some are negative), only ``edgeitems`` at each edge of an axis once
-    there are more than ``threshold`` items. ``prefix`` is the indent of the lines after
-    the first (the width of the text that precedes the values). bfloat16 values
-    print as the float32 values they are exactly."""
+    eager.set_printoptions), laid out by Paddle 2.6's rules: floats with
+    ``precision`` digits (``1.`` for a whole number, scientific under
+    ``sci_mode``); every item padded to the width of the widest printed one, a
+    non-negative item that is narrower getting a space where a sign would go
+    when some item is negative; once there are more than ``threshold`` items,
+    only ``edgeitems`` at each edge of an axis and ``...`` between them; a row
+    holds as many items as fit ``linewidth`` after its indent, ``...``
+    counting as one; an empty axis still shows its brackets (``[[], []]``).
+    ``prefix`` is the indent of the lines after the first (the width of the
+    text that precedes the values). bfloat16 values print as the float32 values
+    they are exactly."""
     if array.dtype.kind == "V" and array.dtype.name == "bfloat16":  # ml_dtypes' dtype, not kind "f"
         array = array.astype(np.float32)
     kind = array.dtype.kind
@@ -427,30 +472,56 @@ def format_values(array: np.ndarray, options, prefix: str = "       ") -> str:
     elif kind in "iu":
         def text_of(value):
             return str(int(value))
+    elif kind == "c":
+        def text_of(value):  # as Python writes the complex number: (1.5-2j), 3j
+            return str(complex(value))
     else:
         text_of = str
-    shown = _summarized(array, options)
-    signed = kind in "iuf" and bool(np.any(np.signbit(shown)))
+    summary = array.ndim > 0 and array.size > options.threshold
+    shown = _summarized(array, options) if summary else array
     texts = [text_of(v) for v in shown.ravel()]
-    if signed:
-        texts = [t if t.startswith("-") else " " + t for t in texts]
+    if kind == "c":
+        signed = any(_negative(t) for t in texts)
+    else:
+        signed = kind in "iuf" and bool(np.any(np.signbit(shown)))
     width = max((len(t) for t in texts), default=0)
 
-    def item(value):
+    def item(value) -> str:
         text = text_of(value)
-        if signed and not text.startswith("-"):
-            text = " " + text
+        if signed and not _negative(text) and len(text) < width:
+            return " " + text.ljust(width - 1)
         return text.ljust(width)
 
-    return np.array2string(array, separator=", ", prefix=prefix, threshold=options.threshold,
-                           edgeitems=options.edgeitems, max_line_width=options.linewidth,
-                           formatter={"all": item})
+    edge = options.edgeitems
+
+    def rows(values, indent: int) -> list:
+        """The parts of one axis: its items (or sub-blocks), '...' standing for the middle."""
+        inner = item if values.ndim == 1 else (lambda sub: block(sub, indent + 1))
+        count = values.shape[0]
+        if summary and count > 2 * edge:
+            return [inner(v) for v in values[:edge]] + ["..."] + [inner(v) for v in values[count - edge:]]
+        return [inner(v) for v in values]
+
+    def block(values, indent: int) -> str:
+        parts = rows(values, indent)
+        if values.ndim == 1:
+            per_line = max(1, (options.linewidth - indent) // (width + 2))
+            lines = [", ".join(parts[i:i + per_line]) for i in range(0, len(parts), per_line)]
+            return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+        return "[" + ("," + "\n" * (values.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
+
+    if array.ndim == 0:
+        return item(array.reshape(-1)[0])
+    return block(array, len(prefix))
+
+
+def _negative(text: str) -> bool:
+    """Whether a printed item reads as negative (``-1.5``, ``(-2+1j)``, ``-3j``)."""
+    return text.startswith(("-", "(-"))
 
 
 def _summarized(array: np.ndarray, options) -> np.ndarray:
-    """The items that print: all of them, or the edges of each axis past the threshold."""
-    if array.size <= options.threshold or array.ndim == 0:
-        return array
+    """The items that print once a tensor is summarized: the edges of each longer axis."""
     k = options.edgeitems
     for axis in range(array.ndim):
         if array.shape[axis] > 2 * k:

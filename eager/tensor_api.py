@@ -53,6 +53,9 @@ class TensorMethods:
         as in Paddle; likewise on an integer tensor (eager records no gradients
         through integers; Paddle would compute integer ones).
         """
+        if not isinstance(retain_graph, (bool, np.bool_)):
+            raise TypeError(f"backward: argument 'retain_graph' expected a bool, got "
+                            f"{type(retain_graph).__name__} {retain_graph!r}")
         if self.stop_gradient:
             warnings.warn("backward: this tensor has stop_gradient=True, so no gradient flows "
                           "from it and nothing is computed", stacklevel=2)
@@ -62,7 +65,72 @@ class TensorMethods:
                           f"gradients through integer tensors (its stop_gradient=False is only a "
                           f"flag), so nothing is computed", stacklevel=2)
             return
-        run_backward([self], [grad_tensor], retain_graph)
+        run_backward([self], [grad_tensor], bool(retain_graph))
+
+    def copy_(self, src, blocking: bool = True) -> None:
+        """Copies ``src``'s values into this tensor's buffer, in place and unrecorded,
+        as Paddle's ``Tensor.copy_(src, blocking)``: src must be a Tensor of this
+        tensor's dtype and shape (Paddle would resize; eager keeps the buffer, so its
+        views stay valid); it may lie on another place. A tensor that holds no data
+        takes src's values, place, stop_gradient and persistable. ``blocking`` is
+        accepted for Paddle's signature: copies here complete before the call returns.
+        Returns None, as Paddle's.
+
+        >>> x = eager.zeros([2])
+        >>> x.copy_(eager.to_tensor([1.0, 2.0]), True)
+        >>> x.numpy()
+        array([1., 2.], dtype=float32)
+        """
+        if not isinstance(src, Tensor):
+            raise TypeError(f"copy_: argument 'src' expected a Tensor, got {type(src).__name__}")
+        if not isinstance(blocking, (bool, np.bool_)):
+            raise TypeError(f"copy_: argument 'blocking' expected a bool, got {type(blocking).__name__} "
+                            f"{blocking!r}")
+        if not self.impl.initialized():
+            if src.impl.initialized():
+                self.impl.array = phi_api.assign(src.impl).array
+                self.impl.bump_version()
+            self.stop_gradient = src.stop_gradient
+            self.persistable = src.persistable
+            return None
+        if src.dtype is not self.dtype:
+            raise TypeError(f"copy_: argument 'src' expected dtype {self.dtype} (this tensor's), got {src.dtype}")
+        if src.shape != self.shape:
+            raise ValueError(f"copy_: argument 'src' expected shape {self.shape} (this tensor's), got {src.shape}")
+        if src.impl.initialized():
+            set_value(self, src if src.place == self.place else src._copy_to(self.place))
+        return None
+
+    @property
+    def data(self):
+        """This tensor itself, as Paddle's ``Tensor.data``; assigning a Tensor to it
+        (``x.data = y``) makes x hold y's buffer (shape, dtype and values; x keeps
+        its own autograd state), unrecorded, as Paddle's setter.
+
+        >>> x = eager.zeros([2])
+        >>> x.data = eager.to_tensor([1.0, 2.0, 3.0])
+        >>> x.shape
+        [3]
+        """
+        return self
+
+    @data.setter
+    def data(self, value) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data: expected a Tensor, got {type(value).__name__}")
+        self.impl = value.impl
+
+    @property
+    def T(self):
+        """This tensor with its axes reversed (Paddle 2.6's ``Tensor.T``): a 1-D
+        tensor is returned as it is; differentiable.
+
+        >>> eager.zeros([2, 3, 4]).T.shape
+        [4, 3, 2]
+        """
+        if self.ndim == 1:
+            return self
+        return _F.transpose(self, list(range(self.ndim - 1, -1, -1)))
 
     def gradient(self):
         """The gradient as a NumPy array, or None (Paddle's ``Tensor.gradient()``)."""
@@ -100,7 +168,11 @@ class TensorMethods:
             yield self[i]
 
     def __format__(self, spec: str) -> str:
-        """``f"{loss:.4f}"`` formats a one-element tensor as its number."""
+        """``f"{loss:.4f}"`` formats a one-element tensor as its number; with no
+        format spec (``f"{x}"``) any tensor gives its repr, as ``str(x)`` and as
+        Paddle's Tensor (which has no ``__format__`` of its own)."""
+        if not spec:
+            return str(self)
         if self.impl.numel == 1:
             return format(self.item(), spec)
         if spec:
@@ -338,6 +410,11 @@ class TensorMethods:
         if _is_number(other):
             _inplace_scalar(self, other, "/=")
         return _F.divide_(self, _operand(self, other, "divide_"))
+
+    # Defining __eq__ in this class body sets its __hash__ to None, and install()
+    # would copy that onto Tensor; a tensor hashes by identity, as Paddle's
+    # (``hash(id(self))``): tensors are dict keys and set members (parameter groups).
+    __hash__ = Tensor.__hash__
 
     def __eq__(self, other):
         if isinstance(other, Tensor):

@@ -761,8 +761,8 @@ def test_repr_of_coo_shows_its_indices_and_values_as_paddle_prints_them():
                        "       values=[1., 2., 3.])")
     hybrid = T(np.array([[-2.0, 0.0], [0.0, 0.0], [1.5, 2.0]])).to_sparse_coo(1)
     assert repr(hybrid).splitlines()[1:] == ["       indices=[[0, 2]],",
-                                             "       values=[[-2.        ,  0.        ],",
-                                             "               [ 1.50000000,  2.        ]])"]
+                                             "       values=[[-2.       ,  0.       ],",
+                                             "               [1.50000000,  2.       ]])"]
 
 
 def test_repr_of_csr_shows_crows_cols_and_values():
@@ -776,4 +776,4 @@ def test_repr_of_csr_shows_crows_cols_and_values():
 
 def test_repr_of_an_empty_sparse_tensor():
     x = S.sparse_coo_tensor(np.zeros((2, 0), np.int64), np.zeros(0), [2, 2])
-    assert repr(x).splitlines()[1:] == ["       indices=[],", "       values=[])"]
+    assert repr(x).splitlines()[1:] == ["       indices=[[],", "                []],", "       values=[])"]
