@@ -183,6 +183,10 @@ class MultiHeadAttention(Layer):
             raise TypeError(f"{who}: argument 'cache' expected a MultiHeadAttention.Cache or StaticCache, got "
                             f"{type(cache).__name__}")
         q, k, v, cache = self._prepare_qkv(query, key, value, cache)
+        if k.shape[0] != q.shape[0]:  # before the scores' matmul, which would name only itself
+            source = "cache" if isinstance(cache, (self.Cache, self.StaticCache)) else "key"
+            raise ValueError(f"{who}: argument '{source}' expected the batch size of query ({q.shape[0]}), got "
+                             f"{k.shape[0]} (query {query.shape}, keys {k.shape})")
         bias = _convert_attention_mask(who, attn_mask, q.dtype)
         if bias is not None:
             _check_mask_shape(who, bias, [q.shape[0], self.num_heads, q.shape[2], k.shape[2]])
