@@ -14,8 +14,8 @@ finite differences.
   zero blocks, and an (empty) gradient, which col2im could not give.
 - cosine_similarity broadcasting along ``axis``: the cosine of the broadcast
   vectors (docs/nn.md's differences table: Paddle sums the squares first).
-- MultiHeadAttention with key/memory of another batch size: a ValueError
-  naming the layer, not matmul's.
+- MultiHeadAttention with key/memory (or a cache) of another batch size: a
+  ValueError naming the layer and the argument, not matmul's or concat's.
 """
 import numpy as np
 import pytest
@@ -217,3 +217,26 @@ def test_decoder_memory_of_other_batch_is_a_clear_error():
     layer = eager.nn.TransformerDecoderLayer(4, 2, 8, dropout=0.0)
     with pytest.raises(ValueError, match=r"MultiHeadAttention.*batch size of query \(2\), got 3"):
         layer(eager.ones([2, 3, 4]), eager.ones([3, 5, 4]))
+
+
+@pytest.mark.parametrize("cache_shape", [[3, 2, 1, 2], [2, 2, 3, 3], [2, 1, 2, 2]])
+def test_multi_head_attention_cache_of_other_shape_is_a_clear_error(cache_shape):
+    mha = eager.nn.MultiHeadAttention(4, 2)
+    held = eager.ones(cache_shape)
+    with pytest.raises(ValueError, match=r"MultiHeadAttention.*argument 'cache' expected k of shape \[2, 2, length, "
+                                         r"2\]"):
+        mha(eager.ones([2, 1, 4]), cache=mha.Cache(held, held))
+
+
+def test_multi_head_attention_cache_steps_match_the_causal_mask():
+    rng = np.random.default_rng(14)
+    mha = eager.nn.MultiHeadAttention(4, 2)
+    x = eager.to_tensor(rng.standard_normal((2, 3, 4)).astype("float32"))
+    full = mha(x, attn_mask=eager.to_tensor(np.tril(np.ones((3, 3), bool)))).numpy()
+    cache = mha.gen_cache(x, type=mha.Cache)
+    steps = []
+    for i in range(3):
+        out, cache = mha(x[:, i:i + 1], cache=cache)
+        steps.append(out.numpy())
+    assert cache.k.shape == [2, 2, 3, 2]
+    np.testing.assert_allclose(np.concatenate(steps, 1), full, rtol=1e-5, atol=1e-6)

@@ -165,6 +165,12 @@ class MultiHeadAttention(Layer):
         else:
             k, v = self.compute_kv(key, value)
         if isinstance(cache, self.Cache):
+            for arg, held, new in (("k", cache.k, k), ("v", cache.v, v)):
+                check_tensor(f"MultiHeadAttention({self.full_name()})", f"cache.{arg}", held)
+                if held.ndim != 4 or held.shape[:2] != new.shape[:2] or held.shape[3] != new.shape[3]:
+                    raise ValueError(f"MultiHeadAttention({self.full_name()}): argument 'cache' expected {arg} of "
+                                     f"shape [{new.shape[0]}, {self.num_heads}, length, {self.head_dim}] (batch, "
+                                     f"num_heads, ..., head_dim), got {held.shape}")
             k = _F.concat([cache.k, k], 2)
             v = _F.concat([cache.v, v], 2)
             cache = self.Cache(k, v)
