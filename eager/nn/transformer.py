@@ -165,6 +165,12 @@ class MultiHeadAttention(Layer):
         else:
             k, v = self.compute_kv(key, value)
         if isinstance(cache, self.Cache):
+            for arg, held, new in (("k", cache.k, k), ("v", cache.v, v)):
+                check_tensor(f"MultiHeadAttention({self.full_name()})", f"cache.{arg}", held)
+                if held.ndim != 4 or held.shape[:2] != new.shape[:2] or held.shape[3] != new.shape[3]:
+                    raise ValueError(f"MultiHeadAttention({self.full_name()}): argument 'cache' expected {arg} of "
+                                     f"shape [{new.shape[0]}, {self.num_heads}, length, {self.head_dim}] (batch, "
+                                     f"num_heads, ..., head_dim), got {held.shape}")
             k = _F.concat([cache.k, k], 2)
             v = _F.concat([cache.v, v], 2)
             cache = self.Cache(k, v)
@@ -183,6 +189,10 @@ class MultiHeadAttention(Layer):
             raise TypeError(f"{who}: argument 'cache' expected a MultiHeadAttention.Cache or StaticCache, got "
                             f"{type(cache).__name__}")
         q, k, v, cache = self._prepare_qkv(query, key, value, cache)
+        if k.shape[0] != q.shape[0]:  # before the scores' matmul, which would name only itself
+            source = "cache" if isinstance(cache, (self.Cache, self.StaticCache)) else "key"
+            raise ValueError(f"{who}: argument '{source}' expected the batch size of query ({q.shape[0]}), got "
+                             f"{k.shape[0]} (query {query.shape}, keys {k.shape})")
         bias = _convert_attention_mask(who, attn_mask, q.dtype)
         if bias is not None:
             _check_mask_shape(who, bias, [q.shape[0], self.num_heads, q.shape[2], k.shape[2]])

@@ -62,7 +62,7 @@ def embedding_grad(ctx, x, weight, out_grad, padding_idx, sparse):
     xp = ctx.xp
     height, width = weight.shape
     ids, bad = _ids(ctx, x, height)
-    blocks = out_grad.reshape(-1, width)
+    blocks = out_grad.reshape(ids.shape[0], width)  # not (-1, width): width may be 0
     drop = None
     if padding_idx >= 0:
         drop = ids == padding_idx

@@ -86,7 +86,7 @@ def gumbel_softmax(x: Tensor, temperature: float = 1.0, hard: bool = False, axis
     draws = _F.uniform(x.shape, x.dtype, tiny, 1.0, 0, x.place)
     gumbel = _F.neg(_F.log(_F.neg(_F.log(draws))))
     soft = _F.softmax(_F.scale(_F.add(x, gumbel), 1.0 / temperature, 0.0, True), axis)
-    if not hard:
+    if not hard or 0 in x.shape:  # an empty sample has no entry to pick: it is its own one-hot
         return soft
     if x.ndim == 0:
         return _F.add(_F.ones_like(soft), _F.subtract(soft, soft.detach()))

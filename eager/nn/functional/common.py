@@ -17,6 +17,7 @@ import numbers
 from phi.core import DenseTensor
 from phi.core.kernel_registry import SignatureCache
 
+from ...composite.spine import reshape_exactly
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import check_axis, check_float, dtypes_differ
@@ -103,22 +104,25 @@ def bilinear(x1: Tensor, x2: Tensor, weight: Tensor, bias=None, name=None) -> Te
     if x2.ndim != 2 or x2.shape[1] != in2 or x2.shape[0] != x1.shape[0]:
         raise ValueError(f"{fn}: argument 'x2' expected shape [{x1.shape[0]}, {in2}] (x1's batch, weight's "
                          f"in2_features), got {x2.shape}")
-    # x1 @ W as [in1, out * in2], then the in2 axis contracted with x2
-    w = _F.reshape(_F.transpose(weight, [1, 0, 2]), [in1, out_features * in2])
-    left = _F.reshape(_F.matmul(x1, w), [x1.shape[0], out_features, in2])
-    out = _F.sum(_F.multiply(left, _F.unsqueeze(x2, [1])), [2])
     if bias is not None:
         check_float(fn, "bias", bias)
         _same_dtype(fn, "x1", x1, "bias", bias)
         if bias.shape not in ([out_features], [1, out_features]):
             raise ValueError(f"{fn}: argument 'bias' expected shape [1, {out_features}], got {bias.shape}")
+    # x1 @ W as [in1, out * in2], then the in2 axis contracted with x2 (reshape_exactly:
+    # any of the sizes may be 0, which _F.reshape would read as "keep this dimension")
+    w = reshape_exactly(_F.transpose(weight, [1, 0, 2]), [in1, out_features * in2])
+    left = reshape_exactly(_F.matmul(x1, w), [x1.shape[0], out_features, in2])
+    out = _F.sum(_F.multiply(left, _F.unsqueeze(x2, [1])), [2])
+    if bias is not None:
         out = _F.add(out, bias)
     return out
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, axis: int = 1, eps: float = 1e-8) -> Tensor:
     """sum(x1 * x2) / sqrt(max(sum(x1 ** 2) * sum(x2 ** 2), eps ** 2)) along axis,
-    x1 and x2 broadcasting against each other (Paddle's formula).
+    x1 and x2 broadcasting against each other (Paddle's formula, with both
+    broadcast before the sums: the cosine of the broadcast vectors, see docs/nn.md).
 
     >>> x1 = eager.to_tensor([[1.0, 0.0], [1.0, 1.0]]); x2 = eager.to_tensor([[0.0, 1.0], [2.0, 2.0]])
     >>> [round(v, 6) for v in eager.nn.functional.cosine_similarity(x1, x2).tolist()]

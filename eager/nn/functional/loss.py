@@ -1089,8 +1089,8 @@ def label_smooth(label: Tensor, prior_dist=None, epsilon: float = 0.1, name=None
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"{fn}: argument 'epsilon' expected a value in [0, 1], got {epsilon}")
     kept = _F.scale(label, 1.0 - epsilon)
-    if prior_dist is None:
-        return _F.scale(kept, 1.0, epsilon / label.shape[-1])
+    if prior_dist is None:  # no classes: nothing to share epsilon among (and no 1 / 0)
+        return _F.scale(kept, 1.0, epsilon / label.shape[-1]) if label.shape[-1] else kept
     check_float(fn, "prior_dist", prior_dist)
     if prior_dist.shape != [1, label.shape[-1]]:
         raise ValueError(f"{fn}: argument 'prior_dist' expected shape [1, {label.shape[-1]}] (one weight per "

@@ -437,7 +437,13 @@ def unfold(x: Tensor, kernel_sizes, strides=1, paddings=0, dilations=1, name=Non
     if x.ndim != 4:
         raise ValueError(f"unfold: argument 'x' expected a 4-d tensor [N, C, H, W], got shape {x.shape}")
     args = _fold_args("unfold", kernel_sizes, strides, paddings, dilations)
-    _blocks("unfold", x.shape[2:], *args)
+    blocks = _blocks("unfold", x.shape[2:], *args)
+    if 0 in x.shape[2:]:
+        # every block lies in the padding: zeros (x's empty sum, broadcast), still
+        # connected to x, whose empty gradient col2im could not give (it takes positive sizes)
+        kernel = args[0]
+        shape = [x.shape[0], x.shape[1] * kernel[0] * kernel[1], blocks[0] * blocks[1]]
+        return _F.broadcast_to(_F.sum(x, [], x.dtype, False), shape)
     return _F.im2col(x, *args)
 
 
