@@ -59,14 +59,42 @@ def _run(make_step, change, static, calls=7):
                                    grad_clip=nn.ClipGradByGlobalNorm(0.05),
                                    weight_decay=eager.regularizer.L2Decay(0.01))
     step = make_step(model, opt)
-    fn = eager.jit.to_static(step) if static else step
     eager.seed(9)
+    snaps, fn = _calls(step, model, opt, static, lambda i: change(model, opt, i), calls)
+    return snaps, (fn if static else None)
+
+
+def _calls(step, model, opt, static, change, calls=7):
+    """Calls ``step`` (under to_static when ``static``) on the batches, ``change(i)``
+    before each call; the snapshots taken after each call, and the function called."""
+    fn = eager.jit.to_static(step) if static else step
     snaps = []
     for i in range(calls):
-        change(model, opt, i)
+        change(i)
         loss = fn(eager.to_tensor(XS[i]), eager.to_tensor(YS[i]))
         snaps.append(_snapshot(loss, model, opt))
-    return snaps, (fn if static else None)
+    return snaps, fn
+
+
+def _compare_runs(run, restore):
+    """``run(static)`` eagerly and under to_static (``restore()`` after both, even on
+    failure), the two asserted bitwise equal; the StaticFunction."""
+    try:
+        plain, _ = run(False)
+        traced, fn = run(True)
+    finally:
+        restore()
+    _assert_bitwise(plain, traced)
+    return fn
+
+
+def _compare(make_step, change):
+    """Runs the steps eagerly and under to_static, asserts the two bitwise equal
+    after every call, and returns the StaticFunction (for its capture counts)."""
+    plain, _ = _run(make_step, change, False)
+    traced, fn = _run(make_step, change, True)
+    _assert_bitwise(plain, traced)
+    return fn
 
 
 def _helper_closure_step(model, opt):
@@ -88,9 +116,7 @@ def _toggle_mode(model, opt, i):
 
 
 def test_a_model_reached_through_a_helper_closure_recaptures_on_train_eval():
-    plain, _ = _run(_helper_closure_step, _toggle_mode, False)
-    traced, fn = _run(_helper_closure_step, _toggle_mode, True)
-    _assert_bitwise(plain, traced)
+    fn = _compare(_helper_closure_step, _toggle_mode)
     assert fn.replays >= 1 and fn.captures >= 4  # train, eval and train again each captured
 
 
@@ -125,9 +151,7 @@ def _rebind_helper(model, opt, i):
 
 
 def test_a_global_helper_rebound_or_its_model_changed_recaptures():
-    plain, _ = _run(_global_helper_step, _rebind_helper, False)
-    traced, fn = _run(_global_helper_step, _rebind_helper, True)
-    _assert_bitwise(plain, traced)
+    fn = _compare(_global_helper_step, _rebind_helper)
     assert fn.replays >= 1
 
 
@@ -150,9 +174,7 @@ def test_a_setting_held_by_a_plain_object_of_a_layer_or_optimizer_recaptures(wha
             else:
                 opt.regularization.coeff = 0.5
 
-    plain, _ = _run(_direct_step, change, False)
-    traced, fn = _run(_direct_step, change, True)
-    _assert_bitwise(plain, traced)
+    fn = _compare(_direct_step, change)
     assert fn.replays >= 2
 
 
@@ -176,9 +198,7 @@ def test_an_optimizer_swapped_in_a_container_between_calls_recaptures(holder):
         if i == 4:
             slow["box"][slow["key"]] = slow["other"]
 
-    plain, _ = _run(make_step, change, False)
-    traced, fn = _run(make_step, change, True)
-    _assert_bitwise(plain, traced)
+    fn = _compare(make_step, change)
     assert fn.replays >= 2
 
 
@@ -229,21 +249,13 @@ def test_a_number_in_a_config_container_or_a_layer_class_recaptures(what):
             loss = F.mse_loss(model(x) * CONFIG["scale"] * FACTORS[0], y)
             return _update(loss, opt)
 
-        fn = eager.jit.to_static(step) if static else step
-        snaps = []
-        for i in range(7):
+        def change(i):
             if i == 4:
                 _set_config(*changed)
-            loss = fn(eager.to_tensor(XS[i]), eager.to_tensor(YS[i]))
-            snaps.append(_snapshot(loss, model, opt))
-        return snaps, fn
 
-    try:
-        plain, _ = run(False)
-        traced, fn = run(True)
-    finally:
-        _set_config(1.0, 1.0, 1.0, 0.0)
-    _assert_bitwise(plain, traced)
+        return _calls(step, model, opt, static, change)
+
+    fn = _compare_runs(run, lambda: _set_config(1.0, 1.0, 1.0, 0.0))
     assert fn.replays >= 2
 
 
@@ -251,8 +263,6 @@ NP_SCALE = np.float32(1.0)
 
 
 def test_a_numpy_scalar_global_the_step_reads_recaptures():
-    global NP_SCALE
-
     def run(static):
         global NP_SCALE
         NP_SCALE = np.float32(1.0)
@@ -264,21 +274,18 @@ def test_a_numpy_scalar_global_the_step_reads_recaptures():
             loss = F.mse_loss(model(x) * NP_SCALE, y)
             return _update(loss, opt)
 
-        fn = eager.jit.to_static(step) if static else step
-        snaps = []
-        for i in range(7):
+        def change(i):
+            global NP_SCALE
             if i == 4:
                 NP_SCALE = np.float32(3.0)
-            loss = fn(eager.to_tensor(XS[i]), eager.to_tensor(YS[i]))
-            snaps.append(_snapshot(loss, model, opt))
-        return snaps, fn
 
-    try:
-        plain, _ = run(False)
-        traced, fn = run(True)
-    finally:
+        return _calls(step, model, opt, static, change)
+
+    def restore():
+        global NP_SCALE
         NP_SCALE = np.float32(1.0)
-    _assert_bitwise(plain, traced)
+
+    fn = _compare_runs(run, restore)
     assert fn.replays >= 2
 
 
@@ -314,9 +321,7 @@ def test_a_number_of_a_bound_method_self_recaptures(what):
             snaps.append(_snapshot(loss, trainer.model, trainer.opt))
         return snaps, fn
 
-    plain, _ = run(False)
-    traced, fn = run(True)
-    _assert_bitwise(plain, traced)
+    fn = _compare_runs(run, lambda: None)
     assert fn.replays >= 2
 
 
@@ -332,9 +337,7 @@ def test_a_parameter_attribute_the_optimizer_reads_recaptures(what):
             else:
                 weight.regularizer = eager.regularizer.L2Decay(0.9)
 
-    plain, _ = _run(_direct_step, change, False)
-    traced, fn = _run(_direct_step, change, True)
-    _assert_bitwise(plain, traced)
+    fn = _compare(_direct_step, change)
     assert fn.replays >= 2
 
 
@@ -357,8 +360,6 @@ class _WithActivation(nn.Layer):
 
 
 def test_a_global_read_by_a_function_a_layer_keeps_recaptures():
-    global ALPHA
-
     def run(static):
         global ALPHA
         ALPHA = 1.0
@@ -370,19 +371,16 @@ def test_a_global_read_by_a_function_a_layer_keeps_recaptures():
             loss = F.mse_loss(model(x), y)
             return _update(loss, opt)
 
-        fn = eager.jit.to_static(step) if static else step
-        snaps = []
-        for i in range(7):
+        def change(i):
+            global ALPHA
             if i == 4:
                 ALPHA = 3.0
-            loss = fn(eager.to_tensor(XS[i]), eager.to_tensor(YS[i]))
-            snaps.append(_snapshot(loss, model, opt))
-        return snaps, fn
 
-    try:
-        plain, _ = run(False)
-        traced, fn = run(True)
-    finally:
+        return _calls(step, model, opt, static, change)
+
+    def restore():
+        global ALPHA
         ALPHA = 1.0
-    _assert_bitwise(plain, traced)
+
+    fn = _compare_runs(run, restore)
     assert fn.replays >= 2
