@@ -20,6 +20,7 @@ import numpy as np
 from phi import api as phi_api
 from phi.common import CPUPlace, CUDAPinnedPlace, DataType, GPUPlace, Place, TensorKind, convert_dtype
 
+from .arguments import to_bool
 from .autograd.meta import AutogradMeta, is_owned_grad, own_grad
 from .framework import current_place, parse_device, print_options
 
@@ -167,9 +168,7 @@ class Tensor:
         buffer (a data-parallel bucket) keeps seeing it. A gradient that is itself
         part of a graph (from ``create_graph=True``) is replaced by plain zeros.
         """
-        if not isinstance(set_to_zero, (bool, np.bool_)):
-            raise TypeError(f"clear_grad: argument 'set_to_zero' expected a bool, got "
-                            f"{type(set_to_zero).__name__} {set_to_zero!r}")
+        set_to_zero = to_bool(set_to_zero, "clear_grad", "set_to_zero")
         meta = self._meta
         grad = None if meta is None else meta.grad
         if grad is None:

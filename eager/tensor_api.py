@@ -21,7 +21,7 @@ from phi.core.dense_tensor import DenseTensor
 from phi.core.errors import InvalidArgumentError, PhiError, UnimplementedError
 from phi.infermeta.checks import check_representable
 
-from .arguments import OPERATOR_FALLBACKS, has_sparse, sparse_operation
+from .arguments import OPERATOR_FALLBACKS, has_sparse, sparse_operation, to_bool
 from .autograd import hooks
 from .autograd.engine import run_backward
 from .autograd.meta import is_flag_only_trainable
@@ -53,9 +53,7 @@ class TensorMethods:
         as in Paddle; likewise on an integer tensor (eager records no gradients
         through integers; Paddle would compute integer ones).
         """
-        if not isinstance(retain_graph, (bool, np.bool_)):
-            raise TypeError(f"backward: argument 'retain_graph' expected a bool, got "
-                            f"{type(retain_graph).__name__} {retain_graph!r}")
+        retain_graph = to_bool(retain_graph, "backward", "retain_graph")
         if self.stop_gradient:
             warnings.warn("backward: this tensor has stop_gradient=True, so no gradient flows "
                           "from it and nothing is computed", stacklevel=2)
@@ -65,7 +63,7 @@ class TensorMethods:
                           f"gradients through integer tensors (its stop_gradient=False is only a "
                           f"flag), so nothing is computed", stacklevel=2)
             return
-        run_backward([self], [grad_tensor], bool(retain_graph))
+        run_backward([self], [grad_tensor], retain_graph)
 
     def copy_(self, src, blocking: bool = True) -> None:
         """Copies ``src``'s values into this tensor's buffer, in place and unrecorded,
@@ -83,9 +81,7 @@ class TensorMethods:
         """
         if not isinstance(src, Tensor):
             raise TypeError(f"copy_: argument 'src' expected a Tensor, got {type(src).__name__}")
-        if not isinstance(blocking, (bool, np.bool_)):
-            raise TypeError(f"copy_: argument 'blocking' expected a bool, got {type(blocking).__name__} "
-                            f"{blocking!r}")
+        to_bool(blocking, "copy_", "blocking")
         if not self.impl.initialized():
             if src.impl.initialized():
                 self.impl.array = phi_api.assign(src.impl).array

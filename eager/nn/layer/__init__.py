@@ -29,6 +29,7 @@ from phi.common import DataType, TensorKind, convert_dtype
 from phi.common.data_type import FLOATING_TYPES, bfloat16_numpy_dtype
 from phi.core import DenseTensor
 
+from ...arguments import to_bool, to_str
 from ...autograd.grad_mode import no_grad
 from ...autograd.hooks import RemovableHandle
 from ...autograd.meta import AutogradMeta
@@ -481,7 +482,7 @@ class Layer:
                 f"{type(tensor).__name__}")
         if isinstance(tensor, Parameter):
             raise TypeError(f"register_buffer: {name!r} is a Parameter; use add_parameter")
-        _check_bool("register_buffer", "persistable", persistable)
+        to_bool(persistable, "register_buffer", "persistable")
         self._forget(name, self._buffers)
         self._buffers[name] = tensor
         if persistable:
@@ -534,7 +535,7 @@ class Layer:
         if attr is False:  # no parameter, whatever the rest says (Paddle's order)
             return None
         shape = _parameter_shape(shape)
-        _check_bool("create_parameter", "is_bias", is_bias)
+        to_bool(is_bias, "create_parameter", "is_bias")
         if default_initializer is not None and not callable(default_initializer):
             raise TypeError(f"create_parameter: argument 'default_initializer' expected None or an initializer, "
                             f"got {type(default_initializer).__name__}")
@@ -554,8 +555,8 @@ class Layer:
                          ) -> Iterator[tuple]:
         """(name, parameter) pairs, sublayers' included with dotted names ("0.weight").
         A parameter shared by two layers is listed once."""
-        _check_prefix("named_parameters", prefix)
-        _check_bool("named_parameters", "include_sublayers", include_sublayers)
+        to_str(prefix, "named_parameters", "prefix")
+        to_bool(include_sublayers, "named_parameters", "include_sublayers")
         return self._named_parameters(prefix, include_sublayers)
 
     def _named_parameters(self, prefix, include_sublayers):
@@ -570,7 +571,7 @@ class Layer:
 
     def parameters(self, include_sublayers: bool = True) -> list:
         """All parameters of this layer and (by default) its sublayers, in registration order."""
-        _check_bool("parameters", "include_sublayers", include_sublayers)
+        to_bool(include_sublayers, "parameters", "include_sublayers")
         return [p for _, p in self._named_parameters("", include_sublayers)]
 
     def named_sublayers(self, prefix: str = "", include_self: bool = False,
@@ -580,8 +581,8 @@ class Layer:
         again, though their sublayers still are unless the set holds them too, and
         every layer listed is added to it (Paddle's).
         Iterative, so a deep chain of layers cannot hit the recursion limit."""
-        _check_prefix("named_sublayers", prefix)
-        _check_bool("named_sublayers", "include_self", include_self)
+        to_str(prefix, "named_sublayers", "prefix")
+        to_bool(include_self, "named_sublayers", "include_self")
         if layers_set is not None and not isinstance(layers_set, set):
             raise TypeError(f"named_sublayers: argument 'layers_set' expected None or a set, got "
                             f"{type(layers_set).__name__}")
@@ -605,7 +606,7 @@ class Layer:
 
     def sublayers(self, include_self: bool = False) -> list:
         """Every sublayer, recursively, depth first."""
-        _check_bool("sublayers", "include_self", include_self)
+        to_bool(include_self, "sublayers", "include_self")
         return [layer for _, layer in self._named_sublayers("", include_self, None)]
 
     def named_children(self) -> Iterator[tuple]:
@@ -623,8 +624,8 @@ class Layer:
 
     def named_buffers(self, prefix: str = "", include_sublayers: bool = True) -> Iterator[tuple]:
         """(name, buffer) pairs, sublayers' included."""
-        _check_prefix("named_buffers", prefix)
-        _check_bool("named_buffers", "include_sublayers", include_sublayers)
+        to_str(prefix, "named_buffers", "prefix")
+        to_bool(include_sublayers, "named_buffers", "include_sublayers")
         return self._named_buffers(prefix, include_sublayers)
 
     def _named_buffers(self, prefix, include_sublayers):
@@ -636,7 +637,7 @@ class Layer:
 
     def buffers(self, include_sublayers: bool = True) -> list:
         """All buffers of this layer and (by default) its sublayers."""
-        _check_bool("buffers", "include_sublayers", include_sublayers)
+        to_bool(include_sublayers, "buffers", "include_sublayers")
         return [b for _, b in self._named_buffers("", include_sublayers)]
 
     def apply(self, fn) -> "Layer":
@@ -667,7 +668,7 @@ class Layer:
     def clear_gradients(self, set_to_zero: bool = True) -> None:
         """clear_grad on every parameter: ``set_to_zero=True`` (Paddle's default) fills each
         gradient with zeros, keeping its buffer; False drops it (``grad`` becomes None)."""
-        _check_bool("clear_gradients", "set_to_zero", set_to_zero)
+        to_bool(set_to_zero, "clear_gradients", "set_to_zero")
         for p in self.parameters():
             p.clear_grad(set_to_zero)
 
@@ -993,16 +994,6 @@ def _convert_tensor_(tensor: Tensor, place, dtype, floating_only: bool = True) -
 
 def _is_differentiable(dtype) -> bool:
     return dtype.is_floating_point or dtype.is_complex
-
-
-def _check_bool(who: str, arg: str, value) -> None:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{who}: argument '{arg}' expected a bool, got {value!r}")
-
-
-def _check_prefix(who: str, prefix) -> None:
-    if not isinstance(prefix, str):
-        raise TypeError(f"{who}: argument 'prefix' expected a str, got {prefix!r}")
 
 
 def _layer_dtype(who: str, dtype) -> DataType:
