@@ -37,20 +37,23 @@ def _as_numpy(who: str, arg: str, value) -> np.ndarray:
     if not isinstance(value, np.ndarray):
         raise ValueError(f"{who}: argument '{arg}' expected a Tensor or numpy.ndarray, "
                          f"got {type(value).__name__}")
-    if value.dtype.kind not in "biuf":  # text, objects, complex: no count or threshold reads them
+    return _numeric(who, arg, value)
+
+
+def _numeric(who: str, arg: str, array: np.ndarray) -> np.ndarray:
+    """``array`` if it holds numbers; text, objects and complex values (which no
+    count or threshold reads) are a TypeError naming who and arg."""
+    if array.dtype.kind not in "biuf":
         raise TypeError(f"{who}: argument '{arg}' expected an array of numbers (bool, int or float), "
-                        f"got dtype {value.dtype}")
-    return value
+                        f"got dtype {array.dtype}")
+    return array
 
 
 def _as_tensor(who: str, arg: str, value) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, np.ndarray):
-        if value.dtype.kind not in "biuf":
-            raise TypeError(f"{who}: argument '{arg}' expected an array of numbers (bool, int or float), "
-                            f"got dtype {value.dtype}")
-        return to_tensor(value)
+        return to_tensor(_numeric(who, arg, value))
     raise TypeError(f"{who}: argument '{arg}' expected a Tensor or numpy.ndarray, "
                     f"got {type(value).__name__}")
 
