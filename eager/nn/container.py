@@ -114,6 +114,27 @@ def _check_key(who: str, key, new: bool = False) -> None:
         raise ValueError(f"{who}: argument 'key' expected a non-empty str without '.', got {key!r}")
 
 
+def index_argument(who: str, index, slices: bool = False):
+    """A container method's ``index``: an int (a slice too where ``slices``), checked
+    before anything changes; anything else is a TypeError naming ``who``."""
+    if slices and isinstance(index, slice):
+        return index
+    if isinstance(index, bool) or not isinstance(index, numbers.Integral):
+        raise TypeError(f"{who}: argument 'index' expected an int{' or a slice' if slices else ''}, "
+                        f"got {type(index).__name__}")
+    return int(index)
+
+
+def position_argument(who: str, index, length: int, slices: bool = False) -> int:
+    """An int ``index`` within [-length, length) (an IndexError naming ``who``
+    otherwise); ``slices`` only says in the TypeError that the method also takes
+    a slice, which the caller has handled before."""
+    index = index_argument(who, index, slices)
+    if not -length <= index < length:
+        raise IndexError(f"{who}: index {index} is out of range [{-length}, {length})")
+    return index
+
+
 class ParameterList(Layer):
     """A list of Parameters, registered under "0", "1", ... so that
     ``parameters()``, ``state_dict()`` and the optimizers see them (Paddle's
@@ -142,24 +163,14 @@ class ParameterList(Layer):
             raise TypeError(f"{who}: expected a Parameter (wrap a tensor with eager.nn.Parameter or make one "
                             f"with create_parameter), got {type(parameter).__name__}")
 
-    def _position(self, who: str, index) -> int:
-        """An int ``index`` within [-len, len), checked before anything changes."""
-        if isinstance(index, bool) or not isinstance(index, numbers.Integral):
-            raise TypeError(f"ParameterList.{who}: argument 'index' expected an int"
-                            f"{' or a slice' if who == '__getitem__' else ''}, got {type(index).__name__}")
-        n = len(self._parameters)
-        if not -n <= index < n:
-            raise IndexError(f"ParameterList.{who}: index {index} is out of range [{-n}, {n})")
-        return int(index)
-
     def __getitem__(self, index):
         values = list(self._parameters.values())
         if isinstance(index, slice):
             return ParameterList(values[index])
-        return values[self._position("__getitem__", index)]
+        return values[position_argument("ParameterList.__getitem__", index, len(values), slices=True)]
 
     def __setitem__(self, index: int, parameter) -> None:
-        index = self._position("__setitem__", index)
+        index = position_argument("ParameterList.__setitem__", index, len(self._parameters))
         self._check("ParameterList.__setitem__", parameter)
         keys = list(self._parameters)
         self._parameters[keys[index]] = parameter

@@ -9,6 +9,7 @@ from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import functional as F
 from . import initializer as _init
+from .container import index_argument, position_argument
 from .functional.checks import check_positive_int
 from .layer import Layer, ParamAttr, name_scope_of
 
@@ -235,27 +236,9 @@ class LayerList(Layer):
         self.add_sublayer(str(len(self._sub_layers)), sublayer)
         return self
 
-    def _index(self, who: str, index, slices: bool = False):
-        """``index`` checked as a position (an int, or a slice where ``slices``), before
-        anything changes: a TypeError naming LayerList's method otherwise."""
-        if isinstance(index, slice) and slices:
-            return index
-        if isinstance(index, bool) or not isinstance(index, numbers.Integral):
-            raise TypeError(f"LayerList.{who}: argument 'index' expected an int"
-                            f"{' or a slice' if slices else ''}, got {type(index).__name__}")
-        return int(index)
-
-    def _position(self, who: str, index) -> int:
-        """An int ``index`` within [-len, len) (an IndexError naming LayerList otherwise)."""
-        index = self._index(who, index)
-        n = len(self._sub_layers)
-        if not -n <= index < n:
-            raise IndexError(f"LayerList.{who}: index {index} is out of range [{-n}, {n})")
-        return index
-
     def insert(self, index: int, sublayer: Layer) -> None:
         """Inserts a layer before position ``index`` (as list.insert)."""
-        index = self._index("insert", index)
+        index = index_argument("LayerList.insert", index)
         self._check("insert", sublayer)
         layers = list(self._sub_layers.values())
         layers.insert(index, sublayer)
@@ -274,26 +257,26 @@ class LayerList(Layer):
         return self
 
     def __setitem__(self, index: int, sublayer: Layer) -> None:
-        index = self._position("__setitem__", index)
+        index = position_argument("LayerList.__setitem__", index, len(self._sub_layers))
         self._check("__setitem__", sublayer)
         layers = list(self._sub_layers.values())
         layers[index] = sublayer
         self._renumber(layers)
 
     def __delitem__(self, index) -> None:
-        index = self._index("__delitem__", index, slices=True)
+        index = index_argument("LayerList.__delitem__", index, slices=True)
         if not isinstance(index, slice):
-            index = self._position("__delitem__", index)
+            index = position_argument("LayerList.__delitem__", index, len(self._sub_layers))
         layers = list(self._sub_layers.values())
         del layers[index]
         self._renumber(layers)
 
     def __getitem__(self, index):
-        index = self._index("__getitem__", index, slices=True)
+        index = index_argument("LayerList.__getitem__", index, slices=True)
         layers = list(self._sub_layers.values())
         if isinstance(index, slice):
             return LayerList(layers[index])
-        return layers[self._position("__getitem__", index)]
+        return layers[position_argument("LayerList.__getitem__", index, len(layers))]
 
     def __len__(self):
         return len(self._sub_layers)
