@@ -102,11 +102,11 @@ def _as_array(fn: str, img, arg: str = "img") -> np.ndarray:
     return img
 
 
-def _check_tensor_image(fn: str, img: Tensor) -> None:
+def _check_tensor_image(fn: str, img: Tensor, arg: str = "img") -> None:
     if img.ndim != 3:
         raise ValueError(f"{fn}: a Tensor image must be 3-D (CHW), got shape {img.shape}")
     if 0 in img.shape:
-        raise ValueError(f"{fn}: argument 'img' is an empty Tensor image (shape {img.shape}); its channels, "
+        raise ValueError(f"{fn}: argument '{arg}' is an empty Tensor image (shape {img.shape}); its channels, "
                          f"height and width must be at least 1")
 
 
@@ -160,7 +160,7 @@ def to_tensor(pic, data_format: str = "CHW") -> Tensor:
         raise ValueError(f"to_tensor: argument 'data_format' expected 'CHW' or 'HWC', got {data_format!r}")
     if isinstance(pic, Tensor):
         # a Tensor image (CHW) is one already: returned as it is, or as HWC (as Paddle)
-        _check_tensor_image("to_tensor", pic)
+        _check_tensor_image("to_tensor", pic, "pic")
         return pic if data_format == "CHW" else pic.transpose([1, 2, 0])
     if _is_pil_image(pic) and pic.mode.startswith("I;16"):
         pic = np.asarray(pic).astype(np.int32)        # a 16-bit PIL image comes as int32, as Paddle's
