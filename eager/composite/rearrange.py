@@ -148,10 +148,12 @@ def _at_least(op: str, inputs, ndim: int):
             out.append(x)
         elif ndim == 1 or len(shape) == 0:
             out.append(_F.reshape(x, [1] * (ndim - len(shape)) + shape))
+        # unsqueeze, not reshape: reshape reads a 0 in the shape as "copy x's size", so an
+        # empty [0] became an error instead of [1, 0]
         elif ndim == 2 or len(shape) == 2:             # [n] -> [1, n]; [m, n] -> [m, n, 1]
-            out.append(_F.reshape(x, shape + [1]) if len(shape) == 2 else _F.reshape(x, [1] + shape))
+            out.append(_F.unsqueeze(x, 2) if len(shape) == 2 else _F.unsqueeze(x, 0))
         else:                                          # [n] -> [1, n, 1]
-            out.append(_F.reshape(x, [1] + shape + [1]))
+            out.append(_F.unsqueeze(x, [0, 2]))
     return out[0] if len(out) == 1 else out
 
 
