@@ -8,7 +8,9 @@ NumPy, PyTorch and hand-written references) found. Each test failed before its f
   tensor with a reshape error (reshape reads a 0 in the shape as "copy x's size");
 - x[i, j, ...] with an int for every axis returned a copy (NumPy gives a scalar
   there), not a view as every other basic index: a later inplace write to x was
-  not seen by it (stale value, wrong gradient) and a write through it was lost.
+  not seen by it (stale value, wrong gradient) and a write through it was lost;
+- crop with -1 in shape and the offset at the end of that axis (the rest is
+  empty) was refused with "expected positive sizes or -1, got [-1, ...]".
 
 Seen and kept (docs/autograd.md): t, moveaxis, slice, strided_slice and diagonal
 return copies where Paddle's stride kernels give views.
@@ -132,3 +134,25 @@ def test_a_saved_element_view_changed_by_a_write_to_its_base_is_caught():
     base[...] = 0.0
     with pytest.raises(AutogradError, match="modified by an inplace operation"):
         square.backward()
+
+
+# -- crop ------------------------------------------------------------------------------
+
+def test_crop_with_minus_one_and_the_offset_at_the_end_of_the_axis_is_empty():
+    values = np.arange(6.0).reshape(2, 3)
+    x = _leaf(values)
+    out = eager.crop(x, shape=[-1, 2], offsets=[2, 1])
+    assert out.shape == list(values[2:, 1:3].shape) == [0, 2]
+    rest = eager.crop(x, shape=[-1, -1], offsets=[1, 1])
+    np.testing.assert_array_equal(rest.numpy(), values[1:, 1:])
+    rest.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[0.0, 0.0, 0.0], [0.0, 1.0, 1.0]])
+
+
+def test_crop_still_refuses_an_offset_past_the_axis_and_a_zero_size():
+    x = eager.to_tensor(np.arange(6.0).reshape(2, 3))
+    with pytest.raises(ValueError, match=r"crop: offsets \[3, 1\] plus shape \[-1, 2\] exceed x's shape \[2, 3\] on axis 0"):
+        eager.crop(x, shape=[-1, 2], offsets=[3, 1])
+    with pytest.raises(ValueError, match=r"crop: argument 'shape' expected positive sizes or -1, got \[0, 2\]"):
+        eager.crop(x, shape=[0, 2], offsets=[0, 0])
+    np.testing.assert_array_equal(x.numpy(), np.arange(6.0).reshape(2, 3))

@@ -561,10 +561,10 @@ def crop(x, shape=None, offsets=None, name=None):
         if start < 0:
             raise ValueError(f"crop: argument 'offsets' expected values >= 0, got {offsets}")
         if length == -1:
-            length = size - start
-        if length <= 0 and not (length == 0 and size == 0):
+            length = size - start  # 0 for an offset at the end of the axis: an empty block, as in Paddle
+        elif length <= 0 and not (length == 0 and size == 0):
             raise ValueError(f"crop: argument 'shape' expected positive sizes or -1, got {shape}")
-        if start + length > size:
+        if length < 0 or start + length > size:
             raise ValueError(f"crop: offsets {offsets} plus shape {shape} exceed x's shape {dims} on axis {axis}")
         ends.append(start + length)
     if ndim == 0:
