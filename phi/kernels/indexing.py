@@ -14,9 +14,10 @@ def _has_array(index) -> bool:
 def getitem(ctx, x, index):
     index = device_index(ctx.xp, index)
     out = x[index]
-    if not out.shape and not any(item is Ellipsis for item in index):
-        # An int per axis gives NumPy a scalar, a copy: with a trailing Ellipsis it
-        # is a 0-d view, as every other basic index is (x[1] must see x[1] += 1)
+    if type(out) is not type(x):
+        # An int per axis gives NumPy a scalar, a copy (CuPy gives a 0-d view): with a
+        # trailing Ellipsis it is a 0-d view, as every other basic index is (x[1]
+        # must see x[1] += 1). Only that index gives a scalar, so it has no Ellipsis.
         return x[index + (Ellipsis,)]
     return out
 
