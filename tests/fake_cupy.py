@@ -478,7 +478,11 @@ class ndarray:
         _check_device(_arrays_in(key, [self]))
         if _reads_a_count(key):
             transfers[0] += 1
-        return _wrap(self._a[_index(key)], self)
+        index = _index(key)
+        value = self._a[index]
+        if isinstance(value, numpy.generic):  # an int per axis: CuPy gives a 0-d view, NumPy a scalar copy
+            value = self._a[(index if isinstance(index, tuple) else (index,)) + (Ellipsis,)]
+        return _wrap(value, self)
 
     def __setitem__(self, key, value):
         if isinstance(value, (numpy.ndarray, list)):

@@ -148,10 +148,12 @@ def _at_least(op: str, inputs, ndim: int):
             out.append(x)
         elif ndim == 1 or len(shape) == 0:
             out.append(_F.reshape(x, [1] * (ndim - len(shape)) + shape))
+        # unsqueeze, not reshape: reshape reads a 0 in the shape as "copy x's size", so an
+        # empty [0] became an error instead of [1, 0]
         elif ndim == 2 or len(shape) == 2:             # [n] -> [1, n]; [m, n] -> [m, n, 1]
-            out.append(_F.reshape(x, shape + [1]) if len(shape) == 2 else _F.reshape(x, [1] + shape))
+            out.append(_F.unsqueeze(x, 2) if len(shape) == 2 else _F.unsqueeze(x, 0))
         else:                                          # [n] -> [1, n, 1]
-            out.append(_F.reshape(x, [1] + shape + [1]))
+            out.append(_F.unsqueeze(x, [0, 2]))
     return out[0] if len(out) == 1 else out
 
 
@@ -559,10 +561,10 @@ def crop(x, shape=None, offsets=None, name=None):
         if start < 0:
             raise ValueError(f"crop: argument 'offsets' expected values >= 0, got {offsets}")
         if length == -1:
-            length = size - start
-        if length <= 0 and not (length == 0 and size == 0):
+            length = size - start  # 0 for an offset at the end of the axis: an empty block, as in Paddle
+        elif length <= 0 and not (length == 0 and size == 0):
             raise ValueError(f"crop: argument 'shape' expected positive sizes or -1, got {shape}")
-        if start + length > size:
+        if length < 0 or start + length > size:
             raise ValueError(f"crop: offsets {offsets} plus shape {shape} exceed x's shape {dims} on axis {axis}")
         ends.append(start + length)
     if ndim == 0:

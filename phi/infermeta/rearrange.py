@@ -129,6 +129,8 @@ def moveaxis_permutation(source, destination, ndim: int) -> list:
     """The transpose permutation that moves axes ``source`` to positions ``destination``."""
     src = _distinct_axes("source", source, ndim)
     dst = _distinct_axes("destination", destination, ndim)
+    if ndim == 0:  # axis 0 / -1 of a 0-d x names the tensor itself: nothing moves
+        return []
     perm = [a for a in range(ndim) if a not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)

@@ -12,7 +12,14 @@ def _has_array(index) -> bool:
 
 @register_kernel("getitem", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def getitem(ctx, x, index):
-    return x[device_index(ctx.xp, index)]
+    index = device_index(ctx.xp, index)
+    out = x[index]
+    if type(out) is not type(x):
+        # An int per axis gives NumPy a scalar, a copy (CuPy gives a 0-d view): with a
+        # trailing Ellipsis it is a 0-d view, as every other basic index is (x[1]
+        # must see x[1] += 1). Only that index gives a scalar, so it has no Ellipsis.
+        return x[index + (Ellipsis,)]
+    return out
 
 
 @register_kernel("getitem_grad", ALL_BACKENDS, NUMERIC)

@@ -60,7 +60,7 @@ def flip_grad(ctx, out_grad, axis):
 @register_kernel("roll", ALL_BACKENDS, ALL_TYPES)
 def roll(ctx, x, shifts, axis):
     """x shifted cyclically; without axes, as if flattened."""
-    if not axis:
+    if not axis or x.ndim == 0:  # a 0-d x (axis 0 / -1) has one element: nothing moves
         return ctx.xp.roll(x, shifts[0])  # None / []: rolled as if flattened (np.roll's axis=None)
     return ctx.xp.roll(x, tuple(shifts), tuple(axis))
 
