@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import random
 import struct
 import tarfile
 
@@ -273,3 +274,194 @@ def test_the_high_level_api_and_save_model_tutorials_fit_checkpoint_and_resume(t
     assert resumed["acc"] == before["acc"] and abs(resumed["loss"][0] - before["loss"][0]) < 1e-5
     model.fit(train_data=train_dataset, eval_data=val_dataset, batch_size=64, epochs=1, verbose=0)
     assert model.evaluate(val_dataset, batch_size=64, verbose=0)["loss"][0] < before["loss"][0]
+
+
+def _imdb_archive(folder, per_class, seed):
+    """aclImdb_v1.tar.gz's layout: positive reviews draw 'good' words, negative ones 'bad' words."""
+    rng = np.random.default_rng(seed)
+    common = ["the", "film", "a", "was", "and", "it", "plot", "actor"]
+    words = {"pos": ["great", "fine", "superb", "lovely", "moving"], "neg": ["awful", "boring", "dull", "weak", "poor"]}
+    path = os.path.join(folder, "aclImdb_v1.tar.gz")
+    with tarfile.open(path, "w:gz") as archive:
+        for split in ("train", "test"):
+            for polarity in ("pos", "neg"):
+                for i in range(per_class):
+                    review = " ".join(rng.choice(common + words[polarity], int(rng.integers(10, 40))))
+                    _add_member(archive, f"aclImdb/{split}/{polarity}/{i}_7.txt", (review + ".").encode())
+    return path
+
+
+def test_the_imdb_bag_of_words_tutorial_learns_the_sentiment(tmp_path):
+    # docs/practices/nlp/imdb_bow_classification.ipynb
+    paddle.seed(4)
+    np.random.seed(4)
+    data_file = _imdb_archive(tmp_path, 64, 0)
+    train_dataset = paddle.text.datasets.Imdb(data_file, mode="train", cutoff=5)
+    test_dataset = paddle.text.datasets.Imdb(data_file, mode="test", cutoff=5)
+    word_dict = train_dataset.word_idx
+    word_dict["<pad>"] = len(word_dict)
+    first = [k.decode("ASCII") for k in list(word_dict)[:5]]
+    last = [k if isinstance(k, str) else k.decode("ASCII") for k in list(word_dict)[-5:]]
+    assert last[-2:] == ["<unk>", "<pad>"] and all(isinstance(k, str) for k in first)
+    vocab_size, emb_size, seq_len, batch_size, epochs = len(word_dict) + 1, 16, 40, 32, 4
+    pad_id = word_dict["<pad>"]
+    classes = ["negative", "positive"]
+    assert classes[train_dataset.labels[1]] in classes
+
+    def create_padded_dataset(dataset):
+        padded_sents, labels = [], []
+        for batch_id, data in enumerate(dataset):
+            sent, label = data[0], data[1]
+            padded_sent = np.concatenate([sent[:seq_len], [pad_id] * (seq_len - len(sent))]).astype("int32")
+            padded_sents.append(padded_sent)
+            labels.append(label)
+        return np.array(padded_sents), np.array(labels, dtype=np.int64)
+
+    train_sents, train_labels = create_padded_dataset(train_dataset)
+    test_sents, test_labels = create_padded_dataset(test_dataset)
+    assert train_sents.shape == (128, seq_len) and train_labels.shape == (128, 1)
+
+    class IMDBDataset(paddle.io.Dataset):
+        def __init__(self, sents, labels):
+            self.sents = sents
+            self.labels = labels
+
+        def __getitem__(self, index):
+            return self.sents[index], self.labels[index]
+
+        def __len__(self):
+            return len(self.sents)
+
+    train_loader = paddle.io.DataLoader(IMDBDataset(train_sents, train_labels), return_list=True, shuffle=True,
+                                        batch_size=batch_size, drop_last=True)
+    test_loader = paddle.io.DataLoader(IMDBDataset(test_sents, test_labels), return_list=True, shuffle=True,
+                                       batch_size=batch_size, drop_last=True)
+
+    class MyNet(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.emb = paddle.nn.Embedding(vocab_size, emb_size)
+            self.fc = paddle.nn.Linear(in_features=emb_size, out_features=2)
+            self.dropout = paddle.nn.Dropout(0.5)
+
+        def forward(self, x):
+            x = paddle.mean(self.emb(x), axis=1)
+            return self.fc(self.dropout(x))
+
+    model = paddle.Model(MyNet())
+    model.prepare(optimizer=paddle.optimizer.Adam(learning_rate=0.01, parameters=model.parameters()),
+                  loss=paddle.nn.CrossEntropyLoss())
+    model.fit(train_loader, test_loader, epochs=epochs, batch_size=batch_size, verbose=0)
+
+    model = MyNet()
+    model.train()
+    opt = paddle.optimizer.Adam(learning_rate=0.01, parameters=model.parameters())
+    history = []
+    for epoch in range(epochs):
+        for batch_id, data in enumerate(train_loader):
+            loss = paddle.nn.functional.cross_entropy(model(data[0]), data[1])
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+        model.eval()
+        accuracies, losses = [], []
+        for batch_id, data in enumerate(test_loader):
+            logits = model(data[0])
+            losses.append(paddle.nn.functional.cross_entropy(logits, data[1]).numpy())
+            accuracies.append(paddle.metric.accuracy(logits, data[1]).numpy())
+        history.append((np.mean(accuracies), np.mean(losses)))
+        model.train()
+    assert history[-1][0] > 0.9 and history[-1][1] < history[0][1], history
+
+
+def test_the_addition_rnn_tutorial_learns_to_add(tmp_path):
+    # docs/practices/nlp/addition_rnn.ipynb: an LSTM encoder-decoder reading "a+b" as characters
+    nn = paddle.nn
+    random.seed(5)
+    paddle.seed(5)
+    np.random.seed(5)
+
+    def encoder(text, LEN, label_dict):
+        ids = [label_dict[word] for word in text]
+        return ids + [label_dict[" "]] * (LEN - len(ids))
+
+    def gen_datas(DATA_NUM, MAX_NUM, DIGITS, label_dict):
+        datas = []
+        while len(datas) < DATA_NUM:
+            inputs = "%d+%d" % (random.randint(0, MAX_NUM), random.randint(0, MAX_NUM))
+            labels = str(eval(inputs))
+            datas.append([np.array(encoder(inputs, DIGITS + 1 + DIGITS, label_dict)).astype("int64"),
+                          np.array(encoder(labels, DIGITS + 1, label_dict)).astype("int64")])
+        return datas
+
+    class Addition_Dataset(paddle.io.Dataset):
+        def __init__(self, datas):
+            super().__init__()
+            self.datas = datas
+
+        def __getitem__(self, index):
+            data, label = [paddle.to_tensor(_) for _ in self.datas[index]]
+            return data, label
+
+        def __len__(self):
+            return len(self.datas)
+
+    label_dict = {**{str(i): i for i in range(10)}, "+": 10, " ": 11}
+    DIGITS = 1
+    MAXLEN, MAX_NUM = DIGITS + 1 + DIGITS, 10 ** DIGITS - 1
+    train_reader = paddle.io.DataLoader(Addition_Dataset(gen_datas(512, MAX_NUM, DIGITS, label_dict)), batch_size=32,
+                                        shuffle=True, drop_last=True)
+    dev_reader = paddle.io.DataLoader(Addition_Dataset(gen_datas(64, MAX_NUM, DIGITS, label_dict)), batch_size=32,
+                                      shuffle=False, drop_last=True)
+
+    class Addition_Model(nn.Layer):
+        def __init__(self, char_len=12, embedding_size=128, hidden_size=128, num_layers=1, DIGITS=2):
+            super().__init__()
+            self.DIGITS, self.MAXLEN = DIGITS, DIGITS + 1 + DIGITS
+            self.hidden_size, self.char_len = hidden_size, char_len
+            self.emb = nn.Embedding(char_len, embedding_size)
+            self.encoder = nn.LSTM(input_size=embedding_size, hidden_size=hidden_size, num_layers=1)
+            self.decoder = nn.LSTM(input_size=hidden_size, hidden_size=hidden_size, num_layers=num_layers)
+            self.fc = nn.Linear(hidden_size, char_len)
+
+        def forward(self, inputs, labels=None):
+            out, (_, _) = self.encoder(self.emb(inputs))
+            out = paddle.split(out, self.MAXLEN, axis=1)
+            out = paddle.expand(out[-1], [out[-1].shape[0], self.DIGITS + 1, self.hidden_size])
+            out, (_, _) = self.decoder(out)
+            out = self.fc(out)
+            if labels is not None:
+                loss = nn.functional.cross_entropy(out, labels)
+                acc = paddle.metric.accuracy(paddle.reshape(out, [-1, self.char_len]), paddle.reshape(labels, [-1, 1]))
+                return loss, acc
+            return out
+
+    model = Addition_Model(char_len=len(label_dict), embedding_size=32, hidden_size=64, num_layers=1, DIGITS=DIGITS)
+    model.train()
+    opt = paddle.optimizer.Adam(learning_rate=0.01, parameters=model.parameters())
+    max_acc = 0
+    for epoch in range(12):
+        for batch_id, data in enumerate(train_reader()):
+            inputs, labels = data
+            loss, acc = model(inputs, labels=labels)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+        model.eval()
+        accs = [model(*data)[1].numpy() for data in dev_reader()]
+        if np.mean(accs) > max_acc:
+            max_acc = np.mean(accs)
+            paddle.save(model.state_dict(), str(tmp_path / "best_model"))
+        model.train()
+    assert max_acc > 0.8, max_acc
+
+    label_dict_adv = {v: k for k, v in label_dict.items()}
+    model.set_dict(paddle.load(str(tmp_path / "best_model")))
+    model.eval()
+    right = 0
+    for a, b in [(3, 4), (9, 8), (0, 5), (6, 6), (2, 7)]:
+        input_text = f"{a}+{b}"
+        inputs = paddle.to_tensor(np.array(encoder(input_text, MAXLEN, label_dict)).reshape(-1, MAXLEN))
+        result = "".join([label_dict_adv[_] for _ in np.argmax(model(inputs).numpy(), -1).reshape(-1)])
+        right += result.strip() == str(eval(input_text))
+    assert right >= 3, right
