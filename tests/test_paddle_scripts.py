@@ -9,6 +9,7 @@ import gzip
 import io
 import os
 import random
+import re
 import struct
 import tarfile
 
@@ -465,3 +466,195 @@ def test_the_addition_rnn_tutorial_learns_to_add(tmp_path):
         result = "".join([label_dict_adv[_] for _ in np.argmax(model(inputs).numpy(), -1).reshape(-1)])
         right += result.strip() == str(eval(input_text))
     assert right >= 3, right
+
+
+def test_the_seq2seq_with_attention_tutorial_learns_to_translate():
+    # docs/practices/nlp/seq2seq_with_attention.ipynb: the cmn.txt pairs become a word-for-word
+    # "translation" of short sentences, one Chinese character per English word
+    F = paddle.nn.functional
+    paddle.seed(1)
+    np.random.seed(1)
+    subjects, verbs, objects = {"i": "我", "you": "你", "he": "他"}, {"like": "喜", "see": "看"}, \
+        {"tea": "茶", "rice": "饭", "books": "书"}
+    lines = [f"{s.capitalize()} {v} {o}.\t{subjects[s]}{verbs[v]}{objects[o]}。\tCC-BY 2.0"
+             for s in subjects for v in verbs for o in objects]
+    MAX_LEN = 5
+    words_re = re.compile(r"\w+")
+    pairs = []
+    for line in lines:
+        en_sent, cn_sent, _ = line.split("\t")
+        pairs.append((words_re.findall(en_sent.lower()), list(cn_sent)))
+    filtered_pairs = [x for x in pairs if len(x[0]) < MAX_LEN and len(x[1]) < MAX_LEN
+                      and x[0][0] in ("i", "you", "he", "she", "we", "they")]
+    en_vocab, cn_vocab = {"<pad>": 0, "<bos>": 1, "<eos>": 2}, {"<pad>": 0, "<bos>": 1, "<eos>": 2}
+    for en, cn in filtered_pairs:
+        for w in en:
+            en_vocab.setdefault(w, len(en_vocab))
+        for w in cn:
+            cn_vocab.setdefault(w, len(cn_vocab))
+    padded_en_sents, padded_cn_sents, padded_cn_label_sents = [], [], []
+    for en, cn in filtered_pairs:
+        padded_en_sent = en + ["<eos>"] + ["<pad>"] * (MAX_LEN - len(en))
+        padded_en_sent.reverse()
+        padded_cn_sent = ["<bos>"] + cn + ["<eos>"] + ["<pad>"] * (MAX_LEN - len(cn))
+        padded_cn_label_sent = cn + ["<eos>"] + ["<pad>"] * (MAX_LEN - len(cn) + 1)
+        padded_en_sents.append([en_vocab[w] for w in padded_en_sent])
+        padded_cn_sents.append([cn_vocab[w] for w in padded_cn_sent])
+        padded_cn_label_sents.append([cn_vocab[w] for w in padded_cn_label_sent])
+    train_en_sents, train_cn_sents = np.array(padded_en_sents), np.array(padded_cn_sents)
+    train_cn_label_sents = np.array(padded_cn_label_sents)
+    embedding_size, hidden_size, batch_size = 16, 32, 6
+    en_vocab_size, cn_vocab_size = len(list(en_vocab)), len(list(cn_vocab))
+
+    class Encoder(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.emb = paddle.nn.Embedding(en_vocab_size, embedding_size)
+            self.lstm = paddle.nn.LSTM(input_size=embedding_size, hidden_size=hidden_size, num_layers=1)
+
+        def forward(self, x):
+            x, (_, _) = self.lstm(self.emb(x))
+            return x
+
+    class AttentionDecoder(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.emb = paddle.nn.Embedding(cn_vocab_size, embedding_size)
+            self.lstm = paddle.nn.LSTM(input_size=embedding_size + hidden_size, hidden_size=hidden_size)
+            self.attention_linear1 = paddle.nn.Linear(hidden_size * 2, hidden_size)
+            self.attention_linear2 = paddle.nn.Linear(hidden_size, 1)
+            self.outlinear = paddle.nn.Linear(hidden_size, cn_vocab_size)
+
+        def forward(self, x, previous_hidden, previous_cell, encoder_outputs):
+            x = self.emb(x)
+            attention_inputs = paddle.concat(
+                (encoder_outputs, paddle.tile(previous_hidden, repeat_times=[1, MAX_LEN + 1, 1])), axis=-1)
+            attention_hidden = F.tanh(self.attention_linear1(attention_inputs))
+            attention_logits = paddle.squeeze(self.attention_linear2(attention_hidden))
+            attention_weights = F.softmax(attention_logits)
+            attention_weights = paddle.expand_as(paddle.unsqueeze(attention_weights, -1), encoder_outputs)
+            context_vector = paddle.sum(paddle.multiply(encoder_outputs, attention_weights), 1)
+            context_vector = paddle.unsqueeze(context_vector, 1)
+            lstm_input = paddle.concat((x, context_vector), axis=-1)
+            previous_hidden = paddle.transpose(previous_hidden, [1, 0, 2])
+            previous_cell = paddle.transpose(previous_cell, [1, 0, 2])
+            x, (hidden, cell) = self.lstm(lstm_input, (previous_hidden, previous_cell))
+            hidden, cell = paddle.transpose(hidden, [1, 0, 2]), paddle.transpose(cell, [1, 0, 2])
+            output = paddle.squeeze(self.outlinear(hidden))
+            return output, (hidden, cell)
+
+    encoder, atten_decoder = Encoder(), AttentionDecoder()
+    opt = paddle.optimizer.Adam(learning_rate=0.02, parameters=encoder.parameters() + atten_decoder.parameters())
+    losses = []
+    for epoch in range(30):
+        perm = np.random.permutation(len(train_en_sents))
+        en_shuffled, cn_shuffled = train_en_sents[perm], train_cn_sents[perm]
+        cn_label_shuffled = train_cn_label_sents[perm]
+        for iteration in range(en_shuffled.shape[0] // batch_size):
+            rows = slice(batch_size * iteration, batch_size * (iteration + 1))
+            en_repr = encoder(paddle.to_tensor(en_shuffled[rows]))
+            x_cn_data, x_cn_label_data = cn_shuffled[rows], cn_label_shuffled[rows].astype("int64")
+            hidden = paddle.zeros([batch_size, 1, hidden_size])
+            cell = paddle.zeros([batch_size, 1, hidden_size])
+            loss = paddle.zeros([1])
+            for i in range(MAX_LEN + 2):
+                cn_word = paddle.to_tensor(x_cn_data[:, i:i + 1])
+                cn_word_label = paddle.to_tensor(x_cn_label_data[:, i])
+                logits, (hidden, cell) = atten_decoder(cn_word, hidden, cell, en_repr)
+                loss += F.cross_entropy(logits, cn_word_label)
+            loss = loss / (MAX_LEN + 2)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+        losses.append(float(loss))
+    assert losses[-1] < 0.1 * losses[0], losses
+
+    encoder.eval()
+    atten_decoder.eval()
+    n = len(train_en_sents)
+    en_repr = encoder(paddle.to_tensor(train_en_sents))
+    word = paddle.to_tensor(np.array([[cn_vocab["<bos>"]]] * n))
+    hidden, cell = paddle.zeros([n, 1, hidden_size]), paddle.zeros([n, 1, hidden_size])
+    decoded_sent = []
+    for i in range(MAX_LEN + 2):
+        logits, (hidden, cell) = atten_decoder(word, hidden, cell, en_repr)
+        word = paddle.argmax(logits, axis=1)
+        decoded_sent.append(word.numpy())
+        word = paddle.unsqueeze(word, axis=-1)
+    results = np.stack(decoded_sent, axis=1)
+    right = 0
+    for i in range(n):
+        model_translate = "".join(w for w in (list(cn_vocab)[k] for k in results[i]) if w not in ("<pad>", "<eos>"))
+        right += model_translate == "".join(filtered_pairs[i][1])
+    assert right >= n - 2, (right, n)
+
+
+def test_the_conv1d_autoencoder_tutorial_reconstructs_its_series(tmp_path):
+    # docs/practices/time_series/autoencoder.ipynb: the NAB csv's 'value' column becomes a noisy daily sine
+    F = paddle.nn.functional
+    paddle.seed(3)
+    np.random.seed(3)
+    rng = np.random.default_rng(3)
+    steps = np.arange(288 * 2)
+    values = (20 + 10 * np.sin(2 * np.pi * steps / 288) + rng.normal(0, 0.5, steps.size)).reshape(-1, 1)
+    df_training_value = (values - values.mean()) / values.std()
+    TIME_STEPS = 288
+
+    class MyDataset(paddle.io.Dataset):
+        def __init__(self, data, time_steps):
+            super().__init__()
+            self.time_steps = time_steps
+            self.data = paddle.to_tensor(self.transform(data), dtype="float32")
+
+        def transform(self, data):
+            output = []
+            for i in range(len(data) - self.time_steps):
+                output.append(np.reshape(data[i:(i + self.time_steps)], (1, self.time_steps)))
+            return np.stack(output)
+
+        def __getitem__(self, index):
+            return self.data[index], self.data[index]
+
+        def __len__(self):
+            return len(self.data)
+
+    class AutoEncoder(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.conv0 = paddle.nn.Conv1D(in_channels=1, out_channels=32, kernel_size=7, stride=2)
+            self.conv1 = paddle.nn.Conv1D(in_channels=32, out_channels=16, kernel_size=7, stride=2)
+            self.convT0 = paddle.nn.Conv1DTranspose(in_channels=16, out_channels=32, kernel_size=7, stride=2)
+            self.convT1 = paddle.nn.Conv1DTranspose(in_channels=32, out_channels=1, kernel_size=7, stride=2)
+
+        def forward(self, x):
+            x = F.dropout(F.relu(self.conv0(x)), 0.2)
+            x = F.relu(self.conv1(x))
+            x = F.dropout(F.relu(self.convT0(x)), 0.2)
+            return self.convT1(x)
+
+    train_dataset = MyDataset(df_training_value, TIME_STEPS)
+    assert len(train_dataset) == 288 and train_dataset[0][0].shape == [1, 288]
+    model = AutoEncoder()
+    model.train()
+    opt = paddle.optimizer.Adam(learning_rate=0.005, parameters=model.parameters())
+    mse_loss = paddle.nn.MSELoss()
+    data_reader = paddle.io.DataLoader(train_dataset, batch_size=64, shuffle=True, drop_last=True)
+    history_loss = []
+    for epoch in range(10):
+        for batch_id, data in enumerate(data_reader()):
+            x, y = data[0], data[1]
+            avg_loss = mse_loss(model(x), y[:, :, :-1])  # the convolutions drop the last value
+            avg_loss.backward()
+            opt.step()
+            opt.clear_grad()
+        history_loss.append(float(avg_loss))
+    assert history_loss[-1] < 0.3 * history_loss[0], history_loss
+    paddle.save(model.state_dict(), str(tmp_path / "model"))
+
+    model = AutoEncoder()
+    model.load_dict(paddle.load(str(tmp_path / "model")))
+    model.eval()
+    data_reader = paddle.io.DataLoader(train_dataset, places=[paddle.CPUPlace()], batch_size=128, shuffle=False,
+                                       drop_last=False, num_workers=0)
+    total_loss = [paddle.nn.loss.MSELoss()(model(x), y[:, :, :-1]).numpy() for x, y in data_reader()]
+    assert len(total_loss) == 3 and max(total_loss) < 0.3 * history_loss[0], total_loss
