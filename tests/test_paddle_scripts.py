@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import pickle
 import random
 import re
 import struct
@@ -743,3 +744,205 @@ def test_the_gan_mnist_tutorial_moves_its_generator_toward_the_data(tmp_path):
     noise = paddle.randn([1, 100], "float32")
     img = netG_again(noise).numpy()[0][0]
     np.testing.assert_array_equal(img, netG(noise).numpy()[0][0])
+
+
+def _cifar100_archive(folder, n_train, n_test, classes, seed):
+    """cifar-100-python.tar.gz: pickled 'train'/'test' batches (uint8 'data' rows, 'fine_labels'); class k
+    is a colour (channel k % 3 lifted) with a bright band at a height set by k // 3."""
+    rng = np.random.default_rng(seed)
+    path = os.path.join(folder, "cifar-100-python.tar.gz")
+    with tarfile.open(path, "w:gz") as archive:
+        for name, n in (("train", n_train), ("test", n_test)):
+            labels = rng.integers(0, classes, n)
+            images = rng.integers(0, 40, (n, 3, 32, 32))
+            for i, k in enumerate(labels):
+                images[i, k % 3] += 150
+                images[i, :, 8 * (k // 3):8 * (k // 3) + 6, :] += 60
+            batch = {b"data": images.clip(0, 255).astype(np.uint8).reshape(n, 3072),
+                     b"fine_labels": [int(v) for v in labels]}
+            _add_member(archive, f"cifar-100-python/{name}", pickle.dumps(batch, protocol=2))
+    return path
+
+
+def test_the_vit_cifar100_tutorial_with_its_augmentation_pipeline_learns(tmp_path):
+    # docs/practices/cv/image_classification_ViT.ipynb
+    nn, F, transforms = paddle.nn, paddle.nn.functional, paddle.vision.transforms
+    lrScheduler = paddle.optimizer.lr
+    paddle.seed(1024)
+    np.random.seed(1234)
+
+    class AutoTransforms(transforms.BaseTransform):
+        def __init__(self, transforms=None, keys=None):
+            super(AutoTransforms, self).__init__(keys)
+            self.transforms = transforms
+
+        def _apply_image(self, image):
+            if self.transforms is None:
+                return image
+            return self.transforms[np.random.randint(0, len(self.transforms))](image)
+
+    mean, std = [0.5071, 0.4867, 0.4408], [0.2675, 0.2565, 0.2761]
+    transforms_list = [
+        transforms.BrightnessTransform(0.5), transforms.SaturationTransform(0.5), transforms.ContrastTransform(0.5),
+        transforms.HueTransform(0.5), transforms.RandomRotation(15, expand=True, fill=128),
+        transforms.ColorJitter(0.5, 0.5, 0.5, 0.5), transforms.Grayscale(3)]
+    train_tx = transforms.Compose([
+        transforms.RandomHorizontalFlip(), AutoTransforms(transforms_list), transforms.RandomCrop(32),
+        transforms.RandomVerticalFlip(), transforms.Transpose(), transforms.Normalize(0.0, 255.0),
+        transforms.Normalize(mean, std)])
+    val_tx = transforms.Compose([transforms.Transpose(), transforms.Normalize(0.0, 255.0), transforms.Normalize(mean, std)])
+    data_file = _cifar100_archive(tmp_path, 256, 64, 6, 0)
+    cifar100_train = paddle.vision.datasets.Cifar100(data_file=data_file, mode="train", transform=train_tx, download=True)
+    cifar100_test = paddle.vision.datasets.Cifar100(data_file=data_file, mode="test", transform=val_tx, download=True)
+    for i in range(24):  # every augmentation, RandomRotation's expanded canvas included, ends at 3x32x32
+        image, label = cifar100_train[i]
+        assert image.shape == (3, 32, 32) and image.dtype == np.float32 and label.shape == () and label.dtype == np.int64
+
+    def anti_normalize(image):
+        image = paddle.to_tensor(image)
+        t_mean = paddle.to_tensor(mean).reshape([3, 1, 1]).expand([3, 32, 32])
+        t_std = paddle.to_tensor(std).reshape([3, 1, 1]).expand([3, 32, 32])
+        return (image * t_std + t_mean).transpose([1, 2, 0])
+
+    class Patches(paddle.nn.Layer):
+        def __init__(self, patch_size):
+            super(Patches, self).__init__()
+            self.patch_size = patch_size
+
+        def forward(self, images):
+            return F.unfold(images, self.patch_size, self.patch_size).transpose([0, 2, 1])
+
+    image = anti_normalize(paddle.to_tensor(cifar100_test[0][0]))
+    np.testing.assert_allclose(image.numpy() * 255, cifar100_test.images[0], atol=1e-3)
+    patches = Patches(8)(image.transpose([2, 0, 1]).unsqueeze(0))
+    assert patches.shape == [1, 16, 192]
+    np.testing.assert_allclose(patches[0][5].reshape([3, 8, 8]).transpose([1, 2, 0]).numpy(),
+                               image.numpy()[8:16, 8:16], atol=1e-6)  # patch 5: row 1, column 1
+
+    class Mlp(nn.Layer):
+        def __init__(self, feats, mlp_hidden, dropout=0.1):
+            super().__init__()
+            self.fc1, self.fc2 = nn.Linear(feats, mlp_hidden), nn.Linear(mlp_hidden, feats)
+            self.act, self.dropout = nn.GELU(), nn.Dropout(dropout)
+
+        def forward(self, x):
+            return self.dropout(self.fc2(self.dropout(self.act(self.fc1(x)))))
+
+    class MultiHeadSelfAttention(nn.Layer):
+        def __init__(self, feats, head=8, dropout=0.0, attn_dropout=0.0):
+            super(MultiHeadSelfAttention, self).__init__()
+            self.head, self.feats, self.sqrt_d = head, feats, feats ** 0.5
+            self.qkv, self.out = nn.Linear(feats, feats * 3), nn.Linear(feats, feats)
+            self.dropout, self.attn_dropout = nn.Dropout(dropout), nn.Dropout(attn_dropout)
+
+        def transpose_multi_head(self, x):
+            new_shape = x.shape[:-1] + [self.head, self.feats // self.head]
+            return x.reshape(new_shape).transpose([0, 2, 1, 3])
+
+        def forward(self, x):
+            b, n, f = x.shape
+            q, k, v = map(self.transpose_multi_head, self.qkv(x).chunk(3, -1))
+            attn = F.softmax(paddle.einsum("bhif, bhjf->bhij", q, k) / self.sqrt_d, axis=-1)
+            attn = paddle.einsum("bhij, bhjf->bihf", self.attn_dropout(attn), v)
+            return self.dropout(self.out(attn.flatten(2)))
+
+    class TransformerEncoder(nn.Layer):
+        def __init__(self, feats, mlp_hidden, head=8, dropout=0.0, attn_dropout=0.0):
+            super(TransformerEncoder, self).__init__()
+            self.layer1, self.layer2 = nn.LayerNorm(feats), nn.LayerNorm(feats)
+            self.msa = MultiHeadSelfAttention(feats, head=head, dropout=dropout, attn_dropout=attn_dropout)
+            self.mlp = Mlp(feats, mlp_hidden)
+
+        def forward(self, x):
+            out = self.msa(self.layer1(x)) + x
+            return self.mlp(self.layer2(out)) + out
+
+    class ViT(nn.Layer):
+        def __init__(self, in_c=3, num_classes=10, img_size=32, patch=8, dropout=0.0, attn_dropout=0.0, num_layers=7,
+                     hidden=384, mlp_hidden=384 * 4, head=8, is_cls_token=True):
+            super(ViT, self).__init__()
+            self.patch, self.is_cls_token = patch, is_cls_token
+            self.patch_size = img_size // self.patch
+            self.patches = Patches(self.patch_size)
+            f = (img_size // self.patch) ** 2 * 3
+            num_tokens = (self.patch ** 2) + 1 if self.is_cls_token else (self.patch ** 2)
+            self.emb = nn.Linear(f, hidden)
+            self.cls_token = paddle.create_parameter(
+                shape=[1, 1, hidden], dtype="float32",
+                default_initializer=nn.initializer.Assign(paddle.randn([1, 1, hidden]))) if is_cls_token else None
+            self.pos_embedding = paddle.create_parameter(
+                shape=[1, num_tokens, hidden], dtype="float32",
+                default_initializer=nn.initializer.Assign(paddle.randn([1, num_tokens, hidden])))
+            self.encoder = nn.Sequential(*[TransformerEncoder(hidden, mlp_hidden=mlp_hidden, dropout=dropout,
+                                                              attn_dropout=attn_dropout, head=head)
+                                           for _ in range(num_layers)])
+            self.fc = nn.Sequential(nn.LayerNorm(hidden), nn.Linear(hidden, num_classes))
+
+        def forward(self, x):
+            out = self.emb(self.patches(x))
+            if self.is_cls_token:
+                out = paddle.concat([self.cls_token.tile([out.shape[0], 1, 1]), out], axis=1)
+            out = self.encoder(out + self.pos_embedding)
+            out = out[:, 0] if self.is_cls_token else out.mean(1)
+            return self.fc(out)
+
+    class LabelSmoothingCrossEntropyLoss(nn.Layer):
+        def __init__(self, classes, smoothing=0.0, dim=-1):
+            super(LabelSmoothingCrossEntropyLoss, self).__init__()
+            self.confidence, self.smoothing, self.cls, self.dim = 1.0 - smoothing, smoothing, classes, dim
+
+        def forward(self, pred, target):
+            pred = F.log_softmax(pred, axis=self.dim)
+            with paddle.no_grad():
+                true_dist = paddle.ones_like(pred)
+                true_dist.fill_(self.smoothing / (self.cls - 1))
+                true_dist.put_along_axis_(target.unsqueeze(1), self.confidence, 1)
+            return paddle.mean(paddle.sum(-true_dist * pred, axis=self.dim))
+
+    def get_scheduler(epochs, warmup_epochs, learning_rate):
+        base_scheduler = lrScheduler.CosineAnnealingDecay(learning_rate=learning_rate, T_max=epochs, eta_min=1e-5,
+                                                          verbose=False)
+        return lrScheduler.LinearWarmup(base_scheduler, warmup_epochs, 1e-5, learning_rate, last_epoch=-1, verbose=False)
+
+    schedulerTest = get_scheduler(epochs=100, warmup_epochs=5, learning_rate=1e-3)
+    lr = []
+    for epoch in range(100):
+        lr.append(schedulerTest.get_lr())
+        schedulerTest.step()
+    np.testing.assert_allclose(lr[:6], np.linspace(1e-5, 1e-3, 6))
+    np.testing.assert_allclose(lr[55], 1e-5 + (1e-3 - 1e-5) * (1 + np.cos(np.pi * 50 / 100)) / 2)
+
+    Model = ViT(in_c=3, num_classes=100, img_size=32, patch=8, dropout=0.5, attn_dropout=0.1, num_layers=2, hidden=48,
+                head=4, mlp_hidden=48, is_cls_token=True)
+    paddle.summary(Model, (1, 3, 32, 32))
+    EPOCHS, BATCH_SIZE, NUM_CLASSES = 6, 32, 100
+    scheduler = get_scheduler(epochs=EPOCHS, warmup_epochs=1, learning_rate=3e-3)
+    optim = paddle.optimizer.Adam(learning_rate=scheduler, parameters=Model.parameters(), weight_decay=5e-5)
+    criterion = LabelSmoothingCrossEntropyLoss(NUM_CLASSES, smoothing=0.1)
+    train_loader = paddle.io.DataLoader(cifar100_train, batch_size=BATCH_SIZE, shuffle=True, num_workers=0,
+                                        drop_last=False)
+    test_loader = paddle.io.DataLoader(cifar100_test, batch_size=BATCH_SIZE * 16, shuffle=False, num_workers=0,
+                                       drop_last=False)
+    for epoch in range(EPOCHS):
+        Model.train()
+        for _, (_, data) in enumerate(enumerate(train_loader)):
+            x_data, y_data = data[0], data[1]
+            predicts = Model(x_data)
+            loss = criterion(predicts, y_data)
+            loss_item = loss.item()
+            acc_num = paddle.sum(predicts.argmax(1) == y_data).item()
+            current_lr = optim.get_lr()
+            loss.backward()
+            optim.step()
+            optim.clear_grad()
+        scheduler.step()
+    assert isinstance(loss_item, float) and isinstance(acc_num, int) and current_lr < 3e-3
+    paddle.save(Model.state_dict(), str(tmp_path / "finished.pdparams"))
+    Model.set_state_dict(paddle.load(str(tmp_path / "finished.pdparams")))
+    Model.eval()
+    with paddle.no_grad():
+        for _, (_, data) in enumerate(enumerate(test_loader)):
+            predicts = Model(data[0])
+            top1 = paddle.metric.accuracy(predicts, data[1].unsqueeze(1), k=1).item()
+            top5 = paddle.metric.accuracy(predicts, data[1].unsqueeze(1), k=5).item()
+    assert top1 > 0.5 and top5 > 0.9, (top1, top5)  # six classes: chance is 1/6
