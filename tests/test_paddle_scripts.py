@@ -946,3 +946,90 @@ def test_the_vit_cifar100_tutorial_with_its_augmentation_pipeline_learns(tmp_pat
             top1 = paddle.metric.accuracy(predicts, data[1].unsqueeze(1), k=1).item()
             top5 = paddle.metric.accuracy(predicts, data[1].unsqueeze(1), k=5).item()
     assert top1 > 0.5 and top5 > 0.9, (top1, top5)  # six classes: chance is 1/6
+
+
+def test_the_collaborative_filtering_tutorial_learns_the_ratings(tmp_path):
+    # docs/practices/recommendations/collaborative_filtering.ipynb: MovieLens' ratings.csv becomes users
+    # who rate the movies of their own genre high. Paddle 2.6's dot of two [N, D] tensors is [N] (the
+    # tutorial predates that), so its result is unsqueezed to add the [N, 1] biases.
+    nn = paddle.nn
+    paddle.seed(9)
+    np.random.seed(9)
+    rng = np.random.default_rng(9)
+    user_genre, movie_genre = rng.integers(0, 3, 40), rng.integers(0, 3, 60)
+    rows = []
+    for _ in range(3000):
+        u, m = int(rng.integers(0, 40)), int(rng.integers(0, 60))
+        rows.append((u * 7 + 1, m * 13 + 5, (4.5 if user_genre[u] == movie_genre[m] else 1.0) + rng.choice([-.5, 0, .5])))
+    ratings = np.array(rows)
+    user2user_encoded = {x: i for i, x in enumerate(dict.fromkeys(ratings[:, 0].astype(int).tolist()))}
+    movie2movie_encoded = {x: i for i, x in enumerate(dict.fromkeys(ratings[:, 1].astype(int).tolist()))}
+    user = np.array([user2user_encoded[v] for v in ratings[:, 0].astype(int)])
+    movie = np.array([movie2movie_encoded[v] for v in ratings[:, 1].astype(int)])
+    num_users, num_movies = len(user2user_encoded), len(movie2movie_encoded)
+    rating = ratings[:, 2].astype(np.float32)
+    min_rating, max_rating = min(rating), max(rating)
+    x = np.stack([user, movie], 1)
+    y = (rating - min_rating) / (max_rating - min_rating)
+    train_indices = int(0.9 * len(x))
+    x_train, x_val, y_train, y_val = x[:train_indices], x[train_indices:], y[:train_indices], y[train_indices:]
+    y_train, y_val = y_train[:, np.newaxis].astype(np.float32), y_val[:, np.newaxis].astype(np.float32)
+
+    class SelfDefinedDataset(paddle.io.Dataset):
+        def __init__(self, data_x, data_y, mode="train"):
+            super().__init__()
+            self.data_x, self.data_y, self.mode = data_x, data_y, mode
+
+        def __getitem__(self, idx):
+            if self.mode == "predict":
+                return self.data_x[idx]
+            return self.data_x[idx], self.data_y[idx]
+
+        def __len__(self):
+            return len(self.data_x)
+
+    traindataset = SelfDefinedDataset(x_train, y_train)
+    for data, label in traindataset:
+        assert data.shape == (2,) and label.shape == (1,)
+        break
+    train_loader = paddle.io.DataLoader(traindataset, batch_size=128, shuffle=True)
+    for batch_id, data in enumerate(train_loader()):
+        assert data[0].shape == [128, 2] and data[1].shape == [128, 1]
+        break
+    test_loader = paddle.io.DataLoader(SelfDefinedDataset(x_val, y_val), batch_size=128, shuffle=True)
+    EMBEDDING_SIZE = 50
+
+    class RecommenderNet(nn.Layer):
+        def __init__(self, num_users, num_movies, embedding_size):
+            super().__init__()
+            self.num_users, self.num_movies, self.embedding_size = num_users, num_movies, embedding_size
+            weight_attr_user = paddle.ParamAttr(regularizer=paddle.regularizer.L2Decay(1e-6),
+                                                initializer=nn.initializer.KaimingNormal())
+            self.user_embedding = nn.Embedding(num_users, embedding_size, weight_attr=weight_attr_user)
+            self.user_bias = nn.Embedding(num_users, 1)
+            weight_attr_movie = paddle.ParamAttr(regularizer=paddle.regularizer.L2Decay(1e-6),
+                                                 initializer=nn.initializer.KaimingNormal())
+            self.movie_embedding = nn.Embedding(num_movies, embedding_size, weight_attr=weight_attr_movie)
+            self.movie_bias = nn.Embedding(num_movies, 1)
+
+        def forward(self, inputs):
+            user_vector = self.user_embedding(inputs[:, 0])
+            user_bias = self.user_bias(inputs[:, 0])
+            movie_vector = self.movie_embedding(inputs[:, 1])
+            movie_bias = self.movie_bias(inputs[:, 1])
+            dot_user_movie = paddle.dot(user_vector, movie_vector).unsqueeze(-1)
+            return nn.functional.sigmoid(dot_user_movie + user_bias + movie_bias)
+
+    model = paddle.Model(RecommenderNet(num_users, num_movies, EMBEDDING_SIZE))
+    optimizer = paddle.optimizer.Adam(parameters=model.parameters(), learning_rate=0.003)
+    model.prepare(optimizer, nn.BCELoss(), paddle.metric.Accuracy())
+    first = model.evaluate(test_loader, batch_size=64, verbose=0)
+    model.fit(train_loader, epochs=10, save_dir=str(tmp_path / "checkpoints"), verbose=0)
+    assert {"9.pdparams", "final.pdparams"} <= set(os.listdir(tmp_path / "checkpoints"))
+    last = model.evaluate(test_loader, batch_size=64, verbose=0)
+    assert last["loss"][0] < 0.85 * first["loss"][0], (first, last)
+    (predicted,) = model.predict(SelfDefinedDataset(x_val, y_val, mode="predict"), batch_size=64, stack_outputs=True,
+                                 verbose=0)
+    assert predicted.shape == (len(x_val), 1)
+    liked = y_val[:, 0] > 0.5
+    assert ((predicted[:, 0] > 0.5) == liked).mean() > 0.9
