@@ -1033,3 +1033,176 @@ def test_the_collaborative_filtering_tutorial_learns_the_ratings(tmp_path):
     assert predicted.shape == (len(x_val), 1)
     liked = y_val[:, 0] > 0.5
     assert ((predicted[:, 0] > 0.5) == liked).mean() > 0.9
+
+
+def test_the_unet_pet_segmentation_tutorial_learns_its_masks(tmp_path, monkeypatch):
+    # docs/practices/cv/image_segmentation.ipynb: the Oxford pets images and trimaps become a bright
+    # disc (trimap 1) on a dark background (2) with its rim (3); the U-Net keeps its blocks, narrower.
+    pil_image = pytest.importorskip("PIL.Image")
+    F, T = paddle.nn.functional, paddle.vision.transforms
+    paddle.seed(6)
+    np.random.seed(6)
+    rng = np.random.default_rng(6)
+    monkeypatch.chdir(tmp_path)
+    os.makedirs("images")
+    os.makedirs("annotations/trimaps")
+    yy, xx = np.mgrid[:40, :48]
+    for n in range(48):
+        cy, cx, r = rng.integers(15, 25), rng.integers(15, 33), rng.integers(9, 15)
+        dist = np.sqrt((yy - cy) ** 2 + (xx - cx) ** 2)
+        trimap = np.where(dist < r - 1, 1, np.where(dist > r + 1, 2, 3)).astype(np.uint8)
+        img = rng.integers(0, 60, (40, 48, 3))
+        img[trimap == 1] += 150
+        pil_image.fromarray(img.astype(np.uint8)).save(f"images/pet_{n}.jpg", quality=95)
+        pil_image.fromarray(trimap).save(f"annotations/trimaps/pet_{n}.png")
+    IMAGE_SIZE = (32, 32)
+    train_images_path, label_images_path = "images/", "annotations/trimaps/"
+    image_count = len([name for name in os.listdir(train_images_path) if name.endswith(".jpg")])
+
+    def _sort_images(image_dir, image_type):
+        return sorted(os.path.join(image_dir, name) for name in os.listdir(image_dir)
+                      if name.endswith(".{}".format(image_type)) and not name.startswith("."))
+
+    def write_file(mode, images, labels):
+        with open("./{}.txt".format(mode), "w") as f:
+            for i in range(len(images)):
+                f.write("{}\t{}\n".format(images[i], labels[i]))
+
+    images, labels = _sort_images(train_images_path, "jpg"), _sort_images(label_images_path, "png")
+    eval_num = int(image_count * 0.15)
+    write_file("train", images[:-eval_num], labels[:-eval_num])
+    write_file("test", images[-eval_num:], labels[-eval_num:])
+    write_file("predict", images[-eval_num:], labels[-eval_num:])
+
+    class PetDataset(paddle.io.Dataset):
+        def __init__(self, mode="train"):
+            self.image_size = IMAGE_SIZE
+            self.mode = mode.lower()
+            self.train_images, self.label_images = [], []
+            with open("./{}.txt".format(self.mode), "r") as f:
+                for line in f.readlines():
+                    image, label = line.strip().split("\t")
+                    self.train_images.append(image)
+                    self.label_images.append(label)
+
+        def _load_img(self, path, color_mode="rgb", transforms=[]):
+            with open(path, "rb") as f:
+                img = pil_image.open(io.BytesIO(f.read()))
+                if color_mode == "grayscale" and img.mode not in ("L", "I;16", "I"):
+                    img = img.convert("L")
+                elif color_mode == "rgb" and img.mode != "RGB":
+                    img = img.convert("RGB")
+                return T.Compose([T.Resize(self.image_size)] + transforms)(img)
+
+        def __getitem__(self, idx):
+            train_image = self._load_img(self.train_images[idx],
+                                         transforms=[T.Transpose(), T.Normalize(mean=127.5, std=127.5)])
+            label_image = self._load_img(self.label_images[idx], color_mode="grayscale", transforms=[T.Grayscale()])
+            return np.array(train_image, dtype="float32"), np.array(label_image, dtype="int64")
+
+        def __len__(self):
+            return len(self.train_images)
+
+    class SeparableConv2D(paddle.nn.Layer):
+        def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=None,
+                     weight_attr=None, bias_attr=None, data_format="NCHW"):
+            super().__init__()
+            self._padding, self._stride, self._dilation = padding, stride, dilation
+            self._in_channels, self._data_format = in_channels, data_format
+            filter_shape = [in_channels, 1] + self.convert_to_list(kernel_size, 2, "kernel_size")
+            self.weight_conv = self.create_parameter(shape=filter_shape, attr=weight_attr)
+            filter_shape = [out_channels, in_channels] + self.convert_to_list(1, 2, "kernel_size")
+            self.weight_pointwise = self.create_parameter(shape=filter_shape, attr=weight_attr)
+            self.bias_pointwise = self.create_parameter(shape=[out_channels], attr=bias_attr, is_bias=True)
+
+        def convert_to_list(self, value, n, name, dtype=int):  # the tutorial's np.int is gone from NumPy 2
+            return [value] * n if isinstance(value, dtype) else list(value)
+
+        def forward(self, inputs):
+            conv_out = F.conv2d(inputs, self.weight_conv, padding=self._padding, stride=self._stride,
+                                dilation=self._dilation, groups=self._in_channels, data_format=self._data_format)
+            return F.conv2d(conv_out, self.weight_pointwise, bias=self.bias_pointwise, padding=0, stride=1,
+                            dilation=1, groups=1, data_format=self._data_format)
+
+    class Encoder(paddle.nn.Layer):
+        def __init__(self, in_channels, out_channels):
+            super().__init__()
+            self.relus = paddle.nn.LayerList([paddle.nn.ReLU() for i in range(2)])
+            self.separable_conv_01 = SeparableConv2D(in_channels, out_channels, kernel_size=3, padding="same")
+            self.bns = paddle.nn.LayerList([paddle.nn.BatchNorm2D(out_channels) for i in range(2)])
+            self.separable_conv_02 = SeparableConv2D(out_channels, out_channels, kernel_size=3, padding="same")
+            self.pool = paddle.nn.MaxPool2D(kernel_size=3, stride=2, padding=1)
+            self.residual_conv = paddle.nn.Conv2D(in_channels, out_channels, kernel_size=1, stride=2, padding="same")
+
+        def forward(self, inputs):
+            y = self.bns[0](self.separable_conv_01(self.relus[0](inputs)))
+            y = self.pool(self.bns[1](self.separable_conv_02(self.relus[1](y))))
+            return paddle.add(y, self.residual_conv(inputs))
+
+    class Decoder(paddle.nn.Layer):
+        def __init__(self, in_channels, out_channels):
+            super().__init__()
+            self.relus = paddle.nn.LayerList([paddle.nn.ReLU() for i in range(2)])
+            self.conv_transpose_01 = paddle.nn.Conv2DTranspose(in_channels, out_channels, kernel_size=3, padding=1)
+            self.conv_transpose_02 = paddle.nn.Conv2DTranspose(out_channels, out_channels, kernel_size=3, padding=1)
+            self.bns = paddle.nn.LayerList([paddle.nn.BatchNorm2D(out_channels) for i in range(2)])
+            self.upsamples = paddle.nn.LayerList([paddle.nn.Upsample(scale_factor=2.0) for i in range(2)])
+            self.residual_conv = paddle.nn.Conv2D(in_channels, out_channels, kernel_size=1, padding="same")
+
+        def forward(self, inputs):
+            y = self.bns[0](self.conv_transpose_01(self.relus[0](inputs)))
+            y = self.upsamples[0](self.bns[1](self.conv_transpose_02(self.relus[1](y))))
+            residual = self.residual_conv(self.upsamples[1](inputs))
+            return paddle.add(y, residual)
+
+    class PetNet(paddle.nn.Layer):
+        def __init__(self, num_classes):
+            super().__init__()
+            self.conv_1 = paddle.nn.Conv2D(3, 8, kernel_size=3, stride=2, padding="same")
+            self.bn = paddle.nn.BatchNorm2D(8)
+            self.relu = paddle.nn.ReLU()
+            in_channels = 8
+            self.encoders, self.decoders = [], []
+            self.encoder_list, self.decoder_list = [16, 32], [32, 16, 8]
+            for out_channels in self.encoder_list:
+                block = self.add_sublayer("encoder_{}".format(out_channels), Encoder(in_channels, out_channels))
+                self.encoders.append(block)
+                in_channels = out_channels
+            for out_channels in self.decoder_list:
+                block = self.add_sublayer("decoder_{}".format(out_channels), Decoder(in_channels, out_channels))
+                self.decoders.append(block)
+                in_channels = out_channels
+            self.output_conv = paddle.nn.Conv2D(in_channels, num_classes, kernel_size=3, padding="same")
+
+        def forward(self, inputs):
+            y = self.relu(self.bn(self.conv_1(inputs)))
+            for encoder in self.encoders:
+                y = encoder(y)
+            for decoder in self.decoders:
+                y = decoder(y)
+            return self.output_conv(y)
+
+    num_classes = 4
+    model = paddle.Model(PetNet(num_classes))
+    model.summary((-1, 3,) + IMAGE_SIZE)
+    train_dataset, val_dataset = PetDataset(mode="train"), PetDataset(mode="test")
+    image, label = train_dataset[0]
+    assert image.shape == (3, 32, 32) and image.dtype == np.float32 and label.shape == (32, 32)
+    assert set(np.unique(label)) <= {1, 2, 3}
+    optim = paddle.optimizer.RMSProp(learning_rate=0.003, rho=0.9, momentum=0.0, epsilon=1e-07, centered=False,
+                                     parameters=model.parameters())
+    model.prepare(optim, paddle.nn.CrossEntropyLoss(axis=1))
+    first = model.evaluate(val_dataset, batch_size=8, verbose=0)
+    model.fit(train_dataset, val_dataset, epochs=6, batch_size=8, verbose=0)
+    last = model.evaluate(val_dataset, batch_size=8, verbose=0)
+    assert last["loss"][0] < 0.3 * first["loss"][0], (first, last)
+    predict_dataset = PetDataset(mode="predict")
+    predict_results = model.predict(predict_dataset, verbose=0)
+    assert len(predict_results[0]) == len(predict_dataset) == eval_num
+    pixel_accuracy = []
+    for k in range(len(predict_dataset)):
+        data = predict_results[0][k][0].transpose((1, 2, 0))
+        mask = np.argmax(data, axis=-1)
+        pixel_accuracy.append((mask == predict_dataset[k][1]).mean())
+    background = np.mean([(predict_dataset[k][1] == 2).mean() for k in range(len(predict_dataset))])
+    assert np.mean(pixel_accuracy) > background + 0.03, (np.mean(pixel_accuracy), background)  # beats "all background"
