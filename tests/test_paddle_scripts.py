@@ -1384,3 +1384,90 @@ def test_the_transformer_translation_tutorial_learns_with_model_fit(tmp_path):
             right += spa_pre == spa_real
             total += 1
     assert right > 0.9 * total, (right, total)
+
+
+def test_the_pretrained_word_embeddings_tutorial_trains_around_a_frozen_table(tmp_path):
+    # docs/practices/nlp/pretrained_word_embeddings.ipynb: GloVe's vectors become 'good' words near +e0
+    # and 'bad' words near -e0; the table enters through ParamAttr(Assign(float64 array), trainable=False)
+    paddle.seed(2)
+    random.seed(2)
+    np.random.seed(2)
+    data_file = _imdb_archive(tmp_path, 64, 3)
+    imdb_train = paddle.text.Imdb(data_file=data_file, mode="train", cutoff=5)
+    imdb_test = paddle.text.Imdb(data_file=data_file, mode="test", cutoff=5)
+    assert set(imdb_train.labels) == {0, 1} and isinstance(imdb_train.docs[0], list)
+    shuffle_index = list(range(len(imdb_train)))
+    random.shuffle(shuffle_index)
+    train_x = [imdb_train.docs[i] for i in shuffle_index]
+    train_y = [imdb_train.labels[i] for i in shuffle_index]
+    test_x, test_y = imdb_test.docs, imdb_test.labels
+
+    def vectorizer(input, label=None, length=2000):
+        if label is not None:
+            for x, y in zip(input, label):
+                yield np.array((x + [0] * length)[:length]).astype("int64"), np.array([y]).astype("int64")
+        else:
+            for x in input:
+                yield np.array((x + [0] * length)[:length]).astype("int64")
+
+    rng = np.random.default_rng(0)
+    embeddings = {w: [1.0] + list(rng.normal(0, .1, 99)) for w in ["great", "fine", "superb", "lovely", "moving"]}
+    embeddings.update({w: [-1.0] + list(rng.normal(0, .1, 99)) for w in ["awful", "boring", "dull", "weak", "poor"]})
+    embeddings.update({w: list(rng.normal(0, .1, 100)) for w in ["the", "film", "a", "was", "and"]})
+    word_idx = imdb_train.word_idx
+    vocab = [w for w in word_idx.keys()]
+    dim = 100
+    vocab_embeddings = np.zeros((len(vocab), dim))
+    for ind, word in enumerate(vocab):
+        if word != "<unk>":
+            word = word.decode()
+        vocab_embeddings[ind, :] = embeddings.get(word, np.zeros((dim,)))
+    pretrained_attr = paddle.ParamAttr(name="embedding", initializer=paddle.nn.initializer.Assign(vocab_embeddings),
+                                       trainable=False)
+    embedding_layer = paddle.nn.Embedding(num_embeddings=len(vocab), embedding_dim=dim,
+                                          padding_idx=word_idx["<unk>"], weight_attr=pretrained_attr)
+    assert embedding_layer.weight.dtype == paddle.float32 and embedding_layer.weight.stop_gradient
+    np.testing.assert_allclose(embedding_layer.weight.numpy(), vocab_embeddings.astype("float32"))
+
+    def cal_output_shape(input_shape, out_channels, kernel_size, stride, padding=0, dilation=1):
+        return out_channels, int((input_shape + 2 * padding - (dilation * (kernel_size - 1) + 1)) / stride) + 1
+
+    length, kernel_size, out_channels, stride, padding = 40, 5, 10, 2, 0
+    output_shape = cal_output_shape(length, out_channels, kernel_size, stride, padding)
+    output_shape = cal_output_shape(output_shape[1], output_shape[0], 2, 2, 0)
+    sim_model = paddle.nn.Sequential(
+        embedding_layer,
+        paddle.nn.Conv1D(in_channels=dim, out_channels=out_channels, kernel_size=kernel_size, stride=stride,
+                         padding=padding, data_format="NLC", bias_attr=True),
+        paddle.nn.ReLU(), paddle.nn.MaxPool1D(kernel_size=2, stride=2), paddle.nn.Flatten(),
+        paddle.nn.Linear(in_features=np.prod(output_shape), out_features=2, bias_attr=True), paddle.nn.Softmax())
+    info = paddle.summary(sim_model, input_size=(-1, length), dtypes="int64")
+    assert info["total_params"] - info["trainable_params"] == len(vocab) * dim
+
+    class DataReader(paddle.io.Dataset):
+        def __init__(self, input, label, length):
+            self.data = list(vectorizer(input, label, length=length))
+
+        def __getitem__(self, idx):
+            return self.data[idx]
+
+        def __len__(self):
+            return len(self.data)
+
+    input_form = paddle.static.InputSpec(shape=[None, length], dtype="int64", name="input")
+    label_form = paddle.static.InputSpec(shape=[None, 1], dtype="int64", name="label")
+    model = paddle.Model(sim_model, input_form, label_form)
+    model.prepare(optimizer=paddle.optimizer.Adam(learning_rate=0.001, parameters=model.parameters()),
+                  loss=paddle.nn.loss.CrossEntropyLoss(), metrics=paddle.metric.Accuracy())
+    table = embedding_layer.weight.numpy().copy()
+    eval_length = int(len(train_x) * 1 / 4)
+    model.fit(train_data=DataReader(train_x[:-eval_length], train_y[:-eval_length], length),
+              eval_data=DataReader(train_x[-eval_length:], train_y[-eval_length:], length), batch_size=32, epochs=10,
+              verbose=0)
+    result = model.evaluate(eval_data=DataReader(test_x, test_y, length), batch_size=32, verbose=0)
+    assert result["acc"] > 0.8, result
+    np.testing.assert_array_equal(embedding_layer.weight.numpy(), table)  # trainable=False: never stepped
+    true_y = test_y[:5] + test_y[-5:]
+    pred_y = model.predict(DataReader(test_x[:5] + test_x[-5:], None, length), batch_size=1, verbose=0)
+    assert len(pred_y[0]) == 10 and pred_y[0][0].shape == (1, 2)
+    assert sum(int(p.argmax()) == y for p, y in zip(pred_y[0], true_y)) >= 8
