@@ -747,21 +747,23 @@ def test_the_gan_mnist_tutorial_moves_its_generator_toward_the_data(tmp_path):
     np.testing.assert_array_equal(img, netG(noise).numpy()[0][0])
 
 
-def _cifar100_archive(folder, n_train, n_test, classes, seed):
-    """cifar-100-python.tar.gz: pickled 'train'/'test' batches (uint8 'data' rows, 'fine_labels'); class k
+def _cifar_archive(folder, n_train, n_test, classes, seed, hundred=True):
+    """cifar-100-python.tar.gz (pickled 'train'/'test' batches with 'fine_labels') or, hundred=False,
+    cifar-10-python.tar.gz ('data_batch_1'/'test_batch' with 'labels'), uint8 'data' rows: class k
     is a colour (channel k % 3 lifted) with a bright band at a height set by k // 3."""
     rng = np.random.default_rng(seed)
-    path = os.path.join(folder, "cifar-100-python.tar.gz")
+    path = os.path.join(folder, "cifar-100-python.tar.gz" if hundred else "cifar-10-python.tar.gz")
+    folder_name, key = ("cifar-100-python", b"fine_labels") if hundred else ("cifar-10-batches-py", b"labels")
+    names = ("train", "test") if hundred else ("data_batch_1", "test_batch")
     with tarfile.open(path, "w:gz") as archive:
-        for name, n in (("train", n_train), ("test", n_test)):
+        for name, n in zip(names, (n_train, n_test)):
             labels = rng.integers(0, classes, n)
             images = rng.integers(0, 40, (n, 3, 32, 32))
             for i, k in enumerate(labels):
                 images[i, k % 3] += 150
                 images[i, :, 8 * (k // 3):8 * (k // 3) + 6, :] += 60
-            batch = {b"data": images.clip(0, 255).astype(np.uint8).reshape(n, 3072),
-                     b"fine_labels": [int(v) for v in labels]}
-            _add_member(archive, f"cifar-100-python/{name}", pickle.dumps(batch, protocol=2))
+            batch = {b"data": images.clip(0, 255).astype(np.uint8).reshape(n, 3072), key: [int(v) for v in labels]}
+            _add_member(archive, f"{folder_name}/{name}", pickle.dumps(batch, protocol=2))
     return path
 
 
@@ -792,7 +794,7 @@ def test_the_vit_cifar100_tutorial_with_its_augmentation_pipeline_learns(tmp_pat
         transforms.RandomVerticalFlip(), transforms.Transpose(), transforms.Normalize(0.0, 255.0),
         transforms.Normalize(mean, std)])
     val_tx = transforms.Compose([transforms.Transpose(), transforms.Normalize(0.0, 255.0), transforms.Normalize(mean, std)])
-    data_file = _cifar100_archive(tmp_path, 256, 64, 6, 0)
+    data_file = _cifar_archive(tmp_path, 256, 64, 6, 0)
     cifar100_train = paddle.vision.datasets.Cifar100(data_file=data_file, mode="train", transform=train_tx, download=True)
     cifar100_test = paddle.vision.datasets.Cifar100(data_file=data_file, mode="test", transform=val_tx, download=True)
     for i in range(24):  # every augmentation, RandomRotation's expanded canvas included, ends at 3x32x32
@@ -1471,3 +1473,63 @@ def test_the_pretrained_word_embeddings_tutorial_trains_around_a_frozen_table(tm
     pred_y = model.predict(DataReader(test_x[:5] + test_x[-5:], None, length), batch_size=1, verbose=0)
     assert len(pred_y[0]) == 10 and pred_y[0][0].shape == (1, 2)
     assert sum(int(p.argmax()) == y for p, y in zip(pred_y[0], true_y)) >= 8
+
+
+def test_the_convnet_cifar10_tutorial_learns_with_its_own_loop(tmp_path):
+    # docs/practices/cv/convnet_image_classification.ipynb
+    F = paddle.nn.functional
+    paddle.seed(10)
+    np.random.seed(10)
+    transform = paddle.vision.transforms.ToTensor()
+    data_file = _cifar_archive(tmp_path, 320, 64, 4, 1, hundred=False)
+    cifar10_train = paddle.vision.datasets.Cifar10(data_file, mode="train", transform=transform)
+    cifar10_test = paddle.vision.datasets.Cifar10(data_file, mode="test", transform=transform)
+    image, label = cifar10_train[0]
+    assert isinstance(image, paddle.Tensor) and image.shape == [3, 32, 32] and label.shape == ()
+    np.testing.assert_allclose(image.numpy(), cifar10_train.images[0].transpose(2, 0, 1) / 255.0, atol=1e-6)
+
+    class MyNet(paddle.nn.Layer):
+        def __init__(self, num_classes=1):
+            super().__init__()
+            self.conv1 = paddle.nn.Conv2D(in_channels=3, out_channels=32, kernel_size=(3, 3))
+            self.pool1 = paddle.nn.MaxPool2D(kernel_size=2, stride=2)
+            self.conv2 = paddle.nn.Conv2D(in_channels=32, out_channels=64, kernel_size=(3, 3))
+            self.pool2 = paddle.nn.MaxPool2D(kernel_size=2, stride=2)
+            self.conv3 = paddle.nn.Conv2D(in_channels=64, out_channels=64, kernel_size=(3, 3))
+            self.flatten = paddle.nn.Flatten()
+            self.linear1 = paddle.nn.Linear(in_features=1024, out_features=64)
+            self.linear2 = paddle.nn.Linear(in_features=64, out_features=num_classes)
+
+        def forward(self, x):
+            x = self.pool1(F.relu(self.conv1(x)))
+            x = self.pool2(F.relu(self.conv2(x)))
+            x = self.flatten(F.relu(self.conv3(x)))
+            return self.linear2(F.relu(self.linear1(x)))
+
+    epoch_num, batch_size, learning_rate = 3, 32, 0.001
+    val_acc_history, val_loss_history = [], []
+    model = MyNet(num_classes=10)
+    model.train()
+    opt = paddle.optimizer.Adam(learning_rate=learning_rate, parameters=model.parameters())
+    train_loader = paddle.io.DataLoader(cifar10_train, shuffle=True, batch_size=batch_size)
+    valid_loader = paddle.io.DataLoader(cifar10_test, batch_size=batch_size)
+    for epoch in range(epoch_num):
+        for batch_id, data in enumerate(train_loader()):
+            x_data = data[0]
+            y_data = paddle.unsqueeze(paddle.to_tensor(data[1]), 1)
+            loss = F.cross_entropy(model(x_data), y_data)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+        model.eval()
+        accuracies, losses = [], []
+        for batch_id, data in enumerate(valid_loader()):
+            y_data = paddle.unsqueeze(paddle.to_tensor(data[1]), 1)
+            logits = model(data[0])
+            losses.append(F.cross_entropy(logits, y_data).numpy())
+            accuracies.append(paddle.metric.accuracy(logits, y_data).numpy())
+        val_acc_history.append(np.mean(accuracies))
+        val_loss_history.append(np.mean(losses))
+        model.train()
+    assert val_acc_history[-1] > 0.9 and val_loss_history[-1] < val_loss_history[0], (val_acc_history,
+                                                                                      val_loss_history)
