@@ -1533,3 +1533,96 @@ def test_the_convnet_cifar10_tutorial_learns_with_its_own_loop(tmp_path):
         model.train()
     assert val_acc_history[-1] > 0.9 and val_loss_history[-1] < val_loss_history[0], (val_acc_history,
                                                                                       val_loss_history)
+
+
+def test_the_pointnet_tutorial_tells_shapes_apart(tmp_path):
+    # docs/practices/cv/pointnet.ipynb: ShapeNet's point clouds become spheres, cubes and lines; the
+    # network keeps its input transform (a Linear initialised by Assign to the identity), the old-style
+    # nn.BatchNorm over Conv1D features, max over the points, LogSoftmax and nll_loss (narrower, fewer points)
+    nn, F = paddle.nn, paddle.nn.functional
+    paddle.seed(12)
+    np.random.seed(12)
+    rng = np.random.default_rng(12)
+    num_point, width = 64, 128
+
+    def make_data(n):
+        labels = rng.integers(0, 3, (n, 1)).astype("int32")
+        datas = []
+        for k in labels[:, 0]:
+            points = rng.normal(0, 1, (num_point, 3))
+            if k == 0:
+                points /= np.linalg.norm(points, axis=1, keepdims=True)
+            elif k == 1:
+                points = rng.uniform(-1, 1, (num_point, 3))
+            else:
+                points[:, 1:] *= 0.05
+            datas.append(points.astype("float32"))
+        return np.stack(datas), labels
+
+    class PointDataset(paddle.io.Dataset):
+        def __init__(self, datas, labels):
+            super().__init__()
+            self.datas, self.labels = datas, labels
+
+        def __getitem__(self, index):
+            data = paddle.to_tensor(self.datas[index].T.astype("float32"))
+            label = paddle.to_tensor(self.labels[index].astype("int64"))
+            return data, label
+
+        def __len__(self):
+            return len(self.datas)
+
+    train_loader = paddle.io.DataLoader(PointDataset(*make_data(192)), batch_size=32, shuffle=True, drop_last=False)
+    val_loader = paddle.io.DataLoader(PointDataset(*make_data(64)), batch_size=32, shuffle=False, drop_last=False)
+
+    class PointNet(nn.Layer):
+        def __init__(self, name_scope="PointNet_", num_classes=16, num_point=2048):
+            super().__init__()
+            self.input_transform_net = nn.Sequential(
+                nn.Conv1D(3, 64, 1), nn.BatchNorm(64), nn.ReLU(), nn.Conv1D(64, width, 1), nn.BatchNorm(width),
+                nn.ReLU(), nn.MaxPool1D(num_point))
+            self.input_fc = nn.Sequential(
+                nn.Linear(width, 64), nn.ReLU(),
+                nn.Linear(64, 9,
+                          weight_attr=paddle.ParamAttr(initializer=paddle.nn.initializer.Assign(paddle.zeros((64, 9)))),
+                          bias_attr=paddle.ParamAttr(
+                              initializer=paddle.nn.initializer.Assign(paddle.reshape(paddle.eye(3), [-1])))))
+            self.mlp_1 = nn.Sequential(nn.Conv1D(3, 64, 1), nn.BatchNorm(64), nn.ReLU(), nn.Conv1D(64, 64, 1),
+                                       nn.BatchNorm(64), nn.ReLU())
+            self.mlp_2 = nn.Sequential(nn.Conv1D(64, 64, 1), nn.BatchNorm(64), nn.ReLU(), nn.Conv1D(64, width, 1),
+                                       nn.BatchNorm(width), nn.ReLU())
+            self.fc = nn.Sequential(nn.Linear(width, 64), nn.ReLU(), nn.Dropout(p=0.7), nn.Linear(64, num_classes),
+                                    nn.LogSoftmax(axis=-1))
+
+        def forward(self, inputs):
+            batchsize = inputs.shape[0]
+            t_net = paddle.squeeze(self.input_transform_net(inputs), axis=-1)
+            t_net = paddle.reshape(self.input_fc(t_net), [batchsize, 3, 3])
+            x = paddle.transpose(inputs, (0, 2, 1))
+            x = paddle.transpose(paddle.matmul(x, t_net), (0, 2, 1))
+            x = paddle.squeeze(self.mlp_1(x), axis=-1)  # a no-op: the last axis holds the points
+            x = paddle.max(self.mlp_2(x), axis=-1)
+            return self.fc(paddle.squeeze(x, axis=-1))
+
+    model = PointNet(num_classes=3, num_point=num_point)
+    with paddle.no_grad():  # the identity start: the input transform leaves the points as they are
+        t_net = model.input_fc(paddle.squeeze(model.input_transform_net(paddle.rand([2, 3, num_point])), axis=-1))
+    np.testing.assert_allclose(t_net.numpy(), np.tile(np.eye(3).reshape(1, 9), (2, 1)), atol=1e-6)
+    model.train()
+    optim = paddle.optimizer.Adam(parameters=model.parameters(), weight_decay=0.001)
+    for epoch in range(6):
+        for batch_id, data in enumerate(train_loader()):
+            inputs, labels = data
+            predicts = model(inputs)
+            loss = F.nll_loss(predicts, labels)
+            acc = paddle.metric.accuracy(predicts, labels)
+            loss.backward()
+            optim.step()
+            optim.clear_grad()
+        paddle.save(model.state_dict(), str(tmp_path / "PointNet.pdparams"))
+        paddle.save(optim.state_dict(), str(tmp_path / "PointNet.pdopt"))
+    evaluated = PointNet(num_classes=3, num_point=num_point)
+    evaluated.load_dict(paddle.load(str(tmp_path / "PointNet.pdparams")))
+    evaluated.eval()
+    accuracies = [paddle.metric.accuracy(evaluated(inputs), labels).numpy() for inputs, labels in val_loader()]
+    assert np.mean(accuracies) > 0.85, accuracies
