@@ -1626,3 +1626,46 @@ def test_the_pointnet_tutorial_tells_shapes_apart(tmp_path):
     evaluated.eval()
     accuracies = [paddle.metric.accuracy(evaluated(inputs), labels).numpy() for inputs, labels in val_loader()]
     assert np.mean(accuracies) > 0.85, accuracies
+
+
+def test_the_landmark_detection_tutorials_facenet_has_paddles_parameter_count():
+    # docs/practices/cv/landmark_detection.ipynb: a resnet18 backbone (no pretrained weights) and two
+    # heads regressing 15 keypoints; its printed summary says "Total params: 12,227,014" (the batch
+    # norms' running statistics included, which Paddle holds as non-trainable parameters)
+    from eager.vision.models import resnet18
+    paddle.seed(13)
+    np.random.seed(13)
+
+    class FaceNet(paddle.nn.Layer):
+        def __init__(self, num_keypoints, pretrained=False):
+            super().__init__()
+            self.backbone = resnet18(pretrained)
+            self.outLayer1 = paddle.nn.Sequential(paddle.nn.Linear(1000, 512), paddle.nn.ReLU(), paddle.nn.Dropout(0.1))
+            self.outLayer2 = paddle.nn.Linear(512, num_keypoints * 2)
+
+        def forward(self, inputs):
+            return self.outLayer2(self.outLayer1(self.backbone(inputs)))
+
+    num_keypoints = 15
+    info = paddle.Model(FaceNet(num_keypoints)).summary((1, 3, 96, 96))
+    assert info["total_params"] == 12227014
+    assert info["total_params"] - info["trainable_params"] == 9600  # mean and variance of 4,800 channels
+
+    class FaceDataset(paddle.io.Dataset):  # the Kaggle csv's 96x96 faces and keypoints scaled to [0, 1]
+        def __init__(self, n):
+            rng = np.random.default_rng(n)
+            self.images = rng.random((n, 3, 96, 96)).astype("float32")
+            self.points = rng.random((n, num_keypoints * 2)).astype("float32")
+
+        def __getitem__(self, index):
+            return self.images[index], self.points[index]
+
+        def __len__(self):
+            return len(self.images)
+
+    model = paddle.Model(FaceNet(num_keypoints=15))
+    optim = paddle.optimizer.Adam(learning_rate=1e-3, parameters=model.parameters())
+    model.prepare(optim, paddle.nn.MSELoss())
+    model.fit(FaceDataset(8), FaceDataset(4), epochs=1, batch_size=4, verbose=0)
+    result = model.predict(FaceDataset(3), batch_size=1, verbose=0)
+    assert len(result[0]) == 3 and result[0][0].shape == (1, 30) and np.isfinite(result[0][0]).all()
