@@ -636,26 +636,25 @@ def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None): 
     return out if activation is None else activation(out)
 
 
-def _into(op: str, result, out):
-    """``result`` written into the caller's ``out`` tensor in place (``out`` returned),
-    as Paddle's ``out=`` argument of the logical and bitwise functions documents (the
-    callers check ``out``'s type before any work)."""
-    if out is None:
-        return result
-    return _creation.write_into(op, "out", out, result, "the result's")
+def _check_out(op: str, out) -> None:
+    """``out`` of the logical and bitwise functions: Paddle's dynamic mode takes it and
+    neither writes nor checks it (only its static graph writes ``out``; the tensor guide
+    calls ``x.logical_not(y)``, passing ``y`` there), so it is ignored here too; only a
+    non-Tensor is refused, before any work."""
+    if out is not None and not isinstance(out, Tensor):
+        raise TypeError(f"{op}: argument 'out' expected None or a Tensor, got {type(out).__name__}")
 
 
 def _with_out_binary(op: str):
     generated = getattr(_F, op)
 
     def function(x, y, out=None, name=None):
-        if out is not None and not isinstance(out, Tensor):  # before any work, so nothing changes
-            raise TypeError(f"{op}: argument 'out' expected None or a Tensor, got {type(out).__name__}")
-        return _into(op, generated(x, y), out)
+        _check_out(op, out)
+        return generated(x, y)
     function.__name__ = function.__qualname__ = op
-    function.__doc__ = (f"{generated.__doc__ or op}\n\nPaddle's ``{op}(x, y, out=None, name=None)``: given "
-                        f"``out`` (a Tensor of the result's shape and dtype), the result is written into it in "
-                        f"place and ``out`` is returned.\n\n>>> eager.{op}(x, y, out)\n")
+    function.__doc__ = (f"{generated.__doc__ or op}\n\nPaddle's ``{op}(x, y, out=None, name=None)``: as in "
+                        f"Paddle's dynamic mode, ``out`` is accepted and left untouched; the result is a new "
+                        f"Tensor.\n\n>>> eager.{op}(x, y)\n")
     return function
 
 
@@ -663,13 +662,12 @@ def _with_out_unary(op: str):
     generated = getattr(_F, op)
 
     def function(x, out=None, name=None):
-        if out is not None and not isinstance(out, Tensor):
-            raise TypeError(f"{op}: argument 'out' expected None or a Tensor, got {type(out).__name__}")
-        return _into(op, generated(x), out)
+        _check_out(op, out)
+        return generated(x)
     function.__name__ = function.__qualname__ = op
-    function.__doc__ = (f"{generated.__doc__ or op}\n\nPaddle's ``{op}(x, out=None, name=None)``: given "
-                        f"``out`` (a Tensor of the result's shape and dtype), the result is written into it in "
-                        f"place and ``out`` is returned.\n\n>>> eager.{op}(x, out)\n")
+    function.__doc__ = (f"{generated.__doc__ or op}\n\nPaddle's ``{op}(x, out=None, name=None)``: as in "
+                        f"Paddle's dynamic mode, ``out`` is accepted and left untouched; the result is a new "
+                        f"Tensor.\n\n>>> eager.{op}(x)\n")
     return function
 
 

@@ -252,3 +252,16 @@ def test_numpy_strings_stay_text():
     ds = io.Subset([np.array(["x", "y"]), np.array(["z", "w"])], [0, 1])
     (out,) = list(io.DataLoader(ds, batch_size=2))
     assert isinstance(out, np.ndarray) and out.tolist() == [["x", "y"], ["z", "w"]]
+
+
+def test_a_dataloader_iterator_has_paddles_next_method():
+    # docs/guides/beginner/train_eval_predict: ``img, label = test_loader().next()``
+    data = np.arange(10, dtype="float32").reshape(5, 2)
+    loader = io.DataLoader(io.TensorDataset([eager.to_tensor(data)]), batch_size=2)
+    iterator = loader()
+    first = iterator.next()
+    np.testing.assert_array_equal(first[0].numpy(), data[:2])
+    np.testing.assert_array_equal(next(iterator)[0].numpy(), data[2:4])  # one cursor for both spellings
+    np.testing.assert_array_equal(iterator.next()[0].numpy(), data[4:])
+    with pytest.raises(StopIteration):
+        iterator.next()

@@ -378,3 +378,13 @@ def test_workers_in_a_daemonic_process_are_refused_clearly():
     assert message.startswith("DataLoader: num_workers=2 starts worker processes, but this code runs in a daemonic")
     assert "use num_workers=0" in message
     assert rng_unchanged                         # refused before the epoch's seed was drawn
+
+
+def test_a_worker_iterator_has_paddles_next_method():
+    loader = io.DataLoader(io.TensorDataset([eager.to_tensor(np.arange(6, dtype="float32"))]), batch_size=3,
+                           num_workers=2)
+    iterator = iter(loader)
+    np.testing.assert_array_equal(iterator.next()[0].numpy(), [0, 1, 2])
+    np.testing.assert_array_equal(iterator.next()[0].numpy(), [3, 4, 5])
+    with pytest.raises(StopIteration):
+        iterator.next()

@@ -399,3 +399,18 @@ def test_summary_bad_dtype_names_the_function():
     with pytest.raises(TypeError, match="summary: argument 'dtypes'.*flot32"):
         eager.summary(net, (1, 2), dtypes="flot32")
     assert not net._forward_post_hooks
+
+
+@pytest.mark.parametrize("norm", [lambda c: nn.BatchNorm2D(c), lambda c: nn.BatchNorm(c),
+                                  lambda c: nn.SyncBatchNorm(c)])
+def test_batch_norm_running_statistics_count_as_non_trainable_parameters(norm, capsys):
+    # Paddle creates _mean and _variance as trainable=False parameters, so its summary of a
+    # BatchNorm2D(64) shows 256 (its tutorials' printed tables); eager keeps them as buffers
+    net = nn.Sequential(nn.Conv2D(3, 64, 3), norm(64))
+    info = eager.summary(net, (1, 3, 8, 8))
+    text = capsys.readouterr().out
+    conv = 3 * 64 * 9 + 64
+    assert info == {"total_params": conv + 4 * 64, "trainable_params": conv + 2 * 64}
+    assert totals_of(text)["Non-trainable params"] == "128"
+    assert re.search(r"Norm\w*-\d+\s.*\s256\s*$", text, re.M), text
+    assert len(net.parameters()) == 4  # still buffers: parameters() lists the conv's and the affine ones

@@ -34,6 +34,7 @@ from ..autograd import no_grad
 from ..generated import forward_api as _F
 from ..nn import LayerList, Sequential
 from ..nn.layer import Layer, post_order
+from ..nn.norm import _BatchNormBase
 from ..nn.rnn import RNNBase
 from ..tensor import Tensor
 
@@ -78,6 +79,15 @@ def _own_parameters(layer: Layer) -> list:
     if isinstance(layer, RNNBase):
         return layer.parameters()
     return list(layer._parameters.values())
+
+
+def _running_statistics(layer: Layer) -> list:
+    """A batch norm's running mean and variance: eager keeps them as buffers, Paddle
+    creates them as parameters with trainable=False, so its summary counts them in the
+    row and in "Non-trainable params" (a BatchNorm2D(64) shows 256)."""
+    if isinstance(layer, _BatchNormBase):
+        return [layer._mean, layer._variance]
+    return []
 
 
 def _numel(shape) -> int:
@@ -273,7 +283,7 @@ def _summary_string(net, sizes, dtypes, input):
             params = _own_parameters(layer)
             row = rows[id(layer)] = {
                 "key": f"{type(layer).__name__}-{index + 1}",
-                "nb_params": sum(_numel(p.shape) for p in params),
+                "nb_params": sum(_numel(p.shape) for p in params + _running_statistics(layer)),
                 "trainable_params": sum(_numel(p.shape) for p in params
                                         if getattr(p, "trainable", True) and not p.stop_gradient),
             }

@@ -23,3 +23,8 @@ class BatchIterator:
             return self._next()
         finally:
             recorder.add_span("DataLoader.next", "Dataloader", start)
+
+    def next(self):
+        """The next batch, as ``next(iterator)``: Paddle's DataLoader iterators keep this
+        Python 2 spelling and its tutorials call it (``img, label = loader().next()``)."""
+        return self.__next__()
