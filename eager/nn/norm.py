@@ -19,7 +19,7 @@ from ..tensor import Tensor
 from . import functional
 from . import initializer as _init
 from .functional import norm as norm_functional
-from .functional.checks import check_positive_int, check_tensor
+from .functional.checks import check_number, check_positive_int, check_tensor
 from .layer import Layer, ParamAttr
 
 
@@ -337,7 +337,14 @@ class GroupNorm(Layer):
 
     def forward(self, input: Tensor) -> Tensor:
         """input normalized per sample and group of channels."""
-        check_tensor(f"{type(self).__name__}({self._full_name})", "input", input)
+        who = f"{type(self).__name__}({self._full_name})"
+        check_tensor(who, "input", input)
+        # Without weight and bias nothing else would compare the channels with num_channels.
+        if input.ndim >= 2:
+            channels = input.shape[norm_functional.channel_axis(input, self._data_format)]
+            if channels != self._num_channels:
+                raise ValueError(f"{who}: argument 'input' expected {self._num_channels} channels (num_channels) "
+                                 f"in data_format {self._data_format!r}, got shape {input.shape} with {channels}")
         return norm_functional.group_norm(input, self._num_groups, self._epsilon, self.weight, self.bias,
                                           self._data_format)
 
@@ -431,7 +438,8 @@ class LocalResponseNorm(Layer):
         super().__init__()
         who = type(self).__name__
         self._size = check_positive_int(who, "size", size)
-        self._alpha, self._beta, self._k = alpha, beta, k
+        self._alpha, self._beta, self._k = (check_number(who, arg, value)
+                                            for arg, value in (("alpha", alpha), ("beta", beta), ("k", k)))
         self._data_format = _format(who, data_format, ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"))
 
     def forward(self, input: Tensor) -> Tensor:
