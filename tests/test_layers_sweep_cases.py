@@ -20,6 +20,11 @@ and gradients agreed everywhere; what was found:
 - GroupNorm without weight and bias normalized an input with the wrong number
   of channels silently (with them, the error named group_norm's weight).
 - LocalResponseNorm took a non-number alpha/beta/k when built.
+- A Tensor as data_format/padding_mode/activation died in Tensor == str
+  (an error naming 'equal'), a list as an RNN direction in hashing; a Tensor
+  flag (batch_norm training/use_global_stats, instance_norm use_input_stats,
+  RNN time_major/is_reverse) in its truth value, and an int or str flag was
+  read by truthiness: now a ValueError / TypeError naming the caller.
 References are float64 loops written here; gradients by finite differences.
 """
 import numpy as np
@@ -147,3 +152,51 @@ def test_local_response_norm_checks_its_numbers_when_built(arg):
         nn.LocalResponseNorm(3, **{arg: "0.5"})
     with pytest.raises(TypeError, match=rf"^LocalResponseNorm: argument '{arg}' expected a number, got bool"):
         nn.LocalResponseNorm(3, **{arg: True})
+
+
+# -- non-str formats and modes, non-bool flags ------------------------------------------
+
+@pytest.mark.parametrize("call, message", [
+    (lambda v: F.conv2d(eager.ones([1, 2, 3, 3]), eager.ones([1, 2, 1, 1]), data_format=v),
+     r"^conv2d: argument 'data_format' expected one of \['NCHW', 'NHWC'\]"),
+    (lambda v: F.conv1d_transpose(eager.ones([1, 2, 3]), eager.ones([2, 1, 1]), data_format=v),
+     r"^conv1d_transpose: argument 'data_format'"),
+    (lambda v: nn.Conv2D(2, 2, 1, data_format=v), r"^Conv2D: argument 'data_format'"),
+    (lambda v: nn.Conv2D(2, 2, 1, padding_mode=v), r"^Conv2D: argument 'padding_mode'"),
+    (lambda v: nn.Conv3DTranspose(2, 2, 1, data_format=v), r"^Conv3DTranspose: argument 'data_format'"),
+    (lambda v: nn.BatchNorm2D(2, data_format=v), r"^BatchNorm2D: argument 'data_format'"),
+    (lambda v: F.group_norm(eager.ones([1, 2, 3]), 1, data_format=v), r"^group_norm: argument 'data_format'"),
+    (lambda v: F.instance_norm(eager.ones([1, 2, 3]), data_format=v), r"^instance_norm: argument 'data_format'"),
+    (lambda v: nn.SimpleRNNCell(2, 2, activation=v), r"^SimpleRNNCell: argument 'activation'"),
+])
+def test_non_str_format_mode_direction_is_a_value_error(call, message):
+    # a Tensor compared with the allowed strings raised equal's TypeError (naming 'equal', not the caller)
+    with pytest.raises(ValueError, match=message):
+        call(eager.to_tensor([1, 2]))
+
+
+def test_rnn_direction_of_a_list_is_a_value_error():
+    # the directions are a dict's keys: a list died in hashing ("unhashable type: 'list'")
+    with pytest.raises(ValueError, match=r"^LSTM: argument 'direction' expected 'forward', 'bidirect' or "
+                                         r"'bidirectional', got \['forward'\]"):
+        nn.LSTM(3, 2, direction=["forward"])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda x: F.batch_norm(x, eager.zeros([2]), eager.ones([2]), training=eager.to_tensor([True, False])),
+     r"^batch_norm: argument 'training' expected a bool"),
+    (lambda x: F.batch_norm(x, eager.zeros([2]), eager.ones([2]), use_global_stats=1),
+     r"^batch_norm: argument 'use_global_stats' expected a bool"),
+    (lambda x: F.instance_norm(x, use_input_stats=eager.to_tensor([True, False])),
+     r"^instance_norm: argument 'use_input_stats' expected a bool"),
+    (lambda x: nn.LSTM(3, 2, time_major=eager.to_tensor([True, False])),
+     r"^LSTM: argument 'time_major' expected a bool"),
+    (lambda x: nn.RNN(nn.GRUCell(3, 2), is_reverse="yes"), r"^RNN: argument 'is_reverse' expected a bool"),
+    (lambda x: nn.BiRNN(nn.GRUCell(3, 2), nn.GRUCell(3, 2), time_major=1),
+     r"^BiRNN: argument 'time_major' expected a bool"),
+])
+def test_flags_must_be_bools(call, message):
+    # a two-element Tensor flag died in its truth value ("ambiguous"); a str or an int was read by truthiness
+    x = leaf([2, 2, 3], 7)
+    with pytest.raises(TypeError, match=message):
+        call(x)

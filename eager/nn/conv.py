@@ -89,11 +89,11 @@ class _ConvNd(Layer):
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"{who}: argument 'groups' ({groups}) must divide in_channels ({in_channels}) and "
                              f"out_channels ({out_channels})")
-        if padding_mode not in _PADDING_MODES:
+        if not isinstance(padding_mode, str) or padding_mode not in _PADDING_MODES:
             raise ValueError(f"{who}: argument 'padding_mode' expected one of {list(_PADDING_MODES)}, got "
                              f"{padding_mode!r}")
         data_format = self._default_format if data_format is None else data_format
-        if data_format not in conv_functional._FORMATS[k]:
+        if not isinstance(data_format, str) or data_format not in conv_functional._FORMATS[k]:
             raise ValueError(f"{who}: argument 'data_format' expected one of "
                              f"{list(conv_functional._FORMATS[k])}, got {data_format!r}")
         self._in_channels, self._out_channels, self._groups = int(in_channels), int(out_channels), int(groups)
@@ -205,7 +205,7 @@ class _ConvTransposeNd(Layer):
             raise ValueError(f"{who}: argument 'groups' ({groups}) must divide in_channels ({in_channels}) and "
                              f"out_channels ({out_channels})")
         data_format = self._default_format if data_format is None else data_format
-        if data_format not in conv_functional._FORMATS[k]:
+        if not isinstance(data_format, str) or data_format not in conv_functional._FORMATS[k]:
             raise ValueError(f"{who}: argument 'data_format' expected one of "
                              f"{list(conv_functional._FORMATS[k])}, got {data_format!r}")
         self._in_channels, self._out_channels, self._groups = int(in_channels), int(out_channels), int(groups)

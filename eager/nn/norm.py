@@ -62,7 +62,7 @@ class LayerNorm(Layer):
 
 
 def _format(who: str, data_format, formats) -> str:
-    if data_format not in formats:
+    if not isinstance(data_format, str) or data_format not in formats:
         raise ValueError(f"{who}: argument 'data_format' expected one of {list(formats)}, got {data_format!r}")
     return data_format
 

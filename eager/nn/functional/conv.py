@@ -79,7 +79,7 @@ def _in_1d_terms(fn: str, error: InvalidArgumentError, infer) -> InvalidArgument
 def _conv(fn: str, k: int, x, weight, bias, stride, padding, dilation, groups, data_format):
     check_float(fn, "x", x)
     check_float(fn, "weight", weight)
-    if data_format not in _FORMATS[k]:
+    if not isinstance(data_format, str) or data_format not in _FORMATS[k]:
         raise ValueError(f"{fn}: argument 'data_format' expected one of {list(_FORMATS[k])}, got "
                          f"{data_format!r}")
     channel_last = data_format == _FORMATS[k][1]
@@ -164,7 +164,7 @@ def _conv_transpose(fn: str, k: int, x, weight, bias, stride, padding, output_pa
                     output_size, data_format):
     check_float(fn, "x", x)
     check_float(fn, "weight", weight)
-    if data_format not in _FORMATS[k]:
+    if not isinstance(data_format, str) or data_format not in _FORMATS[k]:
         raise ValueError(f"{fn}: argument 'data_format' expected one of {list(_FORMATS[k])}, got "
                          f"{data_format!r}")
     channel_last = data_format == _FORMATS[k][1]
