@@ -84,6 +84,10 @@ def _check_input(layer: Layer, x, ranks) -> str:
 class _BatchNormBase(Layer):
     _formats = ("NCHW", "NHWC")
     _ranks = (4,)
+    # Paddle's BatchNorm1D/2D/3D (and SyncBatchNorm) keep a weight and a bias even where weight_attr or
+    # bias_attr is False: fixed ones and zeros with stop_gradient, so ``.weight``, parameters() and
+    # state_dict are those of its layers. Its older nn.BatchNorm has none there.
+    _fixed_affine = True
 
     def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
                  data_format="NCHW", use_global_stats=None, name=None, dtype=None):
@@ -102,7 +106,11 @@ class _BatchNormBase(Layer):
         if use_global_stats is not None and not isinstance(use_global_stats, bool):
             raise TypeError(f"{who}: argument 'use_global_stats' expected None or a bool, got {use_global_stats!r}")
         self._use_global_stats = use_global_stats
-        _affine(self, who, [self._num_features], weight_attr, bias_attr)
+        fixed = [self._fixed_affine and attr is False for attr in (weight_attr, bias_attr)]
+        _affine(self, who, [self._num_features], None if fixed[0] else weight_attr, None if fixed[1] else bias_attr)
+        for parameter, frozen in zip((self.weight, self.bias), fixed):
+            if frozen:
+                parameter.stop_gradient = True
         dtype = self._dtype.numpy_dtype
         self.register_buffer("_mean", to_tensor(np.zeros(self._num_features, dtype)))
         self.register_buffer("_variance", to_tensor(np.ones(self._num_features, dtype)))
@@ -195,6 +203,7 @@ class BatchNorm(_BatchNormBase):
 
     _formats = ("NCHW", "NHWC")
     _ranks = (2, 3, 4, 5)
+    _fixed_affine = False
 
     def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None,
                  bias_attr=None, dtype="float32", data_layout="NCHW", in_place=False, moving_mean_name=None,
