@@ -18,6 +18,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from phi.core.errors import InvalidArgumentError
 
 from ..tensor import Tensor
 from . import initializer as _init
@@ -55,6 +56,24 @@ def convolve_transpose(who: str, conv, x: Tensor, weight: Tensor, output_size=No
                                            conv._data_format)
 
 
+def _refused(who: str, conv, x: Tensor, error: InvalidArgumentError) -> ValueError:
+    """Why the convolution op refused the input x of layer ``conv``: its channels
+    against the layer's in_channels (which the op reports as the weight's shape),
+    else the op's own error. Only on the failure path."""
+    channels = x.shape[-1 if conv._data_format.endswith("C") else 1]
+    if channels != conv._in_channels:
+        return ValueError(f"{who}: argument 'x' expected {conv._in_channels} channels (in_channels) in "
+                          f"data_format {conv._data_format!r}, got shape {x.shape} with {channels}")
+    return error
+
+
+def _check_output_padding(who: str, output_padding, stride, dilation) -> None:
+    for axis, (pad, s, d) in enumerate(zip(output_padding, stride, dilation)):
+        if pad >= max(s, d):
+            raise ValueError(f"{who}: argument 'output_padding' expected values smaller than max(stride, "
+                             f"dilation) = {max(s, d)} on axis {axis}, got {list(output_padding)}")
+
+
 class _ConvNd(Layer):
     _k = 2
     _default_format = "NCHW"
@@ -70,11 +89,11 @@ class _ConvNd(Layer):
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"{who}: argument 'groups' ({groups}) must divide in_channels ({in_channels}) and "
                              f"out_channels ({out_channels})")
-        if padding_mode not in _PADDING_MODES:
+        if not isinstance(padding_mode, str) or padding_mode not in _PADDING_MODES:
             raise ValueError(f"{who}: argument 'padding_mode' expected one of {list(_PADDING_MODES)}, got "
                              f"{padding_mode!r}")
         data_format = self._default_format if data_format is None else data_format
-        if data_format not in conv_functional._FORMATS[k]:
+        if not isinstance(data_format, str) or data_format not in conv_functional._FORMATS[k]:
             raise ValueError(f"{who}: argument 'data_format' expected one of "
                              f"{list(conv_functional._FORMATS[k])}, got {data_format!r}")
         self._in_channels, self._out_channels, self._groups = int(in_channels), int(out_channels), int(groups)
@@ -102,7 +121,10 @@ class _ConvNd(Layer):
         """The convolution of x (layout ``data_format``) with this layer's weight and bias."""
         who = f"{type(self).__name__}({self._full_name})"
         check_tensor(who, "x", x)
-        return convolve(who, self, x, self.weight)
+        try:
+            return convolve(who, self, x, self.weight)
+        except InvalidArgumentError as error:
+            raise _refused(who, self, x, error) from None
 
     def extra_repr(self) -> str:
         """The sizes, shown by repr."""
@@ -183,7 +205,7 @@ class _ConvTransposeNd(Layer):
             raise ValueError(f"{who}: argument 'groups' ({groups}) must divide in_channels ({in_channels}) and "
                              f"out_channels ({out_channels})")
         data_format = self._default_format if data_format is None else data_format
-        if data_format not in conv_functional._FORMATS[k]:
+        if not isinstance(data_format, str) or data_format not in conv_functional._FORMATS[k]:
             raise ValueError(f"{who}: argument 'data_format' expected one of "
                              f"{list(conv_functional._FORMATS[k])}, got {data_format!r}")
         self._in_channels, self._out_channels, self._groups = int(in_channels), int(out_channels), int(groups)
@@ -191,6 +213,7 @@ class _ConvTransposeNd(Layer):
         self._stride = conv_functional.int_tuple(who, "stride", stride, k)
         self._dilation = conv_functional.int_tuple(who, "dilation", dilation, k)
         self._output_padding = conv_functional.int_tuple(who, "output_padding", output_padding, k, minimum=0)
+        _check_output_padding(who, self._output_padding, self._stride, self._dilation)
         conv_functional.conv_padding(who, padding, k, data_format == conv_functional._FORMATS[k][1])
         self._padding, self._data_format = padding, data_format
         weight_attr = ParamAttr.from_argument(weight_attr, who, "weight_attr")
@@ -206,7 +229,10 @@ class _ConvTransposeNd(Layer):
         picks the spatial output size among those the stride allows."""
         who = f"{type(self).__name__}({self._full_name})"
         check_tensor(who, "x", x)
-        return convolve_transpose(who, self, x, self.weight, output_size)
+        try:
+            return convolve_transpose(who, self, x, self.weight, output_size)
+        except InvalidArgumentError as error:
+            raise _refused(who, self, x, error) from None
 
     def extra_repr(self) -> str:
         """The sizes, shown by repr."""

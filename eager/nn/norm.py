@@ -19,7 +19,7 @@ from ..tensor import Tensor
 from . import functional
 from . import initializer as _init
 from .functional import norm as norm_functional
-from .functional.checks import check_positive_int, check_tensor
+from .functional.checks import check_number, check_positive_int, check_tensor
 from .layer import Layer, ParamAttr
 
 
@@ -62,7 +62,7 @@ class LayerNorm(Layer):
 
 
 def _format(who: str, data_format, formats) -> str:
-    if data_format not in formats:
+    if not isinstance(data_format, str) or data_format not in formats:
         raise ValueError(f"{who}: argument 'data_format' expected one of {list(formats)}, got {data_format!r}")
     return data_format
 
@@ -84,6 +84,10 @@ def _check_input(layer: Layer, x, ranks) -> str:
 class _BatchNormBase(Layer):
     _formats = ("NCHW", "NHWC")
     _ranks = (4,)
+    # Paddle's BatchNorm1D/2D/3D (and SyncBatchNorm) keep a weight and a bias even where weight_attr or
+    # bias_attr is False: fixed ones and zeros with stop_gradient, so ``.weight``, parameters() and
+    # state_dict are those of its layers. Its older nn.BatchNorm has none there.
+    _fixed_affine = True
 
     def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
                  data_format="NCHW", use_global_stats=None, name=None, dtype=None):
@@ -102,7 +106,11 @@ class _BatchNormBase(Layer):
         if use_global_stats is not None and not isinstance(use_global_stats, bool):
             raise TypeError(f"{who}: argument 'use_global_stats' expected None or a bool, got {use_global_stats!r}")
         self._use_global_stats = use_global_stats
-        _affine(self, who, [self._num_features], weight_attr, bias_attr)
+        fixed = [self._fixed_affine and attr is False for attr in (weight_attr, bias_attr)]
+        _affine(self, who, [self._num_features], None if fixed[0] else weight_attr, None if fixed[1] else bias_attr)
+        for parameter, frozen in zip((self.weight, self.bias), fixed):
+            if frozen:
+                parameter.stop_gradient = True
         dtype = self._dtype.numpy_dtype
         self.register_buffer("_mean", to_tensor(np.zeros(self._num_features, dtype)))
         self.register_buffer("_variance", to_tensor(np.ones(self._num_features, dtype)))
@@ -195,6 +203,7 @@ class BatchNorm(_BatchNormBase):
 
     _formats = ("NCHW", "NHWC")
     _ranks = (2, 3, 4, 5)
+    _fixed_affine = False
 
     def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None,
                  bias_attr=None, dtype="float32", data_layout="NCHW", in_place=False, moving_mean_name=None,
@@ -337,7 +346,14 @@ class GroupNorm(Layer):
 
     def forward(self, input: Tensor) -> Tensor:
         """input normalized per sample and group of channels."""
-        check_tensor(f"{type(self).__name__}({self._full_name})", "input", input)
+        who = f"{type(self).__name__}({self._full_name})"
+        check_tensor(who, "input", input)
+        # Without weight and bias nothing else would compare the channels with num_channels.
+        if input.ndim >= 2:
+            channels = input.shape[norm_functional.channel_axis(input, self._data_format)]
+            if channels != self._num_channels:
+                raise ValueError(f"{who}: argument 'input' expected {self._num_channels} channels (num_channels) "
+                                 f"in data_format {self._data_format!r}, got shape {input.shape} with {channels}")
         return norm_functional.group_norm(input, self._num_groups, self._epsilon, self.weight, self.bias,
                                           self._data_format)
 
@@ -431,7 +447,8 @@ class LocalResponseNorm(Layer):
         super().__init__()
         who = type(self).__name__
         self._size = check_positive_int(who, "size", size)
-        self._alpha, self._beta, self._k = alpha, beta, k
+        self._alpha, self._beta, self._k = (check_number(who, arg, value)
+                                            for arg, value in (("alpha", alpha), ("beta", beta), ("k", k)))
         self._data_format = _format(who, data_format, ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"))
 
     def forward(self, input: Tensor) -> Tensor:

@@ -25,6 +25,7 @@ import numbers
 
 from phi.common.data_type import DataType
 
+from ..arguments import to_bool
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import initializer as _init
@@ -201,7 +202,7 @@ class SimpleRNNCell(_BuiltInCell):
     def __init__(self, input_size, hidden_size, activation="tanh", weight_ih_attr=None, weight_hh_attr=None,
                  bias_ih_attr=None, bias_hh_attr=None, name=None):
         super().__init__(name_scope=name_scope_of(name))
-        if activation not in ("tanh", "relu"):
+        if not isinstance(activation, str) or activation not in ("tanh", "relu"):
             raise ValueError(f"SimpleRNNCell: argument 'activation' expected 'tanh' or 'relu', got {activation!r}")
         self.activation = activation
         self._setup("SimpleRNNCell", input_size, hidden_size, 1, weight_ih_attr, weight_hh_attr, bias_ih_attr,
@@ -460,8 +461,8 @@ class RNN(Layer):
         if not isinstance(cell, Layer):
             raise TypeError(f"RNN: argument 'cell' expected a cell Layer, got {type(cell).__name__}")
         self.cell = cell
-        self.is_reverse = bool(is_reverse)
-        self.time_major = bool(time_major)
+        self.is_reverse = to_bool(is_reverse, "RNN", "is_reverse")
+        self.time_major = to_bool(time_major, "RNN", "time_major")
 
     def forward(self, inputs, initial_states=None, sequence_length=None, **kwargs):
         """``(outputs, final_states)`` of the cell run over inputs."""
@@ -539,7 +540,7 @@ class BiRNN(Layer):
                              f"{cell_fw.input_size} and {cell_bw.input_size}")
         self.cell_fw = cell_fw
         self.cell_bw = cell_bw
-        self.time_major = bool(time_major)
+        self.time_major = to_bool(time_major, "BiRNN", "time_major")
 
     def forward(self, inputs, initial_states=None, sequence_length=None, **kwargs):
         """``(outputs, (final_fw, final_bw))`` of both cells run over inputs."""
@@ -577,14 +578,14 @@ class RNNBase(LayerList):
         self.input_size = check_positive_int(who, "input_size", input_size)
         self.hidden_size = check_positive_int(who, "hidden_size", hidden_size)
         self.num_layers = check_positive_int(who, "num_layers", num_layers)
-        if direction not in _DIRECTIONS:
+        if not isinstance(direction, str) or direction not in _DIRECTIONS:
             raise ValueError(f"{who}: argument 'direction' expected 'forward', 'bidirect' or 'bidirectional', got "
                              f"{direction!r}")
         if not isinstance(dropout, numbers.Real) or isinstance(dropout, bool) or not 0.0 <= dropout <= 1.0:
             raise ValueError(f"{who}: argument 'dropout' expected a float in [0, 1], got {dropout!r}")
         self.direction = direction
         self.num_directions = _DIRECTIONS[direction]
-        self.time_major = bool(time_major)
+        self.time_major = to_bool(time_major, who, "time_major")
         self.dropout = float(dropout)
         self.mode = self._mode
         self.state_components = 2 if self._cell_type is LSTMCell else 1
@@ -692,7 +693,7 @@ class SimpleRNN(RNNBase):
     def __init__(self, input_size, hidden_size, num_layers=1, direction="forward", time_major=False, dropout=0.0,
                  activation="tanh", weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None,
                  name=None):
-        if activation not in ("tanh", "relu"):
+        if not isinstance(activation, str) or activation not in ("tanh", "relu"):
             raise ValueError(f"SimpleRNN: argument 'activation' expected 'tanh' or 'relu', got {activation!r}")
         super().__init__(input_size, hidden_size, num_layers, direction, time_major, dropout, weight_ih_attr,
                          weight_hh_attr, bias_ih_attr, bias_hh_attr, name, activation=activation)

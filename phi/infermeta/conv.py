@@ -10,7 +10,9 @@ __all__ = ["conv2d_grad_infer_meta", "conv2d_infer_meta", "conv3d_grad_infer_met
            "conv2d_transpose_infer_meta", "conv3d_transpose_infer_meta", "conv2d_transpose_grad_infer_meta",
            "conv3d_transpose_grad_infer_meta"]
 
-_FORMATS = {2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
+# k = 1 is no op of its own: eager's conv1d runs conv2d over a height of 1, and where that op
+# refuses, it checks again in 1-D terms so that the message speaks of the caller's shapes.
+_FORMATS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
 
 def _positive_ints(arg: str, values, k: int) -> tuple:

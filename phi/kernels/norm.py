@@ -70,11 +70,13 @@ def _count(view, axes):
 _ONE_PASS_RATIO = 4.0
 
 
-def _summable(xp, view, stat_axes, param_axes, scale):
+def _summable(xp, view, stat_axes, param_axes, scale, bias):
     """Whether the BLAS-reduced forms apply: the view's last axis among the reduced
-    ones and scale constant within a group (batch_norm and instance_norm NCHW)."""
+    ones and scale and bias constant within a group (batch_norm and instance_norm
+    NCHW). A bias that varies within a group (group_norm's per channel) needs its
+    own sums, which the reduced forms' per-group sum of dy does not give."""
     return (len(view) - 1 in stat_axes and math.prod(view) > 0
-            and (scale is None or not set(param_axes) & set(stat_axes)))
+            and ((scale is None and bias is None) or not set(param_axes) & set(stat_axes)))
 
 
 def _sums(xp, view, stat_axes, a, b=None, b_sum=False):
@@ -139,7 +141,7 @@ def _normalize(xp, x, scale, bias, epsilon, view, stat_axes, param_axes, mean=No
     becomes the output. Layer and group norm run _normalize_two_pass."""
     if _rows_layout(view, stat_axes, param_axes):
         return _layer_normalize(xp, x, scale, bias, epsilon, view, mean, variance)
-    if not _summable(xp, view, stat_axes, param_axes, scale):
+    if not _summable(xp, view, stat_axes, param_axes, scale, bias):
         return _normalize_two_pass(xp, x, scale, bias, epsilon, view, stat_axes, param_axes, mean, variance)
     xv = _compute(xp, x).reshape(view)
     dtype = xv.dtype
@@ -292,7 +294,7 @@ def _normalize_grad(xp, x, scale, bias, mean, variance, out_grad, epsilon, view,
     _normalize_grad_centered."""
     if _rows_layout(view, stat_axes, param_axes) and not stats_fixed:
         return _layer_normalize_grad(xp, x, scale, bias, mean, variance, out_grad, epsilon, view, out_mask)
-    if not _summable(xp, view, stat_axes, param_axes, scale):
+    if not _summable(xp, view, stat_axes, param_axes, scale, bias):
         return _normalize_grad_centered(xp, x, scale, bias, mean, variance, out_grad, epsilon, view, stat_axes,
                                         param_axes, out_mask, stats_fixed)
     want_x, want_scale, want_bias = out_mask or (True, True, True)

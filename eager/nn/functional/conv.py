@@ -15,6 +15,10 @@ from __future__ import annotations
 
 import numbers
 
+from phi.core.errors import InvalidArgumentError
+from phi.core.meta_tensor import MetaTensor
+from phi.infermeta.conv import conv_infer_meta, conv_transpose_infer_meta
+
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import check_float
@@ -60,10 +64,22 @@ def conv_padding(fn: str, padding, k: int, channel_last: bool) -> tuple:
     return [v for p in symmetric for v in (p, p)], "EXPLICIT"
 
 
+def _in_1d_terms(fn: str, error: InvalidArgumentError, infer) -> InvalidArgumentError:
+    """The error for a 1-D convolution that its 2-D op (over a height of 1)
+    refused: the same InferMeta run in 1-D terms (``infer(out)``), whose message
+    names the caller's function and shapes rather than the op's 4-d ones; the
+    op's own error where the 1-D checks pass. Only on the failure path."""
+    try:
+        infer(MetaTensor())
+    except InvalidArgumentError as own:
+        return InvalidArgumentError(f"{fn}: {own}")
+    return error
+
+
 def _conv(fn: str, k: int, x, weight, bias, stride, padding, dilation, groups, data_format):
     check_float(fn, "x", x)
     check_float(fn, "weight", weight)
-    if data_format not in _FORMATS[k]:
+    if not isinstance(data_format, str) or data_format not in _FORMATS[k]:
         raise ValueError(f"{fn}: argument 'data_format' expected one of {list(_FORMATS[k])}, got "
                          f"{data_format!r}")
     channel_last = data_format == _FORMATS[k][1]
@@ -83,11 +99,14 @@ def _conv(fn: str, k: int, x, weight, bias, stride, padding, dilation, groups, d
             raise ValueError(f"{fn}: argument 'bias' expected shape [{weight.shape[0]}] (one per output "
                              f"channel), got {bias.shape}")
     if k == 1:  # a conv2d over a height of 1
-        x = _F.unsqueeze(x, [1 if channel_last else 2])
-        weight = _F.unsqueeze(weight, [2])
-        strides, dilations, paddings = (1,) + strides, (1,) + dilations, [0, 0] + paddings
-        out = _F.conv2d(x, weight, list(strides), paddings, algorithm, list(dilations), int(groups),
-                        "NHWC" if channel_last else "NCHW")
+        try:
+            out = _F.conv2d(_F.unsqueeze(x, [1 if channel_last else 2]), _F.unsqueeze(weight, [2]),
+                            [1, *strides], [0, 0, *paddings], algorithm, [1, *dilations], int(groups),
+                            "NHWC" if channel_last else "NCHW")
+        except InvalidArgumentError as error:
+            raise _in_1d_terms(fn, error, lambda meta: conv_infer_meta(
+                1, x.impl, weight.impl, strides, paddings, algorithm, dilations, int(groups), data_format,
+                meta)) from None
         out = _F.squeeze(out, [1 if channel_last else 2])
     else:
         op = _F.conv2d if k == 2 else _F.conv3d
@@ -145,7 +164,7 @@ def _conv_transpose(fn: str, k: int, x, weight, bias, stride, padding, output_pa
                     output_size, data_format):
     check_float(fn, "x", x)
     check_float(fn, "weight", weight)
-    if data_format not in _FORMATS[k]:
+    if not isinstance(data_format, str) or data_format not in _FORMATS[k]:
         raise ValueError(f"{fn}: argument 'data_format' expected one of {list(_FORMATS[k])}, got "
                          f"{data_format!r}")
     channel_last = data_format == _FORMATS[k][1]
@@ -173,13 +192,16 @@ def _conv_transpose(fn: str, k: int, x, weight, bias, stride, padding, output_pa
             raise ValueError(f"{fn}: argument 'bias' expected shape [{c_out}] (one per output channel), got "
                              f"{bias.shape}")
     if k == 1:  # a conv2d_transpose over a height of 1
-        x = _F.unsqueeze(x, [1 if channel_last else 2])
-        weight = _F.unsqueeze(weight, [2])
-        strides, dilations, paddings = (1,) + strides, (1,) + dilations, [0, 0] + paddings
-        output_padding = (0,) + output_padding if output_padding else ()
-        output_size = (1,) + output_size if output_size else ()
-        out = _F.conv2d_transpose(x, weight, list(strides), paddings, list(output_padding), list(output_size),
-                                  algorithm, int(groups), list(dilations), "NHWC" if channel_last else "NCHW")
+        try:
+            out = _F.conv2d_transpose(
+                _F.unsqueeze(x, [1 if channel_last else 2]), _F.unsqueeze(weight, [2]), [1, *strides],
+                [0, 0, *paddings], [0, *output_padding] if output_padding else [],
+                [1, *output_size] if output_size else [], algorithm, int(groups), [1, *dilations],
+                "NHWC" if channel_last else "NCHW")
+        except InvalidArgumentError as error:
+            raise _in_1d_terms(fn, error, lambda meta: conv_transpose_infer_meta(
+                1, x.impl, weight.impl, strides, paddings, output_padding, output_size, algorithm, int(groups),
+                dilations, data_format, meta)) from None
         out = _F.squeeze(out, [1 if channel_last else 2])
     else:
         op = _F.conv2d_transpose if k == 2 else _F.conv3d_transpose

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numbers
 
+from ...arguments import to_bool
 from ...autograd.inplace import write_inplace
 from ...generated import forward_api as _F
 from ...tensor import Tensor
@@ -75,7 +76,7 @@ def layer_norm(x: Tensor, normalized_shape, weight=None, bias=None, epsilon: flo
 
 
 def _check_format(fn: str, data_format, formats=_FORMATS) -> str:
-    if data_format not in formats:
+    if not isinstance(data_format, str) or data_format not in formats:
         raise ValueError(f"{fn}: argument 'data_format' expected one of {list(formats)}, got {data_format!r}")
     return data_format
 
@@ -140,10 +141,12 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight=None
     epsilon = check_epsilon(fn, epsilon)
     if not isinstance(momentum, numbers.Real) or isinstance(momentum, bool) or not 0.0 <= momentum <= 1.0:
         raise ValueError(f"{fn}: argument 'momentum' expected a number in [0, 1], got {momentum!r}")
+    training = to_bool(training, fn, "training")
     if use_global_stats is None:
         use_global_stats, trainable_statistics = not training, False
     else:
-        use_global_stats, trainable_statistics = bool(use_global_stats), not use_global_stats
+        use_global_stats = to_bool(use_global_stats, fn, "use_global_stats")
+        trainable_statistics = not use_global_stats
     return run_batch_norm(fn, x, running_mean, running_var, weight, bias, not training, float(momentum), epsilon,
                           data_format, use_global_stats, trainable_statistics)
 
@@ -184,7 +187,7 @@ def instance_norm(x: Tensor, running_mean=None, running_var=None, weight=None, b
                        running_var=running_var)
     _check_same_dtype(fn, x, weight=weight, bias=bias)
     eps = check_epsilon(fn, eps)
-    if not use_input_stats:
+    if not to_bool(use_input_stats, fn, "use_input_stats"):
         if running_mean is None or running_var is None:
             raise ValueError(f"{fn}: use_input_stats=False needs running_mean and running_var")
         return _F.batch_norm(x, running_mean, running_var, weight, bias, True, float(momentum), eps, data_format,
