@@ -593,7 +593,7 @@ def cdist(x, y, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_n
         raise ValueError(f"cdist: x {x.shape} and y {y.shape} expected the same last axis (the coordinates)")
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not p >= 0:
         raise ValueError(f"cdist: argument 'p' expected a float >= 0, got {p!r}")
-    if compute_mode not in _CDIST_MODES:
+    if not isinstance(compute_mode, str) or compute_mode not in _CDIST_MODES:
         raise ValueError(f"cdist: argument 'compute_mode' expected one of {list(_CDIST_MODES)}, got {compute_mode!r}")
     try:
         differences = _F.subtract(_F.unsqueeze(x, [-2]), _F.unsqueeze(y, [-3]))

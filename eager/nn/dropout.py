@@ -10,7 +10,7 @@ from .layer import Layer, name_scope_of
 
 
 def _checked_mode(who: str, mode) -> str:
-    if mode not in _MODES:
+    if not isinstance(mode, str) or mode not in _MODES:
         raise ValueError(f"{who}: argument 'mode' expected 'upscale_in_train' or 'downscale_in_infer', got {mode!r}")
     return mode
 
@@ -53,7 +53,7 @@ class Dropout2D(Layer):
     def __init__(self, p=0.5, data_format: str = "NCHW", name=None):
         super().__init__(name_scope=name_scope_of(name))
         self.p = _check_p("Dropout2D", p)
-        if data_format not in ("NCHW", "NHWC"):
+        if not isinstance(data_format, str) or data_format not in ("NCHW", "NHWC"):
             raise ValueError(f"Dropout2D: argument 'data_format' expected 'NCHW' or 'NHWC', got {data_format!r}")
         self.data_format = data_format
         self.name = name
@@ -78,7 +78,7 @@ class Dropout3D(Layer):
     def __init__(self, p=0.5, data_format: str = "NCDHW", name=None):
         super().__init__(name_scope=name_scope_of(name))
         self.p = _check_p("Dropout3D", p)
-        if data_format not in ("NCDHW", "NDHWC"):
+        if not isinstance(data_format, str) or data_format not in ("NCDHW", "NDHWC"):
             raise ValueError(f"Dropout3D: argument 'data_format' expected 'NCDHW' or 'NDHWC', got {data_format!r}")
         self.data_format = data_format
         self.name = name

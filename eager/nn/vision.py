@@ -27,9 +27,9 @@ class _PadNd(Layer):
                 or any(isinstance(p, bool) or not isinstance(p, numbers.Integral) or p < 0 for p in padding)):
             raise ValueError(f"{who}: argument 'padding' expected a non-negative int or {2 * k} of them (the last "
                              f"spatial axis first), got {padding!r}")
-        if mode not in _V._PAD_MODES:
+        if not isinstance(mode, str) or mode not in _V._PAD_MODES:
             raise ValueError(f"{who}: argument 'mode' expected one of {list(_V._PAD_MODES)}, got {mode!r}")
-        if data_format not in _PAD_FORMATS[k]:
+        if not isinstance(data_format, str) or data_format not in _PAD_FORMATS[k]:
             raise ValueError(f"{who}: argument 'data_format' expected one of {list(_PAD_FORMATS[k])}, got "
                              f"{data_format!r}")
         if not isinstance(value, numbers.Number) or isinstance(value, bool):
@@ -165,7 +165,7 @@ class PixelShuffle(Layer):
         super().__init__()
         who = type(self).__name__
         self._factor = _V._factor(who, "upscale_factor", upscale_factor)
-        if data_format not in ("NCHW", "NHWC"):
+        if not isinstance(data_format, str) or data_format not in ("NCHW", "NHWC"):
             raise ValueError(f"{who}: argument 'data_format' expected 'NCHW' or 'NHWC', got {data_format!r}")
         self._data_format = data_format
 
@@ -189,7 +189,7 @@ class ChannelShuffle(Layer):
         super().__init__()
         who = type(self).__name__
         self._groups = _V._factor(who, "groups", groups)
-        if data_format not in ("NCHW", "NHWC"):
+        if not isinstance(data_format, str) or data_format not in ("NCHW", "NHWC"):
             raise ValueError(f"{who}: argument 'data_format' expected 'NCHW' or 'NHWC', got {data_format!r}")
         self._data_format = data_format
 
@@ -213,7 +213,7 @@ class PixelUnshuffle(Layer):
         super().__init__()
         who = type(self).__name__
         self._factor = _V._factor(who, "downscale_factor", downscale_factor)
-        if data_format not in ("NCHW", "NHWC"):
+        if not isinstance(data_format, str) or data_format not in ("NCHW", "NHWC"):
             raise ValueError(f"{who}: argument 'data_format' expected 'NCHW' or 'NHWC', got {data_format!r}")
         self._data_format = data_format
 

@@ -89,7 +89,7 @@ def dropout(x: Tensor, p=0.5, axis=None, training: bool = True, mode: str = "ups
     check_float(fn, "x", x)
     p = _check_p(fn, p)
     training = _check_training(fn, training)
-    if mode not in _MODES:
+    if not isinstance(mode, str) or mode not in _MODES:
         raise ValueError(f"{fn}: argument 'mode' expected 'upscale_in_train' or 'downscale_in_infer', got {mode!r}")
     axes = _check_axes(fn, x, axis)
     if p == 0.0:
@@ -103,7 +103,7 @@ def _channel_dropout(fn: str, x, p, training, data_format, k: int):
     if x.ndim != k + 2:
         raise ValueError(f"{fn}: argument 'x' expected a {k + 2}-d tensor ({formats[0]} or {formats[1]}), "
                          f"got shape {x.shape}")
-    if data_format not in formats:
+    if not isinstance(data_format, str) or data_format not in formats:
         raise ValueError(f"{fn}: argument 'data_format' expected {formats[0]!r} or {formats[1]!r}, got "
                          f"{data_format!r}")
     channel = 1 if data_format == formats[0] else k + 1

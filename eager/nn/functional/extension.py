@@ -59,7 +59,7 @@ def temporal_shift(x: Tensor, seg_num: int, shift_ratio: float = 0.25, name=None
     """
     fn = "temporal_shift"
     check_float(fn, "x", x)
-    if data_format not in ("NCHW", "NHWC"):
+    if not isinstance(data_format, str) or data_format not in ("NCHW", "NHWC"):
         raise ValueError(f"{fn}: argument 'data_format' expected 'NCHW' or 'NHWC', got {data_format!r}")
     if x.ndim != 4:
         raise ValueError(f"{fn}: argument 'x' expected a 4-d tensor [N*T, C, H, W] ({data_format}), got shape "

@@ -98,10 +98,10 @@ def pad(x: Tensor, pad, mode: str = "constant", value: float = 0.0, data_format:
     """
     fn = "pad"
     check_tensor(fn, "x", x)
-    if mode not in _PAD_MODES:
+    if not isinstance(mode, str) or mode not in _PAD_MODES:
         raise ValueError(f"{fn}: argument 'mode' expected one of {list(_PAD_MODES)}, got {mode!r}")
     data_format = data_format.upper() if isinstance(data_format, str) else data_format    # as Paddle
-    if data_format not in _PAD_FORMATS:
+    if not isinstance(data_format, str) or data_format not in _PAD_FORMATS:
         raise ValueError(f"{fn}: argument 'data_format' expected one of {list(_PAD_FORMATS)}, got {data_format!r}")
     pads = _int_list(fn, "pad", pad)
     if any(p < 0 for p in pads):
@@ -116,7 +116,7 @@ def pad(x: Tensor, pad, mode: str = "constant", value: float = 0.0, data_format:
                          f"'constant', takes 2 * x.ndim = {2 * nd} values), got x of shape {x.shape}")
     k = nd - 2
     formats = _INTERP_FORMATS[nd] if nd != 3 else ("NCL", "NLC")
-    if data_format not in formats and data_format != "NCHW":   # the default: channels first at any rank
+    if not isinstance(data_format, str) or data_format not in formats and data_format != "NCHW":   # the default: channels first at any rank
         raise ValueError(f"{fn}: argument 'data_format' expected one of {list(formats)} for a {nd}-d x, got "
                          f"{data_format!r}")
     if len(pads) != 2 * k:
@@ -203,7 +203,7 @@ def interpolate(x: Tensor, size=None, scale_factor=None, mode: str = "nearest", 
         raise ValueError(f"{fn}: mode {mode!r} expects a {ranks} x, got shape {x.shape}")
     if mode == "area" and data_format == "NCHW":    # the default: channels first at any rank, as Paddle's area
         data_format = _INTERP_FORMATS[nd][0]
-    if data_format not in _INTERP_FORMATS[nd]:
+    if not isinstance(data_format, str) or data_format not in _INTERP_FORMATS[nd]:
         raise ValueError(f"{fn}: argument 'data_format' expected one of {list(_INTERP_FORMATS[nd])} for a "
                          f"{nd}-d x, got {data_format!r}")
     if not isinstance(align_corners, (bool, np.bool_)):
@@ -246,7 +246,7 @@ def _check_4d(fn: str, x, data_format):
     check_tensor(fn, "x", x)
     if x.ndim != 4:
         raise ValueError(f"{fn}: argument 'x' expected a 4-d tensor ({data_format}), got shape {x.shape}")
-    if data_format not in ("NCHW", "NHWC"):
+    if not isinstance(data_format, str) or data_format not in ("NCHW", "NHWC"):
         raise ValueError(f"{fn}: argument 'data_format' expected 'NCHW' or 'NHWC', got {data_format!r}")
     return data_format == "NHWC"
 

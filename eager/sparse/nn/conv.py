@@ -34,7 +34,7 @@ class _ConvNd(Layer):
                              f"{out_channels}")
         if groups != 1:
             raise ValueError(f"{who}: only groups=1 is supported, got groups={groups!r}")
-        if padding_mode != "zeros":
+        if not isinstance(padding_mode, str) or padding_mode != "zeros":
             raise ValueError(f"{who}: only padding_mode='zeros' is supported, got {padding_mode!r}")
         if data_format != self._data_format:
             raise ValueError(f"{who}: argument 'data_format' expected {self._data_format!r}, got {data_format!r}")

@@ -19,7 +19,7 @@ from .._core import COO, expect_sparse, from_values, values_of
 
 
 def _check_format(op: str, data_format) -> None:
-    if data_format != "NDHWC":
+    if not isinstance(data_format, str) or data_format != "NDHWC":
         raise ValueError(f"{op}: argument 'data_format' expected 'NDHWC' (channels last, the values' last "
                          f"dimension), got {data_format!r}")
 
@@ -80,7 +80,7 @@ class SyncBatchNorm(dense_sync.SyncBatchNorm):
 
     def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
                  data_format="NCHW", name=None):
-        if data_format not in self._formats:
+        if not isinstance(data_format, str) or data_format not in self._formats:
             raise ValueError(f"sparse.nn.SyncBatchNorm: argument 'data_format' expected one of "
                              f"{list(self._formats)}, got {data_format!r}")
         super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, "NC", name)

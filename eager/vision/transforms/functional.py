@@ -156,7 +156,7 @@ def to_tensor(pic, data_format: str = "CHW") -> Tensor:
     >>> F.to_tensor(np.full((2, 3), 255, np.uint8)).numpy().tolist()
     [[[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]]
     """
-    if data_format not in ("CHW", "HWC"):
+    if not isinstance(data_format, str) or data_format not in ("CHW", "HWC"):
         raise ValueError(f"to_tensor: argument 'data_format' expected 'CHW' or 'HWC', got {data_format!r}")
     if isinstance(pic, Tensor):
         # a Tensor image (CHW) is one already: returned as it is, or as HWC (as Paddle)
@@ -277,7 +277,7 @@ def pad(img, padding, fill=0, padding_mode: str = "constant"):
     [[3, 2, 1, 2, 3, 4, 3, 2]]
     """
     left, top, right, bottom = _padding4("pad", padding)
-    if padding_mode not in _PAD_MODES:
+    if not isinstance(padding_mode, str) or padding_mode not in _PAD_MODES:
         raise ValueError(f"pad: argument 'padding_mode' expected one of {_PAD_MODES}, got {padding_mode!r}")
     is_number = isinstance(fill, numbers.Real) and not isinstance(fill, bool)
     if not is_number and not (isinstance(fill, (list, tuple))
@@ -393,7 +393,7 @@ def normalize(img, mean, std, data_format: str = "CHW", to_rgb: bool = False):
     >>> F.normalize(np.full((1, 2, 2), 4.0), [2.0], [0.5]).tolist()
     [[[4.0, 4.0], [4.0, 4.0]]]
     """
-    if data_format not in ("CHW", "HWC"):
+    if not isinstance(data_format, str) or data_format not in ("CHW", "HWC"):
         raise ValueError(f"normalize: argument 'data_format' expected 'CHW' or 'HWC', got {data_format!r}")
     mean = _channel_values("normalize", "mean", mean)
     std = _channel_values("normalize", "std", std)

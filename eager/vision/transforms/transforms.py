@@ -163,7 +163,7 @@ class ToTensor(BaseTransform):
 
     def __init__(self, data_format="CHW", keys=None):
         super().__init__(keys)
-        if data_format not in ("CHW", "HWC"):
+        if not isinstance(data_format, str) or data_format not in ("CHW", "HWC"):
             raise ValueError(f"ToTensor: argument 'data_format' expected 'CHW' or 'HWC', got {data_format!r}")
         self.data_format = data_format
 
@@ -181,7 +181,7 @@ class Normalize(BaseTransform):
 
     def __init__(self, mean=0.0, std=1.0, data_format="CHW", to_rgb=False, keys=None):
         super().__init__(keys)
-        if data_format not in ("CHW", "HWC"):
+        if not isinstance(data_format, str) or data_format not in ("CHW", "HWC"):
             raise ValueError(f"Normalize: argument 'data_format' expected 'CHW' or 'HWC', got {data_format!r}")
         F._channel_values("Normalize", "mean", mean)
         std_values = F._channel_values("Normalize", "std", std)
@@ -246,7 +246,7 @@ class Pad(BaseTransform):
     def __init__(self, padding, fill=0, padding_mode="constant", keys=None):
         super().__init__(keys)
         F._padding4("Pad", padding)
-        if padding_mode not in F._PAD_MODES:
+        if not isinstance(padding_mode, str) or padding_mode not in F._PAD_MODES:
             raise ValueError(f"Pad: argument 'padding_mode' expected one of {F._PAD_MODES}, got {padding_mode!r}")
         self.padding, self.fill, self.padding_mode = padding, fill, padding_mode
 
@@ -269,7 +269,7 @@ class RandomCrop(BaseTransform):
         self.size = F._size_pair("RandomCrop", "size", size)
         if padding is not None:
             F._padding4("RandomCrop", padding)
-        if padding_mode not in F._PAD_MODES:
+        if not isinstance(padding_mode, str) or padding_mode not in F._PAD_MODES:
             raise ValueError(f"RandomCrop: argument 'padding_mode' expected one of {F._PAD_MODES}, "
                              f"got {padding_mode!r}")
         self.padding, self.pad_if_needed = padding, bool(pad_if_needed)

@@ -47,7 +47,7 @@ def _triple(op: str, arg: str, value, minimum: int) -> tuple:
 def _convolve(op: str, x, weight, bias, stride, padding, dilation, groups, data_format, subm: bool):
     expect_sparse(op, "x", x, (COO,))
     expect_dense(op, "weight", weight)
-    if data_format != "NDHWC":
+    if not isinstance(data_format, str) or data_format != "NDHWC":
         raise ValueError(f"{op}: argument 'data_format' expected 'NDHWC', got {data_format!r}")
     if groups != 1:
         raise ValueError(f"{op}: only groups=1 is supported, got groups={groups!r}")
@@ -103,7 +103,7 @@ def _convolve2d(op: str, x, weight, bias, stride, padding, dilation, groups, dat
     and weight ``[kH, kW, C, M]`` -> ``[1, kH, kW, C, M]``, the depth dropped from the result."""
     expect_sparse(op, "x", x, (COO,))
     expect_dense(op, "weight", weight)
-    if data_format != "NHWC":
+    if not isinstance(data_format, str) or data_format != "NHWC":
         raise ValueError(f"{op}: argument 'data_format' expected 'NHWC', got {data_format!r}")
     if x.ndim != 4 or x.impl.sparse_dim != 3:
         raise ValueError(f"{op}: x must be a COO tensor [N, H, W, C] with 3 sparse dimensions, got shape "

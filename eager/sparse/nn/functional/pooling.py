@@ -32,7 +32,7 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, data_for
                          f"{x.shape} with sparse_dim {x.impl.sparse_dim}")
     if ceil_mode is not False:
         raise ValueError(f"{op}: only ceil_mode=False is supported, got {ceil_mode!r}")
-    if data_format != "NDHWC":
+    if not isinstance(data_format, str) or data_format != "NDHWC":
         raise ValueError(f"{op}: argument 'data_format' expected 'NDHWC', got {data_format!r}")
     kernel = _triple(op, "kernel_size", kernel_size, 1)
     stride = kernel if stride is None else _triple(op, "stride", stride, 1)
