@@ -336,6 +336,8 @@ def median(ctx, x, axis, keepdim):
     ordered = xp.sort(last, axis=-1)  # InferMeta refused an empty reduced axis
     low, high = _middle_ranks(last.shape[-1])
     values = (ordered[..., low] + ordered[..., high]) / 2
+    # A NaN sorts last; Paddle's median of a set holding one is NaN (nanmedian skips them).
+    values = xp.where(xp.isnan(ordered[..., -1]), ordered[..., -1], values)
     if keepdim:
         return values.reshape(kept_shape(x.shape, axes))
     return values.reshape(tuple(x.shape[i] for i in rest)).astype(out_dtype, copy=False)
