@@ -76,11 +76,14 @@ def extreme_grad(ctx, x, out, out_grad, axis, keepdim):
 @register_kernel("amax_grad", ALL_BACKENDS, FLOATS)
 @register_kernel("amin_grad", ALL_BACKENDS, FLOATS)
 def extreme_split_grad(ctx, x, out, out_grad, axis, keepdim):
-    """Paddle's amax/amin rule: the gradient is split evenly among the tied extremes."""
+    """Paddle's amax/amin rule: the gradient is split evenly among the tied extremes.
+    A NaN extreme equals no element: 0 / 0 makes the group's gradient NaN, as Paddle's
+    kernel and the composite amax_grad give."""
     xp = ctx.xp
     hit = (x == _kept(x, out, axis)).astype(x.dtype)
     ties = xp.sum(hit, axis=_axes(axis, x.ndim), keepdims=True)
-    return (hit * (_kept(x, out_grad, axis) / xp.maximum(ties, 1))).astype(x.dtype, copy=False)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (hit * (_kept(x, out_grad, axis) / ties)).astype(x.dtype, copy=False)
 
 
 # -- prod ---------------------------------------------------------------------------
@@ -142,11 +145,14 @@ def logsumexp(ctx, x, axis, keepdim):
 
 @register_kernel("logsumexp_grad", ALL_BACKENDS, FLOATS)
 def logsumexp_grad(ctx, x, out, out_grad, axis, keepdim):
-    """softmax(x) * g; a group whose logsumexp is -inf (all -inf) gets zeros."""
+    """exp(x - out) * g, Paddle's rule, so a +inf or NaN out spreads NaN and 0 as Paddle's
+    does (as the composite logsumexp_grad); a group whose logsumexp is -inf (all -inf)
+    gets zeros."""
     xp = ctx.xp
     kept_out = _kept(x, out, axis)
-    weights = xp.exp(x - _finite_or_zero(xp, kept_out))
-    weights = xp.where(kept_out == -xp.inf, xp.zeros_like(weights), weights)
+    at_minus_inf = kept_out == -xp.inf
+    with np.errstate(invalid="ignore"):  # inf - inf: NaN, as in Paddle
+        weights = xp.exp(x - xp.where(at_minus_inf, xp.zeros_like(kept_out), kept_out))
     return (weights * _kept(x, out_grad, axis)).astype(x.dtype, copy=False)
 
 
@@ -491,5 +497,10 @@ def logcumsumexp_grad(ctx, x, out, out_grad, axis, dtype):
         steps = _nan_to_zero(xp, xp.exp(outs[..., :-1] - outs[..., 1:]))
         steps = xp.concatenate([steps, xp.zeros_like(outs[..., :1])], axis=-1)
         result = _nan_to_zero(xp, xp.exp(moved - outs)) * _reverse_affine_scan(xp, steps, grads)
+    # The zeroing above is for -inf - -inf; a NaN in x makes the line's last out NaN,
+    # and every dx_i of the line sums a g_k exp(x_i - NaN): NaN, as in Paddle and the
+    # composite logcumsumexp_grad.
+    if outs.shape[-1]:
+        result = xp.where(xp.isnan(outs[..., -1:]), outs[..., -1:], result)
     along = 0 if axis is None or x.ndim == 0 else axis % x.ndim
     return xp.moveaxis(result, -1, along).reshape(x.shape).astype(x.dtype, copy=False)
