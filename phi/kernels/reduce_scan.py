@@ -341,7 +341,9 @@ def median(ctx, x, axis, keepdim):
     last, rest = _to_last(xp, x.astype(out_dtype, copy=False), axes)
     ordered = xp.sort(last, axis=-1)  # InferMeta refused an empty reduced axis
     low, high = _middle_ranks(last.shape[-1])
-    values = (ordered[..., low] + ordered[..., high]) / 2
+    # An odd count's median is the middle element itself (x + x overflows near the
+    # dtype's largest value, as Paddle's slice of topk does not).
+    values = ordered[..., low] if low == high else (ordered[..., low] + ordered[..., high]) / 2
     # A NaN sorts last; Paddle's median of a set holding one is NaN (nanmedian skips them).
     values = xp.where(xp.isnan(ordered[..., -1]), ordered[..., -1], values)
     if keepdim:
