@@ -297,6 +297,8 @@ def _quantile(op: str, x, q, axis, keepdim, interpolation, ignore_nan: bool, dty
         axes = list(range(ndim))
     else:
         given = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+        if not given:  # Paddle refuses it; reducing over no axis is not a quantile
+            raise ValueError(f"{op}: argument 'axis' expected an int or a non-empty list of axes, got {axis!r}")
         axes = sorted({_check.axis(op, "axis", a, ndim) for a in given})
     # keepdim keeps x's rank (a 0-d x gives a 0-d result either way).
     kept_shape = [1 if a in axes else size for a, size in enumerate(x.shape)]
