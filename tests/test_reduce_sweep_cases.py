@@ -22,6 +22,8 @@ PyTorch and Paddle's kernels found. Each test failed before its fix:
   disagreed with the op's own composite (second-order) gradient.
 - quantile, nanquantile and nanmedian took an empty axis list and reduced over
   nothing; Paddle refuses it.
+- float16 cumsum (and cumprod, and cumsum's gradient) accumulated in float16:
+  a running sum of 0.1s stalled at 256. Paddle's GPU scan accumulates in float32.
 """
 import math
 
@@ -171,3 +173,27 @@ def test_logcumsumexp_gradient_of_a_line_holding_nan_is_nan(create_graph):
     outs = np.log(np.cumsum(np.exp(line)))
     expected = [sum(math.exp(line[i] - outs[k]) for k in range(i, 3)) for i in range(3)]
     np.testing.assert_allclose(grad[1], expected, rtol=1e-12)
+
+
+# -- float16 scans accumulate in float32 ---------------------------------------------------------
+
+def test_float16_cumsum_and_its_gradient_do_not_stall():
+    # A float16 running sum of 0.1s stopped at 256 (0.1 is under half the spacing
+    # there); Paddle's GPU scan accumulates in float32 (its MPType).
+    steps = np.full(5000, 0.1, dtype="float16")
+    expected = np.cumsum(steps.astype("float32")).astype("float16")
+    x = eager.to_tensor(steps)
+    x.stop_gradient = False
+    out = eager.cumsum(x)
+    assert out.dtype == eager.float16
+    np.testing.assert_array_equal(out.numpy(), expected)
+    out.backward(eager.ones_like(out))
+    assert x.grad.dtype == eager.float16
+    np.testing.assert_array_equal(x.grad.numpy(), np.arange(5000, 0, -1).astype("float16"))
+    inplace = eager.to_tensor(steps)
+    inplace.cumsum_()
+    np.testing.assert_array_equal(inplace.numpy(), expected)
+    # cumprod takes the same path.
+    factors = np.full(200, 1.01, dtype="float16")
+    np.testing.assert_array_equal(eager.cumprod(eager.to_tensor(factors), dim=0).numpy(),
+                                  np.cumprod(factors.astype("float32")).astype("float16"))

@@ -400,10 +400,21 @@ def _scan_into(scan, x, axis, dtype, into):
     one, but for a 0-d x, whose one element scans as a 1-vector."""
     values, along = _scan_input(x, axis, dtype)
     scanned = _scan_ready(values, along)
+    accumulate = _scan_accumulator(values.dtype)
     if into is None:
-        return scan(scanned, axis=along, dtype=values.dtype).reshape(values.shape)
-    scan(scanned, axis=along, dtype=values.dtype, out=into.reshape(scanned.shape))
+        return scan(scanned, axis=along, dtype=accumulate).astype(values.dtype, copy=False).reshape(values.shape)
+    if accumulate == values.dtype:
+        scan(scanned, axis=along, dtype=accumulate, out=into.reshape(scanned.shape))
+    else:
+        into.reshape(scanned.shape)[...] = scan(scanned, axis=along, dtype=accumulate)
     return into
+
+
+def _scan_accumulator(dtype):
+    """float16 scans run in float32, as Paddle's GPU scan accumulates in its
+    MPType: a float16 running sum stalls once the step is under half its spacing
+    (cumsum of 0.1s stops at 256)."""
+    return np.dtype("float32") if dtype == np.float16 else dtype
 
 
 @register_kernel("cumsum", ALL_BACKENDS, REAL)
@@ -417,7 +428,8 @@ def cumsum_grad(ctx, x, out_grad, axis, dtype):
     xp = ctx.xp
     grad = _scan_ready(out_grad, 0)
     along = 0 if axis is None or x.ndim == 0 else axis % x.ndim
-    summed = _reversed_along(xp.cumsum(_reversed_along(grad, along), axis=along), along)
+    summed = _reversed_along(xp.cumsum(_reversed_along(grad, along), axis=along,
+                                       dtype=_scan_accumulator(grad.dtype)), along)
     return summed.reshape(x.shape).astype(x.dtype, copy=False)
 
 
