@@ -24,6 +24,9 @@ PyTorch and Paddle's kernels found. Each test failed before its fix:
   nothing; Paddle refuses it.
 - float16 cumsum (and cumprod, and cumsum's gradient) accumulated in float16:
   a running sum of 0.1s stalled at 256. Paddle's GPU scan accumulates in float32.
+  So did NumPy's float16 sum down a strided axis, in sum, nansum, mean (on the
+  CPU), nanmean, var/std, logsumexp, norm and the sum of a broadcast gradient:
+  they now sum float16 in float32 (CuPy's float16 sum does so on a GPU).
 """
 import math
 
@@ -197,3 +200,44 @@ def test_float16_cumsum_and_its_gradient_do_not_stall():
     factors = np.full(200, 1.01, dtype="float16")
     np.testing.assert_array_equal(eager.cumprod(eager.to_tensor(factors), dim=0).numpy(),
                                   np.cumprod(factors.astype("float32")).astype("float16"))
+
+
+# -- float16 sums accumulate in float32 ----------------------------------------------------------
+
+_TENTHS = np.full((20000, 2), 0.1, dtype="float16")  # summed down axis 0: a strided reduction
+_TOTAL = float(np.sum(_TENTHS.astype("float64"), axis=0)[0])  # 1999.5 (float16's 0.1 is a bit under)
+
+
+@pytest.mark.parametrize("op, expected", [
+    (lambda x: eager.sum(x, axis=0), _TOTAL),
+    (lambda x: eager.sum(x, axis=0, dtype="float16"), _TOTAL),
+    (lambda x: eager.nansum(x, axis=0), _TOTAL),
+    (lambda x: eager.nanmean(x, axis=0), _TOTAL / 20000),
+    (lambda x: eager.var(x, axis=0), 0.0),
+    (lambda x: eager.std(x, axis=0), 0.0),
+    (lambda x: eager.logsumexp(x, axis=0), math.log(20000 * math.exp(float(np.float16(0.1))))),
+    (lambda x: eager.norm(x, p=2, axis=0), math.sqrt(20000 * float(np.float16(0.1)) ** 2)),
+    (lambda x: eager.norm(x, p=1, axis=0), _TOTAL),
+    (lambda x: eager.norm(x, p=3, axis=0), (20000 * float(np.float16(0.1)) ** 3) ** (1 / 3)),
+])
+def test_float16_reductions_sum_in_float32(op, expected):
+    # NumPy summed float16 in float16: down a strided axis the total stalled at 256
+    # (mean 0.0128, var 0.0008 of a constant); Paddle's kernels accumulate in float32.
+    got = op(eager.to_tensor(_TENTHS))
+    assert got.dtype == eager.float16
+    np.testing.assert_allclose(got.numpy().astype(np.float64), [expected, expected], rtol=2e-3, atol=1e-6)
+
+
+def test_float16_mean_on_the_cpu_sums_in_float32(device):
+    if device != "cpu":
+        pytest.skip("CuPy's own float16 sum accumulates in float32 (the fake's NumPy one does not)")
+    np.testing.assert_allclose(eager.mean(eager.to_tensor(_TENTHS), axis=0).numpy().astype(np.float64),
+                               [_TOTAL / 20000] * 2, rtol=1e-3)
+
+
+def test_float16_broadcast_gradient_sums_in_float32():
+    # A bias broadcast over 20000 rows: its gradient is the sum of the rows' gradients.
+    bias = eager.to_tensor(np.zeros(2, dtype="float16"))
+    bias.stop_gradient = False
+    (eager.to_tensor(_TENTHS) + bias).backward(eager.to_tensor(_TENTHS))
+    np.testing.assert_allclose(bias.grad.numpy().astype(np.float64), [_TOTAL] * 2, rtol=2e-3)

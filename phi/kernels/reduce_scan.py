@@ -9,7 +9,7 @@ import numpy as np
 from ..common.shape_rules import reduced_axes
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, ALL_TYPES_AND_BFLOAT16, FLOATS, REAL
-from .funcs import kept_shape
+from .funcs import kept_shape, sum_dtype
 
 _INT64 = np.dtype("int64")
 _BOOL = np.dtype("bool")
@@ -136,7 +136,7 @@ def logsumexp(ctx, x, axis, keepdim):
         return xp.full(shape, -xp.inf, dtype=x.dtype)
     # Shift by the finite maximum so exp cannot overflow; a group of -inf stays -inf.
     shift = _finite_or_zero(xp, xp.max(x, axis=axes, keepdims=True))
-    total = xp.sum(xp.exp(x - shift), axis=axes, keepdims=True)
+    total = xp.sum(xp.exp(x - shift), axis=axes, keepdims=True, dtype=sum_dtype(x.dtype))
     out = xp.log(total) + shift
     if not keepdim:
         out = out.reshape(tuple(d for i, d in enumerate(x.shape) if i not in axes))
@@ -164,7 +164,7 @@ def _deviation(xp, x, axes):
     count = _count(x.shape, axes)
     if count == 0:
         return x
-    return x - xp.sum(x, axis=axes, keepdims=True) / count
+    return x - xp.sum(x, axis=axes, keepdims=True, dtype=sum_dtype(x.dtype)) / count
 
 
 def _safe_divide(xp, numerator, divisor):
@@ -177,7 +177,7 @@ def _safe_divide(xp, numerator, divisor):
 def var(ctx, x, axis, unbiased, keepdim):
     xp = ctx.xp
     axes = _axes(axis, x.ndim)
-    squares = xp.sum(_deviation(xp, x, axes) ** 2, axis=axes, keepdims=keepdim)
+    squares = xp.sum(_deviation(xp, x, axes) ** 2, axis=axes, keepdims=keepdim, dtype=sum_dtype(x.dtype))
     divisor = _divisor(x, axes, unbiased)
     return _safe_divide(xp, squares, max(divisor, 0)).astype(x.dtype, copy=False)
 
@@ -226,15 +226,17 @@ def norm(ctx, x, p, axis, keepdim):
         return (xp.max if order > 0 else xp.min)(magnitude, axis=axes, keepdims=keepdim)
     if order == 0:
         return xp.sum(magnitude != 0, axis=axes, keepdims=keepdim).astype(x.dtype)
+    accumulate = sum_dtype(x.dtype)
     if order == 1:
-        return xp.sum(magnitude, axis=axes, keepdims=keepdim)
+        return xp.sum(magnitude, axis=axes, keepdims=keepdim, dtype=accumulate).astype(x.dtype, copy=False)
     if order == 2:
-        return xp.sqrt(xp.sum(magnitude * magnitude, axis=axes, keepdims=keepdim))
+        return xp.sqrt(xp.sum(magnitude * magnitude, axis=axes, keepdims=keepdim,
+                              dtype=accumulate)).astype(x.dtype, copy=False)
     # Scaled by the largest magnitude so |x|**p neither overflows nor underflows.
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         scale = xp.max(magnitude, axis=axes, keepdims=True)
         safe = xp.where(scale > 0, scale, xp.ones_like(scale))
-        total = xp.sum((magnitude / safe) ** order, axis=axes, keepdims=True)
+        total = xp.sum((magnitude / safe) ** order, axis=axes, keepdims=True, dtype=accumulate)
         out = (total ** (1.0 / order) * safe).astype(x.dtype, copy=False)
         if order < 0:
             out = xp.where(scale > 0, out, xp.zeros_like(out))
@@ -293,7 +295,8 @@ def nansum(ctx, x, axis, dtype, keepdim):
     else:
         out_dtype = x.dtype
     values = xp.where(x == x, x, xp.zeros_like(x)) if x.dtype.kind == "f" else x
-    return xp.sum(values, axis=_axes(axis, x.ndim), dtype=out_dtype, keepdims=keepdim)
+    total = xp.sum(values, axis=_axes(axis, x.ndim), dtype=sum_dtype(out_dtype), keepdims=keepdim)
+    return total.astype(out_dtype, copy=False)
 
 
 @register_kernel("nansum_grad", ALL_BACKENDS, FLOATS)
@@ -308,7 +311,7 @@ def nanmean(ctx, x, axis, keepdim):
     xp = ctx.xp
     axes = _axes(axis, x.ndim)
     present = x == x
-    total = xp.sum(xp.where(present, x, xp.zeros_like(x)), axis=axes, keepdims=keepdim)
+    total = xp.sum(xp.where(present, x, xp.zeros_like(x)), axis=axes, keepdims=keepdim, dtype=sum_dtype(x.dtype))
     count = xp.sum(present, axis=axes, keepdims=keepdim)
     return _safe_divide(xp, total, count).astype(x.dtype, copy=False)  # all NaN: NaN
 
@@ -400,7 +403,7 @@ def _scan_into(scan, x, axis, dtype, into):
     one, but for a 0-d x, whose one element scans as a 1-vector."""
     values, along = _scan_input(x, axis, dtype)
     scanned = _scan_ready(values, along)
-    accumulate = _scan_accumulator(values.dtype)
+    accumulate = sum_dtype(values.dtype)
     if into is None:
         return scan(scanned, axis=along, dtype=accumulate).astype(values.dtype, copy=False).reshape(values.shape)
     if accumulate == values.dtype:
@@ -409,12 +412,6 @@ def _scan_into(scan, x, axis, dtype, into):
         into.reshape(scanned.shape)[...] = scan(scanned, axis=along, dtype=accumulate)
     return into
 
-
-def _scan_accumulator(dtype):
-    """float16 scans run in float32, as Paddle's GPU scan accumulates in its
-    MPType: a float16 running sum stalls once the step is under half its spacing
-    (cumsum of 0.1s stops at 256)."""
-    return np.dtype("float32") if dtype == np.float16 else dtype
 
 
 @register_kernel("cumsum", ALL_BACKENDS, REAL)
@@ -429,7 +426,7 @@ def cumsum_grad(ctx, x, out_grad, axis, dtype):
     grad = _scan_ready(out_grad, 0)
     along = 0 if axis is None or x.ndim == 0 else axis % x.ndim
     summed = _reversed_along(xp.cumsum(_reversed_along(grad, along), axis=along,
-                                       dtype=_scan_accumulator(grad.dtype)), along)
+                                       dtype=sum_dtype(grad.dtype)), along)
     return summed.reshape(x.shape).astype(x.dtype, copy=False)
 
 
