@@ -31,9 +31,10 @@ def reduce_to_shape(grad, shape):
     axes = broadcast_axes(grad.shape, shape)
     if not axes:
         return grad.reshape(shape)
-    # dtype: NumPy would widen int32 sums to int64, and the gradient must keep its dtype
-    # (float16 is summed in float32: sum_dtype).
-    return grad.sum(axis=axes, dtype=sum_dtype(grad.dtype)).astype(grad.dtype, copy=False).reshape(shape)
+    if grad.dtype == _FLOAT16:  # summed in float32: sum_dtype
+        return grad.sum(axis=axes, dtype=_FLOAT32).astype(_FLOAT16).reshape(shape)
+    # dtype: NumPy would widen int32 sums to int64, and the gradient must keep its dtype.
+    return grad.sum(axis=axes, dtype=grad.dtype).reshape(shape)
 
 
 def kept_shape(shape, axes) -> tuple:
