@@ -18,7 +18,7 @@ PyTorch and Paddle's kernels found. Each test failed before its fix:
   gradient [inf, e] where Paddle's exp(x - out) gives [NaN, 0]; a NaN in x left
   the other elements finite. amax/amin_grad divided by max(ties, 1), so a NaN
   extreme gave 0 where Paddle's g / ties (and the composite) give NaN;
-  logcumsumexp_grad zeroed the NaN. In each case the first-order kernel also
+  logcumsumexp_grad zeroed the NaN of a NaN or +inf element. In each case the first-order kernel also
   disagreed with the op's own composite (second-order) gradient.
 - quantile, nanquantile and nanmedian took an empty axis list and reduced over
   nothing; Paddle refuses it.
@@ -171,6 +171,9 @@ def test_logcumsumexp_gradient_of_a_line_holding_nan_is_nan(create_graph):
     values = [[2.0, 0.0, math.nan], [1.0, 2.0, 0.5]]
     _, grad = _grad(lambda t: eager.logcumsumexp(t, axis=-1), values, create_graph=create_graph)
     assert np.isnan(grad[0]).all()
+    # +inf: exp(inf - inf) is NaN at it; before it, exp(1 - out_0) + exp(1 - inf) = 1 + 0.
+    _, grad_inf = _grad(lambda t: eager.logcumsumexp(t, axis=-1), [[1.0, math.inf]], create_graph=create_graph)
+    np.testing.assert_equal(grad_inf, [[1.0, math.nan]])
     # dx_i = sum_{k >= i} exp(x_i - out_k) for the finite line, by hand.
     line = np.array(values[1])
     outs = np.log(np.cumsum(np.exp(line)))

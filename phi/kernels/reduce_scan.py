@@ -510,8 +510,9 @@ def logcumsumexp_grad(ctx, x, out, out_grad, axis, dtype):
         result = _nan_to_zero(xp, xp.exp(moved - outs)) * _reverse_affine_scan(xp, steps, grads)
     # The zeroing above is for -inf - -inf; a NaN in x makes the line's last out NaN,
     # and every dx_i of the line sums a g_k exp(x_i - NaN): NaN, as in Paddle and the
-    # composite logcumsumexp_grad.
+    # composite logcumsumexp_grad; so does an x_i of +inf (exp(inf - inf)).
     if outs.shape[-1]:
         result = xp.where(xp.isnan(outs[..., -1:]), outs[..., -1:], result)
+        result = xp.where(moved == xp.inf, xp.asarray(xp.nan, dtype=result.dtype), result)
     along = 0 if axis is None or x.ndim == 0 else axis % x.ndim
     return xp.moveaxis(result, -1, along).reshape(x.shape).astype(x.dtype, copy=False)
