@@ -493,7 +493,13 @@ def test_mean_is_one_call(dtype, axis):
     np.testing.assert_allclose(np.asarray(cpu, np.float64), x.astype(np.float64).sum(axis=axes) / count,
                                rtol=1e-2 if dtype == "float16" else 1e-6)
     result, calls = counted(lambda: reduction.mean(GPU, cp.asarray(x), axis, False))
-    same(result, np.asarray(cpu), dtype)
+    if dtype == "float16":
+        # The CPU kernel sums float16 in float32, as CuPy's float16 sum does on a GPU;
+        # the fake's fused body is NumPy's float16 sum, which rounds every partial sum.
+        np.testing.assert_allclose(host(result).astype(np.float64), np.asarray(cpu, np.float64), rtol=2e-3,
+                                   atol=2e-3)
+    else:
+        same(result, np.asarray(cpu), dtype)
     one_call(calls)
 
 

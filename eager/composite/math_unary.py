@@ -252,19 +252,25 @@ def _as_float(x):
 @_check.composed
 def logit(x, eps=None, name=None):
     """log(x / (1 - x)) elementwise, x clipped to [eps, 1 - eps] first when ``eps``
-    is given (outside [0, 1] without it: NaN, as in Paddle). The gradient is 0
-    where the clip bites.
+    is given (outside [0, 1] without it, or with eps 0: NaN, as in Paddle). The
+    gradient is 1 / (x (1 - x)) inside [eps, 1 - eps] (infinite at 0 and 1) and 0
+    outside, as Paddle's logit_grad.
 
     >>> eager.logit(eager.to_tensor([0.5, 0.0]), eps=1e-6).numpy()
     array([  0.     , -13.81551], dtype=float32)
     """
     _check.floating("logit", "x", x)
-    if eps is not None:
-        eps = _check.number("logit", "eps", eps)
-        if not 0.0 <= eps <= 0.5:
-            raise ValueError(f"logit: argument 'eps' expected a number in [0, 0.5], got {eps}")
-        x = _F.clip(x, eps, 1.0 - eps)
-    return _F.log(_F.divide(x, _F.scale(x, -1.0, 1.0, True)))
+    eps = 0.0 if eps is None else _check.number("logit", "eps", eps)
+    if not 0.0 <= eps <= 0.5:
+        raise ValueError(f"logit: argument 'eps' expected a number in [0, 0.5], got {eps}")
+    # Paddle clips to [eps, 1 - eps] also for eps 0, so the gradient is 0 outside
+    # [0, 1]; log(x) - log1p(-x) rather than log(x / (1 - x)), whose quotient rule
+    # gives 0 * inf = NaN at 0 and 1 where Paddle's gradient is infinite.
+    clipped = _F.clip(x, eps, 1.0 - eps)
+    out = _F.subtract(_F.log(clipped), _F.log1p(_F.scale(clipped, -1.0, 0.0, True)))
+    if eps == 0.0:  # Paddle's kernel: NaN outside [0, 1] when eps is 0
+        out = _F.where(_F.not_equal(x, clipped), _F.full_like(out, math.nan, None), out)
+    return out
 
 
 @_check.composed

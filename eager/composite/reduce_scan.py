@@ -297,6 +297,8 @@ def _quantile(op: str, x, q, axis, keepdim, interpolation, ignore_nan: bool, dty
         axes = list(range(ndim))
     else:
         given = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+        if not given:  # Paddle refuses it; reducing over no axis is not a quantile
+            raise ValueError(f"{op}: argument 'axis' expected an int or a non-empty list of axes, got {axis!r}")
         axes = sorted({_check.axis(op, "axis", a, ndim) for a in given})
     # keepdim keeps x's rank (a 0-d x gives a 0-d result either way).
     kept_shape = [1 if a in axes else size for a, size in enumerate(x.shape)]
@@ -328,8 +330,8 @@ def _quantile(op: str, x, q, axis, keepdim, interpolation, ignore_nan: bool, dty
             value = low
         elif interpolation == "higher":
             value = high
-        elif interpolation == "midpoint":
-            value = _F.scale(_F.add(low, high), 0.5, 0.0, True)
+        elif interpolation == "midpoint":  # at a whole position the element itself: x + x may overflow
+            value = _F.where(_F.equal(below, above), low, _F.scale(_F.add(low, high), 0.5, 0.0, True))
         else:
             weight = _F.cast(_F.subtract(position, below), x.dtype)
             value = _F.add(low, _F.multiply(_F.subtract(high, low), weight))
@@ -378,7 +380,10 @@ def nanmedian(x, axis=None, keepdim=False, name=None):
     >>> eager.nanmedian(eager.to_tensor([[float("nan"), 2.0, 3.0], [0.0, 1.0, 2.0]]), axis=0).numpy()
     array([0. , 1.5, 2.5], dtype=float32)
     """
-    return _quantile("nanmedian", x, 0.5, axis, keepdim, "linear", ignore_nan=True)
+    # Paddle's nanmedian kernel takes the middle element, or the mean of the two
+    # middle ones: 'midpoint', where 'linear' (low + (high - low) * w) gives NaN
+    # when the middle elements are infinite ([-inf] and [-inf, 1] came back NaN).
+    return _quantile("nanmedian", x, 0.5, axis, keepdim, "midpoint", ignore_nan=True)
 
 
 def _take(x: Tensor, axis: int, start: int, stop: int) -> Tensor:

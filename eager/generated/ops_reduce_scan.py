@@ -994,7 +994,7 @@ def count_nonzero(x, axis=None, keepdim=False, name=None):
 
 
 def median(x, axis=None, keepdim=False, name=None):
-    """Median over axis (all elements when None); the mean of the two middle values for even counts, each taking half the gradient (shared evenly among elements equal to it); float64 stays float64, other dtypes give float32 (Paddle); reduced axes that hold no element are refused (a kept empty axis gives an empty result, where Paddle refuses any empty x).
+    """Median over axis (all elements when None); the mean of the two middle values for even counts, each taking half the gradient (shared evenly among elements equal to it); NaN where the reduced values hold a NaN (Paddle); float64 stays float64, other dtypes give float32 (Paddle); reduced axes that hold no element are refused (a kept empty axis gives an empty result, where Paddle refuses any empty x).
 
     Differentiable to any order.
     """

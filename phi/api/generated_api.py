@@ -9736,7 +9736,7 @@ _median_seen = KERNELS.signature_cache("median", "median")
 
 
 def median(x, axis, keepdim):
-    """Median over axis (all elements when None); the mean of the two middle values for even counts, each taking half the gradient (shared evenly among elements equal to it); float64 stays float64, other dtypes give float32 (Paddle); reduced axes that hold no element are refused (a kept empty axis gives an empty result, where Paddle refuses any empty x)."""
+    """Median over axis (all elements when None); the mean of the two middle values for even counts, each taking half the gradient (shared evenly among elements equal to it); NaN where the reduced values hold a NaN (Paddle); float64 stays float64, other dtypes give float32 (Paddle); reduced axes that hold no element are refused (a kept empty axis gives an empty result, where Paddle refuses any empty x)."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, axis, type(axis), keepdim, type(keepdim))
         seen = _median_seen.get(signature)

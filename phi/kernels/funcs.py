@@ -8,6 +8,15 @@ from ..common.shape_rules import broadcast_axes
 # The dtypes CuPy's add.at (CUDA's atomicAdd) takes; others go through one of these.
 _ATOMIC_ADD = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64, np.int32, np.uint32,
                                               np.uint64))
+_FLOAT16 = np.dtype("float16")
+_FLOAT32 = np.dtype("float32")
+
+
+def sum_dtype(dtype):
+    """The dtype a sum or scan of ``dtype`` values runs in: float32 for float16, as
+    Paddle's kernels accumulate in its MPType (a float16 running total stalls once
+    the addend is under half its spacing: a sum of 0.1s stops at 256); else dtype."""
+    return _FLOAT32 if dtype == _FLOAT16 else dtype
 
 
 def reduce_to_shape(grad, shape):
@@ -20,8 +29,12 @@ def reduce_to_shape(grad, shape):
     if grad.shape == shape:
         return grad
     axes = broadcast_axes(grad.shape, shape)
+    if not axes:
+        return grad.reshape(shape)
+    if grad.dtype == _FLOAT16:  # summed in float32: sum_dtype
+        return grad.sum(axis=axes, dtype=_FLOAT32).astype(_FLOAT16).reshape(shape)
     # dtype: NumPy would widen int32 sums to int64, and the gradient must keep its dtype.
-    return grad.sum(axis=axes, dtype=grad.dtype).reshape(shape) if axes else grad.reshape(shape)
+    return grad.sum(axis=axes, dtype=grad.dtype).reshape(shape)
 
 
 def kept_shape(shape, axes) -> tuple:

@@ -9,7 +9,7 @@ import numpy as np
 from ..common.shape_rules import reduced_axes
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, ALL_TYPES_AND_BFLOAT16, FLOATS, REAL
-from .funcs import kept_shape
+from .funcs import kept_shape, sum_dtype
 
 _INT64 = np.dtype("int64")
 _BOOL = np.dtype("bool")
@@ -76,11 +76,14 @@ def extreme_grad(ctx, x, out, out_grad, axis, keepdim):
 @register_kernel("amax_grad", ALL_BACKENDS, FLOATS)
 @register_kernel("amin_grad", ALL_BACKENDS, FLOATS)
 def extreme_split_grad(ctx, x, out, out_grad, axis, keepdim):
-    """Paddle's amax/amin rule: the gradient is split evenly among the tied extremes."""
+    """Paddle's amax/amin rule: the gradient is split evenly among the tied extremes.
+    A NaN extreme equals no element: 0 / 0 makes the group's gradient NaN, as Paddle's
+    kernel and the composite amax_grad give."""
     xp = ctx.xp
     hit = (x == _kept(x, out, axis)).astype(x.dtype)
     ties = xp.sum(hit, axis=_axes(axis, x.ndim), keepdims=True)
-    return (hit * (_kept(x, out_grad, axis) / xp.maximum(ties, 1))).astype(x.dtype, copy=False)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (hit * (_kept(x, out_grad, axis) / ties)).astype(x.dtype, copy=False)
 
 
 # -- prod ---------------------------------------------------------------------------
@@ -133,7 +136,7 @@ def logsumexp(ctx, x, axis, keepdim):
         return xp.full(shape, -xp.inf, dtype=x.dtype)
     # Shift by the finite maximum so exp cannot overflow; a group of -inf stays -inf.
     shift = _finite_or_zero(xp, xp.max(x, axis=axes, keepdims=True))
-    total = xp.sum(xp.exp(x - shift), axis=axes, keepdims=True)
+    total = xp.sum(xp.exp(x - shift), axis=axes, keepdims=True, dtype=sum_dtype(x.dtype))
     out = xp.log(total) + shift
     if not keepdim:
         out = out.reshape(tuple(d for i, d in enumerate(x.shape) if i not in axes))
@@ -142,11 +145,14 @@ def logsumexp(ctx, x, axis, keepdim):
 
 @register_kernel("logsumexp_grad", ALL_BACKENDS, FLOATS)
 def logsumexp_grad(ctx, x, out, out_grad, axis, keepdim):
-    """softmax(x) * g; a group whose logsumexp is -inf (all -inf) gets zeros."""
+    """exp(x - out) * g, Paddle's rule, so a +inf or NaN out spreads NaN and 0 as Paddle's
+    does (as the composite logsumexp_grad); a group whose logsumexp is -inf (all -inf)
+    gets zeros."""
     xp = ctx.xp
     kept_out = _kept(x, out, axis)
-    weights = xp.exp(x - _finite_or_zero(xp, kept_out))
-    weights = xp.where(kept_out == -xp.inf, xp.zeros_like(weights), weights)
+    at_minus_inf = kept_out == -xp.inf
+    with np.errstate(invalid="ignore"):  # inf - inf: NaN, as in Paddle
+        weights = xp.exp(x - xp.where(at_minus_inf, xp.zeros_like(kept_out), kept_out))
     return (weights * _kept(x, out_grad, axis)).astype(x.dtype, copy=False)
 
 
@@ -158,7 +164,7 @@ def _deviation(xp, x, axes):
     count = _count(x.shape, axes)
     if count == 0:
         return x
-    return x - xp.sum(x, axis=axes, keepdims=True) / count
+    return x - xp.sum(x, axis=axes, keepdims=True, dtype=sum_dtype(x.dtype)) / count
 
 
 def _safe_divide(xp, numerator, divisor):
@@ -171,7 +177,7 @@ def _safe_divide(xp, numerator, divisor):
 def var(ctx, x, axis, unbiased, keepdim):
     xp = ctx.xp
     axes = _axes(axis, x.ndim)
-    squares = xp.sum(_deviation(xp, x, axes) ** 2, axis=axes, keepdims=keepdim)
+    squares = xp.sum(_deviation(xp, x, axes) ** 2, axis=axes, keepdims=keepdim, dtype=sum_dtype(x.dtype))
     divisor = _divisor(x, axes, unbiased)
     return _safe_divide(xp, squares, max(divisor, 0)).astype(x.dtype, copy=False)
 
@@ -220,15 +226,17 @@ def norm(ctx, x, p, axis, keepdim):
         return (xp.max if order > 0 else xp.min)(magnitude, axis=axes, keepdims=keepdim)
     if order == 0:
         return xp.sum(magnitude != 0, axis=axes, keepdims=keepdim).astype(x.dtype)
+    accumulate = sum_dtype(x.dtype)
     if order == 1:
-        return xp.sum(magnitude, axis=axes, keepdims=keepdim)
+        return xp.sum(magnitude, axis=axes, keepdims=keepdim, dtype=accumulate).astype(x.dtype, copy=False)
     if order == 2:
-        return xp.sqrt(xp.sum(magnitude * magnitude, axis=axes, keepdims=keepdim))
+        return xp.sqrt(xp.sum(magnitude * magnitude, axis=axes, keepdims=keepdim,
+                              dtype=accumulate)).astype(x.dtype, copy=False)
     # Scaled by the largest magnitude so |x|**p neither overflows nor underflows.
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         scale = xp.max(magnitude, axis=axes, keepdims=True)
         safe = xp.where(scale > 0, scale, xp.ones_like(scale))
-        total = xp.sum((magnitude / safe) ** order, axis=axes, keepdims=True)
+        total = xp.sum((magnitude / safe) ** order, axis=axes, keepdims=True, dtype=accumulate)
         out = (total ** (1.0 / order) * safe).astype(x.dtype, copy=False)
         if order < 0:
             out = xp.where(scale > 0, out, xp.zeros_like(out))
@@ -287,7 +295,8 @@ def nansum(ctx, x, axis, dtype, keepdim):
     else:
         out_dtype = x.dtype
     values = xp.where(x == x, x, xp.zeros_like(x)) if x.dtype.kind == "f" else x
-    return xp.sum(values, axis=_axes(axis, x.ndim), dtype=out_dtype, keepdims=keepdim)
+    total = xp.sum(values, axis=_axes(axis, x.ndim), dtype=sum_dtype(out_dtype), keepdims=keepdim)
+    return total.astype(out_dtype, copy=False)
 
 
 @register_kernel("nansum_grad", ALL_BACKENDS, FLOATS)
@@ -302,7 +311,7 @@ def nanmean(ctx, x, axis, keepdim):
     xp = ctx.xp
     axes = _axes(axis, x.ndim)
     present = x == x
-    total = xp.sum(xp.where(present, x, xp.zeros_like(x)), axis=axes, keepdims=keepdim)
+    total = xp.sum(xp.where(present, x, xp.zeros_like(x)), axis=axes, keepdims=keepdim, dtype=sum_dtype(x.dtype))
     count = xp.sum(present, axis=axes, keepdims=keepdim)
     return _safe_divide(xp, total, count).astype(x.dtype, copy=False)  # all NaN: NaN
 
@@ -335,7 +344,11 @@ def median(ctx, x, axis, keepdim):
     last, rest = _to_last(xp, x.astype(out_dtype, copy=False), axes)
     ordered = xp.sort(last, axis=-1)  # InferMeta refused an empty reduced axis
     low, high = _middle_ranks(last.shape[-1])
-    values = (ordered[..., low] + ordered[..., high]) / 2
+    # An odd count's median is the middle element itself (x + x overflows near the
+    # dtype's largest value, as Paddle's slice of topk does not).
+    values = ordered[..., low] if low == high else (ordered[..., low] + ordered[..., high]) / 2
+    # A NaN sorts last; Paddle's median of a set holding one is NaN (nanmedian skips them).
+    values = xp.where(xp.isnan(ordered[..., -1]), ordered[..., -1], values)
     if keepdim:
         return values.reshape(kept_shape(x.shape, axes))
     return values.reshape(tuple(x.shape[i] for i in rest)).astype(out_dtype, copy=False)
@@ -390,10 +403,15 @@ def _scan_into(scan, x, axis, dtype, into):
     one, but for a 0-d x, whose one element scans as a 1-vector."""
     values, along = _scan_input(x, axis, dtype)
     scanned = _scan_ready(values, along)
+    accumulate = sum_dtype(values.dtype)
     if into is None:
-        return scan(scanned, axis=along, dtype=values.dtype).reshape(values.shape)
-    scan(scanned, axis=along, dtype=values.dtype, out=into.reshape(scanned.shape))
+        return scan(scanned, axis=along, dtype=accumulate).astype(values.dtype, copy=False).reshape(values.shape)
+    if accumulate == values.dtype:
+        scan(scanned, axis=along, dtype=accumulate, out=into.reshape(scanned.shape))
+    else:
+        into.reshape(scanned.shape)[...] = scan(scanned, axis=along, dtype=accumulate)
     return into
+
 
 
 @register_kernel("cumsum", ALL_BACKENDS, REAL)
@@ -407,7 +425,8 @@ def cumsum_grad(ctx, x, out_grad, axis, dtype):
     xp = ctx.xp
     grad = _scan_ready(out_grad, 0)
     along = 0 if axis is None or x.ndim == 0 else axis % x.ndim
-    summed = _reversed_along(xp.cumsum(_reversed_along(grad, along), axis=along), along)
+    summed = _reversed_along(xp.cumsum(_reversed_along(grad, along), axis=along,
+                                       dtype=sum_dtype(grad.dtype)), along)
     return summed.reshape(x.shape).astype(x.dtype, copy=False)
 
 
@@ -489,5 +508,11 @@ def logcumsumexp_grad(ctx, x, out, out_grad, axis, dtype):
         steps = _nan_to_zero(xp, xp.exp(outs[..., :-1] - outs[..., 1:]))
         steps = xp.concatenate([steps, xp.zeros_like(outs[..., :1])], axis=-1)
         result = _nan_to_zero(xp, xp.exp(moved - outs)) * _reverse_affine_scan(xp, steps, grads)
+    # The zeroing above is for -inf - -inf; a NaN in x makes the line's last out NaN,
+    # and every dx_i of the line sums a g_k exp(x_i - NaN): NaN, as in Paddle and the
+    # composite logcumsumexp_grad; so does an x_i of +inf (exp(inf - inf)).
+    if outs.shape[-1]:
+        result = xp.where(xp.isnan(outs[..., -1:]), outs[..., -1:], result)
+        result = xp.where(moved == xp.inf, xp.asarray(xp.nan, dtype=result.dtype), result)
     along = 0 if axis is None or x.ndim == 0 else axis % x.ndim
     return xp.moveaxis(result, -1, along).reshape(x.shape).astype(x.dtype, copy=False)

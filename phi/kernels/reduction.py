@@ -5,7 +5,7 @@ from ..common.data_type import DataType as T
 from ..common.shape_rules import reduced_axes
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, INEXACT, INTS, NUMERIC
-from .funcs import kept_shape
+from .funcs import kept_shape, sum_dtype
 from .fusion import fused
 
 
@@ -25,7 +25,8 @@ def sum(ctx, x, axis, dtype, keepdim):
         out_dtype = _INT64  # bool and integer sums widen, as in NumPy and Paddle
     else:
         out_dtype = x.dtype
-    return ctx.xp.sum(x, axis=_axes(axis, x.ndim), dtype=out_dtype, keepdims=keepdim)
+    total = ctx.xp.sum(x, axis=_axes(axis, x.ndim), dtype=sum_dtype(out_dtype), keepdims=keepdim)
+    return total.astype(out_dtype, copy=False)
 
 
 @register_kernel("sum_grad", ALL_BACKENDS, NUMERIC)
@@ -62,7 +63,10 @@ def mean_over(xp, x, axis, keepdim, accumulate, result):
 
 @register_kernel("mean", ALL_BACKENDS, INEXACT)
 def mean(ctx, x, axis, keepdim):
-    return mean_over(ctx.xp, x, axis, keepdim, None, x.dtype)
+    # float16 sums in float32 (sum_dtype); CuPy's float16 sum already does, so on a
+    # GPU the mean stays one fused kernel.
+    accumulate = sum_dtype(x.dtype) if ctx.xp is np else x.dtype
+    return mean_over(ctx.xp, x, axis, keepdim, None if accumulate == x.dtype else accumulate, x.dtype)
 
 
 @register_kernel("mean", ALL_BACKENDS, (T.BOOL,) + INTS)
