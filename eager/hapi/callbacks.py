@@ -290,9 +290,10 @@ class ProgBarLogger(Callback):
 
 
 class ModelCheckpoint(Callback):
-    """Saves the model (``Model.save``) to ``save_dir/<epoch>`` every
-    ``save_freq`` epochs and to ``save_dir/final`` when training ends; nothing
-    when ``save_dir`` is None. Each save writes ``.pdparams`` and ``.pdopt``;
+    """Saves the model (``Model.save``) to ``save_dir/<epoch>`` after every
+    ``save_freq``-th epoch (epochs 0, save_freq, 2 * save_freq, ..., as Paddle
+    and as ``fit``'s ``eval_freq``) and to ``save_dir/final`` when training
+    ends; nothing when ``save_dir`` is None. Each save writes ``.pdparams`` and ``.pdopt``;
     under ``mpiexec`` only rank 0 saves.
 
     >>> model.fit(train_data, epochs=4, callbacks=[ModelCheckpoint(save_freq=2, save_dir="ckpt")])
@@ -315,7 +316,7 @@ class ModelCheckpoint(Callback):
         self.epoch = epoch
 
     def on_epoch_end(self, epoch, logs=None):
-        if self._saving() and (epoch + 1) % self.save_freq == 0:
+        if self._saving() and epoch % self.save_freq == 0:
             path = os.path.join(os.fspath(self.save_dir), str(epoch))
             print(f"save checkpoint at {os.path.abspath(path)}")
             self.model.save(path)
@@ -329,7 +330,8 @@ class ModelCheckpoint(Callback):
 
 class EarlyStopping(Callback):
     """Stops training when the evaluated ``monitor`` ('loss' or a metric name)
-    has not improved for more than ``patience`` evaluations: improving means
+    has not improved for ``patience`` evaluations in a row (with the default 0,
+    as in Paddle, after the first evaluation whatever it gave): improving means
     beating the best value so far (or ``baseline``) by more than ``min_delta``.
     ``mode``: 'min', 'max' or 'auto' (max when 'acc' is in the name). With
     ``save_best_model`` and a ``save_dir`` given to ``fit``, the best model is
@@ -388,7 +390,7 @@ class EarlyStopping(Callback):
                 self.model.save(os.path.join(os.fspath(self.save_dir), "best_model"))
         else:
             self.wait_epoch += 1
-        if self.wait_epoch > self.patience:
+        if self.wait_epoch >= self.patience:
             self.model.stop_training = True
             if self.verbose > 0:
                 print(f"Epoch {self.stopped_epoch + 1}: Early stopping.")
