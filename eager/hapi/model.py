@@ -663,7 +663,8 @@ class Model:
         optimizer. ``path`` may carry one of those extensions. A parameter
         missing from the file or of another shape raises, or with
         ``skip_mismatch`` is skipped with a warning. Everything is checked
-        before anything is written.
+        before anything is written. When a parameter is skipped the optimizer's
+        state is not loaded (as Paddle, which then resets the optimizer).
 
         >>> model.load("checkpoints/epoch3")
         """
@@ -702,6 +703,9 @@ class Model:
             if not skip_mismatch:
                 raise ValueError(f"{who}: {problem} (skip_mismatch=True skips it)")
             warnings.warn(f"{who}: skipping {problem}", stacklevel=2)
+            # The saved optimizer state belongs to parameters this model does not
+            # have (or has in another shape): as Paddle, the optimizer starts afresh.
+            reset_optimizer = True
         optim_state = None
         opt_path = path + ".pdopt"
         if not reset_optimizer and self._optimizer is not None and os.path.exists(opt_path):
