@@ -32,6 +32,7 @@ from phi.common.data_type import convert_dtype
 from .. import nn as _nn
 from ..autograd import no_grad
 from ..generated import forward_api as _F
+from ..jit import InputSpec
 from ..nn import LayerList, Sequential
 from ..nn.layer import Layer, post_order
 from ..nn.rnn import RNNBase
@@ -114,12 +115,14 @@ def _normalize_sizes(input_size) -> list:
     int or a shape tuple is one argument; a list, or a tuple of tuples, holds one
     entry per argument (an int in a list is a 1-d shape; an entry that is itself
     a tuple of shapes is an argument that is a list of tensors). None or -1 in
-    a shape becomes 1."""
+    a shape becomes 1. An InputSpec stands for its shape, as in Paddle."""
     if isinstance(input_size, numbers.Integral) and not isinstance(input_size, bool):
         input_size = (input_size,)
+    if isinstance(input_size, InputSpec):
+        input_size = tuple(input_size.shape)
     if not isinstance(input_size, (tuple, list)):
-        raise TypeError(f"summary: argument 'input_size' expected a tuple (one input), a list "
-                        f"of tuples (several inputs) or an int, got {type(input_size).__name__}")
+        raise TypeError(f"summary: argument 'input_size' expected a tuple or InputSpec (one input), a "
+                        f"list of them (several inputs) or an int, got {type(input_size).__name__}")
     if isinstance(input_size, tuple) and _is_shape(input_size):
         entries = [input_size]
     else:
@@ -128,6 +131,8 @@ def _normalize_sizes(input_size) -> list:
             if isinstance(item, numbers.Integral) and not isinstance(item, bool) \
                     and isinstance(input_size, list):
                 item = (item,)
+            if isinstance(item, InputSpec):
+                item = tuple(item.shape)
             if not isinstance(item, (tuple, list)):
                 raise ValueError(f"summary: argument 'input_size' holds several inputs, so each "
                                  f"entry is an input's shape (a tuple); got {item!r}")
@@ -211,8 +216,8 @@ def summary(net, input_size=None, dtypes=None, input=None):
     """Prints a table of the network's layers (Paddle's ``paddle.summary``) and
     returns ``{'total_params': ..., 'trainable_params': ...}``.
 
-    One forward pass runs on random inputs of ``input_size`` (a tuple for one
-    input, a list of tuples for several; a None or -1 batch dimension becomes
+    One forward pass runs on random inputs of ``input_size`` (a tuple or InputSpec for one
+    input, a list of them for several; a None or -1 batch dimension becomes
     1) cast to ``dtypes`` (one str for all, or one per input; float32 by
     default), or on ``input`` itself when given (a Tensor, or a list, tuple or
     dict of Tensors, passed to the network as one argument). Every called
