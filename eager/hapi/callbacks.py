@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from ..arguments import to_bool
 from ..distributed.env import get_rank
 from ..optimizer.lr import LRScheduler as _Schedule
 from ..optimizer.lr import ReduceOnPlateau as _PlateauSchedule
@@ -351,7 +352,7 @@ class EarlyStopping(Callback):
         self.verbose = verbose
         self.baseline = None if baseline is None else _check_number("EarlyStopping", "baseline", baseline)
         self.min_delta = abs(_check_number("EarlyStopping", "min_delta", min_delta))
-        self.save_best_model = bool(save_best_model)
+        self.save_best_model = to_bool(save_best_model, "EarlyStopping", "save_best_model")
         self.save_dir = None  # set by fit from its save_dir
         if mode not in ("auto", "min", "max"):
             warnings.warn(f"EarlyStopping: mode {mode!r} is unknown, falling back to 'auto'", stacklevel=2)
@@ -413,10 +414,12 @@ class LRScheduler(Callback):
 
     def __init__(self, by_step: bool = True, by_epoch: bool = False):
         super().__init__()
+        by_step = to_bool(by_step, "LRScheduler", "by_step")
+        by_epoch = to_bool(by_epoch, "LRScheduler", "by_epoch")
         if by_step and by_epoch:
             raise ValueError("LRScheduler: by_step and by_epoch are mutually exclusive; set one of them")
-        self.by_step = bool(by_step)
-        self.by_epoch = bool(by_epoch)
+        self.by_step = by_step
+        self.by_epoch = by_epoch
 
     def _schedule(self):
         optimizer = getattr(self.model, "_optimizer", None)
@@ -524,6 +527,10 @@ class ReduceLROnPlateau(Callback):
         self.epoch += 1
 
 
+# config_callbacks' mode -> the Model method whose argument a bad callback was.
+_METHOD_OF_MODE = {"train": "fit", "eval": "evaluate", "predict": "predict", "test": "predict"}
+
+
 def config_callbacks(callbacks=None, model=None, batch_size=None, epochs=None, steps=None, log_freq=2,
                      verbose=2, save_freq=1, save_dir=None, metrics=None, mode="train") -> CallbackList:
     """The CallbackList a run uses: ``callbacks`` plus a ProgBarLogger (first,
@@ -533,8 +540,8 @@ def config_callbacks(callbacks=None, model=None, batch_size=None, epochs=None, s
     cbks = list(cbks) if isinstance(cbks, (list, tuple)) else [cbks]
     for c in cbks:
         if not isinstance(c, Callback):
-            raise TypeError(f"Model.{mode}: argument 'callbacks' expected Callback instances, got "
-                            f"{type(c).__name__}")
+            raise TypeError(f"Model.{_METHOD_OF_MODE.get(mode, mode)}: argument 'callbacks' expected Callback "
+                            f"instances, got {type(c).__name__}")
     if verbose and not any(isinstance(c, ProgBarLogger) for c in cbks):
         cbks = [ProgBarLogger(log_freq, verbose=verbose)] + cbks
     if not any(isinstance(c, ModelCheckpoint) for c in cbks):

@@ -25,6 +25,7 @@ import warnings
 import numpy as np
 
 from .. import amp as _amp
+from ..arguments import to_bool
 from ..autograd import no_grad
 from ..creation import to_tensor
 from ..distributed.env import get_rank, get_world_size, init_parallel_env
@@ -235,6 +236,9 @@ class Model:
 
     # -- one batch ------------------------------------------------------------
     def _batch_tensors(self, who: str, inputs, labels):
+        if inputs is None:
+            raise TypeError(f"{who}: argument 'inputs' expected a Tensor or NumPy array, or a list of them, "
+                            f"got None")
         inputs = [_as_tensor(who, "inputs", x) for x in _to_list(inputs)]
         labels = [_as_tensor(who, "labels", y) for y in _to_list(labels)]
         return inputs, labels
@@ -268,6 +272,7 @@ class Model:
         >>> losses = model.train_batch([x], [y])
         """
         who = "Model.train_batch"
+        update = to_bool(update, who, "update")
         if self._optimizer is None or self._loss is None:
             raise RuntimeError(f"{who}: the model is not ready: call model.prepare(optimizer, loss) "
                                f"first (optimizer={self._optimizer!r}, loss={self._loss!r})")
@@ -472,6 +477,8 @@ class Model:
         save_freq = _check_int(who, "save_freq", save_freq, 1)
         verbose = _check_verbose(who, verbose)
         num_workers = _check_int(who, "num_workers", num_workers, 0)
+        drop_last = to_bool(drop_last, who, "drop_last")
+        shuffle = to_bool(shuffle, who, "shuffle")
         accumulate = _check_int(who, "accumulate_grad_batches", accumulate_grad_batches, 1)
         if num_iters is not None:
             num_iters = _check_int(who, "num_iters", num_iters, 1)
@@ -484,17 +491,18 @@ class Model:
         eval_loader = None if eval_data is None else self._loader(who, "eval_data", eval_data, eval_batch_size,
                                                                   num_workers=num_workers)
         do_eval = eval_loader is not None
-        self._test_dataloader = eval_loader
-        self._accumulate = accumulate
-        self.stop_training = False
         steps = self._len_data_loader(train_loader)
-        self.num_iters = num_iters
         if num_iters is not None and steps:
             epochs = num_iters // steps + 1
             steps = min(num_iters, steps)
         cbks = config_callbacks(callbacks, model=self, epochs=epochs, steps=steps, log_freq=log_freq,
                                 save_freq=save_freq, save_dir=save_dir, verbose=verbose,
                                 metrics=self._metrics_name())
+        # Only now that every argument is checked does the model's run state change.
+        self._test_dataloader = eval_loader
+        self._accumulate = accumulate
+        self.stop_training = False
+        self.num_iters = num_iters
         if do_eval is False and any(isinstance(c, EarlyStopping) for c in cbks):
             warnings.warn(f"{who}: EarlyStopping needs eval_data: without it, it never stops training",
                           stacklevel=2)
@@ -539,9 +547,9 @@ class Model:
         if num_iters is not None:
             num_iters = _check_int(who, "num_iters", num_iters, 1)
         eval_loader = self._loader(who, "eval_data", eval_data, batch_size, num_workers=num_workers)
-        self._test_dataloader = eval_loader
         cbks = config_callbacks(callbacks, model=self, log_freq=log_freq, verbose=verbose,
                                 metrics=self._metrics_name(), mode="eval")
+        self._test_dataloader = eval_loader
         eval_steps = self._len_data_loader(eval_loader)
         if num_iters is not None and eval_steps is not None:
             eval_steps = min(num_iters, eval_steps)
@@ -568,11 +576,12 @@ class Model:
         """
         who = "Model.predict"
         batch_size = _check_int(who, "batch_size", batch_size, 1)
+        stack_outputs = to_bool(stack_outputs, who, "stack_outputs")
         verbose = _check_verbose(who, verbose)
         num_workers = _check_int(who, "num_workers", num_workers, 0)
         test_loader = self._loader(who, "test_data", test_data, batch_size, num_workers=num_workers)
-        self._test_dataloader = test_loader
         cbks = config_callbacks(callbacks, model=self, verbose=verbose, mode="predict")
+        self._test_dataloader = test_loader
         test_steps = self._len_data_loader(test_loader)
         try:
             cbks.on_begin("predict", {"steps": test_steps})
@@ -621,6 +630,7 @@ class Model:
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"{who}: argument 'path' expected a str path prefix, got {type(path).__name__}")
         path = os.fspath(path)
+        training = to_bool(training, who, "training")
         if not os.path.basename(path):
             raise ValueError(f"{who}: argument 'path' expected 'dirname/file_prefix', got {path!r} (no file "
                              f"prefix)")
@@ -751,8 +761,8 @@ _AMP_SCALER_KEYS = ("init_loss_scaling", "incr_ratio", "decr_ratio", "incr_every
 def _amp_settings(amp_configs) -> tuple:
     """Model.prepare's amp_configs as (level, auto_cast's custom lists, GradScaler's arguments)."""
     who = "Model.prepare"
-    if amp_configs is None:
-        return "O0", {}, {}
+    if amp_configs is None or (isinstance(amp_configs, dict) and not amp_configs):
+        return "O0", {}, {}  # Paddle: an empty dict, like None, is no mixed precision
     if isinstance(amp_configs, str):
         if amp_configs not in ("O0", "O1", "O2"):
             raise ValueError(f"{who}: argument 'amp_configs' expected 'O0', 'O1', 'O2' or a dict, got {amp_configs!r}")
