@@ -613,9 +613,11 @@ class Model:
 
     # -- checkpoints ----------------------------------------------------------
     def save(self, path, training=True) -> None:
-        """Writes ``path + '.pdparams'`` (the network's state dict) and, when an
-        optimizer is set, ``path + '.pdopt'`` (its state dict) with
-        :func:`eager.save`: safetensors files under Paddle's extensions.
+        """Writes ``path + '.pdparams'`` (the network's state dict), when an
+        optimizer is set ``path + '.pdopt'`` (its state dict), and with mixed
+        precision once training has made the GradScaler ``path + '.pdscaler'``
+        (its state), with :func:`eager.save`: safetensors files under Paddle's
+        extensions.
         Missing directories are made. ``training=False`` saves the inference
         model instead, as Paddle: :func:`eager.jit.save` of the network traced
         with the model's ``inputs`` (InputSpecs), or, when none were given, with
@@ -651,6 +653,10 @@ class Model:
         _save(self.network.state_dict(), path + ".pdparams")
         if optim_state is not None:
             _save(optim_state, path + ".pdopt")
+        # Mixed precision: the loss scale and its counters, as Paddle's path.pdscaler.
+        scaler_state = None if self._scaler is None else self._scaler.state_dict()
+        if scaler_state:
+            _save(scaler_state, path + ".pdscaler")
 
     def _inference_specs(self, who: str) -> list:
         """The InputSpecs save(training=False) traces with: the model's ``inputs``
@@ -670,7 +676,8 @@ class Model:
     def load(self, path, skip_mismatch=False, reset_optimizer=False) -> None:
         """Loads ``path + '.pdparams'`` into the network and, unless
         ``reset_optimizer``, ``path + '.pdopt'`` (when it exists) into the
-        optimizer. ``path`` may carry one of those extensions. A parameter
+        optimizer, and ``path + '.pdscaler'`` (when it exists) into the GradScaler
+        of a mixed precision model that has made one, as Paddle. ``path`` may carry one of those extensions. A parameter
         missing from the file or of another shape raises, or with
         ``skip_mismatch`` is skipped with a warning. Everything is checked
         before anything is written. When a parameter is skipped the optimizer's
@@ -720,9 +727,15 @@ class Model:
         opt_path = path + ".pdopt"
         if not reset_optimizer and self._optimizer is not None and os.path.exists(opt_path):
             optim_state = _load(opt_path, return_numpy=True)
+        scaler_path = path + ".pdscaler"
+        scaler_state = None
+        if self._scaler is not None and os.path.exists(scaler_path):
+            scaler_state = _load(scaler_path, return_numpy=True)
         if optim_state is not None:
             optim_state = self._renamed_optimizer_state(optim_state, renamed)
             self._optimizer.set_state_dict(optim_state)  # checks everything before it changes anything
+        if scaler_state is not None:
+            self._scaler.load_state_dict(scaler_state)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the skipped keys were warned about above
             self.network.set_state_dict(matched)
