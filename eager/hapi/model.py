@@ -87,6 +87,19 @@ def _scalar(value) -> float:
     return float(array.reshape(-1)[0]) if array.size == 1 else float(array.mean())
 
 
+def _stack_batches(who: str, index: int, arrays: list):
+    """predict's stack_outputs: np.vstack of one output's batches, as Paddle (so
+    1-d outputs become one row per batch); batches it cannot stack get an error
+    naming the output and the shapes instead of NumPy's."""
+    try:
+        return np.vstack(arrays)
+    except ValueError:
+        shapes = [list(np.shape(a)) for a in arrays]
+        raise ValueError(f"{who}: stack_outputs=True cannot stack output {index}: its batches have shapes "
+                         f"{shapes}, which np.vstack (as Paddle) cannot join (1-d outputs stack as rows, so "
+                         f"they need equal batch sizes); use stack_outputs=False or drop the last batch") from None
+
+
 def _check_verbose(who: str, verbose) -> int:
     if isinstance(verbose, bool) or verbose not in (0, 1, 2):
         raise ValueError(f"{who}: argument 'verbose' expected 0 (silent), 1 (progress bar) or 2 (one "
@@ -588,7 +601,7 @@ class Model:
             logs, outputs = self._run_one_epoch(test_loader, cbks, "predict", test_steps)
             outputs = [list(per_output) for per_output in zip(*outputs)]
             if stack_outputs:
-                outputs = [np.vstack(per_output) for per_output in outputs]
+                outputs = [_stack_batches(who, i, per_output) for i, per_output in enumerate(outputs)]
             cbks.on_end("predict", logs)
         finally:
             self._test_dataloader = None
