@@ -337,3 +337,43 @@ def test_fit_steps_hooks_and_parameters_as_paddle(n, bs, epochs, drop_last, accu
             done += 1
     for a, b in zip(model.parameters(), net.parameters()):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+# -- output and predict ---------------------------------------------------------------
+def test_verbose_2_prints_a_line_every_log_freq_steps(capsys):
+    x, y = data(8)
+    model = model_of(optimizer="sgd")
+    ds = eager.io.TensorDataset([x, y])
+    capsys.readouterr()
+    model.fit(ds, ds, batch_size=2, epochs=1, verbose=2, log_freq=2)
+    lines = capsys.readouterr().out.splitlines()
+    # Paddle's ProgBarLogger: an update every log_freq steps before the last, then the epoch's end
+    assert [line.split(" - ")[0] for line in lines if line.startswith("step")] == ["step 2/4", "step 4/4"] * 2
+    capsys.readouterr()
+    model.fit(ds, batch_size=2, epochs=1, verbose=2, log_freq=3)
+    assert [line.split(" - ")[0] for line in capsys.readouterr().out.splitlines()
+            if line.startswith("step")] == ["step 3/4", "step 4/4"]
+
+
+def test_predict_stack_outputs_is_vstack_with_a_clear_error():
+    class Two(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 3)
+
+        def forward(self, x):
+            out = self.lin(x)
+            return out, out.sum(-1)
+
+    x, y = data(7)
+    model = eager.Model(Two())
+    model.prepare()
+    logits, sums = model.predict(eager.io.TensorDataset([x[:6], y[:6]]), batch_size=3, stack_outputs=True,
+                                 verbose=0)
+    expected = model.network.lin(eager.to_tensor(x[:6])).numpy()
+    np.testing.assert_allclose(logits, expected, rtol=1e-6)
+    assert sums.shape == (2, 3)  # np.vstack of two [3] batches, as Paddle
+    np.testing.assert_allclose(sums.reshape(-1), expected.sum(-1), rtol=1e-5)
+    with pytest.raises(ValueError, match=r"Model.predict: stack_outputs=True cannot stack output 1: its "
+                                         r"batches have shapes \[\[3\], \[3\], \[1\]\]"):
+        model.predict(eager.io.TensorDataset([x, y]), batch_size=3, stack_outputs=True, verbose=0)

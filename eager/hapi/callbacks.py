@@ -186,8 +186,9 @@ class CallbackList:
 class ProgBarLogger(Callback):
     """Prints progress: ``verbose=1`` a live bar per epoch (loss, metrics,
     steps/s, time left; plain lines every ``log_freq`` steps when stdout is not
-    a terminal), ``verbose=2`` one line per epoch and per evaluation in Paddle's
-    format, ``verbose=0`` nothing. ``fit``/``evaluate``/``predict`` add one
+    a terminal), ``verbose=2`` a line in Paddle's format every ``log_freq``
+    steps and at the end of each epoch and evaluation (as Paddle), ``verbose=0``
+    nothing. ``fit``/``evaluate``/``predict`` add one
     unless ``callbacks`` holds one. Under ``mpiexec`` only rank 0 prints.
 
     >>> model.fit(train_data, epochs=2, callbacks=[ProgBarLogger(log_freq=5, verbose=1)])
@@ -222,13 +223,13 @@ class ProgBarLogger(Callback):
         self._counts[mode] = self._counts.get(mode, 0) + 1
         self._samples[mode] = self._samples.get(mode, 0) + int((logs or {}).get("batch_size", 1) or 0)
         bar = self._bars.get(mode)
-        if bar is None or self.verbose != 1:
-            return  # verbose=2: one line at the end
+        if bar is None:
+            return
         count = self._counts[mode]
         if steps is not None and count >= steps:
             return  # the end hook writes the last update
         if bar.mode == "lines" and count % self.log_freq:
-            return  # plain lines only every log_freq steps
+            return  # plain lines (verbose=2, or 1 off a terminal) only every log_freq steps, as Paddle
         bar.update(count, self._values(logs, names))
 
     def _end(self, mode: str, logs, names) -> None:

@@ -456,10 +456,11 @@ class Model:
         on ``eval_data`` after every ``eval_freq``-th epoch (epochs 0,
         eval_freq, ...). ``batch_size`` may be a ``(train, eval)`` pair.
 
-        ``verbose``: 0 silent, 1 a progress bar per epoch, 2 one line per epoch.
-        ``log_freq``: steps between plain progress lines when the output is not
-        a terminal. ``save_dir``: checkpoints ``<epoch>`` every ``save_freq``
-        epochs and ``final`` (ModelCheckpoint). ``accumulate_grad_batches``:
+        ``verbose``: 0 silent, 1 a progress bar per epoch, 2 plain lines.
+        ``log_freq``: steps between plain progress lines (verbose=2, or 1 when
+        the output is not a terminal); the last step of an epoch always gets
+        one. ``save_dir``: checkpoints ``<epoch>`` after epochs 0, save_freq,
+        ... and ``final`` (ModelCheckpoint). ``accumulate_grad_batches``:
         batches whose gradients are summed (not averaged, as Paddle) before each
         optimizer step. ``num_iters``: stop after that many batches in all.
         ``callbacks``: Callback instances; a ProgBarLogger, ModelCheckpoint and
