@@ -11,7 +11,9 @@ Found and fixed:
 - Model.load(skip_mismatch=True) loaded the saved optimizer state for the
   skipped parameters and failed in set_state_dict; Paddle leaves the optimizer
   state unloaded when a parameter is skipped.
-- summary(net, InputSpec(...)) and a list holding InputSpecs raised TypeError.
+- summary(net, InputSpec(...)) and a list holding InputSpecs raised TypeError;
+  summary left out a batch norm's running mean and variance, which Paddle
+  counts as non-trainable parameters.
 - Model.save/load dropped the GradScaler state of a mixed precision model
   (Paddle's path.pdscaler).
 - prepare(amp_configs={}) turned on 'O1'; Paddle takes an empty dict as off.
@@ -377,3 +379,17 @@ def test_predict_stack_outputs_is_vstack_with_a_clear_error():
     with pytest.raises(ValueError, match=r"Model.predict: stack_outputs=True cannot stack output 1: its "
                                          r"batches have shapes \[\[3\], \[3\], \[1\]\]"):
         model.predict(eager.io.TensorDataset([x, y]), batch_size=3, stack_outputs=True, verbose=0)
+
+
+def test_summary_counts_batch_norm_statistics_as_paddle(capsys):
+    # Paddle's BatchNorm holds _mean and _variance as parameters (trainable=False),
+    # so its summary counts 4 * C per batch norm, 2 * C of them trainable.
+    net = nn.Sequential(nn.Conv2D(3, 8, 3), nn.BatchNorm2D(8), nn.ReLU(), nn.Flatten(), nn.Linear(8 * 3 * 3, 2),
+                        nn.BatchNorm1D(2))
+    conv, linear = 8 * 3 * 3 * 3 + 8, 8 * 3 * 3 * 2 + 2
+    info = eager.summary(net, (2, 3, 5, 5))
+    assert info == {"total_params": conv + 4 * 8 + linear + 4 * 2,
+                    "trainable_params": conv + 2 * 8 + linear + 2 * 2}
+    out = capsys.readouterr().out
+    assert "Non-trainable params: 20" in out  # the running statistics, 2 * (8 + 2)
+    assert [line.split()[-1] for line in out.splitlines() if line.strip().startswith("BatchNorm")] == ["32", "8"]

@@ -35,6 +35,7 @@ from ..generated import forward_api as _F
 from ..jit import InputSpec
 from ..nn import LayerList, Sequential
 from ..nn.layer import Layer, post_order
+from ..nn.norm import _BatchNormBase
 from ..nn.rnn import RNNBase
 from ..tensor import Tensor
 
@@ -79,6 +80,16 @@ def _own_parameters(layer: Layer) -> list:
     if isinstance(layer, RNNBase):
         return layer.parameters()
     return list(layer._parameters.values())
+
+
+def _untrainable_stats(layer: Layer) -> int:
+    """Values a row counts beyond the layer's parameters: a batch norm's running
+    mean and variance, which eager keeps as buffers and Paddle as parameters
+    (trainable=False), so that the totals are Paddle's."""
+    if isinstance(layer, _BatchNormBase):
+        return sum(_numel(layer._buffers[name].shape) for name in ("_mean", "_variance")
+                   if layer._buffers.get(name) is not None)
+    return 0
 
 
 def _numel(shape) -> int:
@@ -224,6 +235,8 @@ def summary(net, input_size=None, dtypes=None, input=None):
     sublayer but the containers (Sequential, LayerList) gets a row:
     ``Layer (type)`` (the class and the number in its ``full_name``, plus one),
     the shapes of its inputs and outputs and the parameters it holds itself
+    (with a batch norm's running mean and variance, non-trainable parameters
+    in Paddle)
     (a recurrent layer, one fused unit as in Paddle, holds its cells').
 
     >>> class LeNet(eager.nn.Layer):
@@ -278,7 +291,7 @@ def _summary_string(net, sizes, dtypes, input):
             params = _own_parameters(layer)
             row = rows[id(layer)] = {
                 "key": f"{type(layer).__name__}-{index + 1}",
-                "nb_params": sum(_numel(p.shape) for p in params),
+                "nb_params": sum(_numel(p.shape) for p in params) + _untrainable_stats(layer),
                 "trainable_params": sum(_numel(p.shape) for p in params
                                         if getattr(p, "trainable", True) and not p.stop_gradient),
             }
