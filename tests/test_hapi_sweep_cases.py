@@ -13,7 +13,7 @@ Found and fixed:
   state unloaded when a parameter is skipped.
 - summary(net, InputSpec(...)) and a list holding InputSpecs raised TypeError;
   summary left out a batch norm's running mean and variance, which Paddle
-  counts as non-trainable parameters.
+  counts as non-trainable parameters (in the table and in flops' Total Params).
 - Model.save/load dropped the GradScaler state of a mixed precision model
   (Paddle's path.pdscaler).
 - prepare(amp_configs={}) turned on 'O1'; Paddle takes an empty dict as off.
@@ -393,3 +393,10 @@ def test_summary_counts_batch_norm_statistics_as_paddle(capsys):
     out = capsys.readouterr().out
     assert "Non-trainable params: 20" in out  # the running statistics, 2 * (8 + 2)
     assert [line.split()[-1] for line in out.splitlines() if line.strip().startswith("BatchNorm")] == ["32", "8"]
+
+
+def test_flops_total_params_count_batch_norm_statistics(capsys):
+    net = nn.Sequential(nn.Conv2D(3, 2, 1), nn.BatchNorm2D(2))
+    # conv: 2*4*4 outputs * (3 inputs + bias); batch norm: 2 per element (Paddle's count_bn)
+    assert eager.flops(net, [1, 3, 4, 4]) == 2 * 4 * 4 * (3 + 1) + 2 * 2 * 4 * 4
+    assert "Total Params: 16" in capsys.readouterr().out  # conv 6 + 2; batch norm 4 * 2, as Paddle's

@@ -477,7 +477,7 @@ def _dynamic_flops(net, x, custom_ops, print_detail):
         out = output[0] if isinstance(output, (list, tuple)) and output else output
         records[id(layer)] = (list(first.shape) if isinstance(first, Tensor) else [],
                               list(out.shape) if isinstance(out, Tensor) else [])
-        layer.total_params = sum(p.numel() for p in layer.parameters())
+        layer.total_params = sum(p.numel() for p in layer.parameters()) + _untrainable_stats(layer)
 
     def add_hooks(layer):
         if id(layer) not in unit_ids:
