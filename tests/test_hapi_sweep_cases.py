@@ -23,6 +23,10 @@ Found and fixed:
   DataLoader's name; *_batch(None) died in forward(); a bad callback was
   reported as 'Model.train'/'Model.eval'; a fit refused for a bad callback
   left its num_iters set, cutting the next predict short.
+- ProgBarLogger verbose=2 wrote only the end line; Paddle writes one every
+  log_freq steps too. verbose=3 (Paddle's timing columns) was refused.
+- predict(stack_outputs=True) on batches np.vstack cannot join raised NumPy's
+  error; it now names the output and its batch shapes.
 
 Checked and agreeing (no change): fit's hook order, log keys, steps per epoch
 with drop_last / accumulate_grad_batches / num_iters and the parameters after
@@ -400,3 +404,20 @@ def test_flops_total_params_count_batch_norm_statistics(capsys):
     # conv: 2*4*4 outputs * (3 inputs + bias); batch norm: 2 per element (Paddle's count_bn)
     assert eager.flops(net, [1, 3, 4, 4]) == 2 * 4 * 4 * (3 + 1) + 2 * 2 * 4 * 4
     assert "Total Params: 16" in capsys.readouterr().out  # conv 6 + 2; batch norm 4 * 2, as Paddle's
+
+
+def test_verbose_3_adds_paddles_timing_columns(capsys):
+    x, y = data(8)
+    model = model_of(optimizer="sgd")
+    ds = eager.io.TensorDataset([x, y])
+    capsys.readouterr()
+    model.fit(ds, ds, batch_size=2, epochs=1, verbose=3, log_freq=2)
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("step")]
+    assert [line.split(" - ")[0] for line in lines] == ["step 2/4", "step 4/4"] * 2
+    for line in lines:
+        fields = line.split(" - ")
+        assert [f.split(":")[0] for f in fields[1:5]] == ["loss", "avg_reader_cost", "avg_batch_cost", "ips"]
+        assert fields[2].endswith(" sec") and fields[4].endswith(" samples/sec")
+        assert float(fields[4].split()[1]) > 0
+    with pytest.raises(ValueError, match="Model.fit: argument 'verbose' expected 0 .* or 3"):
+        model.fit(ds, verbose=4)

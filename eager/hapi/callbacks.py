@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import time
 import warnings
 
 import numpy as np
@@ -187,8 +188,11 @@ class ProgBarLogger(Callback):
     """Prints progress: ``verbose=1`` a live bar per epoch (loss, metrics,
     steps/s, time left; plain lines every ``log_freq`` steps when stdout is not
     a terminal), ``verbose=2`` a line in Paddle's format every ``log_freq``
-    steps and at the end of each epoch and evaluation (as Paddle), ``verbose=0``
-    nothing. ``fit``/``evaluate``/``predict`` add one
+    steps and at the end of each epoch and evaluation (as Paddle), ``verbose=3``
+    those lines with Paddle's timing columns (``avg_reader_cost``, the mean time
+    waiting for a batch, ``avg_batch_cost``, the mean time running one, and
+    ``ips``, samples per second, over the steps since the last line),
+    ``verbose=0`` nothing. ``fit``/``evaluate``/``predict`` add one
     unless ``callbacks`` holds one. Under ``mpiexec`` only rank 0 prints.
 
     >>> model.fit(train_data, epochs=2, callbacks=[ProgBarLogger(log_freq=5, verbose=1)])
@@ -197,14 +201,15 @@ class ProgBarLogger(Callback):
     def __init__(self, log_freq: int = 1, verbose: int = 2):
         super().__init__()
         self.log_freq = _check_int("ProgBarLogger", "log_freq", log_freq, 1)
-        if verbose not in (0, 1, 2):
-            raise ValueError(f"ProgBarLogger: argument 'verbose' expected 0, 1 or 2, got {verbose!r}")
-        self.verbose = verbose
+        if verbose not in (0, 1, 2, 3):
+            raise ValueError(f"ProgBarLogger: argument 'verbose' expected 0, 1, 2 or 3, got {verbose!r}")
+        self.verbose = int(verbose)
         self.epochs = None
         self.steps = None
         self._bars = {}
         self._counts = {}
         self._samples = {}
+        self._timers = {}  # verbose=3: mode -> reader/batch seconds and samples since the last line
 
     def _printing(self) -> bool:
         # Under mpiexec only rank 0 prints, as in Paddle.
@@ -213,7 +218,31 @@ class ProgBarLogger(Callback):
     def _begin(self, mode: str, steps) -> None:
         self._counts[mode] = 0
         self._samples[mode] = 0
-        self._bars[mode] = ProgressBar(num=steps, verbose=self.verbose) if self._printing() else None
+        # verbose=3 prints verbose=2's lines with more columns
+        self._bars[mode] = ProgressBar(num=steps, verbose=min(self.verbose, 2)) if self._printing() else None
+        if self.verbose == 3:
+            self._timers[mode] = {"reader": 0.0, "batch": 0.0, "count": 0, "samples": 0,
+                                  "mark": time.perf_counter()}
+
+    def _batch_begin(self, mode: str) -> None:
+        timer = self._timers.get(mode)
+        if timer is not None:
+            now = time.perf_counter()
+            timer["reader"] += now - timer["mark"]
+            timer["mark"] = now
+
+    def _timing_values(self, mode: str) -> list:
+        """Paddle's verbose=3 columns over the steps since the last line (then reset)."""
+        timer = self._timers.get(mode)
+        if timer is None:
+            return []
+        count = timer["count"] or 1
+        seconds = timer["reader"] + timer["batch"]
+        values = [("avg_reader_cost", f"{timer['reader'] / count:.5f} sec"),
+                  ("avg_batch_cost", f"{timer['batch'] / count:.5f} sec"),
+                  ("ips", f"{(timer['samples'] or 1) / seconds if seconds > 0 else 0.0:.5f} samples/sec")]
+        timer.update(reader=0.0, batch=0.0, count=0, samples=0)
+        return values
 
     def _values(self, logs, names):
         logs = logs or {}
@@ -221,7 +250,15 @@ class ProgBarLogger(Callback):
 
     def _batch_end(self, mode: str, logs, names, steps) -> None:
         self._counts[mode] = self._counts.get(mode, 0) + 1
-        self._samples[mode] = self._samples.get(mode, 0) + int((logs or {}).get("batch_size", 1) or 0)
+        samples = int((logs or {}).get("batch_size", 1) or 0)
+        self._samples[mode] = self._samples.get(mode, 0) + samples
+        timer = self._timers.get(mode)
+        if timer is not None:
+            now = time.perf_counter()
+            timer["batch"] += now - timer["mark"]
+            timer["mark"] = now
+            timer["count"] += 1
+            timer["samples"] += samples
         bar = self._bars.get(mode)
         if bar is None:
             return
@@ -230,13 +267,13 @@ class ProgBarLogger(Callback):
             return  # the end hook writes the last update
         if bar.mode == "lines" and count % self.log_freq:
             return  # plain lines (verbose=2, or 1 off a terminal) only every log_freq steps, as Paddle
-        bar.update(count, self._values(logs, names))
+        bar.update(count, self._values(logs, names) + self._timing_values(mode))
 
     def _end(self, mode: str, logs, names) -> None:
         bar = self._bars.pop(mode, None)
         if bar is None:
             return
-        bar.update(self._counts.get(mode, 0), self._values(logs, names))
+        bar.update(self._counts.get(mode, 0), self._values(logs, names) + self._timing_values(mode))
         bar.close()
 
     # -- train ----------------------------------------------------------------
@@ -250,6 +287,9 @@ class ProgBarLogger(Callback):
         if self._printing() and self.epochs:
             print(f"Epoch {epoch + 1}/{self.epochs}")
         self._begin("train", self.steps)
+
+    def on_train_batch_begin(self, step, logs=None):
+        self._batch_begin("train")
 
     def on_train_batch_end(self, step, logs=None):
         self._batch_end("train", logs, self.train_metrics, self.steps)
@@ -266,6 +306,9 @@ class ProgBarLogger(Callback):
             print("Eval begin...")
         self._begin("eval", self.eval_steps)
 
+    def on_eval_batch_begin(self, step, logs=None):
+        self._batch_begin("eval")
+
     def on_eval_batch_end(self, step, logs=None):
         self._batch_end("eval", logs, self.eval_metrics, self.eval_steps)
 
@@ -281,6 +324,9 @@ class ProgBarLogger(Callback):
         if self._printing():
             print("Predict begin...")
         self._begin("predict", self.test_steps)
+
+    def on_predict_batch_begin(self, step, logs=None):
+        self._batch_begin("predict")
 
     def on_predict_batch_end(self, step, logs=None):
         self._batch_end("predict", logs, [], self.test_steps)

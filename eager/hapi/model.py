@@ -101,9 +101,9 @@ def _stack_batches(who: str, index: int, arrays: list):
 
 
 def _check_verbose(who: str, verbose) -> int:
-    if isinstance(verbose, bool) or verbose not in (0, 1, 2):
-        raise ValueError(f"{who}: argument 'verbose' expected 0 (silent), 1 (progress bar) or 2 (one "
-                         f"line per epoch), got {verbose!r}")
+    if isinstance(verbose, bool) or verbose not in (0, 1, 2, 3):
+        raise ValueError(f"{who}: argument 'verbose' expected 0 (silent), 1 (progress bar), 2 (plain "
+                         f"lines) or 3 (plain lines with timing), got {verbose!r}")
     return int(verbose)
 
 
@@ -456,7 +456,8 @@ class Model:
         on ``eval_data`` after every ``eval_freq``-th epoch (epochs 0,
         eval_freq, ...). ``batch_size`` may be a ``(train, eval)`` pair.
 
-        ``verbose``: 0 silent, 1 a progress bar per epoch, 2 plain lines.
+        ``verbose``: 0 silent, 1 a progress bar per epoch, 2 plain lines, 3
+        plain lines with Paddle's timing columns (ProgBarLogger).
         ``log_freq``: steps between plain progress lines (verbose=2, or 1 when
         the output is not a terminal); the last step of an epoch always gets
         one. ``save_dir``: checkpoints ``<epoch>`` after epochs 0, save_freq,
