@@ -1034,7 +1034,7 @@ def test_the_collaborative_filtering_tutorial_learns_the_ratings(tmp_path):
     model.prepare(optimizer, nn.BCELoss(), paddle.metric.Accuracy())
     first = model.evaluate(test_loader, batch_size=64, verbose=0)
     model.fit(train_loader, epochs=10, save_dir=str(tmp_path / "checkpoints"), verbose=0)
-    assert {"9.pdparams", "final.pdparams"} <= set(os.listdir(tmp_path / "checkpoints"))
+    assert {"0.pdparams", "9.pdparams", "final.pdparams"} <= set(os.listdir(tmp_path / "checkpoints"))
     last = model.evaluate(test_loader, batch_size=64, verbose=0)
     assert last["loss"][0] < 0.85 * first["loss"][0], (first, last)
     (predicted,) = model.predict(SelfDefinedDataset(x_val, y_val, mode="predict"), batch_size=64, stack_outputs=True,
@@ -1381,7 +1381,7 @@ def test_the_transformer_translation_tutorial_learns_with_model_fit(tmp_path):
                   loss=CrossEntropy(), metrics=paddle.metric.Accuracy())
     model.fit(train_data=train_loader, epochs=15, eval_data=val_loader, verbose=0, save_dir=str(tmp_path / "savemodel"),
               save_freq=10, log_freq=100)
-    assert {"9.pdparams", "final.pdparams"} <= set(os.listdir(tmp_path / "savemodel"))
+    assert {"0.pdparams", "10.pdparams", "final.pdparams"} <= set(os.listdir(tmp_path / "savemodel"))
     assert scheduler.last_epoch == 15 * len(train_loader)  # Model.fit steps the scheduler once per batch
     right = total = 0
     for data in test_loader():

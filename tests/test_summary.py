@@ -338,7 +338,7 @@ def test_norm_pool_activation_flops(capsys):
     assert eager.flops(net, [2, 3, 8, 8]) == expected
     out = capsys.readouterr().out
     assert "Cannot find suitable count function for <class 'eager.nn.layers.Sigmoid'>" in out
-    assert "Total Params: 6" in out                                  # BatchNorm's weight and bias
+    assert "Total Params: 12" in out  # BatchNorm's weight, bias and running mean and variance (parameters in Paddle)
     assert all(layer.training for layer in net.sublayers(include_self=True))
 
 

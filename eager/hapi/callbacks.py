@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import numbers
 import os
+import time
 import warnings
 
 import numpy as np
 
+from ..arguments import to_bool
 from ..distributed.env import get_rank
 from ..optimizer.lr import LRScheduler as _Schedule
 from ..optimizer.lr import ReduceOnPlateau as _PlateauSchedule
@@ -185,8 +187,12 @@ class CallbackList:
 class ProgBarLogger(Callback):
     """Prints progress: ``verbose=1`` a live bar per epoch (loss, metrics,
     steps/s, time left; plain lines every ``log_freq`` steps when stdout is not
-    a terminal), ``verbose=2`` one line per epoch and per evaluation in Paddle's
-    format, ``verbose=0`` nothing. ``fit``/``evaluate``/``predict`` add one
+    a terminal), ``verbose=2`` a line in Paddle's format every ``log_freq``
+    steps and at the end of each epoch and evaluation (as Paddle), ``verbose=3``
+    those lines with Paddle's timing columns (``avg_reader_cost``, the mean time
+    waiting for a batch, ``avg_batch_cost``, the mean time running one, and
+    ``ips``, samples per second, over the steps since the last line),
+    ``verbose=0`` nothing. ``fit``/``evaluate``/``predict`` add one
     unless ``callbacks`` holds one. Under ``mpiexec`` only rank 0 prints.
 
     >>> model.fit(train_data, epochs=2, callbacks=[ProgBarLogger(log_freq=5, verbose=1)])
@@ -195,14 +201,15 @@ class ProgBarLogger(Callback):
     def __init__(self, log_freq: int = 1, verbose: int = 2):
         super().__init__()
         self.log_freq = _check_int("ProgBarLogger", "log_freq", log_freq, 1)
-        if verbose not in (0, 1, 2):
-            raise ValueError(f"ProgBarLogger: argument 'verbose' expected 0, 1 or 2, got {verbose!r}")
-        self.verbose = verbose
+        if verbose not in (0, 1, 2, 3):
+            raise ValueError(f"ProgBarLogger: argument 'verbose' expected 0, 1, 2 or 3, got {verbose!r}")
+        self.verbose = int(verbose)
         self.epochs = None
         self.steps = None
         self._bars = {}
         self._counts = {}
         self._samples = {}
+        self._timers = {}  # verbose=3: mode -> reader/batch seconds and samples since the last line
 
     def _printing(self) -> bool:
         # Under mpiexec only rank 0 prints, as in Paddle.
@@ -211,7 +218,31 @@ class ProgBarLogger(Callback):
     def _begin(self, mode: str, steps) -> None:
         self._counts[mode] = 0
         self._samples[mode] = 0
-        self._bars[mode] = ProgressBar(num=steps, verbose=self.verbose) if self._printing() else None
+        # verbose=3 prints verbose=2's lines with more columns
+        self._bars[mode] = ProgressBar(num=steps, verbose=min(self.verbose, 2)) if self._printing() else None
+        if self.verbose == 3:
+            self._timers[mode] = {"reader": 0.0, "batch": 0.0, "count": 0, "samples": 0,
+                                  "mark": time.perf_counter()}
+
+    def _batch_begin(self, mode: str) -> None:
+        timer = self._timers.get(mode)
+        if timer is not None:
+            now = time.perf_counter()
+            timer["reader"] += now - timer["mark"]
+            timer["mark"] = now
+
+    def _timing_values(self, mode: str) -> list:
+        """Paddle's verbose=3 columns over the steps since the last line (then reset)."""
+        timer = self._timers.get(mode)
+        if timer is None:
+            return []
+        count = timer["count"] or 1
+        seconds = timer["reader"] + timer["batch"]
+        values = [("avg_reader_cost", f"{timer['reader'] / count:.5f} sec"),
+                  ("avg_batch_cost", f"{timer['batch'] / count:.5f} sec"),
+                  ("ips", f"{(timer['samples'] or 1) / seconds if seconds > 0 else 0.0:.5f} samples/sec")]
+        timer.update(reader=0.0, batch=0.0, count=0, samples=0)
+        return values
 
     def _values(self, logs, names):
         logs = logs or {}
@@ -219,22 +250,30 @@ class ProgBarLogger(Callback):
 
     def _batch_end(self, mode: str, logs, names, steps) -> None:
         self._counts[mode] = self._counts.get(mode, 0) + 1
-        self._samples[mode] = self._samples.get(mode, 0) + int((logs or {}).get("batch_size", 1) or 0)
+        samples = int((logs or {}).get("batch_size", 1) or 0)
+        self._samples[mode] = self._samples.get(mode, 0) + samples
+        timer = self._timers.get(mode)
+        if timer is not None:
+            now = time.perf_counter()
+            timer["batch"] += now - timer["mark"]
+            timer["mark"] = now
+            timer["count"] += 1
+            timer["samples"] += samples
         bar = self._bars.get(mode)
-        if bar is None or self.verbose != 1:
-            return  # verbose=2: one line at the end
+        if bar is None:
+            return
         count = self._counts[mode]
         if steps is not None and count >= steps:
             return  # the end hook writes the last update
         if bar.mode == "lines" and count % self.log_freq:
-            return  # plain lines only every log_freq steps
-        bar.update(count, self._values(logs, names))
+            return  # plain lines (verbose=2, or 1 off a terminal) only every log_freq steps, as Paddle
+        bar.update(count, self._values(logs, names) + self._timing_values(mode))
 
     def _end(self, mode: str, logs, names) -> None:
         bar = self._bars.pop(mode, None)
         if bar is None:
             return
-        bar.update(self._counts.get(mode, 0), self._values(logs, names))
+        bar.update(self._counts.get(mode, 0), self._values(logs, names) + self._timing_values(mode))
         bar.close()
 
     # -- train ----------------------------------------------------------------
@@ -248,6 +287,9 @@ class ProgBarLogger(Callback):
         if self._printing() and self.epochs:
             print(f"Epoch {epoch + 1}/{self.epochs}")
         self._begin("train", self.steps)
+
+    def on_train_batch_begin(self, step, logs=None):
+        self._batch_begin("train")
 
     def on_train_batch_end(self, step, logs=None):
         self._batch_end("train", logs, self.train_metrics, self.steps)
@@ -263,6 +305,9 @@ class ProgBarLogger(Callback):
         if self._printing():
             print("Eval begin...")
         self._begin("eval", self.eval_steps)
+
+    def on_eval_batch_begin(self, step, logs=None):
+        self._batch_begin("eval")
 
     def on_eval_batch_end(self, step, logs=None):
         self._batch_end("eval", logs, self.eval_metrics, self.eval_steps)
@@ -280,6 +325,9 @@ class ProgBarLogger(Callback):
             print("Predict begin...")
         self._begin("predict", self.test_steps)
 
+    def on_predict_batch_begin(self, step, logs=None):
+        self._batch_begin("predict")
+
     def on_predict_batch_end(self, step, logs=None):
         self._batch_end("predict", logs, [], self.test_steps)
 
@@ -290,9 +338,10 @@ class ProgBarLogger(Callback):
 
 
 class ModelCheckpoint(Callback):
-    """Saves the model (``Model.save``) to ``save_dir/<epoch>`` every
-    ``save_freq`` epochs and to ``save_dir/final`` when training ends; nothing
-    when ``save_dir`` is None. Each save writes ``.pdparams`` and ``.pdopt``;
+    """Saves the model (``Model.save``) to ``save_dir/<epoch>`` after every
+    ``save_freq``-th epoch (epochs 0, save_freq, 2 * save_freq, ..., as Paddle
+    and as ``fit``'s ``eval_freq``) and to ``save_dir/final`` when training
+    ends; nothing when ``save_dir`` is None. Each save writes ``.pdparams`` and ``.pdopt``;
     under ``mpiexec`` only rank 0 saves.
 
     >>> model.fit(train_data, epochs=4, callbacks=[ModelCheckpoint(save_freq=2, save_dir="ckpt")])
@@ -315,7 +364,7 @@ class ModelCheckpoint(Callback):
         self.epoch = epoch
 
     def on_epoch_end(self, epoch, logs=None):
-        if self._saving() and (epoch + 1) % self.save_freq == 0:
+        if self._saving() and epoch % self.save_freq == 0:
             path = os.path.join(os.fspath(self.save_dir), str(epoch))
             print(f"save checkpoint at {os.path.abspath(path)}")
             self.model.save(path)
@@ -329,7 +378,8 @@ class ModelCheckpoint(Callback):
 
 class EarlyStopping(Callback):
     """Stops training when the evaluated ``monitor`` ('loss' or a metric name)
-    has not improved for more than ``patience`` evaluations: improving means
+    has not improved for ``patience`` evaluations in a row (with the default 0,
+    as in Paddle, after the first evaluation whatever it gave): improving means
     beating the best value so far (or ``baseline``) by more than ``min_delta``.
     ``mode``: 'min', 'max' or 'auto' (max when 'acc' is in the name). With
     ``save_best_model`` and a ``save_dir`` given to ``fit``, the best model is
@@ -349,7 +399,7 @@ class EarlyStopping(Callback):
         self.verbose = verbose
         self.baseline = None if baseline is None else _check_number("EarlyStopping", "baseline", baseline)
         self.min_delta = abs(_check_number("EarlyStopping", "min_delta", min_delta))
-        self.save_best_model = bool(save_best_model)
+        self.save_best_model = to_bool(save_best_model, "EarlyStopping", "save_best_model")
         self.save_dir = None  # set by fit from its save_dir
         if mode not in ("auto", "min", "max"):
             warnings.warn(f"EarlyStopping: mode {mode!r} is unknown, falling back to 'auto'", stacklevel=2)
@@ -388,7 +438,7 @@ class EarlyStopping(Callback):
                 self.model.save(os.path.join(os.fspath(self.save_dir), "best_model"))
         else:
             self.wait_epoch += 1
-        if self.wait_epoch > self.patience:
+        if self.wait_epoch >= self.patience:
             self.model.stop_training = True
             if self.verbose > 0:
                 print(f"Epoch {self.stopped_epoch + 1}: Early stopping.")
@@ -411,10 +461,12 @@ class LRScheduler(Callback):
 
     def __init__(self, by_step: bool = True, by_epoch: bool = False):
         super().__init__()
+        by_step = to_bool(by_step, "LRScheduler", "by_step")
+        by_epoch = to_bool(by_epoch, "LRScheduler", "by_epoch")
         if by_step and by_epoch:
             raise ValueError("LRScheduler: by_step and by_epoch are mutually exclusive; set one of them")
-        self.by_step = bool(by_step)
-        self.by_epoch = bool(by_epoch)
+        self.by_step = by_step
+        self.by_epoch = by_epoch
 
     def _schedule(self):
         optimizer = getattr(self.model, "_optimizer", None)
@@ -522,6 +574,10 @@ class ReduceLROnPlateau(Callback):
         self.epoch += 1
 
 
+# config_callbacks' mode -> the Model method whose argument a bad callback was.
+_METHOD_OF_MODE = {"train": "fit", "eval": "evaluate", "predict": "predict", "test": "predict"}
+
+
 def config_callbacks(callbacks=None, model=None, batch_size=None, epochs=None, steps=None, log_freq=2,
                      verbose=2, save_freq=1, save_dir=None, metrics=None, mode="train") -> CallbackList:
     """The CallbackList a run uses: ``callbacks`` plus a ProgBarLogger (first,
@@ -531,8 +587,8 @@ def config_callbacks(callbacks=None, model=None, batch_size=None, epochs=None, s
     cbks = list(cbks) if isinstance(cbks, (list, tuple)) else [cbks]
     for c in cbks:
         if not isinstance(c, Callback):
-            raise TypeError(f"Model.{mode}: argument 'callbacks' expected Callback instances, got "
-                            f"{type(c).__name__}")
+            raise TypeError(f"Model.{_METHOD_OF_MODE.get(mode, mode)}: argument 'callbacks' expected Callback "
+                            f"instances, got {type(c).__name__}")
     if verbose and not any(isinstance(c, ProgBarLogger) for c in cbks):
         cbks = [ProgBarLogger(log_freq, verbose=verbose)] + cbks
     if not any(isinstance(c, ModelCheckpoint) for c in cbks):

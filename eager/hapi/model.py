@@ -25,6 +25,7 @@ import warnings
 import numpy as np
 
 from .. import amp as _amp
+from ..arguments import to_bool
 from ..autograd import no_grad
 from ..creation import to_tensor
 from ..distributed.env import get_rank, get_world_size, init_parallel_env
@@ -86,10 +87,23 @@ def _scalar(value) -> float:
     return float(array.reshape(-1)[0]) if array.size == 1 else float(array.mean())
 
 
+def _stack_batches(who: str, index: int, arrays: list):
+    """predict's stack_outputs: np.vstack of one output's batches, as Paddle (so
+    1-d outputs become one row per batch); batches it cannot stack get an error
+    naming the output and the shapes instead of NumPy's."""
+    try:
+        return np.vstack(arrays)
+    except ValueError:
+        shapes = [list(np.shape(a)) for a in arrays]
+        raise ValueError(f"{who}: stack_outputs=True cannot stack output {index}: its batches have shapes "
+                         f"{shapes}, which np.vstack (as Paddle) cannot join (1-d outputs stack as rows, so "
+                         f"they need equal batch sizes); use stack_outputs=False or drop the last batch") from None
+
+
 def _check_verbose(who: str, verbose) -> int:
-    if isinstance(verbose, bool) or verbose not in (0, 1, 2):
-        raise ValueError(f"{who}: argument 'verbose' expected 0 (silent), 1 (progress bar) or 2 (one "
-                         f"line per epoch), got {verbose!r}")
+    if isinstance(verbose, bool) or verbose not in (0, 1, 2, 3):
+        raise ValueError(f"{who}: argument 'verbose' expected 0 (silent), 1 (progress bar), 2 (plain "
+                         f"lines) or 3 (plain lines with timing), got {verbose!r}")
     return int(verbose)
 
 
@@ -235,6 +249,9 @@ class Model:
 
     # -- one batch ------------------------------------------------------------
     def _batch_tensors(self, who: str, inputs, labels):
+        if inputs is None:
+            raise TypeError(f"{who}: argument 'inputs' expected a Tensor or NumPy array, or a list of them, "
+                            f"got None")
         inputs = [_as_tensor(who, "inputs", x) for x in _to_list(inputs)]
         labels = [_as_tensor(who, "labels", y) for y in _to_list(labels)]
         return inputs, labels
@@ -268,6 +285,7 @@ class Model:
         >>> losses = model.train_batch([x], [y])
         """
         who = "Model.train_batch"
+        update = to_bool(update, who, "update")
         if self._optimizer is None or self._loss is None:
             raise RuntimeError(f"{who}: the model is not ready: call model.prepare(optimizer, loss) "
                                f"first (optimizer={self._optimizer!r}, loss={self._loss!r})")
@@ -438,10 +456,12 @@ class Model:
         on ``eval_data`` after every ``eval_freq``-th epoch (epochs 0,
         eval_freq, ...). ``batch_size`` may be a ``(train, eval)`` pair.
 
-        ``verbose``: 0 silent, 1 a progress bar per epoch, 2 one line per epoch.
-        ``log_freq``: steps between plain progress lines when the output is not
-        a terminal. ``save_dir``: checkpoints ``<epoch>`` every ``save_freq``
-        epochs and ``final`` (ModelCheckpoint). ``accumulate_grad_batches``:
+        ``verbose``: 0 silent, 1 a progress bar per epoch, 2 plain lines, 3
+        plain lines with Paddle's timing columns (ProgBarLogger).
+        ``log_freq``: steps between plain progress lines (verbose=2, or 1 when
+        the output is not a terminal); the last step of an epoch always gets
+        one. ``save_dir``: checkpoints ``<epoch>`` after epochs 0, save_freq,
+        ... and ``final`` (ModelCheckpoint). ``accumulate_grad_batches``:
         batches whose gradients are summed (not averaged, as Paddle) before each
         optimizer step. ``num_iters``: stop after that many batches in all.
         ``callbacks``: Callback instances; a ProgBarLogger, ModelCheckpoint and
@@ -472,6 +492,8 @@ class Model:
         save_freq = _check_int(who, "save_freq", save_freq, 1)
         verbose = _check_verbose(who, verbose)
         num_workers = _check_int(who, "num_workers", num_workers, 0)
+        drop_last = to_bool(drop_last, who, "drop_last")
+        shuffle = to_bool(shuffle, who, "shuffle")
         accumulate = _check_int(who, "accumulate_grad_batches", accumulate_grad_batches, 1)
         if num_iters is not None:
             num_iters = _check_int(who, "num_iters", num_iters, 1)
@@ -484,17 +506,18 @@ class Model:
         eval_loader = None if eval_data is None else self._loader(who, "eval_data", eval_data, eval_batch_size,
                                                                   num_workers=num_workers)
         do_eval = eval_loader is not None
-        self._test_dataloader = eval_loader
-        self._accumulate = accumulate
-        self.stop_training = False
         steps = self._len_data_loader(train_loader)
-        self.num_iters = num_iters
         if num_iters is not None and steps:
             epochs = num_iters // steps + 1
             steps = min(num_iters, steps)
         cbks = config_callbacks(callbacks, model=self, epochs=epochs, steps=steps, log_freq=log_freq,
                                 save_freq=save_freq, save_dir=save_dir, verbose=verbose,
                                 metrics=self._metrics_name())
+        # Only now that every argument is checked does the model's run state change.
+        self._test_dataloader = eval_loader
+        self._accumulate = accumulate
+        self.stop_training = False
+        self.num_iters = num_iters
         if do_eval is False and any(isinstance(c, EarlyStopping) for c in cbks):
             warnings.warn(f"{who}: EarlyStopping needs eval_data: without it, it never stops training",
                           stacklevel=2)
@@ -539,9 +562,9 @@ class Model:
         if num_iters is not None:
             num_iters = _check_int(who, "num_iters", num_iters, 1)
         eval_loader = self._loader(who, "eval_data", eval_data, batch_size, num_workers=num_workers)
-        self._test_dataloader = eval_loader
         cbks = config_callbacks(callbacks, model=self, log_freq=log_freq, verbose=verbose,
                                 metrics=self._metrics_name(), mode="eval")
+        self._test_dataloader = eval_loader
         eval_steps = self._len_data_loader(eval_loader)
         if num_iters is not None and eval_steps is not None:
             eval_steps = min(num_iters, eval_steps)
@@ -568,18 +591,19 @@ class Model:
         """
         who = "Model.predict"
         batch_size = _check_int(who, "batch_size", batch_size, 1)
+        stack_outputs = to_bool(stack_outputs, who, "stack_outputs")
         verbose = _check_verbose(who, verbose)
         num_workers = _check_int(who, "num_workers", num_workers, 0)
         test_loader = self._loader(who, "test_data", test_data, batch_size, num_workers=num_workers)
-        self._test_dataloader = test_loader
         cbks = config_callbacks(callbacks, model=self, verbose=verbose, mode="predict")
+        self._test_dataloader = test_loader
         test_steps = self._len_data_loader(test_loader)
         try:
             cbks.on_begin("predict", {"steps": test_steps})
             logs, outputs = self._run_one_epoch(test_loader, cbks, "predict", test_steps)
             outputs = [list(per_output) for per_output in zip(*outputs)]
             if stack_outputs:
-                outputs = [np.vstack(per_output) for per_output in outputs]
+                outputs = [_stack_batches(who, i, per_output) for i, per_output in enumerate(outputs)]
             cbks.on_end("predict", logs)
         finally:
             self._test_dataloader = None
@@ -604,9 +628,11 @@ class Model:
 
     # -- checkpoints ----------------------------------------------------------
     def save(self, path, training=True) -> None:
-        """Writes ``path + '.pdparams'`` (the network's state dict) and, when an
-        optimizer is set, ``path + '.pdopt'`` (its state dict) with
-        :func:`eager.save`: safetensors files under Paddle's extensions.
+        """Writes ``path + '.pdparams'`` (the network's state dict), when an
+        optimizer is set ``path + '.pdopt'`` (its state dict), and with mixed
+        precision once training has made the GradScaler ``path + '.pdscaler'``
+        (its state), with :func:`eager.save`: safetensors files under Paddle's
+        extensions.
         Missing directories are made. ``training=False`` saves the inference
         model instead, as Paddle: :func:`eager.jit.save` of the network traced
         with the model's ``inputs`` (InputSpecs), or, when none were given, with
@@ -621,6 +647,7 @@ class Model:
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"{who}: argument 'path' expected a str path prefix, got {type(path).__name__}")
         path = os.fspath(path)
+        training = to_bool(training, who, "training")
         if not os.path.basename(path):
             raise ValueError(f"{who}: argument 'path' expected 'dirname/file_prefix', got {path!r} (no file "
                              f"prefix)")
@@ -641,6 +668,10 @@ class Model:
         _save(self.network.state_dict(), path + ".pdparams")
         if optim_state is not None:
             _save(optim_state, path + ".pdopt")
+        # Mixed precision: the loss scale and its counters, as Paddle's path.pdscaler.
+        scaler_state = None if self._scaler is None else self._scaler.state_dict()
+        if scaler_state:
+            _save(scaler_state, path + ".pdscaler")
 
     def _inference_specs(self, who: str) -> list:
         """The InputSpecs save(training=False) traces with: the model's ``inputs``
@@ -660,10 +691,12 @@ class Model:
     def load(self, path, skip_mismatch=False, reset_optimizer=False) -> None:
         """Loads ``path + '.pdparams'`` into the network and, unless
         ``reset_optimizer``, ``path + '.pdopt'`` (when it exists) into the
-        optimizer. ``path`` may carry one of those extensions. A parameter
+        optimizer, and ``path + '.pdscaler'`` (when it exists) into the GradScaler
+        of a mixed precision model that has made one, as Paddle. ``path`` may carry one of those extensions. A parameter
         missing from the file or of another shape raises, or with
         ``skip_mismatch`` is skipped with a warning. Everything is checked
-        before anything is written.
+        before anything is written. When a parameter is skipped the optimizer's
+        state is not loaded (as Paddle, which then resets the optimizer).
 
         >>> model.load("checkpoints/epoch3")
         """
@@ -702,13 +735,22 @@ class Model:
             if not skip_mismatch:
                 raise ValueError(f"{who}: {problem} (skip_mismatch=True skips it)")
             warnings.warn(f"{who}: skipping {problem}", stacklevel=2)
+            # The saved optimizer state belongs to parameters this model does not
+            # have (or has in another shape): as Paddle, the optimizer starts afresh.
+            reset_optimizer = True
         optim_state = None
         opt_path = path + ".pdopt"
         if not reset_optimizer and self._optimizer is not None and os.path.exists(opt_path):
             optim_state = _load(opt_path, return_numpy=True)
+        scaler_path = path + ".pdscaler"
+        scaler_state = None
+        if self._scaler is not None and os.path.exists(scaler_path):
+            scaler_state = _load(scaler_path, return_numpy=True)
         if optim_state is not None:
             optim_state = self._renamed_optimizer_state(optim_state, renamed)
             self._optimizer.set_state_dict(optim_state)  # checks everything before it changes anything
+        if scaler_state is not None:
+            self._scaler.load_state_dict(scaler_state)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the skipped keys were warned about above
             self.network.set_state_dict(matched)
@@ -747,8 +789,8 @@ _AMP_SCALER_KEYS = ("init_loss_scaling", "incr_ratio", "decr_ratio", "incr_every
 def _amp_settings(amp_configs) -> tuple:
     """Model.prepare's amp_configs as (level, auto_cast's custom lists, GradScaler's arguments)."""
     who = "Model.prepare"
-    if amp_configs is None:
-        return "O0", {}, {}
+    if amp_configs is None or (isinstance(amp_configs, dict) and not amp_configs):
+        return "O0", {}, {}  # Paddle: an empty dict, like None, is no mixed precision
     if isinstance(amp_configs, str):
         if amp_configs not in ("O0", "O1", "O2"):
             raise ValueError(f"{who}: argument 'amp_configs' expected 'O0', 'O1', 'O2' or a dict, got {amp_configs!r}")

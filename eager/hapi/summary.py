@@ -32,6 +32,7 @@ from phi.common.data_type import convert_dtype
 from .. import nn as _nn
 from ..autograd import no_grad
 from ..generated import forward_api as _F
+from ..jit import InputSpec
 from ..nn import LayerList, Sequential
 from ..nn.layer import Layer, post_order
 from ..nn.norm import _BatchNormBase
@@ -81,13 +82,14 @@ def _own_parameters(layer: Layer) -> list:
     return list(layer._parameters.values())
 
 
-def _running_statistics(layer: Layer) -> list:
-    """A batch norm's running mean and variance: eager keeps them as buffers, Paddle
-    creates them as parameters with trainable=False, so its summary counts them in the
-    row and in "Non-trainable params" (a BatchNorm2D(64) shows 256)."""
+def _untrainable_stats(layer: Layer) -> int:
+    """Values a row counts beyond the layer's parameters: a batch norm's running
+    mean and variance, which eager keeps as buffers and Paddle as parameters
+    (trainable=False), so that the totals are Paddle's."""
     if isinstance(layer, _BatchNormBase):
-        return [layer._mean, layer._variance]
-    return []
+        return sum(_numel(layer._buffers[name].shape) for name in ("_mean", "_variance")
+                   if layer._buffers.get(name) is not None)
+    return 0
 
 
 def _numel(shape) -> int:
@@ -124,12 +126,14 @@ def _normalize_sizes(input_size) -> list:
     int or a shape tuple is one argument; a list, or a tuple of tuples, holds one
     entry per argument (an int in a list is a 1-d shape; an entry that is itself
     a tuple of shapes is an argument that is a list of tensors). None or -1 in
-    a shape becomes 1."""
+    a shape becomes 1. An InputSpec stands for its shape, as in Paddle."""
     if isinstance(input_size, numbers.Integral) and not isinstance(input_size, bool):
         input_size = (input_size,)
+    if isinstance(input_size, InputSpec):
+        input_size = tuple(input_size.shape)
     if not isinstance(input_size, (tuple, list)):
-        raise TypeError(f"summary: argument 'input_size' expected a tuple (one input), a list "
-                        f"of tuples (several inputs) or an int, got {type(input_size).__name__}")
+        raise TypeError(f"summary: argument 'input_size' expected a tuple or InputSpec (one input), a "
+                        f"list of them (several inputs) or an int, got {type(input_size).__name__}")
     if isinstance(input_size, tuple) and _is_shape(input_size):
         entries = [input_size]
     else:
@@ -138,6 +142,8 @@ def _normalize_sizes(input_size) -> list:
             if isinstance(item, numbers.Integral) and not isinstance(item, bool) \
                     and isinstance(input_size, list):
                 item = (item,)
+            if isinstance(item, InputSpec):
+                item = tuple(item.shape)
             if not isinstance(item, (tuple, list)):
                 raise ValueError(f"summary: argument 'input_size' holds several inputs, so each "
                                  f"entry is an input's shape (a tuple); got {item!r}")
@@ -221,14 +227,16 @@ def summary(net, input_size=None, dtypes=None, input=None):
     """Prints a table of the network's layers (Paddle's ``paddle.summary``) and
     returns ``{'total_params': ..., 'trainable_params': ...}``.
 
-    One forward pass runs on random inputs of ``input_size`` (a tuple for one
-    input, a list of tuples for several; a None or -1 batch dimension becomes
+    One forward pass runs on random inputs of ``input_size`` (a tuple or InputSpec for one
+    input, a list of them for several; a None or -1 batch dimension becomes
     1) cast to ``dtypes`` (one str for all, or one per input; float32 by
     default), or on ``input`` itself when given (a Tensor, or a list, tuple or
     dict of Tensors, passed to the network as one argument). Every called
     sublayer but the containers (Sequential, LayerList) gets a row:
     ``Layer (type)`` (the class and the number in its ``full_name``, plus one),
     the shapes of its inputs and outputs and the parameters it holds itself
+    (with a batch norm's running mean and variance, non-trainable parameters
+    in Paddle)
     (a recurrent layer, one fused unit as in Paddle, holds its cells').
 
     >>> class LeNet(eager.nn.Layer):
@@ -283,7 +291,7 @@ def _summary_string(net, sizes, dtypes, input):
             params = _own_parameters(layer)
             row = rows[id(layer)] = {
                 "key": f"{type(layer).__name__}-{index + 1}",
-                "nb_params": sum(_numel(p.shape) for p in params + _running_statistics(layer)),
+                "nb_params": sum(_numel(p.shape) for p in params) + _untrainable_stats(layer),
                 "trainable_params": sum(_numel(p.shape) for p in params
                                         if getattr(p, "trainable", True) and not p.stop_gradient),
             }
@@ -469,7 +477,7 @@ def _dynamic_flops(net, x, custom_ops, print_detail):
         out = output[0] if isinstance(output, (list, tuple)) and output else output
         records[id(layer)] = (list(first.shape) if isinstance(first, Tensor) else [],
                               list(out.shape) if isinstance(out, Tensor) else [])
-        layer.total_params = sum(p.numel() for p in layer.parameters())
+        layer.total_params = sum(p.numel() for p in layer.parameters()) + _untrainable_stats(layer)
 
     def add_hooks(layer):
         if id(layer) not in unit_ids:
