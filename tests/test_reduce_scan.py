@@ -158,6 +158,19 @@ def test_integer_dtypes_follow_paddle():
     assert eager.cumsum(ints, dtype="float64").dtype == eager.float64
 
 
+@pytest.mark.parametrize("dtype, expected", [("bool", "int64"), ("int32", "int64"), ("int64", "int64"),
+                                             ("int8", "int8"), ("uint8", "uint8"), ("int16", "int16")])
+def test_sum_widens_only_bool_and_int32_as_paddles_sum_raw_infer_meta(dtype, expected):
+    # Paddle's SumRawInferMeta: without dtype, bool and int32 sum to int64 and every other
+    # dtype keeps its own (eager widened int8/uint8/int16 as NumPy and torch do).
+    values = np.array([[100, 27], [3, 4]]).astype(dtype)
+    x = eager.to_tensor(values)
+    for total in (eager.sum(x), x.sum(axis=0), eager.nansum(x) if dtype != "bool" else eager.sum(x, keepdim=True)):
+        assert total.dtype == getattr(eager, expected)
+    np.testing.assert_array_equal(eager.sum(x).numpy(), values.sum(dtype=expected))  # int8: 134 wraps to -122
+    assert eager.sum(x, dtype="int64").dtype == eager.int64  # an explicit dtype still widens
+
+
 def test_axis_none_and_defaults():
     values = np.arange(1.0, 7.0).reshape(2, 3)
     x = eager.to_tensor(values)

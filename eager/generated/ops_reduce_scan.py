@@ -916,7 +916,7 @@ def cumprod_(x, dim=None, dtype=None, name=None):
 
 
 def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
-    """Sum over axis treating NaN as 0; integers widen to int64 as in sum.
+    """Sum over axis treating NaN as 0; int32 widens to int64 as in sum.
 
     Differentiable to any order.
     """

@@ -101,7 +101,7 @@ class MeanGradNode(GradNodeBase):
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):
-    """Sum over axis (all axes when empty); dtype casts the result.
+    """Sum over axis (all axes when empty); dtype casts the result; without it bool and int32 sum to int64 and other dtypes keep theirs (int8, uint8 and int16 wrap), as Paddle.
 
     Differentiable to any order.
     """

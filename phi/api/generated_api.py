@@ -1283,7 +1283,7 @@ _sum_seen = KERNELS.signature_cache("sum", "sum")
 
 
 def sum(x, axis, dtype, keepdim):
-    """Sum over axis (all axes when empty); dtype casts the result."""
+    """Sum over axis (all axes when empty); dtype casts the result; without it bool and int32 sum to int64 and other dtypes keep theirs (int8, uint8 and int16 wrap), as Paddle."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, axis, dtype, keepdim, type(keepdim))
         seen = _sum_seen.get(signature)
@@ -9610,7 +9610,7 @@ _nansum_seen = KERNELS.signature_cache("nansum", "nansum")
 
 
 def nansum(x, axis, dtype, keepdim):
-    """Sum over axis treating NaN as 0; integers widen to int64 as in sum."""
+    """Sum over axis treating NaN as 0; int32 widens to int64 as in sum."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, axis, dtype, keepdim, type(keepdim))
         seen = _nansum_seen.get(signature)

@@ -108,7 +108,8 @@ def count_nonzero_infer_meta(x, axis, keepdim, out) -> None:
 
 
 def nansum_infer_meta(x, axis, dtype, keepdim, out) -> None:
-    """As sum: integers widen to int64; dtype, when given, is the result's dtype."""
+    """As sum: int32 widens to int64 (Paddle's nansum is a sum), other dtypes keep
+    theirs; dtype, when given, is the result's dtype."""
     _expect_real(x)
     reduce_axes_infer_meta(x, axis, keepdim, out)
     if dtype is not None:
@@ -116,7 +117,7 @@ def nansum_infer_meta(x, axis, dtype, keepdim, out) -> None:
         if not (out.dtype.is_integer or out.dtype.is_floating_point):
             raise InvalidArgumentError(f"argument 'dtype' expected an integer or floating-point dtype, "
                                        f"got {out.dtype}")
-    elif x.dtype.is_integer:
+    elif x.dtype is DataType.INT32:
         out.dtype = DataType.INT64
 
 

@@ -40,11 +40,12 @@ def mean_infer_meta(x, axis, keepdim, out) -> None:
 
 def sum_infer_meta(x, axis, dtype, keepdim, out) -> None:
     """As reduce_infer_meta; dtype, when given, is the result's dtype. Without it,
-    bool and integer sums are int64 (as in NumPy and Paddle), so they cannot overflow."""
+    Paddle's SumRawInferMeta rule: bool and int32 sums are int64, every other dtype
+    (int8, uint8 and int16 too, which wrap on overflow) keeps its own."""
     reduce_infer_meta(x, axis, keepdim, out)
     if dtype is not None:
         out.dtype = convert_dtype(dtype)
-    elif x.dtype is DataType.BOOL or x.dtype in INTEGER_TYPES:
+    elif x.dtype is DataType.BOOL or x.dtype is DataType.INT32:
         out.dtype = DataType.INT64
 
 

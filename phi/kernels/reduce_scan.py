@@ -12,6 +12,7 @@ from .dtypes import ALL_BACKENDS, ALL_TYPES, ALL_TYPES_AND_BFLOAT16, FLOATS, REA
 from .funcs import kept_shape, sum_dtype
 
 _INT64 = np.dtype("int64")
+_INT32 = np.dtype("int32")
 _BOOL = np.dtype("bool")
 
 
@@ -290,8 +291,8 @@ def nansum(ctx, x, axis, dtype, keepdim):
     xp = ctx.xp
     if dtype is not None:
         out_dtype = dtype.numpy_dtype
-    elif x.dtype.kind in "iu":
-        out_dtype = _INT64  # as sum: integer sums widen
+    elif x.dtype == _INT32:
+        out_dtype = _INT64  # as sum: int32 widens (nansum_infer_meta)
     else:
         out_dtype = x.dtype
     values = xp.where(x == x, x, xp.zeros_like(x)) if x.dtype.kind == "f" else x

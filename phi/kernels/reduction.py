@@ -10,6 +10,7 @@ from .fusion import fused
 
 
 _INT64 = np.dtype("int64")
+_INT32 = np.dtype("int32")
 
 
 def _axes(axis, ndim):
@@ -21,8 +22,8 @@ def _axes(axis, ndim):
 def sum(ctx, x, axis, dtype, keepdim):
     if dtype is not None:
         out_dtype = dtype.numpy_dtype
-    elif x.dtype.kind in "biu":
-        out_dtype = _INT64  # bool and integer sums widen, as in NumPy and Paddle
+    elif x.dtype == _INT32 or x.dtype.kind == "b":
+        out_dtype = _INT64  # Paddle widens bool and int32 sums only (sum_infer_meta)
     else:
         out_dtype = x.dtype
     total = ctx.xp.sum(x, axis=_axes(axis, x.ndim), dtype=sum_dtype(out_dtype), keepdims=keepdim)
