@@ -168,13 +168,13 @@ class Constant(Initializer):
 
 
 class Uniform(Initializer):
-    """Uniform on [low, high)."""
+    """Uniform on [low, high) (every value ``low`` when low == high, which Paddle allows)."""
 
     def __init__(self, low: float = -1.0, high: float = 1.0, name=None):
         self.low = _check_number("Uniform", "low", low)
         self.high = _check_number("Uniform", "high", high)
-        if not self.low < self.high:
-            raise ValueError(f"Uniform: expected low < high, got low={low}, high={high}")
+        if not self.low <= self.high:
+            raise ValueError(f"Uniform: expected low <= high, got low={low}, high={high}")
 
     def _sample(self, shape, generator):
         return generator.uniform(self.low, self.high, shape)
