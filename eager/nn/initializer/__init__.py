@@ -421,11 +421,9 @@ def _fans(shape, fan_in, fan_out):
     computed_in, computed_out = compute_fans(shape)
     fan_in = computed_in if fan_in is None else fan_in
     fan_out = computed_out if fan_out is None else fan_out
-    if fan_in <= 0 or fan_out <= 0:
-        # A zero-size weight would divide by zero below; say why instead.
-        raise ValueError(f"initializer: fan_in and fan_out must be positive, got {fan_in}, "
-                         f"{fan_out} for shape {list(shape)}")
-    return fan_in, fan_out
+    # Only an empty weight has a zero fan, and nothing is drawn for it (Paddle's [0, n]
+    # XavierUniform is empty too): any positive fan spares the division by zero.
+    return max(fan_in, 1), max(fan_out, 1)
 
 
 def _check_fan(who: str, fan_in, fan_out) -> tuple:
