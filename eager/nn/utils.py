@@ -203,13 +203,12 @@ def _same_dtype_and_place(who: str, params) -> None:
 # -- weight normalization -------------------------------------------------------------------
 
 def _norm_except_dim(w: Tensor, dim: int) -> Tensor:
-    """The L2 norm over every axis but ``dim`` (a 1-D tensor of w.shape[dim]); over
-    all of w when dim is -1 (Paddle's norm_except_dim)."""
-    if dim == -1:
-        total = _F.sum(_F.multiply(w, w))
-        return _F.sqrt(_F.add(total, _F.full_like(total, 1e-12)))
-    axes = [a for a in range(len(w.shape)) if a != dim]
-    return _F.sqrt(_F.sum(_F.multiply(w, w), axes))
+    """sqrt(sum(w ** 2) + 1e-12) over every axis but ``dim`` (a 1-D tensor of
+    w.shape[dim]); over all of w when dim is -1 (Paddle's norm_except_dim, whose
+    l2_norm adds its epsilon inside the root)."""
+    squares = _F.multiply(w, w)
+    total = _F.sum(squares) if dim == -1 else _F.sum(squares, [a for a in range(len(w.shape)) if a != dim])
+    return _F.sqrt(_F.add(total, _F.full_like(total, 1e-12)))
 
 
 def _along(g: Tensor, dim: int, ndim: int) -> Tensor:
@@ -223,7 +222,8 @@ def _along(g: Tensor, dim: int, ndim: int) -> Tensor:
 
 class WeightNorm:
     """The forward pre-hook of :func:`weight_norm`: weight = g * v / ||v|| (the norm
-    over every axis but ``dim``; over all of v for dim -1)."""
+    over every axis but ``dim``; over all of v for dim -1), a zero slice of v giving
+    zeros (Paddle's normalize divides by at least 1e-12), not 0 / 0."""
 
     def __init__(self, name: str, dim: int):
         self.name, self.dim = name, dim
