@@ -103,8 +103,9 @@ def hardtanh_grad(x, out_grad, min, max):  # noqa: A002  (Paddle's argument name
 
 def hardswish_grad(x, out_grad):
     middle = _F.multiply(out_grad, _F.scale(x, 1.0 / 3.0, 0.5, True))   # (2x + 3) / 6
-    upper = _F.where(_F.greater_than(x, _const(x, 3.0)), out_grad, middle)
-    return _F.where(_F.less_than(x, _const(x, -3.0)), _const(out_grad, 0.0), upper)
+    # Paddle's kernel: the linear piece only strictly inside (-3, 3); 0 at -3, 1 at 3
+    upper = _F.where(_F.greater_equal(x, _const(x, 3.0)), out_grad, middle)
+    return _F.where(_F.less_equal(x, _const(x, -3.0)), _const(out_grad, 0.0), upper)
 
 
 def hardsigmoid_grad(x, out_grad, slope, offset):

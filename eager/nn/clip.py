@@ -101,6 +101,27 @@ def get_tensor_from_selected_rows(x, name=None):
     return Tensor(phi_api.assign(x.impl.value))
 
 
+def _checked_pairs(who: str, params_grads) -> list:
+    """params_grads as a list of (param, grad) pairs, grad None or a floating-point Tensor,
+    or a TypeError naming the clip. Only a direct call checks: the optimizer's pairs
+    (ClipGradBase._one_by_one) are well formed by construction."""
+    try:
+        pairs = [tuple(pair) for pair in params_grads]
+    except TypeError:
+        raise TypeError(f"{who}: argument 'params_grads' expected a list of (param, grad) pairs, got "
+                        f"{describe(params_grads)}") from None
+    for pair in pairs:
+        if len(pair) != 2:
+            raise TypeError(f"{who}: argument 'params_grads' expected (param, grad) pairs, got one of "
+                            f"{len(pair)} items")
+        grad = pair[1]
+        if grad is not None and not (isinstance(grad, Tensor) and grad.dtype.is_floating_point):
+            got = f"{grad.dtype} Tensor" if isinstance(grad, Tensor) else describe(grad)
+            raise TypeError(f"{who}: argument 'params_grads' expected gradients that are None or "
+                            f"floating-point Tensors, got {got}")
+    return pairs
+
+
 def _lists_each(method):
     """Marks a built-in ``_dygraph_clip`` that is ``list(self._each(...))``, so
     the optimizer may take the pairs one at a time (see ClipGradBase._one_by_one)."""
@@ -115,7 +136,7 @@ class ClipGradBase(abc.ABC):
     ``need_clip=False`` pass through)."""
 
     def __call__(self, params_grads):
-        return self._dygraph_clip(params_grads)
+        return self._dygraph_clip(_checked_pairs(type(self).__name__, params_grads))
 
     def _one_by_one(self, params_grads):
         """The clipped pairs as an iterator. For the built-in clips each clipped

@@ -5,6 +5,8 @@ import collections
 import collections.abc
 import numbers
 
+from phi.core import NotFoundError
+
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import functional as F
@@ -79,7 +81,12 @@ class ReLU(Layer):
 
     def forward(self, x):
         """relu(x)."""
-        return _F.relu(x) if isinstance(x, Tensor) else F.relu(x)
+        if isinstance(x, Tensor):
+            try:
+                return _F.relu(x)
+            except NotFoundError:  # no kernel for x's dtype: F.relu raises the TypeError
+                pass
+        return F.relu(x)
 
 
 class Tanh(Layer):

@@ -48,8 +48,8 @@ def _parameter_list(who: str, parameters) -> list:
 def _norm_type(who: str, norm_type) -> float:
     if isinstance(norm_type, str) and norm_type.lower() == "inf":
         return math.inf
-    if not isinstance(norm_type, numbers.Real) or isinstance(norm_type, bool) or not norm_type > 0:
-        raise ValueError(f"{who}: argument 'norm_type' expected a positive number or 'inf', got {norm_type!r}")
+    if not isinstance(norm_type, numbers.Real) or isinstance(norm_type, bool) or not norm_type >= 0:
+        raise ValueError(f"{who}: argument 'norm_type' expected a number >= 0 or 'inf', got {norm_type!r}")
     return float(norm_type)
 
 
@@ -76,9 +76,10 @@ def _scaled_(param: Tensor, factor: Tensor) -> None:
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
     """Scales the gradients of ``parameters`` in place so that their joint
     ``norm_type``-norm (all gradients as one vector; 'inf' for the largest
-    magnitude) is at most ``max_norm``: each is multiplied by
+    magnitude; 0 for the number of gradients with a nonzero entry, as Paddle's
+    norm of the per-gradient norms) is at most ``max_norm``: each is multiplied by
     min(1, max_norm / (total_norm + 1e-6)). Returns the total norm before
-    clipping, a 0-d float32 Tensor. ``error_if_nonfinite=True`` raises if that
+    clipping, a 0-d Tensor: float64 if a gradient is float64, else float32. ``error_if_nonfinite=True`` raises if that
     norm is NaN or infinite (which reads it back from the device).
 
     >>> w = eager.to_tensor([3.0, 4.0], stop_gradient=False)
@@ -97,12 +98,21 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         raise TypeError(f"{who}: argument 'error_if_nonfinite' expected a bool, got {error_if_nonfinite!r}")
     if not params:
         return _F.full([], 0.0, DataType.FLOAT32)
-    values = [_F.reshape(_F.cast(_merged_values(q.grad), DataType.FLOAT32), [-1]) for q in params]
-    flat = _F.concat(values, 0) if len(values) > 1 else values[0]
-    if p == math.inf:
-        total = _F.amax(_F.abs(flat)) if flat.shape[0] else _F.sum(flat)
+    # Paddle's norm is in the gradients' dtype: float64 ones are not rounded to float32
+    wide = DataType.FLOAT64 if any(q.grad.dtype is DataType.FLOAT64 for q in params) else DataType.FLOAT32
+    values = [_F.reshape(_F.cast(_merged_values(q.grad), wide), [-1]) for q in params]
+    if p == 0:
+        # Paddle (and PyTorch) take the norm of the gradients' norms, which for order 0
+        # counts the gradients holding a nonzero entry, not the nonzero entries
+        counts = [_F.sum(_F.cast(_F.not_equal(v, _F.full_like(v, 0.0, None)), wide)) for v in values]
+        held = [_F.cast(_F.greater_than(c, _F.full_like(c, 0.0, None)), wide) for c in counts]
+        total = _F.sum(_F.stack(held, 0)) if len(held) > 1 else held[0]
     else:
-        total = _F.pow(_F.sum(_F.pow(_F.abs(flat), p)), 1.0 / p)
+        flat = _F.concat(values, 0) if len(values) > 1 else values[0]
+        if p == math.inf:
+            total = _F.amax(_F.abs(flat)) if flat.shape[0] else _F.sum(flat)
+        else:
+            total = _F.pow(_F.sum(_F.pow(_F.abs(flat), p)), 1.0 / p)
     if error_if_nonfinite and not bool(_F.isfinite(total)):
         raise RuntimeError(f"{who}: the total norm of order {norm_type} of the gradients is {float(total)}; "
                            f"pass error_if_nonfinite=False to clip anyway")
@@ -193,13 +203,12 @@ def _same_dtype_and_place(who: str, params) -> None:
 # -- weight normalization -------------------------------------------------------------------
 
 def _norm_except_dim(w: Tensor, dim: int) -> Tensor:
-    """The L2 norm over every axis but ``dim`` (a 1-D tensor of w.shape[dim]); over
-    all of w when dim is -1 (Paddle's norm_except_dim)."""
-    if dim == -1:
-        total = _F.sum(_F.multiply(w, w))
-        return _F.sqrt(_F.add(total, _F.full_like(total, 1e-12)))
-    axes = [a for a in range(len(w.shape)) if a != dim]
-    return _F.sqrt(_F.sum(_F.multiply(w, w), axes))
+    """sqrt(sum(w ** 2) + 1e-12) over every axis but ``dim`` (a 1-D tensor of
+    w.shape[dim]); over all of w when dim is -1 (Paddle's norm_except_dim, whose
+    l2_norm adds its epsilon inside the root)."""
+    squares = _F.multiply(w, w)
+    total = _F.sum(squares) if dim == -1 else _F.sum(squares, [a for a in range(len(w.shape)) if a != dim])
+    return _F.sqrt(_F.add(total, _F.full_like(total, 1e-12)))
 
 
 def _along(g: Tensor, dim: int, ndim: int) -> Tensor:
@@ -213,7 +222,8 @@ def _along(g: Tensor, dim: int, ndim: int) -> Tensor:
 
 class WeightNorm:
     """The forward pre-hook of :func:`weight_norm`: weight = g * v / ||v|| (the norm
-    over every axis but ``dim``; over all of v for dim -1)."""
+    over every axis but ``dim``; over all of v for dim -1), a zero slice of v giving
+    zeros (Paddle's normalize divides by at least 1e-12), not 0 / 0."""
 
     def __init__(self, name: str, dim: int):
         self.name, self.dim = name, dim

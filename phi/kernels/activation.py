@@ -173,9 +173,16 @@ def gelu_grad(ctx, x, out, out_grad, approximate):
     spares a second evaluation of erf (within a few ulp, out being x Phi(x) to a few ulp),
     and is 1/2 + x / sqrt(2 pi) where |x| < 1e-8 (no division by a tiny or zero x)."""
     xp = ctx.xp
+    narrow = x.dtype.itemsize == 2
+    if narrow:
+        # a 16-bit x in float32, as Paddle's kernels compute it: x**3 overflows float16 from
+        # |x| = 41 on (0 * inf in the slope), and 1e-8 is 0 in float16 (0 / 0 below)
+        x = x.astype(xp.float32)
     if approximate:
         t = xp.tanh(xp.multiply(x + _GELU_CUBIC * x * x * x, _SQRT_2_OVER_PI))
         slope = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * x * x)
+    elif narrow:  # out, rounded to 16 bits, would give Phi(x) = out / x to 3 digits only
+        slope = _normal_cdf(xp, x) + x * xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
     else:
         tiny = xp.abs(x) < 1e-8
         with np.errstate(all="ignore"):
@@ -273,7 +280,8 @@ def softsign_grad(ctx, x, out_grad):
 @register_kernel("softshrink", ALL_BACKENDS, FLOATS)
 def softshrink(ctx, x, threshold):
     xp = ctx.xp
-    return _typed(xp.where(x > threshold, x - threshold, xp.where(x < -threshold, x + threshold, 0)), x)
+    # x >= -threshold is False for NaN, so NaN falls to x + threshold and stays NaN (as Paddle's)
+    return _typed(xp.where(x > threshold, x - threshold, xp.where(x >= -threshold, 0, x + threshold)), x)
 
 
 @register_kernel("softshrink_grad", ALL_BACKENDS, FLOATS)
@@ -285,7 +293,8 @@ def softshrink_grad(ctx, x, out_grad, threshold):
 @register_kernel("hardshrink", ALL_BACKENDS, FLOATS)
 def hardshrink(ctx, x, threshold):
     xp = ctx.xp
-    return xp.where((x > threshold) | (x < -threshold), x, xp.zeros_like(x))
+    # "not inside" rather than "outside": NaN is neither, and stays NaN (as Paddle's x * mask)
+    return xp.where((x >= -threshold) & (x <= threshold), xp.zeros_like(x), x)
 
 
 @register_kernel("hardshrink_grad", ALL_BACKENDS, FLOATS)
@@ -325,7 +334,8 @@ def hardswish(ctx, x):
 @register_kernel("hardswish_grad", ALL_BACKENDS, FLOATS)
 def hardswish_grad(ctx, x, out_grad):
     xp = ctx.xp
-    slope = xp.where(x < -3, 0, xp.where(x > 3, 1, (2 * x + 3) / 6))
+    # Paddle's kernel: the linear piece only strictly inside (-3, 3); 0 at -3, 1 at 3
+    slope = xp.where(x <= -3, 0, xp.where(x >= 3, 1, (2 * x + 3) / 6))
     return _typed(out_grad * slope, out_grad)
 
 
@@ -367,7 +377,8 @@ def log_sigmoid_grad(ctx, x, out_grad):
 @register_kernel("thresholded_relu", ALL_BACKENDS, FLOATS)
 def thresholded_relu(ctx, x, threshold, *, into=None):
     xp = ctx.xp
-    return copied_into(xp.where(x > threshold, x, xp.zeros_like(x)), into)
+    # x <= threshold is False for NaN, which stays NaN (as Paddle's x * (x > threshold))
+    return copied_into(xp.where(x <= threshold, xp.zeros_like(x), x), into)
 
 
 @register_kernel("thresholded_relu_grad", ALL_BACKENDS, FLOATS)

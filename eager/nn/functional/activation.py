@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from phi.common.data_type import float_info
+from phi.core import NotFoundError
 
 from ...arguments import describe, to_dtype
 from ...composite.spine import reshape_exactly
@@ -14,7 +15,11 @@ from .checks import check_axis, check_float, check_number, check_positive_int, c
 
 def relu(x: Tensor, name=None) -> Tensor:
     """max(x, 0) elementwise."""
-    return _F.relu(x if isinstance(x, Tensor) else check_tensor("relu", "x", x))
+    try:
+        return _F.relu(x if isinstance(x, Tensor) else check_tensor("relu", "x", x))
+    except NotFoundError:  # no kernel for x's dtype: say so as the other activations do
+        check_float("relu", "x", x)
+        raise
 
 
 def sigmoid(x: Tensor, name=None) -> Tensor:
@@ -27,23 +32,31 @@ def tanh(x: Tensor, name=None) -> Tensor:
     return _F.tanh(check_float("tanh", "x", x))
 
 
+def _cast_first(fn: str, x, dtype) -> Tensor:
+    """x cast to ``dtype`` before softmax/log_softmax (as Paddle: so an integer x with a
+    floating-point dtype is accepted); x itself, which must be floating-point, without one."""
+    if dtype is None:
+        return check_float(fn, "x", x)
+    check_tensor(fn, "x", x)
+    dtype = to_dtype(dtype, fn, "dtype")
+    if not dtype.is_floating_point:
+        raise TypeError(f"{fn}: argument 'dtype' expected a floating-point dtype, got {dtype}")
+    return x if x.dtype == dtype else x.astype(dtype)
+
+
 def softmax(x: Tensor, axis: int = -1, dtype=None, name=None) -> Tensor:
     """exp(x) / sum(exp(x)) along ``axis``, computed stably (a fused kernel).
 
     >>> eager.nn.functional.softmax(eager.to_tensor([1.0, 2.0, 3.0])).numpy().round(3)
     array([0.09 , 0.245, 0.665], dtype=float32)
     """
-    check_float("softmax", "x", x)
-    if dtype is not None:
-        x = x.astype(dtype)
+    x = _cast_first("softmax", x, dtype)
     return _F.softmax(x, check_axis("softmax", x, axis))
 
 
 def log_softmax(x: Tensor, axis: int = -1, dtype=None, name=None) -> Tensor:
     """log(softmax(x)) along ``axis``, computed stably (a fused kernel)."""
-    check_float("log_softmax", "x", x)
-    if dtype is not None:
-        x = x.astype(dtype)
+    x = _cast_first("log_softmax", x, dtype)
     return _F.log_softmax(x, check_axis("log_softmax", x, axis))
 
 
@@ -356,7 +369,7 @@ def thresholded_relu_(x: Tensor, threshold: float = 1.0, name=None) -> Tensor:
 
 def prelu(x: Tensor, weight: Tensor, data_format: str = "NCHW", name=None) -> Tensor:
     """max(0, x) + weight * min(0, x): one slope for every element (a weight of one
-    element) or one per channel (a weight of C elements; the channel axis is 1, or the
+    element, 1-d or 0-d) or one per channel (a weight of C elements; the channel axis is 1, or the
     last axis for the channel-last formats 'NLC', 'NHWC', 'NDHWC').
 
     >>> x = eager.to_tensor([[-1.0, 2.0], [-3.0, -4.0]])
@@ -371,9 +384,9 @@ def prelu(x: Tensor, weight: Tensor, data_format: str = "NCHW", name=None) -> Te
     if data_format not in _PRELU_FORMATS:
         raise ValueError(f"prelu: argument 'data_format' expected one of {list(_PRELU_FORMATS)}, got "
                          f"{data_format!r}")
-    if weight.ndim != 1:
-        raise ValueError(f"prelu: argument 'weight' expected a 1-d tensor, got shape {weight.shape}")
-    count = weight.shape[0]
+    if weight.ndim > 1:
+        raise ValueError(f"prelu: argument 'weight' expected a 0-d or 1-d tensor, got shape {weight.shape}")
+    count = weight.shape[0] if weight.ndim else 1  # a 0-d weight is one slope, as Paddle's [] weight
     if count == 1:
         slope = _F.reshape(weight, [1] * x.ndim) if x.ndim else _F.reshape(weight, [])
     else:

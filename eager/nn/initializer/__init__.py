@@ -168,13 +168,13 @@ class Constant(Initializer):
 
 
 class Uniform(Initializer):
-    """Uniform on [low, high)."""
+    """Uniform on [low, high) (every value ``low`` when low == high, which Paddle allows)."""
 
     def __init__(self, low: float = -1.0, high: float = 1.0, name=None):
         self.low = _check_number("Uniform", "low", low)
         self.high = _check_number("Uniform", "high", high)
-        if not self.low < self.high:
-            raise ValueError(f"Uniform: expected low < high, got low={low}, high={high}")
+        if not self.low <= self.high:
+            raise ValueError(f"Uniform: expected low <= high, got low={low}, high={high}")
 
     def _sample(self, shape, generator):
         return generator.uniform(self.low, self.high, shape)
@@ -421,11 +421,9 @@ def _fans(shape, fan_in, fan_out):
     computed_in, computed_out = compute_fans(shape)
     fan_in = computed_in if fan_in is None else fan_in
     fan_out = computed_out if fan_out is None else fan_out
-    if fan_in <= 0 or fan_out <= 0:
-        # A zero-size weight would divide by zero below; say why instead.
-        raise ValueError(f"initializer: fan_in and fan_out must be positive, got {fan_in}, "
-                         f"{fan_out} for shape {list(shape)}")
-    return fan_in, fan_out
+    # Only an empty weight has a zero fan, and nothing is drawn for it (Paddle's [0, n]
+    # XavierUniform is empty too): any positive fan spares the division by zero.
+    return max(fan_in, 1), max(fan_out, 1)
 
 
 def _check_fan(who: str, fan_in, fan_out) -> tuple:
