@@ -26,7 +26,7 @@ import os
 import numpy as np
 
 from .. import nn
-from ..arguments import bad_tensor
+from ..arguments import bad_tensor, to_bool, to_float
 from ..composite import _paddle_api as _check
 from ..creation import to_tensor
 from ..generated import forward_api as _F
@@ -128,6 +128,8 @@ def roi_align(x, boxes, boxes_num, output_size, spatial_scale=1.0, sampling_rati
     pooled = _output_size(fn, output_size)
     rois, image = _regions(fn, x, boxes, boxes_num)
     _check.integer(fn, "sampling_ratio", sampling_ratio)
+    spatial_scale = to_float(spatial_scale, fn, "spatial_scale")
+    aligned = to_bool(aligned, fn, "aligned")
     height, width = x.shape[2], x.shape[3]
     offset = 0.5 if aligned else 0.0
     per_region = []
@@ -200,6 +202,7 @@ def roi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
     fn = "roi_pool"
     pooled = _output_size(fn, output_size)
     rois, image = _regions(fn, x, boxes, boxes_num)
+    spatial_scale = to_float(spatial_scale, fn, "spatial_scale")
     height, width = x.shape[2], x.shape[3]
     per_region = []
     for x1, y1, x2, y2 in rois:
@@ -268,6 +271,7 @@ def psroi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
     fn = "psroi_pool"
     pooled = _output_size(fn, output_size)
     rois, image = _regions(fn, x, boxes, boxes_num)
+    spatial_scale = to_float(spatial_scale, fn, "spatial_scale")
     nbins = pooled[0] * pooled[1]
     if x.shape[1] % nbins:
         raise ValueError(f"{fn}: the channels of x ({x.shape[1]}) must be a multiple of output_size's "
@@ -355,7 +359,9 @@ def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=No
     indices come back in that order. With ``scores`` they are ranked by score
     (highest first) and the kept indices come back in that order; with
     ``category_idxs`` and ``categories`` too, suppression runs within each
-    category only. ``top_k`` keeps the first k. Returns an int64 Tensor.
+    category only, and ``top_k`` (at most the number of boxes) keeps the
+    first k; as in Paddle, ``top_k`` is ignored without ``category_idxs``.
+    Returns an int64 Tensor.
 
     >>> boxes = eager.to_tensor([[0.0, 0.0, 2.0, 2.0], [0.1, 0.0, 2.0, 2.0], [3.0, 3.0, 4.0, 4.0]])
     >>> eager.vision.ops.nms(boxes, 0.5, scores=eager.to_tensor([0.5, 0.9, 0.7])).tolist()
@@ -387,16 +393,26 @@ def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=No
             if labels.shape[0] != count:
                 raise ValueError(f"{fn}: argument 'category_idxs' expected {count} entries (one per box), got "
                                  f"{labels.shape[0]}")
+            if labels.dtype.kind not in "iu":
+                raise TypeError(f"{fn}: argument 'category_idxs' expected an int32 or int64 Tensor, got "
+                                f"{category_idxs.dtype}")
             if categories is None:
                 raise ValueError(f"{fn}: 'category_idxs' needs 'categories' (the list of category ids)")
-            chosen = []
+            if not isinstance(categories, (list, tuple)):
+                raise TypeError(f"{fn}: argument 'categories' expected a list or tuple of category ids, got "
+                                f"{type(categories).__name__}")
+            if top_k is not None and top_k > count:
+                raise ValueError(f"{fn}: argument 'top_k' ({top_k}) must not exceed the number of boxes ({count})")
+            # a mask, as Paddle's, so a category listed twice keeps its boxes once and ties keep box order
+            chosen = np.zeros(count, bool)
             for category in categories:
                 members = order[labels[order] == category]
-                chosen.append(members[_greedy_nms(rows[members], float(iou_threshold))])
-            kept = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
+                chosen[members[_greedy_nms(rows[members], float(iou_threshold))]] = True
+            kept = np.flatnonzero(chosen)
             kept = kept[np.argsort(-values[kept], kind="stable")]
-    if top_k is not None:
-        kept = kept[:top_k]
+            # Paddle cuts to top_k only here, per-category; with scores alone it keeps every survivor
+            if top_k is not None:
+                kept = kept[:top_k]
     return to_tensor(kept.astype(np.int64), place=boxes.place)
 
 
