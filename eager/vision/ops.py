@@ -73,6 +73,14 @@ def _regions(fn, x, boxes, boxes_num):
     return boxes.numpy().astype(np.float64), np.repeat(np.arange(len(counts)), counts)
 
 
+def _scale(fn, value):
+    """``spatial_scale``: a finite number > 0 (it multiplies box corners)."""
+    value = to_float(value, fn, "spatial_scale")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{fn}: argument 'spatial_scale' expected a finite number > 0, got {value!r}")
+    return value
+
+
 def _gather_pixels(x, image, flat):
     """``x``'s channel vectors at pixels ``flat`` (indices into H*W) of images
     ``image`` (both int arrays of one shape S): a Tensor of shape S + [C]."""
@@ -128,7 +136,7 @@ def roi_align(x, boxes, boxes_num, output_size, spatial_scale=1.0, sampling_rati
     pooled = _output_size(fn, output_size)
     rois, image = _regions(fn, x, boxes, boxes_num)
     _check.integer(fn, "sampling_ratio", sampling_ratio)
-    spatial_scale = to_float(spatial_scale, fn, "spatial_scale")
+    spatial_scale = _scale(fn, spatial_scale)
     aligned = to_bool(aligned, fn, "aligned")
     height, width = x.shape[2], x.shape[3]
     offset = 0.5 if aligned else 0.0
@@ -202,7 +210,7 @@ def roi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
     fn = "roi_pool"
     pooled = _output_size(fn, output_size)
     rois, image = _regions(fn, x, boxes, boxes_num)
-    spatial_scale = to_float(spatial_scale, fn, "spatial_scale")
+    spatial_scale = _scale(fn, spatial_scale)
     height, width = x.shape[2], x.shape[3]
     per_region = []
     for x1, y1, x2, y2 in rois:
@@ -271,7 +279,7 @@ def psroi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
     fn = "psroi_pool"
     pooled = _output_size(fn, output_size)
     rois, image = _regions(fn, x, boxes, boxes_num)
-    spatial_scale = to_float(spatial_scale, fn, "spatial_scale")
+    spatial_scale = _scale(fn, spatial_scale)
     nbins = pooled[0] * pooled[1]
     if x.shape[1] % nbins:
         raise ValueError(f"{fn}: the channels of x ({x.shape[1]}) must be a multiple of output_size's "
@@ -576,11 +584,13 @@ def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_siz
     [[[1.0, 1.0, 3.0, 5.0]]]
     """
     fn = "box_coder"
-    if code_type not in ("encode_center_size", "decode_center_size"):
+    if not isinstance(code_type, str) or code_type not in ("encode_center_size", "decode_center_size"):
         raise ValueError(f"{fn}: argument 'code_type' expected 'encode_center_size' or 'decode_center_size', got "
                          f"{code_type!r}")
+    _check.integer(fn, "axis", axis)
     if axis not in (0, 1):
         raise ValueError(f"{fn}: argument 'axis' expected 0 or 1, got {axis!r}")
+    box_normalized = to_bool(box_normalized, fn, "box_normalized")
     _tensor(fn, "prior_box", prior_box, ndim=2, last=4, floating=True)
     encode = code_type == "encode_center_size"
     _tensor(fn, "target_box", target_box, ndim=2 if encode else 3, last=4, floating=True)
@@ -694,6 +704,13 @@ def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_
                          f"{scores.shape}")
     for arg, value in (("nms_top_k", nms_top_k), ("keep_top_k", keep_top_k), ("background_label", background_label)):
         _check.integer(fn, arg, value)
+    score_threshold = to_float(score_threshold, fn, "score_threshold")
+    post_threshold = to_float(post_threshold, fn, "post_threshold")
+    gaussian_sigma = to_float(gaussian_sigma, fn, "gaussian_sigma")
+    use_gaussian = to_bool(use_gaussian, fn, "use_gaussian")
+    normalized = to_bool(normalized, fn, "normalized")
+    return_index = to_bool(return_index, fn, "return_index")
+    return_rois_num = to_bool(return_rois_num, fn, "return_rois_num")
     rows_all, values_all = bboxes.numpy().astype(np.float64), scores.numpy().astype(np.float64)
     out_rows, indices, per_image = [], [], []
     for b in range(n):
@@ -760,6 +777,12 @@ def prior_box(input, image, min_sizes, max_sizes=None, aspect_ratios=[1.0], vari
         raise ValueError(f"{fn}: min_sizes must be positive and each max size at least its min size, got "
                          f"min_sizes={min_sizes!r}, max_sizes={max_sizes!r}")
     given = _floats(fn, "aspect_ratios", aspect_ratios)
+    if any(not ar > 0 for ar in given):
+        raise ValueError(f"{fn}: argument 'aspect_ratios' expected positive ratios, got {aspect_ratios!r}")
+    flip = to_bool(flip, fn, "flip")
+    clip = to_bool(clip, fn, "clip")
+    offset = to_float(offset, fn, "offset")
+    min_max_aspect_ratios_order = to_bool(min_max_aspect_ratios_order, fn, "min_max_aspect_ratios_order")
     var = _floats(fn, "variance", variance, length=4)
     step = _floats(fn, "steps", steps, length=2)
     ratios = [1.0]
@@ -835,6 +858,12 @@ def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, cli
         raise ValueError(f"{fn}: argument 'anchors' expected (width, height) pairs, got {len(pairs)} numbers")
     if isinstance(class_num, bool) or not isinstance(class_num, numbers.Integral) or class_num < 1:
         raise ValueError(f"{fn}: argument 'class_num' expected a positive int, got {class_num!r}")
+    conf_thresh = to_float(conf_thresh, fn, "conf_thresh")
+    _check.integer(fn, "downsample_ratio", downsample_ratio, minimum=1)
+    clip_bbox = to_bool(clip_bbox, fn, "clip_bbox")
+    scale_x_y = to_float(scale_x_y, fn, "scale_x_y")
+    iou_aware = to_bool(iou_aware, fn, "iou_aware")
+    iou_aware_factor = to_float(iou_aware_factor, fn, "iou_aware_factor")
     n, channels, height, width = x.shape
     count = len(pairs) // 2
     per_anchor = 5 + class_num
@@ -1205,6 +1234,10 @@ def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_
         _check.integer(fn, arg, value)
     if min_level > max_level:
         raise ValueError(f"{fn}: min_level ({min_level}) must not exceed max_level ({max_level})")
+    refer_scale = to_float(refer_scale, fn, "refer_scale")
+    if not (math.isfinite(refer_scale) and refer_scale > 0):
+        raise ValueError(f"{fn}: argument 'refer_scale' expected a finite number > 0, got {refer_scale!r}")
+    pixel_offset = to_bool(pixel_offset, fn, "pixel_offset")
     rows = fpn_rois.numpy().astype(np.float64)
     extra = 1.0 if pixel_offset else 0.0
     widths, heights = rows[:, 2] - rows[:, 0] + extra, rows[:, 3] - rows[:, 1] + extra
