@@ -1009,6 +1009,7 @@ def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thres
     for arg, value in (("ignore_thresh", ignore_thresh), ("scale_x_y", scale_x_y)):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"{fn}: argument '{arg}' expected a float, got {value!r}")
+    use_label_smooth = to_bool(use_label_smooth, fn, "use_label_smooth")
     n, channels, height, width = (int(d) for d in x.shape)
     per_anchor = 5 + class_num
     if channels != len(mask) * per_anchor:
@@ -1184,7 +1185,8 @@ def generate_proposals(scores, bbox_deltas, img_size, anchors, variances, pre_nm
     for arg, value in (("nms_thresh", nms_thresh), ("min_size", min_size), ("eta", eta)):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"{fn}: argument '{arg}' expected a float, got {value!r}")
-    offset = 1.0 if pixel_offset else 0.0
+    offset = 1.0 if to_bool(pixel_offset, fn, "pixel_offset") else 0.0
+    return_rois_num = to_bool(return_rois_num, fn, "return_rois_num")
     dtype = scores.numpy().dtype
     all_scores = scores.numpy().astype(np.float64).transpose(0, 2, 3, 1).reshape(n, -1)
     all_deltas = bbox_deltas.numpy().astype(np.float64).transpose(0, 2, 3, 1).reshape(n, -1, 4)
