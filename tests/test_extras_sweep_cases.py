@@ -15,6 +15,9 @@ signal/audio and vision.ops. Each test failed on the code before the sweep's fix
   bad ``htk`` / ``dtype``; a Tensor or array ``norm`` (compute_fbank_matrix, create_dct)
   reached ``==`` and failed elementwise; MelSpectrogram computed ``sr // 2`` on an
   unchecked ``sr``.
+- deform_conv2d with an offset, weight or mask of another dtype than x failed in matmul;
+  signal.overlap_add of a bool Tensor failed for want of an index_add kernel;
+  power_to_db of an empty spectrogram with top_db failed in max.
 
 The sweep also compared, and found in agreement: stft/istft against torch.stft/istft,
 send_u_recv/send_ue_recv/send_uv/segment_* (values and gradients) against loops,
@@ -267,3 +270,30 @@ def test_create_dct_ortho_against_the_formula():
 def test_mel_spectrogram_checks_sr():
     with pytest.raises(TypeError, match="audio.features.MelSpectrogram: argument 'sr' expected a number, got str"):
         AFe.MelSpectrogram(sr="16000", n_fft=64, n_mels=8)
+
+
+def test_deform_conv2d_refuses_mixed_dtypes_by_name():
+    x, offset = eager.rand([1, 2, 5, 5]), eager.zeros([1, 18, 5, 5])
+    weight, mask = eager.rand([3, 2, 3, 3]), eager.ones([1, 9, 5, 5])
+    for arg in ("offset", "weight", "mask"):
+        args = dict(x=x, offset=offset, weight=weight, mask=mask, padding=1)
+        args[arg] = args[arg].astype("float64")
+        with pytest.raises(TypeError, match=f"deform_conv2d: argument '{arg}' expected dtype paddle.float32 "
+                                            f"\\(that of x\\), got paddle.float64"):
+            V.deform_conv2d(**args)
+
+
+def test_overlap_add_refuses_bool_and_sums_ints_against_a_loop():
+    with pytest.raises(TypeError, match="signal.overlap_add: argument 'x' expected a numeric Tensor, got paddle.bool"):
+        eager.signal.overlap_add(eager.ones([3, 2]).astype("bool"), 1)
+    frames = np.arange(6).reshape(3, 2)                                        # [frame_length, num_frames]
+    expected = np.zeros(4, np.int64)
+    for i in range(2):
+        expected[i:i + 3] += frames[:, i]
+    np.testing.assert_array_equal(eager.signal.overlap_add(eager.to_tensor(frames), 1).numpy(), expected)
+
+
+def test_power_to_db_of_an_empty_spectrogram_with_top_db_is_refused_by_name():
+    with pytest.raises(ValueError, match=r"audio.functional.power_to_db: argument 'spect' is empty \(shape \[0, 3\]\)"):
+        AF.power_to_db(eager.zeros([0, 3]), top_db=80.0)
+    assert AF.power_to_db(eager.zeros([0, 3]), top_db=None).shape == [0, 3]

@@ -488,6 +488,9 @@ def deform_conv2d(x, offset, weight, bias=None, stride=1, padding=0, dilation=1,
         _tensor(fn, "bias", bias, ndim=1, floating=True)
         if bias.shape[0] != out_c:
             raise ValueError(f"{fn}: argument 'bias' expected shape [{out_c}], got {bias.shape}")
+    for arg, value in (("offset", offset), ("weight", weight), ("mask", mask), ("bias", bias)):
+        if value is not None and value.dtype != x.dtype:
+            raise TypeError(f"{fn}: argument '{arg}' expected dtype {x.dtype} (that of x), got {value.dtype}")
     dtype = str(x.dtype).split(".")[-1]
     # the regular sampling grid of every tap: [1, 1, taps, out_h, out_w]
     rows = (np.arange(out_h) * stride[0] - padding[0])[None, :] + (np.arange(kh) * dilation[0])[:, None]

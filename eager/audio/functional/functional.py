@@ -194,6 +194,9 @@ def power_to_db(spect, ref_value=1.0, amin=1e-10, top_db=80.0):
         top_db = _number("power_to_db", "top_db", top_db)
         if top_db < 0:
             raise ValueError(f"{fn}: argument 'top_db' expected a number >= 0 or None, got {top_db}")
+        if spect.size == 0:  # the floor is top_db below the maximum, which an empty spectrogram has not
+            raise ValueError(f"{fn}: argument 'spect' is empty (shape {spect.shape}); top_db needs its maximum, "
+                             f"pass top_db=None")
     log_spec = _F.log10(_F.maximum(spect, _F.full_like(spect, amin))) * 10.0
     log_spec = log_spec - 10.0 * math.log10(max(ref_value, amin))
     if top_db is not None:
