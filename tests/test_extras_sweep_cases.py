@@ -18,6 +18,7 @@ signal/audio and vision.ops. Each test failed on the code before the sweep's fix
 - deform_conv2d with an offset, weight or mask of another dtype than x failed in matmul;
   signal.overlap_add of a bool Tensor failed for want of an index_add kernel;
   power_to_db of an empty spectrogram with top_db failed in max.
+- incubate.graph_send_recv reported a bad pool_type as send_u_recv's 'reduce_op'.
 
 The sweep also compared, and found in agreement: stft/istft against torch.stft/istft,
 send_u_recv/send_ue_recv/send_uv/segment_* (values and gradients) against loops,
@@ -297,3 +298,13 @@ def test_power_to_db_of_an_empty_spectrogram_with_top_db_is_refused_by_name():
     with pytest.raises(ValueError, match=r"audio.functional.power_to_db: argument 'spect' is empty \(shape \[0, 3\]\)"):
         AF.power_to_db(eager.zeros([0, 3]), top_db=80.0)
     assert AF.power_to_db(eager.zeros([0, 3]), top_db=None).shape == [0, 3]
+
+
+def test_graph_send_recv_names_pool_type_not_send_u_recvs_reduce_op():
+    x = eager.to_tensor([[1.0], [2.0], [4.0]])
+    src, dst = eager.to_tensor([0, 1, 2]), eager.to_tensor([1, 1, 0])
+    with pytest.raises(ValueError, match="^incubate.graph_send_recv: argument 'pool_type' expected 'sum', 'mean', "
+                                         "'max' or 'min', got 'prod'$"):
+        eager.incubate.graph_send_recv(x, src, dst, "prod")
+    # Paddle 2.3's upper-case names still work: out[1] = max(x[0], x[1]), out[0] = x[2]
+    assert eager.incubate.graph_send_recv(x, src, dst, "MAX").numpy().ravel().tolist() == [4.0, 2.0, 0.0]

@@ -105,6 +105,9 @@ def graph_send_recv(x, src_index, dst_index, pool_type="sum", out_size=None, nam
     if not isinstance(pool_type, str):
         raise TypeError(f"incubate.graph_send_recv: argument 'pool_type' expected 'sum', 'mean', 'max' or 'min', "
                         f"got {pool_type!r}")
+    if pool_type.lower() not in ("sum", "mean", "max", "min"):  # checked here: send_u_recv would name 'reduce_op'
+        raise ValueError(f"incubate.graph_send_recv: argument 'pool_type' expected 'sum', 'mean', 'max' or 'min', "
+                         f"got {pool_type!r}")
     return send_u_recv(x, src_index, dst_index, pool_type.lower(), out_size)
 
 
