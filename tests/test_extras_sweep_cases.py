@@ -18,7 +18,8 @@ signal/audio and vision.ops. Each test failed on the code before the sweep's fix
 - deform_conv2d with an offset, weight or mask of another dtype than x failed in matmul;
   signal.overlap_add of a bool Tensor failed for want of an index_add kernel;
   power_to_db of an empty spectrogram with top_db failed in max.
-- incubate.graph_send_recv reported a bad pool_type as send_u_recv's 'reduce_op'.
+- incubate.graph_send_recv reported a bad pool_type as send_u_recv's 'reduce_op';
+  incubate.identity_loss looked a list or array reduction up in a dict (unhashable).
 
 The sweep also compared, and found in agreement: stft/istft against torch.stft/istft,
 send_u_recv/send_ue_recv/send_uv/segment_* (values and gradients) against loops,
@@ -308,3 +309,12 @@ def test_graph_send_recv_names_pool_type_not_send_u_recvs_reduce_op():
         eager.incubate.graph_send_recv(x, src, dst, "prod")
     # Paddle 2.3's upper-case names still work: out[1] = max(x[0], x[1]), out[0] = x[2]
     assert eager.incubate.graph_send_recv(x, src, dst, "MAX").numpy().ravel().tolist() == [4.0, 2.0, 0.0]
+
+
+@pytest.mark.parametrize("reduction", [[1, 2], np.ones(2)])
+def test_identity_loss_refuses_an_unhashable_reduction_by_name(reduction):
+    x = eager.to_tensor([1.0, 3.0])
+    with pytest.raises(ValueError, match="^incubate.identity_loss: argument 'reduction' expected 'sum', 'mean', "
+                                         "'none' or 0, 1, 2"):
+        eager.incubate.identity_loss(x, reduction)
+    assert float(eager.incubate.identity_loss(x, np.int64(1))) == 2.0  # a NumPy int is an int

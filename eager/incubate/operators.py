@@ -80,7 +80,9 @@ def identity_loss(x, reduction="none"):
     array(2., dtype=float32)
     """
     check_float("incubate.identity_loss", "x", x)
-    if isinstance(reduction, bool) or reduction not in _REDUCTIONS:
+    # the type first: a list or array would fail the dict lookup as unhashable
+    if not isinstance(reduction, (str, numbers.Integral)) or isinstance(reduction, bool) \
+            or reduction not in _REDUCTIONS:
         raise ValueError(f"incubate.identity_loss: argument 'reduction' expected 'sum', 'mean', 'none' or 0, 1, "
                          f"2, got {reduction!r}")
     kind = _REDUCTIONS[reduction]
