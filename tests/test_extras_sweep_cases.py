@@ -20,6 +20,8 @@ signal/audio and vision.ops. Each test failed on the code before the sweep's fix
   power_to_db of an empty spectrogram with top_db failed in max.
 - incubate.graph_send_recv reported a bad pool_type as send_u_recv's 'reduce_op';
   incubate.identity_loss looked a list or array reduction up in a dict (unhashable).
+- audio.compliance.kaldi: a list window_type was unhashable, a NaN frame_length died in int(),
+  and a negative dither (noise dither * randn in Paddle) was refused by gaussian as a bad std.
 
 The sweep also compared, and found in agreement: stft/istft against torch.stft/istft,
 send_u_recv/send_ue_recv/send_uv/segment_* (values and gradients) against loops,
@@ -35,6 +37,7 @@ import pytest
 
 import eager
 from eager.audio import features as AFe
+from eager.audio.compliance import kaldi
 from eager.audio import functional as AF
 from eager.vision import ops as V
 
@@ -318,3 +321,19 @@ def test_identity_loss_refuses_an_unhashable_reduction_by_name(reduction):
                                          "'none' or 0, 1, 2"):
         eager.incubate.identity_loss(x, reduction)
     assert float(eager.incubate.identity_loss(x, np.int64(1))) == 2.0  # a NumPy int is an int
+
+
+def test_kaldi_fbank_checks_window_type_frame_sizes_and_dither():
+    wav = eager.rand([1, 4000])
+    with pytest.raises(ValueError, match="audio.compliance.kaldi.fbank: argument 'window_type' expected one of"):
+        kaldi.fbank(wav, n_mels=10, window_type=["povey"])
+    with pytest.raises(ValueError, match="audio.compliance.kaldi.fbank: arguments 'frame_shift' and 'frame_length' "
+                                         "expected finite milliseconds"):
+        kaldi.fbank(wav, n_mels=10, frame_length=float("nan"))
+    with pytest.raises(ValueError, match="audio.compliance.kaldi.fbank: argument 'dither' expected a finite number"):
+        kaldi.fbank(wav, n_mels=10, dither=float("nan"))
+    # Paddle adds dither * randn: a negative dither is noise like a positive one, not an error
+    eager.seed(3)
+    noisy = kaldi.fbank(wav, n_mels=10, dither=-1.0)
+    assert noisy.shape == kaldi.fbank(wav, n_mels=10).shape
+    assert not np.allclose(noisy.numpy(), kaldi.fbank(wav, n_mels=10).numpy())
