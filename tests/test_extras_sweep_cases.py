@@ -21,7 +21,9 @@ signal/audio and vision.ops. Each test failed on the code before the sweep's fix
 - incubate.graph_send_recv reported a bad pool_type as send_u_recv's 'reduce_op';
   incubate.identity_loss looked a list or array reduction up in a dict (unhashable).
 - audio.compliance.kaldi: a list window_type was unhashable, a NaN frame_length died in int(),
-  and a negative dither (noise dither * randn in Paddle) was refused by gaussian as a bad std.
+  and a negative dither (noise dither * randn in Paddle) was refused by gaussian as a bad std;
+  audio.compliance.librosa compared an array norm/dct_type elementwise and took the max of an
+  empty spectrogram for top_db.
 
 The sweep also compared, and found in agreement: stft/istft against torch.stft/istft,
 send_u_recv/send_ue_recv/send_uv/segment_* (values and gradients) against loops,
@@ -37,7 +39,7 @@ import pytest
 
 import eager
 from eager.audio import features as AFe
-from eager.audio.compliance import kaldi
+from eager.audio.compliance import kaldi, librosa
 from eager.audio import functional as AF
 from eager.vision import ops as V
 
@@ -337,3 +339,17 @@ def test_kaldi_fbank_checks_window_type_frame_sizes_and_dither():
     noisy = kaldi.fbank(wav, n_mels=10, dither=-1.0)
     assert noisy.shape == kaldi.fbank(wav, n_mels=10).shape
     assert not np.allclose(noisy.numpy(), kaldi.fbank(wav, n_mels=10).numpy())
+
+
+def test_librosa_compliance_refuses_array_arguments_by_name():
+    wav = np.random.default_rng(0).standard_normal(2000).astype("float32")
+    with pytest.raises(ValueError, match="audio.compliance.librosa.compute_fbank_matrix: argument 'norm' expected "
+                                         "'slaney'"):
+        librosa.compute_fbank_matrix(16000, 256, 16, norm=np.ones(2))
+    with pytest.raises(ValueError, match="audio.compliance.librosa.mfcc: argument 'dct_type' expected 2"):
+        librosa.mfcc(wav, n_mfcc=8, dct_type=np.ones(2))
+    with pytest.raises(ValueError, match="audio.compliance.librosa.mfcc: argument 'norm' expected 'ortho' or None"):
+        librosa.mfcc(wav, n_mfcc=8, norm=np.ones(2))
+    with pytest.raises(ValueError, match=r"audio.compliance.librosa.power_to_db: argument 'spect' is empty"):
+        librosa.power_to_db(np.zeros(0), top_db=80.0)
+    np.testing.assert_allclose(librosa.power_to_db(np.array([1.0, 10.0]), top_db=None), [0.0, 10.0])
