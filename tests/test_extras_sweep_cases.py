@@ -24,6 +24,8 @@ signal/audio and vision.ops. Each test failed on the code before the sweep's fix
   and a negative dither (noise dither * randn in Paddle) was refused by gaussian as a bad std;
   audio.compliance.librosa compared an array norm/dct_type elementwise and took the max of an
   empty spectrogram for top_db.
+- DeformConv2D did arithmetic on unchecked in_channels/out_channels/groups; incubate's mode and
+  activation checks compared an array or Tensor elementwise with ``in``.
 
 The sweep also compared, and found in agreement: stft/istft against torch.stft/istft,
 send_u_recv/send_ue_recv/send_uv/segment_* (values and gradients) against loops,
@@ -353,3 +355,31 @@ def test_librosa_compliance_refuses_array_arguments_by_name():
     with pytest.raises(ValueError, match=r"audio.compliance.librosa.power_to_db: argument 'spect' is empty"):
         librosa.power_to_db(np.zeros(0), top_db=80.0)
     np.testing.assert_allclose(librosa.power_to_db(np.array([1.0, 10.0]), top_db=None), [0.0, 10.0])
+
+
+@pytest.mark.parametrize("arg, value, error", [
+    ("in_channels", None, TypeError), ("out_channels", "6", TypeError), ("groups", np.ones(2), TypeError),
+    ("in_channels", -3, ValueError), ("out_channels", 0, ValueError), ("deformable_groups", 0, ValueError),
+])
+def test_deform_conv2d_layer_checks_its_channels_and_groups(arg, value, error):
+    kw = dict(in_channels=2, out_channels=4, kernel_size=3, padding=1)
+    kw[arg] = value
+    with pytest.raises(error, match=f"DeformConv2D: argument '{arg}' expected an int"):
+        V.DeformConv2D(**kw)
+
+
+def test_incubate_mode_and_activation_refuse_arrays_by_name():
+    F = eager.incubate.nn.functional
+    x = eager.rand([1, 2, 4])
+    with pytest.raises(ValueError, match="incubate.nn.functional.fused_dropout_add: argument 'mode' expected"):
+        F.fused_dropout_add(x, x, 0.0, mode=np.ones(2))
+    with pytest.raises(ValueError, match="FusedDropoutAdd: argument 'mode' expected 'upscale_in_train'"):
+        eager.incubate.nn.FusedDropoutAdd(0.5, mode=np.ones(2))
+    with pytest.raises(ValueError, match="^FusedFeedForward: argument 'activation' expected 'relu' or 'gelu'"):
+        eager.incubate.nn.FusedFeedForward(4, 8, activation=eager.to_tensor([1.0, 2.0]))
+    with pytest.raises(ValueError, match="fused_linear_activation: argument 'activation' expected None, 'none'"):
+        F.fused_linear_activation(eager.rand([2, 3]), eager.rand([3, 4]), eager.rand([4]), activation=np.ones(2))
+    # None still means no activation, as Paddle's
+    a, b, c = eager.rand([2, 3]), eager.rand([3, 4]), eager.rand([4])
+    np.testing.assert_allclose(F.fused_linear_activation(a, b, c, activation=None).numpy(),
+                               a.numpy() @ b.numpy() + c.numpy(), rtol=1e-5)

@@ -541,6 +541,9 @@ class DeformConv2D(nn.Layer):
         super().__init__()
         who = "DeformConv2D"
         kernel = _pair(who, "kernel_size", kernel_size, 1)
+        for arg, value in (("in_channels", in_channels), ("out_channels", out_channels), ("groups", groups),
+                           ("deformable_groups", deformable_groups)):
+            _check.integer(who, arg, value, minimum=1)
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"{who}: in_channels ({in_channels}) and out_channels ({out_channels}) must be "
                              f"multiples of groups ({groups})")
