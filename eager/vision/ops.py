@@ -401,9 +401,6 @@ def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=No
             if labels.shape[0] != count:
                 raise ValueError(f"{fn}: argument 'category_idxs' expected {count} entries (one per box), got "
                                  f"{labels.shape[0]}")
-            if labels.dtype.kind not in "iu":
-                raise TypeError(f"{fn}: argument 'category_idxs' expected an int32 or int64 Tensor, got "
-                                f"{category_idxs.dtype}")
             if categories is None:
                 raise ValueError(f"{fn}: 'category_idxs' needs 'categories' (the list of category ids)")
             if not isinstance(categories, (list, tuple)):
