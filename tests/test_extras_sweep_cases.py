@@ -10,7 +10,7 @@ signal/audio and vision.ops. Each test failed on the code before the sweep's fix
 - yolo_box, yolo_loss, prior_box, matrix_nms, distribute_fpn_proposals, box_coder and
   generate_proposals used their float/flag arguments unchecked: None, strings and lists
   died inside NumPy, and an array flag failed on its truth value. prior_box divided by a
-  zero aspect ratio (ZeroDivisionError).
+  zero aspect ratio, or by an empty feature map's size (ZeroDivisionError).
 - audio.functional.compute_fbank_matrix named hz_to_mel / fft_frequencies for its own
   bad ``htk`` / ``dtype``; a Tensor or array ``norm`` (compute_fbank_matrix, create_dct)
   reached ``==`` and failed elementwise; MelSpectrogram computed ``sr // 2`` on an
@@ -383,3 +383,9 @@ def test_incubate_mode_and_activation_refuse_arrays_by_name():
     a, b, c = eager.rand([2, 3]), eager.rand([3, 4]), eager.rand([4])
     np.testing.assert_allclose(F.fused_linear_activation(a, b, c, activation=None).numpy(),
                                a.numpy() @ b.numpy() + c.numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("feature, image", [([1, 2, 0, 3], [1, 3, 12, 12]), ([1, 2, 3, 3], [1, 3, 12, 0])])
+def test_prior_box_refuses_an_empty_feature_map_or_image(feature, image):
+    with pytest.raises(ValueError, match="prior_box: arguments 'input' .* and 'image' .* expected a non-empty height"):
+        V.prior_box(eager.zeros(feature), eager.zeros(image), [2.0])

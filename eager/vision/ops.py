@@ -796,6 +796,9 @@ def prior_box(input, image, min_sizes, max_sizes=None, aspect_ratios=[1.0], vari
                 ratios.append(1.0 / ar)
     feat_h, feat_w = input.shape[2], input.shape[3]
     img_h, img_w = image.shape[2], image.shape[3]
+    if not (feat_h and feat_w and img_h and img_w):  # the steps and the normalisation divide by these sizes
+        raise ValueError(f"{fn}: arguments 'input' {input.shape} and 'image' {image.shape} expected a non-empty "
+                         f"height and width")
     step_w, step_h = step[0], step[1]
     if step_w == 0 or step_h == 0:
         step_w, step_h = img_w / feat_w, img_h / feat_h
