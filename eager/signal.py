@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from phi.common import DataType
+
 from . import fft as _fft
 from .arguments import to_bool
 from .composite import _paddle_api as _api
@@ -162,6 +164,8 @@ def overlap_add(x, hop_length, axis=-1):
     """
     fn = "signal.overlap_add"
     _api.tensor(fn, "x", x)
+    if x.dtype == DataType.BOOL:  # summing frames has no bool meaning (Paddle's kernel takes numbers only)
+        raise TypeError(f"{fn}: argument 'x' expected a numeric Tensor, got {x.dtype}")
     axis = _frame_axis("overlap_add", axis)
     if len(x.shape) < 2:
         raise ValueError(f"{fn}: argument 'x' expected a Tensor of at least 2 dimensions (frame_length and "

@@ -80,7 +80,9 @@ def identity_loss(x, reduction="none"):
     array(2., dtype=float32)
     """
     check_float("incubate.identity_loss", "x", x)
-    if isinstance(reduction, bool) or reduction not in _REDUCTIONS:
+    # the type first: a list or array would fail the dict lookup as unhashable
+    if not isinstance(reduction, (str, numbers.Integral)) or isinstance(reduction, bool) \
+            or reduction not in _REDUCTIONS:
         raise ValueError(f"incubate.identity_loss: argument 'reduction' expected 'sum', 'mean', 'none' or 0, 1, "
                          f"2, got {reduction!r}")
     kind = _REDUCTIONS[reduction]
@@ -105,6 +107,9 @@ def graph_send_recv(x, src_index, dst_index, pool_type="sum", out_size=None, nam
     if not isinstance(pool_type, str):
         raise TypeError(f"incubate.graph_send_recv: argument 'pool_type' expected 'sum', 'mean', 'max' or 'min', "
                         f"got {pool_type!r}")
+    if pool_type.lower() not in ("sum", "mean", "max", "min"):  # checked here: send_u_recv would name 'reduce_op'
+        raise ValueError(f"incubate.graph_send_recv: argument 'pool_type' expected 'sum', 'mean', 'max' or 'min', "
+                         f"got {pool_type!r}")
     return send_u_recv(x, src_index, dst_index, pool_type.lower(), out_size)
 
 

@@ -26,7 +26,7 @@ import os
 import numpy as np
 
 from .. import nn
-from ..arguments import bad_tensor
+from ..arguments import bad_tensor, to_bool, to_float
 from ..composite import _paddle_api as _check
 from ..creation import to_tensor
 from ..generated import forward_api as _F
@@ -71,6 +71,14 @@ def _regions(fn, x, boxes, boxes_num):
         raise ValueError(f"{fn}: argument 'boxes_num' {counts.tolist()} must be non-negative and sum to the "
                          f"number of boxes ({boxes.shape[0]})")
     return boxes.numpy().astype(np.float64), np.repeat(np.arange(len(counts)), counts)
+
+
+def _scale(fn, value):
+    """``spatial_scale``: a finite number > 0 (it multiplies box corners)."""
+    value = to_float(value, fn, "spatial_scale")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{fn}: argument 'spatial_scale' expected a finite number > 0, got {value!r}")
+    return value
 
 
 def _gather_pixels(x, image, flat):
@@ -128,6 +136,8 @@ def roi_align(x, boxes, boxes_num, output_size, spatial_scale=1.0, sampling_rati
     pooled = _output_size(fn, output_size)
     rois, image = _regions(fn, x, boxes, boxes_num)
     _check.integer(fn, "sampling_ratio", sampling_ratio)
+    spatial_scale = _scale(fn, spatial_scale)
+    aligned = to_bool(aligned, fn, "aligned")
     height, width = x.shape[2], x.shape[3]
     offset = 0.5 if aligned else 0.0
     per_region = []
@@ -200,6 +210,7 @@ def roi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
     fn = "roi_pool"
     pooled = _output_size(fn, output_size)
     rois, image = _regions(fn, x, boxes, boxes_num)
+    spatial_scale = _scale(fn, spatial_scale)
     height, width = x.shape[2], x.shape[3]
     per_region = []
     for x1, y1, x2, y2 in rois:
@@ -268,6 +279,7 @@ def psroi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
     fn = "psroi_pool"
     pooled = _output_size(fn, output_size)
     rois, image = _regions(fn, x, boxes, boxes_num)
+    spatial_scale = _scale(fn, spatial_scale)
     nbins = pooled[0] * pooled[1]
     if x.shape[1] % nbins:
         raise ValueError(f"{fn}: the channels of x ({x.shape[1]}) must be a multiple of output_size's "
@@ -355,7 +367,9 @@ def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=No
     indices come back in that order. With ``scores`` they are ranked by score
     (highest first) and the kept indices come back in that order; with
     ``category_idxs`` and ``categories`` too, suppression runs within each
-    category only. ``top_k`` keeps the first k. Returns an int64 Tensor.
+    category only, and ``top_k`` (at most the number of boxes) keeps the
+    first k; as in Paddle, ``top_k`` is ignored without ``category_idxs``.
+    Returns an int64 Tensor.
 
     >>> boxes = eager.to_tensor([[0.0, 0.0, 2.0, 2.0], [0.1, 0.0, 2.0, 2.0], [3.0, 3.0, 4.0, 4.0]])
     >>> eager.vision.ops.nms(boxes, 0.5, scores=eager.to_tensor([0.5, 0.9, 0.7])).tolist()
@@ -389,14 +403,21 @@ def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=No
                                  f"{labels.shape[0]}")
             if categories is None:
                 raise ValueError(f"{fn}: 'category_idxs' needs 'categories' (the list of category ids)")
-            chosen = []
+            if not isinstance(categories, (list, tuple)):
+                raise TypeError(f"{fn}: argument 'categories' expected a list or tuple of category ids, got "
+                                f"{type(categories).__name__}")
+            if top_k is not None and top_k > count:
+                raise ValueError(f"{fn}: argument 'top_k' ({top_k}) must not exceed the number of boxes ({count})")
+            # a mask, as Paddle's, so a category listed twice keeps its boxes once and ties keep box order
+            chosen = np.zeros(count, bool)
             for category in categories:
                 members = order[labels[order] == category]
-                chosen.append(members[_greedy_nms(rows[members], float(iou_threshold))])
-            kept = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
+                chosen[members[_greedy_nms(rows[members], float(iou_threshold))]] = True
+            kept = np.flatnonzero(chosen)
             kept = kept[np.argsort(-values[kept], kind="stable")]
-    if top_k is not None:
-        kept = kept[:top_k]
+            # Paddle cuts to top_k only here, per-category; with scores alone it keeps every survivor
+            if top_k is not None:
+                kept = kept[:top_k]
     return to_tensor(kept.astype(np.int64), place=boxes.place)
 
 
@@ -464,6 +485,9 @@ def deform_conv2d(x, offset, weight, bias=None, stride=1, padding=0, dilation=1,
         _tensor(fn, "bias", bias, ndim=1, floating=True)
         if bias.shape[0] != out_c:
             raise ValueError(f"{fn}: argument 'bias' expected shape [{out_c}], got {bias.shape}")
+    for arg, value in (("offset", offset), ("weight", weight), ("mask", mask), ("bias", bias)):
+        if value is not None and value.dtype != x.dtype:
+            raise TypeError(f"{fn}: argument '{arg}' expected dtype {x.dtype} (that of x), got {value.dtype}")
     dtype = str(x.dtype).split(".")[-1]
     # the regular sampling grid of every tap: [1, 1, taps, out_h, out_w]
     rows = (np.arange(out_h) * stride[0] - padding[0])[None, :] + (np.arange(kh) * dilation[0])[:, None]
@@ -514,6 +538,9 @@ class DeformConv2D(nn.Layer):
         super().__init__()
         who = "DeformConv2D"
         kernel = _pair(who, "kernel_size", kernel_size, 1)
+        for arg, value in (("in_channels", in_channels), ("out_channels", out_channels), ("groups", groups),
+                           ("deformable_groups", deformable_groups)):
+            _check.integer(who, arg, value, minimum=1)
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"{who}: in_channels ({in_channels}) and out_channels ({out_channels}) must be "
                              f"multiples of groups ({groups})")
@@ -560,11 +587,13 @@ def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_siz
     [[[1.0, 1.0, 3.0, 5.0]]]
     """
     fn = "box_coder"
-    if code_type not in ("encode_center_size", "decode_center_size"):
+    if not isinstance(code_type, str) or code_type not in ("encode_center_size", "decode_center_size"):
         raise ValueError(f"{fn}: argument 'code_type' expected 'encode_center_size' or 'decode_center_size', got "
                          f"{code_type!r}")
+    _check.integer(fn, "axis", axis)
     if axis not in (0, 1):
         raise ValueError(f"{fn}: argument 'axis' expected 0 or 1, got {axis!r}")
+    box_normalized = to_bool(box_normalized, fn, "box_normalized")
     _tensor(fn, "prior_box", prior_box, ndim=2, last=4, floating=True)
     encode = code_type == "encode_center_size"
     _tensor(fn, "target_box", target_box, ndim=2 if encode else 3, last=4, floating=True)
@@ -678,6 +707,13 @@ def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_
                          f"{scores.shape}")
     for arg, value in (("nms_top_k", nms_top_k), ("keep_top_k", keep_top_k), ("background_label", background_label)):
         _check.integer(fn, arg, value)
+    score_threshold = to_float(score_threshold, fn, "score_threshold")
+    post_threshold = to_float(post_threshold, fn, "post_threshold")
+    gaussian_sigma = to_float(gaussian_sigma, fn, "gaussian_sigma")
+    use_gaussian = to_bool(use_gaussian, fn, "use_gaussian")
+    normalized = to_bool(normalized, fn, "normalized")
+    return_index = to_bool(return_index, fn, "return_index")
+    return_rois_num = to_bool(return_rois_num, fn, "return_rois_num")
     rows_all, values_all = bboxes.numpy().astype(np.float64), scores.numpy().astype(np.float64)
     out_rows, indices, per_image = [], [], []
     for b in range(n):
@@ -744,6 +780,12 @@ def prior_box(input, image, min_sizes, max_sizes=None, aspect_ratios=[1.0], vari
         raise ValueError(f"{fn}: min_sizes must be positive and each max size at least its min size, got "
                          f"min_sizes={min_sizes!r}, max_sizes={max_sizes!r}")
     given = _floats(fn, "aspect_ratios", aspect_ratios)
+    if any(not ar > 0 for ar in given):
+        raise ValueError(f"{fn}: argument 'aspect_ratios' expected positive ratios, got {aspect_ratios!r}")
+    flip = to_bool(flip, fn, "flip")
+    clip = to_bool(clip, fn, "clip")
+    offset = to_float(offset, fn, "offset")
+    min_max_aspect_ratios_order = to_bool(min_max_aspect_ratios_order, fn, "min_max_aspect_ratios_order")
     var = _floats(fn, "variance", variance, length=4)
     step = _floats(fn, "steps", steps, length=2)
     ratios = [1.0]
@@ -754,6 +796,9 @@ def prior_box(input, image, min_sizes, max_sizes=None, aspect_ratios=[1.0], vari
                 ratios.append(1.0 / ar)
     feat_h, feat_w = input.shape[2], input.shape[3]
     img_h, img_w = image.shape[2], image.shape[3]
+    if not (feat_h and feat_w and img_h and img_w):  # the steps and the normalisation divide by these sizes
+        raise ValueError(f"{fn}: arguments 'input' {input.shape} and 'image' {image.shape} expected a non-empty "
+                         f"height and width")
     step_w, step_h = step[0], step[1]
     if step_w == 0 or step_h == 0:
         step_w, step_h = img_w / feat_w, img_h / feat_h
@@ -819,6 +864,12 @@ def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, cli
         raise ValueError(f"{fn}: argument 'anchors' expected (width, height) pairs, got {len(pairs)} numbers")
     if isinstance(class_num, bool) or not isinstance(class_num, numbers.Integral) or class_num < 1:
         raise ValueError(f"{fn}: argument 'class_num' expected a positive int, got {class_num!r}")
+    conf_thresh = to_float(conf_thresh, fn, "conf_thresh")
+    _check.integer(fn, "downsample_ratio", downsample_ratio, minimum=1)
+    clip_bbox = to_bool(clip_bbox, fn, "clip_bbox")
+    scale_x_y = to_float(scale_x_y, fn, "scale_x_y")
+    iou_aware = to_bool(iou_aware, fn, "iou_aware")
+    iou_aware_factor = to_float(iou_aware_factor, fn, "iou_aware_factor")
     n, channels, height, width = x.shape
     count = len(pairs) // 2
     per_anchor = 5 + class_num
@@ -964,6 +1015,7 @@ def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thres
     for arg, value in (("ignore_thresh", ignore_thresh), ("scale_x_y", scale_x_y)):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"{fn}: argument '{arg}' expected a float, got {value!r}")
+    use_label_smooth = to_bool(use_label_smooth, fn, "use_label_smooth")
     n, channels, height, width = (int(d) for d in x.shape)
     per_anchor = 5 + class_num
     if channels != len(mask) * per_anchor:
@@ -1139,7 +1191,8 @@ def generate_proposals(scores, bbox_deltas, img_size, anchors, variances, pre_nm
     for arg, value in (("nms_thresh", nms_thresh), ("min_size", min_size), ("eta", eta)):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"{fn}: argument '{arg}' expected a float, got {value!r}")
-    offset = 1.0 if pixel_offset else 0.0
+    offset = 1.0 if to_bool(pixel_offset, fn, "pixel_offset") else 0.0
+    return_rois_num = to_bool(return_rois_num, fn, "return_rois_num")
     dtype = scores.numpy().dtype
     all_scores = scores.numpy().astype(np.float64).transpose(0, 2, 3, 1).reshape(n, -1)
     all_deltas = bbox_deltas.numpy().astype(np.float64).transpose(0, 2, 3, 1).reshape(n, -1, 4)
@@ -1189,6 +1242,10 @@ def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_
         _check.integer(fn, arg, value)
     if min_level > max_level:
         raise ValueError(f"{fn}: min_level ({min_level}) must not exceed max_level ({max_level})")
+    refer_scale = to_float(refer_scale, fn, "refer_scale")
+    if not (math.isfinite(refer_scale) and refer_scale > 0):
+        raise ValueError(f"{fn}: argument 'refer_scale' expected a finite number > 0, got {refer_scale!r}")
+    pixel_offset = to_bool(pixel_offset, fn, "pixel_offset")
     rows = fpn_rois.numpy().astype(np.float64)
     extra = 1.0 if pixel_offset else 0.0
     widths, heights = rows[:, 2] - rows[:, 0] + extra, rows[:, 3] - rows[:, 1] + extra

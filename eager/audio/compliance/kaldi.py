@@ -78,6 +78,9 @@ def _frame_sizes(fn, num_samples, sr, frame_shift, frame_length, round_to_power_
         raise ValueError(f"{name}: argument 'sr' expected a sample rate > 0, got {sr!r}")
     frame_shift, frame_length = _number(fn, "frame_shift", frame_shift), _number(fn, "frame_length", frame_length)
     preemphasis_coefficient = _number(fn, "preemphasis_coefficient", preemphasis_coefficient)
+    if not (math.isfinite(frame_shift) and math.isfinite(frame_length)):  # int() below would fail on NaN/inf
+        raise ValueError(f"{name}: arguments 'frame_shift' and 'frame_length' expected finite milliseconds, got "
+                         f"{frame_shift} and {frame_length}")
     window_shift = int(sr * frame_shift * 0.001)
     window_size = int(sr * frame_length * 0.001)
     if window_size < 2:
@@ -141,10 +144,12 @@ def _windowed_frames(fn, waveform, padded_window_size, window_size, window_shift
                      snip_edges, raw_energy, energy_floor, dither, remove_dc_offset, preemphasis_coefficient):
     """([frames, padded_window_size] windowed frames, [frames] log energies)."""
     name = f"audio.compliance.kaldi.{fn}"
-    if window_type not in _WINDOWS:
+    if not isinstance(window_type, str) or window_type not in _WINDOWS:  # str first: a list is unhashable
         raise ValueError(f"{name}: argument 'window_type' expected one of {', '.join(map(repr, _WINDOWS))}, "
                          f"got {window_type!r}")
     blackman_coeff, dither = _number(fn, "blackman_coeff", blackman_coeff), _number(fn, "dither", dither)
+    if not math.isfinite(dither):
+        raise ValueError(f"{name}: argument 'dither' expected a finite number, got {dither}")
     energy_floor = _number(fn, "energy_floor", energy_floor)
     if energy_floor < 0:
         raise ValueError(f"{name}: argument 'energy_floor' expected a number >= 0, got {energy_floor}")
@@ -156,7 +161,8 @@ def _windowed_frames(fn, waveform, padded_window_size, window_size, window_shift
     flat = to_tensor(index.reshape(-1), dtype="int64", place=place)
     frames = _F.reshape(_F.gather(waveform, flat, 0), list(index.shape))       # [m, window_size]
     if dither != 0.0:
-        frames = frames + _F.gaussian(frames.shape, 0.0, dither, 0, dtype, place)
+        # Paddle adds dither * randn: a negative dither is noise of standard deviation |dither|
+        frames = frames + _F.gaussian(frames.shape, 0.0, abs(dither), 0, dtype, place)
     if remove_dc_offset:
         frames = frames - _F.mean(frames, axis=1, keepdim=True)
     if raw_energy:

@@ -173,7 +173,7 @@ def compute_fbank_matrix(sr, n_fft, n_mels=128, fmin=0.0, fmax=None, htk=False, 
     (4, 9)
     """
     fn = f"{_NAME}.compute_fbank_matrix"
-    if norm != "slaney":
+    if not isinstance(norm, str) or norm != "slaney":  # str first: an array would compare elementwise
         raise ValueError(f"{fn}: argument 'norm' expected 'slaney', got {norm!r}")
     sr = _number("compute_fbank_matrix", "sr", sr)
     if not sr > 0:
@@ -292,6 +292,9 @@ def power_to_db(spect, ref=1.0, amin=1e-10, top_db=80.0):
         ref_value = abs(_number("power_to_db", "ref", ref))
     log_spec = _F.log10(_F.clip(magnitude, min=amin)) * 10.0 - 10.0 * math.log10(max(amin, ref_value))
     if top_db is not None:
+        if log_spec.size == 0:  # the floor is top_db below the maximum, which nothing has
+            raise ValueError(f"{fn}: argument 'spect' is empty (shape {log_spec.shape}); top_db needs its maximum, "
+                             f"pass top_db=None")
         floor = log_spec.max() - top_db
         log_spec = _F.maximum(log_spec, floor.expand(log_spec.shape) if log_spec.ndim else floor)
     return _back(log_spec, was_array, magnitude.dtype.value if was_array else None)
@@ -353,10 +356,10 @@ def mfcc(x, sr=16000, spect=None, n_mfcc=20, dct_type=2, norm="ortho", lifter=0,
     (5, 16)
     """
     fn = f"{_NAME}.mfcc"
-    if isinstance(dct_type, bool) or dct_type != 2:
+    if isinstance(dct_type, bool) or not isinstance(dct_type, numbers.Integral) or dct_type != 2:
         raise ValueError(f"{fn}: argument 'dct_type' expected 2 (the DCT-II, the only type supported), got "
                          f"{dct_type!r}")
-    if norm not in ("ortho", None):
+    if not (norm is None or isinstance(norm, str) and norm == "ortho"):
         raise ValueError(f"{fn}: argument 'norm' expected 'ortho' or None, got {norm!r}")
     lifter = _number("mfcc", "lifter", lifter)
     if lifter < 0:

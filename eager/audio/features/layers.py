@@ -76,6 +76,10 @@ class MelSpectrogram(Layer):
         self._spectrogram = Spectrogram(n_fft=n_fft, hop_length=hop_length, win_length=win_length, window=window,
                                         power=power, center=center, pad_mode=pad_mode, dtype=dtype)
         self.n_mels, self.f_min, self.f_max, self.htk, self.norm = n_mels, f_min, f_max, htk, norm
+        if isinstance(sr, bool) or not isinstance(sr, numbers.Real):
+            # before sr // 2 below, which would fail on a non-number with a bare Python error
+            raise TypeError(f"audio.features.MelSpectrogram: argument 'sr' expected a number, got "
+                            f"{type(sr).__name__} {sr!r}")
         f_max = sr // 2 if f_max is None else f_max
         self.register_buffer("fbank_matrix", compute_fbank_matrix(sr=sr, n_fft=n_fft, n_mels=n_mels, f_min=f_min,
                                                                   f_max=f_max, htk=htk, norm=norm, dtype=dtype))

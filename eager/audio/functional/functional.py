@@ -114,6 +114,7 @@ def mel_frequencies(n_mels=64, f_min=0.0, f_max=11025.0, htk=False, dtype="float
     fn = "mel_frequencies"
     n_mels = _positive_int(fn, "n_mels", n_mels)
     low, high = _number(fn, "f_min", f_min), _number(fn, "f_max", f_max)
+    htk = to_bool(htk, f"audio.functional.{fn}", "htk")
     dtype = window_dtype(f"audio.functional.{fn}", dtype)
     mels = _F.linspace(hz_to_mel(low, htk), hz_to_mel(high, htk), n_mels, dtype=dtype)
     return mel_to_hz(mels, htk)
@@ -153,9 +154,14 @@ def compute_fbank_matrix(sr, n_fft, n_mels=64, f_min=0.0, f_max=None, htk=False,
     f_min = _number(fn, "f_min", f_min)
     if not 0 <= f_min < f_max:
         raise ValueError(f"audio.functional.{fn}: expected 0 <= f_min < f_max, got f_min={f_min}, f_max={f_max}")
-    if not (norm is None or norm == "slaney" or isinstance(norm, numbers.Real) and not isinstance(norm, bool)):
+    # isinstance first: a Tensor or array norm must not reach == (elementwise)
+    if not (norm is None or isinstance(norm, str) and norm == "slaney"
+            or isinstance(norm, numbers.Real) and not isinstance(norm, bool) and not math.isnan(norm)):
         raise ValueError(f"audio.functional.{fn}: argument 'norm' expected 'slaney', a number (p-norm) or None, "
                          f"got {norm!r}")
+    # checked here so that errors name this function, not the helpers it calls
+    htk = to_bool(htk, f"audio.functional.{fn}", "htk")
+    dtype = window_dtype(f"audio.functional.{fn}", dtype)
     fft_freqs = fft_frequencies(sr, n_fft, dtype)                       # [bins]
     mel_f = mel_frequencies(n_mels + 2, f_min, f_max, htk, dtype)        # [n_mels + 2]
     widths = mel_f[1:] - mel_f[:-1]                                      # [n_mels + 1]
@@ -188,6 +194,9 @@ def power_to_db(spect, ref_value=1.0, amin=1e-10, top_db=80.0):
         top_db = _number("power_to_db", "top_db", top_db)
         if top_db < 0:
             raise ValueError(f"{fn}: argument 'top_db' expected a number >= 0 or None, got {top_db}")
+        if spect.size == 0:  # the floor is top_db below the maximum, which an empty spectrogram has not
+            raise ValueError(f"{fn}: argument 'spect' is empty (shape {spect.shape}); top_db needs its maximum, "
+                             f"pass top_db=None")
     log_spec = _F.log10(_F.maximum(spect, _F.full_like(spect, amin))) * 10.0
     log_spec = log_spec - 10.0 * math.log10(max(ref_value, amin))
     if top_db is not None:
@@ -206,7 +215,7 @@ def create_dct(n_mfcc, n_mels, norm="ortho", dtype="float32"):
     """
     fn = "create_dct"
     n_mfcc, n_mels = _positive_int(fn, "n_mfcc", n_mfcc), _positive_int(fn, "n_mels", n_mels)
-    if norm not in ("ortho", None):
+    if not (norm is None or isinstance(norm, str) and norm == "ortho"):
         raise ValueError(f"audio.functional.{fn}: argument 'norm' expected 'ortho' or None, got {norm!r}")
     dtype = window_dtype(f"audio.functional.{fn}", dtype)
     n = _F.arange(0, n_mels, dtype=dtype)

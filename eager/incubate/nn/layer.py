@@ -83,7 +83,7 @@ class FusedDropout(Layer):
             raise TypeError(f"{who}: argument 'axis' expected None, an int or a list of ints, got "
                             f"{type(axis).__name__}")
         self.axis = None if axis is None else [axis] if isinstance(axis, int) else list(axis)
-        if mode not in _checks.MODES:
+        if not isinstance(mode, str) or mode not in _checks.MODES:
             raise ValueError(f"{who}: argument 'mode' expected 'upscale_in_train' or 'downscale_in_infer', got "
                              f"{mode!r}")
         self.mode = mode
@@ -252,7 +252,7 @@ class FusedFeedForward(Layer):
         self._d_model = check_positive_int(who, "d_model", d_model, ValueError)
         self._dim_feedforward = check_positive_int(who, "dim_feedforward", dim_feedforward, ValueError)
         _single_card(who, nranks, ring_id)
-        if activation not in ("relu", "gelu"):
+        if not isinstance(activation, str) or activation not in ("relu", "gelu"):
             raise ValueError(f"{who}: argument 'activation' expected 'relu' or 'gelu', got {activation!r}")
         if not isinstance(normalize_before, bool):
             raise TypeError(f"{who}: argument 'normalize_before' expected a bool, got {normalize_before!r}")
@@ -374,7 +374,7 @@ class FusedMultiTransformer(Layer):
             raise ValueError(f"{who}: argument 'num_heads' expected a divisor of embed_dim ({embed_dim}), got "
                              f"{num_heads}")
         _single_card(who, nranks, ring_id)
-        if activation not in ("gelu", "relu", "none"):
+        if not isinstance(activation, str) or activation not in ("gelu", "relu", "none"):
             raise ValueError(f"{who}: argument 'activation' expected 'gelu', 'relu' or 'none', got {activation!r}")
         if not isinstance(normalize_before, bool) or not isinstance(trans_qkvw, bool):
             raise TypeError(f"{who}: arguments 'normalize_before' and 'trans_qkvw' expected bools, got "

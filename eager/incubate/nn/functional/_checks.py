@@ -72,7 +72,7 @@ def flag(fn: str, arg: str, value) -> bool:
 
 
 def mode(fn: str, value) -> str:
-    if value not in MODES:
+    if not isinstance(value, str) or value not in MODES:  # str first: an array compares elementwise
         raise ValueError(f"{who(fn)}: argument 'mode' expected 'upscale_in_train' or 'downscale_in_infer', "
                          f"got {value!r}")
     return value

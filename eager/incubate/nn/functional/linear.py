@@ -64,7 +64,7 @@ def fused_linear_activation(x, y, bias, trans_x=False, trans_y=False, activation
     array([[0., 0.]], dtype=float32)
     """
     fn = "fused_linear_activation"
-    if activation not in _ACTIVATIONS:
+    if not (activation is None or isinstance(activation, str) and activation in _ACTIVATIONS):
         raise ValueError(f"{_checks.who(fn)}: argument 'activation' expected None, 'none', 'relu' or 'gelu', "
                          f"got {activation!r}")
     if bias is None:

@@ -208,7 +208,7 @@ def fused_multi_transformer(x, ln_scales, ln_biases, qkv_weights, qkv_biases, li
     eps = _checks.positive(_FN, "epsilon", epsilon)
     if eps > 1e-3:
         raise ValueError(f"{_who()}: argument 'epsilon' expected a value in [0, 0.001] (as Paddle's op), got {eps}")
-    if activation not in _ACTIVATIONS:
+    if not isinstance(activation, str) or activation not in _ACTIVATIONS:
         raise ValueError(f"{_who()}: argument 'activation' expected 'gelu', 'relu' or 'none', got {activation!r}")
 
     qkv_weights = _per_layer("qkv_weights", qkv_weights, None, False)

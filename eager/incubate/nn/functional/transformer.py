@@ -65,7 +65,7 @@ def fused_feedforward(x, linear1_weight, linear2_weight, linear1_bias=None, line
     for arg, value in (("linear2_bias", linear2_bias), ("ln1_scale", ln1_scale), ("ln1_bias", ln1_bias),
                        ("ln2_scale", ln2_scale), ("ln2_bias", ln2_bias)):
         _checks.like(fn, arg, value, x, shape=[d_model])
-    if activation not in ("relu", "gelu"):
+    if not isinstance(activation, str) or activation not in ("relu", "gelu"):
         raise ValueError(f"{_checks.who(fn)}: argument 'activation' expected 'relu' or 'gelu', got {activation!r}")
     rates = _common(fn, training, mode, ring_id, dropout1_rate=dropout1_rate, dropout2_rate=dropout2_rate)
     eps1 = _checks.positive(fn, "ln1_epsilon", ln1_epsilon)
