@@ -196,6 +196,14 @@ def is_initialized() -> bool:
     return _STATE["initialized"]
 
 
+def _check_group(fn: str, group) -> None:
+    """TypeError unless ``group`` is a Group (a Tensor, say, has a ``rank`` of its own)."""
+    from .group import Group  # group.py imports this module: the cycle forces the late import
+    if not isinstance(group, Group):
+        raise TypeError(f"{fn}: argument 'group' expected an eager.distributed.Group or None, got "
+                        f"{type(group).__name__}")
+
+
 def get_rank(group=None) -> int:
     """This process's rank in ``group`` (the world when None): 0 to
     world size - 1. Before :func:`init_parallel_env`, the launcher's
@@ -206,6 +214,7 @@ def get_rank(group=None) -> int:
     0
     """
     if group is not None:
+        _check_group("get_rank", group)
         return group.rank
     if _STATE["initialized"] and _STATE["comm"] is not None:
         return _STATE["comm"].Get_rank()
@@ -215,6 +224,7 @@ def get_rank(group=None) -> int:
 def get_world_size(group=None) -> int:
     """How many ranks ``group`` (the world when None) has; 1 outside a launcher."""
     if group is not None:
+        _check_group("get_world_size", group)
         return group.world_size
     if _STATE["initialized"] and _STATE["comm"] is not None:
         return _STATE["comm"].Get_size()
