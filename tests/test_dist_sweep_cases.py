@@ -1,0 +1,126 @@
+"""Regressions from a differential sweep of eager.distributed (Paddle 2.6's
+paddle.distributed) under ``mpiexec -n 2`` and ``-n 3``: all_reduce (every
+ReduceOp), broadcast, reduce, all_gather (into a list and into a Tensor),
+reduce_scatter, scatter, gather, alltoall, alltoall_single (random split sizes),
+send/recv/isend/irecv, the object collectives, on random shapes (0-d, size-1,
+empty) and dtypes (bool, int8..int64, uint8, float16, bfloat16, float32/64,
+complex64), over the world and over sub-groups (non-members included), with
+sync_op True and False; each rank's result compared with NumPy's reduction of
+every rank's input. Bad arguments (ranks out of range, mismatched tensor lists,
+non-Tensors, bad split sizes, sending to oneself, bad groups) and DataParallel
+(gradients against one process on the whole batch, no_sync,
+find_unused_parameters, the broadcast of rank 0's state) were swept too.
+
+Found and fixed:
+
+- all_gather, gather and alltoall of 0-d tensors into an empty list appended
+  tensors of shape [1] (alltoall's could not even be read back): the send
+  buffer went through ``np.ascontiguousarray``, which makes a 0-d array 1-d, and
+  the parts were taken by iterating a 1-d array (NumPy scalars).
+- ``get_rank(group)`` / ``get_world_size(group)`` with a group that is not a
+  Group raised AttributeError, and a Tensor (which has a ``rank`` of its own)
+  was taken; now TypeError naming the function and the argument.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import eager
+import eager.distributed as dist
+from mpi_run import run_ranks
+
+TWO_RANKS = '''
+import sys
+import numpy as np
+import ml_dtypes
+import eager
+import eager.distributed as dist
+
+dist.init_parallel_env()
+rank, n = dist.get_rank(), dist.get_world_size()
+assert n == 2
+
+
+def data(r, dtype, salt=0):
+    value = np.asarray(3 * r + salt + 1)
+    return value.astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+
+
+def same(got, want, what):
+    got = got.numpy()
+    assert got.shape == want.shape and got.dtype == want.dtype, (what, got.shape, got.dtype, want.shape)
+    np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+for dtype in ("float32", "int64", "bool", "float16", "bfloat16", "complex64"):
+    mine = eager.to_tensor(data(rank, dtype))
+    # all_gather of a 0-d tensor into an empty list: one 0-d tensor per rank
+    parts = []
+    dist.all_gather(parts, mine)
+    for r in range(n):
+        same(parts[r], data(r, dtype), f"all_gather {dtype} part {r}")
+    # gather onto each rank in turn
+    for dst in range(n):
+        found = []
+        dist.gather(mine, found if rank == dst else None, dst=dst)
+        if rank == dst:
+            for r in range(n):
+                same(found[r], data(r, dtype), f"gather {dtype} dst {dst} part {r}")
+    # alltoall: rank i's out[j] is rank j's in[i]
+    out = []
+    task = dist.alltoall([eager.to_tensor(data(rank, dtype, 10 * j)) for j in range(n)], out, sync_op=False)
+    task.wait()
+    for j in range(n):
+        same(out[j], data(j, dtype, 10 * rank), f"alltoall {dtype} part {j}")
+open(f"ok_{rank}", "w").close()
+'''
+
+
+def test_zero_d_parts_on_two_ranks(tmp_path):
+    run_ranks(2, TWO_RANKS, tmp_path, timeout=120)
+    assert (tmp_path / "ok_0").exists() and (tmp_path / "ok_1").exists()
+
+
+class TestWorldOfOne:
+    pytestmark = pytest.mark.usefixtures("device")
+
+    def test_zero_d_parts_stay_zero_d(self):
+        t = eager.to_tensor(np.float64(2.5))
+        for name, call in (("all_gather", lambda out: dist.all_gather(out, t)),
+                           ("gather", lambda out: dist.gather(t, out)),
+                           ("alltoall", lambda out: dist.alltoall([t], out))):
+            out = []
+            call(out)
+            assert len(out) == 1, name
+            assert out[0].shape == [] and out[0].place == t.place, (name, out[0].shape)
+            got = out[0].numpy()
+            assert got.dtype == np.float64 and got.shape == () and got == 2.5, name
+            assert out[0] is not t
+
+    def test_zero_d_into_a_tensor_and_a_list_of_tensors(self):
+        t = eager.to_tensor(np.array(True))
+        whole = eager.to_tensor(np.array([False]))
+        dist.all_gather(whole, t)
+        np.testing.assert_array_equal(whole.numpy(), [True])
+        target = eager.to_tensor(np.array(False))
+        version = target.inplace_version
+        dist.all_gather([target], t)
+        assert target.shape == [] and bool(target.numpy()) and target.inplace_version > version
+
+
+@pytest.mark.parametrize("call", [dist.get_rank, dist.get_world_size])
+@pytest.mark.parametrize("group", ["g", 0, eager.to_tensor([1.0])])
+def test_rank_queries_name_a_bad_group(call, group):
+    with pytest.raises(TypeError, match=rf"{call.__name__}: argument 'group' expected an "
+                                        r"eager.distributed.Group or None, got (str|int|Tensor)"):
+        call(group)
+
+
+def test_rank_queries_of_a_group():
+    group = dist.new_group([0])
+    try:
+        assert dist.get_rank(group) == 0 and dist.get_world_size(group) == 1
+    finally:
+        dist.destroy_process_group(group)
+    assert dist.get_rank() == 0 and dist.get_world_size() == 1
