@@ -17,6 +17,10 @@ Found and fixed:
   tensors of shape [1] (alltoall's could not even be read back): the send
   buffer went through ``np.ascontiguousarray``, which makes a 0-d array 1-d, and
   the parts were taken by iterating a 1-d array (NumPy scalars).
+- the same conversion broke 0-d GPU tensors on the host path (staged through a
+  host copy and written back): scatter, recv/irecv, reduce_scatter, reduce and
+  all_reduce where NCCL is not used raised InvalidArgumentError from
+  ``assign_out_`` (a [1] copy written into a 0-d tensor).
 - ``get_rank(group)`` / ``get_world_size(group)`` with a group that is not a
   Group raised AttributeError, and a Tensor (which has a ``rank`` of its own)
   was taken; now TypeError naming the function and the argument.
@@ -79,6 +83,66 @@ open(f"ok_{rank}", "w").close()
 
 def test_zero_d_parts_on_two_ranks(tmp_path):
     run_ranks(2, TWO_RANKS, tmp_path, timeout=120)
+    assert (tmp_path / "ok_0").exists() and (tmp_path / "ok_1").exists()
+
+
+GPU_TWO_RANKS = '''
+import sys
+import numpy as np
+import fake_cupy  # the host path of GPU tensors (NCCL is not used with it)
+sys.modules["cupy"] = fake_cupy
+sys.modules["cupyx"] = fake_cupy.cupyx
+fake_cupy.install_backends(sys.modules)
+import eager
+import eager.distributed as dist
+
+dist.init_parallel_env()
+eager.set_device("gpu")
+rank, n = dist.get_rank(), dist.get_world_size()
+assert n == 2
+
+
+def gpu(value, dtype="float64"):
+    t = eager.to_tensor(np.asarray(value, dtype))
+    assert t.place.is_gpu_place() and t.shape == []
+    return t
+
+
+def same(t, want, what):
+    assert t.place.is_gpu_place() and t.shape == [], (what, t.place, t.shape)
+    got = t.numpy()
+    assert got.shape == () and got.dtype == np.asarray(want).dtype and got == want, (what, got, want)
+
+
+for sync in (True, False):
+    t = gpu(rank + 1.5)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX, sync_op=sync).wait()
+    same(t, np.float64(2.5), f"all_reduce sync={sync}")
+    t = gpu(rank + 2, "complex64")
+    dist.reduce(t, dst=1, op=dist.ReduceOp.PROD, sync_op=sync).wait()
+    same(t, np.complex64(6) if rank == 1 else np.complex64(2), f"reduce sync={sync}")
+    t = gpu(0)
+    parts = [gpu(10 * rank + j) for j in range(n)] if rank == 0 else None
+    dist.scatter(t, parts, src=0, sync_op=sync).wait()
+    same(t, np.float64(rank), f"scatter sync={sync}")
+    t = gpu(-1, "int64")
+    dist.reduce_scatter(t, [gpu(10 * rank + j, "int64") for j in range(n)], sync_op=sync).wait()
+    same(t, np.int64(10 + 2 * rank), f"reduce_scatter sync={sync}")
+    t = gpu(7 if rank == 0 else 0, "int32")
+    if rank == 0:
+        dist.send(t, dst=1, sync_op=sync).wait()
+    else:
+        dist.recv(t, src=0, sync_op=sync).wait()
+    same(t, np.int32(7), f"send/recv sync={sync}")
+    t = gpu(rank == 1, "bool")
+    dist.broadcast(t, src=1, sync_op=sync).wait()
+    same(t, np.bool_(True), f"broadcast sync={sync}")
+open(f"ok_{rank}", "w").close()
+'''
+
+
+def test_zero_d_gpu_tensors_on_two_ranks(tmp_path):
+    run_ranks(2, GPU_TWO_RANKS, tmp_path, timeout=120)
     assert (tmp_path / "ok_0").exists() and (tmp_path / "ok_1").exists()
 
 
