@@ -20,7 +20,8 @@ Found and fixed:
 - the same conversion broke 0-d GPU tensors on the host path (staged through a
   host copy and written back): scatter, recv/irecv, reduce_scatter, reduce and
   all_reduce where NCCL is not used raised InvalidArgumentError from
-  ``assign_out_`` (a [1] copy written into a 0-d tensor).
+  ``assign_out_`` (a [1] copy written into a 0-d tensor); all_gather's NCCL
+  path gave [1] parts the same way (``cupy.ascontiguousarray``).
 - ``get_rank(group)`` / ``get_world_size(group)`` with a group that is not a
   Group raised AttributeError, and a Tensor (which has a ``rank`` of its own)
   was taken; now TypeError naming the function and the argument.
@@ -89,7 +90,7 @@ def test_zero_d_parts_on_two_ranks(tmp_path):
 GPU_TWO_RANKS = '''
 import sys
 import numpy as np
-import fake_cupy  # the host path of GPU tensors (NCCL is not used with it)
+import fake_cupy  # a GPU for each rank, with tests/fake_nccl.py as its NCCL
 sys.modules["cupy"] = fake_cupy
 sys.modules["cupyx"] = fake_cupy.cupyx
 fake_cupy.install_backends(sys.modules)
@@ -137,6 +138,15 @@ for sync in (True, False):
     t = gpu(rank == 1, "bool")
     dist.broadcast(t, src=1, sync_op=sync).wait()
     same(t, np.bool_(True), f"broadcast sync={sync}")
+
+# all_gather on the NCCL path (fake_nccl): cupy.ascontiguousarray, as NumPy's, made the parts [1]
+import fake_nccl
+before = fake_nccl.calls["allGather"]
+parts = []
+dist.all_gather(parts, gpu(rank + 0.5))
+assert fake_nccl.calls["allGather"] == before + 1
+for r in range(n):
+    same(parts[r], np.float64(r + 0.5), f"all_gather part {r}")
 open(f"ok_{rank}", "w").close()
 '''
 
