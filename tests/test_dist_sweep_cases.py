@@ -25,6 +25,8 @@ Found and fixed:
 - ``get_rank(group)`` / ``get_world_size(group)`` with a group that is not a
   Group raised AttributeError, and a Tensor (which has a ``rank`` of its own)
   was taken; now TypeError naming the function and the argument.
+- ``new_group`` refused NumPy integer ranks (TypeError), which the
+  collectives' ``src``/``dst`` take and Paddle passes on as ints.
 """
 from __future__ import annotations
 
@@ -198,3 +200,18 @@ def test_rank_queries_of_a_group():
     finally:
         dist.destroy_process_group(group)
     assert dist.get_rank() == 0 and dist.get_world_size() == 1
+
+
+def test_new_group_takes_numpy_integer_ranks():
+    group = dist.new_group([np.int64(0)])
+    try:
+        assert group.ranks == [0] and type(group.ranks[0]) is int
+        t = eager.to_tensor([1.0, 2.0])
+        dist.broadcast(t, src=np.int64(0), group=group)
+        np.testing.assert_array_equal(t.numpy(), [1.0, 2.0])
+    finally:
+        dist.destroy_process_group(group)
+    with pytest.raises(TypeError, match="new_group: argument 'ranks' expected a list of ints"):
+        dist.new_group([np.float64(0)])
+    with pytest.raises(ValueError, match="new_group: argument 'ranks' holds 1, outside the world's ranks"):
+        dist.new_group([np.int32(1)])
