@@ -197,9 +197,11 @@ def is_initialized() -> bool:
 
 
 def _check_group(fn: str, group) -> None:
-    """TypeError unless ``group`` is a Group (a Tensor, say, has a ``rank`` of its own)."""
-    from .group import Group  # group.py imports this module: the cycle forces the late import
-    if not isinstance(group, Group):
+    """TypeError unless ``group`` looks like a Group: an int ``rank``, read as Paddle
+    reads it (group.py, which defines Group, imports this module). A Tensor's
+    ``rank`` is a method, so a Tensor is refused too."""
+    rank = getattr(group, "rank", None)
+    if type(rank) is not int:
         raise TypeError(f"{fn}: argument 'group' expected an eager.distributed.Group or None, got "
                         f"{type(group).__name__}")
 
