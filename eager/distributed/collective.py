@@ -247,14 +247,20 @@ def _host_view(tensor: Tensor):
     MPI can write. Not staged: the tensor's own buffer. Staged (a GPU tensor, a
     non-contiguous view): a copy, to be written back with :func:`_store`."""
     array = tensor.numpy()  # shares memory on the CPU; a host copy of a GPU tensor
-    if tensor.place.is_cpu_place() and array.flags.c_contiguous and array.flags.writeable:
-        return array, False
-    return np.ascontiguousarray(array), True
+    if array.flags.c_contiguous and array.flags.writeable:
+        return array, not tensor.place.is_cpu_place()
+    return array.copy(order="C"), True  # a read-only view must be copied too, as MPI writes it
+
+
+def _contiguous(array: np.ndarray) -> np.ndarray:
+    """``array`` C-contiguous, its shape kept: ``np.ascontiguousarray`` makes a 0-d array 1-d,
+    which gave the gathered parts of 0-d tensors the shape [1]."""
+    return array if array.flags.c_contiguous else array.copy(order="C")
 
 
 def _host_read(tensor: Tensor) -> np.ndarray:
     """The tensor's values as a C-contiguous host array, for sending only."""
-    return np.ascontiguousarray(tensor.numpy())
+    return _contiguous(tensor.numpy())
 
 
 def _store(tensor: Tensor, array: np.ndarray) -> None:
@@ -288,7 +294,9 @@ def _fill(tensor_list: list, parts: np.ndarray, place) -> None:
         for target, part in zip(tensor_list, parts):
             _write(target, part)
     else:
-        tensor_list.extend(_new_tensor(part, place) for part in parts)
+        # parts[i, ...], not iteration: iterating a 1-d array yields NumPy scalars, which would
+        # make the parts of 0-d tensors 1-d (or unreadable) instead of 0-d
+        tensor_list.extend(_new_tensor(parts[index, ...], place) for index in range(len(parts)))
 
 
 def _reduce_buffer(array: np.ndarray) -> np.ndarray:

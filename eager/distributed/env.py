@@ -196,6 +196,16 @@ def is_initialized() -> bool:
     return _STATE["initialized"]
 
 
+def _check_group(fn: str, group) -> None:
+    """TypeError unless ``group`` looks like a Group: an int ``rank``, read as Paddle
+    reads it (group.py, which defines Group, imports this module). A Tensor's
+    ``rank`` is a method, so a Tensor is refused too."""
+    rank = getattr(group, "rank", None)
+    if type(rank) is not int:
+        raise TypeError(f"{fn}: argument 'group' expected an eager.distributed.Group or None, got "
+                        f"{type(group).__name__}")
+
+
 def get_rank(group=None) -> int:
     """This process's rank in ``group`` (the world when None): 0 to
     world size - 1. Before :func:`init_parallel_env`, the launcher's
@@ -206,6 +216,7 @@ def get_rank(group=None) -> int:
     0
     """
     if group is not None:
+        _check_group("get_rank", group)
         return group.rank
     if _STATE["initialized"] and _STATE["comm"] is not None:
         return _STATE["comm"].Get_rank()
@@ -215,6 +226,7 @@ def get_rank(group=None) -> int:
 def get_world_size(group=None) -> int:
     """How many ranks ``group`` (the world when None) has; 1 outside a launcher."""
     if group is not None:
+        _check_group("get_world_size", group)
         return group.world_size
     if _STATE["initialized"] and _STATE["comm"] is not None:
         return _STATE["comm"].Get_size()

@@ -14,6 +14,8 @@ from __future__ import annotations
 import datetime
 import threading
 
+import numpy as np
+
 from . import nccl
 from .env import _forget_world, get_rank, get_world_size, world_comm
 
@@ -154,7 +156,8 @@ def new_group(ranks=None, backend=None, timeout=None) -> Group:
     if not isinstance(ranks, (list, tuple)):
         raise TypeError(f"new_group: argument 'ranks' expected a list of ints, got {type(ranks).__name__}")
     for rank in ranks:
-        if isinstance(rank, bool) or not isinstance(rank, int):
+        # NumPy integers too, as the collectives' src/dst take them (Paddle passes ranks to C++ as ints)
+        if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)):
             raise TypeError(f"new_group: argument 'ranks' expected a list of ints, got {ranks!r}")
         if not 0 <= rank < size:
             raise ValueError(f"new_group: argument 'ranks' holds {rank}, outside the world's ranks "
@@ -167,7 +170,7 @@ def new_group(ranks=None, backend=None, timeout=None) -> Group:
         raise TypeError(f"new_group: argument 'timeout' expected a datetime.timedelta or None, got "
                         f"{type(timeout).__name__}")
     world = _world()
-    ranks = sorted(ranks)
+    ranks = sorted(int(rank) for rank in ranks)
     with _LOCK:
         gid = _REGISTRY["next_id"]
         _REGISTRY["next_id"] = gid + 1

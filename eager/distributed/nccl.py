@@ -209,7 +209,7 @@ def all_gather_array(array, group, device_id: int):
     group rank order: a new device array of shape ``[nranks, *array.shape]``."""
     nccl, cupy = nccl_module(), import_cupy()
     with cupy.cuda.Device(device_id):
-        send = cupy.ascontiguousarray(array)
+        send = cupy.ascontiguousarray(array).reshape(array.shape)  # as NumPy's, may make 0-d arrays 1-d
         receive = cupy.empty((group.world_size, *send.shape), send.dtype)
         communicator(group, device_id).allGather(send.data.ptr, receive.data.ptr, send.nbytes, nccl.NCCL_UINT8,
                                                  _stream())
