@@ -271,10 +271,10 @@ class TensorMethods:
     def __pow__(self, exponent):
         if _is_number(exponent):
             # Paddle: an integer tensor keeps its dtype under an integer exponent (the
-            # pow op's integer kernel); a float exponent makes it float32 first.
-            if isinstance(exponent, (int, np.integer)) and type(exponent) is not bool and \
-                    self.impl.dtype.is_integer:
-                return _F.pow(self, exponent)
+            # pow op's integer kernel) and under a bool one (a tensor of x's dtype holding
+            # 0 or 1); a float exponent makes it float32 first.
+            if isinstance(exponent, (int, np.integer, np.bool_)) and self.impl.dtype.is_integer:
+                return _F.pow(self, int(exponent))
             return _F.pow(_to_floating(self), exponent)
         if isinstance(exponent, Tensor) and exponent.impl.dtype is not self.impl.dtype:
             self, exponent = operator_operands(self, exponent, "elementwise_pow", promotes=False)
@@ -488,7 +488,7 @@ def equal(x, y, name=None):
 
 def _lerp_weight(x, weight):
     """A number weight as a 0-d tensor of x's dtype and place (Paddle's ``paddle.lerp``)."""
-    if isinstance(x, Tensor) and _is_number(weight) and not isinstance(weight, (bool, complex)):
+    if isinstance(x, Tensor) and _is_number(weight) and not isinstance(weight, (bool, np.bool_, complex)):
         return Tensor(phi_api.full([], weight, x.impl.dtype, x.place))
     return weight
 
@@ -746,7 +746,8 @@ def _is_inexact(dtype: DataType) -> bool:
 
 
 def _is_number(value) -> bool:
-    return isinstance(value, numbers.Number) and not isinstance(value, np.ndarray)
+    # np.bool_ is no numbers.Number, but Paddle's operators take it as the Python bool it holds
+    return isinstance(value, (numbers.Number, np.bool_)) and not isinstance(value, np.ndarray)
 
 
 def _scalar_result_dtype(dtype: DataType, scalar) -> DataType:

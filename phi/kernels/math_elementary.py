@@ -71,6 +71,10 @@ def pow_integer(ctx, x, y, *, into=None):
     if exponent < 0:
         raise InvalidArgumentError(f"argument 'y' ({y!r}) is a negative exponent for an integer tensor; integers "
                                    f"to negative powers are not integers: cast x to a floating dtype first")
+    info = np.iinfo(x.dtype)
+    if exponent > info.max:  # x.dtype.type(exponent) would be NumPy's OverflowError, naming neither op nor argument
+        raise InvalidArgumentError(f"argument 'y' ({y!r}) expected an exponent in [0, {info.max}] for an "
+                                   f"{x.dtype.name} tensor (Paddle casts it to x's dtype)")
     return ctx.xp.power(x, x.dtype.type(exponent), out=into)
 
 
