@@ -87,6 +87,11 @@ def bmm_grad(x, y, out_grad):
 
 
 def dot_grad(x, y, out_grad):
+    if x.dtype.is_complex:
+        # Paddle's dot_grad for complex: out_grad * conj(other), the same convention
+        # as multiply's (einsum has no complex kernel).
+        g = _F.unsqueeze(out_grad, [-1])
+        return _F.multiply(g, _F.conj(y)), _F.multiply(g, _F.conj(x))
     return (_F.einsum([out_grad, y], "...,...i->...i"), _F.einsum([out_grad, x], "...,...i->...i"))
 
 
