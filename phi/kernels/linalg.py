@@ -29,7 +29,8 @@ from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS, INTS
 
 LINALG_FLOATS = (T.FLOAT32, T.FLOAT64)  # what numpy.linalg / cupy.linalg compute in
 PRODUCT_TYPES = INTS + FLOATS
-# Paddle registers dot, trace and diagonal for complex64/complex128 too.
+# Paddle registers dot, trace and diagonal for complex64/complex128 too, and its
+# outer and inner are matmuls, which take complex.
 COMPLEX_PRODUCT_TYPES = PRODUCT_TYPES + COMPLEX
 
 
@@ -72,12 +73,12 @@ def mv(ctx, x, vec):
     return ctx.xp.matmul(x, vec)
 
 
-@register_kernel("outer", ALL_BACKENDS, PRODUCT_TYPES)
+@register_kernel("outer", ALL_BACKENDS, COMPLEX_PRODUCT_TYPES)
 def outer(ctx, x, y):
     return x.reshape(-1, 1) * y.reshape(1, -1)
 
 
-@register_kernel("inner", ALL_BACKENDS, PRODUCT_TYPES)
+@register_kernel("inner", ALL_BACKENDS, COMPLEX_PRODUCT_TYPES)
 def inner(ctx, x, y):
     if x.size == 1 or y.size == 1:  # Paddle: an operand of one element multiplies
         return x * y
