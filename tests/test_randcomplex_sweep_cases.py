@@ -1,0 +1,120 @@
+"""Regression cases from the random-ops and complex-numbers sweep.
+
+Random ops (rand, randn, randint, randint_like, uniform, normal, standard_normal,
+gaussian, bernoulli, binomial, poisson, multinomial, randperm, the in-place
+uniform_/normal_/exponential_, dropout, seed and the rng states) were drawn with
+shape, dtype and argument variants and large-sample statistics (means within 5
+sigma, chi-square for randint and multinomial with and without replacement) on
+the CPU and the fake GPU; complex ops against PyTorch in complex128 (values and
+gradients of real losses). Found:
+
+- dot, trace and diagonal had no complex64/complex128 kernels, which Paddle
+  registers; dot's gradient is out_grad * conj(other) for complex (Paddle's
+  DotGrad, PyTorch's convention: the gradient of a real loss is dL/dRe + i dL/dIm).
+- outer and inner refused complex; Paddle's are matmuls, which take it.
+- normal(mean, std) with tensors that do not broadcast quoted NumPy's
+  broadcast_shapes message instead of naming the shapes.
+- get_rng_state(device)/set_rng_state(states, device) refused any device but
+  None; Paddle takes 'cpu' and 'gpu' (its docs use set_rng_state(states, device='gpu')).
+"""
+import numpy as np
+import pytest
+
+import eager
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+def _complex(rng, shape):
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+def _fd_complex_grad(loss, arrays, k, eps=1e-6):
+    """dL/dRe + i dL/dIm of the real loss(arrays) in arrays[k], by central differences."""
+    base = arrays[k]
+    grad = np.zeros(base.shape, dtype=np.complex128)
+    for idx in np.ndindex(base.shape):
+        for unit in (1.0, 1j):
+            plus, minus = base.copy(), base.copy()
+            plus[idx] += eps * unit
+            minus[idx] -= eps * unit
+            args_p = list(arrays)
+            args_m = list(arrays)
+            args_p[k], args_m[k] = plus, minus
+            grad[idx] += unit * (loss(*args_p) - loss(*args_m)) / (2 * eps)
+    return grad
+
+
+def _check_complex_op(op, reference, shapes, rng):
+    """op's value against reference, and the gradient of the real loss
+    sum(Re(out * w)) against finite differences on the real and imaginary parts."""
+    arrays = [_complex(rng, s) for s in shapes]
+    tensors = [eager.to_tensor(a, stop_gradient=False) for a in arrays]
+    out = op(*tensors)
+    expected = reference(*arrays)
+    assert out.dtype == eager.complex128
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12, atol=1e-12)
+    w = _complex(rng, np.shape(expected))
+    loss = eager.real(out * eager.to_tensor(w)).sum()
+    grads = eager.grad(loss, tensors)
+    for k, g in enumerate(grads):
+        fd = _fd_complex_grad(lambda *a: float(np.real(reference(*a) * w).sum()), arrays, k)
+        np.testing.assert_allclose(g.numpy(), fd, rtol=1e-6, atol=1e-6)
+
+
+def test_dot_of_complex_vectors_and_rows(rng):
+    _check_complex_op(eager.dot, lambda x, y: (x * y).sum(-1), [(4,), (4,)], rng)
+    _check_complex_op(eager.dot, lambda x, y: (x * y).sum(-1), [(2, 3), (2, 3)], rng)
+
+
+def test_dot_complex64_keeps_its_dtype():
+    x = eager.to_tensor(np.array([1 + 2j, 3 - 1j], dtype=np.complex64))
+    out = eager.dot(x, x)
+    assert out.dtype == eager.complex64
+    np.testing.assert_allclose(out.numpy(), (1 + 2j) ** 2 + (3 - 1j) ** 2, rtol=1e-6)
+
+
+def test_trace_and_diagonal_of_complex(rng):
+    _check_complex_op(eager.trace, np.trace, [(3, 3)], rng)
+    _check_complex_op(lambda x: eager.trace(x, offset=-1), lambda x: np.trace(x, offset=-1), [(3, 4)], rng)
+    _check_complex_op(lambda x: eager.diagonal(x, 1), lambda x: np.diagonal(x, 1), [(3, 4)], rng)
+
+
+def test_outer_and_inner_of_complex(rng):
+    _check_complex_op(eager.outer, lambda x, y: np.outer(x, y), [(2, 2), (3,)], rng)
+    _check_complex_op(eager.inner, np.inner, [(2, 3), (4, 3)], rng)
+    _check_complex_op(eager.inner, np.inner, [(2, 1, 3), (3,)], rng)
+    # An operand of one element multiplies (Paddle's rule)
+    _check_complex_op(eager.inner, lambda x, y: x * y, [(1,), (2, 3)], rng)
+
+
+def test_normal_shape_mismatch_names_the_shapes():
+    mean, std = eager.ones([2, 3]), eager.ones([4])
+    with pytest.raises(ValueError, match=r"normal: arguments 'mean' with shape \[2, 3\] and 'std' with "
+                                         r"shape \[4\] cannot be broadcast"):
+        eager.normal(mean, std)
+
+
+def test_rng_state_of_one_device_round_trips():
+    device = eager.get_device()  # 'cpu' or 'gpu:0' (the device axis)
+    eager.seed(11)
+    states = eager.get_rng_state(device)
+    assert [s.place.is_gpu_place() for s in states] == [device != "cpu"] * len(states)
+    assert [s.place.is_gpu_place() for s in eager.get_rng_state("cpu")] == [False]
+    assert states and all(s.place.is_gpu_place() for s in eager.get_rng_state("gpu"))
+    first = eager.rand([4]).numpy()
+    eager.rand([4])
+    eager.set_rng_state(states, device=device)
+    np.testing.assert_array_equal(eager.rand([4]).numpy(), first)
+
+
+def test_set_rng_state_with_a_device_restores_only_that_kind():
+    device = eager.get_device()
+    everything = eager.get_rng_state()
+    first = eager.rand([3]).numpy()
+    eager.set_rng_state(everything, device=device)
+    np.testing.assert_array_equal(eager.rand([3]).numpy(), first)
+    with pytest.raises(ValueError, match="set_rng_state: argument 'state_list' holds no state"):
+        eager.set_rng_state(eager.get_rng_state("cpu"), device="gpu")
+    with pytest.raises(ValueError, match="get_rng_state: argument 'device'"):
+        eager.get_rng_state("tpu")
