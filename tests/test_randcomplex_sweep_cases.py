@@ -16,6 +16,8 @@ gradients of real losses). Found:
   broadcast_shapes message instead of naming the shapes.
 - get_rng_state(device)/set_rng_state(states, device) refused any device but
   None; Paddle takes 'cpu' and 'gpu' (its docs use set_rng_state(states, device='gpu')).
+- as_complex and polar said float16 was accepted, then failed inside eager.complex
+  naming its argument 'real'; they now refuse what is not float32/float64 themselves.
 """
 import numpy as np
 import pytest
@@ -118,3 +120,14 @@ def test_set_rng_state_with_a_device_restores_only_that_kind():
         eager.set_rng_state(eager.get_rng_state("cpu"), device="gpu")
     with pytest.raises(ValueError, match="get_rng_state: argument 'device'"):
         eager.get_rng_state("tpu")
+
+
+@pytest.mark.parametrize("call", [lambda h: eager.as_complex(h.reshape([1, 2])), lambda h: eager.polar(h, h)])
+def test_float16_parts_of_a_complex_are_refused_by_the_op_itself(call):
+    # There is no complex float16: as_complex and polar named float16 as accepted, then
+    # failed inside eager.complex with its argument 'real'.
+    half = eager.ones([2], "float16")
+    with pytest.raises(TypeError, match=r"(as_complex: argument 'x'|polar: argument 'abs') expected a float32 "
+                                        r"or float64 Tensor.*got paddle.float16"):
+        call(half)
+    np.testing.assert_array_equal(half.numpy(), np.ones(2, np.float16))
