@@ -18,6 +18,8 @@ gradients of real losses). Found:
   None; Paddle takes 'cpu' and 'gpu' (its docs use set_rng_state(states, device='gpu')).
 - as_complex and polar said float16 was accepted, then failed inside eager.complex
   naming its argument 'real'; they now refuse what is not float32/float64 themselves.
+- bfloat16 uniform (rand, uniform, uniform_, exponential_) reached max: the float32
+  twin rounded its draws after bounding them; exponential_ gave inf.
 """
 import numpy as np
 import pytest
@@ -131,3 +133,20 @@ def test_float16_parts_of_a_complex_are_refused_by_the_op_itself(call):
                                         r"or float64 Tensor.*got paddle.float16"):
         call(half)
     np.testing.assert_array_equal(half.numpy(), np.ones(2, np.float16))
+
+
+def test_bfloat16_uniform_draws_stay_below_max(device):
+    # The float32 twin rounded its draws to bfloat16 after bounding them, so about 1
+    # rand draw in 500 came out as 1.0, uniform(max=0.01) went past 0.01 (no bfloat16
+    # value), and exponential_ (-log1p(-u)) gave inf.
+    pytest.importorskip("ml_dtypes")
+    if device != "cpu":
+        pytest.skip("bfloat16 is CPU only")
+    eager.seed(0)
+    draws = eager.rand([20000], dtype="bfloat16").astype("float32").numpy()
+    assert draws.min() >= 0 and draws.max() < 1
+    narrow = eager.uniform([20000], dtype="bfloat16", min=0.0, max=0.01).astype("float32").numpy()
+    assert narrow.max() < 0.01
+    filled = eager.zeros([20000], "bfloat16").exponential_(3.0).astype("float32").numpy()
+    assert np.isfinite(filled).all()
+    assert abs(filled.mean() - 1 / 3) < 5 * (1 / 3) / np.sqrt(20000) + 0.01  # bfloat16 rounding
