@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numbers
 
-import numpy as np
+from phi.core.errors import PhiError
+from phi.infermeta.checks import broadcast_dims
 
 from .generated import forward_api as _F
 from .tensor import Tensor
@@ -38,9 +39,10 @@ def normal(mean=0.0, std=1.0, shape=None, name=None) -> Tensor:
     if not std_is_tensor and std < 0:
         raise ValueError(f"normal: argument 'std' expected a standard deviation >= 0, got {std}")
     try:
-        out_shape = list(np.broadcast_shapes(*[tuple(t.shape) for t in tensors]))
-    except ValueError as error:
-        raise ValueError(f"normal: mean and std cannot be broadcast together: {error}") from None
+        out_shape = list(broadcast_dims("mean", tuple(mean.shape), "std", tuple(std.shape))) \
+            if len(tensors) == 2 else list(tensors[0].shape)
+    except PhiError as error:
+        raise ValueError(f"normal: {error}") from None
     noise = _F.standard_normal(out_shape, tensors[0].dtype, tensors[0].place)
     return _F.add(_F.multiply(noise, std) if std_is_tensor else _F.scale(noise, std, 0.0, True),
                   mean if mean_is_tensor else _F.full([], mean, tensors[0].dtype, tensors[0].place))

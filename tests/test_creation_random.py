@@ -69,7 +69,7 @@ def test_set_rng_state_refuses_what_is_not_a_state():
     with pytest.raises(TypeError, match="set_rng_state: argument 'state_list'"):
         eager.set_rng_state([1, 2])
     with pytest.raises(ValueError, match="get_rng_state: argument 'device'"):
-        eager.get_rng_state("gpu")
+        eager.get_rng_state("tpu")
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, "3", True, 2 ** 64])

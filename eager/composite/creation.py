@@ -10,6 +10,8 @@ import numbers
 
 import numpy as np
 
+from phi.common import DataType
+
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
@@ -143,6 +145,15 @@ def vander(x, n=None, increasing=False, name=None):
     return _F.stack(columns, 1)
 
 
+def _complex_part(op: str, arg: str, value) -> None:
+    """TypeError unless value is a float32 or float64 Tensor: complex64 and complex128
+    have float32 and float64 parts, and there is no complex float16 (as Paddle)."""
+    _check.tensor(op, arg, value)
+    if value.dtype not in (DataType.FLOAT32, DataType.FLOAT64):
+        raise TypeError(f"{op}: argument '{arg}' expected a float32 or float64 Tensor (the parts of complex64 "
+                        f"or complex128), got {value.dtype}")
+
+
 @_check.composed
 def polar(abs, angle, name=None):  # noqa: A002  (Paddle's argument name)
     """The complex numbers abs * (cos(angle) + i sin(angle)) (float32 gives
@@ -151,8 +162,8 @@ def polar(abs, angle, name=None):  # noqa: A002  (Paddle's argument name)
     >>> eager.polar(eager.to_tensor([2.0]), eager.to_tensor([0.0])).numpy()
     array([2.+0.j], dtype=complex64)
     """
-    _check.floating("polar", "abs", abs)
-    _check.floating("polar", "angle", angle)
+    _complex_part("polar", "abs", abs)
+    _complex_part("polar", "angle", angle)
     if abs.dtype != angle.dtype:
         raise TypeError(f"polar: arguments 'abs' and 'angle' expected the same dtype, got {abs.dtype} and {angle.dtype}")
     return _F.complex(_F.multiply(abs, _F.cos(angle)), _F.multiply(abs, _F.sin(angle)))
@@ -166,7 +177,7 @@ def as_complex(x, name=None):
     >>> eager.as_complex(eager.to_tensor([[1.0, 2.0]])).numpy()
     array([1.+2.j], dtype=complex64)
     """
-    _check.floating("as_complex", "x", x)
+    _complex_part("as_complex", "x", x)
     if not x.shape or x.shape[-1] != 2:
         raise ValueError(f"as_complex: argument 'x' expected a last axis of size 2, got shape {x.shape}")
     return _F.complex(x[..., 0], x[..., 1])

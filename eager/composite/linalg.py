@@ -87,6 +87,11 @@ def bmm_grad(x, y, out_grad):
 
 
 def dot_grad(x, y, out_grad):
+    if x.dtype.is_complex:
+        # Paddle's dot_grad for complex: out_grad * conj(other), the same convention
+        # as multiply's (einsum has no complex kernel).
+        g = _F.unsqueeze(out_grad, [-1])
+        return _F.multiply(g, _F.conj(y)), _F.multiply(g, _F.conj(x))
     return (_F.einsum([out_grad, y], "...,...i->...i"), _F.einsum([out_grad, x], "...,...i->...i"))
 
 
@@ -97,6 +102,9 @@ def mv_grad(x, vec, out_grad):
 def outer_grad(x, y, out_grad):
     x_flat = reshape_exactly(x, [out_grad.shape[0]])
     y_flat = reshape_exactly(y, [out_grad.shape[1]])
+    if x.dtype.is_complex:  # matmul's convention, out_grad times conj(other) (einsum has no complex kernel)
+        return (reshape_exactly(_F.matmul(out_grad, _F.conj(y_flat)), x.shape),
+                reshape_exactly(_F.matmul(_F.conj(x_flat), out_grad), y.shape))
     return (reshape_exactly(_F.einsum([out_grad, y_flat], "ij,j->i"), x.shape),
             reshape_exactly(_F.einsum([out_grad, x_flat], "ij,i->j"), y.shape))
 
@@ -104,6 +112,8 @@ def outer_grad(x, y, out_grad):
 def _product_grad(out_grad, other, target):
     """The gradient of ``target`` in out = target * other (broadcasting) where one of
     them has a single element: out_grad * other summed to target's shape."""
+    if other.dtype.is_complex:
+        return reshape_exactly(sum_to_shape(_F.multiply(out_grad, _F.conj(other)), target.shape), target.shape)
     labels = _LETTERS[:len(out_grad.shape)]
     other_labels = labels[len(labels) - len(other.shape):]
     kept = "" if _numel(target.shape) == 1 else labels[len(labels) - len(target.shape):]
@@ -120,6 +130,12 @@ def _numel(shape) -> int:
 def inner_grad(x, y, out_grad):
     if _numel(x.shape) == 1 or _numel(y.shape) == 1:  # a broadcasting product (Paddle's rule)
         return _product_grad(out_grad, y, x), _product_grad(out_grad, x, y)
+    if x.dtype.is_complex:  # as matmul's gradient: out_grad times conj(other), over [rows, shared]
+        shared = x.shape[-1]
+        x_rows, y_rows = reshape_exactly(x, [-1, shared]), reshape_exactly(y, [-1, shared])
+        g = reshape_exactly(out_grad, [x_rows.shape[0], y_rows.shape[0]])
+        return (reshape_exactly(_F.matmul(g, _F.conj(y_rows)), x.shape),
+                reshape_exactly(_F.matmul(g, _F.conj(x_rows), True, False), y.shape))
     nx, ny = len(x.shape) - 1, len(y.shape) - 1
     x_batch, y_batch, shared = _LETTERS[:nx], _LETTERS[nx:nx + ny], _LETTERS[nx + ny]
     g = x_batch + y_batch

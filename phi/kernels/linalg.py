@@ -25,10 +25,13 @@ from ..core.errors import InvalidArgumentError
 from ..core.kernel_registry import register_kernel
 from ..common.data_type import DataType as T
 from ..infermeta.linalg import diagonal_length, parse_einsum, solve_vector_rhs
-from .dtypes import ALL_BACKENDS, FLOATS, INTS
+from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS, INTS
 
 LINALG_FLOATS = (T.FLOAT32, T.FLOAT64)  # what numpy.linalg / cupy.linalg compute in
 PRODUCT_TYPES = INTS + FLOATS
+# Paddle registers dot, trace and diagonal for complex64/complex128 too, and its
+# outer and inner are matmuls, which take complex.
+COMPLEX_PRODUCT_TYPES = PRODUCT_TYPES + COMPLEX
 
 
 def _mT(a):
@@ -60,7 +63,7 @@ def bmm(ctx, x, y):
     return ctx.xp.matmul(x, y)
 
 
-@register_kernel("dot", ALL_BACKENDS, PRODUCT_TYPES)
+@register_kernel("dot", ALL_BACKENDS, COMPLEX_PRODUCT_TYPES)
 def dot(ctx, x, y):
     return (x * y).sum(axis=-1, dtype=x.dtype)
 
@@ -70,12 +73,12 @@ def mv(ctx, x, vec):
     return ctx.xp.matmul(x, vec)
 
 
-@register_kernel("outer", ALL_BACKENDS, PRODUCT_TYPES)
+@register_kernel("outer", ALL_BACKENDS, COMPLEX_PRODUCT_TYPES)
 def outer(ctx, x, y):
     return x.reshape(-1, 1) * y.reshape(1, -1)
 
 
-@register_kernel("inner", ALL_BACKENDS, PRODUCT_TYPES)
+@register_kernel("inner", ALL_BACKENDS, COMPLEX_PRODUCT_TYPES)
 def inner(ctx, x, y):
     if x.size == 1 or y.size == 1:  # Paddle: an operand of one element multiplies
         return x * y
@@ -130,17 +133,17 @@ def einsum(ctx, x, equation):
 
 # -- diagonals ----------------------------------------------------------------------------
 
-@register_kernel("diagonal", ALL_BACKENDS, (T.BOOL,) + PRODUCT_TYPES)
+@register_kernel("diagonal", ALL_BACKENDS, (T.BOOL,) + COMPLEX_PRODUCT_TYPES)
 def diagonal(ctx, x, offset, axis1, axis2):
     return ctx.xp.diagonal(x, offset, axis1, axis2).copy()
 
 
-@register_kernel("trace", ALL_BACKENDS, PRODUCT_TYPES)
+@register_kernel("trace", ALL_BACKENDS, COMPLEX_PRODUCT_TYPES)
 def trace(ctx, x, offset, axis1, axis2):
     return ctx.xp.diagonal(x, offset, axis1, axis2).sum(axis=-1, dtype=x.dtype)
 
 
-@register_kernel("diagonal_grad", ALL_BACKENDS, PRODUCT_TYPES)
+@register_kernel("diagonal_grad", ALL_BACKENDS, COMPLEX_PRODUCT_TYPES)
 def diagonal_grad(ctx, x, out_grad, offset, axis1, axis2):
     """out_grad written onto the diagonal of zeros shaped like x (the adjoint of diagonal)."""
     xp = ctx.xp

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..common.data_type import DataType as T
 from ..core.errors import InvalidArgumentError
+from ..core.bfloat16_kernels import computing_in_float32
 from ..core.generator import generator_for_call
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS
@@ -23,14 +24,27 @@ def _generator(ctx, seed=_NO_SEED):
 
 @register_kernel("uniform", ALL_BACKENDS, FLOATS)
 def uniform(ctx, shape, dtype, min, max, seed):
-    xp = ctx.xp
     low, high = float(min), float(max)
     values = (low + (high - low) * _generator(ctx, seed).random(shape)).astype(dtype.numpy_dtype)
-    # Rounding to a narrower dtype can reach max; the interval is half-open. The two
-    # bounds are worked out on the host and filled on the device (no upload per call).
-    top = np.asarray(high, dtype=dtype.numpy_dtype)
-    below_top = np.nextafter(top, np.asarray(low, dtype=dtype.numpy_dtype))
-    top, below_top = (xp.full((), float(v), dtype=dtype.numpy_dtype) for v in (top, below_top))
+    return _below_max(ctx.xp, values, low, high)
+
+
+@register_kernel("uniform", ALL_BACKENDS, (T.BFLOAT16,))
+def uniform_bfloat16(ctx, shape, dtype, min, max, seed):
+    # The float32 twin rounds its draws to bfloat16 after its own bound, which can
+    # reach max (1 draw in ~500 for rand); so the bound is applied again in bfloat16.
+    values = computing_in_float32(uniform)(ctx, shape, dtype, min, max, seed)
+    return _below_max(ctx.xp, values, float(min), float(max))
+
+
+def _below_max(xp, values, low, high):
+    """values with those that rounding to their dtype took up to (or, where high is
+    no value of the dtype, past) high put on the dtype's value just below: the
+    interval is half-open. The two bounds are worked out on the host and filled
+    on the device (no upload per call)."""
+    top = np.asarray(high, dtype=values.dtype)
+    below_top = np.nextafter(top, np.asarray(low, dtype=values.dtype))
+    top, below_top = (xp.full((), float(v), dtype=values.dtype) for v in (top, below_top))
     return xp.where(values < top, values, below_top)
 
 

@@ -29,7 +29,7 @@ from phi.core import PhiError
 from phi.core.generator import Generator, GeneratorState, default_generator, generators, seed_all
 
 from ...creation import to_tensor
-from ...framework import default_dtype, gpu_count
+from ...framework import default_dtype, gpu_count, parse_device
 from ...tensor import Tensor
 
 
@@ -49,19 +49,32 @@ def get_generator() -> np.random.Generator:
 
 
 def get_rng_state(device=None) -> list:
-    """The state of every place's generator, the CPU's first (Paddle's
-    ``paddle.get_rng_state``; ``device`` is accepted for Paddle's signature and
-    must be None: the list covers every place)."""
-    _check_device("get_rng_state", device)
-    return [generator.get_state() for generator in generators()]
+    """The states of the random generators (Paddle's ``paddle.get_rng_state``).
+
+    ``device`` 'cpu' gives the CPU generator's state and 'gpu' (or 'gpu:N', or a
+    Place) those of every GPU, GPU 0 first, as Paddle; None gives every place's,
+    the CPU's first (Paddle's None means the current device only; a superset
+    restores the same streams). :func:`set_rng_state` takes the list back.
+    """
+    if device is None:
+        return [generator.get_state() for generator in generators()]
+    if _device_is_gpu("get_rng_state", device):
+        return [default_generator(GPUPlace(device_id)).get_state() for device_id in range(gpu_count())]
+    return [default_generator(CPUPlace()).get_state()]
 
 
 def set_rng_state(state_list, device=None) -> None:
-    """Restores states saved by :func:`get_rng_state`, each into the generator of its place."""
-    _check_device("set_rng_state", device)
+    """Restores states saved by :func:`get_rng_state`, each into the generator of its
+    place; with ``device`` ('cpu', 'gpu', 'gpu:N' or a Place) only the states of
+    that kind of place (Paddle's ``set_rng_state(states, device='gpu')``)."""
+    on_gpu = None if device is None else _device_is_gpu("set_rng_state", device)
     if not isinstance(state_list, (list, tuple)) or not all(isinstance(s, GeneratorState) for s in state_list):
         raise TypeError(f"set_rng_state: argument 'state_list' expected the list that get_rng_state returns, "
                         f"got {type(state_list).__name__}")
+    if on_gpu is not None:
+        state_list = [state for state in state_list if state.place.is_gpu_place() == on_gpu]
+        if not state_list:
+            raise ValueError(f"set_rng_state: argument 'state_list' holds no state of a {device!r} generator")
     try:
         for state in state_list:
             default_generator(state.place).set_state(state)
@@ -98,10 +111,13 @@ def set_cuda_rng_state(state_list) -> None:
         default_generator(state.place).set_state(state)
 
 
-def _check_device(op: str, device) -> None:
-    if device is not None:
-        raise ValueError(f"{op}: argument 'device' must be None (the states of every place are saved and "
-                         f"restored together), got {device!r}")
+def _device_is_gpu(op: str, device) -> bool:
+    """Whether ``device`` names a GPU ('gpu', 'gpu:N', a GPUPlace) rather than the CPU;
+    ValueError naming ``op`` for anything else or a GPU that is not there."""
+    place = parse_device(op, device)
+    if place.is_cuda_pinned_place():
+        raise ValueError(f"{op}: argument 'device' expected 'cpu', 'gpu' or 'gpu:N', got {device!r}")
+    return place.is_gpu_place()
 
 
 def compute_fans(shape) -> tuple:
