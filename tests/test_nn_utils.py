@@ -2,6 +2,8 @@
 gradient clipping, parameters <-> vector, weight_norm, spectral_norm."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -262,3 +264,47 @@ def test_spectral_norm_matches_torch():
     fc(eager.ones([1, 4], "float64"))
     sigma = torch.linalg.matrix_norm(torch.tensor(w), ord=2).item()
     np.testing.assert_allclose(fc.weight.numpy(), w / sigma, rtol=1e-4)
+
+
+# -- clip_grad_norm_ of order 0 and float64 gradients (the activation/clipping sweep) --------------------------------------------------------------------------
+
+_ORDER0_GRADS = [np.array([[0.0, 0.0], [3.0, 0.0]]), np.array([0.0, 0.0, 0.0]), np.array([1.0, -2.0, 0.5])]
+
+
+@pytest.mark.parametrize("max_norm", [0.5, 10.0])
+def test_clip_grad_norm_of_order_zero(max_norm):
+    params = _params_with_grads(_ORDER0_GRADS)
+    total = utils.clip_grad_norm_(params, max_norm, norm_type=0)
+    # the order-0 norm of the per-gradient order-0 norms (2 nonzero counts of 3)
+    want = float(sum(np.count_nonzero(np.count_nonzero(g)) for g in _ORDER0_GRADS))
+    assert want == 2.0
+    np.testing.assert_allclose(float(total), want, rtol=1e-12)
+    scale = min(1.0, max_norm / (want + 1e-6))
+    for p, g in zip(params, _ORDER0_GRADS):
+        np.testing.assert_allclose(p.grad.numpy(), g * scale, rtol=1e-12)
+
+
+def test_clip_grad_norm_of_order_zero_matches_torch():
+    torch = pytest.importorskip("torch")
+    params = _params_with_grads(_ORDER0_GRADS)
+    tparams = [torch.zeros(g.shape, dtype=torch.float64, requires_grad=True) for g in _ORDER0_GRADS]
+    for t, g in zip(tparams, _ORDER0_GRADS):
+        t.grad = torch.tensor(g)
+    want = torch.nn.utils.clip_grad_norm_(tparams, 1.5, 0)
+    got = utils.clip_grad_norm_(params, 1.5, 0)
+    np.testing.assert_allclose(float(got), float(want), rtol=1e-12)
+    for p, t in zip(params, tparams):
+        np.testing.assert_allclose(p.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+
+
+def test_clip_grad_norm_keeps_float64():
+    grads = [np.array([1.0 + 2 ** -40, 2.0]), np.array([[3.0, 1e-9]])]
+    params = _params_with_grads(grads)
+    total = utils.clip_grad_norm_(params, 1.0)
+    assert total.dtype == eager.float64
+    want = math.sqrt(sum(float((g ** 2).sum()) for g in grads))
+    assert abs(float(total) - want) <= 1e-15 * want        # float32 rounding was 1e-8 off
+    for p, g in zip(params, grads):
+        np.testing.assert_allclose(p.grad.numpy(), g / (want + 1e-6), rtol=1e-13)
+    with pytest.raises(ValueError, match="clip_grad_norm_: argument 'norm_type' expected a number >= 0 or 'inf'"):
+        utils.clip_grad_norm_(params, 1.0, norm_type=-1)

@@ -21,7 +21,8 @@ Python API, which win). References are direct float64 formulas written here.
   must be positive" ValueError instead of the empty array.
 - clip_grad_norm_: norm_type=0 refused (Paddle and PyTorch take the norm of the
   per-gradient norms: the number of gradients holding a nonzero entry); the
-  total norm of float64 gradients rounded to float32 (Paddle keeps their dtype).
+  total norm of float64 gradients rounded to float32 (Paddle keeps their dtype); these
+  cases sit in test_nn_utils.py, beside its clipping helpers.
 - weight_norm of a weight with an all-zero slice along dim: NaN weights, outputs
   and gradients (Paddle's norm_except_dim adds 1e-12 inside the root).
 - ClipGradByValue/ByNorm/ByGlobalNorm called with malformed pairs: an
@@ -32,7 +33,6 @@ import math
 
 import numpy as np
 import pytest
-from torch_reference import needs_torch, torch
 
 import eager
 import eager.nn as nn
@@ -165,59 +165,6 @@ def test_fan_initializers_of_an_empty_weight(init, shape):
     out = getattr(nn.initializer, init)()(shape, "float32")
     assert out.shape == shape and out.dtype == np.float32
     assert eager.create_parameter(list(shape), "float32").shape == list(shape)
-
-
-# -- clip_grad_norm_ --------------------------------------------------------------------------
-
-def _with_grads(grads):
-    params = []
-    for g in grads:
-        p = eager.to_tensor(np.zeros_like(g), stop_gradient=False)
-        (p * eager.to_tensor(g)).sum().backward()
-        params.append(p)
-    return params
-
-
-_ORDER0_GRADS = [np.array([[0.0, 0.0], [3.0, 0.0]]), np.array([0.0, 0.0, 0.0]), np.array([1.0, -2.0, 0.5])]
-
-
-@pytest.mark.parametrize("max_norm", [0.5, 10.0])
-def test_clip_grad_norm_of_order_zero(max_norm):
-    params = _with_grads(_ORDER0_GRADS)
-    total = nn.utils.clip_grad_norm_(params, max_norm, norm_type=0)
-    # the order-0 norm of the per-gradient order-0 norms (2 nonzero counts of 3)
-    want = float(sum(np.count_nonzero(np.count_nonzero(g)) for g in _ORDER0_GRADS))
-    assert want == 2.0
-    np.testing.assert_allclose(float(total), want, rtol=1e-12)
-    scale = min(1.0, max_norm / (want + 1e-6))
-    for p, g in zip(params, _ORDER0_GRADS):
-        np.testing.assert_allclose(p.grad.numpy(), g * scale, rtol=1e-12)
-
-
-@needs_torch
-def test_clip_grad_norm_of_order_zero_matches_torch():
-    params = _with_grads(_ORDER0_GRADS)
-    tparams = [torch.zeros(g.shape, dtype=torch.float64, requires_grad=True) for g in _ORDER0_GRADS]
-    for t, g in zip(tparams, _ORDER0_GRADS):
-        t.grad = torch.tensor(g)
-    want = torch.nn.utils.clip_grad_norm_(tparams, 1.5, 0)
-    got = nn.utils.clip_grad_norm_(params, 1.5, 0)
-    np.testing.assert_allclose(float(got), float(want), rtol=1e-12)
-    for p, t in zip(params, tparams):
-        np.testing.assert_allclose(p.grad.numpy(), t.grad.numpy(), rtol=1e-12)
-
-
-def test_clip_grad_norm_keeps_float64():
-    grads = [np.array([1.0 + 2 ** -40, 2.0]), np.array([[3.0, 1e-9]])]
-    params = _with_grads(grads)
-    total = nn.utils.clip_grad_norm_(params, 1.0)
-    assert total.dtype == eager.float64
-    want = math.sqrt(sum(float((g ** 2).sum()) for g in grads))
-    assert abs(float(total) - want) <= 1e-15 * want        # float32 rounding was 1e-8 off
-    for p, g in zip(params, grads):
-        np.testing.assert_allclose(p.grad.numpy(), g / (want + 1e-6), rtol=1e-13)
-    with pytest.raises(ValueError, match="clip_grad_norm_: argument 'norm_type' expected a number >= 0 or 'inf'"):
-        nn.utils.clip_grad_norm_(params, 1.0, norm_type=-1)
 
 
 # -- weight_norm of a zero slice ----------------------------------------------------------------
