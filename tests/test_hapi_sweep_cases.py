@@ -346,15 +346,21 @@ def test_fit_steps_hooks_and_parameters_as_paddle(n, bs, epochs, drop_last, accu
 
 
 # -- output and predict ---------------------------------------------------------------
-def test_verbose_2_prints_a_line_every_log_freq_steps(capsys):
+def _step_lines(capsys, verbose):
+    """A model, its dataset of 8 samples, and the 'step' lines of one fit with eval data
+    at batch size 2, log_freq 2."""
     x, y = data(8)
     model = model_of(optimizer="sgd")
     ds = eager.io.TensorDataset([x, y])
     capsys.readouterr()
-    model.fit(ds, ds, batch_size=2, epochs=1, verbose=2, log_freq=2)
-    lines = capsys.readouterr().out.splitlines()
+    model.fit(ds, ds, batch_size=2, epochs=1, verbose=verbose, log_freq=2)
+    return model, ds, [line for line in capsys.readouterr().out.splitlines() if line.startswith("step")]
+
+
+def test_verbose_2_prints_a_line_every_log_freq_steps(capsys):
+    model, ds, lines = _step_lines(capsys, 2)
     # Paddle's ProgBarLogger: an update every log_freq steps before the last, then the epoch's end
-    assert [line.split(" - ")[0] for line in lines if line.startswith("step")] == ["step 2/4", "step 4/4"] * 2
+    assert [line.split(" - ")[0] for line in lines] == ["step 2/4", "step 4/4"] * 2
     capsys.readouterr()
     model.fit(ds, batch_size=2, epochs=1, verbose=2, log_freq=3)
     assert [line.split(" - ")[0] for line in capsys.readouterr().out.splitlines()
@@ -407,12 +413,7 @@ def test_flops_total_params_count_batch_norm_statistics(capsys):
 
 
 def test_verbose_3_adds_paddles_timing_columns(capsys):
-    x, y = data(8)
-    model = model_of(optimizer="sgd")
-    ds = eager.io.TensorDataset([x, y])
-    capsys.readouterr()
-    model.fit(ds, ds, batch_size=2, epochs=1, verbose=3, log_freq=2)
-    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("step")]
+    model, ds, lines = _step_lines(capsys, 3)
     assert [line.split(" - ")[0] for line in lines] == ["step 2/4", "step 4/4"] * 2
     for line in lines:
         fields = line.split(" - ")
