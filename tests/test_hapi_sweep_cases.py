@@ -35,7 +35,6 @@ summary's parameter counts and flops on random conv nets.
 """
 import math
 import os
-import warnings
 
 import numpy as np
 import pytest
