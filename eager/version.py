@@ -3,7 +3,8 @@
 Paddle writes this module at build time; eager's numbers are its own
 (``eager.__version__``). A CPU-only Paddle reports ``'False'`` (a str) for CUDA
 and cuDNN, and scripts test ``paddle.version.cuda() != 'False'``, so eager gives
-the CUDA runtime's version when CuPy sees a GPU and ``'False'`` otherwise.
+the CUDA runtime's version when CuPy sees a GPU and ``'False'`` otherwise, and
+``'False'`` for cuDNN, which eager's kernels never call.
 
 >>> eager.version.full_version == eager.__version__
 True
@@ -28,6 +29,8 @@ istaged = True
 commit = "Unknown"
 with_mkl = "OFF"
 cinn_version = "False"
+# eager's GPU kernels are CuPy's and never call cuDNN (eager.device.get_cudnn_version() is None).
+cudnn_version = "False"
 
 
 def _cuda_version() -> str:
@@ -39,22 +42,10 @@ def _cuda_version() -> str:
     return f"{number // 1000}.{number % 1000 // 10}"
 
 
-def _cudnn_version() -> str:
-    if gpu_count() == 0:
-        return "False"
-    try:
-        number = int(importlib.import_module("cupy.cuda.cudnn").getVersion())
-    except Exception:  # CuPy without its cuDNN binding: eager's kernels do not need it
-        return "False"
-    return f"{number // 1000}.{number % 1000 // 100}.{number % 100}"
-
-
 def __getattr__(name):
-    # Paddle's module-level constants cuda_version/cudnn_version, computed on first use.
+    # Paddle's module-level constant cuda_version, computed on first use.
     if name == "cuda_version":
         return _cuda_version()
-    if name == "cudnn_version":
-        return _cudnn_version()
     raise AttributeError(f"module 'eager.version' has no attribute {name!r}")
 
 
@@ -67,7 +58,7 @@ def show() -> None:
     print("patch:", patch)
     print("rc:", rc)
     print("cuda:", _cuda_version())
-    print("cudnn:", _cudnn_version())
+    print("cudnn:", cudnn_version)
     print("xpu:", xpu_version)
     print("xpu_xccl:", xpu_xccl_version)
     print("cinn:", cinn_version)
@@ -85,9 +76,8 @@ def cuda() -> str:
 
 
 def cudnn() -> str:
-    """The cuDNN version (``'8.9.2'``) when a GPU and CuPy's cuDNN can be used, ``'False'``
-    otherwise."""
-    return _cudnn_version()
+    """``'False'``: no cuDNN is used (Paddle: the cuDNN version, ``'8.9.2'``, in a CUDA build)."""
+    return cudnn_version
 
 
 def xpu() -> str:
