@@ -16,7 +16,11 @@ Found and fixed:
   are TypeErrors naming the function and argument (eager/utils/dlpack.py; a row in
   docs/dtypes.md: Paddle exports bfloat16 through DLPack).
 - ``paddle.get_cudnn_version`` was missing at top level (eager/api.py).
+- ``paddle.utils.flatten``/``pack_sequence_as``/``map_structure`` (Paddle's nest helpers,
+  exported from paddle/utils/__init__.py) were missing (eager/utils/layers_utils.py).
 """
+from collections import namedtuple
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -95,3 +99,36 @@ def test_dlpack_round_trips_with_numpy_keep_dtype_shape_and_values(dtype, shape)
 def test_get_cudnn_version_is_exported_at_top_level():
     assert eager.get_cudnn_version is eager.device.get_cudnn_version
     assert eager.get_cudnn_version() is None  # eager's kernels never call cuDNN
+
+
+def _reference_flatten(value):
+    # hand-written: dict values by sorted key, lists/tuples in order, anything else a leaf
+    if isinstance(value, dict):
+        return [leaf for key in sorted(value) for leaf in _reference_flatten(value[key])]
+    if isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in _reference_flatten(item)]
+    return [value]
+
+
+def test_nest_helpers_flatten_pack_and_map_as_paddles():
+    pair = namedtuple("pair", "a b")
+    nest = {"z": [1, (2, "s")], "a": pair(3, {"k": [4]}), "m": 5}
+    flat = eager.utils.flatten(nest)
+    assert flat == _reference_flatten(nest) == [3, 4, 5, 1, 2, "s"]
+    assert eager.utils.flatten("leaf") == ["leaf"] and eager.utils.flatten(None) == [None]
+    packed = eager.utils.pack_sequence_as(nest, [10 * i for i in range(6)])
+    assert packed == {"z": [30, (40, 50)], "a": pair(0, {"k": [10]}), "m": 20}
+    assert list(packed) == ["z", "a", "m"] and type(packed["a"]) is pair
+    tensors = eager.utils.map_structure(lambda x, y: x + y, [eager.to_tensor(1.0), (2,)], [eager.to_tensor(3.0), (4,)])
+    assert float(tensors[0]) == 4.0 and tensors[1] == (6,)
+
+
+def test_nest_helpers_refuse_mismatched_structures():
+    with pytest.raises(ValueError, match="pack_sequence_as: the structure has 2 elements, but 'flat_sequence' has 3"):
+        eager.utils.pack_sequence_as([0, (0,)], [1, 2, 3])
+    with pytest.raises(TypeError, match="pack_sequence_as: argument 'flat_sequence' expected a sequence"):
+        eager.utils.pack_sequence_as([0], 1)
+    with pytest.raises(ValueError, match="map_structure: the structures have different numbers of elements"):
+        eager.utils.map_structure(lambda a, b: a, [1], [1, 2])
+    with pytest.raises(TypeError, match="flatten: a dict in the structure has keys that cannot be sorted"):
+        eager.utils.flatten({1: 0, "a": 0})
