@@ -18,7 +18,10 @@ Found and fixed:
 - ``paddle.get_cudnn_version`` was missing at top level (eager/api.py).
 - ``paddle.utils.flatten``/``pack_sequence_as``/``map_structure`` (Paddle's nest helpers,
   exported from paddle/utils/__init__.py) were missing (eager/utils/layers_utils.py).
+- ``to_tensor(data, place='gpu')`` without CuPy raised ImportError where ``set_device('gpu')``,
+  ``Tensor.to('gpu')`` and Paddle's CPU build raise ValueError (eager/creation.py).
 """
+import sys
 from collections import namedtuple
 
 import ml_dtypes
@@ -132,3 +135,13 @@ def test_nest_helpers_refuse_mismatched_structures():
         eager.utils.map_structure(lambda a, b: a, [1], [1, 2])
     with pytest.raises(TypeError, match="flatten: a dict in the structure has keys that cannot be sorted"):
         eager.utils.flatten({1: 0, "a": 0})
+
+
+@pytest.mark.parametrize("place", ["gpu", "gpu:1", eager.CUDAPlace(0)])
+def test_to_tensor_on_a_gpu_place_without_cupy_is_a_value_error(monkeypatch, place):
+    # Paddle's CPU build: ValueError ("not compiled with CUDA"), as set_device('gpu') here
+    monkeypatch.setitem(sys.modules, "cupy", None)  # CuPy not installed (the suite has a stand-in)
+    data = [1.0, 2.0]
+    with pytest.raises(ValueError, match="to_tensor: device .* is a GPU, but no GPU is available"):
+        eager.to_tensor(data, place=place)
+    assert data == [1.0, 2.0] and eager.get_device() == "cpu"
