@@ -59,6 +59,7 @@ from .serialization import load, save  # Paddle's paddle.save / paddle.load (saf
 from .tensor import Tensor
 from .distributed.parallel import DataParallel  # Paddle's paddle.DataParallel
 # Paddle's paddle.is_compiled_with_* (eager.device.build: 'cuda' means a usable CuPy GPU)
+from .device import get_cudnn_version  # Paddle's paddle.get_cudnn_version
 from .device import (is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_with_custom_device,
                      is_compiled_with_distribute, is_compiled_with_ipu, is_compiled_with_rocm,
                      is_compiled_with_xpu)

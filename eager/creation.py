@@ -10,7 +10,7 @@ from phi.backends.gpu_context import import_cupy, refuse_bfloat16
 from phi.common import DataType, convert_dtype, convert_place
 from phi.core import DenseTensor
 
-from .framework import current_place, default_dtype, require_pinned_memory
+from .framework import current_place, default_dtype, parse_device, require_pinned_memory
 from .tensor import Tensor
 
 # The complex dtype that Python complex data gets, by the default (float) dtype.
@@ -43,7 +43,13 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
     place = current_place() if place is None else convert_place(place)
     if place.is_gpu_place():
         refuse_bfloat16(array.dtype, "to_tensor")
-        cupy = import_cupy()
+        try:
+            cupy = import_cupy()
+        except ImportError:
+            # Without CuPy a GPU place is a wrong value, as set_device('gpu') and Paddle's
+            # CPU build (ValueError) say: parse_device raises that error.
+            parse_device("to_tensor", place)
+            raise
         with cupy.cuda.Device(place.device_id):
             array = cupy.array(array)
     elif place.is_cuda_pinned_place():

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from phi.common import DataType
-from phi.common.data_type import COMPLEX_TYPES, FLOATING_TYPES, INTEGER_TYPES
+from phi.common.data_type import COMPLEX_TYPES, FLOATING_TYPES, INTEGER_TYPES, float_info
 
 from .arguments import to_required_dtype
 
@@ -76,7 +76,7 @@ def iinfo(dtype) -> IntegerInfo:
 
 
 def finfo(dtype) -> FloatInfo:
-    """The numeric limits of a floating dtype (float16, float32, float64; complex64 and
+    """The numeric limits of a floating dtype (float16, bfloat16, float32, float64; complex64 and
     complex128 give those of their float parts), given as a dtype, its name or a NumPy type.
 
     >>> info = eager.finfo(eager.float32)
@@ -89,7 +89,8 @@ def finfo(dtype) -> FloatInfo:
         raise ValueError(f"finfo: argument 'dtype' expected a floating or complex dtype ({', '.join(allowed)}), "
                          f"got {kind.value}")
     real = _REAL_PART.get(kind, kind)
-    limits = np.finfo(real.numpy_dtype)
+    # NumPy's own finfo refuses bfloat16 (ml_dtypes' type is not a NumPy inexact type).
+    limits = float_info(real)
     return FloatInfo(min=float(limits.min), max=float(limits.max), eps=float(limits.eps),
                      resolution=10.0 ** -int(limits.precision), smallest_normal=float(limits.smallest_normal),
                      tiny=float(limits.tiny), bits=int(limits.bits), dtype=real.value)

@@ -674,7 +674,8 @@ def _device_properties(device_id):
 
 cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: _DEVICE_COUNT[0], getDevice=lambda: _current[0],
                                      setDevice=_set_device, getDeviceProperties=_device_properties,
-                                     deviceSynchronize=lambda: None, CUDARuntimeError=RuntimeError)
+                                     deviceSynchronize=lambda: None, CUDARuntimeError=RuntimeError,
+                                     runtimeGetVersion=lambda: 12020)  # CUDA 12.2, CuPy's encoding
 cuda.curand = types.SimpleNamespace(CURAND_RNG_PSEUDO_DEFAULT=100, CURAND_RNG_PSEUDO_XORWOW=101,
                                     CURAND_RNG_PSEUDO_PHILOX4_32_10=161)
 is_available = cuda.is_available

@@ -1,7 +1,8 @@
 """Utilities, as Paddle's ``paddle.utils``: :func:`run_check` checks the install;
 ``download`` finds files by URL in Paddle's cache folders (it never downloads);
-``try_import``, ``deprecated``, ``require_version``, ``unique_name`` and
-``dlpack`` (loaded on first use).
+``try_import``, ``deprecated``, ``require_version``, ``unique_name``, the nest
+helpers ``flatten``/``pack_sequence_as``/``map_structure`` and ``dlpack`` (loaded on
+first use).
 
 >>> import eager
 >>> eager.utils.run_check()
@@ -22,6 +23,7 @@ from .. import framework
 
 from . import download, unique_name
 from .deprecation import deprecated
+from .layers_utils import flatten, map_structure, pack_sequence_as  # Paddle's nest helpers
 from .lazy_import import try_import
 from .versions import require_version
 

@@ -41,6 +41,11 @@ def to_dlpack(x):
     impl = x.impl
     if impl.kind is not TensorKind.DENSE:
         raise TypeError(f"to_dlpack: argument 'x' expected a dense tensor, got {impl.kind}")
+    if impl.dtype is DataType.BFLOAT16:
+        # bfloat16 lives in an ml_dtypes array, which NumPy's DLPack export refuses
+        # (BufferError): say so here rather than deep in NumPy.
+        raise TypeError("to_dlpack: argument 'x' has dtype bfloat16, which eager cannot export through "
+                        "DLPack (NumPy's DLPack has no bfloat16); cast it first, e.g. x.astype('float32')")
     array = impl.array  # a conversion point: the buffer handed to another framework
     if type(array) is np.ndarray:
         return array.__dlpack__()
@@ -109,7 +114,13 @@ def from_dlpack(dlpack):
                         f"__dlpack__ (a NumPy/CuPy array, a torch tensor), got {type(dlpack).__name__}")
     device_type = int(producer.__dlpack_device__()[0])
     if device_type in (_KDL_CPU, _KDL_CUDA_HOST):
-        array = np.from_dlpack(producer)
+        try:
+            array = np.from_dlpack(producer)
+        except (RuntimeError, BufferError) as error:
+            # NumPy imports only bool, int, uint, float and complex (a bfloat16 torch tensor is
+            # refused with "Unsupported dtype in DLTensor").
+            raise TypeError(f"from_dlpack: argument 'dlpack' holds a dtype NumPy cannot import through "
+                            f"DLPack (bool, int, uint, float and complex only; bfloat16 is not): {error}") from None
         if not array.flags.writeable:
             # NumPy marks what a legacy capsule holds read-only, as the capsule cannot say; DLPack's
             # legacy producers (eager, Paddle, torch) lend writable memory: view it writable. A
