@@ -1,0 +1,53 @@
+"""Regression cases found by a differential sweep of the matmul / contraction family
+(matmul with transpose_x/transpose_y and 1-d operands, mm, bmm, mv, dot, inner,
+outer, addmm, baddbmm, einsum, tensordot, kron, cross, multi_dot, cdist, dist and
+nn.functional.linear) against PyTorch and NumPy in float64: values, dtypes,
+shapes, first and second order gradients, on the CPU and the fake GPU, with
+size-0 and size-1 axes, plus bad arguments.
+
+Found: nn.functional.linear's composite gradient (the one create_graph
+differentiates again) reshaped with _F.reshape, where a 0 in the shape copies
+the input's dimension (Paddle's rule), so the second order gradient of linear
+with 0 out_features, 0 in_features, or an empty batch in more than 2 dimensions
+raised a reshape error. Values are checked against the closed forms written here.
+"""
+import numpy as np
+import pytest
+
+import eager
+
+pytestmark = pytest.mark.usefixtures("device")
+
+rng = np.random.default_rng(31)
+
+
+def t(array, grad=False):
+    return eager.to_tensor(np.asarray(array, dtype=np.float64), stop_gradient=not grad)
+
+
+# -- linear's second order gradient with empty axes (the composite rule's reshape) --------------
+
+@pytest.mark.parametrize("x_shape, out_features", [
+    ((3,), 0), ((2, 3), 0), ((0, 3), 0), ((2, 0, 3), 0), ((2, 2, 3), 0),
+    ((2, 0), 2), ((2, 2, 0), 2), ((0, 0), 0), ((2, 0, 3), 2), ((2, 2, 3), 2),
+])
+def test_linear_second_order_gradient_with_empty_axes(x_shape, out_features):
+    in_features = x_shape[-1]
+    xv = rng.normal(size=x_shape)
+    wv = rng.normal(size=(in_features, out_features))
+    gv = rng.normal(size=x_shape[:-1] + (out_features,))
+    x, w, b = t(xv, True), t(wv, True), t(rng.normal(size=(out_features,)), True)
+    out = eager.nn.functional.linear(x, w, b)
+    gx, gw, gb = eager.grad([out], [x, w, b], [t(gv)], create_graph=True)
+    # s = |G w^T|^2 + |x^T G|^2 + |sum G|^2 over rows, with G the out_grad as [rows, out].
+    lead = int(np.prod(x_shape[:-1]))
+    rows_x, rows_g = xv.reshape(lead, in_features), gv.reshape(lead, out_features)
+    ref_gx, ref_gw = rows_g @ wv.T, rows_x.T @ rows_g
+    np.testing.assert_allclose(gx.numpy(), ref_gx.reshape(x_shape), atol=1e-12)
+    np.testing.assert_allclose(gw.numpy(), ref_gw, atol=1e-12)
+    np.testing.assert_allclose(gb.numpy(), rows_g.sum(0), atol=1e-12)
+    s = (gx * gx).sum() + (gw * gw).sum() + (gb * gb).sum()
+    dx, dw = eager.grad([s], [x, w])
+    assert dx.shape == list(x_shape) and dw.shape == [in_features, out_features]
+    np.testing.assert_allclose(dx.numpy(), (2 * rows_g @ ref_gw.T).reshape(x_shape), atol=1e-12)
+    np.testing.assert_allclose(dw.numpy(), 2 * ref_gx.T @ rows_g, atol=1e-12)
