@@ -9,7 +9,10 @@ Found: nn.functional.linear's composite gradient (the one create_graph
 differentiates again) reshaped with _F.reshape, where a 0 in the shape copies
 the input's dimension (Paddle's rule), so the second order gradient of linear
 with 0 out_features, 0 in_features, or an empty batch in more than 2 dimensions
-raised a reshape error. Values are checked against the closed forms written here.
+raised a reshape error. addmm and baddbmm computed 0 * input (beta 0) and
+0 * product (alpha 0), so NaN or inf there reached the result; Paddle runs one
+BLAS GEMM, which reads neither term when its factor is 0 (PyTorch agrees).
+Values are checked against the closed forms and NumPy products written here.
 """
 import numpy as np
 import pytest
@@ -51,3 +54,27 @@ def test_linear_second_order_gradient_with_empty_axes(x_shape, out_features):
     assert dx.shape == list(x_shape) and dw.shape == [in_features, out_features]
     np.testing.assert_allclose(dx.numpy(), (2 * rows_g @ ref_gw.T).reshape(x_shape), atol=1e-12)
     np.testing.assert_allclose(dw.numpy(), 2 * ref_gx.T @ rows_g, atol=1e-12)
+
+
+# -- addmm / baddbmm with beta or alpha 0 (Paddle's one GEMM reads neither term then) -----------
+
+@pytest.mark.parametrize("op", ["addmm", "baddbmm"])
+def test_zero_beta_or_alpha_drops_non_finite_terms(op):
+    batch = (2,) if op == "baddbmm" else ()
+    xv, yv = rng.normal(size=batch + (2, 3)), rng.normal(size=batch + (3, 4))
+    product = xv @ yv
+    fn = getattr(eager, op)
+    bad_input = t(np.full(batch + (2, 4), np.nan), True)
+    x, y = t(xv, True), t(yv, True)
+    out = fn(bad_input, x, y, beta=0.0, alpha=1.5)
+    np.testing.assert_allclose(out.numpy(), 1.5 * product, rtol=1e-12)
+    out.sum().backward()
+    np.testing.assert_array_equal(bad_input.grad.numpy(), np.zeros(batch + (2, 4)))
+    np.testing.assert_allclose(x.grad.numpy(), 1.5 * np.ones(batch + (2, 4)) @ np.swapaxes(yv, -1, -2), rtol=1e-12)
+    inputv = rng.normal(size=(4,))
+    inp, bad_x = t(inputv, True), t(np.full(batch + (2, 3), np.inf), True)
+    out = fn(inp, bad_x, y, beta=2.0, alpha=0.0)
+    np.testing.assert_allclose(out.numpy(), np.broadcast_to(2.0 * inputv, batch + (2, 4)), rtol=1e-12)
+    out.sum().backward()
+    np.testing.assert_allclose(inp.grad.numpy(), np.full(4, 2.0 * np.prod(batch + (2,))), rtol=1e-12)
+    np.testing.assert_array_equal(bad_x.grad.numpy(), np.zeros(batch + (2, 3)))
