@@ -12,6 +12,8 @@ with 0 out_features, 0 in_features, or an empty batch in more than 2 dimensions
 raised a reshape error. addmm and baddbmm computed 0 * input (beta 0) and
 0 * product (alpha 0), so NaN or inf there reached the result; Paddle runs one
 BLAS GEMM, which reads neither term when its factor is 0 (PyTorch agrees).
+dist's gradient was NaN where x == y (its pow chain gave 0 * inf; Paddle's
+p_norm_grad, and PyTorch, give 0).
 Values are checked against the closed forms and NumPy products written here.
 """
 import numpy as np
@@ -78,3 +80,31 @@ def test_zero_beta_or_alpha_drops_non_finite_terms(op):
     out.sum().backward()
     np.testing.assert_allclose(inp.grad.numpy(), np.full(4, 2.0 * np.prod(batch + (2,))), rtol=1e-12)
     np.testing.assert_array_equal(bad_x.grad.numpy(), np.zeros(batch + (2, 3)))
+
+
+# -- dist's gradient where x == y (the pow chain's 0 * inf) -------------------------------------
+
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0, 1.5])
+def test_dist_gradient_is_zero_where_x_equals_y(p):
+    values = rng.normal(size=(2, 3))
+    x, y = t(values, True), t(values.copy(), True)
+    out = eager.dist(x, y, p=p)
+    assert float(out) == 0.0
+    out.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros((2, 3)))  # Paddle's p_norm_grad: 0 at a zero norm
+    np.testing.assert_array_equal(y.grad.numpy(), np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0, 0.5, -2.0])
+def test_dist_values_and_gradients_elsewhere(p):
+    xv, yv = rng.normal(size=(2, 3)), rng.normal(size=(3,))
+    x, y = t(xv, True), t(yv, True)
+    out = eager.dist(x, y, p=p)
+    diff = xv - yv
+    norm = (np.abs(diff) ** p).sum() ** (1 / p)
+    np.testing.assert_allclose(float(out), norm, rtol=1e-12)
+    out.backward()
+    ref = np.abs(diff) ** (p - 1) * np.sign(diff) * norm ** (1 - p)
+    np.testing.assert_allclose(x.grad.numpy(), ref, rtol=1e-10)
+    np.testing.assert_allclose(y.grad.numpy(), -ref.sum(0), rtol=1e-10)
+    assert eager.autograd.gradgradcheck(lambda a, b: eager.dist(a, b, p=p), [t(xv, True), t(yv, True)])
