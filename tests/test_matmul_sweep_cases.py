@@ -108,3 +108,8 @@ def test_dist_values_and_gradients_elsewhere(p):
     np.testing.assert_allclose(x.grad.numpy(), ref, rtol=1e-10)
     np.testing.assert_allclose(y.grad.numpy(), -ref.sum(0), rtol=1e-10)
     assert eager.autograd.gradgradcheck(lambda a, b: eager.dist(a, b, p=p), [t(xv, True), t(yv, True)])
+
+
+@pytest.mark.parametrize("shape", [(3, 0), (0,), (0, 2)])
+def test_dist_of_empty_tensors_is_zero(shape):
+    assert float(eager.dist(t(np.zeros(shape)), t(np.zeros(shape)), p=2.0)) == 0.0

@@ -560,7 +560,7 @@ def dist(x, y, p=2, name=None):
         return _F.min(size)
     # norm, not pow(sum(pow(size, p)), 1 / p): its gradient is 0 where x - y is all zeros,
     # as Paddle's p_norm_grad, where the pow chain gives 0 * inf = NaN.
-    return _F.norm(_F.reshape(_F.subtract(x, y), [size.size]), float(p), [0], False)
+    return _F.norm(reshape_exactly(_F.subtract(x, y), [size.size]), float(p), [0], False)
 
 
 @_check.composed
