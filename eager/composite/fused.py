@@ -8,14 +8,16 @@ from __future__ import annotations
 import math
 
 from ..generated import forward_api as _F
+from .spine import reshape_exactly
 
 
 def linear_grad(x, weight, out_grad):
     out_features = weight.shape[1]
     x_grad = _F.matmul(out_grad, weight, False, True)
-    # -1 for an empty batch: a 0 in reshape's shape means "x's size there" (Paddle's rule).
-    lead = math.prod(out_grad.shape[:-1]) or -1
-    rows = _F.reshape(out_grad, [lead, out_features])
-    weight_grad = _F.matmul(_F.reshape(x, [lead, weight.shape[0]]), rows, True, False)
+    # reshape_exactly: a 0 in _F.reshape's shape means "x's size there" (Paddle's rule), and an
+    # empty batch, in_features or out_features puts zeros there.
+    lead = math.prod(out_grad.shape[:-1])
+    rows = reshape_exactly(out_grad, [lead, out_features])
+    weight_grad = _F.matmul(reshape_exactly(x, [lead, weight.shape[0]]), rows, True, False)
     bias_grad = _F.sum(rows, [0], None, False)
     return x_grad, weight_grad, bias_grad

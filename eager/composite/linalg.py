@@ -445,7 +445,17 @@ def _input_plus_product(op, input, x, y, beta, alpha, shape, product):  # noqa: 
         raise TypeError(f"{op}: 'input', 'x' and 'y' expected one dtype, got {input.dtype}, {x.dtype} and {y.dtype}")
     if len(input.shape) > len(shape) or any(a not in (1, b) for a, b in zip(input.shape[::-1], shape[::-1])):
         raise ValueError(f"{op}: argument 'input' expected a shape that broadcasts to {shape}, got {input.shape}")
-    return _F.add(_F.scale(_F.expand(input, shape), beta, 0.0, True), _F.scale(product(x, y), alpha, 0.0, True))
+    return _F.add(_times(_F.expand(input, shape), beta), _times(product(x, y), alpha))
+
+
+def _times(t, factor):
+    """factor * t, where a factor of 0 gives zeros even where t holds NaN or inf: Paddle
+    runs addmm as one BLAS GEMM into the broadcast input, and GEMM reads neither the input
+    (beta 0) nor the product (alpha 0) then (as PyTorch). where keeps t in the graph, with a
+    zero gradient, as Paddle's beta * out_grad."""
+    if factor == 0:
+        return _F.where(_F.full_like(t, False, "bool"), t, _F.full_like(t, 0.0))
+    return _F.scale(t, factor, 0.0, True)
 
 
 @_check.composed
@@ -548,7 +558,9 @@ def dist(x, y, p=2, name=None):
         return _F.max(size)
     if p == -math.inf:
         return _F.min(size)
-    return _F.pow(_F.sum(_F.pow(size, p)), 1.0 / p)
+    # norm, not pow(sum(pow(size, p)), 1 / p): its gradient is 0 where x - y is all zeros,
+    # as Paddle's p_norm_grad, where the pow chain gives 0 * inf = NaN.
+    return _F.norm(reshape_exactly(_F.subtract(x, y), [size.size]), float(p), [0], False)
 
 
 @_check.composed
