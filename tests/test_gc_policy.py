@@ -4,6 +4,7 @@ skipped while a large graph is alive, and the user's collector settings come bac
 from __future__ import annotations
 
 import gc
+import signal
 
 import numpy as np
 import pytest
@@ -246,6 +247,9 @@ def test_a_pylayer_node_class_is_counted_and_not_kept_alive(collector):
 
 CTRL_C_SCRIPT = r"""
 import os, signal, sys, threading, time
+# Python's own Ctrl-C handler, whatever the parent left: a SIGINT ignored in the process
+# that starts this one is ignored here too, and Python then installs no handler
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import eager
 eager.to_tensor([1.0])  # the first use loads autograd, which installs the policy
 trials, caught = 30, 0
@@ -287,8 +291,14 @@ def test_the_report_hook_raises_a_callbacks_ctrl_c_again_and_passes_the_rest_on(
     gc_policy._unraisable(other)  # another callback's Ctrl-C: not ours to raise again
     gc_policy._unraisable(failure)  # a failure of the policy itself is reported, not swallowed
     assert passed_on == [other, failure]
-    with pytest.raises(KeyboardInterrupt):
-        gc_policy._unraisable(types.SimpleNamespace(exc_type=KeyboardInterrupt, object=gc_policy._on_collect))
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:  # the main thread gets it back a moment later
-            time.sleep(0.001)
+    # interrupt_main does nothing while SIGINT is ignored or at SIG_DFL: the test needs
+    # Python's own handler, whatever the process running it was given
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            gc_policy._unraisable(types.SimpleNamespace(exc_type=KeyboardInterrupt, object=gc_policy._on_collect))
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:  # the main thread gets it back a moment later
+                time.sleep(0.001)
+    finally:
+        signal.signal(signal.SIGINT, previous)
