@@ -73,11 +73,12 @@ def _regions(fn, x, boxes, boxes_num):
     return boxes.numpy().astype(np.float64), np.repeat(np.arange(len(counts)), counts)
 
 
-def _scale(fn, value):
-    """``spatial_scale``: a finite number > 0 (it multiplies box corners)."""
-    value = to_float(value, fn, "spatial_scale")
+def _scale(fn, value, arg="spatial_scale"):
+    """A scale argument (``spatial_scale`` unless named): a finite number > 0 (it
+    multiplies box corners, or divides box sizes)."""
+    value = to_float(value, fn, arg)
     if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{fn}: argument 'spatial_scale' expected a finite number > 0, got {value!r}")
+        raise ValueError(f"{fn}: argument '{arg}' expected a finite number > 0, got {value!r}")
     return value
 
 
@@ -1242,9 +1243,7 @@ def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_
         _check.integer(fn, arg, value)
     if min_level > max_level:
         raise ValueError(f"{fn}: min_level ({min_level}) must not exceed max_level ({max_level})")
-    refer_scale = to_float(refer_scale, fn, "refer_scale")
-    if not (math.isfinite(refer_scale) and refer_scale > 0):
-        raise ValueError(f"{fn}: argument 'refer_scale' expected a finite number > 0, got {refer_scale!r}")
+    refer_scale = _scale(fn, refer_scale, "refer_scale")
     pixel_offset = to_bool(pixel_offset, fn, "pixel_offset")
     rows = fpn_rois.numpy().astype(np.float64)
     extra = 1.0 if pixel_offset else 0.0
