@@ -25,6 +25,7 @@ from phi.core.sparse_tensor import coo_from_parts
 
 from ....arguments import to_int_array
 from ....composite import _paddle_api as _check
+from ....composite.spine import reshape_exactly  # _F.reshape reads a 0 as 'keep that dimension'
 from ....generated import forward_api as _F
 from ....tensor import Tensor
 from ..._core import COO, coo_indices, expect_dense, expect_sparse, from_values, values_of, zeros
@@ -82,7 +83,7 @@ def _convolve(op: str, x, weight, bias, stride, padding, dilation, groups, data_
     out_indices, in_pos, out_pos, counts = phi_sparse.conv3d_rulebook(
         x.impl.indices, x.shape, out_spatial, kernel, stride, padding, dilation, subm)
     values = values_of(x)
-    taps = _F.reshape(weight, [len(counts), x.shape[4], out_channels])
+    taps = reshape_exactly(weight, [len(counts), x.shape[4], out_channels])
     gathered = _F.index_select(values, Tensor(in_pos), 0)
     pieces, start = [], 0
     for k, count in enumerate(counts):
