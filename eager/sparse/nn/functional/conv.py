@@ -55,9 +55,9 @@ def _convolve(op: str, x, weight, bias, stride, padding, dilation, groups, data_
     if x.ndim != 5 or x.impl.sparse_dim != 4:
         raise ValueError(f"{op}: x must be a COO tensor [N, D, H, W, C] with 4 sparse dimensions, got shape "
                          f"{x.shape} with sparse_dim {x.impl.sparse_dim}")
-    if weight.ndim != 5 or weight.shape[3] != x.shape[4]:
-        raise ValueError(f"{op}: weight must be [kD, kH, kW, {x.shape[4]}, out_channels] for x of shape {x.shape}, "
-                         f"got {weight.shape}")
+    if weight.ndim != 5 or weight.shape[3] != x.shape[4] or 0 in weight.shape[:3]:
+        raise ValueError(f"{op}: weight must be [kD, kH, kW, {x.shape[4]}, out_channels] (kernel sizes >= 1) for x "
+                         f"of shape {x.shape}, got {weight.shape}")
     if weight.dtype != x.dtype:
         raise TypeError(f"{op}: x and weight must have one dtype, got {x.dtype} and {weight.dtype}")
     stride, padding = _triple(op, "stride", stride, 1), _triple(op, "padding", padding, 0)
@@ -109,9 +109,9 @@ def _convolve2d(op: str, x, weight, bias, stride, padding, dilation, groups, dat
     if x.ndim != 4 or x.impl.sparse_dim != 3:
         raise ValueError(f"{op}: x must be a COO tensor [N, H, W, C] with 3 sparse dimensions, got shape "
                          f"{x.shape} with sparse_dim {x.impl.sparse_dim}")
-    if weight.ndim != 4 or weight.shape[2] != x.shape[3]:
-        raise ValueError(f"{op}: weight must be [kH, kW, {x.shape[3]}, out_channels] for x of shape {x.shape}, "
-                         f"got {weight.shape}")
+    if weight.ndim != 4 or weight.shape[2] != x.shape[3] or 0 in weight.shape[:2]:
+        raise ValueError(f"{op}: weight must be [kH, kW, {x.shape[3]}, out_channels] (kernel sizes >= 1) for x of "
+                         f"shape {x.shape}, got {weight.shape}")
     stride, padding = spatial(op, "stride", stride, 1, 2), spatial(op, "padding", padding, 0, 2)
     dilation = spatial(op, "dilation", dilation, 1, 2)
     indices = coo_indices(x)
