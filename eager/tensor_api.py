@@ -273,9 +273,12 @@ class TensorMethods:
             # Paddle: an integer tensor keeps its dtype under an integer exponent (the
             # pow op's integer kernel) and under a bool one (a tensor of x's dtype holding
             # 0 or 1); a float exponent makes it float32 first.
-            if isinstance(exponent, (int, np.integer, np.bool_)) and self.impl.dtype.is_integer:
-                return _F.pow(self, int(exponent))
-            return _F.pow(_to_floating(self), exponent)
+            try:
+                if isinstance(exponent, (int, np.integer, np.bool_)) and self.impl.dtype.is_integer:
+                    return _F.pow(self, int(exponent))
+                return _F.pow(_to_floating(self), exponent)
+            except UnimplementedError as error:
+                return _refuse_sparse("pow", error, self, exponent)
         if isinstance(exponent, Tensor) and exponent.impl.dtype is not self.impl.dtype:
             self, exponent = operator_operands(self, exponent, "elementwise_pow", promotes=False)
         return _F.elementwise_pow(self, _operand(self, exponent, "elementwise_pow"))
@@ -416,42 +419,60 @@ class TensorMethods:
         if isinstance(other, Tensor):
             if other.impl.dtype is not self.impl.dtype:
                 self, other = operator_operands(self, other, "equal", promotes=False)
-            return _F.equal(self, other)
+            try:
+                return _F.equal(self, other)
+            except UnimplementedError as error:
+                return _refuse_sparse("equal", error, self, other)
         return _binary(_F.equal, self, other, "equal")
 
     def __ne__(self, other):
         if isinstance(other, Tensor):
             if other.impl.dtype is not self.impl.dtype:
                 self, other = operator_operands(self, other, "not_equal", promotes=False)
-            return _F.not_equal(self, other)
+            try:
+                return _F.not_equal(self, other)
+            except UnimplementedError as error:
+                return _refuse_sparse("not_equal", error, self, other)
         return _binary(_F.not_equal, self, other, "not_equal")
 
     def __lt__(self, other):
         if isinstance(other, Tensor):
             if other.impl.dtype is not self.impl.dtype:
                 self, other = operator_operands(self, other, "less_than", promotes=False)
-            return _F.less_than(self, other)
+            try:
+                return _F.less_than(self, other)
+            except UnimplementedError as error:
+                return _refuse_sparse("less_than", error, self, other)
         return _binary(_F.less_than, self, other, "less_than")
 
     def __le__(self, other):
         if isinstance(other, Tensor):
             if other.impl.dtype is not self.impl.dtype:
                 self, other = operator_operands(self, other, "less_equal", promotes=False)
-            return _F.less_equal(self, other)
+            try:
+                return _F.less_equal(self, other)
+            except UnimplementedError as error:
+                return _refuse_sparse("less_equal", error, self, other)
         return _binary(_F.less_equal, self, other, "less_equal")
 
     def __gt__(self, other):
         if isinstance(other, Tensor):
             if other.impl.dtype is not self.impl.dtype:
                 self, other = operator_operands(self, other, "greater_than", promotes=False)
-            return _F.greater_than(self, other)
+            try:
+                return _F.greater_than(self, other)
+            except UnimplementedError as error:
+                return _refuse_sparse("greater_than", error, self, other)
         return _binary(_F.greater_than, self, other, "greater_than")
 
     def __ge__(self, other):
         if isinstance(other, Tensor):
             if other.impl.dtype is not self.impl.dtype:
                 self, other = operator_operands(self, other, "greater_equal", promotes=False)
-            return _F.greater_equal(self, other)
+            try:
+                return _F.greater_equal(self, other)
+            except UnimplementedError as error:
+                return _refuse_sparse("greater_equal", error, self, other)
         return _binary(_F.greater_equal, self, other, "greater_equal")
 
 
@@ -783,6 +804,15 @@ def _scalar_tensor(scalar, dtype: DataType, place, op: str) -> Tensor:
     except PhiError as error:
         raise error.in_op(op) from None
     return Tensor(phi_api.full([], scalar, dtype, place))
+
+
+def _refuse_sparse(op: str, error: UnimplementedError, *operands):
+    """On the failure path of an operator paddle.sparse has no function for (``**``,
+    comparisons): a sparse operand makes it the TypeError that names the operators
+    sparse tensors take, as the operator's other paths give; ``error`` otherwise."""
+    if has_sparse(*operands):
+        return sparse_operation(op, None, *operands)
+    raise error
 
 
 def _binary(fn, x: Tensor, other, op: str, reverse: bool = False):

@@ -17,7 +17,7 @@ import numpy as np
 from phi.api import sparse as phi_sparse
 from phi.core.sparse_tensor import coo_from_parts
 
-from ..arguments import to_bool, to_dtype, to_int_array
+from ..arguments import to_bool, to_dtype, to_int_array, to_int_array_none_as_empty
 from ..composite import _paddle_api as _check
 from ..creation import to_tensor
 from ..generated import forward_api as _F
@@ -134,8 +134,8 @@ def reshape(x, shape, name=None):
 
 @_check.composed_in("sparse")
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
-    """The sum of a sparse tensor's elements, over every axis (None) or ``axis``; the
-    result is sparse. bool and int32 sum as int64, as in Paddle.
+    """The sum of a sparse tensor's elements, over every axis (None or []) or ``axis``
+    (an int, or a list or tuple of ints); the result is sparse. bool and int32 sum as int64, as in Paddle.
 
     >>> x = eager.to_tensor([[-2.0, 0.0], [1.0, 2.0]]).to_sparse_coo(2)
     >>> eager.sparse.sum(x, axis=1).to_dense().numpy()
@@ -148,13 +148,15 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
     target = to_dtype(dtype, op, "dtype")
     if target is None and x.dtype.value in ("bool", "int32"):
         target = to_dtype("int64", op, "dtype")
+    # Paddle's sum_coo/sum_csr read an empty axis list as None: every axis.
+    axis = to_int_array_none_as_empty(axis, op, "axis")
     x = _as_coo(x)
     values = values_of(x) if target is None or target == x.dtype else _F.cast(values_of(x), target)
-    if axis is None:
+    if not axis:
         total = _F.reshape(_F.sum(values), [1])
         shape = [1] * x.ndim if keepdim else [1]
         return _coo(_small_index(np.zeros((len(shape), 1)), x), total, shape, coalesced=True)
-    axes = sorted(_axes(op, [axis] if isinstance(axis, int) else list(axis), x.ndim), reverse=True)
+    axes = sorted(_axes(op, list(axis), x.ndim), reverse=True)
     indices, shape, s = coo_indices(x), list(x.shape), x.impl.sparse_dim
     for a in axes:
         if a >= s:  # a dense dimension: sum inside each value block

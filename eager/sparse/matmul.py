@@ -21,6 +21,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.meta import records_gradient
 from ..autograd.py_layer import PyLayer
 from ..composite import _paddle_api as _check
+from ..composite.spine import reshape_exactly  # _F.reshape reads a 0 as 'keep that dimension'
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from ._core import (COO, DENSE, kind_name, coo_indices, expect_dense, expect_sparse, expect_tensor, from_values,
@@ -97,8 +98,8 @@ def _sparse_dense(x, y) -> Tensor:
     m, k, n = x.shape[-2], x.shape[-1], y.shape[-1]
     batch = x.shape[0] if x.ndim == 3 else 1
     rows, cols = _flat_rows_cols(coo_indices(x), m, k)
-    out = spmm(values_of(x), _F.reshape(y, [batch * k, n]), rows.impl, cols.impl, batch * m)
-    return _F.reshape(out, x.shape[:-1] + [n])
+    out = spmm(values_of(x), reshape_exactly(y, [batch * k, n]), rows.impl, cols.impl, batch * m)
+    return reshape_exactly(out, x.shape[:-1] + [n])
 
 
 def _structure(x) -> Tensor:
@@ -160,8 +161,8 @@ def masked_matmul(x, y, mask, name=None):
     m, k, n = x.shape[-2], x.shape[-1], y.shape[-1]
     batch = x.shape[0] if x.ndim == 3 else 1
     rows, cols = _flat_rows_cols(coo_indices(mask), m, n)
-    y_by_column = _F.reshape(_F.transpose(y, [1, 0] if y.ndim == 2 else [0, 2, 1]), [batch * n, k])
-    left = _F.index_select(_F.reshape(x, [batch * m, k]), rows, 0)
+    y_by_column = reshape_exactly(_F.transpose(y, [1, 0] if y.ndim == 2 else [0, 2, 1]), [batch * n, k])
+    left = _F.index_select(reshape_exactly(x, [batch * m, k]), rows, 0)
     right = _F.index_select(y_by_column, cols, 0)
     return from_values(_F.sum(_F.multiply(left, right), [1]), mask.impl)
 

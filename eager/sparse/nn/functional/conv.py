@@ -25,6 +25,7 @@ from phi.core.sparse_tensor import coo_from_parts
 
 from ....arguments import to_int_array
 from ....composite import _paddle_api as _check
+from ....composite.spine import reshape_exactly  # _F.reshape reads a 0 as 'keep that dimension'
 from ....generated import forward_api as _F
 from ....tensor import Tensor
 from ..._core import COO, coo_indices, expect_dense, expect_sparse, from_values, values_of, zeros
@@ -54,9 +55,9 @@ def _convolve(op: str, x, weight, bias, stride, padding, dilation, groups, data_
     if x.ndim != 5 or x.impl.sparse_dim != 4:
         raise ValueError(f"{op}: x must be a COO tensor [N, D, H, W, C] with 4 sparse dimensions, got shape "
                          f"{x.shape} with sparse_dim {x.impl.sparse_dim}")
-    if weight.ndim != 5 or weight.shape[3] != x.shape[4]:
-        raise ValueError(f"{op}: weight must be [kD, kH, kW, {x.shape[4]}, out_channels] for x of shape {x.shape}, "
-                         f"got {weight.shape}")
+    if weight.ndim != 5 or weight.shape[3] != x.shape[4] or 0 in weight.shape[:3]:
+        raise ValueError(f"{op}: weight must be [kD, kH, kW, {x.shape[4]}, out_channels] (kernel sizes >= 1) for x "
+                         f"of shape {x.shape}, got {weight.shape}")
     if weight.dtype != x.dtype:
         raise TypeError(f"{op}: x and weight must have one dtype, got {x.dtype} and {weight.dtype}")
     stride, padding = _triple(op, "stride", stride, 1), _triple(op, "padding", padding, 0)
@@ -82,7 +83,7 @@ def _convolve(op: str, x, weight, bias, stride, padding, dilation, groups, data_
     out_indices, in_pos, out_pos, counts = phi_sparse.conv3d_rulebook(
         x.impl.indices, x.shape, out_spatial, kernel, stride, padding, dilation, subm)
     values = values_of(x)
-    taps = _F.reshape(weight, [len(counts), x.shape[4], out_channels])
+    taps = reshape_exactly(weight, [len(counts), x.shape[4], out_channels])
     gathered = _F.index_select(values, Tensor(in_pos), 0)
     pieces, start = [], 0
     for k, count in enumerate(counts):
@@ -108,9 +109,9 @@ def _convolve2d(op: str, x, weight, bias, stride, padding, dilation, groups, dat
     if x.ndim != 4 or x.impl.sparse_dim != 3:
         raise ValueError(f"{op}: x must be a COO tensor [N, H, W, C] with 3 sparse dimensions, got shape "
                          f"{x.shape} with sparse_dim {x.impl.sparse_dim}")
-    if weight.ndim != 4 or weight.shape[2] != x.shape[3]:
-        raise ValueError(f"{op}: weight must be [kH, kW, {x.shape[3]}, out_channels] for x of shape {x.shape}, "
-                         f"got {weight.shape}")
+    if weight.ndim != 4 or weight.shape[2] != x.shape[3] or 0 in weight.shape[:2]:
+        raise ValueError(f"{op}: weight must be [kH, kW, {x.shape[3]}, out_channels] (kernel sizes >= 1) for x of "
+                         f"shape {x.shape}, got {weight.shape}")
     stride, padding = spatial(op, "stride", stride, 1, 2), spatial(op, "padding", padding, 0, 2)
     dilation = spatial(op, "dilation", dilation, 1, 2)
     indices = coo_indices(x)

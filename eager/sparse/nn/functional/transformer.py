@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 from ....composite import _paddle_api as _check
+from ....composite.spine import reshape_exactly  # _F.reshape reads a 0 as 'keep that dimension'
 from ....generated import forward_api as _F
 from ..._core import CSR, expect_dense, expect_sparse
 from ...matmul import masked_matmul, matmul
@@ -46,11 +47,11 @@ def attention(query, key, value, sparse_mask, key_padding_mask=None, attn_mask=N
         raise ValueError(f"{op}: key_padding_mask and attn_mask are not supported; leave the masked entries out "
                          f"of sparse_mask instead")
     flat = [batch * heads, seq_len, head_dim]
-    q, k, v = (_F.reshape(t, flat) for t in (query, key, value))
+    q, k, v = (reshape_exactly(t, flat) for t in (query, key, value))
     scores = masked_matmul(q, _F.transpose(k, [0, 2, 1]), sparse_mask)
-    scale = 1.0 / math.sqrt(head_dim)
+    scale = 1.0 / math.sqrt(head_dim) if head_dim else 1.0  # head_dim 0: an empty result, any scale does
     scores = apply_to_values(op, scores, lambda values: _F.scale(values, scale, 0.0, True))
-    return _F.reshape(matmul(softmax(scores), v), query.shape)
+    return reshape_exactly(matmul(softmax(scores), v), query.shape)
 
 
 __all__ = ["attention"]
