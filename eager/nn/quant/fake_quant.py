@@ -44,6 +44,16 @@ def check_float_tensor(who: str, arg: str, x) -> Tensor:
     return x
 
 
+def check_observable(who: str, arg: str, x: Tensor) -> Tensor:
+    """``x`` if it has elements, else a ValueError naming ``who`` and ``arg``: the
+    abs-max statistic of an empty input is undefined (Paddle's kernels read past
+    its end), and an observer or moving average must not take a made-up value."""
+    if x.size == 0:
+        raise ValueError(f"{who}: argument '{arg}' is empty (shape {list(x.shape)}): max|{arg}|, the statistic "
+                         f"the scale is made from, is undefined for no elements")
+    return x
+
+
 def bin_count(bit_length: int) -> float:
     """The largest quantized magnitude, ``2**(bit_length-1) - 1`` (127 for 8 bits)."""
     return float((1 << (bit_length - 1)) - 1)
@@ -59,8 +69,8 @@ def _scale_like(scale: Tensor, x: Tensor, quant_axis: int = -1) -> Tensor:
             shape = [1] * len(x.shape)
             shape[quant_axis] = -1
             s = s.reshape(shape)
-        else:
-            s = s.reshape([1] * max(len(x.shape), 1))
+        else:  # x's rank, so a 0-D x stays 0-D
+            s = s.reshape([1] * len(x.shape))
     return s
 
 

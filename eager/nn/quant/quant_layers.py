@@ -109,7 +109,8 @@ class FakeQuantAbsMax(Layer):
 
     def forward(self, input):
         """input quantized to ``quant_bits`` with scale ``max|input|`` and dequantized."""
-        fake_quant.check_float_tensor(type(self).__name__, "input", input)
+        fake_quant.check_observable(type(self).__name__, "input",
+                                    fake_quant.check_float_tensor(type(self).__name__, "input", input))
         scale = _abs_max(input)
         if self._scale is not None:
             with no_grad():
@@ -144,6 +145,7 @@ class FakeQuantMovingAverageAbsMax(Layer):
         """input fake-quantized; in training the moving-average scale moves first."""
         fake_quant.check_float_tensor(type(self).__name__, "input", input)
         if self.training:
+            fake_quant.check_observable(type(self).__name__, "input", input)
             scale = fake_quant.moving_abs_max(input, self._state, self._accum, self._scale, self._moving_rate)
         else:
             scale = self._scale
@@ -189,6 +191,7 @@ class FakeQuantChannelWiseAbsMax(Layer):
         if len(input.shape) <= axis or input.shape[axis] != self._channel_num:
             raise ValueError(f"{who}: argument 'input' expected {self._channel_num} channels along axis {axis}, "
                              f"got shape {list(input.shape)}")
+        fake_quant.check_observable(who, "input", input)
         with no_grad():
             others = [d for d in range(len(input.shape)) if d != axis]
             scale = _F.max(_F.abs(input.detach()), axis=others) if others else _F.abs(input.detach())
@@ -221,6 +224,7 @@ class MovingAverageAbsMaxScale(Layer):
         """A copy of input; in training the scale moves by its ``max|x|``."""
         fake_quant.check_float_tensor(type(self).__name__, "input", input)
         if self.training:
+            fake_quant.check_observable(type(self).__name__, "input", input)
             fake_quant.moving_abs_max(input, self._state, self._accum, self._scale, self._moving_rate)
         return input.clone()
 

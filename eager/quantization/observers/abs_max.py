@@ -38,7 +38,8 @@ class AbsmaxObserverLayer(BaseObserver):
 
     def forward(self, input):
         """input unchanged; ``abs_max_val`` becomes max(abs_max_val, max|input|)."""
-        fake_quant.check_float_tensor(type(self).__name__, "input", input)
+        fake_quant.check_observable(type(self).__name__, "input",
+                                    fake_quant.check_float_tensor(type(self).__name__, "input", input))
         with no_grad():
             current = _F.max(_F.abs(input.detach())).astype("float32")
             self.abs_max_val = _F.maximum(current, self.abs_max_val)

@@ -70,6 +70,7 @@ class FakeQuanterWithAbsMaxObserverLayer(BaseQuanter):
         """input fake-quantized; in training the moving-average scale is updated first."""
         fake_quant.check_float_tensor(type(self).__name__, "input", input)
         if self.training:
+            fake_quant.check_observable(type(self).__name__, "input", input)
             scale = fake_quant.moving_abs_max(input, self._state, self._accum, self._scale, self._moving_rate)
         else:
             with no_grad():
