@@ -6,8 +6,7 @@ import numbers
 
 import numpy as np
 
-from phi.common import convert_dtype
-
+from ..arguments import to_required_dtype
 from ..tensor import Tensor
 
 
@@ -39,7 +38,7 @@ class InputSpec:
         if name is not None and not isinstance(name, str):
             raise TypeError(f"InputSpec: argument 'name' expected a str or None, got {type(name).__name__}")
         self.shape = tuple(dims)
-        self.dtype = convert_dtype(dtype)
+        self.dtype = to_required_dtype(dtype, "InputSpec", "dtype")
         self.name = name
         self.stop_gradient = bool(stop_gradient)
 

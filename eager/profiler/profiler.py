@@ -256,7 +256,9 @@ class Profiler:
     def export(self, path: str = "", format: str = "json") -> None:
         """Writes the last recorded trace to ``path``: 'json' for Chrome trace
         events; 'pb' (Paddle's protobuf) is not available in eager."""
-        if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"Profiler.export: argument 'path' expected a file path, got {type(path).__name__}")
+        if not os.fspath(path):
             raise ValueError(f"Profiler.export: argument 'path' expected a file path, got {path!r}")
         if format not in ("json", "pb"):
             raise ValueError(f"Profiler.export: argument 'format' expected 'json' or 'pb', got {format!r}")
