@@ -1,0 +1,134 @@
+"""Cases found by the tooling differential sweep (quantization, profiler,
+jit.save/load with InputSpec, incubate.optimizer, incubate.autograd, hub).
+
+The sweep compared fake quantization against a hand-written
+round-half-away/clip formula over bit lengths, moving rates and dtypes, QAT and
+PTQ models against that formula composed by hand, make_scheduler against
+Paddle's rule written out (2000 draws), LookAhead and ModelAverage against
+their update rules written out (200 runs each), vjp/jvp/Jacobian/Hessian
+against torch.autograd.functional, jit.save/load round trips over batch sizes,
+and hub.list/help/load on a temporary hubconf.py. What it found:
+
+- a 0-D input came out of every fake quantization (the QAT quanter,
+  FakeQuantAbsMax, FakeQuantMovingAverageAbsMax, fake_quant_dequant) with
+  shape [1]: the scale was reshaped to [1] and broadcast the result;
+- an empty input to an abs-max observer or quanter in training (and to
+  FakeQuantAbsMax / FakeQuantChannelWiseAbsMax) failed inside ``max`` with
+  max's own message; its max|x| is undefined (Paddle's kernels read past the
+  end), so it is refused by the layer's name, statistics left as they were;
+- weight_quantize of a weight with no rows failed the same way;
+- InputSpec's error for a bad dtype named neither InputSpec nor 'dtype';
+- LookAhead (alpha, k), ModelAverage (average_window_rate, the windows) and
+  Profiler.export (path) raised ValueError for an argument of the wrong kind.
+"""
+import numpy as np
+import pytest
+
+import eager
+from eager import profiler
+from eager.incubate.optimizer import LookAhead, ModelAverage
+from eager.nn.quant import quant_layers, weight_quantize
+from eager.nn.quant.fake_quant import fake_quant_dequant
+from eager.quantization.observers import AbsmaxObserver
+from eager.quantization.quanters import FakeQuanterWithAbsMaxObserver
+from eager.static import InputSpec
+
+
+def _fake_quant(x, scale, bits):
+    """round(clip(x, -s, s) / s * bnt) * s / bnt, halves away from zero, written out."""
+    bnt = 2 ** (bits - 1) - 1
+    v = np.clip(x, -scale, scale) / scale * bnt
+    return np.sign(v) * np.floor(np.abs(v) + 0.5) * scale / bnt
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_zero_d_input_keeps_its_shape_through_fake_quantization(dtype):
+    rate, bits, value = 0.8, 4, 0.7
+    quanter = FakeQuanterWithAbsMaxObserver(moving_rate=rate, bit_length=bits, dtype=dtype)._instance(None)
+    x = eager.to_tensor(np.array(value, dtype), stop_gradient=False)
+    out = quanter(x)
+    scale = (rate * 1.0 + value) / (rate * 1.0 + 1.0)   # accum and state start at 1
+    assert out.shape == [] and str(out.dtype) == f"paddle.{dtype}"
+    np.testing.assert_allclose(out.numpy(), _fake_quant(value, scale, bits), rtol=1e-6)
+    out.backward()
+    assert x.grad.shape == [] and x.grad.numpy() == 1.0   # straight-through
+
+    direct = fake_quant_dequant(eager.to_tensor(np.array(-0.3, dtype)), eager.to_tensor(np.array([0.5], dtype)), 3)
+    assert direct.shape == []
+    np.testing.assert_allclose(direct.numpy(), _fake_quant(-0.3, 0.5, 3), rtol=1e-6)
+    assert quant_layers.FakeQuantAbsMax(quant_bits=2)(eager.to_tensor(np.array(value, dtype))).shape == []
+    assert quant_layers.FakeQuantMovingAverageAbsMax()(eager.to_tensor(np.array(value, dtype))).shape == []
+
+
+@pytest.mark.usefixtures("device")
+def test_empty_input_refused_by_abs_max_statistics():
+    quanter = FakeQuanterWithAbsMaxObserver(moving_rate=0.9)._instance(None)
+    before = [p.numpy().copy() for p in (quanter._scale, quanter._state, quanter._accum)]
+    with pytest.raises(ValueError, match=r"FakeQuanterWithAbsMaxObserverLayer: argument 'input' is empty "
+                                         r"\(shape \[2, 0\]\)"):
+        quanter(eager.zeros([2, 0]))
+    for p, old in zip((quanter._scale, quanter._state, quanter._accum), before):
+        np.testing.assert_array_equal(p.numpy(), old)
+    quanter.eval()   # in eval the stored scale is used: an empty input is fine
+    assert quanter(eager.zeros([2, 0])).shape == [2, 0]
+
+    observer = AbsmaxObserver()._instance(None)
+    with pytest.raises(ValueError, match=r"AbsmaxObserverLayer: argument 'input' is empty"):
+        observer(eager.zeros([0]))
+    np.testing.assert_allclose(observer.abs_max_val.numpy(), 1e-7)
+
+    moving = quant_layers.FakeQuantMovingAverageAbsMax()
+    with pytest.raises(ValueError, match=r"FakeQuantMovingAverageAbsMax: argument 'input' is empty"):
+        moving(eager.zeros([0, 3]))
+    np.testing.assert_allclose(moving._scale.numpy(), [0.001])
+    with pytest.raises(ValueError, match=r"FakeQuantAbsMax: argument 'input' is empty"):
+        quant_layers.FakeQuantAbsMax()(eager.zeros([0, 3]))
+    with pytest.raises(ValueError, match=r"MovingAverageAbsMaxScale: argument 'input' is empty"):
+        quant_layers.MovingAverageAbsMaxScale()(eager.zeros([3, 0]))
+    channel = quant_layers.FakeQuantChannelWiseAbsMax(channel_num=3, quant_on_weight=True)
+    with pytest.raises(ValueError, match=r"FakeQuantChannelWiseAbsMax: argument 'input' is empty"):
+        channel(eager.zeros([3, 0]))
+
+
+def test_weight_quantize_refuses_a_weight_without_rows():
+    with pytest.raises(ValueError, match=r"weight_quantize: argument 'x' expected at least one row .*"
+                                         r"got shape \[0, 3\]"):
+        weight_quantize(eager.zeros([0, 3]))
+    out, scale = weight_quantize(eager.zeros([2, 0]))   # no columns: nothing to scale, still fine
+    assert out.shape == [0, 2] and scale.shape == [0]
+
+
+def test_input_spec_names_a_bad_dtype():
+    with pytest.raises(TypeError, match=r"InputSpec: argument 'dtype': unknown dtype string 'bogus'"):
+        InputSpec([None, 3], "bogus")
+    with pytest.raises(TypeError, match=r"InputSpec: argument 'dtype' expected a dtype"):
+        InputSpec([None, 3], None)
+    assert InputSpec([-1, 3], "int64").dtype == eager.int64
+
+
+def test_wrong_kinds_raise_type_error():
+    linear = eager.nn.Linear(2, 1)
+    weight = linear.weight.numpy().copy()
+    sgd = eager.optimizer.SGD(0.1, parameters=linear.parameters())
+    with pytest.raises(TypeError, match=r"LookAhead: argument 'alpha' expected a float in \[0, 1\], got str"):
+        LookAhead(sgd, alpha="0.5")
+    with pytest.raises(TypeError, match=r"LookAhead: argument 'k' expected a positive int, got float"):
+        LookAhead(sgd, k=2.0)
+    with pytest.raises(TypeError, match=r"ModelAverage: argument 'average_window_rate' expected a positive "
+                                        r"float, got str"):
+        ModelAverage("0.15", parameters=linear.parameters())
+    with pytest.raises(TypeError, match=r"ModelAverage: argument 'max_average_window' expected a positive int, "
+                                        r"got float"):
+        ModelAverage(0.15, parameters=linear.parameters(), min_average_window=2, max_average_window=10.0)
+    np.testing.assert_array_equal(linear.weight.numpy(), weight)
+    with pytest.raises(ValueError, match=r"LookAhead: argument 'k' expected a positive int, got 0"):
+        LookAhead(sgd, k=0)
+
+    prof = profiler.Profiler(on_trace_ready=lambda p: None)
+    with prof:
+        eager.ones([2]).sum()
+    with pytest.raises(TypeError, match=r"Profiler.export: argument 'path' expected a file path, got int"):
+        prof.export(5)
+    with pytest.raises(ValueError, match=r"Profiler.export: argument 'path' expected a file path, got ''"):
+        prof.export("")
