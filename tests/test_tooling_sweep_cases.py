@@ -132,3 +132,15 @@ def test_wrong_kinds_raise_type_error():
         prof.export(5)
     with pytest.raises(ValueError, match=r"Profiler.export: argument 'path' expected a file path, got ''"):
         prof.export("")
+
+
+def test_input_spec_from_tensor_and_equality_follow_paddle():
+    t = eager.ones([2, 3], "int32")
+    t.name = "ids"
+    spec = InputSpec.from_tensor(t)   # Paddle: name or tensor.name
+    assert (spec.shape, spec.dtype, spec.name) == ((2, 3), eager.int32, "ids")
+    assert InputSpec.from_tensor(t, name="other").name == "other"
+    # Paddle's __eq__ compares stop_gradient too; its hash leaves the name out.
+    assert InputSpec([None, 3]) != InputSpec([None, 3], stop_gradient=True)
+    assert InputSpec([None, 3], name="a") != InputSpec([None, 3], name="b")
+    assert hash(InputSpec([-1, 3], name="a")) == hash(InputSpec([None, 3], name="b"))

@@ -44,11 +44,12 @@ class InputSpec:
 
     @classmethod
     def from_tensor(cls, tensor, name=None):
-        """The spec of ``tensor``'s shape and dtype."""
+        """The spec of ``tensor``'s shape and dtype, named ``name`` or else the
+        tensor's name (as Paddle's ``name or tensor.name``)."""
         if not isinstance(tensor, Tensor):
             raise TypeError(f"InputSpec.from_tensor: argument 'tensor' expected a Tensor, got "
                             f"{type(tensor).__name__}")
-        return cls(tuple(tensor.shape), tensor.dtype, name)
+        return cls(tuple(tensor.shape), tensor.dtype, name or tensor.name)
 
     @classmethod
     def from_numpy(cls, ndarray, name=None):
@@ -98,12 +99,14 @@ class InputSpec:
     def __repr__(self):
         return f"InputSpec(shape={self.shape}, dtype={self.dtype}, name={self.name})"
 
+    # Paddle's rules: equal specs agree on shape, dtype, name and stop_gradient; the hash
+    # leaves the name out, so specs differing only by name share a to_static program.
     def __eq__(self, other):
         return (type(other) is InputSpec and self.shape == other.shape and self.dtype == other.dtype
-                and self.name == other.name)
+                and self.name == other.name and self.stop_gradient == other.stop_gradient)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.name))
+        return hash((self.shape, self.dtype, self.stop_gradient))
 
 
 __all__ = ["InputSpec"]
