@@ -144,3 +144,15 @@ def test_input_spec_from_tensor_and_equality_follow_paddle():
     assert InputSpec([None, 3]) != InputSpec([None, 3], stop_gradient=True)
     assert InputSpec([None, 3], name="a") != InputSpec([None, 3], name="b")
     assert hash(InputSpec([-1, 3], name="a")) == hash(InputSpec([None, 3], name="b"))
+
+
+def test_hub_list_and_help_do_not_check_dependencies(tmp_path):
+    # Paddle's hub.list and hub.help import hubconf.py without checking `dependencies`; only load does.
+    (tmp_path / "hubconf.py").write_text("dependencies = ['no_such_module_xyz']\n"
+                                         "def model(width=2):\n"
+                                         "    '''A model needing a missing package.'''\n"
+                                         "    return width\n")
+    assert eager.hub.list(str(tmp_path), source="local") == ["model"]
+    assert eager.hub.help(str(tmp_path), "model", source="local") == "A model needing a missing package."
+    with pytest.raises(RuntimeError, match="hub.load: Missing dependencies: no_such_module_xyz"):
+        eager.hub.load(str(tmp_path), "model", source="local")
