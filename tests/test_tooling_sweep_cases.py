@@ -156,3 +156,16 @@ def test_hub_list_and_help_do_not_check_dependencies(tmp_path):
     assert eager.hub.help(str(tmp_path), "model", source="local") == "A model needing a missing package."
     with pytest.raises(RuntimeError, match="hub.load: Missing dependencies: no_such_module_xyz"):
         eager.hub.load(str(tmp_path), "model", source="local")
+
+
+def test_profiler_start_refused_by_its_scheduler_leaves_it_unstarted():
+    states = iter([1, profiler.ProfilerState.RECORD])   # a bad state first, a good one on the retry
+    prof = profiler.Profiler(scheduler=lambda step: next(states), on_trace_ready=lambda p: None)
+    with pytest.raises(TypeError, match=r"Profiler: the scheduler returned 1 for step 0, expected a ProfilerState"):
+        prof.start()
+    with pytest.raises(RuntimeError, match="Profiler.stop: the profiler is not started"):
+        prof.stop()
+    prof.start()   # was refused before: 'the profiler is already started'
+    eager.ones([2]).sum()
+    prof.stop()
+    assert prof.profiler_result is not None

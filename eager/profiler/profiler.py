@@ -185,6 +185,8 @@ class Profiler:
             raise RuntimeError("Profiler.start: the profiler is already started; call stop() first")
         if MODES.recorder is not None:
             raise RuntimeError("Profiler.start: another profiler is running in this process; stop it first")
+        # The scheduler is asked first: a bad state it returns leaves the profiler unstarted.
+        state = None if self.timer_only else self._state(0)
         self._started = True
         self.step_num = 0
         self._timer.begin()
@@ -192,7 +194,7 @@ class Profiler:
         if self.timer_only:
             MODES.set_recorder(self._recorder, time_ops=False)
             return
-        self._enter(self._state(0))
+        self._enter(state)
 
     def stop(self) -> None:
         """Stops timing and recording; a trace being recorded goes to
