@@ -19,7 +19,15 @@ and hub.list/help/load on a temporary hubconf.py. What it found:
 - weight_quantize of a weight with no rows failed the same way;
 - InputSpec's error for a bad dtype named neither InputSpec nor 'dtype';
 - LookAhead (alpha, k), ModelAverage (average_window_rate, the windows) and
-  Profiler.export (path) raised ValueError for an argument of the wrong kind.
+  Profiler.export (path) raised ValueError for an argument of the wrong kind;
+- InputSpec.from_tensor did not take the tensor's name (Paddle: ``name or
+  tensor.name``), and ``==`` ignored stop_gradient (Paddle compares it);
+- hub.list and hub.help refused a hubconf whose dependencies are missing
+  (Paddle checks them in load only);
+- Profiler.start marked itself started before asking the scheduler, so a
+  scheduler returning a bad state left it 'already started' and idle;
+- QuantConfig.add_name_config / add_type_config given a list with a bad item
+  configured the items before it, then raised.
 """
 import numpy as np
 import pytest
@@ -29,6 +37,7 @@ from eager import profiler
 from eager.incubate.optimizer import LookAhead, ModelAverage
 from eager.nn.quant import quant_layers, weight_quantize
 from eager.nn.quant.fake_quant import fake_quant_dequant
+from eager.quantization import QAT, QuantConfig
 from eager.quantization.observers import AbsmaxObserver
 from eager.quantization.quanters import FakeQuanterWithAbsMaxObserver
 from eager.static import InputSpec
@@ -169,3 +178,18 @@ def test_profiler_start_refused_by_its_scheduler_leaves_it_unstarted():
     eager.ones([2]).sum()
     prof.stop()
     assert prof.profiler_result is not None
+
+
+def test_quant_config_list_refused_part_way_configures_nothing():
+    model = eager.nn.Sequential(eager.nn.Linear(2, 2))
+    config = QuantConfig(activation=None, weight=None)
+    quanter = FakeQuanterWithAbsMaxObserver(moving_rate=0.5)
+    with pytest.raises(TypeError, match=r"QuantConfig.add_name_config: argument 'layer_name' expected a str or "
+                                        r"a list of str, got int"):
+        config.add_name_config([model[0].full_name(), 5], activation=quanter, weight=quanter)
+    with pytest.raises(TypeError, match=r"QuantConfig.add_type_config: argument 'layer_type' expected a subclass "
+                                        r"of eager.nn.Layer, got <class 'int'>"):
+        config.add_type_config([eager.nn.Linear, int], activation=quanter, weight=quanter)
+    # Nothing was configured, so QAT leaves the Linear as it is (it became a QuantedLinear before).
+    quantized = QAT(config).quantize(model, inplace=False)
+    assert type(quantized[0]) is eager.nn.Linear
