@@ -27,7 +27,9 @@ and hub.list/help/load on a temporary hubconf.py. What it found:
 - Profiler.start marked itself started before asking the scheduler, so a
   scheduler returning a bad state left it 'already started' and idle;
 - QuantConfig.add_name_config / add_type_config given a list with a bad item
-  configured the items before it, then raised.
+  configured the items before it, then raised;
+- Profiler(scheduler=(start, end)) refused a negative start, which Paddle
+  reads as 0.
 """
 import numpy as np
 import pytest
@@ -193,3 +195,13 @@ def test_quant_config_list_refused_part_way_configures_nothing():
     # Nothing was configured, so QAT leaves the Linear as it is (it became a QuantedLinear before).
     quantized = QAT(config).quantize(model, inplace=False)
     assert type(quantized[0]) is eager.nn.Linear
+
+
+def test_profiler_tuple_scheduler_reads_a_negative_start_as_zero():
+    # Paddle: assert end > start, then start = max(start, 0): (-2, 2) records steps 0 and 1.
+    prof = profiler.Profiler(scheduler=(-2, 2), on_trace_ready=lambda p: None)
+    names = [prof.scheduler(step).name for step in range(4)]
+    assert names == ["RECORD", "RECORD_AND_RETURN", "CLOSED", "CLOSED"]
+    for bad in [(-3, -1), (2, 2), (3, 1)]:
+        with pytest.raises(ValueError, match=r"Profiler: argument 'scheduler' expected start_step < end_step"):
+            profiler.Profiler(scheduler=bad)

@@ -108,8 +108,10 @@ def _scheduler(scheduler):
             raise TypeError(f"Profiler: argument 'scheduler' as a tuple expected (start_step, end_step) ints, "
                             f"got {scheduler!r}")
         start, end = scheduler
-        if not 0 <= start < end:
-            raise ValueError(f"Profiler: argument 'scheduler' expected 0 <= start_step < end_step, got {scheduler!r}")
+        start = max(start, 0)  # Paddle reads a negative start as 0
+        if not start < end:
+            raise ValueError(f"Profiler: argument 'scheduler' expected start_step < end_step with end_step > 0, "
+                             f"got {scheduler!r}")
         # Steps [start, end) recorded once: closed until start - 1, one ready step before.
         return make_scheduler(closed=max(start - 1, 0), ready=1 if start > 0 else 0, record=end - start, repeat=1)
     if not callable(scheduler):
