@@ -29,7 +29,9 @@ and hub.list/help/load on a temporary hubconf.py. What it found:
 - QuantConfig.add_name_config / add_type_config given a list with a bad item
   configured the items before it, then raised;
 - Profiler(scheduler=(start, end)) refused a negative start, which Paddle
-  reads as 0.
+  reads as 0;
+- Profiler.summary(sorted_by=CPUMin/GPUMin) put the largest minimum first;
+  Paddle sorts those tables ascending.
 """
 import numpy as np
 import pytest
@@ -205,3 +207,21 @@ def test_profiler_tuple_scheduler_reads_a_negative_start_as_zero():
     for bad in [(-3, -1), (2, 2), (3, 1)]:
         with pytest.raises(ValueError, match=r"Profiler: argument 'scheduler' expected start_step < end_step"):
             profiler.Profiler(scheduler=bad)
+
+
+def test_summary_sorted_by_min_puts_the_smallest_first(capsys):
+    # Paddle sorts the CPUMin/GPUMin tables ascending (sorted(..., key=min_cpu_time)), the others descending.
+    op = profiler.TracerEventType.Operator
+    spans = {"a": [(0, 10), (20, 50)], "b": [(100, 102), (200, 300)], "c": [(400, 405)]}   # min 10, 2, 5
+    events = [profiler.HostEvent(name, op, start, end, 1) for name, pairs in spans.items() for start, end in pairs]
+    prof = profiler.Profiler(on_trace_ready=lambda p: None)
+    prof.profiler_result = profiler.ProfilerResult(events)
+
+    def order(key):
+        prof.summary(sorted_by=key, op_detail=False, time_unit="ns", views=profiler.SummaryView.OperatorView)
+        return [line.split()[0] for line in capsys.readouterr().out.splitlines() if line[:1] in ("a", "b", "c")]
+
+    assert order(profiler.SortedKeys.CPUMin) == ["b", "c", "a"]
+    assert order(profiler.SortedKeys.GPUMin) == ["b", "c", "a"]
+    assert order(profiler.SortedKeys.CPUMax) == ["b", "a", "c"]     # max 100, 30, 5
+    assert order(profiler.SortedKeys.CPUTotal) == ["b", "a", "c"]   # total 102, 40, 5
