@@ -31,7 +31,10 @@ and hub.list/help/load on a temporary hubconf.py. What it found:
 - Profiler(scheduler=(start, end)) refused a negative start, which Paddle
   reads as 0;
 - Profiler.summary(sorted_by=CPUMin/GPUMin) put the largest minimum first;
-  Paddle sorts those tables ascending.
+  Paddle sorts those tables ascending;
+- QAT/PTQ.convert had no ``remain_weight`` and raised on a layer already
+  converted; Paddle's takes remain_weight and skips converted layers and
+  layers without a weight quanter or its scales.
 """
 import numpy as np
 import pytest
@@ -225,3 +228,25 @@ def test_summary_sorted_by_min_puts_the_smallest_first(capsys):
     assert order(profiler.SortedKeys.GPUMin) == ["b", "c", "a"]
     assert order(profiler.SortedKeys.CPUMax) == ["b", "a", "c"]     # max 100, 30, 5
     assert order(profiler.SortedKeys.CPUTotal) == ["b", "a", "c"]   # total 102, 40, 5
+
+
+def test_convert_takes_remain_weight_and_skips_converted_layers():
+    model = eager.nn.Sequential(eager.nn.Linear(3, 2))
+    quanter = FakeQuanterWithAbsMaxObserver(moving_rate=0.9)
+    qat = QAT(QuantConfig(activation=quanter, weight=quanter))
+    quantized = qat.quantize(model, inplace=False)
+    x = eager.to_tensor(np.random.default_rng(0).standard_normal((4, 3)).astype("float32"))
+    quantized(x)
+    quantized.eval()
+    expected = quantized(x).numpy()
+
+    kept = qat.convert(quantized, inplace=False, remain_weight=True)
+    np.testing.assert_array_equal(kept[0].weight.numpy(), quantized[0].weight.numpy())   # floats kept
+    np.testing.assert_allclose(kept(x).numpy(), expected, rtol=1e-5, atol=1e-6)
+    converted = qat.convert(quantized, inplace=False)
+    levels = converted[0].weight.numpy()
+    np.testing.assert_array_equal(levels, np.round(levels))   # integer levels
+    again = qat.convert(converted, inplace=False)   # Paddle skips a converted layer
+    np.testing.assert_allclose(again(x).numpy(), expected, rtol=1e-5, atol=1e-6)
+    with pytest.raises(TypeError, match=r"QAT.convert: argument 'remain_weight' expected a bool, got 1"):
+        qat.convert(quantized, remain_weight=1)
