@@ -17,7 +17,8 @@ and hub.list/help/load on a temporary hubconf.py. What it found:
   max's own message; its max|x| is undefined (Paddle's kernels read past the
   end), so it is refused by the layer's name, statistics left as they were;
 - weight_quantize of a weight with no rows failed the same way;
-- InputSpec's error for a bad dtype named neither InputSpec nor 'dtype';
+- InputSpec's error for a bad dtype named neither InputSpec nor 'dtype', and
+  a stop_gradient of any kind was read with bool();
 - LookAhead (alpha, k), ModelAverage (average_window_rate, the windows) and
   Profiler.export (path) raised ValueError for an argument of the wrong kind;
 - InputSpec.from_tensor did not take the tensor's name (Paddle: ``name or
@@ -121,6 +122,8 @@ def test_input_spec_names_a_bad_dtype():
     with pytest.raises(TypeError, match=r"InputSpec: argument 'dtype' expected a dtype"):
         InputSpec([None, 3], None)
     assert InputSpec([-1, 3], "int64").dtype == eager.int64
+    with pytest.raises(TypeError, match=r"InputSpec: argument 'stop_gradient' expected a bool, got str 'no'"):
+        InputSpec([None, 3], stop_gradient="no")   # bool('no') read it as True
 
 
 def test_wrong_kinds_raise_type_error():

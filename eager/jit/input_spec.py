@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from ..arguments import to_required_dtype
+from ..arguments import to_bool, to_required_dtype
 from ..tensor import Tensor
 
 
@@ -40,7 +40,7 @@ class InputSpec:
         self.shape = tuple(dims)
         self.dtype = to_required_dtype(dtype, "InputSpec", "dtype")
         self.name = name
-        self.stop_gradient = bool(stop_gradient)
+        self.stop_gradient = to_bool(stop_gradient, "InputSpec", "stop_gradient")
 
     @classmethod
     def from_tensor(cls, tensor, name=None):
