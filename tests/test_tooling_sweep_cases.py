@@ -35,7 +35,9 @@ and hub.list/help/load on a temporary hubconf.py. What it found:
   Paddle sorts those tables ascending;
 - QAT/PTQ.convert had no ``remain_weight`` and raised on a layer already
   converted; Paddle's takes remain_weight and skips converted layers and
-  layers without a weight quanter or its scales.
+  layers without a weight quanter or its scales;
+- incubate.autograd.forward_grad with a tangent of another dtype failed in
+  grad's own check, naming neither forward_grad nor grad_inputs.
 """
 import numpy as np
 import pytest
@@ -253,3 +255,13 @@ def test_convert_takes_remain_weight_and_skips_converted_layers():
     np.testing.assert_allclose(again(x).numpy(), expected, rtol=1e-5, atol=1e-6)
     with pytest.raises(TypeError, match=r"QAT.convert: argument 'remain_weight' expected a bool, got 1"):
         qat.convert(quantized, remain_weight=1)
+
+
+def test_forward_grad_names_a_tangent_of_the_wrong_dtype():
+    x = eager.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = x * x
+    with pytest.raises(TypeError, match=r"incubate.autograd.forward_grad: argument 'grad_inputs' expected the "
+                                        r"dtypes of inputs \['paddle.float32'\], got \['paddle.int64'\]"):
+        eager.incubate.autograd.forward_grad(y, x, eager.ones([2], "int64"))
+    tangent = eager.to_tensor([0.5, -1.0])
+    np.testing.assert_allclose(eager.incubate.autograd.forward_grad(y, x, tangent).numpy(), [1.0, -4.0])   # 2x*v
