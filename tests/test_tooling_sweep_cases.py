@@ -37,7 +37,10 @@ and hub.list/help/load on a temporary hubconf.py. What it found:
   converted; Paddle's takes remain_weight and skips converted layers and
   layers without a weight quanter or its scales;
 - incubate.autograd.forward_grad with a tangent of another dtype failed in
-  grad's own check, naming neither forward_grad nor grad_inputs.
+  grad's own check, naming neither forward_grad nor grad_inputs;
+- ImperativeQuantAware's weight_bits/activation_bits/moving_rate errors named
+  FakeQuanterWithAbsMaxObserver and 'bit_length', AbsmaxObserver's quant_bits
+  errors named 'bit_length'.
 """
 import numpy as np
 import pytest
@@ -265,3 +268,20 @@ def test_forward_grad_names_a_tangent_of_the_wrong_dtype():
         eager.incubate.autograd.forward_grad(y, x, eager.ones([2], "int64"))
     tangent = eager.to_tensor([0.5, -1.0])
     np.testing.assert_allclose(eager.incubate.autograd.forward_grad(y, x, tangent).numpy(), [1.0, -4.0])   # 2x*v
+
+
+def test_bit_and_rate_errors_name_the_callers_argument():
+    imperative = eager.quantization.ImperativeQuantAware
+    with pytest.raises(ValueError, match=r"ImperativeQuantAware: argument 'weight_bits' expected an int in "
+                                         r"\[2, 16\], got 1"):
+        imperative(weight_bits=1)
+    with pytest.raises(TypeError, match=r"ImperativeQuantAware: argument 'activation_bits' expected an int, "
+                                        r"got '8'"):
+        imperative(activation_bits="8")
+    with pytest.raises(ValueError, match=r"ImperativeQuantAware: argument 'moving_rate' expected a number in "
+                                         r"\[0, 1\), got 1.5"):
+        imperative(moving_rate=1.5)
+    with pytest.raises(ValueError, match=r"AbsmaxObserver: argument 'quant_bits' expected an int in \[2, 16\], "
+                                         r"got 0"):
+        AbsmaxObserver(quant_bits=0)
+    assert imperative(weight_bits=4, activation_bits=6, moving_rate=0.5) is not None

@@ -26,13 +26,21 @@ _TINY = 1e-30
 _TINY_FLOAT16 = 1e-7
 
 
-def check_bit_length(who: str, bit_length) -> int:
-    """``bit_length`` as an int in [2, 16], else a TypeError/ValueError naming ``who``."""
+def check_bit_length(who: str, bit_length, arg: str = "bit_length") -> int:
+    """``bit_length`` as an int in [2, 16], else a TypeError/ValueError naming ``who``
+    and ``arg`` (the caller's name for it: quant_bits, weight_bits, ...)."""
     if not isinstance(bit_length, numbers.Integral) or isinstance(bit_length, bool):
-        raise TypeError(f"{who}: argument 'bit_length' expected an int, got {bit_length!r}")
+        raise TypeError(f"{who}: argument '{arg}' expected an int, got {bit_length!r}")
     if not 2 <= bit_length <= 16:
-        raise ValueError(f"{who}: argument 'bit_length' expected an int in [2, 16], got {bit_length}")
+        raise ValueError(f"{who}: argument '{arg}' expected an int in [2, 16], got {bit_length}")
     return int(bit_length)
+
+
+def check_moving_rate(who: str, moving_rate) -> float:
+    """``moving_rate`` as a float in [0, 1), else a ValueError naming ``who``."""
+    if not isinstance(moving_rate, numbers.Real) or isinstance(moving_rate, bool) or not 0.0 <= moving_rate < 1.0:
+        raise ValueError(f"{who}: argument 'moving_rate' expected a number in [0, 1), got {moving_rate!r}")
+    return float(moving_rate)
 
 
 def check_float_tensor(who: str, arg: str, x) -> Tensor:

@@ -18,7 +18,7 @@ class AbsmaxObserver(ObserverFactory):
     """
 
     def __init__(self, quant_bits=8):
-        fake_quant.check_bit_length("AbsmaxObserver", quant_bits)
+        fake_quant.check_bit_length("AbsmaxObserver", quant_bits, "quant_bits")
         super().__init__(quant_bits=quant_bits)
 
     def _get_class(self):
@@ -33,7 +33,7 @@ class AbsmaxObserverLayer(BaseObserver):
 
     def __init__(self, layer, quant_bits=8):
         super().__init__()
-        self._quant_bits = fake_quant.check_bit_length(type(self).__name__, quant_bits)
+        self._quant_bits = fake_quant.check_bit_length(type(self).__name__, quant_bits, "quant_bits")
         self.abs_max_val = to_tensor(AbsmaxObserverLayer.INIT_ABS_MAX, dtype="float32")
 
     def forward(self, input):
