@@ -40,7 +40,10 @@ and hub.list/help/load on a temporary hubconf.py. What it found:
   grad's own check, naming neither forward_grad nor grad_inputs;
 - ImperativeQuantAware's weight_bits/activation_bits/moving_rate errors named
   FakeQuanterWithAbsMaxObserver and 'bit_length', AbsmaxObserver's quant_bits
-  errors named 'bit_length'.
+  errors named 'bit_length';
+- per-channel scales that do not match x along quant_axis failed in maximum's
+  broadcast (or with a raw IndexError for an axis past x's rank), and
+  LinearQuanter read quant_axis with int().
 """
 import numpy as np
 import pytest
@@ -285,3 +288,20 @@ def test_bit_and_rate_errors_name_the_callers_argument():
                                          r"got 0"):
         AbsmaxObserver(quant_bits=0)
     assert imperative(weight_bits=4, activation_bits=6, moving_rate=0.5) is not None
+
+
+@pytest.mark.usefixtures("device")
+def test_per_channel_scales_are_checked_against_quant_axis():
+    x = np.arange(-6, 6, dtype="float32").reshape(3, 4) / 4
+    scales = np.array([1.0, 1.5, 2.0], "float32")   # one per row: quant_axis 0
+    out = fake_quant_dequant(eager.to_tensor(x), eager.to_tensor(scales), 4, 0)
+    np.testing.assert_allclose(out.numpy(), _fake_quant(x.astype(np.float64), scales[:, None].astype(np.float64), 4),
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match=r"fake_quant_dequant: 3 per-channel scales do not match x's 4 channels "
+                                         r"along quant_axis 1"):
+        fake_quant_dequant(eager.to_tensor(x), eager.to_tensor(scales), 4, 1)
+    with pytest.raises(ValueError, match=r"fake_quant_dequant: argument 'quant_axis' expected an axis of x "
+                                         r"\(rank 2\) for per-channel scales, got 2"):
+        fake_quant_dequant(eager.to_tensor(x), eager.to_tensor(scales), 4, 2)   # was a raw IndexError
+    with pytest.raises(TypeError, match=r"LinearQuanter: argument 'quant_axis' expected an int, got str 'a'"):
+        eager.nn.quant.format.LinearQuanter(eager.to_tensor([1.0]), quant_axis="a")

@@ -67,9 +67,19 @@ def bin_count(bit_length: int) -> float:
     return float((1 << (bit_length - 1)) - 1)
 
 
-def _scale_like(scale: Tensor, x: Tensor, quant_axis: int = -1) -> Tensor:
+def _scale_like(who: str, scale: Tensor, x: Tensor, quant_axis: int = -1) -> Tensor:
     """The scale as a constant (no gradient) of x's dtype, shaped to broadcast over x:
-    a one-element scale is per tensor, a longer one lies along ``quant_axis``."""
+    a one-element scale is per tensor, a longer one lies along ``quant_axis`` and
+    must have one scale per channel there (else a ValueError naming ``who``)."""
+    if scale.size > 1:
+        rank = len(x.shape)
+        if isinstance(quant_axis, bool) or not isinstance(quant_axis, numbers.Integral) \
+                or not -rank <= quant_axis < rank:
+            raise ValueError(f"{who}: argument 'quant_axis' expected an axis of x (rank {rank}) for per-channel "
+                             f"scales, got {quant_axis!r}")
+        if x.shape[quant_axis] != scale.size:
+            raise ValueError(f"{who}: {scale.size} per-channel scales do not match x's {x.shape[quant_axis]} "
+                             f"channels along quant_axis {quant_axis} (x of shape {list(x.shape)})")
     with no_grad():
         tiny = _TINY_FLOAT16 if str(x.dtype).split(".")[-1] == "float16" else _TINY
         s = _F.maximum(scale.detach().astype(x.dtype), _F.full([1], tiny, x.dtype))
@@ -96,7 +106,7 @@ def fake_quant_dequant(x: Tensor, scale: Tensor, bit_length: int = 8, quant_axis
     check_float_tensor(who, "x", x)
     check_float_tensor(who, "scale", scale)
     bnt = bin_count(check_bit_length(who, bit_length))
-    s = _scale_like(scale, x, quant_axis)
+    s = _scale_like(who, scale, x, quant_axis)
     with no_grad():
         rest = _F.round(_F.minimum(_F.maximum(x, -s), s) / s * bnt) * s / bnt - x
     return x + rest  # value: the fake-quantized x; gradient: the identity
@@ -109,7 +119,7 @@ def quantize_linear(x: Tensor, scale: Tensor, bit_length: int = 8, quant_axis: i
     who = "quantize_linear"
     check_float_tensor(who, "x", x)
     bnt = bin_count(check_bit_length(who, bit_length))
-    s = _scale_like(scale, x, quant_axis)
+    s = _scale_like(who, scale, x, quant_axis)
     return _F.round(_F.minimum(_F.maximum(x, -s), s) / s * bnt)
 
 
@@ -118,7 +128,7 @@ def dequantize_linear(q: Tensor, scale: Tensor, bit_length: int = 8, quant_axis:
     who = "dequantize_linear"
     check_float_tensor(who, "q", q)
     bnt = bin_count(check_bit_length(who, bit_length))
-    return q * _scale_like(scale, q, quant_axis) / bnt
+    return q * _scale_like(who, scale, q, quant_axis) / bnt
 
 
 def moving_abs_max(x: Tensor, state: Tensor, accum: Tensor, scale: Tensor, moving_rate: float) -> Tensor:
