@@ -321,7 +321,7 @@ def _linear_of_width(k):
      r"FakeQuanterWithAbsMaxObserver: argument 'moving_rate' expected a number in \[0, 1\), got 1.5"),
     (lambda: FakeQuanterWithAbsMaxObserver(bit_length=1), ValueError,
      r"FakeQuanterWithAbsMaxObserver: argument 'bit_length' expected an int in \[2, 16\], got 1"),
-    (lambda: AbsmaxObserver(quant_bits=8.0), TypeError, r"AbsmaxObserver: argument 'bit_length' expected an int"),
+    (lambda: AbsmaxObserver(quant_bits=8.0), TypeError, r"AbsmaxObserver: argument 'quant_bits' expected an int"),
     (lambda: QuantConfig(activation="abs_max", weight=None), TypeError,
      r"QuantConfig: argument 'activation' expected a quanter/observer factory"),
     (lambda: QuantConfig(None, None).add_type_config(int), TypeError,

@@ -43,7 +43,7 @@ def _repo_dir(op: str, repo_dir, source, force_reload) -> str:
 
 def _hubconf(op: str, path: str):
     """The repository's hubconf.py as a fresh module (its directory importable while
-    it loads, so it can import its neighbours), its dependencies checked."""
+    it loads, so it can import its neighbours)."""
     _loaded[0] += 1
     spec = importlib.util.spec_from_file_location(f"eager_hubconf_{_loaded[0]}", os.path.join(path, "hubconf.py"))
     module = importlib.util.module_from_spec(spec)
@@ -52,11 +52,16 @@ def _hubconf(op: str, path: str):
         spec.loader.exec_module(module)
     finally:
         sys.path.remove(path)
+    return module
+
+
+def _check_dependencies(op: str, module) -> None:
+    """Only load checks ``dependencies``, as Paddle: list and help read a hubconf whose
+    dependencies are missing."""
     dependencies = getattr(module, "dependencies", None) or []
     missing = [name for name in dependencies if importlib.util.find_spec(name) is None]
     if missing:
         raise RuntimeError(f"hub.{op}: Missing dependencies: {', '.join(missing)}")
-    return module
 
 
 def _entry(op: str, module, model):
@@ -95,5 +100,6 @@ def load(repo_dir, model, source="github", force_reload=False, **kwargs):
     >>> net = eager.hub.load("path/to/repo", "resnet18", source="local")   # doctest: +SKIP
     """
     module = _hubconf("load", _repo_dir("load", repo_dir, source, force_reload))
+    _check_dependencies("load", module)
     return _entry("load", module, model)(**kwargs)
 

@@ -6,8 +6,7 @@ import numbers
 
 import numpy as np
 
-from phi.common import convert_dtype
-
+from ..arguments import to_bool, to_required_dtype
 from ..tensor import Tensor
 
 
@@ -39,17 +38,18 @@ class InputSpec:
         if name is not None and not isinstance(name, str):
             raise TypeError(f"InputSpec: argument 'name' expected a str or None, got {type(name).__name__}")
         self.shape = tuple(dims)
-        self.dtype = convert_dtype(dtype)
+        self.dtype = to_required_dtype(dtype, "InputSpec", "dtype")
         self.name = name
-        self.stop_gradient = bool(stop_gradient)
+        self.stop_gradient = to_bool(stop_gradient, "InputSpec", "stop_gradient")
 
     @classmethod
     def from_tensor(cls, tensor, name=None):
-        """The spec of ``tensor``'s shape and dtype."""
+        """The spec of ``tensor``'s shape and dtype, named ``name`` or else the
+        tensor's name (as Paddle's ``name or tensor.name``)."""
         if not isinstance(tensor, Tensor):
             raise TypeError(f"InputSpec.from_tensor: argument 'tensor' expected a Tensor, got "
                             f"{type(tensor).__name__}")
-        return cls(tuple(tensor.shape), tensor.dtype, name)
+        return cls(tuple(tensor.shape), tensor.dtype, name or tensor.name)
 
     @classmethod
     def from_numpy(cls, ndarray, name=None):
@@ -99,12 +99,14 @@ class InputSpec:
     def __repr__(self):
         return f"InputSpec(shape={self.shape}, dtype={self.dtype}, name={self.name})"
 
+    # Paddle's rules: equal specs agree on shape, dtype, name and stop_gradient; the hash
+    # leaves the name out, so specs differing only by name share a to_static program.
     def __eq__(self, other):
         return (type(other) is InputSpec and self.shape == other.shape and self.dtype == other.dtype
-                and self.name == other.name)
+                and self.name == other.name and self.stop_gradient == other.stop_gradient)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.name))
+        return hash((self.shape, self.dtype, self.stop_gradient))
 
 
 __all__ = ["InputSpec"]

@@ -108,8 +108,10 @@ def _scheduler(scheduler):
             raise TypeError(f"Profiler: argument 'scheduler' as a tuple expected (start_step, end_step) ints, "
                             f"got {scheduler!r}")
         start, end = scheduler
-        if not 0 <= start < end:
-            raise ValueError(f"Profiler: argument 'scheduler' expected 0 <= start_step < end_step, got {scheduler!r}")
+        start = max(start, 0)  # Paddle reads a negative start as 0
+        if not start < end:
+            raise ValueError(f"Profiler: argument 'scheduler' expected start_step < end_step with end_step > 0, "
+                             f"got {scheduler!r}")
         # Steps [start, end) recorded once: closed until start - 1, one ready step before.
         return make_scheduler(closed=max(start - 1, 0), ready=1 if start > 0 else 0, record=end - start, repeat=1)
     if not callable(scheduler):
@@ -185,6 +187,8 @@ class Profiler:
             raise RuntimeError("Profiler.start: the profiler is already started; call stop() first")
         if MODES.recorder is not None:
             raise RuntimeError("Profiler.start: another profiler is running in this process; stop it first")
+        # The scheduler is asked first: a bad state it returns leaves the profiler unstarted.
+        state = None if self.timer_only else self._state(0)
         self._started = True
         self.step_num = 0
         self._timer.begin()
@@ -192,7 +196,7 @@ class Profiler:
         if self.timer_only:
             MODES.set_recorder(self._recorder, time_ops=False)
             return
-        self._enter(self._state(0))
+        self._enter(state)
 
     def stop(self) -> None:
         """Stops timing and recording; a trace being recorded goes to
@@ -256,7 +260,9 @@ class Profiler:
     def export(self, path: str = "", format: str = "json") -> None:
         """Writes the last recorded trace to ``path``: 'json' for Chrome trace
         events; 'pb' (Paddle's protobuf) is not available in eager."""
-        if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"Profiler.export: argument 'path' expected a file path, got {type(path).__name__}")
+        if not os.fspath(path):
             raise ValueError(f"Profiler.export: argument 'path' expected a file path, got {path!r}")
         if format not in ("json", "pb"):
             raise ValueError(f"Profiler.export: argument 'format' expected 'json' or 'pb', got {format!r}")

@@ -9,7 +9,8 @@ from .events import TracerEventType
 
 
 class SortedKeys(enum.Enum):
-    """The column the operator table is sorted by (largest first). eager times
+    """The column the operator table is sorted by (largest first; the Min keys
+    smallest first, as Paddle). eager times
     ops on the host only, so the GPU keys sort by the matching CPU column."""
 
     CPUTotal = 0
@@ -59,8 +60,11 @@ class _Stat:
         self.low = duration if self.low is None else min(self.low, duration)
 
     def key(self, sorted_by: SortedKeys):
+        """The sort key in Paddle's order: smallest first for the Min keys, largest first for the others."""
         column = sorted_by.value % 4
-        return (self.total, self.total / max(self.calls, 1), self.high, self.low or 0)[column]
+        if column == 3:
+            return self.low or 0
+        return -(self.total, self.total / max(self.calls, 1), self.high)[column]
 
 
 def _outermost(events) -> list:
@@ -178,10 +182,10 @@ def _grouped(nested, kinds, op_detail: bool) -> dict:
 def _named_table(title: str, stats: dict, sorted_by: SortedKeys, unit: str, scale: float) -> str:
     whole = sum(stat.total for stat in stats.values())
     rows = []
-    for name, stat in sorted(stats.items(), key=lambda item: -item[1].key(sorted_by)):
+    for name, stat in sorted(stats.items(), key=lambda item: item[1].key(sorted_by)):
         rows.append([name, stat.calls] + _times(stat, scale) + [_ratio(stat.total, whole)])
         if stat.inner:
-            for inner_name, inner in sorted(stat.inner.items(), key=lambda item: -item[1].key(sorted_by)):
+            for inner_name, inner in sorted(stat.inner.items(), key=lambda item: item[1].key(sorted_by)):
                 rows.append(["  " + inner_name, inner.calls] + _times(inner, scale) + [_ratio(inner.total, whole)])
     header = ["Name", "Calls", "CPU Total", "Avg", "Max", "Min", "Ratio (%)"]
     return _table(title, header, rows, unit)

@@ -87,10 +87,11 @@ class QuantConfig:
         _check_factory("QuantConfig.add_name_config", "activation", activation)
         _check_factory("QuantConfig.add_name_config", "weight", weight)
         names = layer_name if isinstance(layer_name, list) else [layer_name]
-        for name in names:
+        for name in names:  # every name checked before any is configured: a refused call changes nothing
             if not isinstance(name, str):
                 raise TypeError(f"QuantConfig.add_name_config: argument 'layer_name' expected a str or a list of "
                                 f"str, got {type(name).__name__}")
+        for name in names:
             self._prefix2config[name] = SingleLayerConfig(activation, weight)
 
     def add_type_config(self, layer_type, activation=None, weight=None):
@@ -98,8 +99,9 @@ class QuantConfig:
         _check_factory("QuantConfig.add_type_config", "activation", activation)
         _check_factory("QuantConfig.add_type_config", "weight", weight)
         types = layer_type if isinstance(layer_type, list) else [layer_type]
-        for kind in types:
+        for kind in types:  # every type checked before any is configured: a refused call changes nothing
             _check_layer_type("QuantConfig.add_type_config", "layer_type", kind)
+        for kind in types:
             self._type2config[kind] = SingleLayerConfig(activation, weight)
 
     def add_qat_layer_mapping(self, source, target):

@@ -8,6 +8,7 @@ import numbers
 
 from .. import jit, nn
 from ..nn.layer import Layer
+from ..nn.quant import fake_quant
 from ..nn.quant.quant_layers import QuantizedConv2DTranspose
 from .config import DEFAULT_QAT_LAYER_MAPPINGS, QuantConfig, SingleLayerConfig
 from .qat import QAT
@@ -76,6 +77,9 @@ class ImperativeQuantAware:
                                  f"QuantConfig for custom quanters")
         if not isinstance(moving_rate, numbers.Real) or isinstance(moving_rate, bool):
             raise TypeError(f"{who}: argument 'moving_rate' expected a number, got {moving_rate!r}")
+        fake_quant.check_moving_rate(who, moving_rate)
+        fake_quant.check_bit_length(who, weight_bits, "weight_bits")
+        fake_quant.check_bit_length(who, activation_bits, "activation_bits")
         activation_rate = float(moving_rate) if activation_quantize_type == "moving_average_abs_max" else 0.0
         self._types = tuple(_QUANTIZED_TYPES[t] for t in types if t in _QUANTIZED_TYPES)
         self._transpose_settings = {"weight_bits": weight_bits, "activation_bits": activation_bits,

@@ -25,24 +25,32 @@ class Quantization(metaclass=abc.ABCMeta):
     def quantize(self, model, inplace=False):
         """The model prepared for quantization."""
 
-    def convert(self, model, inplace=False):
+    def convert(self, model, inplace=False, remain_weight=False):
         """The quantized model for inference: each quanter/observer becomes a
         quantize-dequantize layer with the scale it found, and the weights of the
         quantized layers are stored as integer levels (only a dequantize step in
-        front of them), so the outputs equal the fake-quantized model's in eval mode.
+        front of them; ``remain_weight=True`` keeps them in floats), so the outputs
+        equal the fake-quantized model's in eval mode. As Paddle's, a layer already
+        converted, or without a weight quanter or its scales, is left as it is.
 
         >>> converted = qat.convert(quant_model)
         """
-        _check_model(type(self).__name__ + ".convert", model, inplace)
+        who = type(self).__name__ + ".convert"
+        _check_model(who, model, inplace)
+        if not isinstance(remain_weight, bool):
+            raise TypeError(f"{who}: argument 'remain_weight' expected a bool, got {remain_weight!r}")
         out = model if inplace else copy.deepcopy(model)
         replaced = {}
         for name, child in out.named_children():
             if isinstance(child, ConvertibleQuantedLayer):
-                child._convert()
+                if child.converted or (hasattr(child, "weight_quanter") and (
+                        child.weight_quanter is None or child.weight_quanter.scales() is None)):
+                    continue
+                child._convert(remain_weight=remain_weight)
             elif isinstance(child, BaseQuanter):
                 replaced[name] = LinearQuanterDequanter.from_quanter(child)
             else:
-                self.convert(child, inplace=True)
+                self.convert(child, inplace=True, remain_weight=remain_weight)
         for name, layer in replaced.items():
             out._sub_layers[name] = layer  # in place: a Sequential keeps its order
         return out

@@ -245,6 +245,9 @@ def forward_grad(outputs, inputs, grad_inputs=None):
         if len(tangents) != len(ins) or any(t.shape != x.shape for t, x in zip(tangents, ins)):
             raise ValueError(f"incubate.autograd.forward_grad: argument 'grad_inputs' expected shapes "
                              f"{[x.shape for x in ins]}, got {[t.shape for t in tangents]}")
+        if any(t.dtype != x.dtype for t, x in zip(tangents, ins)):
+            raise TypeError(f"incubate.autograd.forward_grad: argument 'grad_inputs' expected the dtypes of "
+                            f"inputs {[str(x.dtype) for x in ins]}, got {[str(t.dtype) for t in tangents]}")
     us = [Tensor(_F.zeros(o.shape, o.dtype, o.place).impl, AutogradMeta()) for o in outs]
     with enable_grad():
         gs = run_backward(list(outs), us, True, True, inputs=list(ins), allow_unused=True, what="forward_grad")

@@ -39,9 +39,13 @@ class LookAhead(Optimizer):
         if not isinstance(inner_optimizer, Optimizer):
             raise TypeError(f"{who}: argument 'inner_optimizer' expected an eager.optimizer.Optimizer, got "
                             f"{type(inner_optimizer).__name__}")
-        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0.0 <= float(alpha) <= 1.0:
+        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+            raise TypeError(f"{who}: argument 'alpha' expected a float in [0, 1], got {type(alpha).__name__}")
+        if not 0.0 <= float(alpha) <= 1.0:
             raise ValueError(f"{who}: argument 'alpha' expected a float in [0, 1], got {alpha!r}")
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k <= 0:
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+            raise TypeError(f"{who}: argument 'k' expected a positive int, got {type(k).__name__}")
+        if k <= 0:
             raise ValueError(f"{who}: argument 'k' expected a positive int, got {k!r}")
         super().__init__(learning_rate=inner_optimizer.get_lr(), parameters=list(inner_optimizer._parameter_list),
                          name=name)

@@ -46,12 +46,16 @@ class ModelAverage(Optimizer):
     def __init__(self, average_window_rate, parameters=None, min_average_window=10000, max_average_window=10000,
                  name=None):
         who = "ModelAverage"
-        if isinstance(average_window_rate, bool) or not isinstance(average_window_rate, numbers.Real) \
-                or not float(average_window_rate) > 0:
+        if isinstance(average_window_rate, bool) or not isinstance(average_window_rate, numbers.Real):
+            raise TypeError(f"{who}: argument 'average_window_rate' expected a positive float, got "
+                            f"{type(average_window_rate).__name__}")
+        if not float(average_window_rate) > 0:
             raise ValueError(f"{who}: argument 'average_window_rate' expected a positive float, got "
                              f"{average_window_rate!r}")
         for arg, value in (("min_average_window", min_average_window), ("max_average_window", max_average_window)):
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TypeError(f"{who}: argument '{arg}' expected a positive int, got {type(value).__name__}")
+            if value <= 0:
                 raise ValueError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
         if min_average_window > max_average_window:
             raise ValueError(f"{who}: argument 'min_average_window' ({min_average_window}) expected to be at most "

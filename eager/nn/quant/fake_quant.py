@@ -26,13 +26,21 @@ _TINY = 1e-30
 _TINY_FLOAT16 = 1e-7
 
 
-def check_bit_length(who: str, bit_length) -> int:
-    """``bit_length`` as an int in [2, 16], else a TypeError/ValueError naming ``who``."""
+def check_bit_length(who: str, bit_length, arg: str = "bit_length") -> int:
+    """``bit_length`` as an int in [2, 16], else a TypeError/ValueError naming ``who``
+    and ``arg`` (the caller's name for it: quant_bits, weight_bits, ...)."""
     if not isinstance(bit_length, numbers.Integral) or isinstance(bit_length, bool):
-        raise TypeError(f"{who}: argument 'bit_length' expected an int, got {bit_length!r}")
+        raise TypeError(f"{who}: argument '{arg}' expected an int, got {bit_length!r}")
     if not 2 <= bit_length <= 16:
-        raise ValueError(f"{who}: argument 'bit_length' expected an int in [2, 16], got {bit_length}")
+        raise ValueError(f"{who}: argument '{arg}' expected an int in [2, 16], got {bit_length}")
     return int(bit_length)
+
+
+def check_moving_rate(who: str, moving_rate) -> float:
+    """``moving_rate`` as a float in [0, 1), else a ValueError naming ``who``."""
+    if not isinstance(moving_rate, numbers.Real) or isinstance(moving_rate, bool) or not 0.0 <= moving_rate < 1.0:
+        raise ValueError(f"{who}: argument 'moving_rate' expected a number in [0, 1), got {moving_rate!r}")
+    return float(moving_rate)
 
 
 def check_float_tensor(who: str, arg: str, x) -> Tensor:
@@ -44,14 +52,34 @@ def check_float_tensor(who: str, arg: str, x) -> Tensor:
     return x
 
 
+def check_observable(who: str, arg: str, x: Tensor) -> Tensor:
+    """``x`` if it has elements, else a ValueError naming ``who`` and ``arg``: the
+    abs-max statistic of an empty input is undefined (Paddle's kernels read past
+    its end), and an observer or moving average must not take a made-up value."""
+    if x.size == 0:
+        raise ValueError(f"{who}: argument '{arg}' is empty (shape {list(x.shape)}): max|{arg}|, the statistic "
+                         f"the scale is made from, is undefined for no elements")
+    return x
+
+
 def bin_count(bit_length: int) -> float:
     """The largest quantized magnitude, ``2**(bit_length-1) - 1`` (127 for 8 bits)."""
     return float((1 << (bit_length - 1)) - 1)
 
 
-def _scale_like(scale: Tensor, x: Tensor, quant_axis: int = -1) -> Tensor:
+def _scale_like(who: str, scale: Tensor, x: Tensor, quant_axis: int = -1) -> Tensor:
     """The scale as a constant (no gradient) of x's dtype, shaped to broadcast over x:
-    a one-element scale is per tensor, a longer one lies along ``quant_axis``."""
+    a one-element scale is per tensor, a longer one lies along ``quant_axis`` and
+    must have one scale per channel there (else a ValueError naming ``who``)."""
+    if scale.size > 1:
+        rank = len(x.shape)
+        if isinstance(quant_axis, bool) or not isinstance(quant_axis, numbers.Integral) \
+                or not -rank <= quant_axis < rank:
+            raise ValueError(f"{who}: argument 'quant_axis' expected an axis of x (rank {rank}) for per-channel "
+                             f"scales, got {quant_axis!r}")
+        if x.shape[quant_axis] != scale.size:
+            raise ValueError(f"{who}: {scale.size} per-channel scales do not match x's {x.shape[quant_axis]} "
+                             f"channels along quant_axis {quant_axis} (x of shape {list(x.shape)})")
     with no_grad():
         tiny = _TINY_FLOAT16 if str(x.dtype).split(".")[-1] == "float16" else _TINY
         s = _F.maximum(scale.detach().astype(x.dtype), _F.full([1], tiny, x.dtype))
@@ -59,8 +87,8 @@ def _scale_like(scale: Tensor, x: Tensor, quant_axis: int = -1) -> Tensor:
             shape = [1] * len(x.shape)
             shape[quant_axis] = -1
             s = s.reshape(shape)
-        else:
-            s = s.reshape([1] * max(len(x.shape), 1))
+        else:  # x's rank, so a 0-D x stays 0-D
+            s = s.reshape([1] * len(x.shape))
     return s
 
 
@@ -78,7 +106,7 @@ def fake_quant_dequant(x: Tensor, scale: Tensor, bit_length: int = 8, quant_axis
     check_float_tensor(who, "x", x)
     check_float_tensor(who, "scale", scale)
     bnt = bin_count(check_bit_length(who, bit_length))
-    s = _scale_like(scale, x, quant_axis)
+    s = _scale_like(who, scale, x, quant_axis)
     with no_grad():
         rest = _F.round(_F.minimum(_F.maximum(x, -s), s) / s * bnt) * s / bnt - x
     return x + rest  # value: the fake-quantized x; gradient: the identity
@@ -91,7 +119,7 @@ def quantize_linear(x: Tensor, scale: Tensor, bit_length: int = 8, quant_axis: i
     who = "quantize_linear"
     check_float_tensor(who, "x", x)
     bnt = bin_count(check_bit_length(who, bit_length))
-    s = _scale_like(scale, x, quant_axis)
+    s = _scale_like(who, scale, x, quant_axis)
     return _F.round(_F.minimum(_F.maximum(x, -s), s) / s * bnt)
 
 
@@ -100,7 +128,7 @@ def dequantize_linear(q: Tensor, scale: Tensor, bit_length: int = 8, quant_axis:
     who = "dequantize_linear"
     check_float_tensor(who, "q", q)
     bnt = bin_count(check_bit_length(who, bit_length))
-    return q * _scale_like(scale, q, quant_axis) / bnt
+    return q * _scale_like(who, scale, q, quant_axis) / bnt
 
 
 def moving_abs_max(x: Tensor, state: Tensor, accum: Tensor, scale: Tensor, moving_rate: float) -> Tensor:

@@ -10,6 +10,7 @@ import abc
 
 import numpy as np
 
+from ...arguments import to_int
 from ...creation import to_tensor
 from ...tensor import Tensor
 from ..layer import Layer, ParamAttr
@@ -36,7 +37,7 @@ class _LinearQuantBase(Layer):
         self._scales = self.create_parameter([values.size], ParamAttr(trainable=False), dtype="float32")
         self._scales.set_value(values)
         self._zero_point = to_tensor(np.zeros([1], np.float32))
-        self._quant_axis = -1 if quant_axis is None else int(quant_axis)
+        self._quant_axis = -1 if quant_axis is None else to_int(quant_axis, who, "quant_axis")
         self._group_size = group_size
         self._qmax = (1 << (self._bit_length - 1)) - 1
         self._qmin = -self._qmax - 1

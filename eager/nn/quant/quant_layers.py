@@ -48,17 +48,7 @@ _FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 
 
 def _bits(who: str, quant_bits) -> int:
-    if not isinstance(quant_bits, numbers.Integral) or isinstance(quant_bits, bool):
-        raise TypeError(f"{who}: argument 'quant_bits' expected an int, got {quant_bits!r}")
-    if not 2 <= quant_bits <= 16:
-        raise ValueError(f"{who}: argument 'quant_bits' expected an int in [2, 16], got {quant_bits}")
-    return int(quant_bits)
-
-
-def _rate(who: str, moving_rate) -> float:
-    if not isinstance(moving_rate, numbers.Real) or isinstance(moving_rate, bool) or not 0.0 <= moving_rate < 1.0:
-        raise ValueError(f"{who}: argument 'moving_rate' expected a number in [0, 1), got {moving_rate!r}")
-    return float(moving_rate)
+    return fake_quant.check_bit_length(who, quant_bits, "quant_bits")
 
 
 def _dtype(who: str, dtype) -> str:
@@ -109,7 +99,8 @@ class FakeQuantAbsMax(Layer):
 
     def forward(self, input):
         """input quantized to ``quant_bits`` with scale ``max|input|`` and dequantized."""
-        fake_quant.check_float_tensor(type(self).__name__, "input", input)
+        fake_quant.check_observable(type(self).__name__, "input",
+                                    fake_quant.check_float_tensor(type(self).__name__, "input", input))
         scale = _abs_max(input)
         if self._scale is not None:
             with no_grad():
@@ -131,7 +122,7 @@ class FakeQuantMovingAverageAbsMax(Layer):
     def __init__(self, name=None, moving_rate=0.9, quant_bits=8, dtype="float32", reduce_type=None):
         super().__init__()
         who = "FakeQuantMovingAverageAbsMax"
-        self._moving_rate = _rate(who, moving_rate)
+        self._moving_rate = fake_quant.check_moving_rate(who, moving_rate)
         self._quant_bits = _bits(who, quant_bits)
         _reduce(who, reduce_type)
         self._reduce_type = reduce_type
@@ -144,6 +135,7 @@ class FakeQuantMovingAverageAbsMax(Layer):
         """input fake-quantized; in training the moving-average scale moves first."""
         fake_quant.check_float_tensor(type(self).__name__, "input", input)
         if self.training:
+            fake_quant.check_observable(type(self).__name__, "input", input)
             scale = fake_quant.moving_abs_max(input, self._state, self._accum, self._scale, self._moving_rate)
         else:
             scale = self._scale
@@ -189,6 +181,7 @@ class FakeQuantChannelWiseAbsMax(Layer):
         if len(input.shape) <= axis or input.shape[axis] != self._channel_num:
             raise ValueError(f"{who}: argument 'input' expected {self._channel_num} channels along axis {axis}, "
                              f"got shape {list(input.shape)}")
+        fake_quant.check_observable(who, "input", input)
         with no_grad():
             others = [d for d in range(len(input.shape)) if d != axis]
             scale = _F.max(_F.abs(input.detach()), axis=others) if others else _F.abs(input.detach())
@@ -209,7 +202,7 @@ class MovingAverageAbsMaxScale(Layer):
     def __init__(self, name=None, moving_rate=0.9, dtype="float32", reduce_type=None):
         super().__init__()
         who = "MovingAverageAbsMaxScale"
-        self._moving_rate = _rate(who, moving_rate)
+        self._moving_rate = fake_quant.check_moving_rate(who, moving_rate)
         _reduce(who, reduce_type)
         self._reduce_type = reduce_type
         dtype = _dtype(who, dtype)
@@ -221,6 +214,7 @@ class MovingAverageAbsMaxScale(Layer):
         """A copy of input; in training the scale moves by its ``max|x|``."""
         fake_quant.check_float_tensor(type(self).__name__, "input", input)
         if self.training:
+            fake_quant.check_observable(type(self).__name__, "input", input)
             fake_quant.moving_abs_max(input, self._state, self._accum, self._scale, self._moving_rate)
         return input.clone()
 

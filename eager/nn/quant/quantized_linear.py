@@ -76,6 +76,9 @@ def weight_quantize(x, algo="weight_only_int8", arch=None, group_size=-1):
     """
     who = "weight_quantize"
     _check_2d_float(who, "x", x)
+    if x.shape[0] == 0:  # no rows: each column's max|x| is undefined (Paddle's kernel reads past the end)
+        raise ValueError(f"{who}: argument 'x' expected at least one row (the scale of a column is its largest "
+                         f"|value|), got shape {list(x.shape)}")
     _check_common(who, "algo", algo, _ALGOS, group_size)
     w = x.detach().astype("float32")
     absmax = _F.max(_F.abs(w), axis=0)

@@ -18,7 +18,7 @@ class AbsmaxObserver(ObserverFactory):
     """
 
     def __init__(self, quant_bits=8):
-        fake_quant.check_bit_length("AbsmaxObserver", quant_bits)
+        fake_quant.check_bit_length("AbsmaxObserver", quant_bits, "quant_bits")
         super().__init__(quant_bits=quant_bits)
 
     def _get_class(self):
@@ -33,12 +33,13 @@ class AbsmaxObserverLayer(BaseObserver):
 
     def __init__(self, layer, quant_bits=8):
         super().__init__()
-        self._quant_bits = fake_quant.check_bit_length(type(self).__name__, quant_bits)
+        self._quant_bits = fake_quant.check_bit_length(type(self).__name__, quant_bits, "quant_bits")
         self.abs_max_val = to_tensor(AbsmaxObserverLayer.INIT_ABS_MAX, dtype="float32")
 
     def forward(self, input):
         """input unchanged; ``abs_max_val`` becomes max(abs_max_val, max|input|)."""
-        fake_quant.check_float_tensor(type(self).__name__, "input", input)
+        fake_quant.check_observable(type(self).__name__, "input",
+                                    fake_quant.check_float_tensor(type(self).__name__, "input", input))
         with no_grad():
             current = _F.max(_F.abs(input.detach())).astype("float32")
             self.abs_max_val = _F.maximum(current, self.abs_max_val)

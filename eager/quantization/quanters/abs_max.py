@@ -1,8 +1,6 @@
 """FakeQuanterWithAbsMaxObserver: fake quantization with a moving-average abs-max scale."""
 from __future__ import annotations
 
-import numbers
-
 from ...autograd import no_grad
 from ...nn.initializer import Constant
 from ...nn.layer import ParamAttr
@@ -31,7 +29,7 @@ class FakeQuanterWithAbsMaxObserver(QuanterFactory):
 
     def __init__(self, moving_rate=0.9, bit_length=8, dtype="float32", name=None):
         who = "FakeQuanterWithAbsMaxObserver"
-        _check_rate(who, moving_rate)
+        fake_quant.check_moving_rate(who, moving_rate)
         fake_quant.check_bit_length(who, bit_length)
         if str(dtype).split(".")[-1] not in ("float16", "bfloat16", "float32", "float64"):
             raise ValueError(f"{who}: argument 'dtype' expected a floating-point dtype, got {dtype!r}")
@@ -39,11 +37,6 @@ class FakeQuanterWithAbsMaxObserver(QuanterFactory):
 
     def _get_class(self):
         return FakeQuanterWithAbsMaxObserverLayer
-
-
-def _check_rate(who, rate):
-    if not isinstance(rate, numbers.Real) or isinstance(rate, bool) or not 0.0 <= rate < 1.0:
-        raise ValueError(f"{who}: argument 'moving_rate' expected a number in [0, 1), got {rate!r}")
 
 
 class FakeQuanterWithAbsMaxObserverLayer(BaseQuanter):
@@ -54,8 +47,7 @@ class FakeQuanterWithAbsMaxObserverLayer(BaseQuanter):
     def __init__(self, layer, name=None, moving_rate=0.9, bit_length=8, dtype="float32"):
         super().__init__()
         who = type(self).__name__
-        _check_rate(who, moving_rate)
-        self._moving_rate = float(moving_rate)
+        self._moving_rate = fake_quant.check_moving_rate(who, moving_rate)
         self._bit_length = fake_quant.check_bit_length(who, bit_length)
         prefix = name or "quant_dequant"
         self._scale = self._make(f"{prefix}.scale", 0.001, dtype)
@@ -70,6 +62,7 @@ class FakeQuanterWithAbsMaxObserverLayer(BaseQuanter):
         """input fake-quantized; in training the moving-average scale is updated first."""
         fake_quant.check_float_tensor(type(self).__name__, "input", input)
         if self.training:
+            fake_quant.check_observable(type(self).__name__, "input", input)
             scale = fake_quant.moving_abs_max(input, self._state, self._accum, self._scale, self._moving_rate)
         else:
             with no_grad():
