@@ -34,6 +34,11 @@ def _mT(t):
     return _F.transpose(t, list(range(nd - 2)) + [nd - 1, nd - 2])
 
 
+def _conj_if_complex(t):
+    """conj(t) for a complex t; a real t as it is (conj would copy it)."""
+    return _F.conj(t) if t.dtype.is_complex else t
+
+
 def _neg(t):
     return _F.scale(t, -1.0, 0.0, True)
 
@@ -64,7 +69,9 @@ def _einsum_operand_grad(plan, x, k, out_grad):
     kept = [label for label, size in zip(labels, shape)
             if label in elsewhere and not (size == 1 and plan.sizes[label] != 1)]
     terms = [plan.output] + [t for i, t in enumerate(plan.inputs) if i != k]
-    operands = [out_grad] + [t for i, t in enumerate(x) if i != k]
+    # einsum is holomorphic in each operand: Paddle's convention takes out_grad times
+    # the conjugates of the others (as matmul's gradient).
+    operands = [out_grad] + [_conj_if_complex(t) for i, t in enumerate(x) if i != k]
     grad = _F.einsum(operands, ",".join(terms) + "->" + "".join(kept))
     sizes = dict(zip(kept, grad.shape))
     grad = reshape_exactly(grad, [sizes.get(label, 1) for label in labels])
@@ -89,7 +96,7 @@ def bmm_grad(x, y, out_grad):
 def dot_grad(x, y, out_grad):
     if x.dtype.is_complex:
         # Paddle's dot_grad for complex: out_grad * conj(other), the same convention
-        # as multiply's (einsum has no complex kernel).
+        # as multiply's.
         g = _F.unsqueeze(out_grad, [-1])
         return _F.multiply(g, _F.conj(y)), _F.multiply(g, _F.conj(x))
     return (_F.einsum([out_grad, y], "...,...i->...i"), _F.einsum([out_grad, x], "...,...i->...i"))
@@ -102,7 +109,7 @@ def mv_grad(x, vec, out_grad):
 def outer_grad(x, y, out_grad):
     x_flat = reshape_exactly(x, [out_grad.shape[0]])
     y_flat = reshape_exactly(y, [out_grad.shape[1]])
-    if x.dtype.is_complex:  # matmul's convention, out_grad times conj(other) (einsum has no complex kernel)
+    if x.dtype.is_complex:  # matmul's convention, out_grad times conj(other)
         return (reshape_exactly(_F.matmul(out_grad, _F.conj(y_flat)), x.shape),
                 reshape_exactly(_F.matmul(_F.conj(x_flat), out_grad), y.shape))
     return (reshape_exactly(_F.einsum([out_grad, y_flat], "ij,j->i"), x.shape),
@@ -156,8 +163,8 @@ def kron_grad(x, y, out_grad):
     g = reshape_exactly(out_grad, [d for pair in zip(xs_padded, ys_padded) for d in pair])
     x_labels, y_labels = _LETTERS[:n], _LETTERS[n:2 * n]
     g_labels = "".join(a + b for a, b in zip(x_labels, y_labels))
-    x_grad = _F.einsum([g, reshape_exactly(y, ys_padded)], f"{g_labels},{y_labels}->{x_labels}")
-    y_grad = _F.einsum([g, reshape_exactly(x, xs_padded)], f"{g_labels},{x_labels}->{y_labels}")
+    x_grad = _F.einsum([g, reshape_exactly(_conj_if_complex(y), ys_padded)], f"{g_labels},{y_labels}->{x_labels}")
+    y_grad = _F.einsum([g, reshape_exactly(_conj_if_complex(x), xs_padded)], f"{g_labels},{x_labels}->{y_labels}")
     return reshape_exactly(x_grad, xs), reshape_exactly(y_grad, ys)
 
 

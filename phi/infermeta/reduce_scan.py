@@ -144,7 +144,9 @@ def cumprod_infer_meta(x, dim, dtype, out) -> None:
 
 
 def _scan(axis_name, x, axis, dtype, out) -> None:
-    _expect_real(x)
+    # Paddle 2.6 registers cumsum and cumprod for complex64/complex128 too.
+    if not x.dtype.is_complex:
+        _expect_real(x, "an integer, floating-point or complex tensor")
     dims = tuple(x.dims)
     if axis is None:
         count = 1
@@ -155,8 +157,11 @@ def _scan(axis_name, x, axis, dtype, out) -> None:
         normalize_axis(axis_name, axis, len(dims))
         out.dims = dims
     out.dtype = x.dtype if dtype is None else convert_dtype(dtype)
-    if not (out.dtype.is_integer or out.dtype.is_floating_point):
-        raise InvalidArgumentError(f"argument 'dtype' expected an integer or floating-point dtype, "
+    if x.dtype.is_complex and not out.dtype.is_complex:
+        raise InvalidArgumentError(f"argument 'dtype' expected a complex dtype for complex x ({x.dtype}), got "
+                                   f"{out.dtype}: casting would drop the imaginary part; take .real() first")
+    if not (out.dtype.is_integer or out.dtype.is_floating_point or out.dtype.is_complex):
+        raise InvalidArgumentError(f"argument 'dtype' expected an integer, floating-point or complex dtype, "
                                    f"got {out.dtype}")
     out.layout = x.layout
 
@@ -185,8 +190,8 @@ def _check_result(arg: str, got, forward, check_dtype: bool = True) -> None:
 
 
 def _gradient_of(x, out_grad, forward, x_grad, out=None, check_dtype=True) -> None:
-    if not out_grad.dtype.is_floating_point:
-        raise InvalidArgumentError(f"argument 'out_grad' expected a floating-point tensor, got dtype "
+    if not (out_grad.dtype.is_floating_point or out_grad.dtype.is_complex):  # complex: cumsum, cumprod
+        raise InvalidArgumentError(f"argument 'out_grad' expected a floating-point or complex tensor, got dtype "
                                    f"{out_grad.dtype}")
     _check_result("out_grad", out_grad, forward, check_dtype)
     if out is not None:

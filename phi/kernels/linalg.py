@@ -29,8 +29,8 @@ from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS, INTS
 
 LINALG_FLOATS = (T.FLOAT32, T.FLOAT64)  # what numpy.linalg / cupy.linalg compute in
 PRODUCT_TYPES = INTS + FLOATS
-# Paddle registers dot, trace and diagonal for complex64/complex128 too, and its
-# outer and inner are matmuls, which take complex.
+# Paddle registers dot, trace, diagonal, kron and einsum for complex64/complex128 too,
+# and its outer and inner are matmuls, which take complex.
 COMPLEX_PRODUCT_TYPES = PRODUCT_TYPES + COMPLEX
 
 
@@ -85,7 +85,7 @@ def inner(ctx, x, y):
     return ctx.xp.tensordot(x, y, axes=([-1], [-1])).astype(x.dtype, copy=False)
 
 
-@register_kernel("kron", ALL_BACKENDS, PRODUCT_TYPES)
+@register_kernel("kron", ALL_BACKENDS, COMPLEX_PRODUCT_TYPES)
 def kron(ctx, x, y):
     xp = ctx.xp
     n = max(x.ndim, y.ndim)
@@ -114,7 +114,7 @@ def cross_axis(shape, axis: int) -> int:
     return axis % len(shape)
 
 
-@register_kernel("einsum", ALL_BACKENDS, PRODUCT_TYPES)
+@register_kernel("einsum", ALL_BACKENDS, COMPLEX_PRODUCT_TYPES)
 def einsum(ctx, x, equation):
     xp = ctx.xp
     plan = parse_einsum(equation, [t.shape for t in x])
