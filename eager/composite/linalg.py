@@ -151,8 +151,9 @@ def inner_grad(x, y, out_grad):
 
 
 def cross_grad(x, y, out_grad, axis):
-    # <g, x × y> = <x, y × g> = <y, g × x>
-    return _F.cross(y, out_grad, axis), _F.cross(out_grad, x, axis)
+    # <g, x × y> = <x, y × g> = <y, g × x>; for complex operands the conjugate of the
+    # other one (Paddle's convention: out_grad times the conjugate derivative).
+    return _F.cross(_conj_if_complex(y), out_grad, axis), _F.cross(out_grad, _conj_if_complex(x), axis)
 
 
 def kron_grad(x, y, out_grad):
@@ -232,12 +233,13 @@ def solve_grad(x, y, out, out_grad):
 
 
 def matrix_power_grad(x, out_grad, n):
-    # d(B^m) = sum_k B^k dB B^(m-1-k), so gB = sum_k (B^T)^k G (B^T)^(m-1-k): m products.
+    # d(B^m) = sum_k B^k dB B^(m-1-k), so gB = sum_k (B^H)^k G (B^H)^(m-1-k): m products
+    # (B^H, the conjugate transpose: Paddle's convention for complex B).
     if n == 0:
         return _F.scale(out_grad, 0.0, 0.0, True)
     base = x if n > 0 else _F.inverse(x)
     m = abs(n)
-    powers = [_F.matrix_power(base, k) for k in range(m)]
+    powers = [_conj_if_complex(_F.matrix_power(base, k)) for k in range(m)]
     base_grad = None
     for k in range(m):
         term = _F.matmul(_F.matmul(powers[k], out_grad, True, False), powers[m - 1 - k], False, True)

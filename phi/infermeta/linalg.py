@@ -404,7 +404,8 @@ def cross_infer_meta(x, y, axis, out) -> None:
 
 
 def matrix_power_infer_meta(x, n, out) -> None:
-    """Square matrices [..., N, N] to an integer power; float for a negative n (an inverse)."""
+    """Square matrices [..., N, N] to an integer power; float for a negative n (an inverse,
+    which takes no complex matrix)."""
     _require_matrix("x", x, square=True)
     if n < 0:
         _require_float("x", x)

@@ -29,7 +29,8 @@ from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS, INTS
 
 LINALG_FLOATS = (T.FLOAT32, T.FLOAT64)  # what numpy.linalg / cupy.linalg compute in
 PRODUCT_TYPES = INTS + FLOATS
-# Paddle registers dot, trace, diagonal, kron and einsum for complex64/complex128 too,
+# Paddle registers dot, trace, diagonal, kron, einsum, cross and matrix_power for
+# complex64/complex128 too,
 # and its outer and inner are matmuls, which take complex.
 COMPLEX_PRODUCT_TYPES = PRODUCT_TYPES + COMPLEX
 
@@ -96,7 +97,7 @@ def kron(ctx, x, y):
     return xp.multiply(xe, ye).reshape(tuple(a * b for a, b in zip(xs, ys)))
 
 
-@register_kernel("cross", ALL_BACKENDS, PRODUCT_TYPES)
+@register_kernel("cross", ALL_BACKENDS, COMPLEX_PRODUCT_TYPES)
 def cross(ctx, x, y, axis):
     xp = ctx.xp
     a = cross_axis(x.shape, axis)
@@ -205,7 +206,7 @@ def solve(ctx, x, y):
     return out[..., 0] if vector else out
 
 
-@register_kernel("matrix_power", ALL_BACKENDS, PRODUCT_TYPES)
+@register_kernel("matrix_power", ALL_BACKENDS, COMPLEX_PRODUCT_TYPES)
 def matrix_power(ctx, x, n):
     xp = ctx.xp
     if n < 0:
