@@ -189,7 +189,9 @@ def diagonal_double_grad(grad_x_grad, offset, axis1, axis2):
 # -- square matrices ---------------------------------------------------------------------------
 
 def inverse_grad(out, out_grad):
-    # d(A^-1) = -A^-1 dA A^-1, so gA = -A^-T G A^-T.
+    # d(A^-1) = -A^-1 dA A^-1, so gA = -A^-H G A^-H (A^-T for real A: the conjugate
+    # derivative is Paddle's convention for complex).
+    out = _conj_if_complex(out)
     return _neg(_F.matmul(_F.matmul(out, out_grad, True, False), out, False, True))
 
 
@@ -209,8 +211,10 @@ def _inverse_for_gradient(x, op: str):
 
 
 def det_grad(x, out, out_grad):
-    # d det A = det A * tr(A^-1 dA): gA = g det A A^-T.
-    return _F.multiply(_per_matrix(_F.multiply(out_grad, out), out.shape), _mT(_inverse_for_gradient(x, "det")))
+    # d det A = det A * tr(A^-1 dA): gA = g det A A^-T (g conj(det A) A^-H for complex A:
+    # Paddle's convention, out_grad times the conjugate derivative).
+    scale = _per_matrix(_F.multiply(out_grad, _conj_if_complex(out)), out.shape)
+    return _F.multiply(scale, _mT(_conj_if_complex(_inverse_for_gradient(x, "det"))))
 
 
 def slogdet_grad(x, out_grad):

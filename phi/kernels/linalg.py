@@ -172,12 +172,12 @@ def _inverse(ctx, x, what: str):
 _SINGULAR = "argument 'x' is singular: it has no inverse"
 
 
-@register_kernel("inverse", ALL_BACKENDS, LINALG_FLOATS)
+@register_kernel("inverse", ALL_BACKENDS, LINALG_FLOATS + COMPLEX)
 def inverse(ctx, x):
     return _inverse(ctx, x, _SINGULAR)
 
 
-@register_kernel("det", ALL_BACKENDS, LINALG_FLOATS)
+@register_kernel("det", ALL_BACKENDS, LINALG_FLOATS + COMPLEX)
 def det(ctx, x):
     return ctx.xp.asarray(ctx.xp.linalg.det(x), dtype=x.dtype)
 
