@@ -1,13 +1,13 @@
 """Regression cases found by a sweep of per-op dtype coverage against the dtypes
 Paddle registers for its CPU kernels (PD_REGISTER_KERNEL), complex first.
 
-Found: einsum, kron, cumsum, cumprod, cross, matrix_power and det (Paddle's
+Found: einsum, kron, cumsum, cumprod, prod, cross, matrix_power and det (Paddle's
 kernels register complex64/complex128) refused complex tensors (no kernel, or an
 InferMeta check for real dtypes). They take them now, with gradients in Paddle's
 convention for holomorphic ops (out_grad times the conjugate derivative: the
 conjugate of the other factor, A^-H, conj(det)), which PyTorch shares. det's
 gradient needs the inverse of a complex matrix, so inverse (and matrix_power with
-a negative n) take complex too. A complex x given a real dtype in cumsum/cumprod
+a negative n) take complex too. A complex x given a real dtype in cumsum/cumprod/prod
 is refused (the cast would drop the imaginary part); logcumsumexp still refuses
 complex, as Paddle does.
 
@@ -75,6 +75,10 @@ CASES = {
     "cumsum_flat": (lambda a: eager.cumsum(a), lambda a: np.cumsum(a), [(2, 3)]),
     "cumprod": (lambda a: eager.cumprod(a, dim=1), lambda a: np.cumprod(a, axis=1), [(3, 4)]),
     "cumprod_0d": (lambda a: eager.cumprod(a, dim=0), lambda a: a.copy(), [()]),
+    "prod_all": (lambda a: eager.prod(a), np.prod, [(2, 3)]),
+    "prod_axes_keepdim": (lambda a: eager.prod(a, axis=[0, 2], keepdim=True),
+                          lambda a: np.prod(a, axis=(0, 2), keepdims=True), [(2, 3, 2)]),
+    "prod_0d": (lambda a: eager.prod(a), np.prod, [()]),
     "cross": (lambda a, b: eager.cross(a, b, axis=0), lambda a, b: np_cross(a, b, 0), [(3, 4), (3, 4)]),
     "cross_default_axis": (eager.cross, lambda a, b: np_cross(a, b, 1), [(2, 3), (2, 3)]),
     "matrix_power_3": (lambda a: eager.linalg.matrix_power(a, 3),
@@ -95,11 +99,12 @@ def test_complex128_values_and_conjugate_gradients(name, create_graph):
     check(op, reference, [cn(*shape) for shape in shapes], create_graph)
 
 
-def test_cumprod_complex_gradient_with_zeros_is_exact():
+@pytest.mark.parametrize("create_graph", [False, True], ids=["kernel", "composite"])
+def test_cumprod_and_prod_complex_gradients_with_zeros_are_exact(create_graph):
     a = cn(2, 5)
     a[0, 2] = a[1, 1] = a[1, 3] = 0
-    check(lambda x: eager.cumprod(x, dim=1), lambda x: np.cumprod(x, axis=1), [a], False)
-    check(lambda x: eager.cumprod(x, dim=1), lambda x: np.cumprod(x, axis=1), [a], True)
+    check(lambda x: eager.cumprod(x, dim=1), lambda x: np.cumprod(x, axis=1), [a], create_graph)
+    check(lambda x: eager.prod(x, axis=1), lambda x: np.prod(x, axis=1), [a], create_graph)
 
 
 @pytest.mark.parametrize("op, reference", [
@@ -108,6 +113,7 @@ def test_cumprod_complex_gradient_with_zeros_is_exact():
     (lambda x: eager.kron(x, x), lambda x: np.kron(x, x)),
     (lambda x: eager.einsum("ij->j", x), lambda x: np.einsum("ij->j", x)),
     (lambda x: eager.linalg.det(x), lambda x: np.linalg.det(x)),
+    (lambda x: eager.prod(x, 1), lambda x: np.prod(x, 1)),
     (lambda x: eager.cross(x, x[::-1], axis=0), lambda x: np.cross(x, x[::-1], axis=0)),
 ])
 def test_complex64_keeps_its_dtype(op, reference):
@@ -132,6 +138,8 @@ def test_cumsum_real_x_to_complex_dtype():
      r"cumsum: argument 'dtype' expected a complex dtype for complex x \(paddle.complex128\), got paddle.float32"),
     (lambda x: eager.cumprod(x, dim=0, dtype="int64"),
      r"cumprod: argument 'dtype' expected a complex dtype for complex x \(paddle.complex128\), got paddle.int64"),
+    (lambda x: eager.prod(x, dtype="float64"),
+     r"prod: argument 'dtype' expected a complex dtype for complex x \(paddle.complex128\), got paddle.float64"),
     (lambda x: eager.logcumsumexp(x), r"logcumsumexp: argument 'x' expected a floating-point tensor"),
 ])
 def test_complex_refusals_name_the_argument(call, message):

@@ -110,7 +110,8 @@ def prod_grad(x, out_grad, axis, keepdim):
         return reshape_exactly(grad, [])
     if 0 in x.shape:
         return _zeros_like(x)
-    moved, back = _to_last(x, _axes_of(x.shape, axis))
+    # Paddle's convention for complex x: out_grad times the conjugate derivative.
+    moved, back = _to_last(_F.conj(x) if x.dtype.is_complex else x, _axes_of(x.shape, axis))
     table, _, _ = _others(moved)
     others = back(_F.prod(table, [-1], False, None))
     return _F.multiply(others, _spread(grad, x.shape, axis))

@@ -89,7 +89,7 @@ def extreme_split_grad(ctx, x, out, out_grad, axis, keepdim):
 
 # -- prod ---------------------------------------------------------------------------
 
-@register_kernel("prod", ALL_BACKENDS, REAL)
+@register_kernel("prod", ALL_BACKENDS, REAL + COMPLEX)
 def prod(ctx, x, axis, keepdim, dtype):
     out_dtype = x.dtype if dtype is None else dtype.numpy_dtype
     # dtype given explicitly: NumPy would widen int32 products to int64, Paddle does not.
@@ -112,12 +112,13 @@ def _product_of_others(xp, x, axes):
     return _from_last(xp, before * after, x.shape, axes, rest)
 
 
-@register_kernel("prod_grad", ALL_BACKENDS, FLOATS)
+@register_kernel("prod_grad", ALL_BACKENDS, FLOATS + COMPLEX)
 def prod_grad(ctx, x, out_grad, axis, keepdim):
     xp = ctx.xp
     if x.size == 0:
         return xp.zeros(x.shape, dtype=x.dtype)
-    others = _product_of_others(xp, x.astype(out_grad.dtype, copy=False), _axes(axis, x.ndim))
+    # conj: Paddle's convention for complex x, out_grad times the conjugate derivative.
+    others = _product_of_others(xp, conj(x.astype(out_grad.dtype, copy=False)), _axes(axis, x.ndim))
     return (others * _kept(x, out_grad, axis)).astype(x.dtype, copy=False)
 
 
