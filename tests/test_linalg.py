@@ -106,7 +106,7 @@ def test_det_gradient_at_a_singular_matrix_says_so():
     (lambda: eager.inverse(eager.ones([2, 3])), r"inverse: argument 'x' expected square matrices"),
     (lambda: eager.det(eager.ones([3])), r"det: argument 'x' expected a matrix or a batch"),
     (lambda: eager.matrix_power(eager.ones([2, 2], "int32"), -1), r"matrix_power: argument 'x' expected a float32"),
-    (lambda: eager.inverse(eager.ones([2, 2], "int32")), r"inverse: argument 'x' expected a float32 or float64"),
+    (lambda: eager.inverse(eager.ones([2, 2], "int32")), r"inverse: argument 'x' expected a float32, float64, complex64 or complex128"),
     (lambda: eager.solve(eager.ones([2, 3, 3]), eager.ones([4, 3, 1])), r"solve: arguments 'x' .* cannot be broadcast"),
     (lambda: eager.solve(eager.ones([3, 3]), eager.ones([2, 1])), r"solve: argument 'y' expected \[\.\.\., 3, K\]"),
     (lambda: eager.bmm(eager.ones([2, 3]), eager.ones([2, 3, 4])), r"bmm: argument 'x' expected a 3-d tensor"),

@@ -34,6 +34,11 @@ def _mT(t):
     return _F.transpose(t, list(range(nd - 2)) + [nd - 1, nd - 2])
 
 
+def _conj_if_complex(t):
+    """conj(t) for a complex t; a real t as it is (conj would copy it)."""
+    return _F.conj(t) if t.dtype.is_complex else t
+
+
 def _neg(t):
     return _F.scale(t, -1.0, 0.0, True)
 
@@ -64,7 +69,9 @@ def _einsum_operand_grad(plan, x, k, out_grad):
     kept = [label for label, size in zip(labels, shape)
             if label in elsewhere and not (size == 1 and plan.sizes[label] != 1)]
     terms = [plan.output] + [t for i, t in enumerate(plan.inputs) if i != k]
-    operands = [out_grad] + [t for i, t in enumerate(x) if i != k]
+    # einsum is holomorphic in each operand: Paddle's convention takes out_grad times
+    # the conjugates of the others (as matmul's gradient).
+    operands = [out_grad] + [_conj_if_complex(t) for i, t in enumerate(x) if i != k]
     grad = _F.einsum(operands, ",".join(terms) + "->" + "".join(kept))
     sizes = dict(zip(kept, grad.shape))
     grad = reshape_exactly(grad, [sizes.get(label, 1) for label in labels])
@@ -89,7 +96,7 @@ def bmm_grad(x, y, out_grad):
 def dot_grad(x, y, out_grad):
     if x.dtype.is_complex:
         # Paddle's dot_grad for complex: out_grad * conj(other), the same convention
-        # as multiply's (einsum has no complex kernel).
+        # as multiply's.
         g = _F.unsqueeze(out_grad, [-1])
         return _F.multiply(g, _F.conj(y)), _F.multiply(g, _F.conj(x))
     return (_F.einsum([out_grad, y], "...,...i->...i"), _F.einsum([out_grad, x], "...,...i->...i"))
@@ -102,7 +109,7 @@ def mv_grad(x, vec, out_grad):
 def outer_grad(x, y, out_grad):
     x_flat = reshape_exactly(x, [out_grad.shape[0]])
     y_flat = reshape_exactly(y, [out_grad.shape[1]])
-    if x.dtype.is_complex:  # matmul's convention, out_grad times conj(other) (einsum has no complex kernel)
+    if x.dtype.is_complex:  # matmul's convention, out_grad times conj(other)
         return (reshape_exactly(_F.matmul(out_grad, _F.conj(y_flat)), x.shape),
                 reshape_exactly(_F.matmul(_F.conj(x_flat), out_grad), y.shape))
     return (reshape_exactly(_F.einsum([out_grad, y_flat], "ij,j->i"), x.shape),
@@ -144,8 +151,9 @@ def inner_grad(x, y, out_grad):
 
 
 def cross_grad(x, y, out_grad, axis):
-    # <g, x × y> = <x, y × g> = <y, g × x>
-    return _F.cross(y, out_grad, axis), _F.cross(out_grad, x, axis)
+    # <g, x × y> = <x, y × g> = <y, g × x>; for complex operands the conjugate of the
+    # other one (Paddle's convention: out_grad times the conjugate derivative).
+    return _F.cross(_conj_if_complex(y), out_grad, axis), _F.cross(out_grad, _conj_if_complex(x), axis)
 
 
 def kron_grad(x, y, out_grad):
@@ -156,8 +164,8 @@ def kron_grad(x, y, out_grad):
     g = reshape_exactly(out_grad, [d for pair in zip(xs_padded, ys_padded) for d in pair])
     x_labels, y_labels = _LETTERS[:n], _LETTERS[n:2 * n]
     g_labels = "".join(a + b for a, b in zip(x_labels, y_labels))
-    x_grad = _F.einsum([g, reshape_exactly(y, ys_padded)], f"{g_labels},{y_labels}->{x_labels}")
-    y_grad = _F.einsum([g, reshape_exactly(x, xs_padded)], f"{g_labels},{x_labels}->{y_labels}")
+    x_grad = _F.einsum([g, reshape_exactly(_conj_if_complex(y), ys_padded)], f"{g_labels},{y_labels}->{x_labels}")
+    y_grad = _F.einsum([g, reshape_exactly(_conj_if_complex(x), xs_padded)], f"{g_labels},{x_labels}->{y_labels}")
     return reshape_exactly(x_grad, xs), reshape_exactly(y_grad, ys)
 
 
@@ -181,7 +189,9 @@ def diagonal_double_grad(grad_x_grad, offset, axis1, axis2):
 # -- square matrices ---------------------------------------------------------------------------
 
 def inverse_grad(out, out_grad):
-    # d(A^-1) = -A^-1 dA A^-1, so gA = -A^-T G A^-T.
+    # d(A^-1) = -A^-1 dA A^-1, so gA = -A^-H G A^-H (A^-T for real A: the conjugate
+    # derivative is Paddle's convention for complex).
+    out = _conj_if_complex(out)
     return _neg(_F.matmul(_F.matmul(out, out_grad, True, False), out, False, True))
 
 
@@ -201,8 +211,10 @@ def _inverse_for_gradient(x, op: str):
 
 
 def det_grad(x, out, out_grad):
-    # d det A = det A * tr(A^-1 dA): gA = g det A A^-T.
-    return _F.multiply(_per_matrix(_F.multiply(out_grad, out), out.shape), _mT(_inverse_for_gradient(x, "det")))
+    # d det A = det A * tr(A^-1 dA): gA = g det A A^-T (g conj(det A) A^-H for complex A:
+    # Paddle's convention, out_grad times the conjugate derivative).
+    scale = _per_matrix(_F.multiply(out_grad, _conj_if_complex(out)), out.shape)
+    return _F.multiply(scale, _mT(_conj_if_complex(_inverse_for_gradient(x, "det"))))
 
 
 def slogdet_grad(x, out_grad):
@@ -225,12 +237,13 @@ def solve_grad(x, y, out, out_grad):
 
 
 def matrix_power_grad(x, out_grad, n):
-    # d(B^m) = sum_k B^k dB B^(m-1-k), so gB = sum_k (B^T)^k G (B^T)^(m-1-k): m products.
+    # d(B^m) = sum_k B^k dB B^(m-1-k), so gB = sum_k (B^H)^k G (B^H)^(m-1-k): m products
+    # (B^H, the conjugate transpose: Paddle's convention for complex B).
     if n == 0:
         return _F.scale(out_grad, 0.0, 0.0, True)
     base = x if n > 0 else _F.inverse(x)
     m = abs(n)
-    powers = [_F.matrix_power(base, k) for k in range(m)]
+    powers = [_conj_if_complex(_F.matrix_power(base, k)) for k in range(m)]
     base_grad = None
     for k in range(m):
         term = _F.matmul(_F.matmul(powers[k], out_grad, True, False), powers[m - 1 - k], False, True)

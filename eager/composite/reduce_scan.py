@@ -110,7 +110,8 @@ def prod_grad(x, out_grad, axis, keepdim):
         return reshape_exactly(grad, [])
     if 0 in x.shape:
         return _zeros_like(x)
-    moved, back = _to_last(x, _axes_of(x.shape, axis))
+    # Paddle's convention for complex x: out_grad times the conjugate derivative.
+    moved, back = _to_last(_F.conj(x) if x.dtype.is_complex else x, _axes_of(x.shape, axis))
     table, _, _ = _others(moved)
     others = back(_F.prod(table, [-1], False, None))
     return _F.multiply(others, _spread(grad, x.shape, axis))
@@ -149,7 +150,8 @@ def cumprod_grad(x, out_grad, dim, dtype):
         return reshape_exactly(grad, [])
     if 0 in x.shape:
         return _zeros_like(x)
-    moved, back = _scan_to_last(x, dim)
+    # Paddle's convention for a holomorphic op: out_grad times the conjugate derivative.
+    moved, back = _scan_to_last(_F.conj(x) if x.dtype.is_complex else x, dim)
     grad_moved, _ = _scan_to_last(reshape_exactly(grad, x.shape), dim)
     table, rows, cols = _others(moved)
     # products[i, k] = prod_{j <= k, j != i} x_j; dx_i = sum_{k >= i} g_k products[i, k]

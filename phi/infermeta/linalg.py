@@ -37,6 +37,14 @@ def _require_float(arg: str, x) -> None:
             f"argument '{arg}' expected a float32 or float64 tensor, got {x.dtype}; cast it with .astype('float32')")
 
 
+def _require_float_or_complex(arg: str, x) -> None:
+    """inverse, det and matrix_power: numpy.linalg / cupy.linalg also invert complex64/complex128."""
+    if x.dtype not in _FLOAT_DTYPES and not x.dtype.is_complex:
+        raise InvalidArgumentError(
+            f"argument '{arg}' expected a float32, float64, complex64 or complex128 tensor, got {x.dtype}; "
+            f"cast it with .astype('float32')")
+
+
 def _require_ndim(arg: str, x, ndim: int, what: str) -> None:
     if len(x.dims) != ndim:
         raise InvalidArgumentError(f"argument '{arg}' expected a {ndim}-d tensor ({what}), got shape {list(x.dims)}")
@@ -311,15 +319,15 @@ def diagonal_grad_infer_meta(x, out_grad, offset, axis1, axis2, x_grad) -> None:
 # -- square matrices ----------------------------------------------------------------
 
 def square_matrix_infer_meta(x, out) -> None:
-    """Float square matrices [..., N, N]; the result has x's shape (inv)."""
-    _require_float("x", x)
+    """Float or complex square matrices [..., N, N]; the result has x's shape (inv)."""
+    _require_float_or_complex("x", x)
     _require_matrix("x", x, square=True)
     _set(out, x.dims, x.dtype, x.layout)
 
 
 def det_infer_meta(x, out) -> None:
-    """Float square matrices [..., N, N]; one value per matrix [...]."""
-    _require_float("x", x)
+    """Float or complex square matrices [..., N, N]; one value per matrix [...]."""
+    _require_float_or_complex("x", x)
     _require_matrix("x", x, square=True)
     _set(out, x.dims[:-2], x.dtype, x.layout)
 
@@ -404,10 +412,10 @@ def cross_infer_meta(x, y, axis, out) -> None:
 
 
 def matrix_power_infer_meta(x, n, out) -> None:
-    """Square matrices [..., N, N] to an integer power; float for a negative n (an inverse)."""
+    """Square matrices [..., N, N] to an integer power; float or complex for a negative n (an inverse)."""
     _require_matrix("x", x, square=True)
     if n < 0:
-        _require_float("x", x)
+        _require_float_or_complex("x", x)
     _set(out, x.dims, x.dtype, x.layout)
 
 

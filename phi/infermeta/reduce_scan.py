@@ -29,6 +29,24 @@ def _expect_real(x, what: str = "an integer or floating-point tensor") -> None:
         raise InvalidArgumentError(f"argument 'x' expected {what}, got dtype {x.dtype}")
 
 
+def _expect_numeric(x) -> None:
+    """prod, cumsum, cumprod: Paddle 2.6 registers them for complex64/complex128 too."""
+    if not x.dtype.is_complex:
+        _expect_real(x, "an integer, floating-point or complex tensor")
+
+
+def _cast_target(x, dtype):
+    """The dtype argument of prod, cumsum, cumprod (x is cast to it first) as a DataType."""
+    target = convert_dtype(dtype)
+    if x.dtype.is_complex and not target.is_complex:
+        raise InvalidArgumentError(f"argument 'dtype' expected a complex dtype for complex x ({x.dtype}), got "
+                                   f"{target}: casting would drop the imaginary part; take .real() first")
+    if not (target.is_integer or target.is_floating_point or target.is_complex):
+        raise InvalidArgumentError(f"argument 'dtype' expected an integer, floating-point or complex dtype, "
+                                   f"got {target}")
+    return target
+
+
 def _expect_floating(x) -> None:
     if not x.dtype.is_floating_point:
         raise InvalidArgumentError(
@@ -62,13 +80,10 @@ def float_reduce_infer_meta(x, axis, keepdim, out) -> None:
 
 def prod_infer_meta(x, axis, keepdim, dtype, out) -> None:
     """prod keeps x's dtype (Paddle: integers do not widen); dtype casts x first."""
-    _expect_real(x)
+    _expect_numeric(x)
     reduce_axes_infer_meta(x, axis, keepdim, out)
     if dtype is not None:
-        out.dtype = convert_dtype(dtype)
-        if not (out.dtype.is_integer or out.dtype.is_floating_point):
-            raise InvalidArgumentError(f"argument 'dtype' expected an integer or floating-point dtype, "
-                                       f"got {out.dtype}")
+        out.dtype = _cast_target(x, dtype)
 
 
 def var_infer_meta(x, axis, unbiased, keepdim, out) -> None:
@@ -110,13 +125,10 @@ def count_nonzero_infer_meta(x, axis, keepdim, out) -> None:
 def nansum_infer_meta(x, axis, dtype, keepdim, out) -> None:
     """As sum: int32 widens to int64 (Paddle's nansum is a sum), other dtypes keep
     theirs; dtype, when given, is the result's dtype."""
-    _expect_real(x)
+    _expect_numeric(x)
     reduce_axes_infer_meta(x, axis, keepdim, out)
     if dtype is not None:
-        out.dtype = convert_dtype(dtype)
-        if not (out.dtype.is_integer or out.dtype.is_floating_point):
-            raise InvalidArgumentError(f"argument 'dtype' expected an integer or floating-point dtype, "
-                                       f"got {out.dtype}")
+        out.dtype = _cast_target(x, dtype)
     elif x.dtype is DataType.INT32:
         out.dtype = DataType.INT64
 
@@ -144,7 +156,7 @@ def cumprod_infer_meta(x, dim, dtype, out) -> None:
 
 
 def _scan(axis_name, x, axis, dtype, out) -> None:
-    _expect_real(x)
+    _expect_numeric(x)
     dims = tuple(x.dims)
     if axis is None:
         count = 1
@@ -154,10 +166,7 @@ def _scan(axis_name, x, axis, dtype, out) -> None:
     else:
         normalize_axis(axis_name, axis, len(dims))
         out.dims = dims
-    out.dtype = x.dtype if dtype is None else convert_dtype(dtype)
-    if not (out.dtype.is_integer or out.dtype.is_floating_point):
-        raise InvalidArgumentError(f"argument 'dtype' expected an integer or floating-point dtype, "
-                                   f"got {out.dtype}")
+    out.dtype = x.dtype if dtype is None else _cast_target(x, dtype)
     out.layout = x.layout
 
 
@@ -185,8 +194,8 @@ def _check_result(arg: str, got, forward, check_dtype: bool = True) -> None:
 
 
 def _gradient_of(x, out_grad, forward, x_grad, out=None, check_dtype=True) -> None:
-    if not out_grad.dtype.is_floating_point:
-        raise InvalidArgumentError(f"argument 'out_grad' expected a floating-point tensor, got dtype "
+    if not (out_grad.dtype.is_floating_point or out_grad.dtype.is_complex):  # complex: cumsum, cumprod
+        raise InvalidArgumentError(f"argument 'out_grad' expected a floating-point or complex tensor, got dtype "
                                    f"{out_grad.dtype}")
     _check_result("out_grad", out_grad, forward, check_dtype)
     if out is not None:

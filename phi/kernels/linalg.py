@@ -29,8 +29,9 @@ from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS, INTS
 
 LINALG_FLOATS = (T.FLOAT32, T.FLOAT64)  # what numpy.linalg / cupy.linalg compute in
 PRODUCT_TYPES = INTS + FLOATS
-# Paddle registers dot, trace and diagonal for complex64/complex128 too, and its
-# outer and inner are matmuls, which take complex.
+# Paddle registers dot, trace, diagonal, kron, einsum, cross and matrix_power for
+# complex64/complex128 too,
+# and its outer and inner are matmuls, which take complex.
 COMPLEX_PRODUCT_TYPES = PRODUCT_TYPES + COMPLEX
 
 
@@ -85,7 +86,7 @@ def inner(ctx, x, y):
     return ctx.xp.tensordot(x, y, axes=([-1], [-1])).astype(x.dtype, copy=False)
 
 
-@register_kernel("kron", ALL_BACKENDS, PRODUCT_TYPES)
+@register_kernel("kron", ALL_BACKENDS, COMPLEX_PRODUCT_TYPES)
 def kron(ctx, x, y):
     xp = ctx.xp
     n = max(x.ndim, y.ndim)
@@ -96,7 +97,7 @@ def kron(ctx, x, y):
     return xp.multiply(xe, ye).reshape(tuple(a * b for a, b in zip(xs, ys)))
 
 
-@register_kernel("cross", ALL_BACKENDS, PRODUCT_TYPES)
+@register_kernel("cross", ALL_BACKENDS, COMPLEX_PRODUCT_TYPES)
 def cross(ctx, x, y, axis):
     xp = ctx.xp
     a = cross_axis(x.shape, axis)
@@ -114,7 +115,7 @@ def cross_axis(shape, axis: int) -> int:
     return axis % len(shape)
 
 
-@register_kernel("einsum", ALL_BACKENDS, PRODUCT_TYPES)
+@register_kernel("einsum", ALL_BACKENDS, COMPLEX_PRODUCT_TYPES)
 def einsum(ctx, x, equation):
     xp = ctx.xp
     plan = parse_einsum(equation, [t.shape for t in x])
@@ -171,12 +172,12 @@ def _inverse(ctx, x, what: str):
 _SINGULAR = "argument 'x' is singular: it has no inverse"
 
 
-@register_kernel("inverse", ALL_BACKENDS, LINALG_FLOATS)
+@register_kernel("inverse", ALL_BACKENDS, LINALG_FLOATS + COMPLEX)
 def inverse(ctx, x):
     return _inverse(ctx, x, _SINGULAR)
 
 
-@register_kernel("det", ALL_BACKENDS, LINALG_FLOATS)
+@register_kernel("det", ALL_BACKENDS, LINALG_FLOATS + COMPLEX)
 def det(ctx, x):
     return ctx.xp.asarray(ctx.xp.linalg.det(x), dtype=x.dtype)
 
@@ -205,7 +206,7 @@ def solve(ctx, x, y):
     return out[..., 0] if vector else out
 
 
-@register_kernel("matrix_power", ALL_BACKENDS, PRODUCT_TYPES)
+@register_kernel("matrix_power", ALL_BACKENDS, COMPLEX_PRODUCT_TYPES)
 def matrix_power(ctx, x, n):
     xp = ctx.xp
     if n < 0:

@@ -8,8 +8,8 @@ import numpy as np
 
 from ..common.shape_rules import reduced_axes
 from ..core.kernel_registry import register_kernel
-from .dtypes import ALL_BACKENDS, ALL_TYPES, ALL_TYPES_AND_BFLOAT16, FLOATS, REAL
-from .funcs import kept_shape, sum_dtype
+from .dtypes import ALL_BACKENDS, ALL_TYPES, ALL_TYPES_AND_BFLOAT16, COMPLEX, FLOATS, REAL
+from .funcs import conj, kept_shape, sum_dtype
 
 _INT64 = np.dtype("int64")
 _INT32 = np.dtype("int32")
@@ -89,7 +89,7 @@ def extreme_split_grad(ctx, x, out, out_grad, axis, keepdim):
 
 # -- prod ---------------------------------------------------------------------------
 
-@register_kernel("prod", ALL_BACKENDS, REAL)
+@register_kernel("prod", ALL_BACKENDS, REAL + COMPLEX)
 def prod(ctx, x, axis, keepdim, dtype):
     out_dtype = x.dtype if dtype is None else dtype.numpy_dtype
     # dtype given explicitly: NumPy would widen int32 products to int64, Paddle does not.
@@ -112,12 +112,13 @@ def _product_of_others(xp, x, axes):
     return _from_last(xp, before * after, x.shape, axes, rest)
 
 
-@register_kernel("prod_grad", ALL_BACKENDS, FLOATS)
+@register_kernel("prod_grad", ALL_BACKENDS, FLOATS + COMPLEX)
 def prod_grad(ctx, x, out_grad, axis, keepdim):
     xp = ctx.xp
     if x.size == 0:
         return xp.zeros(x.shape, dtype=x.dtype)
-    others = _product_of_others(xp, x.astype(out_grad.dtype, copy=False), _axes(axis, x.ndim))
+    # conj: Paddle's convention for complex x, out_grad times the conjugate derivative.
+    others = _product_of_others(xp, conj(x.astype(out_grad.dtype, copy=False)), _axes(axis, x.ndim))
     return (others * _kept(x, out_grad, axis)).astype(x.dtype, copy=False)
 
 
@@ -415,12 +416,12 @@ def _scan_into(scan, x, axis, dtype, into):
 
 
 
-@register_kernel("cumsum", ALL_BACKENDS, REAL)
+@register_kernel("cumsum", ALL_BACKENDS, REAL + COMPLEX)
 def cumsum(ctx, x, axis, dtype, *, into=None):  # into: see _scan_into
     return _scan_into(ctx.xp.cumsum, x, axis, dtype, into)
 
 
-@register_kernel("cumsum_grad", ALL_BACKENDS, FLOATS)
+@register_kernel("cumsum_grad", ALL_BACKENDS, FLOATS + COMPLEX)
 def cumsum_grad(ctx, x, out_grad, axis, dtype):
     """The reversed cumulative sum of the gradient, back in x's shape and dtype."""
     xp = ctx.xp
@@ -431,7 +432,7 @@ def cumsum_grad(ctx, x, out_grad, axis, dtype):
     return summed.reshape(x.shape).astype(x.dtype, copy=False)
 
 
-@register_kernel("cumprod", ALL_BACKENDS, REAL)
+@register_kernel("cumprod", ALL_BACKENDS, REAL + COMPLEX)
 def cumprod(ctx, x, dim, dtype, *, into=None):  # into: see _scan_into
     return _scan_into(ctx.xp.cumprod, x, dim, dtype, into)
 
@@ -456,12 +457,13 @@ def _reverse_affine_scan(xp, a, b):
     return b
 
 
-@register_kernel("cumprod_grad", ALL_BACKENDS, FLOATS)
+@register_kernel("cumprod_grad", ALL_BACKENDS, FLOATS + COMPLEX)
 def cumprod_grad(ctx, x, out_grad, dim, dtype):
     """dx_i = prod_{j<i} x_j * s_i with s_i = g_i + x_{i+1} s_{i+1}: no division, so
-    zeros in x are exact."""
+    zeros in x are exact. For complex x, Paddle's convention for a holomorphic op: the
+    products are of conj(x)."""
     xp = ctx.xp
-    values = x.astype(out_grad.dtype, copy=False)
+    values = conj(x.astype(out_grad.dtype, copy=False))
     if dim is None:
         values = values.reshape(-1)
     moved = _lines_last(xp, values, dim)
