@@ -1677,3 +1677,234 @@ def test_the_landmark_detection_tutorials_facenet_has_paddles_parameter_count():
     model.fit(FaceDataset(8), FaceDataset(4), epochs=1, batch_size=4, verbose=0)
     result = model.predict(FaceDataset(3), batch_size=1, verbose=0)
     assert len(result[0]) == 3 and result[0][0].shape == (1, 30) and np.isfinite(result[0][0]).all()
+
+
+# -- Paddle's guides and more tutorials (PaddlePaddle/docs, docs/guides and docs/practices) -------
+
+def test_the_gradient_clipping_guide_keeps_a_shifted_network_finite_only_when_clipping():
+    # docs/guides/advanced/gradient_clip_cn.rst: three Linears initialised by Assign, the first weight
+    # shifted by +2; need_clip on the weights says whether ClipGradByNorm touches them. Unclipped,
+    # the loss and the first layer's gradient blow up to nan as the guide's log shows; clipped, it learns
+    # y = x + 3.
+    def run(is_clip):
+        paddle.seed(7)
+        np.random.seed(7)
+        total_data, batch_size, input_size, hidden_size = 1000, 16, 1, 32
+
+        def attrs(shape, shift=0.0):
+            weight = paddle.framework.ParamAttr(
+                initializer=paddle.nn.initializer.Assign(paddle.randn(shape) + shift), need_clip=is_clip)
+            bias = paddle.framework.ParamAttr(initializer=paddle.nn.initializer.Assign(paddle.randn(shape[1:])))
+            return weight, bias
+
+        class Net(paddle.nn.Layer):
+            def __init__(self):
+                super().__init__()
+                w1, b1 = attrs([input_size, hidden_size], shift=2.0)
+                w2, b2 = attrs([hidden_size, hidden_size])
+                w3, b3 = attrs([hidden_size, 1])
+                self.linear1 = paddle.nn.Linear(input_size, hidden_size, weight_attr=w1, bias_attr=b1)
+                self.linear2 = paddle.nn.Linear(hidden_size, hidden_size, weight_attr=w2, bias_attr=b2)
+                self.linear3 = paddle.nn.Linear(hidden_size, 1, weight_attr=w3, bias_attr=b3)
+
+            def forward(self, inputs):
+                return self.linear3(self.linear2(self.linear1(inputs)))
+
+        x_data = np.random.randn(total_data, input_size).astype(np.float32)
+        y_data = x_data + 3
+        model = Net()
+        assert model.linear1.weight.need_clip is is_clip and model.linear1.bias.need_clip is True
+        clip = paddle.nn.ClipGradByNorm(clip_norm=1.0)
+        loss_fn = paddle.nn.MSELoss(reduction="mean")
+        optimizer = paddle.optimizer.SGD(learning_rate=0.01, parameters=model.parameters(), grad_clip=clip)
+        losses, grads = [], []
+        for t in range(100):
+            idx = np.random.choice(total_data, batch_size, replace=False)
+            loss = loss_fn(model(paddle.to_tensor(x_data[idx, :])), paddle.to_tensor(y_data[idx, :]))
+            loss.backward()
+            losses.append(float(loss.numpy()))
+            grads.append(model.linear1.weight.grad.numpy().copy())
+            optimizer.step()
+            optimizer.clear_grad()
+        return np.array(losses), grads
+
+    losses, grads = run(is_clip=False)
+    assert losses[0] > 100 and np.isnan(losses[-1]) and np.isnan(grads[-1]).all()
+    losses, grads = run(is_clip=True)
+    assert np.isfinite(losses).all() and losses[-10:].mean() < 3 < losses[0]
+    assert all(np.linalg.norm(g) < 1e6 for g in grads)
+
+
+def test_the_recompute_guide_reproduces_losses_parameters_and_gradients_with_dropout():
+    # docs/guides/06_distributed_training/data_parallel/recompute_cn.rst: blocks of Linear, Dropout and
+    # ReLU; recomputing blocks 1 and 2 (their dropout masks drawn again in backward) must give the same
+    # losses, parameters and gradients (read through the private _grad_ivar()) as running them plainly.
+    import random
+
+    from eager.distributed.fleet.utils import recompute
+
+    def get_fc_block(block_idx, input_size, is_last=False):
+        name = "block_" + str(block_idx)
+        block = paddle.nn.Sequential(
+            (name + "_fc_0", paddle.nn.Linear(input_size, input_size, bias_attr=False)),
+            (name + "_dropout", paddle.nn.Dropout(p=0.5)),
+            (name + "_relu_1", paddle.nn.ReLU()),
+            (name + "_fc_1", paddle.nn.Linear(input_size, input_size, bias_attr=False)),
+            (name + "_relu_2", paddle.nn.ReLU()))
+        block.add_sublayer(name + "_fc_2", paddle.nn.Linear(input_size, 1 if is_last else input_size,
+                                                            bias_attr=False))
+        return block
+
+    class Naive_fc_net(paddle.nn.Layer):
+        def __init__(self, input_size=10, recompute_blocks=(1, 3)):
+            super().__init__()
+            self.recompute_blocks = recompute_blocks
+            self.total_func = [get_fc_block(i, input_size, is_last=i == 4) for i in range(5)]
+            for i, block in enumerate(self.total_func):
+                setattr(self, f"runfunc{i}", block)
+
+        def forward(self, inputs):
+            for i, func in enumerate(self.total_func):
+                inputs = recompute(func, inputs) if i in self.recompute_blocks else func(inputs)
+            return inputs
+
+    def run_model(cuda_state, recompute_block=()):
+        gen = paddle.seed(10)
+        gen.manual_seed(10)
+        np.random.seed(10)
+        random.seed(10)
+        if cuda_state:
+            paddle.set_cuda_rng_state(cuda_state)
+        model = Naive_fc_net(10, recompute_blocks=recompute_block)
+        optimizer = paddle.optimizer.SGD(learning_rate=0.01, parameters=model.parameters())
+        loss_, param_, grad_ = [], [], []
+        for _ in range(5):
+            x = paddle.to_tensor(np.random.randn(4, 10).astype(np.float32))
+            loss = model(x).mean()
+            loss_.append(np.asarray(loss).tolist())
+            loss.backward()
+            optimizer.step()
+            param_.append(np.asarray(model.parameters()[9]).tolist())
+            grad_.append(np.asarray(model.parameters()[3]._grad_ivar()).tolist())
+            optimizer.clear_grad()
+        return loss_, param_, grad_
+
+    cuda_state = paddle.get_cuda_rng_state()
+    loss_ref, param_ref, grad_ref = run_model(cuda_state, recompute_block=[])
+    loss, param, grad = run_model(cuda_state, recompute_block=[1, 2])
+    assert loss == loss_ref and param == param_ref and grad == grad_ref
+    assert len(set(map(str, loss_ref))) > 1 and np.abs(grad_ref).sum() > 0
+
+
+def test_the_captcha_ocr_tutorial_learns_ctc_and_decodes_with_model_predict(tmp_path):
+    # docs/practices/cv/image_ocr.ipynb: 30x70 RGB jpgs of four digits listed in label_dict.txt (a dict
+    # written with repr, read back with eval), conv + BatchNorm + a bidirectional LSTM over 8 time steps,
+    # F.ctc_loss with blank=10 inside a Layer, Model.fit with InputSpecs and drop_last, then an inference
+    # Model (softmax and argmax in forward) loaded from the final checkpoint and a greedy CTC decoder.
+    from PIL import Image
+    F = paddle.nn.functional
+    paddle.seed(14)
+    np.random.seed(14)
+    rng = np.random.default_rng(14)
+    C, H, W, LABEL_MAX_LEN, CLASSIFY_NUM, BATCH_SIZE = 3, 30, 70, 4, 11, 16
+    data_path = tmp_path / "OCR_Dataset"
+    data_path.mkdir()
+    glyphs = rng.integers(0, 2, (10, 30, 17, 3)) * 255   # one blocky pattern per digit
+    info = {}
+    for i in range(128):
+        label = "".join(str(d) for d in rng.integers(0, 10, LABEL_MAX_LEN))
+        image = np.zeros((H, W, C), np.uint8)
+        for j, digit in enumerate(label):
+            image[:, 1 + 17 * j:18 + 17 * j] = glyphs[int(digit)]
+        Image.fromarray(image).save(data_path / f"{i}.jpg", quality=95)
+        info[f"{i}.jpg"] = label
+    (data_path / "label_dict.txt").write_text(repr(info), encoding="utf-8")
+
+    class Reader(paddle.io.Dataset):
+        def __init__(self, data_path, is_val=False):
+            super().__init__()
+            self.data_path = data_path
+            with open(os.path.join(data_path, "label_dict.txt"), "r", encoding="utf-8") as f:
+                self.info = eval(f.read())
+            self.img_paths = [name for name in self.info]
+            self.img_paths = self.img_paths[-32:] if is_val else self.img_paths[:-32]   # the tutorial keeps 1024
+
+        def __getitem__(self, index):
+            file_name = self.img_paths[index]
+            img = Image.open(os.path.join(self.data_path, file_name))
+            img = np.array(img, dtype="float32").reshape((C, H, W)) / 255   # the tutorial's reshape
+            return img, np.array(list(self.info[file_name]), dtype="int32")
+
+        def __len__(self):
+            return len(self.img_paths)
+
+    input_define = paddle.static.InputSpec(shape=[-1, C, H, W], dtype="float32", name="img")
+    label_define = paddle.static.InputSpec(shape=[-1, LABEL_MAX_LEN], dtype="int32", name="label")
+
+    class Net(paddle.nn.Layer):
+        def __init__(self, is_infer=False):
+            super().__init__()
+            self.is_infer = is_infer
+            self.conv1 = paddle.nn.Conv2D(in_channels=C, out_channels=32, kernel_size=3)
+            self.bn1 = paddle.nn.BatchNorm2D(32)
+            self.conv2 = paddle.nn.Conv2D(in_channels=32, out_channels=64, kernel_size=3, stride=2)
+            self.bn2 = paddle.nn.BatchNorm2D(64)
+            self.conv3 = paddle.nn.Conv2D(in_channels=64, out_channels=LABEL_MAX_LEN + 4, kernel_size=1)
+            self.linear = paddle.nn.Linear(in_features=429, out_features=128)
+            self.lstm = paddle.nn.LSTM(input_size=128, hidden_size=64, direction="bidirectional")
+            self.linear2 = paddle.nn.Linear(in_features=64 * 2, out_features=CLASSIFY_NUM)
+
+        def forward(self, ipt):
+            x = self.bn1(F.relu(self.conv1(ipt)))
+            x = self.bn2(F.relu(self.conv2(x)))
+            x = F.relu(self.conv3(x))
+            x = paddle.tensor.flatten(x, 2)
+            x = F.relu(self.linear(x))
+            x = self.linear2(self.lstm(x)[0])
+            if self.is_infer:
+                x = paddle.argmax(F.softmax(x), axis=-1)
+            return x
+
+    class CTCLoss(paddle.nn.Layer):
+        def forward(self, ipt, label):
+            input_lengths = paddle.full(shape=[BATCH_SIZE], fill_value=LABEL_MAX_LEN + 4, dtype="int64")
+            label_lengths = paddle.full(shape=[BATCH_SIZE], fill_value=LABEL_MAX_LEN, dtype="int64")
+            ipt = paddle.tensor.transpose(ipt, [1, 0, 2])
+            return F.ctc_loss(ipt, label, input_lengths, label_lengths, blank=10)
+
+    model = paddle.Model(Net(), inputs=input_define, labels=label_define)
+    optimizer = paddle.optimizer.Adam(learning_rate=0.003, parameters=model.parameters())
+    model.prepare(optimizer=optimizer, loss=CTCLoss())
+    start = model.evaluate(Reader(data_path, is_val=True), batch_size=BATCH_SIZE, verbose=0)["loss"][0]
+    model.fit(train_data=Reader(data_path), eval_data=Reader(data_path, is_val=True), batch_size=BATCH_SIZE,
+              epochs=5, save_dir=str(tmp_path / "output"), save_freq=1, verbose=0, drop_last=True)
+    end = model.evaluate(Reader(data_path, is_val=True), batch_size=BATCH_SIZE, verbose=0)["loss"][0]
+    assert end < 0.5 * start, (start, end)
+
+    def ctc_decode(text, blank=10):
+        result, cache_idx = [], -1
+        for char in text:
+            if char != blank and char != cache_idx:
+                result.append(char)
+            cache_idx = char
+        return result
+
+    class InferReader(Reader):
+        def __getitem__(self, index):
+            return super().__getitem__(index)[0]
+
+    infer = paddle.Model(Net(is_infer=True), inputs=input_define)
+    infer.load(str(tmp_path / "output" / "final.pdparams"))
+    infer.prepare()
+    reader = InferReader(data_path, is_val=True)
+    results = infer.predict(reader, batch_size=32, verbose=0)
+    decoded = [ctc_decode(prob) for batch in results[0] for prob in batch]
+    truths = [[int(c) for c in reader.info[name]] for name in reader.img_paths]
+    assert results[0][0].shape == (32, LABEL_MAX_LEN + 4) and results[0][0].dtype == np.int64
+    # Trained for seconds, not the tutorial's ten epochs of 8,000 images: many decodings are already
+    # the true digits in order, some with digits missed (a subsequence of the truth).
+    def is_subsequence(short, long):
+        items = iter(long)
+        return all(any(c == d for d in items) for c in short)
+    good = [len(d) >= 2 and is_subsequence(d, t) for d, t in zip(decoded, truths)]
+    assert np.mean(good) > 0.4, list(zip(decoded, truths))
