@@ -1908,3 +1908,194 @@ def test_the_captcha_ocr_tutorial_learns_ctc_and_decodes_with_model_predict(tmp_
         return all(any(c == d for d in items) for c in short)
     good = [len(d) >= 2 and is_subsequence(d, t) for d, t in zip(decoded, truths)]
     assert np.mean(good) > 0.4, list(zip(decoded, truths))
+
+
+def test_the_sub_pixel_super_resolution_tutorial_has_its_parameter_count_and_learns(tmp_path):
+    # docs/practices/cv/super_resolution_sub_pixel.ipynb: BSDS500 images cropped and shrunk 3x, their Y
+    # channel (YCbCr) as input and target, four convolutions and F.pixel_shuffle(x, 3); Model.summary
+    # prints "Total params: 59,657". Model.predict also takes a bare NumPy batch wrapped in an array
+    # (the tutorial's upscale_image). Crops of 60 instead of 300.
+    import io as _io
+    import random as _random
+
+    from PIL import Image
+    paddle.seed(15)
+    np.random.seed(15)
+    rng = np.random.default_rng(15)
+    root = tmp_path / "BSR" / "BSDS500" / "data" / "images"
+    for split, count in (("train", 24), ("val", 4)):
+        (root / split).mkdir(parents=True)
+        for i in range(count):   # smooth stripes at random frequencies, the kind of detail to restore
+            yy, xx = np.mgrid[0:90, 0:120]
+            f = rng.uniform(0.05, 0.3, 3)
+            img = 127 + 100 * np.sin(f[0] * xx[..., None] + f[1] * yy[..., None] + np.arange(3) * f[2])
+            Image.fromarray(img.astype(np.uint8)).save(root / split / f"{i}.jpg", quality=95)
+
+    class BSD_data(paddle.io.Dataset):
+        def __init__(self, mode="train", image_path=str(root)):
+            super().__init__()
+            self.image_path = os.path.join(image_path, mode)
+            self.crop_size, self.upscale_factor = 60, 3
+            self.input_size = self.crop_size // self.upscale_factor
+            files = sorted(os.path.join(self.image_path, f) for f in os.listdir(self.image_path)
+                           if f.split(".")[-1].lower() in ["jpg", "jpeg", "png"])
+            _random.Random(1337).shuffle(files)
+            self.temp_images = files
+
+        def transforms(self, img):
+            if len(img.shape) == 2:
+                img = np.expand_dims(img, axis=2)
+            return img.transpose((2, 0, 1))
+
+        def __getitem__(self, idx):
+            with open(self.temp_images[idx], "rb") as f:
+                img = Image.open(_io.BytesIO(f.read())).convert("RGB")
+            img = img.resize([self.crop_size, self.crop_size], Image.BICUBIC)
+            y = np.asarray(img.convert("YCbCr").split()[0], dtype="float32") / 255.0
+            small = img.resize([self.input_size, self.input_size], Image.BICUBIC)
+            y_ = np.asarray(small.convert("YCbCr").split()[0], dtype="float32") / 255.0
+            return self.transforms(y_), self.transforms(y)
+
+        def __len__(self):
+            return len(self.temp_images)
+
+    class Sub_Pixel_CNN(paddle.nn.Layer):
+        def __init__(self, upscale_factor=3, channels=1):
+            super().__init__()
+            self.conv1 = paddle.nn.Conv2D(channels, 64, 5, stride=1, padding=2)
+            self.conv2 = paddle.nn.Conv2D(64, 64, 3, stride=1, padding=1)
+            self.conv3 = paddle.nn.Conv2D(64, 32, 3, stride=1, padding=1)
+            self.conv4 = paddle.nn.Conv2D(32, channels * (upscale_factor ** 2), 3, stride=1, padding=1)
+
+        def forward(self, x):
+            x = self.conv4(self.conv3(self.conv2(self.conv1(x))))
+            return paddle.nn.functional.pixel_shuffle(x, 3)
+
+    train_dataset, val_dataset = BSD_data(mode="train"), BSD_data(mode="val")
+    x, y = train_dataset[0]
+    assert x.shape == (1, 20, 20) and y.shape == (1, 60, 60)
+    model = paddle.Model(Sub_Pixel_CNN())
+    assert model.summary((1, 1, 100, 100)) == {"total_params": 59657, "trainable_params": 59657}
+    model.prepare(paddle.optimizer.Adam(learning_rate=0.001, parameters=model.parameters()), paddle.nn.MSELoss())
+    start = model.evaluate(val_dataset, batch_size=4, verbose=0)["loss"][0]
+    model.fit(train_dataset, epochs=6, batch_size=8, verbose=0)
+    end = model.evaluate(val_dataset, batch_size=4, verbose=0)["loss"][0]
+    assert end < 0.1 * start, (start, end)
+    predict_results = model.predict(val_dataset, verbose=0)
+    assert len(predict_results[0]) == 4 and predict_results[0][0].shape == (1, 1, 60, 60)
+
+    low = Image.open(root / "val" / "0.jpg").convert("RGB").resize((40, 30), Image.BICUBIC)
+    y_low = np.asarray(low.convert("YCbCr").split()[0], dtype="float32") / 255.0
+    img = np.expand_dims(np.expand_dims(np.expand_dims(y_low, axis=0), axis=0), axis=0)   # (1, 1, 1, h, w)
+    out = model.predict(img, verbose=0)
+    out_img_y = out[0][0][0] * 255.0
+    assert out_img_y.shape == (1, 90, 120) and np.isfinite(out_img_y).all()
+    rebuilt = Image.fromarray(np.uint8(np.clip(out_img_y.reshape(90, 120), 0, 255)), mode="L")
+    assert rebuilt.size == (120, 90)
+
+
+def test_the_time_series_tutorials_forecast_with_lstms_through_model_fit(tmp_path):
+    # docs/practices/time_series/temperature_forecast.ipynb: sliding windows of 72 steps of 7 features as
+    # Tensors in a Dataset, Conv2D and MaxPool2D with padding="same" (stride 1), Dropout2D, an LSTM,
+    # InputSpecs, CosineAnnealingDecay, MSELoss with Accuracy (a [N, 1] prediction against [N] labels,
+    # which MSELoss broadcasts as Paddle does), checkpoints, evaluate and predict. Its summary prints
+    # "Total params: 304,897"; stock_forecast.ipynb's LSTM(128, 18, 300, 1) prints 422,528.
+    paddle.seed(16)
+    np.random.seed(16)
+    future, fea_num = 72, 7
+
+    class MyDataset(paddle.io.Dataset):
+        def __init__(self, data, time_steps):
+            super().__init__()
+            self.time_steps = time_steps
+            self.data = paddle.to_tensor(self.transform(data), dtype="float32")
+            self.label = paddle.to_tensor(self.transform_(data), dtype="float32")
+
+        def transform(self, data):
+            return np.array([data[i:i + self.time_steps] for i in range(len(data) - self.time_steps)])
+
+        def transform_(self, data):
+            return np.array([data[i + self.time_steps, 1] for i in range(len(data) - self.time_steps)])
+
+        def __getitem__(self, index):
+            return self.data[index], self.label[index]
+
+        def __len__(self):
+            return len(self.data)
+
+    class Encoder(paddle.nn.Layer):
+        def __init__(self, window_size, fea_num, channels=64, hidden=128):
+            super().__init__()
+            self.window_size, self.fea_num = window_size, fea_num
+            self.conv1 = paddle.nn.Conv2D(in_channels=1, out_channels=channels, stride=1, kernel_size=3,
+                                          padding="same")
+            self.relu1 = paddle.nn.ReLU()
+            self.pool = paddle.nn.MaxPool2D(kernel_size=2, stride=1, padding="same")
+            self.dropout = paddle.nn.Dropout2D(0.3)
+            self.lstm1 = paddle.nn.LSTM(input_size=channels * fea_num, hidden_size=hidden, num_layers=1,
+                                        time_major=False)
+            self.fc = paddle.nn.Linear(in_features=hidden, out_features=64)
+            self.relu2 = paddle.nn.ReLU()
+            self.head = paddle.nn.Linear(in_features=64, out_features=1)
+
+        def forward(self, x):
+            x = x.reshape([x.shape[0], 1, self.window_size, self.fea_num])
+            x = self.dropout(self.pool(self.relu1(self.conv1(x))))
+            x = x.reshape([x.shape[0], self.window_size, -1])
+            x, (h, c) = self.lstm1(x)
+            return self.head(self.relu2(self.fc(x[:, -1, :])))
+
+    assert paddle.summary(Encoder(future, fea_num), (2, 72, 7))["total_params"] == 304897
+
+    class LSTM(paddle.nn.Layer):   # stock_forecast.ipynb's
+        def __init__(self, num_classes, input_size, hidden_size, num_layers):
+            super().__init__()
+            self.lstm = paddle.nn.LSTM(input_size=input_size, hidden_size=hidden_size, num_layers=num_layers)
+            self.fc = paddle.nn.Linear(hidden_size, num_classes)
+
+        def forward(self, x):
+            x, (h, c) = self.lstm(x)
+            return self.fc(h[-1])
+
+    assert paddle.summary(LSTM(128, 18, 300, 1), (30, 796, 18)) == {"total_params": 422528,
+                                                                    "trainable_params": 422528}
+
+    # The temperature follows a slow sine that the other features lead.
+    t = np.arange(420)
+    features = np.stack([np.sin((t + 6 * k) / 9.0) for k in range(fea_num)], 1)
+    features += 0.05 * np.random.default_rng(16).normal(size=features.shape)
+    train_dataset = MyDataset(features[:260], future)
+    eval_dataset, test_dataset = MyDataset(features[260:370], future), MyDataset(features[330:], future)
+
+    class LossCallback(paddle.callbacks.Callback):
+        def __init__(self):
+            self.losses = []
+
+        def on_train_begin(self, logs={}):
+            self.losses = []
+
+        def on_train_batch_end(self, step, logs={}):
+            self.losses.append(logs.get("loss"))
+
+    loss_log = LossCallback()
+    epoch_num, batch_size, learning_rate = 6, 16, 0.01
+    inputs = paddle.static.InputSpec([None, 72, 7], "float32", "x")
+    labels = paddle.static.InputSpec([None, 72, 1], "float32", "x")
+    model = paddle.Model(Encoder(future, fea_num, channels=8, hidden=32), inputs, labels)
+    lr_schedual = paddle.optimizer.lr.CosineAnnealingDecay(learning_rate=learning_rate, T_max=epoch_num,
+                                                           verbose=False)
+    opt = paddle.optimizer.Adam(learning_rate=lr_schedual, parameters=model.parameters(), beta1=0.9, beta2=0.999)
+    model.prepare(opt, paddle.nn.MSELoss(), paddle.metric.Accuracy())
+    checkpoints = str(tmp_path / "lstm_checkpoint")
+    with pytest.warns(UserWarning, match="mse_loss: input of shape \\[16, 1\\] and label of shape \\[16\\] "
+                                         "are broadcast together"):
+        model.fit(train_dataset, eval_dataset, epochs=epoch_num, batch_size=batch_size, eval_freq=2, save_freq=2,
+                  save_dir=checkpoints, verbose=0, drop_last=True, shuffle=False, callbacks=[loss_log])
+    assert {"0.pdparams", "2.pdparams", "4.pdparams", "final.pdparams"} <= set(os.listdir(checkpoints))
+    assert len(loss_log.losses) == epoch_num * (len(train_dataset) // batch_size)
+    assert np.mean(loss_log.losses[-3:]) < 0.5 * np.mean(loss_log.losses[:3])
+    model.load(checkpoints + "/final")
+    eval_result = model.evaluate(eval_dataset, batch_size=batch_size, verbose=0)
+    assert set(eval_result) == {"loss", "acc"} and eval_result["loss"][0] < 0.5 * np.mean(loss_log.losses[:3])
+    test_result = model.predict(test_dataset, verbose=0)
+    assert len(test_result[0]) == len(test_dataset) and test_result[0][0].shape == (1, 1)
