@@ -2099,3 +2099,206 @@ def test_the_time_series_tutorials_forecast_with_lstms_through_model_fit(tmp_pat
     assert set(eval_result) == {"loss", "acc"} and eval_result["loss"][0] < 0.5 * np.mean(loss_log.losses[:3])
     test_result = model.predict(test_dataset, verbose=0)
     assert len(test_result[0]) == len(test_dataset) and test_result[0][0].shape == (1, 1)
+
+
+def test_the_image_search_tutorials_learn_embeddings_that_find_the_same_class(tmp_path):
+    # docs/practices/cv/image_search.ipynb and docs/practices/jit/image_search_with_jit.ipynb: CIFAR-10
+    # through Transpose, anchor/positive pairs of every class per batch, embeddings normalised by
+    # paddle.norm, a softmax over the pair similarities (matmul transpose_y, multiplied by a 1-element
+    # inverse temperature) with arange labels; the jit version decorates forward with to_static, prints
+    # "Total params: 94,280", and saves and loads the model with jit.save/jit.load.
+    import random as _random
+    from collections import defaultdict
+    F = paddle.nn.functional
+    T = paddle.vision.transforms
+    paddle.seed(17)
+    np.random.seed(17)
+    _random.seed(17)
+    data_file = _cifar_archive(tmp_path, 200, 100, 10, 17, hundred=False)
+    transform = T.Compose([T.Transpose((2, 0, 1))])
+    cifar10_train = paddle.vision.datasets.Cifar10(data_file, mode="train", transform=transform)
+    cifar10_test = paddle.vision.datasets.cifar.Cifar10(data_file, mode="test", transform=transform)
+    x_train = np.zeros((200, 3, 32, 32))
+    y_train = np.zeros((200, 1), dtype="int32")
+    for i in range(len(cifar10_train)):
+        train_image, train_label = cifar10_train[i]
+        x_train[i, :, :, :] = train_image / 255.0
+        y_train[i, 0] = train_label
+    y_train = np.squeeze(y_train)
+    x_test = np.zeros((100, 3, 32, 32), dtype="float32")
+    y_test = np.zeros((100, 1), dtype="int64")
+    for i in range(len(cifar10_test)):
+        test_image, test_label = cifar10_test[i]
+        x_test[i, :, :, :] = test_image / 255.0
+        y_test[i, 0] = test_label
+    y_test = np.squeeze(y_test)
+    class_idx_to_train_idxs = defaultdict(list)
+    for y_train_idx, y in enumerate(y_train):
+        class_idx_to_train_idxs[y].append(y_train_idx)
+    num_classes, height_width = 10, 32
+
+    def reader_creator(num_batchs):
+        def reader():
+            for _ in range(num_batchs):
+                x = np.empty((2, num_classes, 3, height_width, height_width), dtype=np.float32)
+                for class_idx in range(num_classes):
+                    examples_for_class = class_idx_to_train_idxs[class_idx]
+                    anchor_idx = _random.choice(examples_for_class)
+                    positive_idx = _random.choice(examples_for_class)
+                    while positive_idx == anchor_idx:
+                        positive_idx = _random.choice(examples_for_class)
+                    x[0, class_idx] = x_train[anchor_idx]
+                    x[1, class_idx] = x_train[positive_idx]
+                yield x
+        return reader
+
+    pairs_train_reader = reader_creator(num_batchs=30)
+
+    class MyNet2(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = paddle.nn.Conv2D(in_channels=3, out_channels=32, kernel_size=(3, 3), stride=2)
+            self.conv2 = paddle.nn.Conv2D(in_channels=32, out_channels=64, kernel_size=(3, 3), stride=2)
+            self.conv3 = paddle.nn.Conv2D(in_channels=64, out_channels=128, kernel_size=(3, 3), stride=2)
+            self.gloabl_pool = paddle.nn.AdaptiveAvgPool2D((1, 1))
+            self.fc1 = paddle.nn.Linear(in_features=128, out_features=8)
+
+        @paddle.jit.to_static()
+        def forward(self, x):
+            x = F.relu(self.conv3(F.relu(self.conv2(F.relu(self.conv1(x))))))
+            x = paddle.squeeze(self.gloabl_pool(x), axis=[2, 3])
+            x = self.fc1(x)
+            return x / paddle.norm(x, axis=1, keepdim=True)
+
+    def train(model):
+        model.train()
+        inverse_temperature = paddle.to_tensor(np.array([1.0 / 0.2], dtype="float32"))
+        opt = paddle.optimizer.Adam(learning_rate=0.003, parameters=model.parameters())
+        losses = []
+        for epoch in range(2):
+            for batch_id, data in enumerate(pairs_train_reader()):
+                anchor_embeddings = model(paddle.to_tensor(data[0]))
+                positive_embeddings = model(paddle.to_tensor(data[1]))
+                similarities = paddle.matmul(anchor_embeddings, positive_embeddings, transpose_y=True)
+                similarities = paddle.multiply(similarities, inverse_temperature)
+                sparse_labels = paddle.arange(0, num_classes, dtype="int64")
+                loss = F.cross_entropy(similarities, sparse_labels)
+                losses.append(float(loss.numpy()))
+                loss.backward()
+                opt.step()
+                opt.clear_grad()
+        return losses
+
+    model_2 = MyNet2()
+    assert paddle.summary(model_2, (10, 3, 32, 32)) == {"total_params": 94280, "trainable_params": 94280}
+    losses = train(model_2)
+    assert np.mean(losses[-10:]) < 0.7 * np.mean(losses[:5]), losses
+    paddle.jit.save(model_2, str(tmp_path / "model"))
+    loaded = paddle.jit.load(str(tmp_path / "model"))
+    x_test_t = paddle.to_tensor(x_test)
+    test_images_embeddings = loaded(x_test_t)
+    np.testing.assert_allclose(test_images_embeddings.numpy(), model_2(x_test_t).numpy(), rtol=1e-5, atol=1e-6)
+    similarities_matrix = paddle.matmul(test_images_embeddings, test_images_embeddings, transpose_y=True)
+    indicies = paddle.argsort(similarities_matrix, descending=True).numpy()
+    assert (indicies[:, 0] == np.arange(100)).mean() > 0.9   # each image is its own nearest
+    neighbours = indicies[:, 1:6]
+    assert (y_test[neighbours] == y_test[:, None]).mean() > 0.4   # chance: 0.1
+
+
+def test_the_n_gram_tutorial_learns_the_next_word_with_fit_and_its_own_loop(tmp_path):
+    # docs/practices/nlp/n_gram_model.ipynb: Shakespeare's text stripped of punctuation with
+    # str.maketrans, a vocabulary of the most frequent words (0 for <pad> and the rest), trigrams as
+    # ([w1, w2], w3) with a 0-d int64 label, a DataLoader handed to Model.fit with a Callback logging each
+    # batch's loss, then the same model trained in the tutorial's own loop. The text here is generated by
+    # a rule (the next word follows from the two before), so the next word can be learnt.
+    from string import punctuation
+    F = paddle.nn.functional
+    paddle.seed(18)
+    np.random.seed(18)
+    rng = np.random.default_rng(18)
+    words = ["alas", "good", "my", "lord", "thou", "art", "sweet", "fair", "night", "day", "king", "queen"]
+    seq = [0, 1]
+    for _ in range(3000):
+        seq.append((seq[-1] + 2 * seq[-2] + 1) % len(words) if rng.random() < 0.98 else int(rng.integers(12)))
+    text = " ".join(words[s].capitalize() + ("," if i % 5 == 0 else "") + ("!" if i % 11 == 0 else "")
+                    for i, s in enumerate(seq))
+    path_to_file = tmp_path / "t8.shakespeare.txt"
+    path_to_file.write_bytes(text.encode("utf-8"))
+    test_sentence = open(path_to_file, "rb").read().decode(encoding="utf-8")
+    punc_table = str.maketrans({i: "" for i in punctuation})
+    test_sentence_list = test_sentence.translate(punc_table).lower().split()
+    word_dict_count = {}
+    for word in test_sentence_list:
+        word_dict_count[word] = word_dict_count.get(word, 0) + 1
+    word_list = [key for key, _ in sorted(word_dict_count.items(), key=lambda x: x[1], reverse=True)][:2500]
+    hidden_size, embedding_dim, batch_size, context_size, epochs = 64, 16, 64, 2, 2
+    vocab_size = len(word_list) + 1
+    trigram = [[[test_sentence_list[i], test_sentence_list[i + 1]], test_sentence_list[i + 2]]
+               for i in range(len(test_sentence_list) - 2)]
+    word_to_idx = {word: i + 1 for i, word in enumerate(word_list)}
+    word_to_idx["<pad>"] = 0
+    idx_to_word = {word_to_idx[word]: word for word in word_to_idx}
+
+    class TrainDataset(paddle.io.Dataset):
+        def __init__(self, tuple_data):
+            self.tuple_data = tuple_data
+
+        def __getitem__(self, idx):
+            data, label = self.tuple_data[idx]
+            data = np.array(list(map(lambda word: word_to_idx.get(word, 0), data)))
+            return data, np.array(word_to_idx.get(label, 0), dtype=np.int64)
+
+        def __len__(self):
+            return len(self.tuple_data)
+
+    train_loader = paddle.io.DataLoader(TrainDataset(trigram), return_list=True, shuffle=True,
+                                        batch_size=batch_size, drop_last=True)
+
+    class NGramModel(paddle.nn.Layer):
+        def __init__(self, vocab_size, embedding_dim, context_size):
+            super().__init__()
+            self.embedding = paddle.nn.Embedding(num_embeddings=vocab_size, embedding_dim=embedding_dim)
+            self.linear1 = paddle.nn.Linear(context_size * embedding_dim, hidden_size)
+            self.linear2 = paddle.nn.Linear(hidden_size, vocab_size)
+
+        def forward(self, x):
+            x = paddle.reshape(self.embedding(x), [-1, context_size * embedding_dim])
+            return self.linear2(F.relu(self.linear1(x)))
+
+    class LossCallback(paddle.callbacks.Callback):
+        def __init__(self):
+            self.losses = []
+
+        def on_train_begin(self, logs={}):
+            self.losses = []
+
+        def on_train_batch_end(self, step, logs={}):
+            self.losses.append(logs.get("loss"))
+
+    loss_log = LossCallback()
+    n_gram_model = paddle.Model(NGramModel(vocab_size, embedding_dim, context_size))
+    n_gram_model.prepare(optimizer=paddle.optimizer.Adam(learning_rate=0.01, parameters=n_gram_model.parameters()),
+                         loss=paddle.nn.CrossEntropyLoss())
+    n_gram_model.fit(train_loader, epochs=epochs, batch_size=batch_size, callbacks=[loss_log], verbose=0)
+    assert len(loss_log.losses) == epochs * (len(trigram) // batch_size)
+    assert np.mean(loss_log.losses[-5:]) < 0.6 < 1.2 < np.mean(loss_log.losses[:3]), loss_log.losses[::10]
+
+    model = NGramModel(vocab_size, embedding_dim, context_size)
+    model.train()
+    optim = paddle.optimizer.Adam(learning_rate=0.01, parameters=model.parameters())
+    losses = []
+    for epoch in range(epochs):
+        for batch_id, (x_data, y_data) in enumerate(train_loader()):
+            loss = F.cross_entropy(model(x_data), y_data)
+            loss.backward()
+            losses.append(loss.numpy())
+            optim.step()
+            optim.clear_grad()
+    assert losses[0].shape == () and np.mean(losses[-5:]) < 0.6
+    model.eval()
+    hits = 0
+    for idx in range(len(trigram) - 50, len(trigram)):
+        x_data = paddle.to_tensor(np.array(list(map(lambda word: word_to_idx.get(word, 0), trigram[idx][0]))))
+        predicts = model(x_data).numpy().tolist()[0]
+        hits += idx_to_word[predicts.index(max(predicts))] == trigram[idx][1]
+    assert hits > 40
