@@ -2302,3 +2302,117 @@ def test_the_n_gram_tutorial_learns_the_next_word_with_fit_and_its_own_loop(tmp_
         predicts = model(x_data).numpy().tolist()[0]
         hits += idx_to_word[predicts.index(max(predicts))] == trigram[idx][1]
     assert hits > 40
+
+
+def test_the_actor_critic_tutorial_moves_its_policy_to_the_rewarded_action(tmp_path):
+    # docs/practices/reinforcement_learning/actor_critic_method.ipynb: an Actor returning
+    # Categorical(F.softmax(logits)) and a Critic, returns discounted through done masks, log_prob of
+    # dist.sample([1]), paddle.concat of the episode, detach, two Adams, state_dicts saved and loaded.
+    # gym's CartPole is replaced by a corridor where stepping on (action 1) earns 1 and action 0 ends
+    # the episode. As in Paddle 2.6, Categorical.sample draws with softmax(logits) even though the
+    # tutorial passes probabilities (Paddle 2.1 drew with the probabilities themselves), so a
+    # policy sure of action 1 still samples it with probability e / (1 + e) only.
+    from itertools import count
+
+    from eager.distribution import Categorical
+    nn, F, optim = paddle.nn, paddle.nn.functional, paddle.optimizer
+    paddle.seed(19)
+    np.random.seed(19)
+
+    class Corridor:
+        def reset(self):
+            self.t = 0
+            return np.array([1.0, 0.0, 0.5, -0.5])
+
+        def step(self, action):
+            self.t += 1
+            forward = int(action) == 1
+            return np.array([1.0, self.t / 30, 0.5, -0.5]), float(forward), not forward or self.t >= 30, {}
+
+    env, device = Corridor(), paddle.get_device()
+    state_size, action_size, lr = 4, 2, 0.001
+
+    class Actor(nn.Layer):
+        def __init__(self, state_size, action_size):
+            super().__init__()
+            self.linear1 = nn.Linear(state_size, 128)
+            self.linear2 = nn.Linear(128, 256)
+            self.linear3 = nn.Linear(256, action_size)
+
+        def forward(self, state):
+            output = self.linear3(F.relu(self.linear2(F.relu(self.linear1(state)))))
+            return Categorical(F.softmax(output, axis=-1))
+
+    class Critic(nn.Layer):
+        def __init__(self, state_size, action_size):
+            super().__init__()
+            self.linear1 = nn.Linear(state_size, 128)
+            self.linear2 = nn.Linear(128, 256)
+            self.linear3 = nn.Linear(256, 1)
+
+        def forward(self, state):
+            return self.linear3(F.relu(self.linear2(F.relu(self.linear1(state)))))
+
+    def compute_returns(next_value, rewards, masks, gamma=0.99):
+        R, returns = next_value, []
+        for step in reversed(range(len(rewards))):
+            R = rewards[step] + gamma * R * masks[step]
+            returns.insert(0, R)
+        return returns
+
+    def p_forward(actor):
+        with paddle.no_grad():
+            return float(actor(paddle.to_tensor(env.reset(), dtype="float32")).probs(paddle.to_tensor([1])))
+
+    def trainIters(actor, critic, n_iters):
+        optimizerA = optim.Adam(lr, parameters=actor.parameters())
+        optimizerC = optim.Adam(lr, parameters=critic.parameters())
+        for iter in range(n_iters):
+            state = env.reset()
+            log_probs, values, rewards, masks = [], [], [], []
+            for i in count():
+                state = paddle.to_tensor(state, dtype="float32", place=device)
+                dist, value = actor(state), critic(state)
+                action = dist.sample([1])
+                next_state, reward, done, _ = env.step(action.cpu().squeeze(0).numpy())
+                log_probs.append(dist.log_prob(action))
+                values.append(value)
+                rewards.append(paddle.to_tensor([reward], dtype="float32", place=device))
+                masks.append(paddle.to_tensor([1 - done], dtype="float32", place=device))
+                state = next_state
+                if done:
+                    break
+            next_value = critic(paddle.to_tensor(next_state, dtype="float32", place=device))
+            returns = compute_returns(next_value, rewards, masks)
+            log_probs = paddle.concat(log_probs)
+            returns = paddle.concat(returns).detach()
+            values = paddle.concat(values)
+            advantage = returns - values
+            actor_loss = -(log_probs * advantage.detach()).mean()
+            critic_loss = advantage.pow(2).mean()
+            optimizerA.clear_grad()
+            optimizerC.clear_grad()
+            actor_loss.backward()
+            critic_loss.backward()
+            optimizerA.step()
+            optimizerC.step()
+        os.makedirs(tmp_path / "model", exist_ok=True)
+        paddle.save(actor.state_dict(), str(tmp_path / "model" / "actor.pdparams"))
+        paddle.save(critic.state_dict(), str(tmp_path / "model" / "critic.pdparams"))
+
+    actor, critic = Actor(state_size, action_size), Critic(state_size, action_size)
+    before = p_forward(actor)
+    trainIters(actor, critic, n_iters=30)
+    after = p_forward(actor)
+    assert 0.3 < before < 0.7 and after > 0.95, (before, after)
+    with paddle.no_grad():
+        value = float(critic(paddle.to_tensor(env.reset(), dtype="float32")))
+    assert value > 0.5   # it has seen rewards for stepping on
+
+    reloaded = Actor(state_size, action_size)
+    reloaded.set_state_dict(paddle.load(str(tmp_path / "model" / "actor.pdparams")))
+    assert p_forward(reloaded) == after
+    dist = reloaded(paddle.to_tensor(env.reset(), dtype="float32"))
+    draws = dist.sample([4000]).numpy()
+    expected = np.exp(after) / (np.exp(after) + np.exp(1 - after))   # softmax of the probabilities
+    assert draws.shape == (4000,) and abs((draws == 1).mean() - expected) < 0.03
