@@ -2554,3 +2554,106 @@ def test_the_3d_ct_classification_tutorial_trains_its_own_loop_with_conv3d(tmp_p
     scores = [1 - prediction[0][0], prediction[0][0]]
     text = "模型预测： %.2f 概率，这张CT %s" % ((100 * scores[1]), "abnormal")
     assert text == "模型预测： %.2f 概率，这张CT abnormal" % (100 * float(scores[1])) and int(label[0]) == 1
+
+
+def test_the_glaucoma_tutorials_efficientnet_has_paddles_printed_parameter_counts():
+    # docs/practices/cv/glaucoma_classification.ipynb (run on Paddle 2.4): an EfficientNet-B3 built from
+    # Conv+BN+Swish blocks, squeeze-excitation by paddle.multiply, MBConv blocks kept in a Python list
+    # through add_sublayer, padding "SAME", and a softmax head. Its summary prints "Total params:
+    # 14,328,212" and "Trainable params: 14,261,944" (the batch norms' running statistics are the rest).
+    nn = paddle.nn
+    paddle.seed(21)
+
+    class ConvBNLayer(nn.Layer):
+        def __init__(self, inchannels, outchannels, stride, kernelsize=3, groups=1, padding="SAME"):
+            super().__init__()
+            self.conv = nn.Conv2D(in_channels=inchannels, out_channels=outchannels, kernel_size=kernelsize,
+                                  stride=stride, padding=(kernelsize - 1) // 2, groups=groups)
+            self.bn = nn.BatchNorm2D(outchannels)
+            self.Swish = nn.Swish()
+
+        def forward(self, inputs):
+            return self.Swish(self.bn(self.conv(inputs)))
+
+    class SE(nn.Layer):
+        def __init__(self, inchannels):
+            super().__init__()
+            self.pooling = nn.AdaptiveAvgPool2D(output_size=(1, 1))
+            self.linear0 = nn.Conv2D(in_channels=inchannels, out_channels=int(inchannels * 0.25), kernel_size=1)
+            self.linear1 = nn.Conv2D(in_channels=int(inchannels * 0.25), out_channels=inchannels, kernel_size=1)
+            self.Swish, self.Sigmoid = nn.Swish(), nn.Sigmoid()
+
+        def forward(self, inputs):
+            x = self.Sigmoid(self.linear1(self.Swish(self.linear0(self.pooling(inputs)))))
+            return paddle.multiply(x, inputs)
+
+    class MBConv(nn.Layer):
+        def __init__(self, inchannels, outchannels, channels_time, kernel_size, stride, connected_dropout):
+            super().__init__()
+            self.stride = stride
+            wide = inchannels * channels_time
+            self.layer0 = ConvBNLayer(inchannels=inchannels, outchannels=wide, kernelsize=1, stride=1)
+            self.layer1 = ConvBNLayer(inchannels=wide, outchannels=wide, kernelsize=kernel_size, stride=stride,
+                                      groups=wide)
+            self.SE = SE(inchannels=wide)
+            self.conv0 = nn.Conv2D(in_channels=wide, out_channels=outchannels, kernel_size=1)
+            self.bn0 = nn.BatchNorm2D(outchannels)
+            self.conv1 = nn.Conv2D(in_channels=inchannels, out_channels=outchannels, kernel_size=1)
+            self.bn1 = nn.BatchNorm2D(outchannels)
+            self.dropout = nn.Dropout(p=connected_dropout)
+
+        def forward(self, inputs):
+            x = self.dropout(self.bn0(self.conv0(self.SE(self.layer1(self.layer0(inputs))))))
+            if self.stride == 2:
+                return x
+            return paddle.add(x, self.bn1(self.conv1(inputs)))
+
+    class Classifier_Head(nn.Layer):
+        def __init__(self, in_channels, num_channel, dropout_rate):
+            super().__init__()
+            self.pooling = nn.AdaptiveAvgPool2D(output_size=(1, 1))
+            self.conv = ConvBNLayer(inchannels=in_channels, outchannels=1280, kernelsize=1, stride=1)
+            self.dropout = nn.Dropout(p=dropout_rate)
+            self.conv1 = nn.Conv2D(in_channels=1280, out_channels=num_channel, kernel_size=1, padding="SAME")
+
+        def forward(self, inputs):
+            x = self.conv1(self.dropout(self.pooling(self.conv(inputs))))
+            return paddle.nn.functional.softmax(paddle.squeeze(x, axis=[2, 3]))
+
+    class EfficientNet(nn.Layer):
+        def __init__(self, in_channels, num_class, width_coefficient, depth_coefficient, connected_dropout,
+                     dropout_rate):
+            super().__init__()
+            block_setting = [[0, 1, 3, 1, 1, 16], [1, 2, 3, 2, 6, 24], [2, 2, 5, 2, 6, 40], [3, 3, 3, 2, 6, 80],
+                             [4, 3, 5, 1, 6, 112], [5, 4, 5, 2, 6, 192], [6, 1, 3, 1, 6, 320]]
+            width = int(32 * width_coefficient)
+            self.block = [self.add_sublayer("c-1", nn.Conv2D(in_channels, width, 3, padding="SAME", stride=2)),
+                          self.add_sublayer("bn-1", nn.BatchNorm2D(width))]
+            i = width
+            for j in range(int(depth_coefficient) - 1):
+                stride = 2 if j == int(depth_coefficient) - 2 else 1
+                self.block.append(self.add_sublayer("c" + str(j), nn.Conv2D(i, width, 3, padding="SAME",
+                                                                              stride=stride)))
+                self.block.append(self.add_sublayer("bn" + str(j), nn.BatchNorm2D(width)))
+            for n, r, k, s, e, o in block_setting:
+                repeats = int(r * depth_coefficient)
+                for j in range(repeats):
+                    self.block.append(self.add_sublayer("b" + str(n) + str(j), MBConv(
+                        inchannels=i, outchannels=int(o * width_coefficient), channels_time=e, kernel_size=k,
+                        stride=s if j == repeats - 1 else 1, connected_dropout=connected_dropout)))
+                    i = int(o * width_coefficient)
+            self.head = Classifier_Head(in_channels=i, num_channel=num_class, dropout_rate=dropout_rate)
+
+        def forward(self, x):
+            for layer in self.block:
+                x = layer(x)
+            return self.head(x)
+
+    efficientnet = EfficientNet(in_channels=3, num_class=1000, width_coefficient=1.2, depth_coefficient=1.4,
+                                connected_dropout=0.2, dropout_rate=0.3)
+    info = paddle.summary(efficientnet, (1, 3, 32, 32))   # the tutorial: (1, 3, 256, 256)
+    assert info == {"total_params": 14328212, "trainable_params": 14261944}
+    efficientnet.eval()
+    out = efficientnet(paddle.rand([2, 3, 32, 32]))
+    assert out.shape == [2, 1000]
+    np.testing.assert_allclose(out.sum(axis=1).numpy(), [1.0, 1.0], rtol=1e-5)
