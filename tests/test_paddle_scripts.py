@@ -2666,3 +2666,123 @@ def test_the_glaucoma_tutorials_efficientnet_has_paddles_printed_parameter_count
     out = efficientnet(paddle.rand([2, 3, 32, 32]))
     assert out.shape == [2, 1000]
     np.testing.assert_allclose(out.sum(axis=1).numpy(), [1.0, 1.0], rtol=1e-5)
+
+
+def test_the_ddpg_tutorial_soft_updates_its_targets_and_learns_the_rewarded_action():
+    # docs/practices/reinforcement_learning/deep_deterministic_policy_gradient.ipynb: an Actor with
+    # tanh output plus Normal(0, 0.2) exploration noise scaled by a bool, a Critic on concat((x, a), 1),
+    # a deque replay Memory, batches built by paddle.to_tensor of tuples of arrays, targets under
+    # no_grad, critic.eval() while the actor's loss goes through it, and soft_update by set_value.
+    # gym's Pendulum is replaced by one-step episodes whose reward is highest for action 2 * sin(angle).
+    import random as _random
+    from collections import deque
+
+    from eager.distribution import Normal
+    nn, F = paddle.nn, paddle.nn.functional
+    paddle.seed(22)
+    np.random.seed(22)
+    _random.seed(22)
+    rng = np.random.default_rng(22)
+
+    class Critic(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(3, 64)
+            self.fc2 = nn.Linear(64 + 1, 32)
+            self.fc3 = nn.Linear(32, 1)
+            self.relu = nn.ReLU()
+
+        def forward(self, x, a):
+            x = self.relu(self.fc1(x))
+            x = paddle.concat((x, a), axis=1)
+            return self.fc3(self.relu(self.fc2(x)))
+
+    class Actor(nn.Layer):
+        def __init__(self, is_train=True):
+            super().__init__()
+            self.fc1 = nn.Linear(3, 64)
+            self.fc2 = nn.Linear(64, 32)
+            self.fc3 = nn.Linear(32, 1)
+            self.relu, self.tanh = nn.ReLU(), nn.Tanh()
+            self.noisy = Normal(0, 0.2)
+            self.is_train = is_train
+
+        def forward(self, x):
+            return self.tanh(self.fc3(self.relu(self.fc2(self.relu(self.fc1(x))))))
+
+        def select_action(self, epsilon, state):
+            state = paddle.to_tensor(state, dtype="float32").unsqueeze(0)
+            with paddle.no_grad():
+                action = self.forward(state).squeeze() + self.is_train * epsilon * self.noisy.sample([1]).squeeze(0)
+            return 2 * paddle.clip(action, -1, 1).numpy()
+
+    class Memory:
+        def __init__(self, memory_size):
+            self.buffer = deque(maxlen=memory_size)
+
+        def add(self, experience):
+            self.buffer.append(experience)
+
+        def size(self):
+            return len(self.buffer)
+
+        def sample(self, batch_size, continuous=True):
+            batch_size = min(batch_size, len(self.buffer))
+            indexes = np.random.choice(np.arange(len(self.buffer)), size=batch_size, replace=False)
+            return [self.buffer[i] for i in indexes]
+
+    def soft_update(target, source, tau):
+        for target_param, param in zip(target.parameters(), source.parameters()):
+            target_param.set_value(target_param * (1.0 - tau) + param * tau)
+
+    actor, critic, actor_target, critic_target = Actor(), Critic(), Actor(), Critic()
+    critic_optim = paddle.optimizer.Adam(parameters=critic.parameters(), learning_rate=3e-3)
+    actor_optim = paddle.optimizer.Adam(parameters=actor.parameters(), learning_rate=1e-3)
+    before_target = [p.numpy().copy() for p in actor_target.parameters()]
+    source = [p.numpy().copy() for p in actor.parameters()]
+    soft_update(actor_target, actor, 0.25)
+    for after, old, src in zip(actor_target.parameters(), before_target, source):
+        np.testing.assert_allclose(after.numpy(), old * 0.75 + src * 0.25, rtol=1e-6, atol=1e-7)
+
+    def new_state():
+        angle = rng.uniform(-np.pi, np.pi)
+        return np.array([np.cos(angle), np.sin(angle), 0.0])
+
+    def reward_of(state, action):
+        return -float((action - 2 * state[1]) ** 2)
+
+    gamma, tau, epsilon, batch_size = 0.0, 0.01, 1.0, 32   # one-step episodes: nothing to discount
+    memory_replay = Memory(5000)
+    for step in range(400):
+        state = new_state()
+        action = actor.select_action(epsilon, state)
+        reward = reward_of(state, action)
+        memory_replay.add((state, new_state(), action, reward))
+        epsilon = max(0.2, epsilon - 1 / 300)
+        if memory_replay.size() > 64:
+            batch_state, batch_next_state, batch_action, batch_reward = zip(*memory_replay.sample(batch_size, False))
+            batch_state = paddle.to_tensor(batch_state, dtype="float32")
+            batch_next_state = paddle.to_tensor(batch_next_state, dtype="float32")
+            batch_action = paddle.to_tensor(batch_action, dtype="float32").unsqueeze(1)
+            batch_reward = paddle.to_tensor(batch_reward, dtype="float32").unsqueeze(1)
+            with paddle.no_grad():
+                Q_target = batch_reward + gamma * critic_target(batch_next_state, actor_target(batch_next_state))
+            critic_loss = F.mse_loss(critic(batch_state, batch_action), Q_target)
+            critic_optim.clear_grad()
+            critic_loss.backward()
+            critic_optim.step()
+            critic.eval()
+            actor_loss = -critic(batch_state, actor(batch_state)).mean()
+            actor_optim.clear_grad()
+            actor_loss.backward()
+            actor_optim.step()
+            critic.train()
+            soft_update(actor_target, actor, tau)
+            soft_update(critic_target, critic, tau)
+    assert batch_action.shape == [batch_size, 1] and batch_state.dtype == paddle.float32
+    states = [new_state() for _ in range(50)]
+    greedy = Actor(is_train=False)
+    greedy.set_state_dict(actor.state_dict())
+    rewards = [reward_of(s, greedy.select_action(0.0, s)) for s in states]
+    still = [reward_of(s, 0.0) for s in states]   # the action an untrained tanh gives, about 0
+    assert np.mean(rewards) > 0.5 * np.mean(still), (np.mean(rewards), np.mean(still))
