@@ -2786,3 +2786,184 @@ def test_the_ddpg_tutorial_soft_updates_its_targets_and_learns_the_rewarded_acti
     rewards = [reward_of(s, greedy.select_action(0.0, s)) for s in states]
     still = [reward_of(s, 0.0) for s in states]   # the action an untrained tanh gives, about 0
     assert np.mean(rewards) > 0.5 * np.mean(still), (np.mean(rewards), np.mean(still))
+
+
+def test_the_pix2pix_tutorial_trains_its_unet_generator_against_the_patch_discriminator(tmp_path):
+    # docs/practices/gan/Pix2Pix/Pix2Pix_with_Cityscapes.ipynb: a Dataset reading image/mask pairs listed
+    # in train.list and returning paddle.to_tensor(...).astype("float32"), a U-Net generator of eight
+    # LeakyReLU/Conv2D/BatchNorm2D downsamples and ReLU/Conv2DTranspose/BatchNorm2D(/Dropout) upsamples
+    # concatenated with the skips, a PatchGAN discriminator whose summary prints "Total params:
+    # 2,770,497", BCELoss against ones_like/zeros_like, L1Loss * 100, detach, np.where on a Tensor and
+    # mask.reshape([1] + mask.shape). The generator is ngf=4 (the tutorial's 64) on 256 x 256 pairs, the
+    # trained discriminator ndf=8 (its 64), OpenCV's reads are PIL's here.
+    from PIL import Image
+    paddle.seed(23)
+    np.random.seed(23)
+    rng = np.random.default_rng(23)
+    root = tmp_path / "cityscapes"
+    (root / "img").mkdir(parents=True)
+    lines = []
+    for i in range(4):   # the "photo" is the colour mask blurred into stripes
+        mask = np.zeros((256, 256, 3), np.uint8)
+        mask[:, :, rng.integers(0, 3)] = 255
+        mask[rng.integers(0, 128):, :, 1] = 128
+        photo = (0.6 * mask + 40).astype(np.uint8)
+        Image.fromarray(photo).save(root / "img" / f"{i}_leftImg8bit.png")
+        Image.fromarray(mask).save(root / "img" / f"{i}_gtFine_color.png")
+        lines.append(f"img/{i}_leftImg8bit.png img/{i}_gtFine_labelTrainIds.png\n")
+    (root / "train.list").write_text("".join(lines))
+
+    class MyDateset(paddle.io.Dataset):
+        def __init__(self, root_dir=str(root), txt_dir=str(root / "train.list")):
+            super().__init__()
+            self.root_dir = root_dir
+            with open(txt_dir, "r") as f:
+                self.file_list = f.readlines()
+
+        def __getitem__(self, index):
+            img_dir, mask_dir = self.file_list[index][:-1].split(" ")
+            mask_dir = mask_dir.replace("_labelTrainIds.png", "_color.png")
+            img = np.asarray(Image.open(os.path.join(self.root_dir, img_dir))) / 255
+            img = paddle.to_tensor(img.transpose([2, 0, 1])).astype("float32")
+            mask = np.asarray(Image.open(os.path.join(self.root_dir, mask_dir))) / 255
+            mask = paddle.to_tensor(mask.transpose([2, 0, 1])).astype("float32")
+            return img, mask
+
+        def __len__(self):
+            return len(self.file_list)
+
+    dataloader = paddle.io.DataLoader(MyDateset(), batch_size=2, shuffle=True, drop_last=False)
+    img, mask = next(iter(dataloader))
+    assert img.shape == [2, 3, 256, 256] and mask.dtype == paddle.float32
+
+    class Downsample(paddle.nn.Layer):
+        def __init__(self, in_dim, out_dim, kernel_size=4, stride=2, padding=1):
+            super().__init__()
+            self.layers = paddle.nn.Sequential(
+                paddle.nn.LeakyReLU(0.2),
+                paddle.nn.Conv2D(in_dim, out_dim, kernel_size, stride, padding, bias_attr=False),
+                paddle.nn.BatchNorm2D(out_dim))
+
+        def forward(self, x):
+            return self.layers(x)
+
+    class Upsample(paddle.nn.Layer):
+        def __init__(self, in_dim, out_dim, kernel_size=4, stride=2, padding=1, use_dropout=False):
+            super().__init__()
+            sequence = [paddle.nn.ReLU(),
+                        paddle.nn.Conv2DTranspose(in_dim, out_dim, kernel_size, stride, padding, bias_attr=False),
+                        paddle.nn.BatchNorm2D(out_dim)]
+            if use_dropout:
+                sequence.append(paddle.nn.Dropout(p=0.5))
+            self.layers = paddle.nn.Sequential(*sequence)
+
+        def forward(self, x, skip):
+            return paddle.concat([self.layers(x), skip], axis=1)
+
+    class UnetGenerator(paddle.nn.Layer):
+        def __init__(self, input_nc=3, output_nc=3, ngf=64):
+            super().__init__()
+            self.down1 = paddle.nn.Conv2D(input_nc, ngf, kernel_size=4, stride=2, padding=1)
+            self.down2 = Downsample(ngf, ngf * 2)
+            self.down3 = Downsample(ngf * 2, ngf * 4)
+            self.down4 = Downsample(ngf * 4, ngf * 8)
+            self.down5 = Downsample(ngf * 8, ngf * 8)
+            self.down6 = Downsample(ngf * 8, ngf * 8)
+            self.down7 = Downsample(ngf * 8, ngf * 8)
+            self.center = Downsample(ngf * 8, ngf * 8)
+            self.up7 = Upsample(ngf * 8, ngf * 8, use_dropout=True)
+            self.up6 = Upsample(ngf * 8 * 2, ngf * 8, use_dropout=True)
+            self.up5 = Upsample(ngf * 8 * 2, ngf * 8, use_dropout=True)
+            self.up4 = Upsample(ngf * 8 * 2, ngf * 8)
+            self.up3 = Upsample(ngf * 8 * 2, ngf * 4)
+            self.up2 = Upsample(ngf * 4 * 2, ngf * 2)
+            self.up1 = Upsample(ngf * 2 * 2, ngf)
+            self.output_block = paddle.nn.Sequential(
+                paddle.nn.ReLU(), paddle.nn.Conv2DTranspose(ngf * 2, output_nc, kernel_size=4, stride=2, padding=1),
+                paddle.nn.Tanh())
+
+        def forward(self, x):
+            d1 = self.down1(x)
+            d2 = self.down2(d1)
+            d3 = self.down3(d2)
+            d4 = self.down4(d3)
+            d5 = self.down5(d4)
+            d6 = self.down6(d5)
+            d7 = self.down7(d6)
+            c = self.center(d7)
+            x = self.up4(self.up5(self.up6(self.up7(c, d7), d6), d5), d4)
+            return self.output_block(self.up1(self.up2(self.up3(x, d3), d2), d1))
+
+    class ConvBlock(paddle.nn.Layer):
+        def __init__(self, in_dim, out_dim, kernel_size=4, stride=2, padding=1):
+            super().__init__()
+            self.layers = paddle.nn.Sequential(
+                paddle.nn.Conv2D(in_dim, out_dim, kernel_size, stride, padding, bias_attr=False),
+                paddle.nn.BatchNorm2D(out_dim), paddle.nn.LeakyReLU(0.2))
+
+        def forward(self, x):
+            return self.layers(x)
+
+    class NLayerDiscriminator(paddle.nn.Layer):
+        def __init__(self, input_nc=6, ndf=64):
+            super().__init__()
+            self.layers = paddle.nn.Sequential(
+                paddle.nn.Conv2D(input_nc, ndf, kernel_size=4, stride=2, padding=1), paddle.nn.LeakyReLU(0.2),
+                ConvBlock(ndf, ndf * 2), ConvBlock(ndf * 2, ndf * 4), ConvBlock(ndf * 4, ndf * 8, stride=1),
+                paddle.nn.Conv2D(ndf * 8, 1, kernel_size=4, stride=1, padding=1), paddle.nn.Sigmoid())
+
+        def forward(self, input):
+            return self.layers(input)
+
+    info = paddle.summary(NLayerDiscriminator(), (1, 6, 32, 32))   # the tutorial: (16, 6, 256, 512)
+    assert info["total_params"] == 2770497
+    assert info["total_params"] - info["trainable_params"] == 2 * (128 + 256 + 512)   # running statistics
+
+    netG, netD = UnetGenerator(ngf=4), NLayerDiscriminator(ndf=8)
+    try:
+        netG.set_dict(paddle.load(str(tmp_path / "generator.params")))
+    except Exception:   # the tutorial's first run: "fail to load model"
+        pass
+    netG.train()
+    netD.train()
+    optimizerD = paddle.optimizer.Adam(parameters=netD.parameters(), learning_rate=0.0002, beta1=0.5, beta2=0.999)
+    optimizerG = paddle.optimizer.Adam(parameters=netG.parameters(), learning_rate=0.01, beta1=0.5, beta2=0.999)
+    bce_loss, l1_loss = paddle.nn.BCELoss(), paddle.nn.L1Loss()
+    l1_losses = []
+    for epoch in range(3):
+        for step, (img, mask) in enumerate(dataloader):
+            optimizerD.clear_grad()
+            pre = netD(paddle.concat((img, mask), 1))
+            loss_D_1 = bce_loss(pre, paddle.ones_like(pre))
+            loss_D_1.backward()
+            fake_img = netG(mask).detach()
+            pre = netD(paddle.concat((fake_img, mask), 1).detach())
+            loss_D_2 = bce_loss(pre, paddle.zeros_like(pre))
+            loss_D_2.backward()
+            optimizerD.step()
+            optimizerD.clear_grad()
+            optimizerG.clear_grad()
+            fake_img = netG(mask)
+            output = netD(paddle.concat((fake_img, mask), 1))
+            loss_G_1 = l1_loss(fake_img, img) * 100.0
+            loss_G = loss_G_1 + bce_loss(output, paddle.ones_like(pre))
+            loss_G.backward()
+            optimizerG.step()
+            optimizerG.clear_grad()
+            l1_losses.append(float(loss_G_1))
+    assert np.mean(l1_losses[-2:]) < 0.7 * np.mean(l1_losses[:2]), l1_losses
+    image = np.where(fake_img[0] > 0, fake_img[0], 0).transpose((1, 2, 0))
+    assert image.shape == (256, 256, 3) and image.min() >= 0
+    paddle.save(netG.state_dict(), str(tmp_path / "generator.params"))
+
+    netG2 = UnetGenerator(ngf=4)
+    netG2.set_dict(paddle.load(str(tmp_path / "generator.params")))
+    netG2.eval()
+    netG.eval()
+    mask = np.asarray(Image.open(root / "img" / "0_gtFine_color.png")) / 255
+    mask = paddle.to_tensor(mask.transpose([2, 0, 1])).astype("float32")
+    mask = mask.reshape([1] + mask.shape)
+    out = netG2(mask).numpy()[0]
+    np.testing.assert_allclose(out, netG(mask).numpy()[0], rtol=1e-5, atol=1e-6)
+    out[out < 0] = 0
+    assert (out * 255).astype("uint8").transpose((1, 2, 0)).shape == (256, 256, 3)
