@@ -145,6 +145,17 @@ class Tensor:
             self._meta = AutogradMeta(stop_gradient=True)
         self._meta.grad = value
 
+    def _grad_ivar(self):
+        """The gradient, or None: Paddle's private ``Tensor._grad_ivar()``, which
+        its recompute guide and fleet utilities read instead of ``.grad``.
+
+        >>> x = eager.to_tensor([1.0, 2.0], stop_gradient=False)
+        >>> (x * 3).sum().backward()
+        >>> x._grad_ivar().numpy()
+        array([3., 3.], dtype=float32)
+        """
+        return self.grad
+
     @property
     def is_leaf(self) -> bool:
         """True for tensors not made by a recorded op (the user's own tensors)."""
@@ -266,6 +277,16 @@ class Tensor:
         if dtype is not None and out.dtype is not dtype:
             out = out.astype(dtype)
         return out
+
+    def _to(self, device=None, dtype=None, blocking=None) -> "Tensor":
+        """Paddle's ``Tensor._to(device, dtype, blocking)``, the method its ``to``
+        calls: private, but Paddle's AMP guide calls it directly
+        (``label._to(place)``), so it is here with the same positional order.
+
+        >>> eager.to_tensor([1, 2])._to(None, "float32").dtype
+        paddle.float32
+        """
+        return self.to(device=device, dtype=dtype, blocking=blocking)
 
     def detach(self) -> "Tensor":
         """A tensor sharing this one's buffer, outside the graph (stop_gradient=True)."""

@@ -118,6 +118,19 @@ def test_leaf_grad_accumulates_across_backward_calls():
     assert x.grad is None
 
 
+def test_private_grad_ivar_is_the_gradient_or_none():
+    # Paddle's recompute guide reads parameters' gradients through the private
+    # Tensor._grad_ivar(); it gives what .grad gives, None before a backward and after
+    # clear_grad(set_to_zero=False).
+    x = leaf([1.0, -2.0])
+    assert x._grad_ivar() is None
+    (x * x).sum().backward()
+    assert x._grad_ivar() is x.grad
+    np.testing.assert_allclose(x._grad_ivar().numpy(), [2.0, -4.0])
+    x.clear_grad(set_to_zero=False)
+    assert x._grad_ivar() is None
+
+
 def test_chain_of_100k_ops_runs_without_recursion_error(device):
     # The engine walks the graph with its own stack, never the interpreter's. The walk is
     # the same code on either device, and the CPU run takes 100,000 ops (deep enough for

@@ -58,6 +58,21 @@ def test_to_takes_a_device_a_dtype_both_or_a_tensor():
     np.testing.assert_array_equal(z.numpy(), [1, 2, 3])
 
 
+def test_private_to_takes_device_dtype_and_blocking_in_paddles_order():
+    # Paddle's AMP guide calls the private Tensor._to(place) that Tensor.to wraps.
+    x = eager.to_tensor([1, 2, 3])
+    g = x._to(eager.CUDAPlace(0))
+    assert g.place == GPUPlace(0) and g.dtype == eager.int64 and x.place == CPUPlace()
+    y = x._to(None, "float32")
+    assert y.place == CPUPlace() and y.dtype == eager.float32
+    z = x._to("gpu:0", "float64", False)
+    assert z.place == GPUPlace(0) and z.dtype == eager.float64
+    np.testing.assert_array_equal(z.numpy(), [1.0, 2.0, 3.0])
+    assert x._to() is x
+    with pytest.raises(TypeError, match="to: argument 'blocking' expected a bool"):
+        x._to("cpu", None, "yes")
+
+
 def test_a_device_copy_is_a_leaf_and_a_cast_is_recorded():
     x = eager.to_tensor([1.0, 2.0], stop_gradient=False)
     (x.to("float64") * 3).sum().backward()

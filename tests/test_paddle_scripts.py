@@ -1677,3 +1677,1293 @@ def test_the_landmark_detection_tutorials_facenet_has_paddles_parameter_count():
     model.fit(FaceDataset(8), FaceDataset(4), epochs=1, batch_size=4, verbose=0)
     result = model.predict(FaceDataset(3), batch_size=1, verbose=0)
     assert len(result[0]) == 3 and result[0][0].shape == (1, 30) and np.isfinite(result[0][0]).all()
+
+
+# -- Paddle's guides and more tutorials (PaddlePaddle/docs, docs/guides and docs/practices) -------
+
+def test_the_gradient_clipping_guide_keeps_a_shifted_network_finite_only_when_clipping():
+    # docs/guides/advanced/gradient_clip_cn.rst: three Linears initialised by Assign, the first weight
+    # shifted by +2; need_clip on the weights says whether ClipGradByNorm touches them. Unclipped,
+    # the loss and the first layer's gradient blow up to nan as the guide's log shows; clipped, it learns
+    # y = x + 3.
+    def run(is_clip):
+        paddle.seed(7)
+        np.random.seed(7)
+        total_data, batch_size, input_size, hidden_size = 1000, 16, 1, 32
+
+        def attrs(shape, shift=0.0):
+            weight = paddle.framework.ParamAttr(
+                initializer=paddle.nn.initializer.Assign(paddle.randn(shape) + shift), need_clip=is_clip)
+            bias = paddle.framework.ParamAttr(initializer=paddle.nn.initializer.Assign(paddle.randn(shape[1:])))
+            return weight, bias
+
+        class Net(paddle.nn.Layer):
+            def __init__(self):
+                super().__init__()
+                w1, b1 = attrs([input_size, hidden_size], shift=2.0)
+                w2, b2 = attrs([hidden_size, hidden_size])
+                w3, b3 = attrs([hidden_size, 1])
+                self.linear1 = paddle.nn.Linear(input_size, hidden_size, weight_attr=w1, bias_attr=b1)
+                self.linear2 = paddle.nn.Linear(hidden_size, hidden_size, weight_attr=w2, bias_attr=b2)
+                self.linear3 = paddle.nn.Linear(hidden_size, 1, weight_attr=w3, bias_attr=b3)
+
+            def forward(self, inputs):
+                return self.linear3(self.linear2(self.linear1(inputs)))
+
+        x_data = np.random.randn(total_data, input_size).astype(np.float32)
+        y_data = x_data + 3
+        model = Net()
+        assert model.linear1.weight.need_clip is is_clip and model.linear1.bias.need_clip is True
+        clip = paddle.nn.ClipGradByNorm(clip_norm=1.0)
+        loss_fn = paddle.nn.MSELoss(reduction="mean")
+        optimizer = paddle.optimizer.SGD(learning_rate=0.01, parameters=model.parameters(), grad_clip=clip)
+        losses, grads = [], []
+        for t in range(100):
+            idx = np.random.choice(total_data, batch_size, replace=False)
+            loss = loss_fn(model(paddle.to_tensor(x_data[idx, :])), paddle.to_tensor(y_data[idx, :]))
+            loss.backward()
+            losses.append(float(loss.numpy()))
+            grads.append(model.linear1.weight.grad.numpy().copy())
+            optimizer.step()
+            optimizer.clear_grad()
+        return np.array(losses), grads
+
+    losses, grads = run(is_clip=False)
+    assert losses[0] > 100 and np.isnan(losses[-1]) and np.isnan(grads[-1]).all()
+    losses, grads = run(is_clip=True)
+    assert np.isfinite(losses).all() and losses[-10:].mean() < 3 < losses[0]
+    assert all(np.linalg.norm(g) < 1e6 for g in grads)
+
+
+def test_the_recompute_guide_reproduces_losses_parameters_and_gradients_with_dropout():
+    # docs/guides/06_distributed_training/data_parallel/recompute_cn.rst: blocks of Linear, Dropout and
+    # ReLU; recomputing blocks 1 and 2 (their dropout masks drawn again in backward) must give the same
+    # losses, parameters and gradients (read through the private _grad_ivar()) as running them plainly.
+    import random
+
+    from eager.distributed.fleet.utils import recompute
+
+    def get_fc_block(block_idx, input_size, is_last=False):
+        name = "block_" + str(block_idx)
+        block = paddle.nn.Sequential(
+            (name + "_fc_0", paddle.nn.Linear(input_size, input_size, bias_attr=False)),
+            (name + "_dropout", paddle.nn.Dropout(p=0.5)),
+            (name + "_relu_1", paddle.nn.ReLU()),
+            (name + "_fc_1", paddle.nn.Linear(input_size, input_size, bias_attr=False)),
+            (name + "_relu_2", paddle.nn.ReLU()))
+        block.add_sublayer(name + "_fc_2", paddle.nn.Linear(input_size, 1 if is_last else input_size,
+                                                            bias_attr=False))
+        return block
+
+    class Naive_fc_net(paddle.nn.Layer):
+        def __init__(self, input_size=10, recompute_blocks=(1, 3)):
+            super().__init__()
+            self.recompute_blocks = recompute_blocks
+            self.total_func = [get_fc_block(i, input_size, is_last=i == 4) for i in range(5)]
+            for i, block in enumerate(self.total_func):
+                setattr(self, f"runfunc{i}", block)
+
+        def forward(self, inputs):
+            for i, func in enumerate(self.total_func):
+                inputs = recompute(func, inputs) if i in self.recompute_blocks else func(inputs)
+            return inputs
+
+    def run_model(cuda_state, recompute_block=()):
+        gen = paddle.seed(10)
+        gen.manual_seed(10)
+        np.random.seed(10)
+        random.seed(10)
+        if cuda_state:
+            paddle.set_cuda_rng_state(cuda_state)
+        model = Naive_fc_net(10, recompute_blocks=recompute_block)
+        optimizer = paddle.optimizer.SGD(learning_rate=0.01, parameters=model.parameters())
+        loss_, param_, grad_ = [], [], []
+        for _ in range(5):
+            x = paddle.to_tensor(np.random.randn(4, 10).astype(np.float32))
+            loss = model(x).mean()
+            loss_.append(np.asarray(loss).tolist())
+            loss.backward()
+            optimizer.step()
+            param_.append(np.asarray(model.parameters()[9]).tolist())
+            grad_.append(np.asarray(model.parameters()[3]._grad_ivar()).tolist())
+            optimizer.clear_grad()
+        return loss_, param_, grad_
+
+    cuda_state = paddle.get_cuda_rng_state()
+    loss_ref, param_ref, grad_ref = run_model(cuda_state, recompute_block=[])
+    loss, param, grad = run_model(cuda_state, recompute_block=[1, 2])
+    assert loss == loss_ref and param == param_ref and grad == grad_ref
+    assert len(set(map(str, loss_ref))) > 1 and np.abs(grad_ref).sum() > 0
+
+
+def test_the_captcha_ocr_tutorial_learns_ctc_and_decodes_with_model_predict(tmp_path):
+    # docs/practices/cv/image_ocr.ipynb: 30x70 RGB jpgs of four digits listed in label_dict.txt (a dict
+    # written with repr, read back with eval), conv + BatchNorm + a bidirectional LSTM over 8 time steps,
+    # F.ctc_loss with blank=10 inside a Layer, Model.fit with InputSpecs and drop_last, then an inference
+    # Model (softmax and argmax in forward) loaded from the final checkpoint and a greedy CTC decoder.
+    from PIL import Image
+    F = paddle.nn.functional
+    paddle.seed(14)
+    np.random.seed(14)
+    rng = np.random.default_rng(14)
+    C, H, W, LABEL_MAX_LEN, CLASSIFY_NUM, BATCH_SIZE = 3, 30, 70, 4, 11, 16
+    data_path = tmp_path / "OCR_Dataset"
+    data_path.mkdir()
+    glyphs = rng.integers(0, 2, (10, 30, 17, 3)) * 255   # one blocky pattern per digit
+    info = {}
+    for i in range(128):
+        label = "".join(str(d) for d in rng.integers(0, 10, LABEL_MAX_LEN))
+        image = np.zeros((H, W, C), np.uint8)
+        for j, digit in enumerate(label):
+            image[:, 1 + 17 * j:18 + 17 * j] = glyphs[int(digit)]
+        Image.fromarray(image).save(data_path / f"{i}.jpg", quality=95)
+        info[f"{i}.jpg"] = label
+    (data_path / "label_dict.txt").write_text(repr(info), encoding="utf-8")
+
+    class Reader(paddle.io.Dataset):
+        def __init__(self, data_path, is_val=False):
+            super().__init__()
+            self.data_path = data_path
+            with open(os.path.join(data_path, "label_dict.txt"), "r", encoding="utf-8") as f:
+                self.info = eval(f.read())
+            self.img_paths = [name for name in self.info]
+            self.img_paths = self.img_paths[-32:] if is_val else self.img_paths[:-32]   # the tutorial keeps 1024
+
+        def __getitem__(self, index):
+            file_name = self.img_paths[index]
+            img = Image.open(os.path.join(self.data_path, file_name))
+            img = np.array(img, dtype="float32").reshape((C, H, W)) / 255   # the tutorial's reshape
+            return img, np.array(list(self.info[file_name]), dtype="int32")
+
+        def __len__(self):
+            return len(self.img_paths)
+
+    input_define = paddle.static.InputSpec(shape=[-1, C, H, W], dtype="float32", name="img")
+    label_define = paddle.static.InputSpec(shape=[-1, LABEL_MAX_LEN], dtype="int32", name="label")
+
+    class Net(paddle.nn.Layer):
+        def __init__(self, is_infer=False):
+            super().__init__()
+            self.is_infer = is_infer
+            self.conv1 = paddle.nn.Conv2D(in_channels=C, out_channels=32, kernel_size=3)
+            self.bn1 = paddle.nn.BatchNorm2D(32)
+            self.conv2 = paddle.nn.Conv2D(in_channels=32, out_channels=64, kernel_size=3, stride=2)
+            self.bn2 = paddle.nn.BatchNorm2D(64)
+            self.conv3 = paddle.nn.Conv2D(in_channels=64, out_channels=LABEL_MAX_LEN + 4, kernel_size=1)
+            self.linear = paddle.nn.Linear(in_features=429, out_features=128)
+            self.lstm = paddle.nn.LSTM(input_size=128, hidden_size=64, direction="bidirectional")
+            self.linear2 = paddle.nn.Linear(in_features=64 * 2, out_features=CLASSIFY_NUM)
+
+        def forward(self, ipt):
+            x = self.bn1(F.relu(self.conv1(ipt)))
+            x = self.bn2(F.relu(self.conv2(x)))
+            x = F.relu(self.conv3(x))
+            x = paddle.tensor.flatten(x, 2)
+            x = F.relu(self.linear(x))
+            x = self.linear2(self.lstm(x)[0])
+            if self.is_infer:
+                x = paddle.argmax(F.softmax(x), axis=-1)
+            return x
+
+    class CTCLoss(paddle.nn.Layer):
+        def forward(self, ipt, label):
+            input_lengths = paddle.full(shape=[BATCH_SIZE], fill_value=LABEL_MAX_LEN + 4, dtype="int64")
+            label_lengths = paddle.full(shape=[BATCH_SIZE], fill_value=LABEL_MAX_LEN, dtype="int64")
+            ipt = paddle.tensor.transpose(ipt, [1, 0, 2])
+            return F.ctc_loss(ipt, label, input_lengths, label_lengths, blank=10)
+
+    model = paddle.Model(Net(), inputs=input_define, labels=label_define)
+    optimizer = paddle.optimizer.Adam(learning_rate=0.003, parameters=model.parameters())
+    model.prepare(optimizer=optimizer, loss=CTCLoss())
+    start = model.evaluate(Reader(data_path, is_val=True), batch_size=BATCH_SIZE, verbose=0)["loss"][0]
+    model.fit(train_data=Reader(data_path), eval_data=Reader(data_path, is_val=True), batch_size=BATCH_SIZE,
+              epochs=5, save_dir=str(tmp_path / "output"), save_freq=1, verbose=0, drop_last=True)
+    end = model.evaluate(Reader(data_path, is_val=True), batch_size=BATCH_SIZE, verbose=0)["loss"][0]
+    assert end < 0.5 * start, (start, end)
+
+    def ctc_decode(text, blank=10):
+        result, cache_idx = [], -1
+        for char in text:
+            if char != blank and char != cache_idx:
+                result.append(char)
+            cache_idx = char
+        return result
+
+    class InferReader(Reader):
+        def __getitem__(self, index):
+            return super().__getitem__(index)[0]
+
+    infer = paddle.Model(Net(is_infer=True), inputs=input_define)
+    infer.load(str(tmp_path / "output" / "final.pdparams"))
+    infer.prepare()
+    reader = InferReader(data_path, is_val=True)
+    results = infer.predict(reader, batch_size=32, verbose=0)
+    decoded = [ctc_decode(prob) for batch in results[0] for prob in batch]
+    truths = [[int(c) for c in reader.info[name]] for name in reader.img_paths]
+    assert results[0][0].shape == (32, LABEL_MAX_LEN + 4) and results[0][0].dtype == np.int64
+    # Trained for seconds, not the tutorial's ten epochs of 8,000 images: many decodings are already
+    # the true digits in order, some with digits missed (a subsequence of the truth).
+    def is_subsequence(short, long):
+        items = iter(long)
+        return all(any(c == d for d in items) for c in short)
+    good = [len(d) >= 2 and is_subsequence(d, t) for d, t in zip(decoded, truths)]
+    assert np.mean(good) > 0.4, list(zip(decoded, truths))
+
+
+def test_the_sub_pixel_super_resolution_tutorial_has_its_parameter_count_and_learns(tmp_path):
+    # docs/practices/cv/super_resolution_sub_pixel.ipynb: BSDS500 images cropped and shrunk 3x, their Y
+    # channel (YCbCr) as input and target, four convolutions and F.pixel_shuffle(x, 3); Model.summary
+    # prints "Total params: 59,657". Model.predict also takes a bare NumPy batch wrapped in an array
+    # (the tutorial's upscale_image). Crops of 60 instead of 300.
+    import io as _io
+    import random as _random
+
+    from PIL import Image
+    paddle.seed(15)
+    np.random.seed(15)
+    rng = np.random.default_rng(15)
+    root = tmp_path / "BSR" / "BSDS500" / "data" / "images"
+    for split, count in (("train", 24), ("val", 4)):
+        (root / split).mkdir(parents=True)
+        for i in range(count):   # smooth stripes at random frequencies, the kind of detail to restore
+            yy, xx = np.mgrid[0:90, 0:120]
+            f = rng.uniform(0.05, 0.3, 3)
+            img = 127 + 100 * np.sin(f[0] * xx[..., None] + f[1] * yy[..., None] + np.arange(3) * f[2])
+            Image.fromarray(img.astype(np.uint8)).save(root / split / f"{i}.jpg", quality=95)
+
+    class BSD_data(paddle.io.Dataset):
+        def __init__(self, mode="train", image_path=str(root)):
+            super().__init__()
+            self.image_path = os.path.join(image_path, mode)
+            self.crop_size, self.upscale_factor = 60, 3
+            self.input_size = self.crop_size // self.upscale_factor
+            files = sorted(os.path.join(self.image_path, f) for f in os.listdir(self.image_path)
+                           if f.split(".")[-1].lower() in ["jpg", "jpeg", "png"])
+            _random.Random(1337).shuffle(files)
+            self.temp_images = files
+
+        def transforms(self, img):
+            if len(img.shape) == 2:
+                img = np.expand_dims(img, axis=2)
+            return img.transpose((2, 0, 1))
+
+        def __getitem__(self, idx):
+            with open(self.temp_images[idx], "rb") as f:
+                img = Image.open(_io.BytesIO(f.read())).convert("RGB")
+            img = img.resize([self.crop_size, self.crop_size], Image.BICUBIC)
+            y = np.asarray(img.convert("YCbCr").split()[0], dtype="float32") / 255.0
+            small = img.resize([self.input_size, self.input_size], Image.BICUBIC)
+            y_ = np.asarray(small.convert("YCbCr").split()[0], dtype="float32") / 255.0
+            return self.transforms(y_), self.transforms(y)
+
+        def __len__(self):
+            return len(self.temp_images)
+
+    class Sub_Pixel_CNN(paddle.nn.Layer):
+        def __init__(self, upscale_factor=3, channels=1):
+            super().__init__()
+            self.conv1 = paddle.nn.Conv2D(channels, 64, 5, stride=1, padding=2)
+            self.conv2 = paddle.nn.Conv2D(64, 64, 3, stride=1, padding=1)
+            self.conv3 = paddle.nn.Conv2D(64, 32, 3, stride=1, padding=1)
+            self.conv4 = paddle.nn.Conv2D(32, channels * (upscale_factor ** 2), 3, stride=1, padding=1)
+
+        def forward(self, x):
+            x = self.conv4(self.conv3(self.conv2(self.conv1(x))))
+            return paddle.nn.functional.pixel_shuffle(x, 3)
+
+    train_dataset, val_dataset = BSD_data(mode="train"), BSD_data(mode="val")
+    x, y = train_dataset[0]
+    assert x.shape == (1, 20, 20) and y.shape == (1, 60, 60)
+    model = paddle.Model(Sub_Pixel_CNN())
+    assert model.summary((1, 1, 100, 100)) == {"total_params": 59657, "trainable_params": 59657}
+    model.prepare(paddle.optimizer.Adam(learning_rate=0.001, parameters=model.parameters()), paddle.nn.MSELoss())
+    start = model.evaluate(val_dataset, batch_size=4, verbose=0)["loss"][0]
+    model.fit(train_dataset, epochs=6, batch_size=8, verbose=0)
+    end = model.evaluate(val_dataset, batch_size=4, verbose=0)["loss"][0]
+    assert end < 0.1 * start, (start, end)
+    predict_results = model.predict(val_dataset, verbose=0)
+    assert len(predict_results[0]) == 4 and predict_results[0][0].shape == (1, 1, 60, 60)
+
+    low = Image.open(root / "val" / "0.jpg").convert("RGB").resize((40, 30), Image.BICUBIC)
+    y_low = np.asarray(low.convert("YCbCr").split()[0], dtype="float32") / 255.0
+    img = np.expand_dims(np.expand_dims(np.expand_dims(y_low, axis=0), axis=0), axis=0)   # (1, 1, 1, h, w)
+    out = model.predict(img, verbose=0)
+    out_img_y = out[0][0][0] * 255.0
+    assert out_img_y.shape == (1, 90, 120) and np.isfinite(out_img_y).all()
+    rebuilt = Image.fromarray(np.uint8(np.clip(out_img_y.reshape(90, 120), 0, 255)), mode="L")
+    assert rebuilt.size == (120, 90)
+
+
+def test_the_time_series_tutorials_forecast_with_lstms_through_model_fit(tmp_path):
+    # docs/practices/time_series/temperature_forecast.ipynb: sliding windows of 72 steps of 7 features as
+    # Tensors in a Dataset, Conv2D and MaxPool2D with padding="same" (stride 1), Dropout2D, an LSTM,
+    # InputSpecs, CosineAnnealingDecay, MSELoss with Accuracy (a [N, 1] prediction against [N] labels,
+    # which MSELoss broadcasts as Paddle does), checkpoints, evaluate and predict. Its summary prints
+    # "Total params: 304,897"; stock_forecast.ipynb's LSTM(128, 18, 300, 1) prints 422,528.
+    paddle.seed(16)
+    np.random.seed(16)
+    future, fea_num = 72, 7
+
+    class MyDataset(paddle.io.Dataset):
+        def __init__(self, data, time_steps):
+            super().__init__()
+            self.time_steps = time_steps
+            self.data = paddle.to_tensor(self.transform(data), dtype="float32")
+            self.label = paddle.to_tensor(self.transform_(data), dtype="float32")
+
+        def transform(self, data):
+            return np.array([data[i:i + self.time_steps] for i in range(len(data) - self.time_steps)])
+
+        def transform_(self, data):
+            return np.array([data[i + self.time_steps, 1] for i in range(len(data) - self.time_steps)])
+
+        def __getitem__(self, index):
+            return self.data[index], self.label[index]
+
+        def __len__(self):
+            return len(self.data)
+
+    class Encoder(paddle.nn.Layer):
+        def __init__(self, window_size, fea_num, channels=64, hidden=128):
+            super().__init__()
+            self.window_size, self.fea_num = window_size, fea_num
+            self.conv1 = paddle.nn.Conv2D(in_channels=1, out_channels=channels, stride=1, kernel_size=3,
+                                          padding="same")
+            self.relu1 = paddle.nn.ReLU()
+            self.pool = paddle.nn.MaxPool2D(kernel_size=2, stride=1, padding="same")
+            self.dropout = paddle.nn.Dropout2D(0.3)
+            self.lstm1 = paddle.nn.LSTM(input_size=channels * fea_num, hidden_size=hidden, num_layers=1,
+                                        time_major=False)
+            self.fc = paddle.nn.Linear(in_features=hidden, out_features=64)
+            self.relu2 = paddle.nn.ReLU()
+            self.head = paddle.nn.Linear(in_features=64, out_features=1)
+
+        def forward(self, x):
+            x = x.reshape([x.shape[0], 1, self.window_size, self.fea_num])
+            x = self.dropout(self.pool(self.relu1(self.conv1(x))))
+            x = x.reshape([x.shape[0], self.window_size, -1])
+            x, (h, c) = self.lstm1(x)
+            return self.head(self.relu2(self.fc(x[:, -1, :])))
+
+    assert paddle.summary(Encoder(future, fea_num), (2, 72, 7))["total_params"] == 304897
+
+    class LSTM(paddle.nn.Layer):   # stock_forecast.ipynb's
+        def __init__(self, num_classes, input_size, hidden_size, num_layers):
+            super().__init__()
+            self.lstm = paddle.nn.LSTM(input_size=input_size, hidden_size=hidden_size, num_layers=num_layers)
+            self.fc = paddle.nn.Linear(hidden_size, num_classes)
+
+        def forward(self, x):
+            x, (h, c) = self.lstm(x)
+            return self.fc(h[-1])
+
+    assert paddle.summary(LSTM(128, 18, 300, 1), (2, 8, 18)) == {"total_params": 422528,   # tutorial: (30, 796, 18)
+                                                                 "trainable_params": 422528}
+
+    # The temperature follows a slow sine that the other features lead.
+    t = np.arange(420)
+    features = np.stack([np.sin((t + 6 * k) / 9.0) for k in range(fea_num)], 1)
+    features += 0.05 * np.random.default_rng(16).normal(size=features.shape)
+    train_dataset = MyDataset(features[:260], future)
+    eval_dataset, test_dataset = MyDataset(features[260:370], future), MyDataset(features[330:], future)
+
+    class LossCallback(paddle.callbacks.Callback):
+        def __init__(self):
+            self.losses = []
+
+        def on_train_begin(self, logs={}):
+            self.losses = []
+
+        def on_train_batch_end(self, step, logs={}):
+            self.losses.append(logs.get("loss"))
+
+    loss_log = LossCallback()
+    epoch_num, batch_size, learning_rate = 6, 16, 0.01
+    inputs = paddle.static.InputSpec([None, 72, 7], "float32", "x")
+    labels = paddle.static.InputSpec([None, 72, 1], "float32", "x")
+    model = paddle.Model(Encoder(future, fea_num, channels=8, hidden=32), inputs, labels)
+    lr_schedual = paddle.optimizer.lr.CosineAnnealingDecay(learning_rate=learning_rate, T_max=epoch_num,
+                                                           verbose=False)
+    opt = paddle.optimizer.Adam(learning_rate=lr_schedual, parameters=model.parameters(), beta1=0.9, beta2=0.999)
+    model.prepare(opt, paddle.nn.MSELoss(), paddle.metric.Accuracy())
+    checkpoints = str(tmp_path / "lstm_checkpoint")
+    with pytest.warns(UserWarning, match="mse_loss: input of shape \\[16, 1\\] and label of shape \\[16\\] "
+                                         "are broadcast together"):
+        model.fit(train_dataset, eval_dataset, epochs=epoch_num, batch_size=batch_size, eval_freq=2, save_freq=2,
+                  save_dir=checkpoints, verbose=0, drop_last=True, shuffle=False, callbacks=[loss_log])
+    assert {"0.pdparams", "2.pdparams", "4.pdparams", "final.pdparams"} <= set(os.listdir(checkpoints))
+    assert len(loss_log.losses) == epoch_num * (len(train_dataset) // batch_size)
+    model.load(checkpoints + "/final")
+    eval_result = model.evaluate(eval_dataset, batch_size=batch_size, verbose=0)
+    assert set(eval_result) == {"loss", "acc"}
+    # The broadcast pairs every prediction with every label of its batch: a batch's loss is
+    # mean_ij (p_i - y_j)^2 = mean_i (p_i - mean(y))^2 + var(y), so what the network learns is to predict
+    # each batch's mean temperature (the tutorial's plot shows as much). evaluate weighs batches by size.
+    predictions = model.predict(eval_dataset, batch_size=batch_size, verbose=0)[0]
+    labels_np = eval_dataset.label.numpy()
+    pairs = [(p[:, 0], labels_np[i * batch_size:i * batch_size + len(p)]) for i, p in enumerate(predictions)]
+    by_hand = sum(np.mean((p[:, None] - y[None, :]) ** 2) * len(p) for p, y in pairs) / len(labels_np)
+    floor = sum(np.var(y) * len(y) for _, y in pairs) / len(labels_np)
+    np.testing.assert_allclose(eval_result["loss"][0], by_hand, rtol=1e-5)
+    assert floor <= eval_result["loss"][0] < floor + 0.2, (floor, eval_result)   # untrained: about floor + 0.37
+    test_result = model.predict(test_dataset, verbose=0)
+    assert len(test_result[0]) == len(test_dataset) and test_result[0][0].shape == (1, 1)
+
+
+def test_the_image_search_tutorials_learn_embeddings_that_find_the_same_class(tmp_path):
+    # docs/practices/cv/image_search.ipynb and docs/practices/jit/image_search_with_jit.ipynb: CIFAR-10
+    # through Transpose, anchor/positive pairs of every class per batch, embeddings normalised by
+    # paddle.norm, a softmax over the pair similarities (matmul transpose_y, multiplied by a 1-element
+    # inverse temperature) with arange labels; the jit version decorates forward with to_static, prints
+    # "Total params: 94,280", and saves and loads the model with jit.save/jit.load.
+    import random as _random
+    from collections import defaultdict
+    F = paddle.nn.functional
+    T = paddle.vision.transforms
+    paddle.seed(17)
+    np.random.seed(17)
+    _random.seed(17)
+    data_file = _cifar_archive(tmp_path, 200, 100, 10, 17, hundred=False)
+    transform = T.Compose([T.Transpose((2, 0, 1))])
+    cifar10_train = paddle.vision.datasets.Cifar10(data_file, mode="train", transform=transform)
+    cifar10_test = paddle.vision.datasets.cifar.Cifar10(data_file, mode="test", transform=transform)
+    x_train = np.zeros((200, 3, 32, 32))
+    y_train = np.zeros((200, 1), dtype="int32")
+    for i in range(len(cifar10_train)):
+        train_image, train_label = cifar10_train[i]
+        x_train[i, :, :, :] = train_image / 255.0
+        y_train[i, 0] = train_label
+    y_train = np.squeeze(y_train)
+    x_test = np.zeros((100, 3, 32, 32), dtype="float32")
+    y_test = np.zeros((100, 1), dtype="int64")
+    for i in range(len(cifar10_test)):
+        test_image, test_label = cifar10_test[i]
+        x_test[i, :, :, :] = test_image / 255.0
+        y_test[i, 0] = test_label
+    y_test = np.squeeze(y_test)
+    class_idx_to_train_idxs = defaultdict(list)
+    for y_train_idx, y in enumerate(y_train):
+        class_idx_to_train_idxs[y].append(y_train_idx)
+    num_classes, height_width = 10, 32
+
+    def reader_creator(num_batchs):
+        def reader():
+            for _ in range(num_batchs):
+                x = np.empty((2, num_classes, 3, height_width, height_width), dtype=np.float32)
+                for class_idx in range(num_classes):
+                    examples_for_class = class_idx_to_train_idxs[class_idx]
+                    anchor_idx = _random.choice(examples_for_class)
+                    positive_idx = _random.choice(examples_for_class)
+                    while positive_idx == anchor_idx:
+                        positive_idx = _random.choice(examples_for_class)
+                    x[0, class_idx] = x_train[anchor_idx]
+                    x[1, class_idx] = x_train[positive_idx]
+                yield x
+        return reader
+
+    pairs_train_reader = reader_creator(num_batchs=30)
+
+    class MyNet2(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = paddle.nn.Conv2D(in_channels=3, out_channels=32, kernel_size=(3, 3), stride=2)
+            self.conv2 = paddle.nn.Conv2D(in_channels=32, out_channels=64, kernel_size=(3, 3), stride=2)
+            self.conv3 = paddle.nn.Conv2D(in_channels=64, out_channels=128, kernel_size=(3, 3), stride=2)
+            self.gloabl_pool = paddle.nn.AdaptiveAvgPool2D((1, 1))
+            self.fc1 = paddle.nn.Linear(in_features=128, out_features=8)
+
+        @paddle.jit.to_static()
+        def forward(self, x):
+            x = F.relu(self.conv3(F.relu(self.conv2(F.relu(self.conv1(x))))))
+            x = paddle.squeeze(self.gloabl_pool(x), axis=[2, 3])
+            x = self.fc1(x)
+            return x / paddle.norm(x, axis=1, keepdim=True)
+
+    def train(model):
+        model.train()
+        inverse_temperature = paddle.to_tensor(np.array([1.0 / 0.2], dtype="float32"))
+        opt = paddle.optimizer.Adam(learning_rate=0.003, parameters=model.parameters())
+        losses = []
+        for epoch in range(2):
+            for batch_id, data in enumerate(pairs_train_reader()):
+                anchor_embeddings = model(paddle.to_tensor(data[0]))
+                positive_embeddings = model(paddle.to_tensor(data[1]))
+                similarities = paddle.matmul(anchor_embeddings, positive_embeddings, transpose_y=True)
+                similarities = paddle.multiply(similarities, inverse_temperature)
+                sparse_labels = paddle.arange(0, num_classes, dtype="int64")
+                loss = F.cross_entropy(similarities, sparse_labels)
+                losses.append(float(loss.numpy()))
+                loss.backward()
+                opt.step()
+                opt.clear_grad()
+        return losses
+
+    model_2 = MyNet2()
+    assert paddle.summary(model_2, (10, 3, 32, 32)) == {"total_params": 94280, "trainable_params": 94280}
+    losses = train(model_2)
+    assert np.mean(losses[-10:]) < 0.7 * np.mean(losses[:5]), losses
+    paddle.jit.save(model_2, str(tmp_path / "model"))
+    loaded = paddle.jit.load(str(tmp_path / "model"))
+    x_test_t = paddle.to_tensor(x_test)
+    test_images_embeddings = loaded(x_test_t)
+    np.testing.assert_allclose(test_images_embeddings.numpy(), model_2(x_test_t).numpy(), rtol=1e-5, atol=1e-6)
+    similarities_matrix = paddle.matmul(test_images_embeddings, test_images_embeddings, transpose_y=True)
+    indicies = paddle.argsort(similarities_matrix, descending=True).numpy()
+    assert (indicies[:, 0] == np.arange(100)).mean() > 0.9   # each image is its own nearest
+    neighbours = indicies[:, 1:6]
+    assert (y_test[neighbours] == y_test[:, None]).mean() > 0.4   # chance: 0.1
+
+
+def test_the_n_gram_tutorial_learns_the_next_word_with_fit_and_its_own_loop(tmp_path):
+    # docs/practices/nlp/n_gram_model.ipynb: Shakespeare's text stripped of punctuation with
+    # str.maketrans, a vocabulary of the most frequent words (0 for <pad> and the rest), trigrams as
+    # ([w1, w2], w3) with a 0-d int64 label, a DataLoader handed to Model.fit with a Callback logging each
+    # batch's loss, then the same model trained in the tutorial's own loop. The text here is generated by
+    # a rule (the next word follows from the two before), so the next word can be learnt.
+    from string import punctuation
+    F = paddle.nn.functional
+    paddle.seed(18)
+    np.random.seed(18)
+    rng = np.random.default_rng(18)
+    words = ["alas", "good", "my", "lord", "thou", "art", "sweet", "fair", "night", "day", "king", "queen"]
+    seq = [0, 1]
+    for _ in range(3000):
+        seq.append((seq[-1] + 2 * seq[-2] + 1) % len(words) if rng.random() < 0.98 else int(rng.integers(12)))
+    text = " ".join(words[s].capitalize() + ("," if i % 5 == 0 else "") + ("!" if i % 11 == 0 else "")
+                    for i, s in enumerate(seq))
+    path_to_file = tmp_path / "t8.shakespeare.txt"
+    path_to_file.write_bytes(text.encode("utf-8"))
+    test_sentence = open(path_to_file, "rb").read().decode(encoding="utf-8")
+    punc_table = str.maketrans({i: "" for i in punctuation})
+    test_sentence_list = test_sentence.translate(punc_table).lower().split()
+    word_dict_count = {}
+    for word in test_sentence_list:
+        word_dict_count[word] = word_dict_count.get(word, 0) + 1
+    word_list = [key for key, _ in sorted(word_dict_count.items(), key=lambda x: x[1], reverse=True)][:2500]
+    hidden_size, embedding_dim, batch_size, context_size, epochs = 64, 16, 64, 2, 2
+    vocab_size = len(word_list) + 1
+    trigram = [[[test_sentence_list[i], test_sentence_list[i + 1]], test_sentence_list[i + 2]]
+               for i in range(len(test_sentence_list) - 2)]
+    word_to_idx = {word: i + 1 for i, word in enumerate(word_list)}
+    word_to_idx["<pad>"] = 0
+    idx_to_word = {word_to_idx[word]: word for word in word_to_idx}
+
+    class TrainDataset(paddle.io.Dataset):
+        def __init__(self, tuple_data):
+            self.tuple_data = tuple_data
+
+        def __getitem__(self, idx):
+            data, label = self.tuple_data[idx]
+            data = np.array(list(map(lambda word: word_to_idx.get(word, 0), data)))
+            return data, np.array(word_to_idx.get(label, 0), dtype=np.int64)
+
+        def __len__(self):
+            return len(self.tuple_data)
+
+    train_loader = paddle.io.DataLoader(TrainDataset(trigram), return_list=True, shuffle=True,
+                                        batch_size=batch_size, drop_last=True)
+
+    class NGramModel(paddle.nn.Layer):
+        def __init__(self, vocab_size, embedding_dim, context_size):
+            super().__init__()
+            self.embedding = paddle.nn.Embedding(num_embeddings=vocab_size, embedding_dim=embedding_dim)
+            self.linear1 = paddle.nn.Linear(context_size * embedding_dim, hidden_size)
+            self.linear2 = paddle.nn.Linear(hidden_size, vocab_size)
+
+        def forward(self, x):
+            x = paddle.reshape(self.embedding(x), [-1, context_size * embedding_dim])
+            return self.linear2(F.relu(self.linear1(x)))
+
+    class LossCallback(paddle.callbacks.Callback):
+        def __init__(self):
+            self.losses = []
+
+        def on_train_begin(self, logs={}):
+            self.losses = []
+
+        def on_train_batch_end(self, step, logs={}):
+            self.losses.append(logs.get("loss"))
+
+    loss_log = LossCallback()
+    n_gram_model = paddle.Model(NGramModel(vocab_size, embedding_dim, context_size))
+    n_gram_model.prepare(optimizer=paddle.optimizer.Adam(learning_rate=0.01, parameters=n_gram_model.parameters()),
+                         loss=paddle.nn.CrossEntropyLoss())
+    n_gram_model.fit(train_loader, epochs=epochs, batch_size=batch_size, callbacks=[loss_log], verbose=0)
+    assert len(loss_log.losses) == epochs * (len(trigram) // batch_size)
+    assert np.mean(loss_log.losses[-5:]) < 0.6 < 1.2 < np.mean(loss_log.losses[:3]), loss_log.losses[::10]
+
+    model = NGramModel(vocab_size, embedding_dim, context_size)
+    model.train()
+    optim = paddle.optimizer.Adam(learning_rate=0.01, parameters=model.parameters())
+    losses = []
+    for epoch in range(epochs):
+        for batch_id, (x_data, y_data) in enumerate(train_loader()):
+            loss = F.cross_entropy(model(x_data), y_data)
+            loss.backward()
+            losses.append(loss.numpy())
+            optim.step()
+            optim.clear_grad()
+    assert losses[0].shape == () and np.mean(losses[-5:]) < 0.6
+    model.eval()
+    hits = 0
+    for idx in range(len(trigram) - 50, len(trigram)):
+        x_data = paddle.to_tensor(np.array(list(map(lambda word: word_to_idx.get(word, 0), trigram[idx][0]))))
+        predicts = model(x_data).numpy().tolist()[0]
+        hits += idx_to_word[predicts.index(max(predicts))] == trigram[idx][1]
+    assert hits > 40
+
+
+def test_the_actor_critic_tutorial_moves_its_policy_to_the_rewarded_action(tmp_path):
+    # docs/practices/reinforcement_learning/actor_critic_method.ipynb: an Actor returning
+    # Categorical(F.softmax(logits)) and a Critic, returns discounted through done masks, log_prob of
+    # dist.sample([1]), paddle.concat of the episode, detach, two Adams, state_dicts saved and loaded.
+    # gym's CartPole is replaced by a corridor where stepping on (action 1) earns 1 and action 0 ends
+    # the episode. As in Paddle 2.6, Categorical.sample draws with softmax(logits) even though the
+    # tutorial passes probabilities (Paddle 2.1 drew with the probabilities themselves), so a
+    # policy sure of action 1 still samples it with probability e / (1 + e) only.
+    from itertools import count
+
+    from eager.distribution import Categorical
+    nn, F, optim = paddle.nn, paddle.nn.functional, paddle.optimizer
+    paddle.seed(19)
+    np.random.seed(19)
+
+    class Corridor:
+        def reset(self):
+            self.t = 0
+            return np.array([1.0, 0.0, 0.5, -0.5])
+
+        def step(self, action):
+            self.t += 1
+            forward = int(action) == 1
+            return np.array([1.0, self.t / 30, 0.5, -0.5]), float(forward), not forward or self.t >= 30, {}
+
+    env, device = Corridor(), paddle.get_device()
+    state_size, action_size, lr = 4, 2, 0.001
+
+    class Actor(nn.Layer):
+        def __init__(self, state_size, action_size):
+            super().__init__()
+            self.linear1 = nn.Linear(state_size, 128)
+            self.linear2 = nn.Linear(128, 256)
+            self.linear3 = nn.Linear(256, action_size)
+
+        def forward(self, state):
+            output = self.linear3(F.relu(self.linear2(F.relu(self.linear1(state)))))
+            return Categorical(F.softmax(output, axis=-1))
+
+    class Critic(nn.Layer):
+        def __init__(self, state_size, action_size):
+            super().__init__()
+            self.linear1 = nn.Linear(state_size, 128)
+            self.linear2 = nn.Linear(128, 256)
+            self.linear3 = nn.Linear(256, 1)
+
+        def forward(self, state):
+            return self.linear3(F.relu(self.linear2(F.relu(self.linear1(state)))))
+
+    def compute_returns(next_value, rewards, masks, gamma=0.99):
+        R, returns = next_value, []
+        for step in reversed(range(len(rewards))):
+            R = rewards[step] + gamma * R * masks[step]
+            returns.insert(0, R)
+        return returns
+
+    def p_forward(actor):
+        with paddle.no_grad():
+            return float(actor(paddle.to_tensor(env.reset(), dtype="float32")).probs(paddle.to_tensor([1])))
+
+    def trainIters(actor, critic, n_iters):
+        optimizerA = optim.Adam(lr, parameters=actor.parameters())
+        optimizerC = optim.Adam(lr, parameters=critic.parameters())
+        for iter in range(n_iters):
+            state = env.reset()
+            log_probs, values, rewards, masks = [], [], [], []
+            for i in count():
+                state = paddle.to_tensor(state, dtype="float32", place=device)
+                dist, value = actor(state), critic(state)
+                action = dist.sample([1])
+                next_state, reward, done, _ = env.step(action.cpu().squeeze(0).numpy())
+                log_probs.append(dist.log_prob(action))
+                values.append(value)
+                rewards.append(paddle.to_tensor([reward], dtype="float32", place=device))
+                masks.append(paddle.to_tensor([1 - done], dtype="float32", place=device))
+                state = next_state
+                if done:
+                    break
+            next_value = critic(paddle.to_tensor(next_state, dtype="float32", place=device))
+            returns = compute_returns(next_value, rewards, masks)
+            log_probs = paddle.concat(log_probs)
+            returns = paddle.concat(returns).detach()
+            values = paddle.concat(values)
+            advantage = returns - values
+            actor_loss = -(log_probs * advantage.detach()).mean()
+            critic_loss = advantage.pow(2).mean()
+            optimizerA.clear_grad()
+            optimizerC.clear_grad()
+            actor_loss.backward()
+            critic_loss.backward()
+            optimizerA.step()
+            optimizerC.step()
+        os.makedirs(tmp_path / "model", exist_ok=True)
+        paddle.save(actor.state_dict(), str(tmp_path / "model" / "actor.pdparams"))
+        paddle.save(critic.state_dict(), str(tmp_path / "model" / "critic.pdparams"))
+
+    actor, critic = Actor(state_size, action_size), Critic(state_size, action_size)
+    before = p_forward(actor)
+    trainIters(actor, critic, n_iters=30)
+    after = p_forward(actor)
+    assert 0.3 < before < 0.7 and after > 0.95, (before, after)
+    with paddle.no_grad():
+        value = float(critic(paddle.to_tensor(env.reset(), dtype="float32")))
+    assert value > 0.5   # it has seen rewards for stepping on
+
+    reloaded = Actor(state_size, action_size)
+    reloaded.set_state_dict(paddle.load(str(tmp_path / "model" / "actor.pdparams")))
+    assert p_forward(reloaded) == after
+    dist = reloaded(paddle.to_tensor(env.reset(), dtype="float32"))
+    draws = dist.sample([4000]).numpy()
+    expected = np.exp(after) / (np.exp(after) + np.exp(1 - after))   # softmax of the probabilities
+    assert draws.shape == (4000,) and abs((draws == 1).mean() - expected) < 0.03
+
+
+def test_the_3d_ct_classification_tutorial_trains_its_own_loop_with_conv3d(tmp_path, capsys):
+    # docs/practices/cv/3D_image_classification_from_CT_scans.ipynb: volumes [H, W, D] with a channel
+    # axis added last and moved by transpose((0, 4, 3, 1, 2)), Conv3D/MaxPool3D/BatchNorm3D blocks,
+    # AdaptiveAvgPool3D, Sigmoid and BCELoss on labels.astype(np.float32), AdamW on an ExponentialDecay
+    # with verbose=True (its printed "Epoch 0: ExponentialDecay set learning rate to 0.0001."),
+    # optim.minimize after backward, the best state_dict saved and loaded, "%.2f" of a Tensor score.
+    # The network's widths are a sixteenth of the tutorial's and the volumes 46^3 (the least its four
+    # conv+pool stages take); scipy's random rotation is a random flip here.
+    import random as _random
+    nn = paddle.nn
+    paddle.seed(20)
+    np.random.seed(20)
+    _random.seed(20)
+    rng = np.random.default_rng(20)
+    side = 46
+
+    def scans(n, abnormal):
+        volumes = rng.uniform(0, 0.3, (n, side, side, side)).astype("float32")
+        if abnormal:
+            volumes[:, 12:30, 12:30, 12:30] += 0.6
+        return volumes
+
+    abnormal_scans, normal_scans = scans(10, True), scans(10, False)
+
+    class dataset(paddle.io.Dataset):
+        def __init__(self, abnormal_scans, normal_scans, mode="train"):
+            super().__init__()
+            abnormal_labels = np.array([1 for _ in range(len(abnormal_scans))])
+            normal_labels = np.array([0 for _ in range(len(normal_scans))])
+            part = slice(0, 7) if mode == "train" else slice(7, None)
+            self.imgs = np.concatenate((abnormal_scans[part], normal_scans[part]), axis=0)
+            self.labels = np.concatenate((abnormal_labels[part], normal_labels[part]), axis=0)
+            self.train = mode == "train"
+
+        def __getitem__(self, index):
+            img, lab = self.imgs[index], self.labels[index]
+            if self.train:
+                img = self.rotate(img)
+            img = np.expand_dims(np.array(img).astype("float32"), 3)
+            return img, np.array([lab], dtype="int64")
+
+        def __len__(self):
+            return len(self.labels)
+
+        def rotate(self, volume):
+            return np.flip(volume, axis=_random.choice([0, 1, 2])).copy()
+
+    train_dataset = dataset(abnormal_scans, normal_scans)
+    validation_dataset = dataset(abnormal_scans, normal_scans, mode="val")
+    train_loader = paddle.io.DataLoader(train_dataset, batch_size=7, shuffle=True)
+    validation_loader = paddle.io.DataLoader(validation_dataset, batch_size=10, shuffle=False)
+    images, labels = train_dataset.__getitem__(0)
+    assert images.shape == (side, side, side, 1) and labels.dtype == np.int64
+
+    class CNN3D(nn.Layer):
+        def __init__(self, w=4):
+            super().__init__()
+            self.layerAll = nn.Sequential(
+                nn.Conv3D(in_channels=1, out_channels=w, kernel_size=3), nn.ReLU(), nn.MaxPool3D(kernel_size=2),
+                nn.BatchNorm3D(w),
+                nn.Conv3D(in_channels=w, out_channels=w, kernel_size=3), nn.ReLU(), nn.MaxPool3D(kernel_size=2),
+                nn.BatchNorm3D(w),
+                nn.Conv3D(in_channels=w, out_channels=2 * w, kernel_size=3), nn.ReLU(), nn.MaxPool3D(kernel_size=2),
+                nn.BatchNorm3D(2 * w),
+                nn.Conv3D(in_channels=2 * w, out_channels=4 * w, kernel_size=3), nn.ReLU(),
+                nn.MaxPool3D(kernel_size=2), nn.BatchNorm3D(4 * w),
+                nn.AdaptiveAvgPool3D(output_size=1), nn.Flatten(), nn.Linear(4 * w, 64), nn.Dropout(p=0.3),
+                nn.Linear(64, 1), nn.Sigmoid())
+
+        def forward(self, inputs):
+            return self.layerAll(inputs.transpose((0, 4, 3, 1, 2)))
+
+    cnn = CNN3D()
+    info = paddle.summary(cnn, (1, side, side, side, 1))
+    assert info["total_params"] - info["trainable_params"] == 2 * (4 + 4 + 8 + 16)   # running mean, variance
+
+    def Accuracy(pre, label):
+        a = np.squeeze(pre.cpu().numpy(), -1) < 0.5
+        b = np.squeeze(label.cpu().numpy(), -1) == 0
+        return np.sum(a == b) / len(a)
+
+    capsys.readouterr()
+    scheduler = paddle.optimizer.lr.ExponentialDecay(learning_rate=0.0001, gamma=0.96, verbose=True)
+    assert capsys.readouterr().out == "Epoch 0: ExponentialDecay set learning rate to 0.0001.\n"
+    scheduler.base_lr = scheduler.last_lr = 0.003   # seconds of training, not the tutorial's 25 epochs
+    optim = paddle.optimizer.AdamW(learning_rate=scheduler, parameters=cnn.parameters())
+    criterion = paddle.nn.BCELoss()
+    max_accuracy, save_path, his_trainloss = 0, str(tmp_path / "best3dcnn"), []
+
+    def validate():
+        valtotal, valacc, valloss = 0, 0, 0
+        cnn.eval()
+        for i, (img, labels) in enumerate(validation_loader):
+            with paddle.no_grad():
+                predict = cnn(img)
+                loss = criterion(predict, labels.astype(np.float32))
+            valacc += Accuracy(predict, labels)
+            valloss += loss.numpy()
+            valtotal += 1
+        return valacc / valtotal, valloss / valtotal
+
+    for epoch in range(4):
+        traintotal, trainloss = 0, 0
+        cnn.train()
+        for i, (img, labels) in enumerate(train_loader):
+            predict = cnn(img)
+            loss = criterion(predict, labels.astype(np.float32))
+            optim.clear_grad()
+            loss.backward()
+            optim.minimize(loss)
+            trainloss += loss.numpy()
+            traintotal += 1
+        his_trainloss.append(trainloss / traintotal)
+        valacc, valloss = validate()
+        if valacc > max_accuracy:
+            max_accuracy = valacc
+            paddle.save(cnn.state_dict(), save_path)
+        scheduler.step()
+    assert "Epoch 4: ExponentialDecay set learning rate to" in capsys.readouterr().out
+    assert his_trainloss[-1] < 0.5 * his_trainloss[0], his_trainloss
+    # In train mode (batch statistics) the held-out scans are told apart. Eval mode is left unchecked:
+    # the batch norms' running variances start at 1 and keep 0.9 of it a step, which after a dozen
+    # steps, not the tutorial's 350, still outweighs these activations' variance of about 0.001.
+    cnn.train()
+    with paddle.no_grad():
+        img, labels = next(iter(validation_loader))
+        assert Accuracy(cnn(img), labels) == 1.0
+    paddle.save(cnn.state_dict(), save_path)
+
+    cnn.set_dict(paddle.load(save_path))
+    cnn.eval()
+    imagen, label = validation_dataset.__getitem__(0)
+    prediction = cnn(paddle.to_tensor(np.expand_dims(imagen, axis=0), dtype=paddle.float32))
+    scores = [1 - prediction[0][0], prediction[0][0]]
+    text = "模型预测： %.2f 概率，这张CT %s" % ((100 * scores[1]), "abnormal")
+    assert text == "模型预测： %.2f 概率，这张CT abnormal" % (100 * float(scores[1])) and int(label[0]) == 1
+
+
+def test_the_glaucoma_tutorials_efficientnet_has_paddles_printed_parameter_counts():
+    # docs/practices/cv/glaucoma_classification.ipynb (run on Paddle 2.4): an EfficientNet-B3 built from
+    # Conv+BN+Swish blocks, squeeze-excitation by paddle.multiply, MBConv blocks kept in a Python list
+    # through add_sublayer, padding "SAME", and a softmax head. Its summary prints "Total params:
+    # 14,328,212" and "Trainable params: 14,261,944" (the batch norms' running statistics are the rest).
+    nn = paddle.nn
+    paddle.seed(21)
+
+    class ConvBNLayer(nn.Layer):
+        def __init__(self, inchannels, outchannels, stride, kernelsize=3, groups=1, padding="SAME"):
+            super().__init__()
+            self.conv = nn.Conv2D(in_channels=inchannels, out_channels=outchannels, kernel_size=kernelsize,
+                                  stride=stride, padding=(kernelsize - 1) // 2, groups=groups)
+            self.bn = nn.BatchNorm2D(outchannels)
+            self.Swish = nn.Swish()
+
+        def forward(self, inputs):
+            return self.Swish(self.bn(self.conv(inputs)))
+
+    class SE(nn.Layer):
+        def __init__(self, inchannels):
+            super().__init__()
+            self.pooling = nn.AdaptiveAvgPool2D(output_size=(1, 1))
+            self.linear0 = nn.Conv2D(in_channels=inchannels, out_channels=int(inchannels * 0.25), kernel_size=1)
+            self.linear1 = nn.Conv2D(in_channels=int(inchannels * 0.25), out_channels=inchannels, kernel_size=1)
+            self.Swish, self.Sigmoid = nn.Swish(), nn.Sigmoid()
+
+        def forward(self, inputs):
+            x = self.Sigmoid(self.linear1(self.Swish(self.linear0(self.pooling(inputs)))))
+            return paddle.multiply(x, inputs)
+
+    class MBConv(nn.Layer):
+        def __init__(self, inchannels, outchannels, channels_time, kernel_size, stride, connected_dropout):
+            super().__init__()
+            self.stride = stride
+            wide = inchannels * channels_time
+            self.layer0 = ConvBNLayer(inchannels=inchannels, outchannels=wide, kernelsize=1, stride=1)
+            self.layer1 = ConvBNLayer(inchannels=wide, outchannels=wide, kernelsize=kernel_size, stride=stride,
+                                      groups=wide)
+            self.SE = SE(inchannels=wide)
+            self.conv0 = nn.Conv2D(in_channels=wide, out_channels=outchannels, kernel_size=1)
+            self.bn0 = nn.BatchNorm2D(outchannels)
+            self.conv1 = nn.Conv2D(in_channels=inchannels, out_channels=outchannels, kernel_size=1)
+            self.bn1 = nn.BatchNorm2D(outchannels)
+            self.dropout = nn.Dropout(p=connected_dropout)
+
+        def forward(self, inputs):
+            x = self.dropout(self.bn0(self.conv0(self.SE(self.layer1(self.layer0(inputs))))))
+            if self.stride == 2:
+                return x
+            return paddle.add(x, self.bn1(self.conv1(inputs)))
+
+    class Classifier_Head(nn.Layer):
+        def __init__(self, in_channels, num_channel, dropout_rate):
+            super().__init__()
+            self.pooling = nn.AdaptiveAvgPool2D(output_size=(1, 1))
+            self.conv = ConvBNLayer(inchannels=in_channels, outchannels=1280, kernelsize=1, stride=1)
+            self.dropout = nn.Dropout(p=dropout_rate)
+            self.conv1 = nn.Conv2D(in_channels=1280, out_channels=num_channel, kernel_size=1, padding="SAME")
+
+        def forward(self, inputs):
+            x = self.conv1(self.dropout(self.pooling(self.conv(inputs))))
+            return paddle.nn.functional.softmax(paddle.squeeze(x, axis=[2, 3]))
+
+    class EfficientNet(nn.Layer):
+        def __init__(self, in_channels, num_class, width_coefficient, depth_coefficient, connected_dropout,
+                     dropout_rate):
+            super().__init__()
+            block_setting = [[0, 1, 3, 1, 1, 16], [1, 2, 3, 2, 6, 24], [2, 2, 5, 2, 6, 40], [3, 3, 3, 2, 6, 80],
+                             [4, 3, 5, 1, 6, 112], [5, 4, 5, 2, 6, 192], [6, 1, 3, 1, 6, 320]]
+            width = int(32 * width_coefficient)
+            self.block = [self.add_sublayer("c-1", nn.Conv2D(in_channels, width, 3, padding="SAME", stride=2)),
+                          self.add_sublayer("bn-1", nn.BatchNorm2D(width))]
+            i = width
+            for j in range(int(depth_coefficient) - 1):
+                stride = 2 if j == int(depth_coefficient) - 2 else 1
+                self.block.append(self.add_sublayer("c" + str(j), nn.Conv2D(i, width, 3, padding="SAME",
+                                                                              stride=stride)))
+                self.block.append(self.add_sublayer("bn" + str(j), nn.BatchNorm2D(width)))
+            for n, r, k, s, e, o in block_setting:
+                repeats = int(r * depth_coefficient)
+                for j in range(repeats):
+                    self.block.append(self.add_sublayer("b" + str(n) + str(j), MBConv(
+                        inchannels=i, outchannels=int(o * width_coefficient), channels_time=e, kernel_size=k,
+                        stride=s if j == repeats - 1 else 1, connected_dropout=connected_dropout)))
+                    i = int(o * width_coefficient)
+            self.head = Classifier_Head(in_channels=i, num_channel=num_class, dropout_rate=dropout_rate)
+
+        def forward(self, x):
+            for layer in self.block:
+                x = layer(x)
+            return self.head(x)
+
+    efficientnet = EfficientNet(in_channels=3, num_class=1000, width_coefficient=1.2, depth_coefficient=1.4,
+                                connected_dropout=0.2, dropout_rate=0.3)
+    info = paddle.summary(efficientnet, (1, 3, 32, 32))   # the tutorial: (1, 3, 256, 256)
+    assert info == {"total_params": 14328212, "trainable_params": 14261944}
+    efficientnet.eval()
+    out = efficientnet(paddle.rand([2, 3, 32, 32]))
+    assert out.shape == [2, 1000]
+    np.testing.assert_allclose(out.sum(axis=1).numpy(), [1.0, 1.0], rtol=1e-5)
+
+
+def test_the_ddpg_tutorial_soft_updates_its_targets_and_learns_the_rewarded_action():
+    # docs/practices/reinforcement_learning/deep_deterministic_policy_gradient.ipynb: an Actor with
+    # tanh output plus Normal(0, 0.2) exploration noise scaled by a bool, a Critic on concat((x, a), 1),
+    # a deque replay Memory, batches built by paddle.to_tensor of tuples of arrays, targets under
+    # no_grad, critic.eval() while the actor's loss goes through it, and soft_update by set_value.
+    # gym's Pendulum is replaced by one-step episodes whose reward is highest for action 2 * sin(angle).
+    import random as _random
+    from collections import deque
+
+    from eager.distribution import Normal
+    nn, F = paddle.nn, paddle.nn.functional
+    paddle.seed(22)
+    np.random.seed(22)
+    _random.seed(22)
+    rng = np.random.default_rng(22)
+
+    class Critic(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(3, 64)
+            self.fc2 = nn.Linear(64 + 1, 32)
+            self.fc3 = nn.Linear(32, 1)
+            self.relu = nn.ReLU()
+
+        def forward(self, x, a):
+            x = self.relu(self.fc1(x))
+            x = paddle.concat((x, a), axis=1)
+            return self.fc3(self.relu(self.fc2(x)))
+
+    class Actor(nn.Layer):
+        def __init__(self, is_train=True):
+            super().__init__()
+            self.fc1 = nn.Linear(3, 64)
+            self.fc2 = nn.Linear(64, 32)
+            self.fc3 = nn.Linear(32, 1)
+            self.relu, self.tanh = nn.ReLU(), nn.Tanh()
+            self.noisy = Normal(0, 0.2)
+            self.is_train = is_train
+
+        def forward(self, x):
+            return self.tanh(self.fc3(self.relu(self.fc2(self.relu(self.fc1(x))))))
+
+        def select_action(self, epsilon, state):
+            state = paddle.to_tensor(state, dtype="float32").unsqueeze(0)
+            with paddle.no_grad():
+                action = self.forward(state).squeeze() + self.is_train * epsilon * self.noisy.sample([1]).squeeze(0)
+            return 2 * paddle.clip(action, -1, 1).numpy()
+
+    class Memory:
+        def __init__(self, memory_size):
+            self.buffer = deque(maxlen=memory_size)
+
+        def add(self, experience):
+            self.buffer.append(experience)
+
+        def size(self):
+            return len(self.buffer)
+
+        def sample(self, batch_size, continuous=True):
+            batch_size = min(batch_size, len(self.buffer))
+            indexes = np.random.choice(np.arange(len(self.buffer)), size=batch_size, replace=False)
+            return [self.buffer[i] for i in indexes]
+
+    def soft_update(target, source, tau):
+        for target_param, param in zip(target.parameters(), source.parameters()):
+            target_param.set_value(target_param * (1.0 - tau) + param * tau)
+
+    actor, critic, actor_target, critic_target = Actor(), Critic(), Actor(), Critic()
+    critic_optim = paddle.optimizer.Adam(parameters=critic.parameters(), learning_rate=3e-3)
+    actor_optim = paddle.optimizer.Adam(parameters=actor.parameters(), learning_rate=1e-3)
+    before_target = [p.numpy().copy() for p in actor_target.parameters()]
+    source = [p.numpy().copy() for p in actor.parameters()]
+    soft_update(actor_target, actor, 0.25)
+    for after, old, src in zip(actor_target.parameters(), before_target, source):
+        np.testing.assert_allclose(after.numpy(), old * 0.75 + src * 0.25, rtol=1e-6, atol=1e-7)
+
+    def new_state():
+        angle = rng.uniform(-np.pi, np.pi)
+        return np.array([np.cos(angle), np.sin(angle), 0.0])
+
+    def reward_of(state, action):
+        return -float((action - 2 * state[1]) ** 2)
+
+    gamma, tau, epsilon, batch_size = 0.0, 0.01, 1.0, 32   # one-step episodes: nothing to discount
+    memory_replay = Memory(5000)
+    for step in range(400):
+        state = new_state()
+        action = actor.select_action(epsilon, state)
+        reward = reward_of(state, action)
+        memory_replay.add((state, new_state(), action, reward))
+        epsilon = max(0.2, epsilon - 1 / 300)
+        if memory_replay.size() > 64:
+            batch_state, batch_next_state, batch_action, batch_reward = zip(*memory_replay.sample(batch_size, False))
+            batch_state = paddle.to_tensor(batch_state, dtype="float32")
+            batch_next_state = paddle.to_tensor(batch_next_state, dtype="float32")
+            batch_action = paddle.to_tensor(batch_action, dtype="float32").unsqueeze(1)
+            batch_reward = paddle.to_tensor(batch_reward, dtype="float32").unsqueeze(1)
+            with paddle.no_grad():
+                Q_target = batch_reward + gamma * critic_target(batch_next_state, actor_target(batch_next_state))
+            critic_loss = F.mse_loss(critic(batch_state, batch_action), Q_target)
+            critic_optim.clear_grad()
+            critic_loss.backward()
+            critic_optim.step()
+            critic.eval()
+            actor_loss = -critic(batch_state, actor(batch_state)).mean()
+            actor_optim.clear_grad()
+            actor_loss.backward()
+            actor_optim.step()
+            critic.train()
+            soft_update(actor_target, actor, tau)
+            soft_update(critic_target, critic, tau)
+    assert batch_action.shape == [batch_size, 1] and batch_state.dtype == paddle.float32
+    states = [new_state() for _ in range(50)]
+    greedy = Actor(is_train=False)
+    greedy.set_state_dict(actor.state_dict())
+    rewards = [reward_of(s, greedy.select_action(0.0, s)) for s in states]
+    still = [reward_of(s, 0.0) for s in states]   # the action an untrained tanh gives, about 0
+    assert np.mean(rewards) > 0.5 * np.mean(still), (np.mean(rewards), np.mean(still))
+
+
+def test_the_pix2pix_tutorial_trains_its_unet_generator_against_the_patch_discriminator(tmp_path):
+    # docs/practices/gan/Pix2Pix/Pix2Pix_with_Cityscapes.ipynb: a Dataset reading image/mask pairs listed
+    # in train.list and returning paddle.to_tensor(...).astype("float32"), a U-Net generator of eight
+    # LeakyReLU/Conv2D/BatchNorm2D downsamples and ReLU/Conv2DTranspose/BatchNorm2D(/Dropout) upsamples
+    # concatenated with the skips, a PatchGAN discriminator whose summary prints "Total params:
+    # 2,770,497", BCELoss against ones_like/zeros_like, L1Loss * 100, detach, np.where on a Tensor and
+    # mask.reshape([1] + mask.shape). The generator is ngf=4 (the tutorial's 64) on 256 x 256 pairs, the
+    # trained discriminator ndf=8 (its 64), OpenCV's reads are PIL's here.
+    from PIL import Image
+    paddle.seed(23)
+    np.random.seed(23)
+    rng = np.random.default_rng(23)
+    root = tmp_path / "cityscapes"
+    (root / "img").mkdir(parents=True)
+    lines = []
+    for i in range(4):   # the "photo" is the colour mask blurred into stripes
+        mask = np.zeros((256, 256, 3), np.uint8)
+        mask[:, :, rng.integers(0, 3)] = 255
+        mask[rng.integers(0, 128):, :, 1] = 128
+        photo = (0.6 * mask + 40).astype(np.uint8)
+        Image.fromarray(photo).save(root / "img" / f"{i}_leftImg8bit.png")
+        Image.fromarray(mask).save(root / "img" / f"{i}_gtFine_color.png")
+        lines.append(f"img/{i}_leftImg8bit.png img/{i}_gtFine_labelTrainIds.png\n")
+    (root / "train.list").write_text("".join(lines))
+
+    class MyDateset(paddle.io.Dataset):
+        def __init__(self, root_dir=str(root), txt_dir=str(root / "train.list")):
+            super().__init__()
+            self.root_dir = root_dir
+            with open(txt_dir, "r") as f:
+                self.file_list = f.readlines()
+
+        def __getitem__(self, index):
+            img_dir, mask_dir = self.file_list[index][:-1].split(" ")
+            mask_dir = mask_dir.replace("_labelTrainIds.png", "_color.png")
+            img = np.asarray(Image.open(os.path.join(self.root_dir, img_dir))) / 255
+            img = paddle.to_tensor(img.transpose([2, 0, 1])).astype("float32")
+            mask = np.asarray(Image.open(os.path.join(self.root_dir, mask_dir))) / 255
+            mask = paddle.to_tensor(mask.transpose([2, 0, 1])).astype("float32")
+            return img, mask
+
+        def __len__(self):
+            return len(self.file_list)
+
+    dataloader = paddle.io.DataLoader(MyDateset(), batch_size=2, shuffle=True, drop_last=False)
+    img, mask = next(iter(dataloader))
+    assert img.shape == [2, 3, 256, 256] and mask.dtype == paddle.float32
+
+    class Downsample(paddle.nn.Layer):
+        def __init__(self, in_dim, out_dim, kernel_size=4, stride=2, padding=1):
+            super().__init__()
+            self.layers = paddle.nn.Sequential(
+                paddle.nn.LeakyReLU(0.2),
+                paddle.nn.Conv2D(in_dim, out_dim, kernel_size, stride, padding, bias_attr=False),
+                paddle.nn.BatchNorm2D(out_dim))
+
+        def forward(self, x):
+            return self.layers(x)
+
+    class Upsample(paddle.nn.Layer):
+        def __init__(self, in_dim, out_dim, kernel_size=4, stride=2, padding=1, use_dropout=False):
+            super().__init__()
+            sequence = [paddle.nn.ReLU(),
+                        paddle.nn.Conv2DTranspose(in_dim, out_dim, kernel_size, stride, padding, bias_attr=False),
+                        paddle.nn.BatchNorm2D(out_dim)]
+            if use_dropout:
+                sequence.append(paddle.nn.Dropout(p=0.5))
+            self.layers = paddle.nn.Sequential(*sequence)
+
+        def forward(self, x, skip):
+            return paddle.concat([self.layers(x), skip], axis=1)
+
+    class UnetGenerator(paddle.nn.Layer):
+        def __init__(self, input_nc=3, output_nc=3, ngf=64):
+            super().__init__()
+            self.down1 = paddle.nn.Conv2D(input_nc, ngf, kernel_size=4, stride=2, padding=1)
+            self.down2 = Downsample(ngf, ngf * 2)
+            self.down3 = Downsample(ngf * 2, ngf * 4)
+            self.down4 = Downsample(ngf * 4, ngf * 8)
+            self.down5 = Downsample(ngf * 8, ngf * 8)
+            self.down6 = Downsample(ngf * 8, ngf * 8)
+            self.down7 = Downsample(ngf * 8, ngf * 8)
+            self.center = Downsample(ngf * 8, ngf * 8)
+            self.up7 = Upsample(ngf * 8, ngf * 8, use_dropout=True)
+            self.up6 = Upsample(ngf * 8 * 2, ngf * 8, use_dropout=True)
+            self.up5 = Upsample(ngf * 8 * 2, ngf * 8, use_dropout=True)
+            self.up4 = Upsample(ngf * 8 * 2, ngf * 8)
+            self.up3 = Upsample(ngf * 8 * 2, ngf * 4)
+            self.up2 = Upsample(ngf * 4 * 2, ngf * 2)
+            self.up1 = Upsample(ngf * 2 * 2, ngf)
+            self.output_block = paddle.nn.Sequential(
+                paddle.nn.ReLU(), paddle.nn.Conv2DTranspose(ngf * 2, output_nc, kernel_size=4, stride=2, padding=1),
+                paddle.nn.Tanh())
+
+        def forward(self, x):
+            d1 = self.down1(x)
+            d2 = self.down2(d1)
+            d3 = self.down3(d2)
+            d4 = self.down4(d3)
+            d5 = self.down5(d4)
+            d6 = self.down6(d5)
+            d7 = self.down7(d6)
+            c = self.center(d7)
+            x = self.up4(self.up5(self.up6(self.up7(c, d7), d6), d5), d4)
+            return self.output_block(self.up1(self.up2(self.up3(x, d3), d2), d1))
+
+    class ConvBlock(paddle.nn.Layer):
+        def __init__(self, in_dim, out_dim, kernel_size=4, stride=2, padding=1):
+            super().__init__()
+            self.layers = paddle.nn.Sequential(
+                paddle.nn.Conv2D(in_dim, out_dim, kernel_size, stride, padding, bias_attr=False),
+                paddle.nn.BatchNorm2D(out_dim), paddle.nn.LeakyReLU(0.2))
+
+        def forward(self, x):
+            return self.layers(x)
+
+    class NLayerDiscriminator(paddle.nn.Layer):
+        def __init__(self, input_nc=6, ndf=64):
+            super().__init__()
+            self.layers = paddle.nn.Sequential(
+                paddle.nn.Conv2D(input_nc, ndf, kernel_size=4, stride=2, padding=1), paddle.nn.LeakyReLU(0.2),
+                ConvBlock(ndf, ndf * 2), ConvBlock(ndf * 2, ndf * 4), ConvBlock(ndf * 4, ndf * 8, stride=1),
+                paddle.nn.Conv2D(ndf * 8, 1, kernel_size=4, stride=1, padding=1), paddle.nn.Sigmoid())
+
+        def forward(self, input):
+            return self.layers(input)
+
+    info = paddle.summary(NLayerDiscriminator(), (1, 6, 32, 32))   # the tutorial: (16, 6, 256, 512)
+    assert info["total_params"] == 2770497
+    assert info["total_params"] - info["trainable_params"] == 2 * (128 + 256 + 512)   # running statistics
+
+    netG, netD = UnetGenerator(ngf=4), NLayerDiscriminator(ndf=8)
+    try:
+        netG.set_dict(paddle.load(str(tmp_path / "generator.params")))
+    except Exception:   # the tutorial's first run: "fail to load model"
+        pass
+    netG.train()
+    netD.train()
+    optimizerD = paddle.optimizer.Adam(parameters=netD.parameters(), learning_rate=0.0002, beta1=0.5, beta2=0.999)
+    optimizerG = paddle.optimizer.Adam(parameters=netG.parameters(), learning_rate=0.01, beta1=0.5, beta2=0.999)
+    bce_loss, l1_loss = paddle.nn.BCELoss(), paddle.nn.L1Loss()
+    l1_losses = []
+    for epoch in range(3):
+        for step, (img, mask) in enumerate(dataloader):
+            optimizerD.clear_grad()
+            pre = netD(paddle.concat((img, mask), 1))
+            loss_D_1 = bce_loss(pre, paddle.ones_like(pre))
+            loss_D_1.backward()
+            fake_img = netG(mask).detach()
+            pre = netD(paddle.concat((fake_img, mask), 1).detach())
+            loss_D_2 = bce_loss(pre, paddle.zeros_like(pre))
+            loss_D_2.backward()
+            optimizerD.step()
+            optimizerD.clear_grad()
+            optimizerG.clear_grad()
+            fake_img = netG(mask)
+            output = netD(paddle.concat((fake_img, mask), 1))
+            loss_G_1 = l1_loss(fake_img, img) * 100.0
+            loss_G = loss_G_1 + bce_loss(output, paddle.ones_like(pre))
+            loss_G.backward()
+            optimizerG.step()
+            optimizerG.clear_grad()
+            l1_losses.append(float(loss_G_1))
+    assert np.mean(l1_losses[-2:]) < 0.7 * np.mean(l1_losses[:2]), l1_losses
+    image = np.where(fake_img[0] > 0, fake_img[0], 0).transpose((1, 2, 0))
+    assert image.shape == (256, 256, 3) and image.min() >= 0
+    paddle.save(netG.state_dict(), str(tmp_path / "generator.params"))
+
+    netG2 = UnetGenerator(ngf=4)
+    netG2.set_dict(paddle.load(str(tmp_path / "generator.params")))
+    netG2.eval()
+    netG.eval()
+    mask = np.asarray(Image.open(root / "img" / "0_gtFine_color.png")) / 255
+    mask = paddle.to_tensor(mask.transpose([2, 0, 1])).astype("float32")
+    mask = mask.reshape([1] + mask.shape)
+    out = netG2(mask).numpy()[0]
+    np.testing.assert_allclose(out, netG(mask).numpy()[0], rtol=1e-5, atol=1e-6)
+    out[out < 0] = 0
+    assert (out * 255).astype("uint8").transpose((1, 2, 0)).shape == (256, 256, 3)

@@ -138,6 +138,16 @@ def add_member(tar, name, data: bytes):
     tar.addfile(info, io.BytesIO(data))
 
 
+def test_all_is_paddles_list_and_the_datasets_module_stays_reachable():
+    # Paddle's data-loading guide prints paddle.text.__all__; 'datasets' is not in Paddle's.
+    assert eager.text.__all__ == ["Conll05st", "Imdb", "Imikolov", "Movielens", "UCIHousing", "WMT14", "WMT16",
+                                  "ViterbiDecoder", "viterbi_decode"]
+    assert eager.text.datasets is D and eager.text.Imdb is D.Imdb
+    namespace = {}
+    exec("from eager.text import *", namespace)
+    assert "datasets" not in namespace and "viterbi_decode" in namespace
+
+
 def test_uci_housing_normalizes_features_and_splits_80_20(tmp_path):
     rows = np.random.default_rng(0).uniform(0, 50, (10, 14)).round(3)
     path = tmp_path / "housing.data"
