@@ -27,9 +27,9 @@ _UNSIGNED = {size: np.dtype(f"u{size}") for size in (1, 2, 4, 8)}  # an integer 
 
 
 def _shifted(xp, x, axis):
-    """x minus its maximum along axis; a row with no finite maximum is left alone."""
-    peak = xp.max(x, axis=axis, keepdims=True)
-    return x - xp.where(xp.isfinite(peak), peak, 0).astype(x.dtype)
+    """x minus its maximum along axis, as Paddle's softmax kernels subtract it: a row
+    holding +inf (inf - inf) or only -inf (-inf + inf) becomes NaN throughout, as there."""
+    return x - xp.max(x, axis=axis, keepdims=True)
 
 
 @register_kernel("softmax", ALL_BACKENDS, FLOATS)
@@ -52,8 +52,7 @@ def log_softmax(ctx, x, axis):
     if x.size == 0:
         return xp.empty_like(x)
     shifted = _shifted(xp, x, axis)
-    with np.errstate(divide="ignore"):  # a row of -inf: log(0), as Paddle gives
-        return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+    return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
 
 
 @register_kernel("log_softmax_grad", ALL_BACKENDS, FLOATS)
