@@ -164,7 +164,7 @@ def sigmoid_cross_entropy_with_logits_grad(ctx, x, label, pos_weight, out_grad, 
                                            ignore_index):
     """d loss / dx = (1 - z) - c * sigmoid(-x), with c = 1 + (p - 1) z: sigmoid(x) - z when p = 1."""
     xp = ctx.xp
-    sigmoid_neg = 0.5 * (1 + xp.tanh(-0.5 * x))
+    sigmoid_neg = 1 / (1 + xp.exp(x))  # Paddle's form: sigmoid(-x) keeps its precision for large x
     coeff = 1 if pos_weight is None else 1 + (pos_weight - 1) * label
     valid = label != ignore_index
     grad = xp.where(valid, ((1 - label) - coeff * sigmoid_neg) * out_grad, 0)
