@@ -14,8 +14,8 @@ from .framework import current_place, default_dtype, parse_device, require_pinne
 from .tensor import Tensor
 
 # The complex dtype that Python complex data gets, by the default (float) dtype.
-_COMPLEX_OF_DEFAULT = {DataType.FLOAT16: np.dtype("complex64"), DataType.FLOAT32: np.dtype("complex64"),
-                       DataType.FLOAT64: np.dtype("complex128")}
+_COMPLEX_OF_DEFAULT = {DataType.FLOAT16: np.dtype("complex64"), DataType.BFLOAT16: np.dtype("complex64"),
+                       DataType.FLOAT32: np.dtype("complex64"), DataType.FLOAT64: np.dtype("complex128")}
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tensor:

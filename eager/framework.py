@@ -27,14 +27,16 @@ __all__ = ["get_default_dtype", "set_default_dtype", "get_device", "set_device",
            "disable_static", "enable_static", "in_dynamic_mode", "get_flags", "set_flags"]
 
 _LOCK = threading.Lock()
-_FLOATS = {"float16": DataType.FLOAT16, "float32": DataType.FLOAT32, "float64": DataType.FLOAT64}
+_FLOATS = {"float16": DataType.FLOAT16, "bfloat16": DataType.BFLOAT16, "float32": DataType.FLOAT32,
+           "float64": DataType.FLOAT64}
 
 
 # -- default dtype ---------------------------------------------------------------------
 
 def set_default_dtype(d) -> None:
     """Sets the dtype that Python floats and creation ops without a ``dtype`` get:
-    'float16', 'float32' (the initial one) or 'float64', as a name, a NumPy type
+    'float16', 'bfloat16' (Paddle 2.5+; needs ml_dtypes), 'float32' (the initial
+    one) or 'float64', as a name, a NumPy type
     (``np.float64``) or an eager dtype (``eager.float64``). Layers made afterwards
     create their parameters in it. Process-global, as in Paddle.
 
@@ -55,8 +57,8 @@ def set_default_dtype(d) -> None:
         name = None
     if name not in _FLOATS:
         shown = d.__name__ if isinstance(d, type) else repr(d)
-        raise TypeError(f"set_default_dtype: argument 'd' expected one of 'float16', 'float32', "
-                        f"'float64' (Paddle's default dtypes), got {shown}")
+        raise TypeError(f"set_default_dtype: argument 'd' expected one of 'float16', 'bfloat16', "
+                        f"'float32', 'float64' (Paddle's default dtypes), got {shown}")
     with _LOCK:
         set_default_float_dtype(_FLOATS[name])
 

@@ -567,12 +567,10 @@ def dist(x, y, p=2, name=None):
     size = _F.abs(_F.subtract(x, y))
     if p == 0:
         return _F.cast(_F.count_nonzero(size), x.dtype)
-    if p == math.inf:
-        return _F.max(size)
-    if p == -math.inf:
-        return _F.min(size)
     # norm, not pow(sum(pow(size, p)), 1 / p): its gradient is 0 where x - y is all zeros,
-    # as Paddle's p_norm_grad, where the pow chain gives 0 * inf = NaN.
+    # as Paddle's p_norm_grad, where the pow chain gives 0 * inf = NaN. For p = +-inf it
+    # is max / min with Paddle's gradient (every tie gets it), and an empty x - y has
+    # norm 0 for every p, as eager.linalg.norm gives (max / min of nothing refused it).
     return _F.norm(reshape_exactly(_F.subtract(x, y), [size.size]), float(p), [0], False)
 
 

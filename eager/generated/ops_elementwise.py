@@ -683,7 +683,7 @@ def multiply_(x, y, name=None):
 
 
 def divide(x, y, name=None):
-    """Elementwise x / y with NumPy broadcasting (true division for floats).
+    """Elementwise x / y with NumPy broadcasting (true division for floats; int32 and int64 truncate toward zero and refuse a zero divisor, as Paddle's integer kernel; the / operator makes integers float32 first).
 
     Differentiable to any order.
     """
@@ -724,7 +724,7 @@ def divide(x, y, name=None):
 
 
 def divide_(x, y, name=None):
-    """Inplace divide: writes the result into x and returns it. Elementwise x / y with NumPy broadcasting (true division for floats).
+    """Inplace divide: writes the result into x and returns it. Elementwise x / y with NumPy broadcasting (true division for floats; int32 and int64 truncate toward zero and refuse a zero divisor, as Paddle's integer kernel; the / operator makes integers float32 first).
 
     Differentiable to any order.
     """

@@ -175,9 +175,12 @@ def default_float_dtype() -> DataType:
 
 
 def set_default_float_dtype(dtype: DataType) -> None:
-    """Sets :func:`default_float_dtype`: float16, float32 or float64 (not bfloat16, as in Paddle)."""
-    if dtype not in FLOATING_TYPES or dtype is DataType.BFLOAT16:
-        raise TypeError(f"set_default_float_dtype: expected float16, float32 or float64, got {dtype!r}")
+    """Sets :func:`default_float_dtype`: float16, bfloat16 (Paddle 2.5+; it needs
+    ml_dtypes, BFloat16Unavailable otherwise), float32 or float64."""
+    if dtype not in FLOATING_TYPES:
+        raise TypeError(f"set_default_float_dtype: expected float16, bfloat16, float32 or float64, got {dtype!r}")
+    if dtype is DataType.BFLOAT16:
+        bfloat16_numpy_dtype()  # refuse before the default changes, not at the next creation op
     _default_float_dtype[0] = dtype
 
 

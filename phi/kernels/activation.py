@@ -98,16 +98,18 @@ def tanh_grad_complex(ctx, out, out_grad, *, into=None):
 
 @register_kernel("sigmoid", ALL_BACKENDS, FLOATS)
 def sigmoid(ctx, x, *, into=None):  # into: see KernelFactory.writes_into
-    # 0.5 * (1 + tanh(x / 2)) is sigmoid without the overflow of exp(-x) for large |x|;
-    # every step is elementwise, so ``into`` may be x itself.
+    # 1 / (1 + exp(-x)), Paddle's SigmoidFunctor: the lower tail keeps its relative
+    # precision (0.5 * (1 + tanh(x / 2)) cancels to 0 below x = -37 in float64 and is
+    # off by orders of magnitude below -10 in float32), and exp(-x) overflowing to inf
+    # gives the 0 the true value rounds to. Every step is elementwise, so ``into`` may be x.
     xp = ctx.xp
-    half, one = (HALVES[x.dtype], ONES[x.dtype]) if xp is np else (0.5, 1)
-    out = xp.multiply(x, half, out=into)
-    if into is None and not x.ndim:  # a 0-d product is a scalar, which takes no out=
-        return xp.multiply(xp.tanh(out) + one, half)
-    xp.tanh(out, out=out)
+    one = ONES[x.dtype] if xp is np else 1
+    if into is None and not x.ndim:  # a 0-d result is a scalar, which takes no out=
+        return xp.divide(one, xp.exp(xp.negative(x)) + one)
+    out = xp.negative(x, out=into)
+    xp.exp(out, out=out)
     xp.add(out, one, out=out)
-    return xp.multiply(out, half, out=out)
+    return xp.divide(one, out, out=out)
 
 
 @register_kernel("sigmoid_grad", ALL_BACKENDS, FLOATS)
@@ -136,7 +138,8 @@ _GELU_CUBIC = 0.044715
 
 
 def _sigmoid(xp, x):
-    return xp.multiply(xp.tanh(xp.multiply(x, 0.5)) + 1, 0.5)
+    """1 / (1 + exp(-x)), as the sigmoid kernel: precise in the lower tail, 0 where exp overflows."""
+    return xp.divide(1, xp.exp(xp.negative(x)) + 1).astype(x.dtype, copy=False)
 
 
 def _softplus(xp, x):

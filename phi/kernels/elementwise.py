@@ -1,7 +1,8 @@
 """Binary elementwise kernels, their gradients and comparisons."""
+from ..common.data_type import DataType
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, INEXACT, NUMERIC, REAL
-from .funcs import conj, reduce_to_shape, want
+from .funcs import check_integer_divisor, conj, reduce_to_shape, want
 
 
 @register_kernel("add", ALL_BACKENDS, NUMERIC)
@@ -64,6 +65,16 @@ def multiply_grad(ctx, x, y, out_grad, *, out_mask=None):
 @register_kernel("divide", ALL_BACKENDS, INEXACT)
 def divide(ctx, x, y, *, into=None):  # into: see KernelFactory.writes_into
     return ctx.xp.divide(x, y, out=into)
+
+
+@register_kernel("divide", ALL_BACKENDS, (DataType.INT32, DataType.INT64))
+def divide_int(ctx, x, y, *, into=None):
+    """Paddle's integer DivideFunctor: C's ``a / b``, truncating toward zero, and a zero
+    divisor is an error (the ``/`` operator casts integers to float32 before it gets here)."""
+    xp = ctx.xp
+    check_integer_divisor(xp, y)
+    # x - fmod(x, y) is an exact multiple of y, so flooring it is truncating x / y.
+    return xp.floor_divide(xp.subtract(x, xp.fmod(x, y)), y, out=into)
 
 
 @register_kernel("divide_grad", ALL_BACKENDS, INEXACT)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..common.shape_rules import broadcast_axes
+from ..core.errors import InvalidArgumentError
 
 # The dtypes CuPy's add.at (CUDA's atomicAdd) takes; others go through one of these.
 _ATOMIC_ADD = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64, np.int32, np.uint32,
@@ -96,6 +97,14 @@ def host_factor(value: float, dtype):
                 factors.clear()
             factors[value] = factor
     return factor
+
+
+def check_integer_divisor(xp, y) -> None:
+    """Integer division by zero has no result (Paddle's integer functors PADDLE_ENFORCE
+    it); float divisors pass, as their quotients are inf or NaN."""
+    if y.dtype.kind in "iu" and y.size and not bool(xp.all(y)):
+        raise InvalidArgumentError("argument 'y' holds a zero divisor; integer division by zero "
+                                   "has no result")
 
 
 def want(out_mask, index: int) -> bool:

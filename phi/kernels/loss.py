@@ -27,9 +27,9 @@ _UNSIGNED = {size: np.dtype(f"u{size}") for size in (1, 2, 4, 8)}  # an integer 
 
 
 def _shifted(xp, x, axis):
-    """x minus its maximum along axis; a row with no finite maximum is left alone."""
-    peak = xp.max(x, axis=axis, keepdims=True)
-    return x - xp.where(xp.isfinite(peak), peak, 0).astype(x.dtype)
+    """x minus its maximum along axis, as Paddle's softmax kernels subtract it: a row
+    holding +inf (inf - inf) or only -inf (-inf + inf) becomes NaN throughout, as there."""
+    return x - xp.max(x, axis=axis, keepdims=True)
 
 
 @register_kernel("softmax", ALL_BACKENDS, FLOATS)
@@ -52,8 +52,7 @@ def log_softmax(ctx, x, axis):
     if x.size == 0:
         return xp.empty_like(x)
     shifted = _shifted(xp, x, axis)
-    with np.errstate(divide="ignore"):  # a row of -inf: log(0), as Paddle gives
-        return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+    return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
 
 
 @register_kernel("log_softmax_grad", ALL_BACKENDS, FLOATS)
@@ -165,7 +164,7 @@ def sigmoid_cross_entropy_with_logits_grad(ctx, x, label, pos_weight, out_grad, 
                                            ignore_index):
     """d loss / dx = (1 - z) - c * sigmoid(-x), with c = 1 + (p - 1) z: sigmoid(x) - z when p = 1."""
     xp = ctx.xp
-    sigmoid_neg = 0.5 * (1 + xp.tanh(-0.5 * x))
+    sigmoid_neg = 1 / (1 + xp.exp(x))  # Paddle's form: sigmoid(-x) keeps its precision for large x
     coeff = 1 if pos_weight is None else 1 + (pos_weight - 1) * label
     valid = label != ignore_index
     grad = xp.where(valid, ((1 - label) - coeff * sigmoid_neg) * out_grad, 0)

@@ -9,7 +9,7 @@ from ..common.data_type import DataType
 from ..core.errors import InvalidArgumentError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, FLOATS, INTS, REAL
-from .funcs import reduce_to_shape, want
+from .funcs import check_integer_divisor, reduce_to_shape, want
 
 def _zero(xp, dtype):
     return xp.zeros((), dtype=dtype)
@@ -75,24 +75,18 @@ def clip_grad(ctx, x, out_grad, min, max):  # noqa: A002
 
 # -- remainder and floor division -----------------------------------------------------------
 
-def _check_integer_divisor(xp, y) -> None:
-    if y.dtype.kind in "iu" and y.size and not bool(xp.all(y)):
-        raise InvalidArgumentError("argument 'y' holds a zero divisor; integer division by zero "
-                                   "has no result")
-
-
 @register_kernel("remainder", ALL_BACKENDS, REAL)
 def remainder(ctx, x, y, *, into=None):
     # The sign of the divisor, as Python's %; floats divided by zero give NaN. The
     # divisors are checked before anything is written into ``into``.
-    _check_integer_divisor(ctx.xp, y)
+    check_integer_divisor(ctx.xp, y)
     return ctx.xp.remainder(x, y, out=into)
 
 
 @register_kernel("floor_divide", ALL_BACKENDS, REAL)
 def floor_divide(ctx, x, y, *, into=None):
     xp = ctx.xp
-    _check_integer_divisor(xp, y)
+    check_integer_divisor(xp, y)
     # Floats too: NumPy's floor_divide is Python's ``//`` (the quotient of x - fmod(x, y),
     # as Paddle's float functor computes it), where floor(x / y) is not: 1.0 // 0.1 is 9
     # (x / y rounds up to 10), -1.5 // inf is -1 and inf // 1.5 is NaN.
