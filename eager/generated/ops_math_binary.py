@@ -27,7 +27,7 @@ from ..arguments import (  # noqa: F401
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.grad_mode import STATE as _grad_state
-from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
+from ..autograd.inplace import check_inplace_leaf, snapshot, write_constant, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.op_modes import MODES as _modes
@@ -394,6 +394,10 @@ def remainder_(x, y, name=None):
         raise bad_tensor("remainder_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
         return _modes.call("remainder_", _this.remainder_, (x, y, ), castable=False)
+    if _grad_state.enabled and (_meta := x._meta) is not None and not _meta.stop_gradient:
+        # Not differentiable: x's history would describe the values this
+        # overwrites, so the result is written in as a constant.
+        return write_constant("remainder_", x, _phi.remainder(x.impl, y.impl))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.remainder_into_(x.impl, y.impl, x.impl)
@@ -459,6 +463,10 @@ def floor_divide_(x, y, name=None):
         raise bad_tensor("floor_divide_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
         return _modes.call("floor_divide_", _this.floor_divide_, (x, y, ), castable=False)
+    if _grad_state.enabled and (_meta := x._meta) is not None and not _meta.stop_gradient:
+        # Not differentiable: x's history would describe the values this
+        # overwrites, so the result is written in as a constant.
+        return write_constant("floor_divide_", x, _phi.floor_divide(x.impl, y.impl))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.floor_divide_into_(x.impl, y.impl, x.impl)
@@ -542,6 +550,10 @@ def bitwise_and_(x, y, name=None):
         raise bad_tensor("bitwise_and_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
         return _modes.call("bitwise_and_", _this.bitwise_and_, (x, y, ), castable=False)
+    if _grad_state.enabled and (_meta := x._meta) is not None and not _meta.stop_gradient:
+        # Not differentiable: x's history would describe the values this
+        # overwrites, so the result is written in as a constant.
+        return write_constant("bitwise_and_", x, _phi.bitwise_and(x.impl, y.impl))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.bitwise_and_into_(x.impl, y.impl, x.impl)
@@ -577,6 +589,10 @@ def bitwise_or_(x, y, name=None):
         raise bad_tensor("bitwise_or_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
         return _modes.call("bitwise_or_", _this.bitwise_or_, (x, y, ), castable=False)
+    if _grad_state.enabled and (_meta := x._meta) is not None and not _meta.stop_gradient:
+        # Not differentiable: x's history would describe the values this
+        # overwrites, so the result is written in as a constant.
+        return write_constant("bitwise_or_", x, _phi.bitwise_or(x.impl, y.impl))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.bitwise_or_into_(x.impl, y.impl, x.impl)
@@ -612,6 +628,10 @@ def bitwise_xor_(x, y, name=None):
         raise bad_tensor("bitwise_xor_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
         return _modes.call("bitwise_xor_", _this.bitwise_xor_, (x, y, ), castable=False)
+    if _grad_state.enabled and (_meta := x._meta) is not None and not _meta.stop_gradient:
+        # Not differentiable: x's history would describe the values this
+        # overwrites, so the result is written in as a constant.
+        return write_constant("bitwise_xor_", x, _phi.bitwise_xor(x.impl, y.impl))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.bitwise_xor_into_(x.impl, y.impl, x.impl)

@@ -27,7 +27,7 @@ from ..arguments import (  # noqa: F401
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.grad_mode import STATE as _grad_state
-from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
+from ..autograd.inplace import check_inplace_leaf, snapshot, write_constant, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.op_modes import MODES as _modes
@@ -1077,6 +1077,10 @@ def logical_not_(x, name=None):
         raise bad_tensor("logical_not_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
         return _modes.call("logical_not_", _this.logical_not_, (x, ), castable=False)
+    if _grad_state.enabled and (_meta := x._meta) is not None and not _meta.stop_gradient:
+        # Not differentiable: x's history would describe the values this
+        # overwrites, so the result is written in as a constant.
+        return write_constant("logical_not_", x, _phi.logical_not(x.impl))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.logical_not_into_(x.impl, x.impl)
@@ -1370,6 +1374,10 @@ def bitwise_not_(x, name=None):
         raise bad_tensor("bitwise_not_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
         return _modes.call("bitwise_not_", _this.bitwise_not_, (x, ), castable=False)
+    if _grad_state.enabled and (_meta := x._meta) is not None and not _meta.stop_gradient:
+        # Not differentiable: x's history would describe the values this
+        # overwrites, so the result is written in as a constant.
+        return write_constant("bitwise_not_", x, _phi.bitwise_not(x.impl))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.bitwise_not_into_(x.impl, x.impl)
