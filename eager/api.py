@@ -69,6 +69,7 @@ from .tensor_api import equal, index_add, index_add_, lerp, lerp_, nonzero, pow 
 # the logical and bitwise functions' out.
 from .tensor_api import (bitwise_and, bitwise_not, bitwise_or, bitwise_xor, gather, logical_and,  # noqa: A004
                          logical_not, logical_or, logical_xor, meshgrid, scale, scale_, unbind, where)
+from .inplace_composed import logical_not_  # a non-bool x becomes bool, as logical_and_ (Paddle's kernel)
 # Paddle's paddle.normal_(x, mean, std), bernoulli_(x, p), cauchy_(x, loc, scale), geometric_(x, probs)
 from .tensor_queries import bernoulli_, cauchy_, geometric_, normal_
 from .composite.creation import assign  # Paddle's assign(x, output=None): arrays, numbers, in place

@@ -2,7 +2,8 @@
 ``sinc_``, ``gcd_``, ``lcm_``, ``ldexp_``, ``where_``, ``addmm_``, ``renorm_``,
 ``mod_``, ``floor_mod_``)
 or that change the dtype of the tensor they write (``cast_``, the comparisons
-``equal_`` ... ``greater_equal_`` and ``logical_and_`` / ``_or_`` / ``_xor_``),
+``equal_`` ... ``greater_equal_`` and ``logical_and_`` / ``_or_`` / ``_xor_`` /
+``_not_``),
 as functions and Tensor methods.
 
 Each follows the project's inplace rules (docs/autograd.md):
@@ -34,6 +35,8 @@ from __future__ import annotations
 
 import numbers
 
+from phi.common import DataType
+
 from .arguments import as_called, in_called
 from .autograd.grad_mode import STATE as _grad_state
 from .autograd.inplace import check_inplace_leaf, snapshot
@@ -48,7 +51,7 @@ from .tensor import Tensor
 __all__ = ["logit_", "sinc_", "renorm_", "multigammaln_", "baddbmm_", "gcd_", "lcm_", "ldexp_", "mod_", "floor_mod_",
            "where_", "addmm_", "cast_",
            "equal_", "not_equal_", "less_than_", "less_equal_", "greater_than_", "greater_equal_",
-           "logical_and_", "logical_or_", "logical_xor_"]
+           "logical_and_", "logical_or_", "logical_xor_", "logical_not_"]
 
 _CAUGHT = (TypeError, ValueError, IndexError)
 
@@ -275,14 +278,16 @@ def cast_(x, dtype):
     return _become("cast_", x, out)
 
 
-def _to_bool(op: str, target: str, function, x, y):
-    """A comparison's or logical op's bool result written into x (x becomes bool)."""
+def _to_bool(op: str, target: str, function, x, *y):
+    """A comparison's or logical op's bool result written into x (x becomes bool);
+    ``y`` is the other operand, none for ``logical_not_``."""
     _check.tensor(op, "x", x)
-    _check.tensor(op, "y", y)
+    if y:
+        _check.tensor(op, "y", y[0])
     if _grad_state.enabled:
         check_inplace_leaf(op, x)
     try:
-        out = function(x, y)
+        out = function(x, *y)
     except _CAUGHT as error:
         raise _renamed(error, target, op) from None
     _check_shape(op, x, out)
@@ -374,6 +379,19 @@ def logical_xor_(x, y, name=None):
     array([False,  True])
     """
     return _to_bool("logical_xor_", "logical_xor", _F.logical_xor, x, y)
+
+
+def logical_not_(x, name=None):
+    """Inplace :func:`eager.logical_not`: x becomes the bool tensor NOT x (non-zero
+    is True) and is returned.
+
+    >>> x = eager.to_tensor([0.0, 2.5])
+    >>> x.logical_not_().numpy(), x.dtype
+    (array([ True, False]), paddle.bool)
+    """
+    if isinstance(x, Tensor) and x.dtype is DataType.BOOL:
+        return _F.logical_not_(x)  # the kernel writes into x's own buffer
+    return _to_bool("logical_not_", "logical_not", _F.logical_not, x)
 
 
 # Paddle's Tensor methods for all of these (x.equal_(y), cond.where_(x, y)). Attached here, as
