@@ -19,6 +19,7 @@ from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_o
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
+from phi.core.errors import PhiError as _PhiError  # noqa: F401  (inplace twins rename the kernel's errors)
 from phi.core import DenseTensor as _DenseTensor
 from phi.core import InvalidArgumentError as _InvalidArgumentError
 from phi.core import UnimplementedError as _UnimplementedError
@@ -441,7 +442,10 @@ def add_(x, y, name=None):
         edges = ((edge_of(x),), (edge_of(y),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.add_into_(x.impl, y.impl, x.impl)
+    try:
+        result = _phi.add_into_(x.impl, y.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called add_
+        raise as_called(error, "add", "add_") from None
     if result is not x.impl:
         write_inplace("add_", x, result)
     if recording:
@@ -549,7 +553,10 @@ def subtract_(x, y, name=None):
         edges = ((edge_of(x),), (edge_of(y),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.subtract_into_(x.impl, y.impl, x.impl)
+    try:
+        result = _phi.subtract_into_(x.impl, y.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called subtract_
+        raise as_called(error, "subtract", "subtract_") from None
     if result is not x.impl:
         write_inplace("subtract_", x, result)
     if recording:
@@ -670,7 +677,10 @@ def multiply_(x, y, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.multiply_into_(x.impl, y.impl, x.impl)
+    try:
+        result = _phi.multiply_into_(x.impl, y.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called multiply_
+        raise as_called(error, "multiply", "multiply_") from None
     if result is not x.impl:
         write_inplace("multiply_", x, result)
     if recording:
@@ -742,7 +752,10 @@ def divide_(x, y, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.divide_into_(x.impl, y.impl, x.impl)
+    try:
+        result = _phi.divide_into_(x.impl, y.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called divide_
+        raise as_called(error, "divide", "divide_") from None
     if result is not x.impl:
         write_inplace("divide_", x, result)
     if recording:
