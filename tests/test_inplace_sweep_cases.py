@@ -177,3 +177,38 @@ def test_fill_diagonal_with_an_empty_diagonal_is_still_an_inplace_op(shape, offs
     with pytest.raises(AutogradError, match="^fill_diagonal_: a leaf tensor"):
         w.fill_diagonal_(5.0, offset=offset)
     assert w.inplace_version == 0
+
+
+@pytest.mark.parametrize("op,reference", [("add_", np.add), ("subtract_", np.subtract),
+                                          ("multiply_", np.multiply), ("divide_", np.divide)])
+def test_a_narrower_float_y_is_cast_to_x_dtype_as_paddle_promotes(op, reference):
+    # Paddle's type promotion gives float64 for float64 x and float32 y, x's own dtype,
+    # so x.add_(y) (and x += y) runs; eager refused the pair.
+    a = np.array([1.5, -2.0, 4.0])
+    b = np.array([0.5, 0.25, -8.0], "float32")
+    x = eager.to_tensor(a)
+    assert getattr(x, op)(eager.to_tensor(b)) is x
+    assert x.dtype == eager.float64 and x.inplace_version == 1
+    np.testing.assert_allclose(x.numpy(), reference(a, b.astype("float64")), rtol=1e-15)
+    w = eager.to_tensor(a, stop_gradient=False)
+    y = eager.to_tensor(b, stop_gradient=False)
+    h = w * 1.0
+    getattr(h, op)(y)
+    (h * h).sum().backward()
+    b64 = b.astype("float64")
+    out = reference(a, b64)
+    dx = {"add_": 1.0, "subtract_": 1.0, "multiply_": b64, "divide_": 1 / b64}[op]
+    dy = {"add_": 1.0, "subtract_": -1.0, "multiply_": a, "divide_": -a / b64 ** 2}[op]
+    np.testing.assert_allclose(w.grad.numpy(), 2 * out * dx, rtol=1e-12)
+    assert y.grad.dtype == eager.float32  # each input's gradient in its own dtype
+    np.testing.assert_allclose(y.grad.numpy(), 2 * out * dy, rtol=1e-6)
+
+
+def test_a_wider_y_is_refused_by_an_inplace_op_and_x_is_left_as_it_was():
+    a = np.array([1.5, -2.0], "float32")
+    x = eager.to_tensor(a)
+    with pytest.raises(ValueError, match=r"^add_: arguments 'x' and 'y' expected the same dtype, got paddle.float32 "
+                                         r"and paddle.float64"):
+        x += eager.to_tensor(np.array([1.0, 1.0]))
+    np.testing.assert_array_equal(x.numpy(), a)
+    assert x.dtype == eager.float32 and x.inplace_version == 0

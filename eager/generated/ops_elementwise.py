@@ -43,7 +43,7 @@ from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
-from ..type_promotion import promote_binary
+from ..type_promotion import promote_binary, promoted_dtype
 from .ops_math_elementary import ScaleGradNode  # an operator's number case records it
 
 _this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
@@ -445,6 +445,10 @@ def add_(x, y, name=None):
     try:
         result = _phi.add_into_(x.impl, y.impl, x.impl)
     except _PhiError as error:  # named after the kernel; the user called add_
+        if type(error) is _InvalidArgumentError and y.dtype is not x.dtype \
+                and promoted_dtype(x.dtype, y.dtype) is x.dtype:
+            # Paddle's type promotion where it keeps x's dtype: y is cast (recorded)
+            return _this.add_(x, y.astype(x.dtype))
         raise as_called(error, "add", "add_") from None
     if result is not x.impl:
         write_inplace("add_", x, result)
@@ -556,6 +560,10 @@ def subtract_(x, y, name=None):
     try:
         result = _phi.subtract_into_(x.impl, y.impl, x.impl)
     except _PhiError as error:  # named after the kernel; the user called subtract_
+        if type(error) is _InvalidArgumentError and y.dtype is not x.dtype \
+                and promoted_dtype(x.dtype, y.dtype) is x.dtype:
+            # Paddle's type promotion where it keeps x's dtype: y is cast (recorded)
+            return _this.subtract_(x, y.astype(x.dtype))
         raise as_called(error, "subtract", "subtract_") from None
     if result is not x.impl:
         write_inplace("subtract_", x, result)
@@ -680,6 +688,10 @@ def multiply_(x, y, name=None):
     try:
         result = _phi.multiply_into_(x.impl, y.impl, x.impl)
     except _PhiError as error:  # named after the kernel; the user called multiply_
+        if type(error) is _InvalidArgumentError and y.dtype is not x.dtype \
+                and promoted_dtype(x.dtype, y.dtype) is x.dtype:
+            # Paddle's type promotion where it keeps x's dtype: y is cast (recorded)
+            return _this.multiply_(x, y.astype(x.dtype))
         raise as_called(error, "multiply", "multiply_") from None
     if result is not x.impl:
         write_inplace("multiply_", x, result)
@@ -755,6 +767,10 @@ def divide_(x, y, name=None):
     try:
         result = _phi.divide_into_(x.impl, y.impl, x.impl)
     except _PhiError as error:  # named after the kernel; the user called divide_
+        if type(error) is _InvalidArgumentError and y.dtype is not x.dtype \
+                and promoted_dtype(x.dtype, y.dtype) is x.dtype:
+            # Paddle's type promotion where it keeps x's dtype: y is cast (recorded)
+            return _this.divide_(x, y.astype(x.dtype))
         raise as_called(error, "divide", "divide_") from None
     if result is not x.impl:
         write_inplace("divide_", x, result)
