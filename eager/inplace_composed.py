@@ -1,6 +1,6 @@
 """Paddle's inplace functions that are compositions of other ops (``logit_``,
 ``sinc_``, ``gcd_``, ``lcm_``, ``ldexp_``, ``where_``, ``addmm_``, ``renorm_``,
-``mod_``, ``floor_mod_``)
+``mod_``, ``floor_mod_``, ``copysign_``)
 or that change the dtype of the tensor they write (``cast_``, the comparisons
 ``equal_`` ... ``greater_equal_`` and ``logical_and_`` / ``_or_`` / ``_xor_`` /
 ``_not_``),
@@ -43,12 +43,13 @@ from .autograd.inplace import check_inplace_leaf, snapshot
 from .autograd.meta import AutogradMeta
 from .composite import _paddle_api as _check
 from .composite.linalg import addmm, baddbmm, renorm
-from .composite.math_binary import gcd, lcm, ldexp
+from .composite.math_binary import copysign, gcd, lcm, ldexp
 from .composite.math_unary import logit, multigammaln, sinc
 from .generated import forward_api as _F
 from .tensor import Tensor
 
-__all__ = ["logit_", "sinc_", "renorm_", "multigammaln_", "baddbmm_", "gcd_", "lcm_", "ldexp_", "mod_", "floor_mod_",
+__all__ = ["logit_", "sinc_", "renorm_", "multigammaln_", "baddbmm_", "gcd_", "lcm_", "ldexp_", "copysign_", "mod_",
+           "floor_mod_",
            "where_", "addmm_", "cast_",
            "equal_", "not_equal_", "less_than_", "less_equal_", "greater_than_", "greater_equal_",
            "logical_and_", "logical_or_", "logical_xor_", "logical_not_"]
@@ -198,6 +199,18 @@ def ldexp_(x, y, name=None):
     """
     _check.tensor("ldexp_", "x", x)
     return _write("ldexp_", "ldexp", x, lambda source: ldexp(source, y), y)
+
+
+
+def copysign_(x, y, name=None):
+    """Inplace :func:`eager.copysign`: writes x's magnitude with y's sign into x
+    (y broadcasts to x's shape) and returns x.
+
+    >>> eager.to_tensor([1.5, -2.0]).copysign_(eager.to_tensor([-1.0, 1.0])).numpy()
+    array([-1.5,  2. ], dtype=float32)
+    """
+    _check.tensor("copysign_", "x", x)
+    return _write("copysign_", "copysign", x, lambda source: copysign(source, y), y)
 
 
 def mod_(x, y, name=None):

@@ -866,7 +866,7 @@ _COMPOSED_METHODS = {
     **{name: getattr(_math_unary, name) for name in (
         "gammaln", "gammaln_", "multigammaln", "isposinf", "isneginf", "isreal",
         "log_normal_")},
-    **{name: getattr(_math_binary, name) for name in ("logaddexp", "heaviside", "gcd", "lcm", "ldexp")},
+    **{name: getattr(_math_binary, name) for name in ("logaddexp", "heaviside", "gcd", "lcm", "ldexp", "copysign")},
     **{name: getattr(_linalg, name) for name in ("mm", "addmm", "tensordot", "dist", "renorm", "cdist")},
     **{name: getattr(_linalg, name) for name in ("baddbmm", "pdist")},
     "crop": _rearrange.crop,

@@ -13,12 +13,16 @@ differences) found. Each test failed before its fix:
 - ``scale_(..., act=...)`` whose activation refused x's dtype had already scaled x
   (version moved, error naming ``tanh_``).
 - ``fill_diagonal_`` with an empty diagonal skipped the leaf rule and the version.
+- ``add_`` / ``subtract_`` / ``multiply_`` / ``divide_`` refused a narrower float y
+  (float64 x, float32 y) that Paddle's type promotion casts to x's dtype.
+- ``copysign`` / ``copysign_`` (Paddle 2.6) were missing.
 """
 import numpy as np
 import pytest
 
 import eager
 from eager.autograd import AutogradError
+from torch_reference import needs_torch, torch
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -212,3 +216,35 @@ def test_a_wider_y_is_refused_by_an_inplace_op_and_x_is_left_as_it_was():
         x += eager.to_tensor(np.array([1.0, 1.0]))
     np.testing.assert_array_equal(x.numpy(), a)
     assert x.dtype == eager.float32 and x.inplace_version == 0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_copysign_and_copysign_are_paddles_missing_names(dtype):
+    # Paddle 2.6 has copysign and copysign_; eager had neither.
+    a = np.array([[1.5, -2.0, 3.0], [0.0, -0.0, 4.0]], dtype)
+    b = np.array([-1.0, -0.0, 2.0], dtype)  # broadcast over a's rows
+    np.testing.assert_array_equal(eager.copysign(eager.to_tensor(a), eager.to_tensor(b)).numpy(), np.copysign(a, b))
+    x = eager.to_tensor(a)
+    assert x.copysign_(eager.to_tensor(b)) is x and x.inplace_version == 1 and x.dtype == eager.to_tensor(a).dtype
+    np.testing.assert_array_equal(np.signbit(x.numpy()), np.signbit(np.copysign(a, b)))
+    with pytest.raises(ValueError, match=r"^copysign_: the result has shape \[2, 2, 3\]"):
+        eager.to_tensor(a).copysign_(eager.to_tensor(np.ones((2, 2, 3), dtype)))
+    with pytest.raises(TypeError, match="^copysign: arguments 'x' and 'y' expected a floating-point dtype"):
+        eager.copysign(eager.to_tensor(np.array([1, 2])), eager.to_tensor(np.array([1, -2])))
+
+
+@needs_torch
+def test_copysign_gradient_matches_torch():
+    a = np.array([1.5, -2.0, 3.0, 0.5, -0.25])
+    b = np.array([-1.0, 1.0, -0.0, -2.0, 3.0])
+    w = eager.to_tensor(a, stop_gradient=False)
+    h = w * 1.0
+    h.copysign_(eager.to_tensor(b))
+    (h * h * h).sum().backward()
+    tw = torch.tensor(a, requires_grad=True)
+    torch.copysign(tw, torch.tensor(b)).pow(3).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-12)
+    leaf = eager.to_tensor(a, stop_gradient=False)
+    with pytest.raises(AutogradError, match="^copysign_: a leaf tensor"):
+        leaf.copysign_(eager.to_tensor(b))
+    np.testing.assert_array_equal(leaf.numpy(), a)
