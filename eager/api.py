@@ -22,15 +22,15 @@ from .framework import get_default_dtype, get_device, set_default_dtype, set_dev
 # inplace helpers, and the functions composed of differentiable ops in eager.composite.
 from .framework import disable_static, enable_static, get_flags, in_dynamic_mode, set_flags
 from .inplace_shape import flatten_, reshape_, squeeze_, t_, transpose_, unsqueeze_
-from .inplace_composed import (addmm_, baddbmm_, cast_, equal_, floor_mod_, gcd_, greater_equal_, greater_than_,
-                               lcm_, ldexp_, less_equal_, less_than_, logical_and_, logical_or_, logical_xor_,
-                               logit_, mod_, multigammaln_, not_equal_, renorm_, sinc_, where_)
+from .inplace_composed import (addmm_, baddbmm_, cast_, copysign_, equal_, floor_mod_, gcd_, greater_equal_,
+                               greater_than_, lcm_, ldexp_, less_equal_, less_than_, logical_and_, logical_or_,
+                               logical_xor_, logit_, mod_, multigammaln_, not_equal_, renorm_, sinc_, where_)
 from .tensor_queries import (broadcast_shape, increment, index_fill_, is_complex, is_empty,  # noqa: A004
                              is_floating_point, is_integer, is_tensor, numel, rank, shape, tolist)
 from .composite.math_unary import deg2rad, frexp, logit, rad2deg, sgn, signbit, sinc, stanh
 from .composite.math_unary import (gammaln, gammaln_, isneginf, isposinf, isreal, log_normal, log_normal_,
                                    multigammaln)
-from .composite.math_binary import add_n, gcd, heaviside, lcm, ldexp, logaddexp
+from .composite.math_binary import add_n, copysign, gcd, heaviside, lcm, ldexp, logaddexp
 from .composite.linalg import addmm, cdist, dist, mm, renorm, tensordot
 from .composite.linalg import baddbmm, pdist
 from .composite.gather_scatter import (diagonal_scatter, index_fill, index_sample, isin, select_scatter,
@@ -69,6 +69,7 @@ from .tensor_api import equal, index_add, index_add_, lerp, lerp_, nonzero, pow 
 # the logical and bitwise functions' out.
 from .tensor_api import (bitwise_and, bitwise_not, bitwise_or, bitwise_xor, gather, logical_and,  # noqa: A004
                          logical_not, logical_or, logical_xor, meshgrid, scale, scale_, unbind, where)
+from .inplace_composed import logical_not_  # a non-bool x becomes bool, as logical_and_ (Paddle's kernel)
 # Paddle's paddle.normal_(x, mean, std), bernoulli_(x, p), cauchy_(x, loc, scale), geometric_(x, probs)
 from .tensor_queries import bernoulli_, cauchy_, geometric_, normal_
 from .composite.creation import assign  # Paddle's assign(x, output=None): arrays, numbers, in place

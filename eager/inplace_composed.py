@@ -1,8 +1,9 @@
 """Paddle's inplace functions that are compositions of other ops (``logit_``,
 ``sinc_``, ``gcd_``, ``lcm_``, ``ldexp_``, ``where_``, ``addmm_``, ``renorm_``,
-``mod_``, ``floor_mod_``)
+``mod_``, ``floor_mod_``, ``copysign_``)
 or that change the dtype of the tensor they write (``cast_``, the comparisons
-``equal_`` ... ``greater_equal_`` and ``logical_and_`` / ``_or_`` / ``_xor_``),
+``equal_`` ... ``greater_equal_`` and ``logical_and_`` / ``_or_`` / ``_xor_`` /
+``_not_``),
 as functions and Tensor methods.
 
 Each follows the project's inplace rules (docs/autograd.md):
@@ -34,21 +35,24 @@ from __future__ import annotations
 
 import numbers
 
+from phi.common import DataType
+
 from .arguments import as_called, in_called
 from .autograd.grad_mode import STATE as _grad_state
 from .autograd.inplace import check_inplace_leaf, snapshot
 from .autograd.meta import AutogradMeta
 from .composite import _paddle_api as _check
 from .composite.linalg import addmm, baddbmm, renorm
-from .composite.math_binary import gcd, lcm, ldexp
+from .composite.math_binary import copysign, gcd, lcm, ldexp
 from .composite.math_unary import logit, multigammaln, sinc
 from .generated import forward_api as _F
 from .tensor import Tensor
 
-__all__ = ["logit_", "sinc_", "renorm_", "multigammaln_", "baddbmm_", "gcd_", "lcm_", "ldexp_", "mod_", "floor_mod_",
+__all__ = ["logit_", "sinc_", "renorm_", "multigammaln_", "baddbmm_", "gcd_", "lcm_", "ldexp_", "copysign_", "mod_",
+           "floor_mod_",
            "where_", "addmm_", "cast_",
            "equal_", "not_equal_", "less_than_", "less_equal_", "greater_than_", "greater_equal_",
-           "logical_and_", "logical_or_", "logical_xor_"]
+           "logical_and_", "logical_or_", "logical_xor_", "logical_not_"]
 
 _CAUGHT = (TypeError, ValueError, IndexError)
 
@@ -197,6 +201,18 @@ def ldexp_(x, y, name=None):
     return _write("ldexp_", "ldexp", x, lambda source: ldexp(source, y), y)
 
 
+
+def copysign_(x, y, name=None):
+    """Inplace :func:`eager.copysign`: writes x's magnitude with y's sign into x
+    (y broadcasts to x's shape) and returns x.
+
+    >>> eager.to_tensor([1.5, -2.0]).copysign_(eager.to_tensor([-1.0, 1.0])).numpy()
+    array([-1.5,  2. ], dtype=float32)
+    """
+    _check.tensor("copysign_", "x", x)
+    return _write("copysign_", "copysign", x, lambda source: copysign(source, y), y)
+
+
 def mod_(x, y, name=None):
     """Inplace :func:`eager.mod` (Paddle's alias of ``remainder_``): writes x mod y,
     with the sign of y, into x and returns x.
@@ -275,14 +291,16 @@ def cast_(x, dtype):
     return _become("cast_", x, out)
 
 
-def _to_bool(op: str, target: str, function, x, y):
-    """A comparison's or logical op's bool result written into x (x becomes bool)."""
+def _to_bool(op: str, target: str, function, x, *y):
+    """A comparison's or logical op's bool result written into x (x becomes bool);
+    ``y`` is the other operand, none for ``logical_not_``."""
     _check.tensor(op, "x", x)
-    _check.tensor(op, "y", y)
+    if y:
+        _check.tensor(op, "y", y[0])
     if _grad_state.enabled:
         check_inplace_leaf(op, x)
     try:
-        out = function(x, y)
+        out = function(x, *y)
     except _CAUGHT as error:
         raise _renamed(error, target, op) from None
     _check_shape(op, x, out)
@@ -374,6 +392,19 @@ def logical_xor_(x, y, name=None):
     array([False,  True])
     """
     return _to_bool("logical_xor_", "logical_xor", _F.logical_xor, x, y)
+
+
+def logical_not_(x, name=None):
+    """Inplace :func:`eager.logical_not`: x becomes the bool tensor NOT x (non-zero
+    is True) and is returned.
+
+    >>> x = eager.to_tensor([0.0, 2.5])
+    >>> x.logical_not_().numpy(), x.dtype
+    (array([ True, False]), paddle.bool)
+    """
+    if isinstance(x, Tensor) and x.dtype is DataType.BOOL:
+        return _F.logical_not_(x)  # the kernel writes into x's own buffer
+    return _to_bool("logical_not_", "logical_not", _F.logical_not, x)
 
 
 # Paddle's Tensor methods for all of these (x.equal_(y), cond.where_(x, y)). Attached here, as

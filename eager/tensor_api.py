@@ -21,9 +21,11 @@ from phi.core.dense_tensor import DenseTensor
 from phi.core.errors import InvalidArgumentError, PhiError, UnimplementedError
 from phi.infermeta.checks import check_representable
 
-from .arguments import OPERATOR_FALLBACKS, has_sparse, sparse_operation, to_bool
+from .arguments import OPERATOR_FALLBACKS, as_called, has_sparse, in_called, sparse_operation, to_bool
 from .autograd import hooks
 from .autograd.engine import run_backward
+from .autograd.grad_mode import STATE as _grad_state
+from .autograd.inplace import check_inplace_leaf
 from .autograd.meta import is_flag_only_trainable
 from . import signal as _signal
 from .creation import to_tensor
@@ -651,10 +653,23 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):  
 
 def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):  # noqa: A002
     """Inplace :func:`scale`: writes the result into x and returns it; ``act`` runs the
-    activation's inplace op (``relu_`` for ``'relu'``) on it."""
-    activation = None if act is None else _activation("scale_", act, inplace=True)
-    out = _F.scale_(x, scale, bias, bias_after_scale)
-    return out if activation is None else activation(out)
+    activation (``relu`` for ``'relu'``) on it too."""
+    if act is None:
+        return _F.scale_(x, scale, bias, bias_after_scale)
+    activation = _activation("scale_", act, inplace=False)
+    # The activation may refuse what scale_ would already have written (tanh of an integer
+    # x): the result is computed first, then written over x once, so a refused call leaves x.
+    try:
+        out = activation(_F.scale(x, scale, bias, bias_after_scale))
+    except (TypeError, ValueError, IndexError, PhiError) as error:
+        renamed = as_called(error, "scale", "scale_")
+        raise (renamed if renamed is not error else in_called(error, "scale_")) from None
+    if _grad_state.enabled:
+        check_inplace_leaf("scale_", x)
+    if out.dtype != x.dtype:
+        raise TypeError(f"scale_: the result of act={act!r} is {out.dtype} but x, written in place, is {x.dtype}")
+    x[...] = out
+    return x
 
 
 def _check_out(op: str, out) -> None:
@@ -881,7 +896,7 @@ _COMPOSED_METHODS = {
     **{name: getattr(_math_unary, name) for name in (
         "gammaln", "gammaln_", "multigammaln", "isposinf", "isneginf", "isreal",
         "log_normal_")},
-    **{name: getattr(_math_binary, name) for name in ("logaddexp", "heaviside", "gcd", "lcm", "ldexp")},
+    **{name: getattr(_math_binary, name) for name in ("logaddexp", "heaviside", "gcd", "lcm", "ldexp", "copysign")},
     **{name: getattr(_linalg, name) for name in ("mm", "addmm", "tensordot", "dist", "renorm", "cdist")},
     **{name: getattr(_linalg, name) for name in ("baddbmm", "pdist")},
     "crop": _rearrange.crop,

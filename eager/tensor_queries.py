@@ -303,6 +303,7 @@ class TensorFills:
         offset = _check.integer("fill_diagonal_", "offset", offset)
         if not isinstance(wrap, bool):
             raise TypeError(f"fill_diagonal_: argument 'wrap' expected a bool, got {wrap!r}")
+        _writable("fill_diagonal_", self)
         dims = self.shape
         if len(dims) < 2:
             raise ValueError(f"fill_diagonal_: expected a tensor of at least 2 dimensions, got shape {dims}")
@@ -326,6 +327,8 @@ class TensorFills:
             index = (np.arange(dims[0]),) * len(dims)
         if index[0].size:
             self[index] = _F.full([], value, self.dtype, self.place)
+        else:
+            self.impl.bump_version()  # still an inplace op, as Paddle's kernel (nothing to write)
         return self
 
     def detach_(self):

@@ -111,8 +111,8 @@ def test_failures_leave_x_and_its_version_unchanged():
     with pytest.raises(Exception, match="multiply.*dtype"):
         x.multiply_(eager.to_tensor(b.astype("float64")))
     i = eager.to_tensor(np.arange(3, dtype="int32"))
-    with pytest.raises(Exception, match="divide"):
-        i.divide_(eager.to_tensor(np.ones(3, "int32")))
+    with pytest.raises(Exception, match="divide_: argument 'y' holds a zero divisor"):
+        i.divide_(eager.to_tensor(np.zeros(3, "int32")))
     np.testing.assert_array_equal(x.numpy(), a)
     np.testing.assert_array_equal(i.numpy(), np.arange(3))
     assert x.inplace_version == version and i.inplace_version == 0

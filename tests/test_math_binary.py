@@ -86,7 +86,7 @@ def test_clip_open_sides_tensor_bounds_and_inplace():
     (lambda x: eager.clip(x, 1.0, -1.0), "clip: argument 'max' expected a bound >= min"),
     (lambda x: eager.clip(x, t([0.0, 1.0])), "clip: argument 'min' expected a number"),
     (lambda x: eager.clip(x.astype("int8"), -1000, 0), "clip: argument 'min'"),
-    (lambda x: x.clip_(2.0, 1.0), "clip: argument 'max'"),   # the inplace twin reports its op
+    (lambda x: x.clip_(2.0, 1.0), "^clip_: argument 'max'"),   # the inplace twin names itself
 ])
 def test_clip_bad_bounds_are_named_and_leave_x(call, message):
     x = t([1.5, -1.5])
@@ -121,7 +121,7 @@ def test_float_remainder_has_the_divisors_sign_and_floor_divide_is_floor_of_the_
 @pytest.mark.parametrize("op", ["floor_divide", "remainder", "floor_divide_", "remainder_"])
 def test_integer_division_by_zero_is_an_error_that_writes_nothing(op):
     x, y = t([7, 8], "int64"), t([2, 0], "int64")
-    with pytest.raises(ValueError, match=f"{op.rstrip('_')}: argument 'y' holds a zero divisor"):
+    with pytest.raises(ValueError, match=f"^{op}: argument 'y' holds a zero divisor"):
         getattr(eager, op)(x, y)
     assert x.numpy().tolist() == [7, 8]
 

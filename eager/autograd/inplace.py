@@ -50,3 +50,19 @@ def write_inplace(op: str, tensor, result) -> None:
             f"{op}: the result is {result.dtype} but the tensor written in place is {target.dtype}"
         )
     phi_api.assign_out_(result, target)
+
+
+def write_constant(op: str, tensor, result):
+    """Writes the result of a non-differentiable op (``remainder_``,
+    ``floor_divide_``) into a tensor that requires a gradient, while recording.
+
+    The tensor's history describes the values being overwritten, so keeping it
+    would send gradients through them; the result goes in as a constant
+    instead (the recorded ``setitem_``, which rebases a view's base), so no
+    gradient flows through it, as none flows out of the out-of-place op. A leaf
+    is refused as for every inplace op."""
+    check_inplace_leaf(op, tensor)
+    if tuple(result.dims) != tuple(tensor.impl.dims) or result.dtype is not tensor.impl.dtype:
+        write_inplace(op, tensor, result)  # raises its shape or dtype error, writing nothing
+    tensor[...] = Tensor(result)
+    return tensor

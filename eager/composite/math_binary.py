@@ -5,6 +5,7 @@ import math
 
 from ..generated import forward_api as _F
 from . import _paddle_api as _check
+from .math_unary import signbit
 from .spine import sum_to_shape, where_grad
 
 
@@ -101,6 +102,27 @@ def heaviside(x, y, name=None):
     step = _F.cast(_F.greater_than(x, _F.zeros_like(x)), x.dtype)
     shape = list(_F.add(_F.zeros_like(x), _F.zeros_like(y)).shape)  # the broadcast shape
     return _F.where(_F.expand(_F.equal(x, _F.zeros_like(x)), shape), _F.expand(y, shape), _F.expand(step, shape))
+
+
+
+@_check.composed
+def copysign(x, y, name=None):
+    """x's magnitude with y's sign, elementwise (broadcasting); -0.0 counts as
+    negative, as IEEE copysign. Floating-point x and y of one dtype. The gradient
+    reaches x (+-1 times x's sign, 0 where x == 0, as Paddle's copysign_grad), never y.
+
+    >>> eager.copysign(eager.to_tensor([1.5, -2.0, 3.0]), eager.to_tensor([-1.0, 1.0, -0.0])).numpy()
+    array([-1.5,  2. , -3. ], dtype=float32)
+    """
+    _check.tensor("copysign", "x", x)
+    _check.tensor("copysign", "y", y)
+    _same_dtype("copysign", x, y)
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"copysign: arguments 'x' and 'y' expected a floating-point dtype, got {x.dtype}")
+    magnitude = _F.abs(x)
+    shape = list(_F.add(magnitude, _F.zeros_like(y)).shape)  # the broadcast shape
+    magnitude = _F.expand(magnitude, shape)
+    return _F.where(_F.expand(signbit(y), shape), _F.neg(magnitude), magnitude)
 
 
 def _gcd_of(op: str, x, y):

@@ -20,6 +20,7 @@ from phi import api as _phi
 from phi.api.support import FLAGS as _FLAGS
 from phi.common import DataType  # noqa: F401  (defaults)
 from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
+from phi.core.errors import PhiError as _PhiError  # noqa: F401  (inplace twins rename the kernel's errors)
 from phi.core import KERNELS as _KERNELS
 from phi.core import DenseTensor as _DenseTensor
 
@@ -30,7 +31,7 @@ from ..arguments import (  # noqa: F401
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.grad_mode import STATE as _grad_state
-from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
+from ..autograd.inplace import check_inplace_leaf, snapshot, write_constant, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.op_modes import MODES as _modes
@@ -741,7 +742,10 @@ def relu_(x, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.relu_into_(x.impl, x.impl)
+    try:
+        result = _phi.relu_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called relu_
+        raise as_called(error, "relu", "relu_") from None
     if result is not x.impl:
         write_inplace("relu_", x, result)
     if recording:
@@ -795,7 +799,10 @@ def tanh_(x, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.tanh_into_(x.impl, x.impl)
+    try:
+        result = _phi.tanh_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called tanh_
+        raise as_called(error, "tanh", "tanh_") from None
     if result is not x.impl:
         write_inplace("tanh_", x, result)
     if recording:
@@ -849,7 +856,10 @@ def sigmoid_(x, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.sigmoid_into_(x.impl, x.impl)
+    try:
+        result = _phi.sigmoid_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called sigmoid_
+        raise as_called(error, "sigmoid", "sigmoid_") from None
     if result is not x.impl:
         write_inplace("sigmoid_", x, result)
     if recording:
@@ -964,7 +974,10 @@ def leaky_relu_(x, negative_slope=0.01, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.leaky_relu_into_(x.impl, negative_slope, x.impl)
+    try:
+        result = _phi.leaky_relu_into_(x.impl, negative_slope, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called leaky_relu_
+        raise as_called(error, "leaky_relu", "leaky_relu_") from None
     if result is not x.impl:
         write_inplace("leaky_relu_", x, result)
     if recording:
@@ -1022,7 +1035,10 @@ def elu_(x, alpha=1.0, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.elu_into_(x.impl, alpha, x.impl)
+    try:
+        result = _phi.elu_into_(x.impl, alpha, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called elu_
+        raise as_called(error, "elu", "elu_") from None
     if result is not x.impl:
         write_inplace("elu_", x, result)
     if recording:
@@ -1279,7 +1295,10 @@ def hardtanh_(x, min=-1.0, max=1.0, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.hardtanh_into_(x.impl, min, max, x.impl)
+    try:
+        result = _phi.hardtanh_into_(x.impl, min, max, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called hardtanh_
+        raise as_called(error, "hardtanh", "hardtanh_") from None
     if result is not x.impl:
         write_inplace("hardtanh_", x, result)
     if recording:
@@ -1446,7 +1465,10 @@ def thresholded_relu_(x, threshold=1.0, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.thresholded_relu_into_(x.impl, threshold, x.impl)
+    try:
+        result = _phi.thresholded_relu_into_(x.impl, threshold, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called thresholded_relu_
+        raise as_called(error, "thresholded_relu", "thresholded_relu_") from None
     if result is not x.impl:
         write_inplace("thresholded_relu_", x, result)
     if recording:

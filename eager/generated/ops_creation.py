@@ -19,6 +19,7 @@ from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_o
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
+from phi.core.errors import PhiError as _PhiError  # noqa: F401  (inplace twins rename the kernel's errors)
 
 from ..arguments import (  # noqa: F401
     OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
@@ -27,7 +28,7 @@ from ..arguments import (  # noqa: F401
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.grad_mode import STATE as _grad_state
-from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
+from ..autograd.inplace import check_inplace_leaf, snapshot, write_constant, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.op_modes import MODES as _modes
@@ -515,7 +516,10 @@ def tril_(x, diagonal=0, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.tril_into_(x.impl, diagonal, x.impl)
+    try:
+        result = _phi.tril_into_(x.impl, diagonal, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called tril_
+        raise as_called(error, "tril", "tril_") from None
     if result is not x.impl:
         write_inplace("tril_", x, result)
     if recording:
@@ -566,7 +570,10 @@ def triu_(x, diagonal=0, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.triu_into_(x.impl, diagonal, x.impl)
+    try:
+        result = _phi.triu_into_(x.impl, diagonal, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called triu_
+        raise as_called(error, "triu", "triu_") from None
     if result is not x.impl:
         write_inplace("triu_", x, result)
     if recording:
@@ -712,7 +719,10 @@ def fill_(x, value, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.fill_into_(x.impl, value, x.impl)
+    try:
+        result = _phi.fill_into_(x.impl, value, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called fill_
+        raise as_called(error, "fill", "fill_") from None
     if result is not x.impl:
         write_inplace("fill_", x, result)
     if recording:
@@ -759,7 +769,10 @@ def zero_(x, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.zero_into_(x.impl, x.impl)
+    try:
+        result = _phi.zero_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called zero_
+        raise as_called(error, "zero", "zero_") from None
     if result is not x.impl:
         write_inplace("zero_", x, result)
     if recording:

@@ -19,6 +19,7 @@ from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_o
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
+from phi.core.errors import PhiError as _PhiError  # noqa: F401  (inplace twins rename the kernel's errors)
 from phi.core import DenseTensor as _DenseTensor
 from phi.core import InvalidArgumentError as _InvalidArgumentError
 from phi.core import UnimplementedError as _UnimplementedError
@@ -31,7 +32,7 @@ from ..arguments import (  # noqa: F401
 from ..arguments import sparse_operation  # a sparse operand of a type-promoting op
 from ..autograd.accumulation import edge_of
 from ..autograd.grad_mode import STATE as _grad_state
-from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
+from ..autograd.inplace import check_inplace_leaf, snapshot, write_constant, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.op_modes import MODES as _modes
@@ -42,7 +43,7 @@ from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
-from ..type_promotion import promote_binary
+from ..type_promotion import promote_binary, promoted_dtype
 from .ops_math_elementary import ScaleGradNode  # an operator's number case records it
 
 _this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
@@ -441,7 +442,14 @@ def add_(x, y, name=None):
         edges = ((edge_of(x),), (edge_of(y),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.add_into_(x.impl, y.impl, x.impl)
+    try:
+        result = _phi.add_into_(x.impl, y.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called add_
+        if type(error) is _InvalidArgumentError and y.dtype is not x.dtype \
+                and promoted_dtype(x.dtype, y.dtype) is x.dtype:
+            # Paddle's type promotion where it keeps x's dtype: y is cast (recorded)
+            return _this.add_(x, y.astype(x.dtype))
+        raise as_called(error, "add", "add_") from None
     if result is not x.impl:
         write_inplace("add_", x, result)
     if recording:
@@ -549,7 +557,14 @@ def subtract_(x, y, name=None):
         edges = ((edge_of(x),), (edge_of(y),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.subtract_into_(x.impl, y.impl, x.impl)
+    try:
+        result = _phi.subtract_into_(x.impl, y.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called subtract_
+        if type(error) is _InvalidArgumentError and y.dtype is not x.dtype \
+                and promoted_dtype(x.dtype, y.dtype) is x.dtype:
+            # Paddle's type promotion where it keeps x's dtype: y is cast (recorded)
+            return _this.subtract_(x, y.astype(x.dtype))
+        raise as_called(error, "subtract", "subtract_") from None
     if result is not x.impl:
         write_inplace("subtract_", x, result)
     if recording:
@@ -670,7 +685,14 @@ def multiply_(x, y, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.multiply_into_(x.impl, y.impl, x.impl)
+    try:
+        result = _phi.multiply_into_(x.impl, y.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called multiply_
+        if type(error) is _InvalidArgumentError and y.dtype is not x.dtype \
+                and promoted_dtype(x.dtype, y.dtype) is x.dtype:
+            # Paddle's type promotion where it keeps x's dtype: y is cast (recorded)
+            return _this.multiply_(x, y.astype(x.dtype))
+        raise as_called(error, "multiply", "multiply_") from None
     if result is not x.impl:
         write_inplace("multiply_", x, result)
     if recording:
@@ -742,7 +764,14 @@ def divide_(x, y, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.divide_into_(x.impl, y.impl, x.impl)
+    try:
+        result = _phi.divide_into_(x.impl, y.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called divide_
+        if type(error) is _InvalidArgumentError and y.dtype is not x.dtype \
+                and promoted_dtype(x.dtype, y.dtype) is x.dtype:
+            # Paddle's type promotion where it keeps x's dtype: y is cast (recorded)
+            return _this.divide_(x, y.astype(x.dtype))
+        raise as_called(error, "divide", "divide_") from None
     if result is not x.impl:
         write_inplace("divide_", x, result)
     if recording:

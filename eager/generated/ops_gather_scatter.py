@@ -19,6 +19,7 @@ from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_o
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
+from phi.core.errors import PhiError as _PhiError  # noqa: F401  (inplace twins rename the kernel's errors)
 
 from ..arguments import (  # noqa: F401
     OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
@@ -27,7 +28,7 @@ from ..arguments import (  # noqa: F401
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.grad_mode import STATE as _grad_state
-from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
+from ..autograd.inplace import check_inplace_leaf, snapshot, write_constant, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.op_modes import MODES as _modes
@@ -641,7 +642,10 @@ def masked_fill_(x, mask, value, name=None):
         edges = ((edge_of(x),), (edge_of(mask),), (edge_of(value),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.masked_fill_into_(x.impl, mask.impl, value.impl, x.impl)
+    try:
+        result = _phi.masked_fill_into_(x.impl, mask.impl, value.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called masked_fill_
+        raise as_called(error, "masked_fill", "masked_fill_") from None
     if result is not x.impl:
         write_inplace("masked_fill_", x, result)
     if recording:
@@ -740,7 +744,10 @@ def scatter_(x, index, updates, overwrite=True, name=None):
         edges = ((edge_of(x),), (edge_of(index),), (edge_of(updates),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.scatter_into_(x.impl, index.impl, updates.impl, overwrite, x.impl)
+    try:
+        result = _phi.scatter_into_(x.impl, index.impl, updates.impl, overwrite, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called scatter_
+        raise as_called(error, "scatter", "scatter_") from None
     if result is not x.impl:
         write_inplace("scatter_", x, result)
     if recording:
@@ -922,7 +929,10 @@ def put_along_axis_(arr, indices, values, axis, reduce='assign', include_self=Tr
         arr_saved = save_input(snapshot(arr))
     # The kernel writes into arr's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.put_along_axis_into_(arr.impl, indices.impl, values.impl, axis, reduce, include_self, broadcast, arr.impl)
+    try:
+        result = _phi.put_along_axis_into_(arr.impl, indices.impl, values.impl, axis, reduce, include_self, broadcast, arr.impl)
+    except _PhiError as error:  # named after the kernel; the user called put_along_axis_
+        raise as_called(error, "put_along_axis", "put_along_axis_") from None
     if result is not arr.impl:
         write_inplace("put_along_axis_", arr, result)
     if recording:
@@ -996,7 +1006,10 @@ def index_add_(x, index, value, axis=0, name=None):
         edges = ((edge_of(x),), (edge_of(index),), (edge_of(value),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.index_add_into_(x.impl, index.impl, value.impl, axis, x.impl)
+    try:
+        result = _phi.index_add_into_(x.impl, index.impl, value.impl, axis, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called index_add_
+        raise as_called(error, "index_add", "index_add_") from None
     if result is not x.impl:
         write_inplace("index_add_", x, result)
     if recording:
@@ -1073,7 +1086,10 @@ def index_put_(x, indices, value, accumulate=False, name=None):
         edges = ((edge_of(x),), tuple([edge_of(t) for t in indices]), (edge_of(value),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.index_put_into_(x.impl, [t.impl for t in indices], value.impl, accumulate, x.impl)
+    try:
+        result = _phi.index_put_into_(x.impl, [t.impl for t in indices], value.impl, accumulate, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called index_put_
+        raise as_called(error, "index_put", "index_put_") from None
     if result is not x.impl:
         write_inplace("index_put_", x, result)
     if recording:
@@ -1141,7 +1157,10 @@ def masked_scatter_(x, mask, value, name=None):
         edges = ((edge_of(x),), (edge_of(mask),), (edge_of(value),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.masked_scatter_into_(x.impl, mask.impl, value.impl, x.impl)
+    try:
+        result = _phi.masked_scatter_into_(x.impl, mask.impl, value.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called masked_scatter_
+        raise as_called(error, "masked_scatter", "masked_scatter_") from None
     if result is not x.impl:
         write_inplace("masked_scatter_", x, result)
     if recording:

@@ -19,6 +19,7 @@ from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_o
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
+from phi.core.errors import PhiError as _PhiError  # noqa: F401  (inplace twins rename the kernel's errors)
 
 from ..arguments import (  # noqa: F401
     OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
@@ -27,7 +28,7 @@ from ..arguments import (  # noqa: F401
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.grad_mode import STATE as _grad_state
-from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
+from ..autograd.inplace import check_inplace_leaf, snapshot, write_constant, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.op_modes import MODES as _modes
@@ -354,7 +355,10 @@ def clip_(x, min=None, max=None, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.clip_into_(x.impl, min, max, x.impl)
+    try:
+        result = _phi.clip_into_(x.impl, min, max, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called clip_
+        raise as_called(error, "clip", "clip_") from None
     if result is not x.impl:
         write_inplace("clip_", x, result)
     if recording:
@@ -394,9 +398,20 @@ def remainder_(x, y, name=None):
         raise bad_tensor("remainder_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
         return _modes.call("remainder_", _this.remainder_, (x, y, ), castable=False)
+    if _grad_state.enabled and (_meta := x._meta) is not None and not _meta.stop_gradient:
+        # Not differentiable: x's history would describe the values this
+        # overwrites, so the result is written in as a constant.
+        try:
+            result = _phi.remainder(x.impl, y.impl)
+        except _PhiError as error:  # named after the kernel; the user called remainder_
+            raise as_called(error, "remainder", "remainder_") from None
+        return write_constant("remainder_", x, result)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.remainder_into_(x.impl, y.impl, x.impl)
+    try:
+        result = _phi.remainder_into_(x.impl, y.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called remainder_
+        raise as_called(error, "remainder", "remainder_") from None
     if result is not x.impl:
         write_inplace("remainder_", x, result)
     return x
@@ -459,9 +474,20 @@ def floor_divide_(x, y, name=None):
         raise bad_tensor("floor_divide_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
         return _modes.call("floor_divide_", _this.floor_divide_, (x, y, ), castable=False)
+    if _grad_state.enabled and (_meta := x._meta) is not None and not _meta.stop_gradient:
+        # Not differentiable: x's history would describe the values this
+        # overwrites, so the result is written in as a constant.
+        try:
+            result = _phi.floor_divide(x.impl, y.impl)
+        except _PhiError as error:  # named after the kernel; the user called floor_divide_
+            raise as_called(error, "floor_divide", "floor_divide_") from None
+        return write_constant("floor_divide_", x, result)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.floor_divide_into_(x.impl, y.impl, x.impl)
+    try:
+        result = _phi.floor_divide_into_(x.impl, y.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called floor_divide_
+        raise as_called(error, "floor_divide", "floor_divide_") from None
     if result is not x.impl:
         write_inplace("floor_divide_", x, result)
     return x
@@ -542,9 +568,20 @@ def bitwise_and_(x, y, name=None):
         raise bad_tensor("bitwise_and_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
         return _modes.call("bitwise_and_", _this.bitwise_and_, (x, y, ), castable=False)
+    if _grad_state.enabled and (_meta := x._meta) is not None and not _meta.stop_gradient:
+        # Not differentiable: x's history would describe the values this
+        # overwrites, so the result is written in as a constant.
+        try:
+            result = _phi.bitwise_and(x.impl, y.impl)
+        except _PhiError as error:  # named after the kernel; the user called bitwise_and_
+            raise as_called(error, "bitwise_and", "bitwise_and_") from None
+        return write_constant("bitwise_and_", x, result)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.bitwise_and_into_(x.impl, y.impl, x.impl)
+    try:
+        result = _phi.bitwise_and_into_(x.impl, y.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called bitwise_and_
+        raise as_called(error, "bitwise_and", "bitwise_and_") from None
     if result is not x.impl:
         write_inplace("bitwise_and_", x, result)
     return x
@@ -577,9 +614,20 @@ def bitwise_or_(x, y, name=None):
         raise bad_tensor("bitwise_or_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
         return _modes.call("bitwise_or_", _this.bitwise_or_, (x, y, ), castable=False)
+    if _grad_state.enabled and (_meta := x._meta) is not None and not _meta.stop_gradient:
+        # Not differentiable: x's history would describe the values this
+        # overwrites, so the result is written in as a constant.
+        try:
+            result = _phi.bitwise_or(x.impl, y.impl)
+        except _PhiError as error:  # named after the kernel; the user called bitwise_or_
+            raise as_called(error, "bitwise_or", "bitwise_or_") from None
+        return write_constant("bitwise_or_", x, result)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.bitwise_or_into_(x.impl, y.impl, x.impl)
+    try:
+        result = _phi.bitwise_or_into_(x.impl, y.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called bitwise_or_
+        raise as_called(error, "bitwise_or", "bitwise_or_") from None
     if result is not x.impl:
         write_inplace("bitwise_or_", x, result)
     return x
@@ -612,9 +660,20 @@ def bitwise_xor_(x, y, name=None):
         raise bad_tensor("bitwise_xor_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
         return _modes.call("bitwise_xor_", _this.bitwise_xor_, (x, y, ), castable=False)
+    if _grad_state.enabled and (_meta := x._meta) is not None and not _meta.stop_gradient:
+        # Not differentiable: x's history would describe the values this
+        # overwrites, so the result is written in as a constant.
+        try:
+            result = _phi.bitwise_xor(x.impl, y.impl)
+        except _PhiError as error:  # named after the kernel; the user called bitwise_xor_
+            raise as_called(error, "bitwise_xor", "bitwise_xor_") from None
+        return write_constant("bitwise_xor_", x, result)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.bitwise_xor_into_(x.impl, y.impl, x.impl)
+    try:
+        result = _phi.bitwise_xor_into_(x.impl, y.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called bitwise_xor_
+        raise as_called(error, "bitwise_xor", "bitwise_xor_") from None
     if result is not x.impl:
         write_inplace("bitwise_xor_", x, result)
     return x
@@ -761,7 +820,10 @@ def hypot_(x, y, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.hypot_into_(x.impl, y.impl, x.impl)
+    try:
+        result = _phi.hypot_into_(x.impl, y.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called hypot_
+        raise as_called(error, "hypot", "hypot_") from None
     if result is not x.impl:
         write_inplace("hypot_", x, result)
     if recording:
@@ -833,7 +895,10 @@ def lerp_(x, y, weight, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.lerp_into_(x.impl, y.impl, weight.impl, x.impl)
+    try:
+        result = _phi.lerp_into_(x.impl, y.impl, weight.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called lerp_
+        raise as_called(error, "lerp", "lerp_") from None
     if result is not x.impl:
         write_inplace("lerp_", x, result)
     if recording:

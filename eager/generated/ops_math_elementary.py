@@ -20,6 +20,7 @@ from phi import api as _phi
 from phi.api.support import FLAGS as _FLAGS
 from phi.common import DataType  # noqa: F401  (defaults)
 from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
+from phi.core.errors import PhiError as _PhiError  # noqa: F401  (inplace twins rename the kernel's errors)
 from phi.core import KERNELS as _KERNELS
 from phi.core import DenseTensor as _DenseTensor
 
@@ -30,7 +31,7 @@ from ..arguments import (  # noqa: F401
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.grad_mode import STATE as _grad_state
-from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
+from ..autograd.inplace import check_inplace_leaf, snapshot, write_constant, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.op_modes import MODES as _modes
@@ -246,7 +247,10 @@ def pow_(x, y=1.0, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.pow_into_(x.impl, y, x.impl)
+    try:
+        result = _phi.pow_into_(x.impl, y, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called pow_
+        raise as_called(error, "pow", "pow_") from None
     if result is not x.impl:
         write_inplace("pow_", x, result)
     if recording:
@@ -302,7 +306,10 @@ def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.scale_into_(x.impl, scale, bias, bias_after_scale, x.impl)
+    try:
+        result = _phi.scale_into_(x.impl, scale, bias, bias_after_scale, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called scale_
+        raise as_called(error, "scale", "scale_") from None
     if result is not x.impl:
         write_inplace("scale_", x, result)
     if recording:
@@ -356,7 +363,10 @@ def exp_(x, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.exp_into_(x.impl, x.impl)
+    try:
+        result = _phi.exp_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called exp_
+        raise as_called(error, "exp", "exp_") from None
     if result is not x.impl:
         write_inplace("exp_", x, result)
     if recording:
@@ -410,7 +420,10 @@ def log_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.log_into_(x.impl, x.impl)
+    try:
+        result = _phi.log_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called log_
+        raise as_called(error, "log", "log_") from None
     if result is not x.impl:
         write_inplace("log_", x, result)
     if recording:

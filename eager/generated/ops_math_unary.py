@@ -19,6 +19,7 @@ from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_o
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
+from phi.core.errors import PhiError as _PhiError  # noqa: F401  (inplace twins rename the kernel's errors)
 
 from ..arguments import (  # noqa: F401
     OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
@@ -27,7 +28,7 @@ from ..arguments import (  # noqa: F401
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.grad_mode import STATE as _grad_state
-from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
+from ..autograd.inplace import check_inplace_leaf, snapshot, write_constant, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.op_modes import MODES as _modes
@@ -489,7 +490,10 @@ def abs_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.abs_into_(x.impl, x.impl)
+    try:
+        result = _phi.abs_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called abs_
+        raise as_called(error, "abs", "abs_") from None
     if result is not x.impl:
         write_inplace("abs_", x, result)
     if recording:
@@ -537,7 +541,10 @@ def neg_(x, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.neg_into_(x.impl, x.impl)
+    try:
+        result = _phi.neg_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called neg_
+        raise as_called(error, "neg", "neg_") from None
     if result is not x.impl:
         write_inplace("neg_", x, result)
     if recording:
@@ -590,7 +597,10 @@ def sqrt_(x, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.sqrt_into_(x.impl, x.impl)
+    try:
+        result = _phi.sqrt_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called sqrt_
+        raise as_called(error, "sqrt", "sqrt_") from None
     if result is not x.impl:
         write_inplace("sqrt_", x, result)
     if recording:
@@ -644,7 +654,10 @@ def square_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.square_into_(x.impl, x.impl)
+    try:
+        result = _phi.square_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called square_
+        raise as_called(error, "square", "square_") from None
     if result is not x.impl:
         write_inplace("square_", x, result)
     if recording:
@@ -698,7 +711,10 @@ def rsqrt_(x, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.rsqrt_into_(x.impl, x.impl)
+    try:
+        result = _phi.rsqrt_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called rsqrt_
+        raise as_called(error, "rsqrt", "rsqrt_") from None
     if result is not x.impl:
         write_inplace("rsqrt_", x, result)
     if recording:
@@ -752,7 +768,10 @@ def reciprocal_(x, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.reciprocal_into_(x.impl, x.impl)
+    try:
+        result = _phi.reciprocal_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called reciprocal_
+        raise as_called(error, "reciprocal", "reciprocal_") from None
     if result is not x.impl:
         write_inplace("reciprocal_", x, result)
     if recording:
@@ -806,7 +825,10 @@ def log1p_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.log1p_into_(x.impl, x.impl)
+    try:
+        result = _phi.log1p_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called log1p_
+        raise as_called(error, "log1p", "log1p_") from None
     if result is not x.impl:
         write_inplace("log1p_", x, result)
     if recording:
@@ -860,7 +882,10 @@ def expm1_(x, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.expm1_into_(x.impl, x.impl)
+    try:
+        result = _phi.expm1_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called expm1_
+        raise as_called(error, "expm1", "expm1_") from None
     if result is not x.impl:
         write_inplace("expm1_", x, result)
     if recording:
@@ -908,7 +933,10 @@ def floor_(x, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.floor_into_(x.impl, x.impl)
+    try:
+        result = _phi.floor_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called floor_
+        raise as_called(error, "floor", "floor_") from None
     if result is not x.impl:
         write_inplace("floor_", x, result)
     if recording:
@@ -955,7 +983,10 @@ def ceil_(x, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.ceil_into_(x.impl, x.impl)
+    try:
+        result = _phi.ceil_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called ceil_
+        raise as_called(error, "ceil", "ceil_") from None
     if result is not x.impl:
         write_inplace("ceil_", x, result)
     if recording:
@@ -1002,7 +1033,10 @@ def round_(x, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.round_into_(x.impl, x.impl)
+    try:
+        result = _phi.round_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called round_
+        raise as_called(error, "round", "round_") from None
     if result is not x.impl:
         write_inplace("round_", x, result)
     if recording:
@@ -1077,9 +1111,20 @@ def logical_not_(x, name=None):
         raise bad_tensor("logical_not_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
         return _modes.call("logical_not_", _this.logical_not_, (x, ), castable=False)
+    if _grad_state.enabled and (_meta := x._meta) is not None and not _meta.stop_gradient:
+        # Not differentiable: x's history would describe the values this
+        # overwrites, so the result is written in as a constant.
+        try:
+            result = _phi.logical_not(x.impl)
+        except _PhiError as error:  # named after the kernel; the user called logical_not_
+            raise as_called(error, "logical_not", "logical_not_") from None
+        return write_constant("logical_not_", x, result)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.logical_not_into_(x.impl, x.impl)
+    try:
+        result = _phi.logical_not_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called logical_not_
+        raise as_called(error, "logical_not", "logical_not_") from None
     if result is not x.impl:
         write_inplace("logical_not_", x, result)
     return x
@@ -1128,7 +1173,10 @@ def log2_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.log2_into_(x.impl, x.impl)
+    try:
+        result = _phi.log2_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called log2_
+        raise as_called(error, "log2", "log2_") from None
     if result is not x.impl:
         write_inplace("log2_", x, result)
     if recording:
@@ -1182,7 +1230,10 @@ def log10_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.log10_into_(x.impl, x.impl)
+    try:
+        result = _phi.log10_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called log10_
+        raise as_called(error, "log10", "log10_") from None
     if result is not x.impl:
         write_inplace("log10_", x, result)
     if recording:
@@ -1230,7 +1281,10 @@ def trunc_(input, name=None):
         edges = ((edge_of(input),), )
     # The kernel writes into input's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.trunc_into_(input.impl, input.impl)
+    try:
+        result = _phi.trunc_into_(input.impl, input.impl)
+    except _PhiError as error:  # named after the kernel; the user called trunc_
+        raise as_called(error, "trunc", "trunc_") from None
     if result is not input.impl:
         write_inplace("trunc_", input, result)
     if recording:
@@ -1277,7 +1331,10 @@ def frac_(x, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.frac_into_(x.impl, x.impl)
+    try:
+        result = _phi.frac_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called frac_
+        raise as_called(error, "frac", "frac_") from None
     if result is not x.impl:
         write_inplace("frac_", x, result)
     if recording:
@@ -1336,7 +1393,10 @@ def nan_to_num_(x, nan=0.0, posinf=None, neginf=None, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.nan_to_num_into_(x.impl, nan, posinf, neginf, x.impl)
+    try:
+        result = _phi.nan_to_num_into_(x.impl, nan, posinf, neginf, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called nan_to_num_
+        raise as_called(error, "nan_to_num", "nan_to_num_") from None
     if result is not x.impl:
         write_inplace("nan_to_num_", x, result)
     if recording:
@@ -1370,9 +1430,20 @@ def bitwise_not_(x, name=None):
         raise bad_tensor("bitwise_not_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
         return _modes.call("bitwise_not_", _this.bitwise_not_, (x, ), castable=False)
+    if _grad_state.enabled and (_meta := x._meta) is not None and not _meta.stop_gradient:
+        # Not differentiable: x's history would describe the values this
+        # overwrites, so the result is written in as a constant.
+        try:
+            result = _phi.bitwise_not(x.impl)
+        except _PhiError as error:  # named after the kernel; the user called bitwise_not_
+            raise as_called(error, "bitwise_not", "bitwise_not_") from None
+        return write_constant("bitwise_not_", x, result)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.bitwise_not_into_(x.impl, x.impl)
+    try:
+        result = _phi.bitwise_not_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called bitwise_not_
+        raise as_called(error, "bitwise_not", "bitwise_not_") from None
     if result is not x.impl:
         write_inplace("bitwise_not_", x, result)
     return x

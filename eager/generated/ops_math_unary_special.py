@@ -19,6 +19,7 @@ from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_o
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
+from phi.core.errors import PhiError as _PhiError  # noqa: F401  (inplace twins rename the kernel's errors)
 
 from ..arguments import (  # noqa: F401
     OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
@@ -27,7 +28,7 @@ from ..arguments import (  # noqa: F401
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.grad_mode import STATE as _grad_state
-from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
+from ..autograd.inplace import check_inplace_leaf, snapshot, write_constant, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.op_modes import MODES as _modes
@@ -309,7 +310,10 @@ def erf_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.erf_into_(x.impl, x.impl)
+    try:
+        result = _phi.erf_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called erf_
+        raise as_called(error, "erf", "erf_") from None
     if result is not x.impl:
         write_inplace("erf_", x, result)
     if recording:
@@ -363,7 +367,10 @@ def erfinv_(x, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.erfinv_into_(x.impl, x.impl)
+    try:
+        result = _phi.erfinv_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called erfinv_
+        raise as_called(error, "erfinv", "erfinv_") from None
     if result is not x.impl:
         write_inplace("erfinv_", x, result)
     if recording:
@@ -417,7 +424,10 @@ def lgamma_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.lgamma_into_(x.impl, x.impl)
+    try:
+        result = _phi.lgamma_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called lgamma_
+        raise as_called(error, "lgamma", "lgamma_") from None
     if result is not x.impl:
         write_inplace("lgamma_", x, result)
     if recording:
@@ -471,7 +481,10 @@ def digamma_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.digamma_into_(x.impl, x.impl)
+    try:
+        result = _phi.digamma_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called digamma_
+        raise as_called(error, "digamma", "digamma_") from None
     if result is not x.impl:
         write_inplace("digamma_", x, result)
     if recording:
@@ -617,7 +630,10 @@ def polygamma_(x, n, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.polygamma_into_(x.impl, n, x.impl)
+    try:
+        result = _phi.polygamma_into_(x.impl, n, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called polygamma_
+        raise as_called(error, "polygamma", "polygamma_") from None
     if result is not x.impl:
         write_inplace("polygamma_", x, result)
     if recording:

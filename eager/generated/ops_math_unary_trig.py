@@ -19,6 +19,7 @@ from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_o
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
+from phi.core.errors import PhiError as _PhiError  # noqa: F401  (inplace twins rename the kernel's errors)
 
 from ..arguments import (  # noqa: F401
     OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
@@ -27,7 +28,7 @@ from ..arguments import (  # noqa: F401
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.grad_mode import STATE as _grad_state
-from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
+from ..autograd.inplace import check_inplace_leaf, snapshot, write_constant, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.op_modes import MODES as _modes
@@ -388,7 +389,10 @@ def sin_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.sin_into_(x.impl, x.impl)
+    try:
+        result = _phi.sin_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called sin_
+        raise as_called(error, "sin", "sin_") from None
     if result is not x.impl:
         write_inplace("sin_", x, result)
     if recording:
@@ -442,7 +446,10 @@ def cos_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.cos_into_(x.impl, x.impl)
+    try:
+        result = _phi.cos_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called cos_
+        raise as_called(error, "cos", "cos_") from None
     if result is not x.impl:
         write_inplace("cos_", x, result)
     if recording:
@@ -496,7 +503,10 @@ def tan_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.tan_into_(x.impl, x.impl)
+    try:
+        result = _phi.tan_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called tan_
+        raise as_called(error, "tan", "tan_") from None
     if result is not x.impl:
         write_inplace("tan_", x, result)
     if recording:
@@ -550,7 +560,10 @@ def asin_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.asin_into_(x.impl, x.impl)
+    try:
+        result = _phi.asin_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called asin_
+        raise as_called(error, "asin", "asin_") from None
     if result is not x.impl:
         write_inplace("asin_", x, result)
     if recording:
@@ -604,7 +617,10 @@ def acos_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.acos_into_(x.impl, x.impl)
+    try:
+        result = _phi.acos_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called acos_
+        raise as_called(error, "acos", "acos_") from None
     if result is not x.impl:
         write_inplace("acos_", x, result)
     if recording:
@@ -658,7 +674,10 @@ def atan_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.atan_into_(x.impl, x.impl)
+    try:
+        result = _phi.atan_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called atan_
+        raise as_called(error, "atan", "atan_") from None
     if result is not x.impl:
         write_inplace("atan_", x, result)
     if recording:
@@ -712,7 +731,10 @@ def sinh_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.sinh_into_(x.impl, x.impl)
+    try:
+        result = _phi.sinh_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called sinh_
+        raise as_called(error, "sinh", "sinh_") from None
     if result is not x.impl:
         write_inplace("sinh_", x, result)
     if recording:
@@ -766,7 +788,10 @@ def cosh_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.cosh_into_(x.impl, x.impl)
+    try:
+        result = _phi.cosh_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called cosh_
+        raise as_called(error, "cosh", "cosh_") from None
     if result is not x.impl:
         write_inplace("cosh_", x, result)
     if recording:
@@ -820,7 +845,10 @@ def asinh_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.asinh_into_(x.impl, x.impl)
+    try:
+        result = _phi.asinh_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called asinh_
+        raise as_called(error, "asinh", "asinh_") from None
     if result is not x.impl:
         write_inplace("asinh_", x, result)
     if recording:
@@ -874,7 +902,10 @@ def acosh_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.acosh_into_(x.impl, x.impl)
+    try:
+        result = _phi.acosh_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called acosh_
+        raise as_called(error, "acosh", "acosh_") from None
     if result is not x.impl:
         write_inplace("acosh_", x, result)
     if recording:
@@ -928,7 +959,10 @@ def atanh_(x, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.atanh_into_(x.impl, x.impl)
+    try:
+        result = _phi.atanh_into_(x.impl, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called atanh_
+        raise as_called(error, "atanh", "atanh_") from None
     if result is not x.impl:
         write_inplace("atanh_", x, result)
     if recording:

@@ -19,6 +19,7 @@ from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_o
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
+from phi.core.errors import PhiError as _PhiError  # noqa: F401  (inplace twins rename the kernel's errors)
 
 from ..arguments import (  # noqa: F401
     OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
@@ -27,7 +28,7 @@ from ..arguments import (  # noqa: F401
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.grad_mode import STATE as _grad_state
-from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
+from ..autograd.inplace import check_inplace_leaf, snapshot, write_constant, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.op_modes import MODES as _modes
@@ -602,7 +603,10 @@ def cumsum_(x, axis=None, dtype=None, name=None):
         edges = ((edge_of(x),), )
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.cumsum_into_(x.impl, axis, dtype, x.impl)
+    try:
+        result = _phi.cumsum_into_(x.impl, axis, dtype, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called cumsum_
+        raise as_called(error, "cumsum", "cumsum_") from None
     if result is not x.impl:
         write_inplace("cumsum_", x, result)
     if recording:
@@ -902,7 +906,10 @@ def cumprod_(x, dim=None, dtype=None, name=None):
         x_saved = save_input(snapshot(x))
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
-    result = _phi.cumprod_into_(x.impl, dim, dtype, x.impl)
+    try:
+        result = _phi.cumprod_into_(x.impl, dim, dtype, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called cumprod_
+        raise as_called(error, "cumprod", "cumprod_") from None
     if result is not x.impl:
         write_inplace("cumprod_", x, result)
     if recording:
