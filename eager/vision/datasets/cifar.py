@@ -21,11 +21,12 @@ import tarfile
 
 import numpy as np
 
+from ...framework import get_default_dtype
 from ...io.dataset import Dataset
 from ..image import check_backend, to_pil_or_uint8
 from . import _files
 from ._batch_pickle import load_batch
-from ._files import resolve
+from ._files import check_mode, resolve
 
 _PIXELS = 3 * 32 * 32
 
@@ -69,15 +70,14 @@ class Cifar10(Dataset):
 
     def __init__(self, data_file=None, mode="train", transform=None, download=True, backend=None):
         name = type(self).__name__
-        if not isinstance(mode, str) or mode.lower() not in ("train", "test"):
-            raise ValueError(f"{name}: argument 'mode' expected 'train' or 'test', got {mode!r}")
+        mode = check_mode(name, mode, ("train", "test"))
         if transform is not None and not callable(transform):
             raise TypeError(f"{name}: argument 'transform' expected a callable or None, got {transform!r}")
-        self.mode = mode.lower()
+        self.mode = mode
         self.backend = check_backend(name, backend)
         self.data_file = self._resolve(name, data_file, download)
         self.transform = transform
-        self.dtype = "float32"
+        self.dtype = get_default_dtype()
         self._load_data(name)
 
     def _resolve(self, name, data_file, download):
