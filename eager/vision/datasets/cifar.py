@@ -51,8 +51,10 @@ class Cifar10(Dataset):
     missing file is an error saying where to put it.
 
     An image is 32x32x3 (HWC, RGB): a PIL Image (backend 'pil', or a uint8
-    array without Pillow) or a float32 array (backend 'cv2'), then
-    ``transform`` is applied; the label is an int64 0-d array, as Paddle.
+    array without Pillow) or a uint8 array (backend 'cv2'), then ``transform``
+    is applied and, with 'cv2', the result cast to the default dtype (float32
+    unless set_default_dtype changed it); the label is an int64 0-d array, as
+    Paddle.
 
     >>> ds = eager.vision.datasets.Cifar10(data_file, mode="test", backend="cv2")
     >>> image, label = ds[0]
@@ -156,7 +158,11 @@ class Cifar10(Dataset):
 
     def __getitem__(self, idx):
         image, label = self.images[idx], np.array(self.labels[idx], dtype=np.int64)
-        image = to_pil_or_uint8(np.ascontiguousarray(image)) if self.backend == "pil" else image.astype(np.float32)
+        # Paddle hands the 'cv2' transform the uint8 pixels (so ToTensor scales them to [0, 1]); only the
+        # result is cast to the default dtype.
+        image = np.array(image, dtype=np.uint8)
+        if self.backend == "pil":
+            image = to_pil_or_uint8(image)
         if self.transform is not None:
             image = self.transform(image)
         if self.backend == "cv2" and hasattr(image, "astype"):
