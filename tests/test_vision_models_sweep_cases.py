@@ -1,0 +1,160 @@
+"""Regression cases from the differential sweep of eager.vision.models and
+eager.vision.datasets against Paddle 2.6 (python/paddle/vision/models/*.py and
+python/paddle/vision/datasets/*.py read as the reference; parameter counts
+against torchvision's/timm's published ones where the architecture is the same).
+
+The models agreed: argument names and defaults, parameter counts (ResNet
+18..152, ResNeXt 50/101, wide ResNet 50/101, VGG 11..19 with and without batch
+norm, DenseNet 121..201, MobileNet v1/v2/v3, SqueezeNet, ShuffleNet, GoogLeNet,
+InceptionV3, AlexNet, LeNet), output shapes with num_classes -1/0 and
+with_pool=False, train/eval, bad num_classes/pretrained. What was found, all in
+the datasets:
+
+- Cifar10/Cifar100 with backend 'cv2' handed ``transform`` float32 pixels
+  0..255; Paddle hands it the uint8 HWC array, so ``ToTensor`` scales to [0, 1]
+  there and left 0..255 here.
+- MNIST, FashionMNIST, Cifar10/100, Flowers, VOC2012 cast 'cv2' samples to a
+  fixed float32; Paddle casts to ``paddle.get_default_dtype()`` (DatasetFolder
+  keeps the same ``dtype`` attribute).
+- a ``mode`` that is not a str (1, None, a list) was a ValueError; it is the
+  wrong kind of argument, so a TypeError naming the dataset and 'mode'.
+"""
+import gzip
+import io
+import struct
+import tarfile
+
+import numpy as np
+import pytest
+
+import eager
+from eager.vision import datasets as D
+from eager.vision import transforms as T
+
+
+def _idx(path, array, magic):
+    header = struct.pack(">I", magic) + b"".join(struct.pack(">I", n) for n in array.shape)
+    with gzip.open(path, "wb") as f:
+        f.write(header + array.astype(np.uint8).tobytes())
+    return str(path)
+
+
+def _tar(path, members, mode="w:gz"):
+    with tarfile.open(path, mode) as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return str(path)
+
+
+@pytest.fixture
+def cifar10(tmp_path):
+    """A binary CIFAR-10 archive: 2 training records, 1 test record (label byte, then R, G, B planes)."""
+    rng = np.random.default_rng(3)
+    labels, images = rng.integers(0, 10, (2, 1)), rng.integers(0, 256, (2, 3, 32, 32))
+    records = np.concatenate([labels, images.reshape(2, -1)], axis=1).astype(np.uint8).tobytes()
+    path = _tar(tmp_path / "cifar-10-binary.tar.gz", {"cifar-10-batches-bin/data_batch_1.bin": records,
+                                                       "cifar-10-batches-bin/test_batch.bin": records[:3073]})
+    return path, images.astype(np.uint8).transpose(0, 2, 3, 1)
+
+
+@pytest.fixture
+def mnist(tmp_path):
+    rng = np.random.default_rng(4)
+    images = rng.integers(0, 256, (3, 28, 28)).astype(np.uint8)
+    return (_idx(tmp_path / "img.gz", images, 2051), _idx(tmp_path / "lab.gz", np.array([1, 2, 3]), 2049), images)
+
+
+@pytest.fixture
+def float64_default():
+    before = eager.get_default_dtype()
+    eager.set_default_dtype("float64")
+    yield
+    eager.set_default_dtype(before)
+
+
+@pytest.mark.parametrize("cls", [D.Cifar10, D.Cifar100])
+def test_cifar_cv2_transform_gets_the_uint8_pixels(cifar10, tmp_path, cls):
+    if cls is D.Cifar100:   # records of coarse and fine label bytes, then the pixels
+        rng = np.random.default_rng(5)
+        images = rng.integers(0, 256, (2, 3, 32, 32)).astype(np.uint8)
+        records = np.concatenate([rng.integers(0, 100, (2, 2)), images.reshape(2, -1)], axis=1)
+        path = _tar(tmp_path / "cifar-100-binary.tar.gz",
+                    {"cifar-100-binary/train.bin": records.astype(np.uint8).tobytes()})
+        hwc = images.transpose(0, 2, 3, 1)
+    else:
+        path, hwc = cifar10
+    seen = []
+    ds = cls(path, backend="cv2", transform=lambda image: seen.append(image.dtype) or image)
+    out, _ = ds[1]
+    assert seen == [np.uint8]                          # what Paddle's transform receives
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, hwc[1].astype(np.float32))
+    tensor, _ = cls(path, backend="cv2", transform=T.ToTensor())[1]
+    assert tensor.shape == [3, 32, 32]
+    np.testing.assert_allclose(tensor.numpy(), hwc[1].transpose(2, 0, 1) / 255.0, rtol=1e-6)
+    assert float(tensor.max()) <= 1.0
+
+
+def test_cv2_samples_take_the_default_dtype(mnist, cifar10, float64_default):
+    image_path, label_path, images = mnist
+    image, label = D.MNIST(image_path, label_path, backend="cv2")[2]
+    assert image.dtype == np.float64 and label.dtype == np.int64
+    np.testing.assert_array_equal(image, images[2].astype(np.float64))
+    image, label = D.FashionMNIST(image_path, label_path, backend="cv2")[0]
+    assert image.dtype == np.float64
+    path, hwc = cifar10
+    image, label = D.Cifar10(path, backend="cv2")[0]
+    assert image.dtype == np.float64 and label.dtype == np.int64
+    np.testing.assert_array_equal(image, hwc[0])
+    # 'pil' samples are PIL Images, whatever the default dtype
+    pil_image = pytest.importorskip("PIL.Image")
+    assert isinstance(D.Cifar10(path, backend="pil")[0][0], pil_image.Image)
+
+
+def test_voc2012_cv2_pairs_take_the_default_dtype(tmp_path, float64_default):
+    pil_image = pytest.importorskip("PIL.Image")
+    rng = np.random.default_rng(6)
+    image, label = rng.integers(0, 256, (4, 5, 3), dtype=np.uint8), rng.integers(0, 21, (4, 5), dtype=np.uint8)
+
+    def png(array):
+        buffer = io.BytesIO()
+        pil_image.fromarray(array).save(buffer, format="PNG")
+        return buffer.getvalue()
+    root = "VOCdevkit/VOC2012/"
+    path = _tar(tmp_path / "voc.tar", {f"{root}JPEGImages/a.jpg": png(image), f"{root}SegmentationClass/a.png": png(label),
+                                       f"{root}ImageSets/Segmentation/val.txt": b"a\n"}, mode="w")
+    out_image, out_label = D.VOC2012(path, mode="VALID", backend="cv2")[0]
+    assert out_image.dtype == np.float64 and out_label.dtype == np.float64
+    np.testing.assert_array_equal(out_image, image)
+    np.testing.assert_array_equal(out_label, label)
+
+
+def test_folder_dtype_attribute_is_the_default_dtype(tmp_path, float64_default):
+    (tmp_path / "cat").mkdir()
+    (tmp_path / "cat" / "a.npy").write_bytes(b"x")
+    ds = D.DatasetFolder(str(tmp_path), loader=lambda path: path, extensions=(".npy",))
+    assert ds.dtype == "float64" and ds[0] == (str(tmp_path / "cat" / "a.npy"), 0)
+
+
+@pytest.mark.parametrize("build, name", [
+    (lambda mode: D.MNIST(mode=mode, download=False), "MNIST"),
+    (lambda mode: D.FashionMNIST(mode=mode, download=False), "FashionMNIST"),
+    (lambda mode: D.Cifar10(mode=mode, download=False), "Cifar10"),
+    (lambda mode: D.Cifar100(mode=mode, download=False), "Cifar100"),
+    (lambda mode: D.Flowers(mode=mode, download=False), "Flowers"),
+    (lambda mode: D.VOC2012(mode=mode, download=False), "VOC2012"),
+], ids=["mnist", "fashion", "cifar10", "cifar100", "flowers", "voc2012"])
+def test_mode_of_the_wrong_kind_is_a_type_error(build, name):
+    for mode in (1, None, ["train"]):
+        with pytest.raises(TypeError, match=rf"^{name}: argument 'mode' expected a str, got "):
+            build(mode)
+    with pytest.raises(ValueError, match=rf"^{name}: argument 'mode' expected 'train'.*, got 'Tain'"):
+        build("Tain")
+
+
+def test_mode_is_still_case_insensitive(mnist, cifar10):
+    image_path, label_path, _ = mnist
+    assert D.MNIST(image_path, label_path, mode="TRAIN", backend="cv2").mode == "train"
+    assert len(D.Cifar10(cifar10[0], mode="Test", backend="cv2")) == 1
