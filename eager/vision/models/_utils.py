@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from ... import nn
+from ...arguments import to_float, to_int
 
 
 def check_pretrained(fn: str, pretrained) -> None:
@@ -18,6 +19,22 @@ def check_num_classes(fn: str, num_classes) -> int:
     if isinstance(num_classes, bool) or not isinstance(num_classes, int):
         raise TypeError(f"{fn}: argument 'num_classes' expected an int, got {num_classes!r}")
     return num_classes
+
+
+def check_scale(fn: str, scale) -> float:
+    """A width multiplier: a positive real number (a str or None failed deep in
+    the channel arithmetic)."""
+    scale = to_float(scale, fn, "scale")
+    if not scale > 0:
+        raise ValueError(f"{fn}: argument 'scale' expected a positive number, got {scale!r}")
+    return scale
+
+
+def check_positive_int(fn: str, arg: str, value) -> int:
+    value = to_int(value, fn, arg)
+    if value < 1:
+        raise ValueError(f"{fn}: argument '{arg}' expected a positive int, got {value}")
+    return value
 
 
 class IntermediateLayerGetter(nn.LayerDict):
