@@ -7,8 +7,15 @@ The models agreed: argument names and defaults, parameter counts (ResNet
 18..152, ResNeXt 50/101, wide ResNet 50/101, VGG 11..19 with and without batch
 norm, DenseNet 121..201, MobileNet v1/v2/v3, SqueezeNet, ShuffleNet, GoogLeNet,
 InceptionV3, AlexNet, LeNet), output shapes with num_classes -1/0 and
-with_pool=False, train/eval, bad num_classes/pretrained. What was found, all in
-the datasets:
+with_pool=False, train/eval, bad num_classes/pretrained. What was found:
+
+- MobileNetV1/V2/V3 ``scale`` was unchecked: '1.0' or None failed with raw
+  TypeError/ValueError in the channel arithmetic ("can only concatenate str",
+  "invalid literal for int()"), scale <= 0 built 8-channel MobileNetV2/V3 or
+  failed in MobileNetV1's Conv2D naming 'out_channels'; ShuffleNetV2 took
+  scale=True as 1.0 and a list scale failed as unhashable; ResNet groups/width
+  and DenseNet bn_size of 0 or 2.5 failed in Conv2D. Now TypeError/ValueError
+  naming the model and the argument.
 
 - Cifar10/Cifar100 with backend 'cv2' handed ``transform`` float32 pixels
   0..255; Paddle hands it the uint8 HWC array, so ``ToTensor`` scales to [0, 1]
@@ -29,6 +36,7 @@ import pytest
 
 import eager
 from eager.vision import datasets as D
+from eager.vision import models as M
 from eager.vision import transforms as T
 
 
@@ -158,3 +166,45 @@ def test_mode_is_still_case_insensitive(mnist, cifar10):
     image_path, label_path, _ = mnist
     assert D.MNIST(image_path, label_path, mode="TRAIN", backend="cv2").mode == "train"
     assert len(D.Cifar10(cifar10[0], mode="Test", backend="cv2")) == 1
+
+
+@pytest.mark.parametrize("build, name", [
+    (M.MobileNetV1, "MobileNetV1"), (M.MobileNetV2, "MobileNetV2"), (M.MobileNetV3Small, "MobileNetV3Small"),
+    (M.MobileNetV3Large, "MobileNetV3Large"), (M.ShuffleNetV2, "ShuffleNetV2"),
+], ids=["v1", "v2", "v3_small", "v3_large", "shufflenet"])
+def test_scale_is_checked_by_name(build, name):
+    for scale in ("1.0", None, True, [1.0]):
+        with pytest.raises(TypeError, match=rf"^{name}: argument 'scale' expected a float, got "):
+            build(scale=scale, num_classes=2)
+    for scale in (0, -1.0):
+        with pytest.raises(ValueError, match=rf"^{name}: argument 'scale' expected "):
+            build(scale=scale, num_classes=2)
+
+
+def test_mobilenet_v1_scale_too_small_for_one_channel():
+    with pytest.raises(ValueError, match=r"MobileNetV1: argument 'scale' expected at least 1/32 .* got 0\.01"):
+        M.mobilenet_v1(scale=0.01, num_classes=2)
+    model = M.MobileNetV1(scale=1 / 32, num_classes=2)        # the smallest: 1 channel in the first conv
+    assert model.conv1._conv.weight.shape == [1, 3, 3, 3]
+
+
+def test_shufflenet_act_of_the_wrong_kind():
+    with pytest.raises(TypeError, match="ShuffleNetV2: argument 'act' expected a str, got NoneType None"):
+        M.ShuffleNetV2(scale=0.25, act=None)
+    with pytest.raises(ValueError, match="ShuffleNetV2: argument 'act' expected 'relu' or 'swish', got 'Relu'"):
+        M.ShuffleNetV2(scale=0.25, act="Relu")
+
+
+def test_resnet_groups_width_and_densenet_bn_size_are_checked():
+    with pytest.raises(ValueError, match="ResNet: argument 'groups' expected a positive int, got 0"):
+        M.ResNet(M.BottleneckBlock, 50, groups=0, num_classes=2)
+    with pytest.raises(ValueError, match="ResNet: argument 'width' expected a positive int, got 0"):
+        M.ResNet(M.BottleneckBlock, 50, width=0, num_classes=2)
+    with pytest.raises(TypeError, match="ResNet: argument 'width' expected an int, got float 4.5"):
+        M.ResNet(M.BottleneckBlock, 50, width=4.5, num_classes=2)
+    with pytest.raises(ValueError, match="DenseNet: argument 'bn_size' expected a positive int, got 0"):
+        M.DenseNet(121, bn_size=0, num_classes=2)
+    with pytest.raises(TypeError, match="DenseNet: argument 'bn_size' expected an int, got float 2.5"):
+        M.DenseNet(121, bn_size=2.5, num_classes=2)
+    with pytest.raises(ValueError, match=r"BasicBlock: only groups=1 and base_width=64 .*BottleneckBlock"):
+        M.ResNet(M.BasicBlock, 18, width=128, num_classes=2)
