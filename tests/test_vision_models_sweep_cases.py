@@ -16,6 +16,8 @@ with_pool=False, train/eval, bad num_classes/pretrained. What was found:
   scale=True as 1.0 and a list scale failed as unhashable; ResNet groups/width
   and DenseNet bn_size of 0 or 2.5 failed in Conv2D. Now TypeError/ValueError
   naming the model and the argument.
+- ``num_classes`` given as a NumPy int (np.int64(10), as a count read from a
+  label array is) was refused with a TypeError; Paddle's models take it.
 
 - Cifar10/Cifar100 with backend 'cv2' handed ``transform`` float32 pixels
   0..255; Paddle hands it the uint8 HWC array, so ``ToTensor`` scales to [0, 1]
@@ -208,3 +210,15 @@ def test_resnet_groups_width_and_densenet_bn_size_are_checked():
         M.DenseNet(121, bn_size=2.5, num_classes=2)
     with pytest.raises(ValueError, match=r"BasicBlock: only groups=1 and base_width=64 .*BottleneckBlock"):
         M.ResNet(M.BasicBlock, 18, width=128, num_classes=2)
+
+
+def test_num_classes_may_be_a_numpy_int():
+    eager.seed(0)
+    model = M.LeNet(np.int64(3))
+    assert model.num_classes == 3 and type(model.num_classes) is int
+    assert model(eager.rand([2, 1, 28, 28])).shape == [2, 3]
+    assert M.ResNet(M.BasicBlock, 18, num_classes=np.int32(0)).num_classes == 0
+    assert M.mobilenet_v3_small(scale=0.35, num_classes=np.int64(4))(eager.rand([1, 3, 32, 32])).shape == [1, 4]
+    for bad in (2.5, "3", True, None, eager.to_tensor(3)):
+        with pytest.raises(TypeError, match="ResNet: argument 'num_classes' expected an int, got "):
+            M.resnet18(num_classes=bad)

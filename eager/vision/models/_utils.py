@@ -3,6 +3,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+import numpy as np
+
+from phi.core.errors import describe_value
+
 from ... import nn
 from ...arguments import to_float, to_int
 
@@ -16,9 +20,11 @@ def check_pretrained(fn: str, pretrained) -> None:
 
 
 def check_num_classes(fn: str, num_classes) -> int:
-    if isinstance(num_classes, bool) or not isinstance(num_classes, int):
-        raise TypeError(f"{fn}: argument 'num_classes' expected an int, got {num_classes!r}")
-    return num_classes
+    """``num_classes`` as a Python int: NumPy ints are taken, as Paddle's models
+    take them (a Tensor is not: the layers are sized by the argument itself)."""
+    if isinstance(num_classes, (int, np.integer)) and not isinstance(num_classes, bool):
+        return int(num_classes)
+    raise TypeError(f"{fn}: argument 'num_classes' expected an int, got {describe_value(num_classes)}")
 
 
 def check_scale(fn: str, scale) -> float:
