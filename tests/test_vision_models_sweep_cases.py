@@ -12,7 +12,7 @@ with_pool=False, train/eval, bad num_classes/pretrained. What was found:
 - MobileNetV1/V2/V3 ``scale`` was unchecked: '1.0' or None failed with raw
   TypeError/ValueError in the channel arithmetic ("can only concatenate str",
   "invalid literal for int()"), scale <= 0 built 8-channel MobileNetV2/V3 or
-  failed in MobileNetV1's Conv2D naming 'out_channels'; ShuffleNetV2 took
+  failed in MobileNetV1's Conv2D naming 'out_channels', inf overflowed int(); ShuffleNetV2 took
   scale=True as 1.0 and a list scale failed as unhashable; ResNet groups/width
   and DenseNet bn_size of 0 or 2.5 failed in Conv2D. Now TypeError/ValueError
   naming the model and the argument.
@@ -178,7 +178,7 @@ def test_scale_is_checked_by_name(build, name):
     for scale in ("1.0", None, True, [1.0]):
         with pytest.raises(TypeError, match=rf"^{name}: argument 'scale' expected a float, got "):
             build(scale=scale, num_classes=2)
-    for scale in (0, -1.0):
+    for scale in (0, -1.0, float("inf"), float("nan")):
         with pytest.raises(ValueError, match=rf"^{name}: argument 'scale' expected "):
             build(scale=scale, num_classes=2)
 

@@ -1,6 +1,7 @@
 """What the model builders share, and Paddle's ``IntermediateLayerGetter``."""
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 
 import numpy as np
@@ -31,12 +32,13 @@ def check_scale(fn: str, scale) -> float:
     """A width multiplier: a positive real number (a str or None failed deep in
     the channel arithmetic)."""
     scale = to_float(scale, fn, "scale")
-    if not scale > 0:
-        raise ValueError(f"{fn}: argument 'scale' expected a positive number, got {scale!r}")
+    if not 0 < scale < math.inf:  # NaN fails both, inf overflowed int() of a channel count
+        raise ValueError(f"{fn}: argument 'scale' expected a positive finite number, got {scale!r}")
     return scale
 
 
 def check_positive_int(fn: str, arg: str, value) -> int:
+    """A count such as ResNet's groups or DenseNet's bn_size: an int of at least 1."""
     value = to_int(value, fn, arg)
     if value < 1:
         raise ValueError(f"{fn}: argument '{arg}' expected a positive int, got {value}")
