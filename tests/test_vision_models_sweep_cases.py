@@ -16,6 +16,8 @@ with_pool=False, train/eval, bad num_classes/pretrained. What was found:
   scale=True as 1.0 and a list scale failed as unhashable; ResNet groups/width
   and DenseNet bn_size of 0 or 2.5 failed in Conv2D. Now TypeError/ValueError
   naming the model and the argument.
+- ResNet ``depth`` and DenseNet ``layers`` given as a list or dict failed with
+  Python's raw "unhashable type" TypeError; a str was a ValueError.
 - ``num_classes`` given as a NumPy int (np.int64(10), as a count read from a
   label array is) was refused with a TypeError; Paddle's models take it.
 
@@ -222,3 +224,14 @@ def test_num_classes_may_be_a_numpy_int():
     for bad in (2.5, "3", True, None, eager.to_tensor(3)):
         with pytest.raises(TypeError, match="ResNet: argument 'num_classes' expected an int, got "):
             M.resnet18(num_classes=bad)
+
+
+@pytest.mark.parametrize("build, name, arg", [
+    (lambda v: M.ResNet(M.BasicBlock, v), "ResNet", "depth"), (lambda v: M.DenseNet(v), "DenseNet", "layers"),
+], ids=["resnet_depth", "densenet_layers"])
+def test_depth_and_layers_of_the_wrong_kind(build, name, arg):
+    for bad in ([18], {}, "121", True):
+        with pytest.raises(TypeError, match=rf"^{name}: argument '{arg}' expected an int, got "):
+            build(bad)
+    with pytest.raises(ValueError, match=rf"^{name}: argument '{arg}' expected one of \[.*\], got 19$"):
+        build(19)

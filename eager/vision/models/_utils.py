@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections import OrderedDict
 
 import numpy as np
@@ -26,6 +27,16 @@ def check_num_classes(fn: str, num_classes) -> int:
     if isinstance(num_classes, (int, np.integer)) and not isinstance(num_classes, bool):
         return int(num_classes)
     raise TypeError(f"{fn}: argument 'num_classes' expected an int, got {describe_value(num_classes)}")
+
+
+def check_choice(fn: str, arg: str, value, choices):
+    """``value``, one of the int keys of ``choices`` (a depth, a layer count); a
+    value that is no number (a list failed as unhashable) is a TypeError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{fn}: argument '{arg}' expected an int, got {describe_value(value)}")
+    if value not in choices:
+        raise ValueError(f"{fn}: argument '{arg}' expected one of {sorted(choices)}, got {value!r}")
+    return value
 
 
 def check_scale(fn: str, scale) -> float:

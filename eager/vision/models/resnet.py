@@ -3,7 +3,7 @@ with Paddle's layer and parameter names, so state_dict keys match."""
 from __future__ import annotations
 
 from ... import nn
-from ._utils import check_num_classes, check_positive_int, check_pretrained
+from ._utils import check_choice, check_num_classes, check_positive_int, check_pretrained
 
 
 class BasicBlock(nn.Layer):
@@ -97,9 +97,7 @@ class ResNet(nn.Layer):
         if not (isinstance(block, type) and issubclass(block, nn.Layer) and hasattr(block, "expansion")):
             raise TypeError(f"ResNet: argument 'block' expected a block class such as BasicBlock or "
                             f"BottleneckBlock, got {block!r}")
-        if depth not in _DEPTHS:
-            raise ValueError(f"ResNet: argument 'depth' expected one of {sorted(_DEPTHS)}, got {depth!r}")
-        layers = _DEPTHS[depth]
+        layers = _DEPTHS[check_choice("ResNet", "depth", depth, _DEPTHS)]
         self.groups, self.base_width = check_positive_int("ResNet", "groups", groups), check_positive_int(
             "ResNet", "width", width)
         self.num_classes = check_num_classes("ResNet", num_classes)
