@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import os
 
+from ...arguments import to_str
+
 # Paddle's cache: ~/.cache/paddle/dataset/<name>/<file name of the URL>.
 DATA_HOME = os.path.expanduser(os.path.join("~", ".cache", "paddle", "dataset"))
 
@@ -24,3 +26,13 @@ def resolve(fn: str, arg: str, path, download: bool, folder: str, url: str, hint
         raise ValueError(f"{fn}: argument '{arg}' is not set and download is False: {where}{hint}")
     raise RuntimeError(f"{fn}: cannot download {url}: eager does not download datasets. Fetch it yourself and "
                        f"{where}{hint}")
+
+
+def check_mode(fn: str, mode, modes) -> str:
+    """``mode`` lower-cased (Paddle accepts 'TRAIN'), which must be one of ``modes``;
+    a mode that is not a str is a TypeError, an unknown one a ValueError."""
+    lowered = to_str(mode, fn, "mode").lower()
+    if lowered not in modes:
+        expected = ", ".join(repr(m) for m in modes[:-1]) + f" or {modes[-1]!r}"
+        raise ValueError(f"{fn}: argument 'mode' expected {expected}, got {mode!r}")
+    return lowered

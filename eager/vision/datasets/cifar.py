@@ -21,11 +21,12 @@ import tarfile
 
 import numpy as np
 
+from ...framework import get_default_dtype
 from ...io.dataset import Dataset
 from ..image import check_backend, to_pil_or_uint8
 from . import _files
 from ._batch_pickle import load_batch
-from ._files import resolve
+from ._files import check_mode, resolve
 
 _PIXELS = 3 * 32 * 32
 
@@ -50,8 +51,10 @@ class Cifar10(Dataset):
     missing file is an error saying where to put it.
 
     An image is 32x32x3 (HWC, RGB): a PIL Image (backend 'pil', or a uint8
-    array without Pillow) or a float32 array (backend 'cv2'), then
-    ``transform`` is applied; the label is an int64 0-d array, as Paddle.
+    array without Pillow) or a uint8 array (backend 'cv2'), then ``transform``
+    is applied and, with 'cv2', the result cast to the default dtype (float32
+    unless set_default_dtype changed it); the label is an int64 0-d array, as
+    Paddle.
 
     >>> ds = eager.vision.datasets.Cifar10(data_file, mode="test", backend="cv2")
     >>> image, label = ds[0]
@@ -69,15 +72,14 @@ class Cifar10(Dataset):
 
     def __init__(self, data_file=None, mode="train", transform=None, download=True, backend=None):
         name = type(self).__name__
-        if not isinstance(mode, str) or mode.lower() not in ("train", "test"):
-            raise ValueError(f"{name}: argument 'mode' expected 'train' or 'test', got {mode!r}")
+        mode = check_mode(name, mode, ("train", "test"))
         if transform is not None and not callable(transform):
             raise TypeError(f"{name}: argument 'transform' expected a callable or None, got {transform!r}")
-        self.mode = mode.lower()
+        self.mode = mode
         self.backend = check_backend(name, backend)
         self.data_file = self._resolve(name, data_file, download)
         self.transform = transform
-        self.dtype = "float32"
+        self.dtype = get_default_dtype()
         self._load_data(name)
 
     def _resolve(self, name, data_file, download):
@@ -156,7 +158,11 @@ class Cifar10(Dataset):
 
     def __getitem__(self, idx):
         image, label = self.images[idx], np.array(self.labels[idx], dtype=np.int64)
-        image = to_pil_or_uint8(np.ascontiguousarray(image)) if self.backend == "pil" else image.astype(np.float32)
+        # Paddle hands the 'cv2' transform the uint8 pixels (so ToTensor scales them to [0, 1]); only the
+        # result is cast to the default dtype.
+        image = np.array(image, dtype=np.uint8)
+        if self.backend == "pil":
+            image = to_pil_or_uint8(image)
         if self.transform is not None:
             image = self.transform(image)
         if self.backend == "cv2" and hasattr(image, "astype"):

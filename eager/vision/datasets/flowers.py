@@ -7,9 +7,10 @@ import importlib
 
 import numpy as np
 
+from ...framework import get_default_dtype
 from ...io.dataset import Dataset
 from ..image import check_backend
-from ._files import resolve
+from ._files import check_mode, resolve
 from ._tar import TarMembers
 
 _URL = "http://paddlemodels.bj.bcebos.com/flowers/"
@@ -40,7 +41,8 @@ class Flowers(Dataset):
     (``~/.cache/paddle/dataset/flowers/``); nothing is downloaded. ``mode``
     'train', 'valid' or 'test' picks Paddle's split ('train' is the official
     test set, the larger one, as in Paddle). An image is a PIL Image (backend
-    'pil') or a float32 HWC array (backend 'cv2'), after ``transform``.
+    'pil') or a HWC array (backend 'cv2': uint8 into ``transform``, the result
+    cast to the default dtype, float32 unless set_default_dtype changed it).
 
     >>> ds = eager.vision.datasets.Flowers(data_file, label_file, setid_file, mode="valid")
     >>> image, label = ds[0]
@@ -49,12 +51,11 @@ class Flowers(Dataset):
     def __init__(self, data_file=None, label_file=None, setid_file=None, mode="train", transform=None,
                  download=True, backend=None):
         name = type(self).__name__
-        if not isinstance(mode, str) or mode.lower() not in _MODE_FLAG:
-            raise ValueError(f"{name}: argument 'mode' expected 'train', 'valid' or 'test', got {mode!r}")
+        mode = check_mode(name, mode, ("train", "valid", "test"))
         if transform is not None and not callable(transform):
             raise TypeError(f"{name}: argument 'transform' expected a callable or None, got {transform!r}")
         self.backend = check_backend(name, backend)
-        self.flag = _MODE_FLAG[mode.lower()]
+        self.flag = _MODE_FLAG[mode]
         self.data_file = resolve(name, "data_file", data_file, download, "flowers", _URL + "102flowers.tgz")
         self.label_file = resolve(name, "label_file", label_file, download, "flowers", _URL + "imagelabels.mat")
         self.setid_file = resolve(name, "setid_file", setid_file, download, "flowers", _URL + "setid.mat")
@@ -65,7 +66,7 @@ class Flowers(Dataset):
         if len(self.indexes) and (self.indexes.min() < 1 or self.indexes.max() > len(self.labels)):
             raise ValueError(f"{name}: {self.setid_file!r} names images outside 1..{len(self.labels)} (the labels "
                              f"of {self.label_file!r})")
-        self.dtype = "float32"
+        self.dtype = get_default_dtype()
 
     def __getitem__(self, idx):
         index = int(self.indexes[idx])

@@ -14,6 +14,7 @@ import os
 
 import numpy as np
 
+from ...framework import get_default_dtype
 from ...io.dataset import Dataset
 from ..image import get_image_backend
 
@@ -158,7 +159,7 @@ class DatasetFolder(Dataset):
         self.class_to_idx = class_to_idx
         self.samples = samples
         self.targets = [target for _, target in samples]
-        self.dtype = "float32"
+        self.dtype = get_default_dtype()
 
     def _find_classes(self, dir):
         """The sub-folder names of ``dir`` sorted, and their indices."""

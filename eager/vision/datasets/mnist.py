@@ -6,9 +6,10 @@ import gzip
 
 import numpy as np
 
+from ...framework import get_default_dtype
 from ...io.dataset import Dataset
 from ..image import check_backend, to_pil_or_uint8
-from ._files import resolve
+from ._files import check_mode, resolve
 
 _IMAGE_MAGIC, _LABEL_MAGIC = 2051, 2049
 
@@ -54,8 +55,9 @@ class MNIST(Dataset):
     missing file is an error that says where to put it and where Paddle gets it.
 
     An image is 28x28: a PIL Image (backend 'pil', or a uint8 array without
-    Pillow) or a float32 array (backend 'cv2'), then ``transform`` is applied;
-    the label is an int64 array of shape [1], as Paddle.
+    Pillow) or a float32 array (backend 'cv2'), then ``transform`` is applied
+    (with 'cv2' the result cast to the default dtype, float32 unless
+    set_default_dtype changed it); the label is an int64 array of shape [1], as Paddle.
 
     >>> ds = eager.vision.datasets.MNIST(image_path, label_path, mode="test",
     ...                                  transform=eager.vision.transforms.ToTensor())
@@ -70,11 +72,10 @@ class MNIST(Dataset):
     def __init__(self, image_path=None, label_path=None, mode="train", transform=None, download=True,
                  backend=None):
         name = type(self).__name__
-        if not isinstance(mode, str) or mode.lower() not in ("train", "test"):
-            raise ValueError(f"{name}: argument 'mode' expected 'train' or 'test', got {mode!r}")
+        mode = check_mode(name, mode, ("train", "test"))
         if transform is not None and not callable(transform):
             raise TypeError(f"{name}: argument 'transform' expected a callable or None, got {transform!r}")
-        self.mode = mode.lower()
+        self.mode = mode
         self.backend = check_backend(name, backend)
         prefix = "train" if self.mode == "train" else "t10k"
         self.image_path = resolve(name, "image_path", image_path, download, self.NAME,
@@ -87,7 +88,7 @@ class MNIST(Dataset):
         if len(self.images) != len(self.labels):
             raise ValueError(f"{name}: {self.image_path!r} has {len(self.images)} images but {self.label_path!r} "
                              f"has {len(self.labels)} labels")
-        self.dtype = "float32"
+        self.dtype = get_default_dtype()
 
     def __getitem__(self, idx):
         image, label = self.images[idx], np.array([self.labels[idx]], dtype=np.int64)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...framework import get_default_dtype
 from ...io.dataset import Dataset
 from ..image import check_backend
-from ._files import resolve
+from ._files import check_mode, resolve
 from ._tar import TarMembers
 
 _URL = "https://dataset.bj.bcebos.com/voc/VOCtrainval_11-May-2012.tar"
@@ -20,7 +21,8 @@ class VOC2012(Dataset):
     class-index PNG (``SegmentationClass``), for the names listed in
     ``ImageSets/Segmentation/<split>.txt`` ('train' -> trainval, 'test' ->
     train, 'valid' -> val, as Paddle). Both are PIL Images (backend 'pil') or
-    float32 arrays (backend 'cv2'); ``transform`` applies to the image only.
+    arrays of the default dtype (backend 'cv2'; float32 unless set_default_dtype
+    changed it); ``transform`` applies to the image only.
     ``data_file`` defaults to Paddle's cache folder
     (``~/.cache/paddle/dataset/voc2012/``); nothing is downloaded.
 
@@ -30,12 +32,11 @@ class VOC2012(Dataset):
 
     def __init__(self, data_file=None, mode="train", transform=None, download=True, backend=None):
         name = type(self).__name__
-        if not isinstance(mode, str) or mode.lower() not in _MODE_FLAG:
-            raise ValueError(f"{name}: argument 'mode' expected 'train', 'valid' or 'test', got {mode!r}")
+        mode = check_mode(name, mode, ("train", "valid", "test"))
         if transform is not None and not callable(transform):
             raise TypeError(f"{name}: argument 'transform' expected a callable or None, got {transform!r}")
         self.backend = check_backend(name, backend)
-        self.flag = _MODE_FLAG[mode.lower()]
+        self.flag = _MODE_FLAG[mode]
         self.data_file = resolve(name, "data_file", data_file, download, "voc2012", _URL)
         self.transform = transform
         self.data_tar = TarMembers(name, self.data_file)
@@ -43,7 +44,7 @@ class VOC2012(Dataset):
         names = [line.strip() for line in listing.splitlines() if line.strip()]
         self.data = [f"{_ROOT}JPEGImages/{n}.jpg" for n in names]
         self.labels = [f"{_ROOT}SegmentationClass/{n}.png" for n in names]
-        self.dtype = "float32"
+        self.dtype = get_default_dtype()
 
     def __getitem__(self, idx):
         image, label = self.data_tar.image(self.data[idx]), self.data_tar.image(self.labels[idx])

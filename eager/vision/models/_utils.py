@@ -1,9 +1,16 @@
 """What the model builders share, and Paddle's ``IntermediateLayerGetter``."""
 from __future__ import annotations
 
+import math
+import numbers
 from collections import OrderedDict
 
+import numpy as np
+
+from phi.core.errors import describe_value
+
 from ... import nn
+from ...arguments import to_float, to_int
 
 
 def check_pretrained(fn: str, pretrained) -> None:
@@ -15,9 +22,38 @@ def check_pretrained(fn: str, pretrained) -> None:
 
 
 def check_num_classes(fn: str, num_classes) -> int:
-    if isinstance(num_classes, bool) or not isinstance(num_classes, int):
-        raise TypeError(f"{fn}: argument 'num_classes' expected an int, got {num_classes!r}")
-    return num_classes
+    """``num_classes`` as a Python int: NumPy ints are taken, as Paddle's models
+    take them (a Tensor is not: the layers are sized by the argument itself)."""
+    if isinstance(num_classes, (int, np.integer)) and not isinstance(num_classes, bool):
+        return int(num_classes)
+    raise TypeError(f"{fn}: argument 'num_classes' expected an int, got {describe_value(num_classes)}")
+
+
+def check_choice(fn: str, arg: str, value, choices):
+    """``value``, one of the int keys of ``choices`` (a depth, a layer count); a
+    value that is no number (a list failed as unhashable) is a TypeError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{fn}: argument '{arg}' expected an int, got {describe_value(value)}")
+    if value not in choices:
+        raise ValueError(f"{fn}: argument '{arg}' expected one of {sorted(choices)}, got {value!r}")
+    return value
+
+
+def check_scale(fn: str, scale) -> float:
+    """A width multiplier: a positive real number (a str or None failed deep in
+    the channel arithmetic)."""
+    scale = to_float(scale, fn, "scale")
+    if not 0 < scale < math.inf:  # NaN fails both, inf overflowed int() of a channel count
+        raise ValueError(f"{fn}: argument 'scale' expected a positive finite number, got {scale!r}")
+    return scale
+
+
+def check_positive_int(fn: str, arg: str, value) -> int:
+    """A count such as ResNet's groups or DenseNet's bn_size: an int of at least 1."""
+    value = to_int(value, fn, arg)
+    if value < 1:
+        raise ValueError(f"{fn}: argument '{arg}' expected a positive int, got {value}")
+    return value
 
 
 class IntermediateLayerGetter(nn.LayerDict):

@@ -6,7 +6,7 @@ import math
 
 from ... import nn
 from ...generated import forward_api as _F
-from ._utils import check_num_classes, check_pretrained
+from ._utils import check_choice, check_num_classes, check_positive_int, check_pretrained
 
 # layers -> (initial features, growth rate, layers per dense block)
 _SPECS = {121: (64, 32, [6, 12, 24, 16]), 161: (96, 48, [6, 12, 36, 24]), 169: (64, 32, [6, 12, 32, 32]),
@@ -121,8 +121,8 @@ class DenseNet(nn.Layer):
 
     def __init__(self, layers=121, bn_size=4, dropout=0.0, num_classes=1000, with_pool=True):
         super().__init__()
-        if layers not in _SPECS:
-            raise ValueError(f"DenseNet: argument 'layers' expected one of {sorted(_SPECS)}, got {layers!r}")
+        check_choice("DenseNet", "layers", layers, _SPECS)
+        bn_size = check_positive_int("DenseNet", "bn_size", bn_size)
         self.num_classes = check_num_classes("DenseNet", num_classes)
         self.with_pool = with_pool
         features, growth, self.block_config = _SPECS[layers]

@@ -3,7 +3,7 @@ with Paddle's layer and parameter names."""
 from __future__ import annotations
 
 from ... import nn
-from ._utils import check_num_classes, check_pretrained
+from ._utils import check_num_classes, check_pretrained, check_scale
 
 
 class ConvBNLayer(nn.Layer):
@@ -64,6 +64,10 @@ class MobileNetV1(nn.Layer):
 
     def __init__(self, scale=1.0, num_classes=1000, with_pool=True):
         super().__init__()
+        scale = check_scale("MobileNetV1", scale)
+        if int(32 * scale) < 1:  # the first conv's int(32 * scale) channels, unrounded as in Paddle
+            raise ValueError(f"MobileNetV1: argument 'scale' expected at least 1/32 (int(32 * scale) channels in "
+                             f"the first convolution), got {scale!r}")
         self.scale = scale
         self.num_classes = check_num_classes("MobileNetV1", num_classes)
         self.with_pool = with_pool

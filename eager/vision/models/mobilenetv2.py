@@ -5,7 +5,7 @@ from __future__ import annotations
 from ... import nn
 from ..ops import ConvNormActivation
 from ._layers import make_divisible
-from ._utils import check_num_classes, check_pretrained
+from ._utils import check_num_classes, check_pretrained, check_scale
 
 
 class InvertedResidual(nn.Layer):
@@ -55,6 +55,7 @@ class MobileNetV2(nn.Layer):
 
     def __init__(self, scale=1.0, num_classes=1000, with_pool=True):
         super().__init__()
+        scale = check_scale("MobileNetV2", scale)
         self.num_classes = check_num_classes("MobileNetV2", num_classes)
         self.with_pool = with_pool
         channels = make_divisible(32 * scale)

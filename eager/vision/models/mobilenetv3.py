@@ -6,7 +6,7 @@ from __future__ import annotations
 from ... import nn
 from ...nn import functional as F
 from ._layers import make_divisible
-from ._utils import check_num_classes, check_pretrained
+from ._utils import check_num_classes, check_pretrained, check_scale
 
 _ACTIVATIONS = {"relu": nn.ReLU, "hardswish": nn.Hardswish}
 
@@ -119,6 +119,7 @@ class MobileNetV3(nn.Layer):
 
     def __init__(self, config, scale=1.0, last_channel=1280, num_classes=1000, with_pool=True):
         super().__init__()
+        scale = check_scale(type(self).__name__, scale)
         self.config = config
         self.scale = scale
         self.last_channel = last_channel

@@ -3,7 +3,7 @@ with Paddle's layer and parameter names, so state_dict keys match."""
 from __future__ import annotations
 
 from ... import nn
-from ._utils import check_num_classes, check_pretrained
+from ._utils import check_choice, check_num_classes, check_positive_int, check_pretrained
 
 
 class BasicBlock(nn.Layer):
@@ -20,8 +20,9 @@ class BasicBlock(nn.Layer):
                  norm_layer=None):
         super().__init__()
         if groups != 1 or base_width != 64:
-            raise ValueError(f"BasicBlock: only groups=1 and base_width=64 are supported (as Paddle), got "
-                             f"groups={groups}, base_width={base_width}")
+            # Paddle ignores them here; refused rather than building a plain ResNet that was not asked for
+            raise ValueError(f"BasicBlock: only groups=1 and base_width=64 are supported (use BottleneckBlock "
+                             f"for ResNeXt or wide ResNet), got groups={groups}, base_width={base_width}")
         if dilation > 1:
             raise ValueError(f"BasicBlock: dilation > 1 is not supported (as Paddle), got {dilation}")
         norm_layer = nn.BatchNorm2D if norm_layer is None else norm_layer
@@ -96,10 +97,9 @@ class ResNet(nn.Layer):
         if not (isinstance(block, type) and issubclass(block, nn.Layer) and hasattr(block, "expansion")):
             raise TypeError(f"ResNet: argument 'block' expected a block class such as BasicBlock or "
                             f"BottleneckBlock, got {block!r}")
-        if depth not in _DEPTHS:
-            raise ValueError(f"ResNet: argument 'depth' expected one of {sorted(_DEPTHS)}, got {depth!r}")
-        layers = _DEPTHS[depth]
-        self.groups, self.base_width = groups, width
+        layers = _DEPTHS[check_choice("ResNet", "depth", depth, _DEPTHS)]
+        self.groups, self.base_width = check_positive_int("ResNet", "groups", groups), check_positive_int(
+            "ResNet", "width", width)
         self.num_classes = check_num_classes("ResNet", num_classes)
         self.with_pool = with_pool
         self._norm_layer = nn.BatchNorm2D

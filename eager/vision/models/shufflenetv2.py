@@ -4,6 +4,7 @@ with Paddle's layer names."""
 from __future__ import annotations
 
 from ... import nn
+from ...arguments import to_float, to_str
 from ...generated import forward_api as _F
 from ..ops import ConvNormActivation
 from ._utils import check_num_classes, check_pretrained
@@ -91,6 +92,8 @@ class ShuffleNetV2(nn.Layer):
 
     def __init__(self, scale=1.0, act="relu", num_classes=1000, with_pool=True):
         super().__init__()
+        # to_float/to_str first: True matched the 1.0 key and a list failed as unhashable
+        scale, act = to_float(scale, "ShuffleNetV2", "scale"), to_str(act, "ShuffleNetV2", "act")
         if scale not in _STAGE_CHANNELS:
             raise ValueError(f"ShuffleNetV2: argument 'scale' expected one of {sorted(_STAGE_CHANNELS)}, got "
                              f"{scale!r}")
