@@ -224,13 +224,14 @@ def slogdet_grad(x, out_grad):
 
 
 def solve_grad(x, y, out, out_grad):
-    # X = A^-1 B: gB = A^-T G and gA = -gB X^T, summed over broadcast batch dims.
+    # X = A^-1 B: gB = A^-H G and gA = -gB X^H (A^-T and X^T for real ones: the conjugates
+    # are Paddle's convention for complex), summed over broadcast batch dims.
     vector = solve_vector_rhs(x.shape, y.shape)
     if vector:
         out = reshape_exactly(out, list(out.shape) + [1])
         out_grad = reshape_exactly(out_grad, list(out_grad.shape) + [1])
-    y_grad = _F.solve(_mT(x), out_grad)
-    x_grad = sum_to_shape(_neg(_F.matmul(y_grad, out, False, True)), x.shape)
+    y_grad = _F.solve(_mT(_conj_if_complex(x)), out_grad)
+    x_grad = sum_to_shape(_neg(_F.matmul(y_grad, _conj_if_complex(out), False, True)), x.shape)
     if vector:
         return x_grad, reshape_exactly(sum_to_shape(y_grad, list(y.shape) + [1]), y.shape)
     return x_grad, sum_to_shape(y_grad, y.shape)

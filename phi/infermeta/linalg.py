@@ -347,8 +347,8 @@ def solve_vector_rhs(x_dims, y_dims) -> bool:
 
 def solve_infer_meta(x, y, out) -> None:
     """x [..., N, N]; y [..., N, K], or vectors: [N] or exactly x.shape[:-1] (Paddle's rule);
-    batch dims broadcast."""
-    _require_float("x", x)
+    batch dims broadcast; float or complex (complex: see docs/dtypes.md)."""
+    _require_float_or_complex("x", x)
     same_dtype("x", x, "y", y)
     _require_matrix("x", x, square=True)
     n = x.dims[-1]

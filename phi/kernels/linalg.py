@@ -189,7 +189,7 @@ def slogdet(ctx, x):
     return xp.stack([xp.asarray(sign, dtype=x.dtype), xp.asarray(logabsdet, dtype=x.dtype)])
 
 
-@register_kernel("solve", ALL_BACKENDS, LINALG_FLOATS)
+@register_kernel("solve", ALL_BACKENDS, LINALG_FLOATS + COMPLEX)
 def solve(ctx, x, y):
     xp = ctx.xp
     vector = solve_vector_rhs(x.shape, y.shape)
