@@ -10,7 +10,7 @@ from .binary import compare_infer_meta, elementwise_infer_meta
 from .checks import broadcast_dims, check_representable, same_dtype
 
 __all__ = [
-    "real_elementwise_infer_meta", "float_elementwise_infer_meta", "bitwise_infer_meta",
+    "real_elementwise_infer_meta", "elementwise_pow_infer_meta", "float_elementwise_infer_meta", "bitwise_infer_meta",
     "atan2_infer_meta", "clip_infer_meta", "isclose_infer_meta", "allclose_infer_meta",
     "equal_all_infer_meta", "lerp_infer_meta", "lerp_grad_infer_meta",
 ]
@@ -28,6 +28,13 @@ def _is_real(dtype: DataType) -> bool:
 def real_elementwise_infer_meta(x, y, out) -> None:
     """elementwise_infer_meta for ops defined on integers and real floats only."""
     _expect_dtype("x", x, "an integer or floating-point", _is_real(x.dtype))
+    elementwise_infer_meta(x, y, out)
+
+
+def elementwise_pow_infer_meta(x, y, out) -> None:
+    """elementwise_infer_meta for integers, real floats and complex (x ** y of complex
+    tensors: see docs/dtypes.md)."""
+    _expect_dtype("x", x, "an integer, floating-point or complex", _is_real(x.dtype) or x.dtype.is_complex)
     elementwise_infer_meta(x, y, out)
 
 
