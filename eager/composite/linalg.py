@@ -218,9 +218,11 @@ def det_grad(x, out, out_grad):
 
 
 def slogdet_grad(x, out_grad):
-    # The sign is piecewise constant; d log|det A| = tr(A^-1 dA).
+    # The sign is piecewise constant; d log|det A| = tr(A^-1 dA). For complex A, Paddle's kernel
+    # takes the log|det| gradient times A^-H and, as for real A, none through the sign.
     logabsdet_grad = _F.unbind(out_grad, 0)[1]
-    return _F.multiply(_per_matrix(logabsdet_grad, x.shape[:-2]), _mT(_inverse_for_gradient(x, "slogdet")))
+    inverse = _conj_if_complex(_inverse_for_gradient(x, "slogdet"))
+    return _F.multiply(_per_matrix(logabsdet_grad, x.shape[:-2]), _mT(inverse))
 
 
 def solve_grad(x, y, out, out_grad):

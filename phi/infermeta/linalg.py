@@ -333,8 +333,9 @@ def det_infer_meta(x, out) -> None:
 
 
 def slogdet_infer_meta(x, out) -> None:
-    """Float square matrices [..., N, N]; [2, ...]: the signs, then log|det| (Paddle 2.x's layout)."""
-    _require_float("x", x)
+    """Float or complex square matrices [..., N, N]; [2, ...]: the signs, then log|det| (Paddle 2.x's
+    layout; for complex x, sign det/|det| and log|det| with a zero imaginary part, as Paddle's kernel)."""
+    _require_float_or_complex("x", x)
     _require_matrix("x", x, square=True)
     _set(out, (2,) + tuple(x.dims[:-2]), x.dtype, x.layout)
 

@@ -182,7 +182,7 @@ def det(ctx, x):
     return ctx.xp.asarray(ctx.xp.linalg.det(x), dtype=x.dtype)
 
 
-@register_kernel("slogdet", ALL_BACKENDS, LINALG_FLOATS)
+@register_kernel("slogdet", ALL_BACKENDS, LINALG_FLOATS + COMPLEX)
 def slogdet(ctx, x):
     xp = ctx.xp
     sign, logabsdet = xp.linalg.slogdet(x)
