@@ -81,8 +81,9 @@ def _tolerance(arg: str, value) -> None:
 
 
 def isclose_infer_meta(x, y, rtol, atol, equal_nan, out) -> None:
-    """Broadcasting floating-point x and y of one dtype; non-negative tolerances; a bool result."""
-    _expect_dtype("x", x, "a floating-point", x.dtype.is_floating_point)
+    """Broadcasting floating-point or complex x and y of one dtype (Paddle's allclose kernel registers
+    complex: |x - y| <= atol + rtol * |y| with complex moduli); non-negative tolerances; a bool result."""
+    _expect_dtype("x", x, "a floating-point or complex", x.dtype.is_floating_point or x.dtype.is_complex)
     _tolerance("rtol", rtol)
     _tolerance("atol", atol)
     compare_infer_meta(x, y, out)

@@ -142,12 +142,12 @@ def _isclose(xp, x, y, rtol, atol, equal_nan):
     return xp.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-@register_kernel("isclose", ALL_BACKENDS, FLOATS)
+@register_kernel("isclose", ALL_BACKENDS, FLOATS + COMPLEX)
 def isclose(ctx, x, y, rtol, atol, equal_nan):
     return _isclose(ctx.xp, x, y, rtol, atol, equal_nan)
 
 
-@register_kernel("allclose", ALL_BACKENDS, FLOATS)
+@register_kernel("allclose", ALL_BACKENDS, FLOATS + COMPLEX)
 def allclose(ctx, x, y, rtol, atol, equal_nan):
     return ctx.xp.all(_isclose(ctx.xp, x, y, rtol, atol, equal_nan))
 
