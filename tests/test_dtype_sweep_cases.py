@@ -163,9 +163,10 @@ def test_linalg_refusals(call, message):
 
 # -- second part: solve, pow, slogdet, multi_dot, isclose/allclose -----------------------------
 #
-# Found: solve, elementwise_pow (x ** y with a tensor y), slogdet, multi_dot, isclose and allclose
-# refused complex tensors. slogdet, isclose and allclose take them as Paddle's CPU kernels register
-# them; solve and elementwise_pow go beyond Paddle 2.6's CPU registration (docs/dtypes.md). Their
+# Found: solve, elementwise_pow (x ** y with a tensor y), slogdet, multi_dot, isclose, allclose and
+# linear refused complex tensors. slogdet, isclose and allclose take them as Paddle's CPU kernels
+# register them, multi_dot and linear as the matmuls (and add) they are made of; solve and
+# elementwise_pow go beyond Paddle's CPU registration (docs/dtypes.md). Their
 # gradients follow the conjugate convention, through the kernels and the composite rules. Scalar
 # pow with a complex exponent and scale with a complex factor had gradients that used the exponent
 # and the factor unconjugated (y x^(y-1) instead of its conjugate), wrong for complex scalars.
@@ -182,6 +183,8 @@ CASES2 = {
     "scale_complex_factor": (lambda a: eager.scale(a, 2.0 - 1.0j, 0.5), lambda a: a * (2.0 - 1.0j) + 0.5, [(3,)]),
     "multi_dot": (lambda a, b, c: eager.linalg.multi_dot([a, b, c]),
                   lambda a, b, c: np.linalg.multi_dot([a, b, c]), [(3,), (3, 4), (4, 2)]),
+    "linear_bias": (eager.nn.functional.linear, lambda a, w, b: a @ w + b, [(2, 3, 4), (4, 2), (2,)]),
+    "linear": (eager.nn.functional.linear, lambda a, w: a @ w, [(3, 4), (4, 2)]),
 }
 
 
@@ -232,6 +235,7 @@ def test_complex_isclose_and_allclose(equal_nan):
     (lambda x: eager.pow(x, x), lambda x: np.power(x, x)),
     (lambda x: eager.linalg.slogdet(x), lambda x: np.stack(np.linalg.slogdet(x)).astype(np.complex64)),
     (lambda x: eager.linalg.multi_dot([x, x, x]), lambda x: x @ x @ x),
+    (lambda x: eager.nn.functional.linear(x, x, x[0]), lambda x: x @ x + x[0]),
 ])
 def test_complex64_keeps_its_dtype_part2(op, reference):
     a = cn(3, 3).astype(np.complex64)
