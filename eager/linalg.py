@@ -160,10 +160,11 @@ def _tensor(fn: str, arg: str, value) -> Tensor:
     return value
 
 
-def _floating(fn: str, arg: str, value: Tensor, ndims=None) -> Tensor:
+def _floating(fn: str, arg: str, value: Tensor, ndims=None, complex_ok: bool = False) -> Tensor:
     _tensor(fn, arg, value)
-    if not value.dtype.is_floating_point:
-        raise TypeError(f"{fn}: argument '{arg}' expected a floating-point tensor, got {value.dtype}")
+    if not (value.dtype.is_floating_point or (complex_ok and value.dtype.is_complex)):
+        kinds = "floating-point or complex" if complex_ok else "floating-point"
+        raise TypeError(f"{fn}: argument '{arg}' expected a {kinds} tensor, got {value.dtype}")
     if ndims is not None and value.ndim not in ndims:
         wanted = " or ".join(f"{d}-D" for d in ndims)
         raise ValueError(f"{fn}: argument '{arg}' expected a {wanted} tensor, got shape {value.shape}")
@@ -193,7 +194,7 @@ def multi_dot(x, name=None) -> Tensor:
     if not isinstance(x, (list, tuple)) or len(x) < 2:
         raise ValueError(f"multi_dot: argument 'x' expected a list of at least 2 tensors, got {x!r}")
     for i, item in enumerate(x):
-        _floating("multi_dot", f"x[{i}]", item)
+        _floating("multi_dot", f"x[{i}]", item, complex_ok=True)  # a chain of matmuls, which take complex
         if item.dtype != x[0].dtype:
             raise TypeError(f"multi_dot: argument 'x[{i}]' expected the dtype of x[0] ({x[0].dtype}), got {item.dtype}")
         allowed = (1, 2) if i in (0, len(x) - 1) else (2,)

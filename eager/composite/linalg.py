@@ -218,19 +218,22 @@ def det_grad(x, out, out_grad):
 
 
 def slogdet_grad(x, out_grad):
-    # The sign is piecewise constant; d log|det A| = tr(A^-1 dA).
+    # The sign is piecewise constant; d log|det A| = tr(A^-1 dA). For complex A, Paddle's kernel
+    # takes the log|det| gradient times A^-H and, as for real A, none through the sign.
     logabsdet_grad = _F.unbind(out_grad, 0)[1]
-    return _F.multiply(_per_matrix(logabsdet_grad, x.shape[:-2]), _mT(_inverse_for_gradient(x, "slogdet")))
+    inverse = _conj_if_complex(_inverse_for_gradient(x, "slogdet"))
+    return _F.multiply(_per_matrix(logabsdet_grad, x.shape[:-2]), _mT(inverse))
 
 
 def solve_grad(x, y, out, out_grad):
-    # X = A^-1 B: gB = A^-T G and gA = -gB X^T, summed over broadcast batch dims.
+    # X = A^-1 B: gB = A^-H G and gA = -gB X^H (A^-T and X^T for real ones: the conjugates
+    # are Paddle's convention for complex), summed over broadcast batch dims.
     vector = solve_vector_rhs(x.shape, y.shape)
     if vector:
         out = reshape_exactly(out, list(out.shape) + [1])
         out_grad = reshape_exactly(out_grad, list(out_grad.shape) + [1])
-    y_grad = _F.solve(_mT(x), out_grad)
-    x_grad = sum_to_shape(_neg(_F.matmul(y_grad, out, False, True)), x.shape)
+    y_grad = _F.solve(_mT(_conj_if_complex(x)), out_grad)
+    x_grad = sum_to_shape(_neg(_F.matmul(y_grad, _conj_if_complex(out), False, True)), x.shape)
     if vector:
         return x_grad, reshape_exactly(sum_to_shape(y_grad, list(y.shape) + [1]), y.shape)
     return x_grad, sum_to_shape(y_grad, y.shape)

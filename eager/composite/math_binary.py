@@ -10,9 +10,14 @@ from .spine import sum_to_shape, where_grad
 
 
 def elementwise_pow_grad(x, y, out_grad):
-    # d/dx x**y = y * x**(y-1); d/dy x**y = log(x) * x**y (Paddle's formulas, NaN where x <= 0).
-    x_grad = _F.multiply(out_grad, _F.multiply(y, _F.elementwise_pow(x, _F.scale(y, 1.0, -1.0, True))))
-    y_grad = _F.multiply(out_grad, _F.multiply(_F.log(x), _F.elementwise_pow(x, y)))
+    # d/dx x**y = y * x**(y-1); d/dy x**y = log(x) * x**y (Paddle's formulas, NaN where x <= 0),
+    # conjugated for complex x: Paddle's convention, out_grad times the conjugate derivative.
+    dx = _F.multiply(y, _F.elementwise_pow(x, _F.scale(y, 1.0, -1.0, True)))
+    dy = _F.multiply(_F.log(x), _F.elementwise_pow(x, y))
+    if x.dtype.is_complex:
+        dx, dy = _F.conj(dx), _F.conj(dy)
+    x_grad = _F.multiply(out_grad, dx)
+    y_grad = _F.multiply(out_grad, dy)
     return sum_to_shape(x_grad, x.shape), sum_to_shape(y_grad, y.shape)
 
 

@@ -74,10 +74,15 @@ def divide_grad(x, y, out, out_grad):
 def pow_grad(x, out_grad, y):
     if y == 0:
         return _F.full_like(x, 0, None)
-    return _F.multiply(out_grad, _F.scale(_F.pow(x, y - 1), y, 0.0, True))
+    derivative = _F.scale(_F.pow(x, y - 1), y, 0.0, True)
+    if x.dtype.is_complex:  # out_grad times the conjugate derivative: Paddle's convention, the kernel's
+        derivative = _F.conj(derivative)
+    return _F.multiply(out_grad, derivative)
 
 
 def scale_grad(out_grad, scale):
+    if type(scale) is complex:  # out_grad times the conjugate derivative (Paddle's convention)
+        scale = scale.conjugate()
     return _F.scale(out_grad, scale, 0.0, True)
 
 

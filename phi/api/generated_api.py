@@ -7541,7 +7541,7 @@ def elementwise_pow(x, y):
     else:
         out_meta = MetaTensor()
         try:
-            _im.real_elementwise_infer_meta(x, y, out_meta)
+            _im.elementwise_pow_infer_meta(x, y, out_meta)
         except PhiError as error:
             raise error.in_op("elementwise_pow", x=x, y=y) from None
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind

@@ -11,8 +11,8 @@ __all__ = ["linear_grad_infer_meta", "linear_infer_meta"]
 def linear_infer_meta(x, weight, bias, out) -> None:
     """x [..., in], weight [in, out] (Paddle's layout), bias [out] or None, one
     floating dtype; out is [..., out]."""
-    if not x.dtype.is_floating_point:
-        raise InvalidArgumentError(f"argument 'x' expected a floating-point tensor, got {x.dtype}")
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise InvalidArgumentError(f"argument 'x' expected a floating-point or complex tensor, got {x.dtype}")
     w_dims, x_dims = tuple(weight.dims), tuple(x.dims)
     if weight.dtype is not x.dtype:
         raise InvalidArgumentError(f"argument 'weight' expected the dtype of 'x' {x.dtype}, got {weight.dtype}")

@@ -333,8 +333,9 @@ def det_infer_meta(x, out) -> None:
 
 
 def slogdet_infer_meta(x, out) -> None:
-    """Float square matrices [..., N, N]; [2, ...]: the signs, then log|det| (Paddle 2.x's layout)."""
-    _require_float("x", x)
+    """Float or complex square matrices [..., N, N]; [2, ...]: the signs, then log|det| (Paddle 2.x's
+    layout; for complex x, sign det/|det| and log|det| with a zero imaginary part, as Paddle's kernel)."""
+    _require_float_or_complex("x", x)
     _require_matrix("x", x, square=True)
     _set(out, (2,) + tuple(x.dims[:-2]), x.dtype, x.layout)
 
@@ -347,8 +348,8 @@ def solve_vector_rhs(x_dims, y_dims) -> bool:
 
 def solve_infer_meta(x, y, out) -> None:
     """x [..., N, N]; y [..., N, K], or vectors: [N] or exactly x.shape[:-1] (Paddle's rule);
-    batch dims broadcast."""
-    _require_float("x", x)
+    batch dims broadcast; float or complex (complex: see docs/dtypes.md)."""
+    _require_float_or_complex("x", x)
     same_dtype("x", x, "y", y)
     _require_matrix("x", x, square=True)
     n = x.dims[-1]

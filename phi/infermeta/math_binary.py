@@ -10,7 +10,7 @@ from .binary import compare_infer_meta, elementwise_infer_meta
 from .checks import broadcast_dims, check_representable, same_dtype
 
 __all__ = [
-    "real_elementwise_infer_meta", "float_elementwise_infer_meta", "bitwise_infer_meta",
+    "real_elementwise_infer_meta", "elementwise_pow_infer_meta", "float_elementwise_infer_meta", "bitwise_infer_meta",
     "atan2_infer_meta", "clip_infer_meta", "isclose_infer_meta", "allclose_infer_meta",
     "equal_all_infer_meta", "lerp_infer_meta", "lerp_grad_infer_meta",
 ]
@@ -28,6 +28,13 @@ def _is_real(dtype: DataType) -> bool:
 def real_elementwise_infer_meta(x, y, out) -> None:
     """elementwise_infer_meta for ops defined on integers and real floats only."""
     _expect_dtype("x", x, "an integer or floating-point", _is_real(x.dtype))
+    elementwise_infer_meta(x, y, out)
+
+
+def elementwise_pow_infer_meta(x, y, out) -> None:
+    """elementwise_infer_meta for integers, real floats and complex (x ** y of complex
+    tensors: see docs/dtypes.md)."""
+    _expect_dtype("x", x, "an integer, floating-point or complex", _is_real(x.dtype) or x.dtype.is_complex)
     elementwise_infer_meta(x, y, out)
 
 
@@ -74,8 +81,9 @@ def _tolerance(arg: str, value) -> None:
 
 
 def isclose_infer_meta(x, y, rtol, atol, equal_nan, out) -> None:
-    """Broadcasting floating-point x and y of one dtype; non-negative tolerances; a bool result."""
-    _expect_dtype("x", x, "a floating-point", x.dtype.is_floating_point)
+    """Broadcasting floating-point or complex x and y of one dtype (Paddle's allclose kernel registers
+    complex: |x - y| <= atol + rtol * |y| with complex moduli); non-negative tolerances; a bool result."""
+    _expect_dtype("x", x, "a floating-point or complex", x.dtype.is_floating_point or x.dtype.is_complex)
     _tolerance("rtol", rtol)
     _tolerance("atol", atol)
     compare_infer_meta(x, y, out)

@@ -16,7 +16,8 @@ ctx.column_sums), so they run on CuPy unchanged.
 import math
 
 from ..core.kernel_registry import register_kernel
-from .dtypes import ALL_BACKENDS, FLOATS
+from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS
+from .funcs import conj
 
 
 def _rows(a):
@@ -25,7 +26,7 @@ def _rows(a):
     return a if a.ndim == 2 else a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
-@register_kernel("linear", ALL_BACKENDS, FLOATS)
+@register_kernel("linear", ALL_BACKENDS, FLOATS + COMPLEX)
 def linear(ctx, x, weight, bias):
     # x [..., k] with more than two dimensions: one [rows, k] @ [k, n] product
     # instead of matmul's loop of one small product per leading index (~15% at
@@ -39,12 +40,14 @@ def linear(ctx, x, weight, bias):
     return out
 
 
-@register_kernel("linear_grad", ALL_BACKENDS, FLOATS)
+@register_kernel("linear_grad", ALL_BACKENDS, FLOATS + COMPLEX)
 def linear_grad(ctx, x, weight, out_grad, *, out_mask=None, into=None):
     """``into``: None, or (x_grad, weight_grad, bias_grad) C-contiguous arrays of
     the gradients' shapes and dtype (None for any) that the gradients are written
     into instead of new arrays: a leaf's zeroed ``.grad`` buffer (see
-    eager.autograd.accumulation.LEAF_WRITERS). The values are the same bit for bit."""
+    eager.autograd.accumulation.LEAF_WRITERS). The values are the same bit for bit.
+    Complex: out_grad times the conjugate factors (matmul's convention)."""
+    x, weight = conj(x), conj(weight)  # the arrays themselves when real
     x_grad = weight_grad = bias_grad = None
     x_into, weight_into, bias_into = (None, None, None) if into is None else into
     rows = out_grad if out_grad.ndim == 2 else _rows(out_grad)

@@ -182,14 +182,14 @@ def det(ctx, x):
     return ctx.xp.asarray(ctx.xp.linalg.det(x), dtype=x.dtype)
 
 
-@register_kernel("slogdet", ALL_BACKENDS, LINALG_FLOATS)
+@register_kernel("slogdet", ALL_BACKENDS, LINALG_FLOATS + COMPLEX)
 def slogdet(ctx, x):
     xp = ctx.xp
     sign, logabsdet = xp.linalg.slogdet(x)
     return xp.stack([xp.asarray(sign, dtype=x.dtype), xp.asarray(logabsdet, dtype=x.dtype)])
 
 
-@register_kernel("solve", ALL_BACKENDS, LINALG_FLOATS)
+@register_kernel("solve", ALL_BACKENDS, LINALG_FLOATS + COMPLEX)
 def solve(ctx, x, y):
     xp = ctx.xp
     vector = solve_vector_rhs(x.shape, y.shape)

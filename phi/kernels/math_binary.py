@@ -8,8 +8,8 @@ passes at its edges.
 from ..common.data_type import DataType
 from ..core.errors import InvalidArgumentError
 from ..core.kernel_registry import register_kernel
-from .dtypes import ALL_BACKENDS, ALL_TYPES, FLOATS, INTS, REAL
-from .funcs import check_integer_divisor, reduce_to_shape, want
+from .dtypes import ALL_BACKENDS, ALL_TYPES, COMPLEX, FLOATS, INTS, REAL
+from .funcs import check_integer_divisor, conj, reduce_to_shape, want
 
 def _zero(xp, dtype):
     return xp.zeros((), dtype=dtype)
@@ -17,7 +17,7 @@ def _zero(xp, dtype):
 
 # -- pow with a tensor exponent ----------------------------------------------------------
 
-@register_kernel("elementwise_pow", ALL_BACKENDS, REAL)
+@register_kernel("elementwise_pow", ALL_BACKENDS, REAL + COMPLEX)
 def elementwise_pow(ctx, x, y):
     xp = ctx.xp
     if y.dtype.kind in "iu" and y.size and bool(xp.any(y < 0)):
@@ -28,13 +28,14 @@ def elementwise_pow(ctx, x, y):
     return xp.power(x, y)
 
 
-@register_kernel("elementwise_pow_grad", ALL_BACKENDS, FLOATS)
+@register_kernel("elementwise_pow_grad", ALL_BACKENDS, FLOATS + COMPLEX)
 def elementwise_pow_grad(ctx, x, y, out_grad, *, out_mask=None):
     # Paddle's rule as written, with no special case: dy = g * log(x) * x**y is NaN where x <= 0.
+    # Complex x: out_grad times the conjugate derivative (Paddle's convention, as multiply's).
     xp = ctx.xp
-    x_grad = (reduce_to_shape(xp.multiply(out_grad, xp.multiply(y, xp.power(x, y - 1))), x.shape)
+    x_grad = (reduce_to_shape(xp.multiply(out_grad, conj(xp.multiply(y, xp.power(x, y - 1)))), x.shape)
               if want(out_mask, 0) else None)
-    y_grad = (reduce_to_shape(xp.multiply(out_grad, xp.multiply(xp.log(x), xp.power(x, y))), y.shape)
+    y_grad = (reduce_to_shape(xp.multiply(out_grad, conj(xp.multiply(xp.log(x), xp.power(x, y)))), y.shape)
               if want(out_mask, 1) else None)
     return x_grad, y_grad
 
@@ -135,12 +136,12 @@ def _isclose(xp, x, y, rtol, atol, equal_nan):
     return xp.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-@register_kernel("isclose", ALL_BACKENDS, FLOATS)
+@register_kernel("isclose", ALL_BACKENDS, FLOATS + COMPLEX)
 def isclose(ctx, x, y, rtol, atol, equal_nan):
     return _isclose(ctx.xp, x, y, rtol, atol, equal_nan)
 
 
-@register_kernel("allclose", ALL_BACKENDS, FLOATS)
+@register_kernel("allclose", ALL_BACKENDS, FLOATS + COMPLEX)
 def allclose(ctx, x, y, rtol, atol, equal_nan):
     return ctx.xp.all(_isclose(ctx.xp, x, y, rtol, atol, equal_nan))
 

@@ -83,7 +83,8 @@ def pow_grad(ctx, x, out_grad, y):
     xp = ctx.xp
     if y == 0:
         return xp.zeros_like(out_grad)
-    return xp.multiply(out_grad, xp.multiply(xp.power(conj(x), y - 1), y))
+    # out_grad times the conjugate derivative, conj(y x^(y-1)): y may be a complex scalar.
+    return xp.multiply(out_grad, conj(xp.multiply(xp.power(x, y - 1), y)))
 
 
 _REAL_BIAS = frozenset((float, int))  # a bias added in place into a float result (a complex one is not)
@@ -139,6 +140,8 @@ def scale_grad(ctx, out_grad, scale, *, into=None):
         factor = host_factor(scale, out_grad.dtype)
         if factor is not None:
             return np.multiply(out_grad, factor, out=into)
+    if type(scale) is complex:  # out_grad times the conjugate derivative (Paddle's convention)
+        scale = scale.conjugate()
     if into is not None and into.dtype.kind in "fc":
         return xp.multiply(out_grad, scale, out=into)
     out = out_grad * scale

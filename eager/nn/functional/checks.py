@@ -33,11 +33,13 @@ def check_tensor(fn: str, arg: str, value) -> Tensor:
     return value
 
 
-def check_float(fn: str, arg: str, value) -> Tensor:
+def check_float(fn: str, arg: str, value, complex_ok: bool = False) -> Tensor:
+    """``value``, or a TypeError naming fn and arg unless it is a floating-point Tensor
+    (or a complex one, where ``complex_ok``)."""
     check_tensor(fn, arg, value)
-    if value.dtype not in FLOATING_TYPES:
-        raise TypeError(
-            f"{fn}: argument '{arg}' expected a floating-point Tensor, got {value.dtype}{value.shape}")
+    if value.dtype not in FLOATING_TYPES and not (complex_ok and value.dtype.is_complex):
+        kinds = "floating-point or complex" if complex_ok else "floating-point"
+        raise TypeError(f"{fn}: argument '{arg}' expected a {kinds} Tensor, got {value.dtype}{value.shape}")
     return value
 
 

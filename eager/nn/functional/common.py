@@ -42,8 +42,9 @@ def linear(x: Tensor, weight: Tensor, bias=None, name=None) -> Tensor:
     signature = _linear_signature(x, weight, bias)
     if signature in _LINEAR_CHECKED:  # these dtypes and shapes passed every check below before
         return _F.linear(x, weight, bias)
-    check_float("linear", "x", x)
-    check_float("linear", "weight", weight)
+    # complex: Paddle's linear is a matmul and an add, which take complex
+    check_float("linear", "x", x, complex_ok=True)
+    check_float("linear", "weight", weight, complex_ok=True)
     _same_dtype("linear", "x", x, "weight", weight)
     if weight.ndim != 2:
         raise ValueError(f"linear: argument 'weight' expected a 2-d tensor [in_features, out_features], got shape "
@@ -52,7 +53,7 @@ def linear(x: Tensor, weight: Tensor, bias=None, name=None) -> Tensor:
         raise ValueError(f"linear: argument 'x' expected a last dimension of {weight.shape[0]} (weight's "
                          f"in_features), got shape {x.shape}")
     if bias is not None:
-        check_float("linear", "bias", bias)
+        check_float("linear", "bias", bias, complex_ok=True)
         _same_dtype("linear", "x", x, "bias", bias)
         if bias.shape != [weight.shape[1]]:
             raise ValueError(f"linear: argument 'bias' expected shape [{weight.shape[1]}] (out_features), got "
