@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import eager
+from torch_reference import needs_torch, torch
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -188,3 +189,14 @@ def test_sgn_refuses_what_paddles_sgn_refuses(dtype, device):
 def test_sgn_of_float16_is_still_sign():
     np.testing.assert_array_equal(eager.sgn(eager.to_tensor([-2.0, 0.0, 3.0], dtype="float16")).numpy(),
                                   np.array([-1.0, 0.0, 1.0], "float16"))
+
+
+@needs_torch
+def test_sgn_gradient_of_complex_x_matches_torch_and_is_0_at_0():
+    z = np.array([0j, 3 + 4j, -1 + 2j, 0.5 - 2j])
+    x = eager.to_tensor(z, stop_gradient=False)
+    eager.real(eager.sgn(x)).sum().backward()
+    t = torch.tensor(z, requires_grad=True)
+    torch.sgn(t).real.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-15)
+    assert x.grad.numpy()[0] == 0
