@@ -67,7 +67,8 @@ from .device import (is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_w
 from .tensor_api import equal, index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa: A004
 # ... and Paddle's argument lists: meshgrid(*args), where(condition), unbind(input), scale's act,
 # the logical and bitwise functions' out.
-from .tensor_api import (bitwise_and, bitwise_not, bitwise_or, bitwise_xor, gather, logical_and,  # noqa: A004
+from .tensor_api import (bitwise_and, bitwise_left_shift, bitwise_left_shift_, bitwise_not, bitwise_or,  # noqa: A004
+                         bitwise_right_shift, bitwise_right_shift_, bitwise_xor, gather, logical_and,
                          logical_not, logical_or, logical_xor, meshgrid, scale, scale_, unbind, where)
 from .inplace_composed import logical_not_  # a non-bool x becomes bool, as logical_and_ (Paddle's kernel)
 # Paddle's paddle.normal_(x, mean, std), bernoulli_(x, p), cauchy_(x, loc, scale), geometric_(x, probs)

@@ -123,13 +123,25 @@ def _dtype(x) -> str:
     return x.dtype.value
 
 
+def _default_float(fn: str) -> str:
+    """The default dtype, which an integer x is cast to (Paddle's rule); Paddle's FFT
+    kernels have no float16 or bfloat16 ones, so under those defaults an integer x is
+    refused here, by name, as Paddle's kernel refuses it."""
+    default = get_default_dtype()
+    if default not in _COMPLEX_OF:
+        raise TypeError(f"fft.{fn}: argument 'x' is an integer tensor, which is cast to the default dtype, "
+                        f"{default}, and the FFT takes float32 or float64 only; cast x to float32 or float64 "
+                        f"or set_default_dtype('float32')")
+    return default
+
+
 def _as_complex(fn: str, x):
     """x as the complex input of c2c / c2r: integers through the default dtype."""
     dtype = _dtype(x)
     if dtype in ("complex64", "complex128"):
         return x
     if dtype in _INTEGERS:
-        return _F.cast(x, _COMPLEX_OF[get_default_dtype()])
+        return _F.cast(x, _COMPLEX_OF[_default_float(fn)])
     if dtype in _COMPLEX_OF:
         return _F.cast(x, _COMPLEX_OF[dtype])
     raise TypeError(f"fft.{fn}: argument 'x' expected a float32, float64, complex or integer tensor, got {dtype}")
@@ -141,7 +153,7 @@ def _as_real(fn: str, x):
     if dtype in _COMPLEX_OF:
         return x
     if dtype in _INTEGERS:
-        return _F.cast(x, get_default_dtype())
+        return _F.cast(x, _default_float(fn))
     raise TypeError(f"fft.{fn}: argument 'x' expected a real (float32, float64 or integer) tensor, got {dtype}")
 
 

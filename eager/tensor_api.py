@@ -712,6 +712,24 @@ bitwise_and, bitwise_or, bitwise_xor = (_with_out_binary(op) for op in ("bitwise
 logical_not, bitwise_not = _with_out_unary("logical_not"), _with_out_unary("bitwise_not")
 
 
+def _with_out_shift(op: str):
+    generated = getattr(_F, op)
+
+    def function(x, y, is_arithmetic=True, out=None, name=None):
+        _check_out(op, out)
+        return generated(x, y, is_arithmetic)
+    function.__name__ = function.__qualname__ = op
+    function.__doc__ = (f"{generated.__doc__ or op}\n\nPaddle's ``{op}(x, y, is_arithmetic=True, out=None, "
+                        f"name=None)``: as in Paddle's dynamic mode, ``out`` is accepted and left untouched; "
+                        f"the result is {'x' if op.endswith('_') else 'a new Tensor'}.\n\n>>> eager.{op}(x, y)\n")
+    return function
+
+
+bitwise_left_shift, bitwise_right_shift, bitwise_left_shift_, bitwise_right_shift_ = (
+    _with_out_shift(op) for op in ("bitwise_left_shift", "bitwise_right_shift", "bitwise_left_shift_",
+                                   "bitwise_right_shift_"))
+
+
 def set_value(self, value) -> "Tensor":
     """Overwrites this tensor's data with ``value`` (a Tensor or NumPy array of
     the same shape and dtype), in place and unrecorded, as Paddle's
@@ -774,7 +792,9 @@ _DISPATCHING_METHODS = {"pow": pow, "equal": equal, "lerp": lerp, "lerp_": lerp_
                         "where": where, "gather": gather, "scale": scale, "scale_": scale_,
                         "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
                         "logical_not": logical_not, "bitwise_and": bitwise_and, "bitwise_or": bitwise_or,
-                        "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not}
+                        "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not,
+                        "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
+                        "bitwise_left_shift_": bitwise_left_shift_, "bitwise_right_shift_": bitwise_right_shift_}
 
 
 def _is_inexact(dtype: DataType) -> bool:

@@ -273,6 +273,9 @@ def logit(x, eps=None, name=None):
     return out
 
 
+_SGN_REAL = ("float16", "float32", "float64")
+
+
 @_check.composed
 def sgn(x, name=None):
     """The sign of x: -1, 0 or 1 for real x; x / |x| (0 at 0) for complex x.
@@ -282,12 +285,21 @@ def sgn(x, name=None):
     """
     _check.tensor("sgn", "x", x)
     if not x.dtype.is_complex:
+        if x.dtype.value not in _SGN_REAL:
+            # Paddle's sgn takes float16/32/64 and complex only (no int, bool or bfloat16).
+            raise TypeError(f"sgn: argument 'x' expected a float16, float32, float64, complex64 or complex128 "
+                            f"Tensor, got {x.dtype}")
         return _F.sign(x)
+    # Paddle's rule: each of x's parts divided by |x|, a NaN quotient (x NaN or infinite,
+    # or |x| overflowing) set to 0; at 0 the result is 0 and so is its gradient.
     magnitude = _F.abs(x)
     zero = _F.equal(magnitude, _F.zeros_like(magnitude))
     safe = _F.where(zero, _F.ones_like(magnitude), magnitude)
-    return _F.where(_F.cast(zero, "bool"), _F.zeros_like(x),
-                    _F.divide(x, _F.complex(safe, _F.zeros_like(safe))))
+    parts = []
+    for part in (_F.real(x), _F.imag(x)):
+        quotient = _F.divide(part, safe)
+        parts.append(_F.where(_F.isnan(quotient), _F.zeros_like(quotient), quotient))
+    return _F.where(zero, _F.zeros_like(x), _F.complex(*parts))
 
 
 @_check.composed

@@ -64,6 +64,10 @@ __all__ = [
     "bitwise_or_",
     "bitwise_xor",
     "bitwise_xor_",
+    "bitwise_left_shift",
+    "bitwise_left_shift_",
+    "bitwise_right_shift",
+    "bitwise_right_shift_",
     "isclose",
     "allclose",
     "equal_all",
@@ -676,6 +680,102 @@ def bitwise_xor_(x, y, name=None):
         raise as_called(error, "bitwise_xor", "bitwise_xor_") from None
     if result is not x.impl:
         write_inplace("bitwise_xor_", x, result)
+    return x
+
+
+def bitwise_left_shift(x, y, is_arithmetic=True, name=None):
+    """Elementwise x << y of integer tensors; a shift below 0 or of x's bit width or more gives 0 (arithmetic and logical are the same).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("bitwise_left_shift", "x", x)
+    if not isinstance(y, Tensor):
+        raise bad_tensor("bitwise_left_shift", "y", y)
+    is_arithmetic = is_arithmetic if type(is_arithmetic) is bool else to_bool(is_arithmetic, "bitwise_left_shift", "is_arithmetic")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("bitwise_left_shift", _this.bitwise_left_shift, (x, y, is_arithmetic, ))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.bitwise_left_shift(x.impl, y.impl, is_arithmetic), None, None
+    return out
+
+
+def bitwise_left_shift_(x, y, is_arithmetic=True, name=None):
+    """Inplace bitwise_left_shift: writes the result into x and returns it. Elementwise x << y of integer tensors; a shift below 0 or of x's bit width or more gives 0 (arithmetic and logical are the same).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("bitwise_left_shift_", "x", x)
+    if not isinstance(y, Tensor):
+        raise bad_tensor("bitwise_left_shift_", "y", y)
+    is_arithmetic = is_arithmetic if type(is_arithmetic) is bool else to_bool(is_arithmetic, "bitwise_left_shift_", "is_arithmetic")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("bitwise_left_shift_", _this.bitwise_left_shift_, (x, y, is_arithmetic, ), castable=False)
+    if _grad_state.enabled and (_meta := x._meta) is not None and not _meta.stop_gradient:
+        # Not differentiable: x's history would describe the values this
+        # overwrites, so the result is written in as a constant.
+        try:
+            result = _phi.bitwise_left_shift(x.impl, y.impl, is_arithmetic)
+        except _PhiError as error:  # named after the kernel; the user called bitwise_left_shift_
+            raise as_called(error, "bitwise_left_shift", "bitwise_left_shift_") from None
+        return write_constant("bitwise_left_shift_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    try:
+        result = _phi.bitwise_left_shift_into_(x.impl, y.impl, is_arithmetic, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called bitwise_left_shift_
+        raise as_called(error, "bitwise_left_shift", "bitwise_left_shift_") from None
+    if result is not x.impl:
+        write_inplace("bitwise_left_shift_", x, result)
+    return x
+
+
+def bitwise_right_shift(x, y, is_arithmetic=True, name=None):
+    """Elementwise x >> y of integer tensors, sign-filling (is_arithmetic) or as the unsigned integer of x's width; a shift below 0 or of the bit width or more gives the fill (-1 or 0).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("bitwise_right_shift", "x", x)
+    if not isinstance(y, Tensor):
+        raise bad_tensor("bitwise_right_shift", "y", y)
+    is_arithmetic = is_arithmetic if type(is_arithmetic) is bool else to_bool(is_arithmetic, "bitwise_right_shift", "is_arithmetic")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("bitwise_right_shift", _this.bitwise_right_shift, (x, y, is_arithmetic, ))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.bitwise_right_shift(x.impl, y.impl, is_arithmetic), None, None
+    return out
+
+
+def bitwise_right_shift_(x, y, is_arithmetic=True, name=None):
+    """Inplace bitwise_right_shift: writes the result into x and returns it. Elementwise x >> y of integer tensors, sign-filling (is_arithmetic) or as the unsigned integer of x's width; a shift below 0 or of the bit width or more gives the fill (-1 or 0).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("bitwise_right_shift_", "x", x)
+    if not isinstance(y, Tensor):
+        raise bad_tensor("bitwise_right_shift_", "y", y)
+    is_arithmetic = is_arithmetic if type(is_arithmetic) is bool else to_bool(is_arithmetic, "bitwise_right_shift_", "is_arithmetic")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("bitwise_right_shift_", _this.bitwise_right_shift_, (x, y, is_arithmetic, ), castable=False)
+    if _grad_state.enabled and (_meta := x._meta) is not None and not _meta.stop_gradient:
+        # Not differentiable: x's history would describe the values this
+        # overwrites, so the result is written in as a constant.
+        try:
+            result = _phi.bitwise_right_shift(x.impl, y.impl, is_arithmetic)
+        except _PhiError as error:  # named after the kernel; the user called bitwise_right_shift_
+            raise as_called(error, "bitwise_right_shift", "bitwise_right_shift_") from None
+        return write_constant("bitwise_right_shift_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    try:
+        result = _phi.bitwise_right_shift_into_(x.impl, y.impl, is_arithmetic, x.impl)
+    except _PhiError as error:  # named after the kernel; the user called bitwise_right_shift_
+        raise as_called(error, "bitwise_right_shift", "bitwise_right_shift_") from None
+    if result is not x.impl:
+        write_inplace("bitwise_right_shift_", x, result)
     return x
 
 

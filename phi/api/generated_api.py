@@ -32,7 +32,7 @@ from phi.core.errors import ResourceExhaustedError
 # warns from this module.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"phi\.api\.generated_api$")
 
-__all__ = ["add", "add_into_", "subtract", "subtract_into_", "multiply", "multiply_into_", "divide", "divide_into_", "pow", "pow_into_", "scale", "scale_into_", "matmul", "relu", "relu_into_", "tanh", "tanh_into_", "sigmoid", "sigmoid_into_", "exp", "exp_into_", "log", "log_into_", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "setitem_into_", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "softmax_into_", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "abs_into_", "neg", "neg_into_", "sqrt", "sqrt_into_", "square", "square_into_", "rsqrt", "rsqrt_into_", "reciprocal", "reciprocal_into_", "log1p", "log1p_into_", "expm1", "expm1_into_", "sin", "sin_into_", "cos", "cos_into_", "floor", "floor_into_", "ceil", "ceil_into_", "round", "round_into_", "isnan", "isinf", "isfinite", "logical_not", "logical_not_into_", "tan", "tan_into_", "asin", "asin_into_", "acos", "acos_into_", "atan", "atan_into_", "sinh", "sinh_into_", "cosh", "cosh_into_", "asinh", "asinh_into_", "acosh", "acosh_into_", "atanh", "atanh_into_", "log2", "log2_into_", "log10", "log10_into_", "erf", "erf_into_", "erfinv", "erfinv_into_", "trunc", "trunc_into_", "frac", "frac_into_", "lgamma", "lgamma_into_", "digamma", "digamma_into_", "nan_to_num", "nan_to_num_into_", "bitwise_not", "bitwise_not_into_", "real", "imag", "conj", "angle", "polygamma", "polygamma_into_", "i0", "i0_into_", "i0e", "i0e_into_", "i1", "i1_into_", "i1e", "i1e_into_", "gammainc", "gammainc_into_", "gammaincc", "gammaincc_into_", "nextafter", "elementwise_pow", "clip", "clip_into_", "remainder", "remainder_into_", "floor_divide", "floor_divide_into_", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_and_into_", "bitwise_or", "bitwise_or_into_", "bitwise_xor", "bitwise_xor_into_", "isclose", "allclose", "equal_all", "atan2", "hypot", "hypot_into_", "lerp", "lerp_into_", "fmax", "fmin", "max", "min", "prod", "cumsum", "cumsum_into_", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "cumprod_into_", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "searchsorted", "histogram", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "as_strided", "view_dtype", "gather", "take_along_axis", "masked_fill", "masked_fill_into_", "masked_select", "scatter", "scatter_into_", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "put_along_axis_into_", "index_add", "index_add_into_", "nonzero", "index_put", "index_put_into_", "masked_scatter", "masked_scatter_into_", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "tril_into_", "triu", "triu_into_", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "fill_into_", "zero", "zero_into_", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "binomial", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "eig", "lu", "lu_unpack", "gelu", "silu", "leaky_relu", "leaky_relu_into_", "elu", "elu_into_", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardtanh_into_", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "thresholded_relu_into_", "fused_softmax_cross_entropy", "fused_mse_loss", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "fft_c2c", "fft_r2c", "fft_c2r", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "as_strided_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "eig_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "fused_mse_loss_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
+__all__ = ["add", "add_into_", "subtract", "subtract_into_", "multiply", "multiply_into_", "divide", "divide_into_", "pow", "pow_into_", "scale", "scale_into_", "matmul", "relu", "relu_into_", "tanh", "tanh_into_", "sigmoid", "sigmoid_into_", "exp", "exp_into_", "log", "log_into_", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "setitem_into_", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "softmax_into_", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "abs_into_", "neg", "neg_into_", "sqrt", "sqrt_into_", "square", "square_into_", "rsqrt", "rsqrt_into_", "reciprocal", "reciprocal_into_", "log1p", "log1p_into_", "expm1", "expm1_into_", "sin", "sin_into_", "cos", "cos_into_", "floor", "floor_into_", "ceil", "ceil_into_", "round", "round_into_", "isnan", "isinf", "isfinite", "logical_not", "logical_not_into_", "tan", "tan_into_", "asin", "asin_into_", "acos", "acos_into_", "atan", "atan_into_", "sinh", "sinh_into_", "cosh", "cosh_into_", "asinh", "asinh_into_", "acosh", "acosh_into_", "atanh", "atanh_into_", "log2", "log2_into_", "log10", "log10_into_", "erf", "erf_into_", "erfinv", "erfinv_into_", "trunc", "trunc_into_", "frac", "frac_into_", "lgamma", "lgamma_into_", "digamma", "digamma_into_", "nan_to_num", "nan_to_num_into_", "bitwise_not", "bitwise_not_into_", "real", "imag", "conj", "angle", "polygamma", "polygamma_into_", "i0", "i0_into_", "i0e", "i0e_into_", "i1", "i1_into_", "i1e", "i1e_into_", "gammainc", "gammainc_into_", "gammaincc", "gammaincc_into_", "nextafter", "elementwise_pow", "clip", "clip_into_", "remainder", "remainder_into_", "floor_divide", "floor_divide_into_", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_and_into_", "bitwise_or", "bitwise_or_into_", "bitwise_xor", "bitwise_xor_into_", "bitwise_left_shift", "bitwise_left_shift_into_", "bitwise_right_shift", "bitwise_right_shift_into_", "isclose", "allclose", "equal_all", "atan2", "hypot", "hypot_into_", "lerp", "lerp_into_", "fmax", "fmin", "max", "min", "prod", "cumsum", "cumsum_into_", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "cumprod_into_", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "searchsorted", "histogram", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "as_strided", "view_dtype", "gather", "take_along_axis", "masked_fill", "masked_fill_into_", "masked_select", "scatter", "scatter_into_", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "put_along_axis_into_", "index_add", "index_add_into_", "nonzero", "index_put", "index_put_into_", "masked_scatter", "masked_scatter_into_", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "tril_into_", "triu", "triu_into_", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "fill_into_", "zero", "zero_into_", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "binomial", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "eig", "lu", "lu_unpack", "gelu", "silu", "leaky_relu", "leaky_relu_into_", "elu", "elu_into_", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardtanh_into_", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "thresholded_relu_into_", "fused_softmax_cross_entropy", "fused_mse_loss", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "fft_c2c", "fft_r2c", "fft_c2r", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "as_strided_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "eig_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "fused_mse_loss_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
 
 # A kernel's result is wrapped as DenseTensor(array) without the __init__ frame
 # (~35 ns of every call): object.__new__ and the three slots set in line.
@@ -8406,6 +8406,240 @@ def bitwise_xor_into_(x, y, into):
         verify_infer_meta("bitwise_xor", metas, [into])
     if seen is None and signature is not None:
         _bitwise_xor_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
+_bitwise_left_shift_kernel = KERNELS.dispatch_table("bitwise_left_shift")
+_bitwise_left_shift_seen = KERNELS.signature_cache("bitwise_left_shift", "bitwise_left_shift")
+
+
+def bitwise_left_shift(x, y, is_arithmetic):
+    """Elementwise x << y of integer tensors; a shift below 0 or of x's bit width or more gives 0 (arithmetic and logical are the same)."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape, is_arithmetic, type(is_arithmetic))
+        seen = _bitwise_left_shift_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.bitwise_shift_infer_meta(x, y, is_arithmetic, out_meta)
+        except PhiError as error:
+            raise error.in_op("bitwise_left_shift", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("bitwise_left_shift", "bitwise_left_shift", x, (x, y, is_arithmetic), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("bitwise_left_shift", x=x, y=y) from None
+        kernel = _bitwise_left_shift_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array, is_arithmetic)
+    except PhiError as error:
+        raise error.in_op("bitwise_left_shift", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"bitwise_left_shift: not enough memory for the result ({error})") from None
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bitwise_left_shift", metas, [out])
+    if seen is None and signature is not None:
+        _bitwise_left_shift_seen.remember(signature, (kernel, array_type, metas))
+    return out
+
+
+_bitwise_left_shift_into_kernel = KERNELS.dispatch_table("bitwise_left_shift", into=True)
+_bitwise_left_shift_into_seen = KERNELS.signature_cache("bitwise_left_shift", "bitwise_left_shift_into_")
+_bitwise_left_shift_new = bitwise_left_shift  # an argument may be named like the op (scale)
+
+
+def bitwise_left_shift_into_(x, y, is_arithmetic, into):
+    """bitwise_left_shift written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as bitwise_left_shift() makes it."""
+    if type(into) is not DenseTensor:
+        return _bitwise_left_shift_new(x, y, is_arithmetic)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape, is_arithmetic, type(is_arithmetic))
+        seen = _bitwise_left_shift_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.bitwise_shift_infer_meta(x, y, is_arithmetic, out_meta)
+        except PhiError as error:
+            raise error.in_op("bitwise_left_shift", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("bitwise_left_shift", "bitwise_left_shift", x, (x, y, is_arithmetic), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("bitwise_left_shift", x=x, y=y) from None
+        kernel = _bitwise_left_shift_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as bitwise_left_shift() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, y.array, is_arithmetic)
+        except PhiError as error:
+            raise error.in_op("bitwise_left_shift", x=x, y=y) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"bitwise_left_shift: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("bitwise_left_shift", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, y.array, is_arithmetic, into=target)
+    except PhiError as error:
+        raise error.in_op("bitwise_left_shift", x=x, y=y) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bitwise_left_shift", metas, [into])
+    if seen is None and signature is not None:
+        _bitwise_left_shift_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
+_bitwise_right_shift_kernel = KERNELS.dispatch_table("bitwise_right_shift")
+_bitwise_right_shift_seen = KERNELS.signature_cache("bitwise_right_shift", "bitwise_right_shift")
+
+
+def bitwise_right_shift(x, y, is_arithmetic):
+    """Elementwise x >> y of integer tensors, sign-filling (is_arithmetic) or as the unsigned integer of x's width; a shift below 0 or of the bit width or more gives the fill (-1 or 0)."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape, is_arithmetic, type(is_arithmetic))
+        seen = _bitwise_right_shift_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.bitwise_shift_infer_meta(x, y, is_arithmetic, out_meta)
+        except PhiError as error:
+            raise error.in_op("bitwise_right_shift", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("bitwise_right_shift", "bitwise_right_shift", x, (x, y, is_arithmetic), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("bitwise_right_shift", x=x, y=y) from None
+        kernel = _bitwise_right_shift_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array, is_arithmetic)
+    except PhiError as error:
+        raise error.in_op("bitwise_right_shift", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"bitwise_right_shift: not enough memory for the result ({error})") from None
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bitwise_right_shift", metas, [out])
+    if seen is None and signature is not None:
+        _bitwise_right_shift_seen.remember(signature, (kernel, array_type, metas))
+    return out
+
+
+_bitwise_right_shift_into_kernel = KERNELS.dispatch_table("bitwise_right_shift", into=True)
+_bitwise_right_shift_into_seen = KERNELS.signature_cache("bitwise_right_shift", "bitwise_right_shift_into_")
+_bitwise_right_shift_new = bitwise_right_shift  # an argument may be named like the op (scale)
+
+
+def bitwise_right_shift_into_(x, y, is_arithmetic, into):
+    """bitwise_right_shift written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as bitwise_right_shift() makes it."""
+    if type(into) is not DenseTensor:
+        return _bitwise_right_shift_new(x, y, is_arithmetic)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape, is_arithmetic, type(is_arithmetic))
+        seen = _bitwise_right_shift_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.bitwise_shift_infer_meta(x, y, is_arithmetic, out_meta)
+        except PhiError as error:
+            raise error.in_op("bitwise_right_shift", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("bitwise_right_shift", "bitwise_right_shift", x, (x, y, is_arithmetic), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("bitwise_right_shift", x=x, y=y) from None
+        kernel = _bitwise_right_shift_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as bitwise_right_shift() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, y.array, is_arithmetic)
+        except PhiError as error:
+            raise error.in_op("bitwise_right_shift", x=x, y=y) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"bitwise_right_shift: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("bitwise_right_shift", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, y.array, is_arithmetic, into=target)
+    except PhiError as error:
+        raise error.in_op("bitwise_right_shift", x=x, y=y) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bitwise_right_shift", metas, [into])
+    if seen is None and signature is not None:
+        _bitwise_right_shift_into_seen.remember(signature, (kernel, array_type, metas))
     return into
 
 

@@ -11,6 +11,7 @@ from .checks import broadcast_dims, check_representable, same_dtype
 
 __all__ = [
     "real_elementwise_infer_meta", "elementwise_pow_infer_meta", "float_elementwise_infer_meta", "bitwise_infer_meta",
+    "bitwise_shift_infer_meta",
     "atan2_infer_meta", "clip_infer_meta", "isclose_infer_meta", "allclose_infer_meta",
     "equal_all_infer_meta", "lerp_infer_meta", "lerp_grad_infer_meta",
 ]
@@ -47,6 +48,13 @@ def float_elementwise_infer_meta(x, y, out) -> None:
 def bitwise_infer_meta(x, y, out) -> None:
     """elementwise_infer_meta for bool and integer tensors."""
     _expect_dtype("x", x, "a bool or integer", x.dtype is DataType.BOOL or x.dtype.is_integer)
+    elementwise_infer_meta(x, y, out)
+
+
+def bitwise_shift_infer_meta(x, y, is_arithmetic, out) -> None:
+    """elementwise_infer_meta for integer tensors only: Paddle registers no bool shift kernel."""
+    _expect_dtype("x", x, "an integer (int8, uint8, int16, int32 or int64)",
+                  x.dtype.is_integer and x.dtype is not DataType.BOOL)
     elementwise_infer_meta(x, y, out)
 
 

@@ -9,7 +9,7 @@ from ..common.data_type import DataType
 from ..core.errors import InvalidArgumentError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, COMPLEX, FLOATS, INTS, REAL
-from .funcs import check_integer_divisor, conj, reduce_to_shape, want
+from .funcs import check_integer_divisor, conj, copied_into, reduce_to_shape, want
 
 def _zero(xp, dtype):
     return xp.zeros((), dtype=dtype)
@@ -127,6 +127,42 @@ def bitwise_or(ctx, x, y, *, into=None):
 @register_kernel("bitwise_xor", ALL_BACKENDS, _BITWISE)
 def bitwise_xor(ctx, x, y, *, into=None):
     return ctx.xp.bitwise_xor(x, y, out=into)
+
+
+# Paddle's shift functors (phi/kernels/funcs/bitwise_functors.h) define every shift:
+# one below 0 or of the bit width or more gives 0, except an arithmetic right shift
+# of a signed x, which fills with x's sign. NumPy leaves those shifts to the C
+# compiler, so they are taken out before shifting. A logical right shift shifts x's
+# bits as the unsigned integer of its width.
+
+def _shift_in_range(xp, x, y):
+    """(where y is a defined shift, y with the others replaced by 0)."""
+    inside = (y >= 0) & (y < x.dtype.itemsize * 8)
+    return inside, xp.where(inside, y, _zero(xp, y.dtype))
+
+
+@register_kernel("bitwise_left_shift", ALL_BACKENDS, INTS)
+def bitwise_left_shift(ctx, x, y, is_arithmetic, *, into=None):
+    # Arithmetic and logical left shifts are the same bits.
+    xp = ctx.xp
+    inside, shift = _shift_in_range(xp, x, y)
+    return copied_into(xp.where(inside, xp.left_shift(x, shift), _zero(xp, x.dtype)), into)
+
+
+@register_kernel("bitwise_right_shift", ALL_BACKENDS, INTS)
+def bitwise_right_shift(ctx, x, y, is_arithmetic, *, into=None):
+    xp = ctx.xp
+    inside, shift = _shift_in_range(xp, x, y)
+    signed = x.dtype.kind == "i"
+    if is_arithmetic or not signed:
+        shifted = xp.right_shift(x, shift)
+        # x >> (width - 1) is -1 for a negative x and 0 otherwise: the sign fill.
+        fill = xp.right_shift(x, x.dtype.itemsize * 8 - 1) if is_arithmetic and signed else _zero(xp, x.dtype)
+    else:
+        unsigned = xp.dtype(f"uint{x.dtype.itemsize * 8}")
+        shifted = xp.right_shift(x.view(unsigned), shift.view(unsigned)).view(x.dtype)
+        fill = _zero(xp, x.dtype)
+    return copied_into(xp.where(inside, shifted, fill), into)
 
 
 # -- closeness and equality --------------------------------------------------------------------

@@ -78,6 +78,31 @@ def ref_isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
     return close
 
 
+def _ref_shift(left):
+    """Paddle's shift functors element by element on Python ints: a shift below 0 or of
+    the bit width or more gives 0, or -1 for a negative x shifted right arithmetically."""
+    def reference(x, y, is_arithmetic=True):
+        width = x.dtype.itemsize * 8
+        x, y = np.broadcast_arrays(x, y)
+        out = np.empty(x.shape, x.dtype)
+        for index in np.ndindex(x.shape):
+            value, shift = int(x[index]), int(y[index])
+            if shift < 0 or shift >= width:
+                result = -1 if (not left and is_arithmetic and value < 0) else 0
+            elif left:
+                result = value << shift
+            else:
+                result = (value if is_arithmetic else value % (1 << width)) >> shift
+            result %= 1 << width
+            out[index] = result - (1 << width) if result >= 1 << (width - 1) else result
+        return out
+    return reference
+
+
+SHIFT_CASES = binary_cases() + (Case(((3, 4), (4,)), {"is_arithmetic": False}),
+                                Case(((2, 3), (2, 3)), {"is_arithmetic": False}))
+
+
 CLOSE_CASES = binary_cases() + (
     Case(((3, 4), (3, 4)), {"rtol": 0.6, "atol": 0.0}),
     Case(((3, 4), (4,)), {"rtol": 0.0, "atol": 0.75, "equal_nan": True}),
@@ -162,6 +187,10 @@ SPECS: list = [
     _bool_spec("bitwise_and", F.bitwise_and, lambda x, y: x & y, INTS + ("bool",), ("real", "real")),
     _bool_spec("bitwise_or", F.bitwise_or, lambda x, y: x | y, INTS + ("bool",), ("real", "real")),
     _bool_spec("bitwise_xor", F.bitwise_xor, lambda x, y: x ^ y, INTS + ("bool",), ("real", "real")),
+    OpSpec("bitwise_left_shift", F.bitwise_left_shift, _ref_shift(True), ("real", "real"), SHIFT_CASES,
+           dtypes=INTS, grad=False),
+    OpSpec("bitwise_right_shift", F.bitwise_right_shift, _ref_shift(False), ("real", "real"), SHIFT_CASES,
+           dtypes=INTS, grad=False),
     OpSpec("isclose", F.isclose, ref_isclose, ("coarse", "coarse"), CLOSE_CASES, grad=False),
     OpSpec("allclose", F.allclose, lambda *a, **k: np.asarray(np.all(ref_isclose(*a, **k))),
            ("coarse", "coarse"), CLOSE_CASES, grad=False),
