@@ -12,6 +12,7 @@ import numpy as np
 
 from phi.common import DataType
 
+from ..arguments import to_bool
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
@@ -140,7 +141,7 @@ def vander(x, n=None, increasing=False, name=None):
     columns = [_F.ones_like(x)]
     for _ in range(n - 1):
         columns.append(_F.multiply(columns[-1], x))
-    if not increasing:
+    if not to_bool(increasing, "vander", "increasing"):
         columns.reverse()
     return _F.stack(columns, 1)
 

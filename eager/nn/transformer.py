@@ -20,6 +20,7 @@ import math
 
 from phi.common.data_type import FLOATING_TYPES, DataType
 
+from ..arguments import to_bool
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import functional as F
@@ -254,7 +255,7 @@ def _block_settings(layer: Layer, who: str, n_attrs: int, settings: dict) -> tup
     dropout = _check_p(who, settings["dropout"])
     attn_dropout, act_dropout = (dropout if settings[name] is None else _check_p(who, settings[name])
                                  for name in ("attn_dropout", "act_dropout"))
-    layer.normalize_before = bool(settings["normalize_before"])
+    layer.normalize_before = to_bool(settings["normalize_before"], who, "normalize_before")
     return (dropout, attn_dropout, act_dropout, _param_attrs(settings["weight_attr"], n_attrs, who, "weight_attr"),
             _param_attrs(settings["bias_attr"], n_attrs, who, "bias_attr"))
 

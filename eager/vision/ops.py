@@ -1339,10 +1339,17 @@ class ConvNormActivation(nn.Sequential):
 
     def __init__(self, in_channels, out_channels, kernel_size=3, stride=1, padding=None, groups=1,
                  norm_layer=nn.BatchNorm2D, activation_layer=nn.ReLU, dilation=1, bias=None):
-        if padding is None:
+        who = "ConvNormActivation"
+        if padding is None:  # computed from ints here, so Conv2D's own checks come too late
+            for arg, value in (("kernel_size", kernel_size), ("dilation", dilation)):
+                if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+                    raise TypeError(f"{who}: argument '{arg}' expected an int when padding is None, "
+                                    f"got {value!r}")
             padding = (kernel_size - 1) // 2 * dilation
-        if bias is None:
-            bias = norm_layer is None
+        for arg, value in (("norm_layer", norm_layer), ("activation_layer", activation_layer)):
+            if value is not None and not callable(value):
+                raise TypeError(f"{who}: argument '{arg}' expected a layer class (or None), got {value!r}")
+        bias = norm_layer is None if bias is None else to_bool(bias, who, "bias")
         layers = [nn.Conv2D(in_channels, out_channels, kernel_size, stride, padding, dilation=dilation,
                             groups=groups, bias_attr=None if bias else False)]
         if norm_layer is not None:

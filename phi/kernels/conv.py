@@ -79,10 +79,12 @@ def _windows(xp, x, kernel, strides, pads, dilations, outs):
         if o and (o - 1) * s + (ks - 1) * d >= size:  # as_strided checks no bounds: never read past x
             raise ValueError(f"conv im2col: windows of {outs} outputs overrun the padded input {x.shape[2:]}")
     spatial = x.strides[2:]
+    # A step along an axis of one output (or one kernel tap) is never taken: 1 there keeps
+    # a huge stride or dilation from overflowing the view's byte strides.
     return _strided(
         xp, x, x.shape[:2] + tuple(outs) + tuple(kernel),
-        x.strides[:2] + tuple(st * s for st, s in zip(spatial, strides))
-        + tuple(st * d for st, d in zip(spatial, dilations)))
+        x.strides[:2] + tuple(st * (s if o > 1 else 1) for st, s, o in zip(spatial, strides, outs))
+        + tuple(st * (d if ks > 1 else 1) for st, d, ks in zip(spatial, dilations, kernel)))
 
 
 # Columns are copied and multiplied a block of samples at a time on the CPU: a block's columns
