@@ -30,7 +30,7 @@ from phi.common.data_type import FLOATING_TYPES, bfloat16_numpy_dtype
 from phi.core import DenseTensor, InvalidArgumentError
 from phi.infermeta.checks import check_result_shape
 
-from ...arguments import to_bool, to_str
+from ...arguments import to_bool, to_float, to_str
 from ...autograd.grad_mode import no_grad
 from ...autograd.hooks import RemovableHandle
 from ...autograd.meta import AutogradMeta
@@ -77,7 +77,7 @@ class Parameter(Tensor):
         self.stop_gradient = not trainable  # an integer one only reports it (Tensor.stop_gradient)
         if name is not None:
             self.name = name
-        self.optimize_attr = {"learning_rate": float(learning_rate)}
+        self.optimize_attr = {"learning_rate": to_float(learning_rate, "Parameter", "learning_rate")}
         if not isinstance(need_clip, bool):
             raise TypeError(f"Parameter: argument 'need_clip' expected a bool, got {need_clip!r}")
         self.need_clip = need_clip  # False: gradient clipping leaves this gradient alone
