@@ -26,7 +26,7 @@ import os
 import numpy as np
 
 from .. import nn
-from ..arguments import bad_tensor, to_bool, to_float
+from ..arguments import bad_tensor, in_called, to_bool, to_float
 from ..composite import _paddle_api as _check
 from ..creation import to_tensor
 from ..generated import forward_api as _F
@@ -1350,12 +1350,15 @@ class ConvNormActivation(nn.Sequential):
             if value is not None and not callable(value):
                 raise TypeError(f"{who}: argument '{arg}' expected a layer class (or None), got {value!r}")
         bias = norm_layer is None if bias is None else to_bool(bias, who, "bias")
-        layers = [nn.Conv2D(in_channels, out_channels, kernel_size, stride, padding, dilation=dilation,
-                            groups=groups, bias_attr=None if bias else False)]
-        if norm_layer is not None:
-            layers.append(norm_layer(out_channels))
-        if activation_layer is not None:
-            layers.append(activation_layer())
+        try:  # the sublayers check the sizes; their errors also name the block the user made
+            layers = [nn.Conv2D(in_channels, out_channels, kernel_size, stride, padding, dilation=dilation,
+                                groups=groups, bias_attr=None if bias else False)]
+            if norm_layer is not None:
+                layers.append(norm_layer(out_channels))
+            if activation_layer is not None:
+                layers.append(activation_layer())
+        except (TypeError, ValueError) as error:
+            raise in_called(error, who) from None
         super().__init__(*layers)
 
 
