@@ -25,7 +25,8 @@ or a number for a Tensor. What it found (refused badly, or hung):
 - errors named a function the user did not call or an argument name it does
   not have: eigvalsh (eigh), eigvals (eig), cholesky_solve (triangular_solve,
   with x and y swapped), LogNormal (Normal), where(cond) (nonzero), chunk
-  ('num_or_sections' for 'chunks'), bernoulli_ (expand);
+  ('num_or_sections' for 'chunks'), bernoulli_ (expand), ConvNormActivation
+  (Conv2D), attention and Transformer dropouts ('p' for 'dropout_p'/'dropout');
 - Distribution's batch/event shapes, slice_scatter's lists, ClipGradByValue's
   max and Parameter's learning_rate went through int()/float()/a dict lookup.
 """
@@ -126,6 +127,13 @@ CASES = [
      ValueError, r"^Embedding: its arguments give a parameter of shape"),
     ("BatchNorm2D-size", lambda: (eager.nn.BatchNorm2D, (HUGE,), {}),
      ValueError, r"^BatchNorm2D: its arguments give a parameter of shape"),
+    ("ConvNormActivation-sublayer", lambda: (eager.vision.ops.ConvNormActivation, (None, 2), {}),
+     TypeError, r"^ConvNormActivation: Conv2D: argument 'in_channels'"),
+    ("TransformerEncoderLayer-dropout", lambda: (eager.nn.TransformerEncoderLayer, (4, 2, 4), {"dropout": "x"}),
+     TypeError, r"^TransformerEncoderLayer: argument 'dropout' expected a float"),
+    ("scaled_dot_product_attention-dropout_p", lambda: (F.scaled_dot_product_attention,
+                                                        (_t([1, 2, 2, 4]),) * 3, {"dropout_p": None}),
+     TypeError, r"^scaled_dot_product_attention: argument 'dropout_p'"),
     ("chunk-chunks", lambda: (eager.chunk, (_t([2, 3]), -7), {}),
      ValueError, r"^chunk: argument 'chunks' = -7 must divide"),
     ("where-condition", lambda: (eager.where, (None,), {}), TypeError, r"^where: argument 'condition'"),
