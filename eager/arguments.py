@@ -60,14 +60,17 @@ def sparse_operation(op: str, error, *operands):
     return function(*operands)
 
 
-def as_called(error: Exception, target: str, op: str) -> Exception:
+def as_called(error: Exception, target: str, op: str, renames: dict | None = None) -> Exception:
     """``error`` from ``target`` (the op that ``op`` invokes), reworded to name
-    ``op``, the function the user called; other errors come back unchanged."""
+    ``op``, the function the user called, and (``renames``: target's argument ->
+    op's) the arguments by the names op takes; other errors come back unchanged."""
     text = str(error)
     if not text.startswith(f"{target}: "):
         return error
-    renamed = type(error)(f"{op}: " + text[len(target) + 2:])
-    return renamed
+    text = text[len(target) + 2:]
+    for old, new in (renames or {}).items():
+        text = text.replace(f"'{old}'", f"'{new}'")
+    return type(error)(f"{op}: " + text)
 
 
 def in_called(error: Exception, op: str) -> Exception:

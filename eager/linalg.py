@@ -22,7 +22,7 @@ import numpy as np
 
 from phi.common import DataType
 
-from .arguments import bad_tensor
+from .arguments import as_called, bad_tensor
 from .generated import forward_api as _F
 from .tensor import Tensor
 
@@ -135,7 +135,10 @@ def eigvalsh(x, UPLO="L", name=None):
     The eigenvalues of eigh; their gradient is finite even where eigenvalues repeat,
     since no eigenvector gradient is asked for.
     """
-    return _F.eigh(x, UPLO)[0]
+    try:
+        return _F.eigh(x, UPLO)[0]
+    except (TypeError, ValueError) as error:
+        raise as_called(error, "eigh", "eigvalsh") from None
 
 
 def einsum(equation, *operands):
@@ -437,7 +440,7 @@ def lstsq(x, y, rcond=None, driver=None, name=None) -> tuple:
         raise ValueError(f"lstsq: argument 'y' expected {x.shape[-2]} rows (x is {x.shape}), got shape {y.shape}")
     if driver is None:
         driver = "gels" if x.place.is_gpu_place() else "gelsy"
-    if driver not in _LSTSQ_DRIVERS:
+    if not isinstance(driver, str) or driver not in _LSTSQ_DRIVERS:
         raise ValueError(f"lstsq: argument 'driver' expected one of {list(_LSTSQ_DRIVERS)} or None, got {driver!r}")
     if x.place.is_gpu_place() and driver != "gels":
         raise ValueError(f"lstsq: argument 'driver' expected 'gels' (the only GPU driver, as in Paddle), "
@@ -476,7 +479,10 @@ def eigvals(x, name=None) -> Tensor:
     >>> eager.linalg.eigvals(eager.to_tensor([[0.0, -1.0], [1.0, 0.0]])).numpy()
     array([0.+1.j, 0.-1.j], dtype=complex64)
     """
-    return _F.eig(x)[0]
+    try:
+        return _F.eig(x)[0]
+    except (TypeError, ValueError) as error:
+        raise as_called(error, "eig", "eigvals") from None
 
 
 def lu(x, pivot: bool = True, get_infos: bool = False, name=None):
@@ -601,6 +607,12 @@ def cholesky_solve(x, y, upper=False, name=None) -> Tensor:
     _matrices("cholesky_solve", "y", y, square=True)
     if not isinstance(upper, bool):
         raise TypeError(f"cholesky_solve: argument 'upper' expected a bool, got {upper!r}")
+    # Checked here: triangular_solve takes them the other way round (y first) and would name itself.
+    if x.dtype != y.dtype:
+        raise TypeError(f"cholesky_solve: argument 'y' expected the dtype of x ({x.dtype}), got {y.dtype}")
+    if x.shape[-2] != y.shape[-1]:
+        raise ValueError(f"cholesky_solve: argument 'x' expected {y.shape[-1]} rows (y is {y.shape}), "
+                         f"got shape {x.shape}")
     # lower: L (L^T X) = x; upper: U^T (U X) = x.
     inner = triangular_solve(y, x, upper=upper, transpose=upper)
     return triangular_solve(y, inner, upper=upper, transpose=not upper)

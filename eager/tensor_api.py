@@ -21,7 +21,7 @@ from phi.core.dense_tensor import DenseTensor
 from phi.core.errors import InvalidArgumentError, PhiError, UnimplementedError
 from phi.infermeta.checks import check_representable
 
-from .arguments import OPERATOR_FALLBACKS, as_called, has_sparse, in_called, sparse_operation, to_bool
+from .arguments import OPERATOR_FALLBACKS, as_called, bad_tensor, has_sparse, in_called, sparse_operation, to_bool
 from .autograd import hooks
 from .autograd.engine import run_backward
 from .autograd.grad_mode import STATE as _grad_state
@@ -599,6 +599,8 @@ def where(condition, x=None, y=None, name=None):
     array([1])
     """
     if x is None and y is None:
+        if not isinstance(condition, Tensor):
+            raise bad_tensor("where", "condition", condition)
         return nonzero(condition, as_tuple=True)
     if x is None or y is None:
         raise ValueError(f"where: arguments 'x' and 'y' expected both or neither, got x={x!r} and y={y!r}")

@@ -279,6 +279,13 @@ class TensorFills:
         """
         _float_tensor("bernoulli_", self)
         if isinstance(p, Tensor):
+            try:
+                fits = broadcast_dims("p", p.shape, "x", self.shape) == tuple(self.shape)
+            except PhiError:
+                fits = False
+            if not fits:
+                raise ValueError(f"bernoulli_: argument 'p' of shape {p.shape} does not broadcast to the "
+                                 f"shape {self.shape} of the tensor filled in place")
             probability = _F.expand(_F.cast(p, self.dtype), self.shape)
         else:
             p = _check.number("bernoulli_", "p", p)

@@ -152,7 +152,7 @@ def test_sdpa_matches_torch():
     (lambda q: F.scaled_dot_product_attention(q, q, q, eager.ones([3, 3])), ValueError, "attn_mask"),
     (lambda q: F.scaled_dot_product_attention(q, q, q, eager.ones([4, 4], "int64")), TypeError, "attn_mask"),
     (lambda q: F.scaled_dot_product_attention(q, q, q, eager.ones([4, 4], "float32")), TypeError, "attn_mask"),
-    (lambda q: F.scaled_dot_product_attention(q, q, q, dropout_p=1.2), ValueError, "argument 'p'"),
+    (lambda q: F.scaled_dot_product_attention(q, q, q, dropout_p=1.2), ValueError, "argument 'dropout_p'"),
     (lambda q: F.scaled_dot_product_attention(q, q, q, is_causal=1), TypeError, "is_causal"),
     (lambda q: F.scaled_dot_product_attention(q.numpy(), q, q), TypeError, "query"),
 ])
@@ -283,7 +283,7 @@ def test_mha_gradients():
 @pytest.mark.parametrize("call, error, words", [
     (lambda: eager.nn.MultiHeadAttention(10, 3), ValueError, "divisor of embed_dim"),
     (lambda: eager.nn.MultiHeadAttention(0, 1), ValueError, "embed_dim"),
-    (lambda: eager.nn.MultiHeadAttention(8, 2, dropout=1.5), ValueError, "argument 'p'"),
+    (lambda: eager.nn.MultiHeadAttention(8, 2, dropout=1.5), ValueError, "argument 'dropout'"),
     (lambda: eager.nn.MultiHeadAttention(8, 2)(eager.ones([2, 3, 6])), ValueError, "argument 'query'"),
     (lambda: eager.nn.MultiHeadAttention(8, 2)(eager.ones([2, 3, 8]), eager.ones([2, 4, 8]), eager.ones([2, 5, 8])),
      ValueError, "'key' and 'value'"),
@@ -472,7 +472,7 @@ def test_generate_square_subsequent_mask():
     (lambda: eager.nn.TransformerEncoderLayer(8, 3, 16), ValueError, "divisor of embed_dim"),
     (lambda: eager.nn.TransformerEncoderLayer(8, 2, 16, activation="nope"), ValueError, "activation"),
     (lambda: eager.nn.TransformerEncoderLayer(8, 2, 0), ValueError, "dim_feedforward"),
-    (lambda: eager.nn.TransformerEncoderLayer(8, 2, 16, dropout=-0.5), ValueError, "argument 'p'"),
+    (lambda: eager.nn.TransformerEncoderLayer(8, 2, 16, dropout=-0.5), ValueError, "argument 'dropout'"),
     (lambda: eager.nn.TransformerEncoderLayer(8, 2, 16, weight_attr=[None, None, None]), ValueError, "weight_attr"),
     (lambda: eager.nn.TransformerEncoder(eager.nn.TransformerEncoderLayer(8, 2, 16), 0), ValueError, "num_layers"),
     (lambda: eager.nn.TransformerEncoder("layer", 2), TypeError, "Layer"),

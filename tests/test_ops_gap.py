@@ -684,7 +684,7 @@ def test_eig_and_eigvals(rng):
     np.testing.assert_allclose(sorted(rotation.numpy(), key=lambda z: z.imag), [-1j, 1j], atol=1e-6)
     with pytest.raises(ValueError, match="eig: argument 'x' expected square matrices"):
         L.eig(t(np.ones((2, 3))))
-    with pytest.raises(ValueError, match="eig: argument 'x' expected a float32, float64, complex64 or complex128"):
+    with pytest.raises(ValueError, match="eigvals: argument 'x' expected a float32, float64, complex64 or complex128"):
         L.eigvals(t([[1, 2], [3, 4]]))
     with pytest.raises(ValueError, match="eig: argument 'x' expected finite values"):
         L.eig(t(np.array([[1.0, np.nan], [0.0, 1.0]])))

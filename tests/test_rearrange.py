@@ -160,7 +160,7 @@ X23 = np.arange(6.0).reshape(2, 3)
     (lambda x: paddle.rot90(paddle.ones([3])), ValueError, r"rot90: argument 'x' expected a tensor of at least 2"),
     (lambda x: paddle.rot90(x, 1, [1, -1]), ValueError, r"rot90: argument 'axes' lists axis -1 more than once"),
     (lambda x: paddle.rot90(x, 1, [0]), ValueError, r"rot90: argument 'axes' expected two axes"),
-    (lambda x: paddle.chunk(x, 2, axis=1), ValueError, r"chunk: argument 'num_or_sections' = 2 must divide"),
+    (lambda x: paddle.chunk(x, 2, axis=1), ValueError, r"chunk: argument 'chunks' = 2 must divide"),
     (lambda x: paddle.tensor_split(x, 0), ValueError,
      r"tensor_split: argument 'num_or_indices' expected a positive number of pieces, got 0"),
     (lambda x: paddle.tensor_split(paddle.ones([]), 2), ValueError, r"tensor_split: argument 'x' is 0-d"),

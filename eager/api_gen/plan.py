@@ -82,10 +82,14 @@ def _converter(arg) -> str | None:
 
 @dataclass(frozen=True)
 class CallPlan:
-    """``func(arg, ...)``: an invoke target or a composite rule, with its argument names."""
+    """``func(arg, ...)``: an invoke target or a composite rule, with its argument names.
+    ``renames``: for an invoke, (target's argument, caller's argument) pairs where the
+    caller passes its own argument under another name, so the target's errors can be
+    reworded to the names the user wrote."""
 
     func: str
     args: tuple
+    renames: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -494,7 +498,12 @@ def max_order(op: OpSpec, everything: dict) -> float:
 
 def plan_forward(op: OpSpec, everything: dict) -> ForwardPlan:
     node = plan_node(op, everything[op.backward]) if op.backward else None
-    invoke = None if op.invoke is None else CallPlan(op.invoke.func, tuple(op.invoke.args))
+    invoke = None
+    if op.invoke is not None:
+        own = {a.name for a in op.args}
+        target_args = everything[op.invoke.func].args
+        renames = tuple((t.name, a) for t, a in zip(target_args, op.invoke.args) if a in own and a != t.name)
+        invoke = CallPlan(op.invoke.func, tuple(op.invoke.args), renames)
     composite = None if op.composite is None else CallPlan(op.composite.func, tuple(op.composite.args))
     if op.bilinear is not None:
         # The generic rule, given the bilinear op and its gradient op (both eager functions).

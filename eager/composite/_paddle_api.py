@@ -116,6 +116,6 @@ def index_dtype(op: str, value) -> str:
     """'int32' or 'int64' from a name or an eager dtype, else TypeError."""
     name = getattr(value, "value", value)
     name = name.lower() if isinstance(name, str) else name
-    if name not in ("int32", "int64"):
+    if not isinstance(name, str) or name not in ("int32", "int64"):
         raise TypeError(f"{op}: argument 'dtype' expected 'int32' or 'int64', got {value!r}")
     return name

@@ -11,7 +11,10 @@ import numbers
 import numpy as np
 
 from phi.common import DataType
+from phi.core.errors import InvalidArgumentError
+from phi.infermeta.checks import check_result_shape
 
+from ..arguments import to_bool
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
@@ -94,8 +97,13 @@ def _triangle_indices(op: str, pick, row, col, offset, dtype):
     row = _check.integer(op, "row", row, minimum=0)
     col = _check.integer(op, "col", col, minimum=0)
     offset = _check.integer(op, "offset", offset)
+    index_dtype = _check.index_dtype(op, dtype)
+    try:  # NumPy picks the coordinates from a row x col mask
+        check_result_shape("row", (row, col), DataType.BOOL)
+    except InvalidArgumentError as error:
+        raise ValueError(f"{op}: {error} (with col={col})") from None
     rows, cols = pick(row, offset, col)
-    return to_tensor(np.stack([rows, cols]).astype(_check.index_dtype(op, dtype)))
+    return to_tensor(np.stack([rows, cols]).astype(index_dtype))
 
 
 def tril_indices(row, col, offset=0, dtype="int64"):
@@ -135,12 +143,13 @@ def vander(x, n=None, increasing=False, name=None):
     if len(x.shape) != 1:
         raise ValueError(f"vander: argument 'x' expected a 1-d tensor, got shape {x.shape}")
     n = x.shape[0] if n is None else _check.integer("vander", "n", n, minimum=0)
+    check_result_shape("n", (x.shape[0], n), x.dtype)  # before a loop of n multiplications
     if n == 0:
         return _F.full([x.shape[0], 0], 0, x.dtype, x.place)
     columns = [_F.ones_like(x)]
     for _ in range(n - 1):
         columns.append(_F.multiply(columns[-1], x))
-    if not increasing:
+    if not to_bool(increasing, "vander", "increasing"):
         columns.reverse()
     return _F.stack(columns, 1)
 

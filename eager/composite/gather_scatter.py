@@ -276,7 +276,7 @@ def slice_scatter(x, value, axes=(0,), starts=(0,), ends=None, strides=(1,), nam
     _check.tensor("slice_scatter", "value", value)
     lists = {}
     for arg, given in (("axes", axes), ("starts", starts), ("ends", ends), ("strides", strides)):
-        if given is None:
+        if given is None and arg == "ends":  # the axes' sizes; the others have no default to fall back on
             continue
         if not isinstance(given, (list, tuple)):
             raise TypeError(f"slice_scatter: argument '{arg}' expected a list of ints, got "

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+from phi.infermeta.checks import check_result_shape
+
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf
 from ..generated import forward_api as _F
@@ -422,9 +424,11 @@ def multigammaln(x, p, name=None):
     """
     _check.floating("multigammaln", "x", x)
     p = _check.integer("multigammaln", "p", p, minimum=1)
-    total = _F.lgamma(x)
-    for j in range(1, p):
-        total = _F.add(total, _F.lgamma(_F.scale(x, 1.0, -0.5 * j, True)))
+    # All p terms at once, as Paddle computes them (lgamma(x[..., None] - j/2) summed): a
+    # loop over p runs for ever on a large p, where this is refused by its size up front.
+    check_result_shape("p", tuple(x.shape) + (p,), x.dtype)
+    halves = _F.scale(_F.arange(1 - p, 1, 1, x.dtype, x.place), 0.5, 0.0, True)
+    total = _F.sum(_F.lgamma(_F.add(_F.unsqueeze(x, [-1]), halves)), [-1])
     return _F.scale(total, 1.0, 0.25 * p * (p - 1) * math.log(math.pi), True)
 
 

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from phi.common import convert_dtype
+from phi.infermeta.checks import check_result_shape
 from phi.infermeta.rearrange import repeat_counts, slice_index, strided_index, tensor_split_bounds
 
 from ..creation import to_tensor
@@ -437,6 +438,13 @@ def combinations(x, r=2, with_replacement=False, name=None):
         raise TypeError(f"combinations: argument 'with_replacement' expected a bool, got {with_replacement!r}")
     if r == 0:
         return _F.full([0], 0, x.dtype, x.place)
+    n = x.shape[0]
+    count = math.comb(n + r - 1, r) if with_replacement else math.comb(n, r)
+    # Before the table of positions is built; one row at least, as NumPy refuses even an
+    # empty [0, r] array whose r elements a row could not hold.
+    check_result_shape("r", (max(count, 1), r), x.dtype)
+    if count == 0:
+        return _F.full([0, r], 0, x.dtype, x.place)
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     table = np.array(list(pick(range(x.shape[0]), r)), dtype=np.int64).reshape(-1, r)
     if table.shape[0] == 0:

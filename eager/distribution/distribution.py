@@ -11,10 +11,23 @@ they carry gradients to Tensor parameters.
 """
 from __future__ import annotations
 
+import numbers
+
+from ..arguments import describe
 from ..autograd import no_grad
 from ..generated import forward_api as _F
 from . import kl
 from ._params import sample_shape
+
+
+def _shape(owner: str, arg: str, value) -> tuple:
+    """A batch or event shape: a list or tuple of non-negative ints, as a tuple."""
+    if (not isinstance(value, (list, tuple))
+            or not all(isinstance(d, numbers.Integral) and not isinstance(d, bool) for d in value)):
+        raise TypeError(f"{owner}: argument '{arg}' expected a list or tuple of ints, got {describe(value)}")
+    if any(d < 0 for d in value):
+        raise ValueError(f"{owner}: argument '{arg}' expected non-negative sizes, got {list(value)}")
+    return tuple(int(d) for d in value)
 
 
 class Distribution:
@@ -31,8 +44,8 @@ class Distribution:
     """
 
     def __init__(self, batch_shape=(), event_shape=()):
-        self._batch_shape = tuple(int(s) for s in batch_shape)
-        self._event_shape = tuple(int(s) for s in event_shape)
+        self._batch_shape = _shape(type(self).__name__, "batch_shape", batch_shape)
+        self._event_shape = _shape(type(self).__name__, "event_shape", event_shape)
 
     @property
     def batch_shape(self) -> tuple:

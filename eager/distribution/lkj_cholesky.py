@@ -47,7 +47,7 @@ class LKJCholesky(Distribution):
     def __init__(self, dim=2, concentration=1.0, sample_method="onion"):
         if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or dim < 2:
             raise ValueError(f"LKJCholesky: argument 'dim' expected an int >= 2, got {dim!r}")
-        if sample_method not in _METHODS:
+        if not isinstance(sample_method, str) or sample_method not in _METHODS:
             raise ValueError(f"LKJCholesky: argument 'sample_method' expected 'onion' or 'cvine', "
                              f"got {sample_method!r}")
         (self.concentration,) = as_params("LKJCholesky", concentration=concentration)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from ..arguments import as_called
 from ..generated import forward_api as _F
 from .kl import register_kl
 from .normal import Normal, _kl_normal_normal
@@ -22,7 +23,10 @@ class LogNormal(TransformedDistribution):
     """
 
     def __init__(self, loc, scale):
-        base = Normal(loc, scale)
+        try:
+            base = Normal(loc, scale)
+        except (TypeError, ValueError) as error:
+            raise as_called(error, "Normal", "LogNormal") from None
         self.loc, self.scale = base.loc, base.scale
         self.dtype = self.loc.dtype
         super().__init__(base, [ExpTransform()])

@@ -241,7 +241,7 @@ def chunk(x, chunks, axis=0, name=None):
     try:
         return split(x, chunks, axis)
     except (TypeError, ValueError, IndexError, MemoryError) as error:
-        raise as_called(error, "split", "chunk") from None
+        raise as_called(error, "split", "chunk", {'num_or_sections': 'chunks'}) from None
 
 
 def concat_grad(x, out_grad, axis, name=None):

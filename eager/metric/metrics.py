@@ -20,7 +20,9 @@ import numbers
 
 import numpy as np
 
-from phi.common.data_type import INTEGER_TYPES
+from phi.common.data_type import INTEGER_TYPES, DataType
+from phi.core.errors import InvalidArgumentError
+from phi.infermeta.checks import check_result_shape
 
 from ..autograd import no_grad
 from ..creation import to_tensor
@@ -322,6 +324,10 @@ class Auc(Metric):
                 or num_thresholds < 1):
             raise TypeError(f"Auc: argument 'num_thresholds' expected a positive int, "
                             f"got {num_thresholds!r}")
+        try:  # its two histograms hold num_thresholds + 1 float64 buckets each
+            check_result_shape("num_thresholds", (int(num_thresholds) + 1,), DataType.FLOAT64)
+        except InvalidArgumentError as error:
+            raise ValueError(f"Auc: {error}") from None
         self._curve = curve
         self._num_thresholds = int(num_thresholds)
         self._name = _check_name("Auc", name, "auc")

@@ -418,7 +418,7 @@ class Maxout(Layer):
         super().__init__(name_scope=name_scope_of(name))
         if isinstance(groups, bool) or not isinstance(groups, numbers.Integral) or groups <= 0:
             raise ValueError(f"Maxout: argument 'groups' expected a positive int, got {groups!r}")
-        if isinstance(axis, bool) or axis not in (1, -1, 3):
+        if not isinstance(axis, numbers.Integral) or isinstance(axis, bool) or axis not in (1, -1, 3):
             raise ValueError(f"Maxout: argument 'axis' expected 1, 3 or -1, got {axis!r}")
         self._groups, self._axis = int(groups), int(axis)
 
@@ -492,7 +492,7 @@ class PReLU(Layer):
                 or num_parameters <= 0:
             raise ValueError(f"PReLU: argument 'num_parameters' expected a positive int, got {num_parameters!r}")
         init = check_number("PReLU", "init", init)
-        if data_format not in F._PRELU_FORMATS:
+        if not isinstance(data_format, str) or data_format not in F._PRELU_FORMATS:
             raise ValueError(f"PReLU: argument 'data_format' expected one of {list(F._PRELU_FORMATS)}, got "
                              f"{data_format!r}")
         weight_attr = ParamAttr.from_argument(weight_attr, "PReLU", "weight_attr")

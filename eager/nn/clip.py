@@ -159,6 +159,8 @@ class ClipGradByValue(ClipGradBase):
     """Clips every gradient element into [min, max] (min defaults to -max)."""
 
     def __init__(self, max: float, min: float | None = None):
+        if max is None:
+            raise TypeError("ClipGradByValue: argument 'max' expected a finite float, got None")
         for arg, value in (("max", max), ("min", min)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
                                       or not math.isfinite(value)):

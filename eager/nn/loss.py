@@ -144,7 +144,7 @@ class KLDivLoss(Layer):
 
     def __init__(self, reduction: str = "mean", log_target: bool = False):
         super().__init__()
-        if reduction not in ("mean", "batchmean", "sum", "none"):
+        if not isinstance(reduction, str) or reduction not in ("mean", "batchmean", "sum", "none"):
             raise ValueError(f"KLDivLoss: argument 'reduction' expected one of 'mean', 'batchmean', 'sum', "
                              f"'none', got {reduction!r}")
         self.reduction, self.log_target = reduction, log_target

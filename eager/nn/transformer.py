@@ -20,6 +20,7 @@ import math
 
 from phi.common.data_type import FLOATING_TYPES, DataType
 
+from ..arguments import to_bool
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import functional as F
@@ -104,7 +105,7 @@ class MultiHeadAttention(Layer):
                              f"got {num_heads}")
         self.kdim = self.embed_dim if kdim is None else check_positive_int(who, "kdim", kdim, ValueError)
         self.vdim = self.embed_dim if vdim is None else check_positive_int(who, "vdim", vdim, ValueError)
-        self.dropout = _check_p(who, dropout)
+        self.dropout = _check_p(who, dropout, "dropout")
         if not isinstance(need_weights, bool):
             raise TypeError(f"{who}: argument 'need_weights' expected a bool, got {type(need_weights).__name__}")
         self.need_weights = need_weights
@@ -251,10 +252,10 @@ def _block_settings(layer: Layer, who: str, n_attrs: int, settings: dict) -> tup
     layer.d_model = check_positive_int(who, "d_model", settings["d_model"], ValueError)
     check_positive_int(who, "nhead", settings["nhead"], ValueError)
     check_positive_int(who, "dim_feedforward", settings["dim_feedforward"], ValueError)
-    dropout = _check_p(who, settings["dropout"])
-    attn_dropout, act_dropout = (dropout if settings[name] is None else _check_p(who, settings[name])
+    dropout = _check_p(who, settings["dropout"], "dropout")
+    attn_dropout, act_dropout = (dropout if settings[name] is None else _check_p(who, settings[name], name)
                                  for name in ("attn_dropout", "act_dropout"))
-    layer.normalize_before = bool(settings["normalize_before"])
+    layer.normalize_before = to_bool(settings["normalize_before"], who, "normalize_before")
     return (dropout, attn_dropout, act_dropout, _param_attrs(settings["weight_attr"], n_attrs, who, "weight_attr"),
             _param_attrs(settings["bias_attr"], n_attrs, who, "bias_attr"))
 

@@ -26,7 +26,7 @@ import os
 import numpy as np
 
 from .. import nn
-from ..arguments import bad_tensor, to_bool, to_float
+from ..arguments import bad_tensor, in_called, to_bool, to_float
 from ..composite import _paddle_api as _check
 from ..creation import to_tensor
 from ..generated import forward_api as _F
@@ -1339,16 +1339,26 @@ class ConvNormActivation(nn.Sequential):
 
     def __init__(self, in_channels, out_channels, kernel_size=3, stride=1, padding=None, groups=1,
                  norm_layer=nn.BatchNorm2D, activation_layer=nn.ReLU, dilation=1, bias=None):
-        if padding is None:
+        who = "ConvNormActivation"
+        if padding is None:  # computed from ints here, so Conv2D's own checks come too late
+            for arg, value in (("kernel_size", kernel_size), ("dilation", dilation)):
+                if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+                    raise TypeError(f"{who}: argument '{arg}' expected an int when padding is None, "
+                                    f"got {value!r}")
             padding = (kernel_size - 1) // 2 * dilation
-        if bias is None:
-            bias = norm_layer is None
-        layers = [nn.Conv2D(in_channels, out_channels, kernel_size, stride, padding, dilation=dilation,
-                            groups=groups, bias_attr=None if bias else False)]
-        if norm_layer is not None:
-            layers.append(norm_layer(out_channels))
-        if activation_layer is not None:
-            layers.append(activation_layer())
+        for arg, value in (("norm_layer", norm_layer), ("activation_layer", activation_layer)):
+            if value is not None and not callable(value):
+                raise TypeError(f"{who}: argument '{arg}' expected a layer class (or None), got {value!r}")
+        bias = norm_layer is None if bias is None else to_bool(bias, who, "bias")
+        try:  # the sublayers check the sizes; their errors also name the block the user made
+            layers = [nn.Conv2D(in_channels, out_channels, kernel_size, stride, padding, dilation=dilation,
+                                groups=groups, bias_attr=None if bias else False)]
+            if norm_layer is not None:
+                layers.append(norm_layer(out_channels))
+            if activation_layer is not None:
+                layers.append(activation_layer())
+        except (TypeError, ValueError) as error:
+            raise in_called(error, who) from None
         super().__init__(*layers)
 
 

@@ -2,7 +2,7 @@
 from .dense_tensor import ArraySpec, DenseTensor, VersionCounter
 from .errors import (
     InvalidArgumentError, InvalidTypeError, NotFoundError, OutOfRangeError, PhiError,
-    PreconditionNotMetError, UnimplementedError,
+    PreconditionNotMetError, UnimplementedError, UnsupportedDtypeError,
 )
 from .kernel_registry import KERNELS, Kernel, KernelFactory, KernelKey, register_kernel
 from .meta_tensor import MetaTensor

@@ -40,6 +40,12 @@ class NotFoundError(PhiError, LookupError):
     """No kernel, op or InferMeta function by that name or key."""
 
 
+class UnsupportedDtypeError(NotFoundError, TypeError):
+    """No kernel of the op takes the input's dtype: a wrong kind of tensor, so a
+    TypeError as Paddle's dtype checks raise, and a NotFoundError as every other
+    kernel-registry miss."""
+
+
 class PreconditionNotMetError(PhiError, RuntimeError):
     """The call is valid but the state it needs is not there."""
 

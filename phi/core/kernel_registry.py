@@ -42,7 +42,7 @@ from ..common.backend import Backend, DataLayout
 from ..common.data_type import DataType, convert_dtype
 from ..common.tensor_kind import TensorKind
 from .bfloat16_kernels import computing_in_float32
-from .errors import NotFoundError
+from .errors import NotFoundError, UnsupportedDtypeError
 
 
 @dataclass(frozen=True)
@@ -223,8 +223,9 @@ class KernelFactory:
         reachable = {backend, Backend.ALL_BACKEND} | ({Backend.CPU} if backend is Backend.GPU else set())
         takes = {k.dtype for k in table if k.kind is kind and k.backend in reachable}
         takes_text = ", ".join(str(t) for t in DataType if t in takes)
-        summary = f" ({name} takes {takes_text} tensors, got {dtype})" if takes and dtype not in takes else ""
-        raise NotFoundError(
+        wrong_dtype = bool(takes) and dtype not in takes
+        summary = f" ({name} takes {takes_text} tensors, got {dtype})" if wrong_dtype else ""
+        raise (UnsupportedDtypeError if wrong_dtype else NotFoundError)(
             f"{name}: no kernel for key {KernelKey(backend, layout, dtype, kind)}{summary}; "
             f"registered keys: {registered}"
         )

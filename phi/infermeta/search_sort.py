@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..common.data_type import INTEGER_TYPES, DataType, convert_dtype
 from ..core.errors import InvalidArgumentError
-from .checks import normalize_axis
+from .checks import check_result_shape, normalize_axis
 
 __all__ = [
     "arg_min_max_infer_meta",
@@ -267,4 +267,5 @@ def histogram_infer_meta(input, bins, min, max, out) -> None:  # noqa: A002  (Pa
         raise InvalidArgumentError(f"argument 'bins' expected an int >= 1, got {bins!r}")
     if max < min:
         raise InvalidArgumentError(f"argument 'max' expected a value >= min ({min}), got {max}")
+    check_result_shape("bins", (bins,), DataType.INT64)
     _set(out, (bins,), DataType.INT64, input)

@@ -49,6 +49,15 @@ def _geometry(x_shape, w_shape, strides, paddings, padding_algorithm, dilations)
     return window_geometry(x_shape[2:], w_shape[2:], strides, paddings, dilations, padding_algorithm)
 
 
+def _steps_taken(strides, dilations, outs, kernel, sizes, pads):
+    """strides cut to the padded input's extent along axes of one output, and dilation 1
+    along axes of one kernel tap: no such step is taken, so the results are the same,
+    and a huge stride or dilation there (Paddle takes any) would otherwise overflow the
+    windows' byte strides or make a stride phase per step."""
+    return (tuple(s if o > 1 else min(s, n + b + a) for s, o, n, (b, a) in zip(strides, outs, sizes, pads)),
+            tuple(d if k > 1 else 1 for d, k in zip(dilations, kernel)))
+
+
 def _padded(xp, x, pads):
     """x [N, C, *sizes] zero padded by ``pads`` ((before, after) per spatial axis):
     one allocation and one copy (xp.pad's general machinery costs CuPy ~70 us of
@@ -250,6 +259,8 @@ def conv_nd(ctx, input, filter, strides, paddings, padding_algorithm, dilations,
     channel_last = data_format in ("NHWC", "NDHWC", "NLC")
     x = channel_first(xp, input, channel_last)
     pads, dilations, outs = _geometry(x.shape, filter.shape, strides, paddings, padding_algorithm, dilations)
+    if 1 in outs or 1 in filter.shape[2:]:
+        strides, dilations = _steps_taken(strides, dilations, outs, filter.shape[2:], x.shape[2:], pads)
     out = _convolve(xp, x, filter, strides, pads, dilations, outs, groups)
     if not channel_last:
         return out
@@ -271,6 +282,8 @@ def conv_nd_grad(ctx, input, filter, out_grad, strides, paddings, padding_algori
     gout = channel_first(xp, out_grad, channel_last)
     kernel = filter.shape[2:]
     pads, dilations, outs = _geometry(x.shape, filter.shape, strides, paddings, padding_algorithm, dilations)
+    if 1 in outs or 1 in kernel:
+        strides, dilations = _steps_taken(strides, dilations, outs, kernel, x.shape[2:], pads)
     input_grad = filter_grad = None
     if want_filter:
         filter_into = None if into is None else into[1]

@@ -355,8 +355,16 @@ def _polygamma_positive(xp, x, n):
     return series + shifted
 
 
+# Past this order n! overflows float64: Paddle's kernel, (-1)^(n+1) exp(lgamma(n+1)) zeta(n+1, x),
+# gives (-1)^(n+1) inf there (nan for a nan x), which is what is returned, without running the
+# recurrence and series (whose exact factorials of a huge n would never finish).
+_MAX_FINITE_ORDER = 170
+
+
 def _polygamma(xp, x, n):
     """psi^(n)(x) of float64 x; infinite at the poles 0, -1, -2, ... (see below)."""
+    if n > _MAX_FINITE_ORDER:
+        return xp.where(xp.isnan(x), xp.nan, -xp.inf if n % 2 == 0 else xp.inf)
     with np.errstate(all="ignore"):
         positive = x > 0
         direct = _polygamma_positive(xp, xp.where(positive, x, 1.0), n)

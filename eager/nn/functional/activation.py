@@ -6,7 +6,7 @@ import numpy as np
 from phi.common.data_type import float_info
 from phi.core import NotFoundError
 
-from ...arguments import describe, to_dtype
+from ...arguments import describe, to_bool, to_dtype
 from ...composite.spine import reshape_exactly
 from ...generated import forward_api as _F
 from ...tensor import Tensor
@@ -381,7 +381,7 @@ def prelu(x: Tensor, weight: Tensor, data_format: str = "NCHW", name=None) -> Te
     check_float("prelu", "weight", weight)
     if dtypes_differ(weight, x):
         raise TypeError(f"prelu: argument 'weight' expected the dtype of 'x' {x.dtype}, got {weight.dtype}")
-    if data_format not in _PRELU_FORMATS:
+    if not isinstance(data_format, str) or data_format not in _PRELU_FORMATS:
         raise ValueError(f"prelu: argument 'data_format' expected one of {list(_PRELU_FORMATS)}, got "
                          f"{data_format!r}")
     if weight.ndim > 1:
@@ -422,7 +422,7 @@ def rrelu(x: Tensor, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0, trainin
         raise ValueError(f"rrelu: argument 'upper' expected a number in [0, 1], got {upper}")
     if upper < lower:
         raise ValueError(f"rrelu: argument 'upper' expected a number >= lower ({lower}), got {upper}")
-    if not training:
+    if not to_bool(training, "rrelu", "training"):
         return _F.leaky_relu(x, (lower + upper) / 2.0)
     slope = _F.uniform(x.shape, x.dtype, lower, upper) if upper > lower else _F.full_like(x, lower, None)
     zero = _F.full_like(x, 0, None)
@@ -461,7 +461,7 @@ def maxout(x: Tensor, groups: int, axis: int = 1, name=None) -> Tensor:
     groups = check_positive_int("maxout", "groups", groups, ValueError)
     if x.ndim != 4:
         raise ValueError(f"maxout: argument 'x' expected a 4-d tensor, got shape {x.shape}")
-    if isinstance(axis, bool) or axis not in (1, -1, 3):
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) or axis not in (1, -1, 3):
         raise ValueError(f"maxout: argument 'axis' expected 1, 3 or -1, got {axis!r}")
     axis = axis % 4
     channels = x.shape[axis]

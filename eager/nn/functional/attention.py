@@ -109,7 +109,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if v_shape[:-3] != q_shape[:-3] or v_shape[-2] != q_shape[-2] or v_shape[-3] != k_shape[-3]:
         raise ValueError(f"{fn}: argument 'value' expected query's batch size and num_heads and key's seq_len "
                          f"(key {key.shape}), got shape {value.shape}")
-    dropout_p = _check_p(fn, dropout_p)
+    dropout_p = _check_p(fn, dropout_p, "dropout_p")
     for arg, flag in (("is_causal", is_causal), ("training", training)):
         if not isinstance(flag, bool):
             raise TypeError(f"{fn}: argument '{arg}' expected a bool, got {type(flag).__name__}")

@@ -70,7 +70,7 @@ def check_number(fn: str, arg: str, value) -> float:
 
 
 def check_reduction(fn: str, reduction) -> str:
-    if reduction not in _REDUCTIONS:
+    if not isinstance(reduction, str) or reduction not in _REDUCTIONS:
         raise ValueError(
             f"{fn}: argument 'reduction' expected one of 'mean', 'sum', 'none', got {reduction!r}")
     return reduction

@@ -17,6 +17,7 @@ import numbers
 from phi.core import DenseTensor
 from phi.core.kernel_registry import SignatureCache
 
+from ...arguments import to_bool
 from ...composite.spine import reshape_exactly
 from ...generated import forward_api as _F
 from ...tensor import Tensor
@@ -173,8 +174,9 @@ def pairwise_distance(x: Tensor, y: Tensor, p: float = 2.0, epsilon: float = 1e-
         raise TypeError(f"{fn}: argument 'p' expected a number, got {p!r}")
     if not isinstance(epsilon, numbers.Real) or isinstance(epsilon, bool):
         raise TypeError(f"{fn}: argument 'epsilon' expected a number, got {epsilon!r}")
+    keepdim = to_bool(keepdim, fn, "keepdim")
     difference = _F.scale(_F.subtract(x, y), 1.0, float(epsilon), True)
-    return _F.norm(difference, float(p), [-1], bool(keepdim))
+    return _F.norm(difference, float(p), [-1], keepdim)
 
 
 __all__ = ["bilinear", "cosine_similarity", "linear", "pairwise_distance"]

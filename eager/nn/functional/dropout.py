@@ -25,16 +25,17 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _check_p(fn: str, p) -> float:
+def _check_p(fn: str, p, arg: str = "p") -> float:
+    """A dropout probability; ``arg`` is the caller's name for it (attention's 'dropout_p')."""
     if isinstance(p, Tensor):
         if p.numel() != 1:
-            raise ValueError(f"{fn}: argument 'p' expected a number or a one-element Tensor, got shape {p.shape}")
+            raise ValueError(f"{fn}: argument '{arg}' expected a number or a one-element Tensor, got shape {p.shape}")
         p = p.item()
     if not isinstance(p, numbers.Real) or isinstance(p, bool):
-        raise TypeError(f"{fn}: argument 'p' expected a float or an int, got {type(p).__name__}")
+        raise TypeError(f"{fn}: argument '{arg}' expected a float or an int, got {type(p).__name__}")
     p = float(p)
     if math.isnan(p) or not 0.0 <= p <= 1.0:
-        raise ValueError(f"{fn}: argument 'p' expected a probability in [0, 1], got {p}")
+        raise ValueError(f"{fn}: argument '{arg}' expected a probability in [0, 1], got {p}")
     return p
 
 

@@ -77,7 +77,7 @@ def flash_attention(query: Tensor, key: Tensor, value: Tensor, dropout: float = 
     if value.shape[:3] != key.shape[:3]:
         raise ValueError(f"{fn}: argument 'value' expected key's batch, seq_len and num_heads (key {key.shape}), "
                          f"got shape {value.shape}")
-    p = _check_p(fn, dropout)
+    p = _check_p(fn, dropout, "dropout")
     _flags(fn, causal=causal, return_softmax=return_softmax, training=training)
     _no_fixed_seed(fn, fixed_seed_offset, rng_name)
     heads_first = [0, 2, 1, 3]
@@ -135,7 +135,7 @@ def flash_attn_unpadded(query: Tensor, key: Tensor, value: Tensor, cu_seqlens_q:
             raise TypeError(f"{fn}: argument '{arg}' expected a non-negative int, got {size!r}")
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
         raise TypeError(f"{fn}: argument 'scale' expected a float, got {type(scale).__name__}")
-    p = _check_p(fn, dropout)
+    p = _check_p(fn, dropout, "dropout")
     _flags(fn, causal=causal, return_softmax=return_softmax, training=training)
     _no_fixed_seed(fn, fixed_seed_offset, rng_name)
     offsets_q = _cu_seqlens(fn, "cu_seqlens_q", cu_seqlens_q, query.shape[0])

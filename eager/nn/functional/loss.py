@@ -37,7 +37,7 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
         if type(a) is DenseTensor and type(b) is DenseTensor:
             a, b = a.array, b.array
             if (a.shape == b.shape and a.dtype in FLOAT_ARRAY_DTYPES and a.dtype == b.dtype
-                    and reduction in REDUCTIONS):
+                    and type(reduction) is str and reduction in REDUCTIONS):
                 return _F.fused_mse_loss(input, label, reduction)  # one op; its backward is one pass
     fn = "mse_loss"
     check_float(fn, "input", input)
@@ -535,7 +535,7 @@ def kl_div(input: Tensor, label: Tensor, reduction: str = "mean", log_target: bo
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
     check_same_shape(fn, "input", input, "label", label)
-    if reduction not in ("mean", "batchmean", "sum", "none"):
+    if not isinstance(reduction, str) or reduction not in ("mean", "batchmean", "sum", "none"):
         raise ValueError(f"{fn}: argument 'reduction' expected one of 'mean', 'batchmean', 'sum', 'none', "
                          f"got {reduction!r}")
     if not isinstance(log_target, bool):

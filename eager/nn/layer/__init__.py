@@ -27,9 +27,10 @@ import numpy as np
 from phi import api as phi_api
 from phi.common import DataType, TensorKind, convert_dtype
 from phi.common.data_type import FLOATING_TYPES, bfloat16_numpy_dtype
-from phi.core import DenseTensor
+from phi.core import DenseTensor, InvalidArgumentError
+from phi.infermeta.checks import check_result_shape
 
-from ...arguments import to_bool, to_str
+from ...arguments import to_bool, to_float, to_str
 from ...autograd.grad_mode import no_grad
 from ...autograd.hooks import RemovableHandle
 from ...autograd.meta import AutogradMeta
@@ -76,7 +77,7 @@ class Parameter(Tensor):
         self.stop_gradient = not trainable  # an integer one only reports it (Tensor.stop_gradient)
         if name is not None:
             self.name = name
-        self.optimize_attr = {"learning_rate": float(learning_rate)}
+        self.optimize_attr = {"learning_rate": to_float(learning_rate, "Parameter", "learning_rate")}
         if not isinstance(need_clip, bool):
             raise TypeError(f"Parameter: argument 'need_clip' expected a bool, got {need_clip!r}")
         self.need_clip = need_clip  # False: gradient clipping leaves this gradient alone
@@ -542,7 +543,13 @@ class Layer:
         dtype = self._dtype if dtype is None else _layer_dtype("create_parameter", dtype)
         init = attr.initializer or _init.global_initializer(is_bias) or default_initializer or \
             _init.default_initializer(dtype, is_bias)
-        array = init(shape, dtype, generator)  # a NumPy array: Parameter puts it on the default device
+        try:
+            array = init(shape, dtype, generator)
+        except (ValueError, MemoryError):
+            # A size from the layer's constructor too large for any array: say which layer
+            # and shape, not NumPy's "array is too big" from inside the initializer.
+            _check_parameter_size(type(self).__name__, shape, dtype)
+            raise  # a NumPy array: Parameter puts it on the default device
         name = attr.name or unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
         param = Parameter(array, trainable=attr.trainable, name=name,
                           learning_rate=attr.learning_rate, need_clip=attr.need_clip,
@@ -1012,6 +1019,15 @@ def _parameter_shape(shape) -> list:
     if any(d < 0 for d in shape):
         raise ValueError(f"create_parameter: argument 'shape' expected non-negative sizes, got {list(shape)}")
     return [int(d) for d in shape]
+
+
+def _check_parameter_size(who: str, shape: list, dtype) -> None:
+    """A ValueError naming the layer when a parameter of ``shape`` could not be held."""
+    try:
+        check_result_shape("shape", shape, convert_dtype(dtype))
+    except InvalidArgumentError:
+        raise ValueError(f"{who}: its arguments give a parameter of shape {shape} of {convert_dtype(dtype)}, "
+                         f"more bytes than any device can address") from None
 
 
 def _check_member_name(who: str, name) -> None:

@@ -226,7 +226,7 @@ def resize(img, size, interpolation: str = "bilinear"):
     else:
         size = _size_pair("resize", "size", size)
     if isinstance(img, Tensor):
-        if interpolation not in _TENSOR_INTERPOLATIONS:
+        if not isinstance(interpolation, str) or interpolation not in _TENSOR_INTERPOLATIONS:
             raise ValueError(f"resize: argument 'interpolation' expected one of {_TENSOR_INTERPOLATIONS} for a "
                              f"Tensor image, got {interpolation!r}")
         h, w = _image_hw("resize", img)
