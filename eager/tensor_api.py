@@ -381,7 +381,10 @@ class TensorMethods:
             value = _operand(self, value, "setitem_")
         elif value.dtype != self.dtype:
             value = value.astype(self.dtype)
-        _F.setitem_(self, value, index)
+        try:
+            _F.setitem_(self, value, index)
+        except PhiError as error:  # the user wrote x[index] = value, not setitem_
+            raise as_called(error, "setitem_", "setitem") from None
 
     def __iadd__(self, other):
         if _is_number(other):
