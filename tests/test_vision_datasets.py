@@ -3,7 +3,6 @@ formats: IDX (gzip or raw) for MNIST, the binary CIFAR archives (fixed-size
 records) and the python ones (pickled batches, written as Python 2 wrote them)
 for Cifar10/100; pickles that name other globals are refused."""
 import doctest
-import gzip
 import io
 import os
 import pickle
@@ -17,14 +16,7 @@ import eager
 from eager.vision import datasets as D
 from eager.vision import transforms as T
 from eager.vision.datasets import _batch_pickle, _files, cifar, mnist
-
-
-def write_idx(path, array, magic, compress=True):
-    header = struct.pack(">I", magic) + b"".join(struct.pack(">I", n) for n in array.shape)
-    data = header + array.astype(np.uint8).tobytes()
-    with (gzip.open if compress else open)(path, "wb") as f:
-        f.write(data)
-    return str(path)
+from dataset_files import write_idx
 
 
 @pytest.fixture

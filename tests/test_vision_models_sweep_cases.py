@@ -30,10 +30,7 @@ with_pool=False, train/eval, bad num_classes/pretrained. What was found:
 - a ``mode`` that is not a str (1, None, a list) was a ValueError; it is the
   wrong kind of argument, so a TypeError naming the dataset and 'mode'.
 """
-import gzip
 import io
-import struct
-import tarfile
 
 import numpy as np
 import pytest
@@ -42,22 +39,7 @@ import eager
 from eager.vision import datasets as D
 from eager.vision import models as M
 from eager.vision import transforms as T
-
-
-def _idx(path, array, magic):
-    header = struct.pack(">I", magic) + b"".join(struct.pack(">I", n) for n in array.shape)
-    with gzip.open(path, "wb") as f:
-        f.write(header + array.astype(np.uint8).tobytes())
-    return str(path)
-
-
-def _tar(path, members, mode="w:gz"):
-    with tarfile.open(path, mode) as archive:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
-    return str(path)
+from dataset_files import write_idx, write_tar
 
 
 @pytest.fixture
@@ -66,7 +48,7 @@ def cifar10(tmp_path):
     rng = np.random.default_rng(3)
     labels, images = rng.integers(0, 10, (2, 1)), rng.integers(0, 256, (2, 3, 32, 32))
     records = np.concatenate([labels, images.reshape(2, -1)], axis=1).astype(np.uint8).tobytes()
-    path = _tar(tmp_path / "cifar-10-binary.tar.gz", {"cifar-10-batches-bin/data_batch_1.bin": records,
+    path = write_tar(tmp_path / "cifar-10-binary.tar.gz", {"cifar-10-batches-bin/data_batch_1.bin": records,
                                                        "cifar-10-batches-bin/test_batch.bin": records[:3073]})
     return path, images.astype(np.uint8).transpose(0, 2, 3, 1)
 
@@ -75,7 +57,7 @@ def cifar10(tmp_path):
 def mnist(tmp_path):
     rng = np.random.default_rng(4)
     images = rng.integers(0, 256, (3, 28, 28)).astype(np.uint8)
-    return (_idx(tmp_path / "img.gz", images, 2051), _idx(tmp_path / "lab.gz", np.array([1, 2, 3]), 2049), images)
+    return (write_idx(tmp_path / "img.gz", images, 2051), write_idx(tmp_path / "lab.gz", np.array([1, 2, 3]), 2049), images)
 
 
 @pytest.fixture
@@ -92,7 +74,7 @@ def test_cifar_cv2_transform_gets_the_uint8_pixels(cifar10, tmp_path, cls):
         rng = np.random.default_rng(5)
         images = rng.integers(0, 256, (2, 3, 32, 32)).astype(np.uint8)
         records = np.concatenate([rng.integers(0, 100, (2, 2)), images.reshape(2, -1)], axis=1)
-        path = _tar(tmp_path / "cifar-100-binary.tar.gz",
+        path = write_tar(tmp_path / "cifar-100-binary.tar.gz",
                     {"cifar-100-binary/train.bin": records.astype(np.uint8).tobytes()})
         hwc = images.transpose(0, 2, 3, 1)
     else:
@@ -135,7 +117,7 @@ def test_voc2012_cv2_pairs_take_the_default_dtype(tmp_path, float64_default):
         pil_image.fromarray(array).save(buffer, format="PNG")
         return buffer.getvalue()
     root = "VOCdevkit/VOC2012/"
-    path = _tar(tmp_path / "voc.tar", {f"{root}JPEGImages/a.jpg": png(image), f"{root}SegmentationClass/a.png": png(label),
+    path = write_tar(tmp_path / "voc.tar", {f"{root}JPEGImages/a.jpg": png(image), f"{root}SegmentationClass/a.png": png(label),
                                        f"{root}ImageSets/Segmentation/val.txt": b"a\n"}, mode="w")
     out_image, out_label = D.VOC2012(path, mode="VALID", backend="cv2")[0]
     assert out_image.dtype == np.float64 and out_label.dtype == np.float64

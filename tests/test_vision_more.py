@@ -9,6 +9,7 @@ import pytest
 
 import eager
 from eager.vision import datasets as D
+from dataset_files import write_tar
 
 PIL_Image = pytest.importorskip("PIL.Image")
 
@@ -651,21 +652,11 @@ def _png_bytes(array):
     return buffer.getvalue()
 
 
-def _tar(path, members, mode="w:gz"):
-    import io
-    import tarfile
-    with tarfile.open(path, mode) as archive:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
-
-
 def test_flowers_reads_the_archive_and_paddles_split(tmp_path):
     scipy_io = pytest.importorskip("scipy.io")
     rng = np.random.default_rng(7)
     images = {i: rng.integers(0, 256, (6, 5, 3), dtype=np.uint8) for i in range(1, 7)}
-    _tar(tmp_path / "102flowers.tgz", {f"jpg/image_{i:05d}.jpg": _png_bytes(a) for i, a in images.items()})
+    write_tar(tmp_path / "102flowers.tgz", {f"jpg/image_{i:05d}.jpg": _png_bytes(a) for i, a in images.items()})
     labels = np.array([[3, 1, 102, 7, 7, 2]])
     scipy_io.savemat(tmp_path / "imagelabels.mat", {"labels": labels})
     scipy_io.savemat(tmp_path / "setid.mat", {"trnid": np.array([[1, 2]]), "valid": np.array([[3]]),
@@ -705,7 +696,7 @@ def test_voc2012_reads_the_segmentation_pairs(tmp_path):
     members[f"{root}ImageSets/Segmentation/trainval.txt"] = b"2007_000032\n2007_000039\n2008_000001\n"
     members[f"{root}ImageSets/Segmentation/train.txt"] = b"2007_000039\n"
     members[f"{root}ImageSets/Segmentation/val.txt"] = b"2008_000001\n2007_000032\n"
-    _tar(tmp_path / "voc.tar", members, mode="w")
+    write_tar(tmp_path / "voc.tar", members, mode="w")
     ds = D.VOC2012(str(tmp_path / "voc.tar"))
     assert len(ds) == 3
     image, label = ds[1]
@@ -716,7 +707,7 @@ def test_voc2012_reads_the_segmentation_pairs(tmp_path):
     assert image.dtype == np.float32 and label.dtype == np.float32 and label.shape == (4, 6)
     np.testing.assert_array_equal(label, pairs["2008_000001"][1])
     assert len(D.VOC2012(str(tmp_path / "voc.tar"), mode="test")) == 1
-    _tar(tmp_path / "bad.tar", {"x.txt": b"x"}, mode="w")
+    write_tar(tmp_path / "bad.tar", {"x.txt": b"x"}, mode="w")
     with pytest.raises(ValueError, match=r"VOC2012: .*bad.tar' has no member 'VOCdevkit/VOC2012/ImageSets/Segment"):
         D.VOC2012(str(tmp_path / "bad.tar"))
     (tmp_path / "junk.tar").write_bytes(b"not a tar")
