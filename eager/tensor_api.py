@@ -43,6 +43,26 @@ from .tensor import Tensor
 from .type_promotion import matmul_operands, operator_operands
 
 
+def _comparison(dunder: str, op: str):
+    """The Tensor operator ``dunder`` for the comparison ``op`` (``__eq__`` for 'equal'):
+    a Tensor of another dtype is promoted as Paddle's operators do, a sparse operand is
+    refused by name on the kernel's failure path, and a number goes through the scalar
+    rules. One body for the six comparisons, which differ only in the op."""
+    kernel = getattr(_F, op)
+
+    def method(self, other):
+        if isinstance(other, Tensor):
+            if other.impl.dtype is not self.impl.dtype:
+                self, other = operator_operands(self, other, op, promotes=False)
+            try:
+                return kernel(self, other)
+            except UnimplementedError as error:
+                return _refuse_sparse(op, error, self, other)
+        return _binary(kernel, self, other, op)
+    method.__name__, method.__qualname__ = dunder, f"TensorMethods.{dunder}"
+    return method
+
+
 class TensorMethods:
     """The methods :func:`install` copies onto Tensor (a class only to group them)."""
 
@@ -420,65 +440,9 @@ class TensorMethods:
     # (``hash(id(self))``): tensors are dict keys and set members (parameter groups).
     __hash__ = Tensor.__hash__
 
-    def __eq__(self, other):
-        if isinstance(other, Tensor):
-            if other.impl.dtype is not self.impl.dtype:
-                self, other = operator_operands(self, other, "equal", promotes=False)
-            try:
-                return _F.equal(self, other)
-            except UnimplementedError as error:
-                return _refuse_sparse("equal", error, self, other)
-        return _binary(_F.equal, self, other, "equal")
-
-    def __ne__(self, other):
-        if isinstance(other, Tensor):
-            if other.impl.dtype is not self.impl.dtype:
-                self, other = operator_operands(self, other, "not_equal", promotes=False)
-            try:
-                return _F.not_equal(self, other)
-            except UnimplementedError as error:
-                return _refuse_sparse("not_equal", error, self, other)
-        return _binary(_F.not_equal, self, other, "not_equal")
-
-    def __lt__(self, other):
-        if isinstance(other, Tensor):
-            if other.impl.dtype is not self.impl.dtype:
-                self, other = operator_operands(self, other, "less_than", promotes=False)
-            try:
-                return _F.less_than(self, other)
-            except UnimplementedError as error:
-                return _refuse_sparse("less_than", error, self, other)
-        return _binary(_F.less_than, self, other, "less_than")
-
-    def __le__(self, other):
-        if isinstance(other, Tensor):
-            if other.impl.dtype is not self.impl.dtype:
-                self, other = operator_operands(self, other, "less_equal", promotes=False)
-            try:
-                return _F.less_equal(self, other)
-            except UnimplementedError as error:
-                return _refuse_sparse("less_equal", error, self, other)
-        return _binary(_F.less_equal, self, other, "less_equal")
-
-    def __gt__(self, other):
-        if isinstance(other, Tensor):
-            if other.impl.dtype is not self.impl.dtype:
-                self, other = operator_operands(self, other, "greater_than", promotes=False)
-            try:
-                return _F.greater_than(self, other)
-            except UnimplementedError as error:
-                return _refuse_sparse("greater_than", error, self, other)
-        return _binary(_F.greater_than, self, other, "greater_than")
-
-    def __ge__(self, other):
-        if isinstance(other, Tensor):
-            if other.impl.dtype is not self.impl.dtype:
-                self, other = operator_operands(self, other, "greater_equal", promotes=False)
-            try:
-                return _F.greater_equal(self, other)
-            except UnimplementedError as error:
-                return _refuse_sparse("greater_equal", error, self, other)
-        return _binary(_F.greater_equal, self, other, "greater_equal")
+    __eq__, __ne__ = _comparison("__eq__", "equal"), _comparison("__ne__", "not_equal")
+    __lt__, __le__ = _comparison("__lt__", "less_than"), _comparison("__le__", "less_equal")
+    __gt__, __ge__ = _comparison("__gt__", "greater_than"), _comparison("__ge__", "greater_equal")
 
 
 # -- functions that pick an op by their arguments' types (eager.pow, Tensor.pow, ...) --------
