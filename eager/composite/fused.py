@@ -8,13 +8,12 @@ from __future__ import annotations
 import math
 
 from ..generated import forward_api as _F
-from .spine import reshape_exactly
+from .spine import conj_if_complex, reshape_exactly
 
 
 def linear_grad(x, weight, out_grad):
     out_features = weight.shape[1]
-    if x.dtype.is_complex:  # out_grad times the conjugate factors (matmul's convention)
-        x, weight = _F.conj(x), _F.conj(weight)
+    x, weight = conj_if_complex(x), conj_if_complex(weight)  # out_grad times the conjugate factors
     x_grad = _F.matmul(out_grad, weight, False, True)
     # reshape_exactly: a 0 in _F.reshape's shape means "x's size there" (Paddle's rule), and an
     # empty batch, in_features or out_features puts zeros there.

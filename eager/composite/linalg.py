@@ -23,7 +23,7 @@ from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import _paddle_api as _check
-from .spine import reshape_exactly, sum_to_shape
+from .spine import conj_if_complex, reshape_exactly, sum_to_shape
 
 _LETTERS = string.ascii_letters
 
@@ -32,11 +32,6 @@ def _mT(t):
     """The matrices of t transposed (the last two axes swapped)."""
     nd = len(t.shape)
     return _F.transpose(t, list(range(nd - 2)) + [nd - 1, nd - 2])
-
-
-def _conj_if_complex(t):
-    """conj(t) for a complex t; a real t as it is (conj would copy it)."""
-    return _F.conj(t) if t.dtype.is_complex else t
 
 
 def _neg(t):
@@ -71,7 +66,7 @@ def _einsum_operand_grad(plan, x, k, out_grad):
     terms = [plan.output] + [t for i, t in enumerate(plan.inputs) if i != k]
     # einsum is holomorphic in each operand: Paddle's convention takes out_grad times
     # the conjugates of the others (as matmul's gradient).
-    operands = [out_grad] + [_conj_if_complex(t) for i, t in enumerate(x) if i != k]
+    operands = [out_grad] + [conj_if_complex(t) for i, t in enumerate(x) if i != k]
     grad = _F.einsum(operands, ",".join(terms) + "->" + "".join(kept))
     sizes = dict(zip(kept, grad.shape))
     grad = reshape_exactly(grad, [sizes.get(label, 1) for label in labels])
@@ -153,7 +148,7 @@ def inner_grad(x, y, out_grad):
 def cross_grad(x, y, out_grad, axis):
     # <g, x × y> = <x, y × g> = <y, g × x>; for complex operands the conjugate of the
     # other one (Paddle's convention: out_grad times the conjugate derivative).
-    return _F.cross(_conj_if_complex(y), out_grad, axis), _F.cross(out_grad, _conj_if_complex(x), axis)
+    return _F.cross(conj_if_complex(y), out_grad, axis), _F.cross(out_grad, conj_if_complex(x), axis)
 
 
 def kron_grad(x, y, out_grad):
@@ -164,8 +159,8 @@ def kron_grad(x, y, out_grad):
     g = reshape_exactly(out_grad, [d for pair in zip(xs_padded, ys_padded) for d in pair])
     x_labels, y_labels = _LETTERS[:n], _LETTERS[n:2 * n]
     g_labels = "".join(a + b for a, b in zip(x_labels, y_labels))
-    x_grad = _F.einsum([g, reshape_exactly(_conj_if_complex(y), ys_padded)], f"{g_labels},{y_labels}->{x_labels}")
-    y_grad = _F.einsum([g, reshape_exactly(_conj_if_complex(x), xs_padded)], f"{g_labels},{x_labels}->{y_labels}")
+    x_grad = _F.einsum([g, reshape_exactly(conj_if_complex(y), ys_padded)], f"{g_labels},{y_labels}->{x_labels}")
+    y_grad = _F.einsum([g, reshape_exactly(conj_if_complex(x), xs_padded)], f"{g_labels},{x_labels}->{y_labels}")
     return reshape_exactly(x_grad, xs), reshape_exactly(y_grad, ys)
 
 
@@ -191,7 +186,7 @@ def diagonal_double_grad(grad_x_grad, offset, axis1, axis2):
 def inverse_grad(out, out_grad):
     # d(A^-1) = -A^-1 dA A^-1, so gA = -A^-H G A^-H (A^-T for real A: the conjugate
     # derivative is Paddle's convention for complex).
-    out = _conj_if_complex(out)
+    out = conj_if_complex(out)
     return _neg(_F.matmul(_F.matmul(out, out_grad, True, False), out, False, True))
 
 
@@ -213,15 +208,15 @@ def _inverse_for_gradient(x, op: str):
 def det_grad(x, out, out_grad):
     # d det A = det A * tr(A^-1 dA): gA = g det A A^-T (g conj(det A) A^-H for complex A:
     # Paddle's convention, out_grad times the conjugate derivative).
-    scale = _per_matrix(_F.multiply(out_grad, _conj_if_complex(out)), out.shape)
-    return _F.multiply(scale, _mT(_conj_if_complex(_inverse_for_gradient(x, "det"))))
+    scale = _per_matrix(_F.multiply(out_grad, conj_if_complex(out)), out.shape)
+    return _F.multiply(scale, _mT(conj_if_complex(_inverse_for_gradient(x, "det"))))
 
 
 def slogdet_grad(x, out_grad):
     # The sign is piecewise constant; d log|det A| = tr(A^-1 dA). For complex A, Paddle's kernel
     # takes the log|det| gradient times A^-H and, as for real A, none through the sign.
     logabsdet_grad = _F.unbind(out_grad, 0)[1]
-    inverse = _conj_if_complex(_inverse_for_gradient(x, "slogdet"))
+    inverse = conj_if_complex(_inverse_for_gradient(x, "slogdet"))
     return _F.multiply(_per_matrix(logabsdet_grad, x.shape[:-2]), _mT(inverse))
 
 
@@ -232,8 +227,8 @@ def solve_grad(x, y, out, out_grad):
     if vector:
         out = reshape_exactly(out, list(out.shape) + [1])
         out_grad = reshape_exactly(out_grad, list(out_grad.shape) + [1])
-    y_grad = _F.solve(_mT(_conj_if_complex(x)), out_grad)
-    x_grad = sum_to_shape(_neg(_F.matmul(y_grad, _conj_if_complex(out), False, True)), x.shape)
+    y_grad = _F.solve(_mT(conj_if_complex(x)), out_grad)
+    x_grad = sum_to_shape(_neg(_F.matmul(y_grad, conj_if_complex(out), False, True)), x.shape)
     if vector:
         return x_grad, reshape_exactly(sum_to_shape(y_grad, list(y.shape) + [1]), y.shape)
     return x_grad, sum_to_shape(y_grad, y.shape)
@@ -246,7 +241,7 @@ def matrix_power_grad(x, out_grad, n):
         return _F.scale(out_grad, 0.0, 0.0, True)
     base = x if n > 0 else _F.inverse(x)
     m = abs(n)
-    powers = [_conj_if_complex(_F.matrix_power(base, k)) for k in range(m)]
+    powers = [conj_if_complex(_F.matrix_power(base, k)) for k in range(m)]
     base_grad = None
     for k in range(m):
         term = _F.matmul(_F.matmul(powers[k], out_grad, True, False), powers[m - 1 - k], False, True)
@@ -307,7 +302,7 @@ def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO):
     if 0 in out_v.shape:
         return _F.full_like(out_v, 0.0, None)
     eye = _F.cast(_eye_like(_F.real(out_v)), out_v.dtype) if out_v.dtype.is_complex else _eye_like(out_v)
-    v_conj = _F.conj(out_v) if out_v.dtype.is_complex else out_v
+    v_conj = conj_if_complex(out_v)
     vhgv = _F.matmul(v_conj, out_v_grad, True, False)
     vhgv_h = _F.conj(_mT(vhgv)) if out_v.dtype.is_complex else _mT(vhgv)
     skew = _F.scale(_F.subtract(vhgv, vhgv_h), 0.5, 0.0, True)

@@ -6,7 +6,7 @@ import math
 from ..generated import forward_api as _F
 from . import _paddle_api as _check
 from .math_unary import signbit
-from .spine import sum_to_shape, where_grad
+from .spine import conj_if_complex, sum_to_shape, where_grad
 
 
 def elementwise_pow_grad(x, y, out_grad):
@@ -14,10 +14,8 @@ def elementwise_pow_grad(x, y, out_grad):
     # conjugated for complex x: Paddle's convention, out_grad times the conjugate derivative.
     dx = _F.multiply(y, _F.elementwise_pow(x, _F.scale(y, 1.0, -1.0, True)))
     dy = _F.multiply(_F.log(x), _F.elementwise_pow(x, y))
-    if x.dtype.is_complex:
-        dx, dy = _F.conj(dx), _F.conj(dy)
-    x_grad = _F.multiply(out_grad, dx)
-    y_grad = _F.multiply(out_grad, dy)
+    x_grad = _F.multiply(out_grad, conj_if_complex(dx))
+    y_grad = _F.multiply(out_grad, conj_if_complex(dy))
     return sum_to_shape(x_grad, x.shape), sum_to_shape(y_grad, y.shape)
 
 

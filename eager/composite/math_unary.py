@@ -16,21 +16,17 @@ from ..autograd.inplace import check_inplace_leaf
 from ..generated import forward_api as _F
 from .. import random as _random
 from . import _paddle_api as _check
-from .spine import sum_to_shape
+from .spine import conj_if_complex, sum_to_shape
 
 _COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
 
 
-def _conj(t):
-    return _F.conj(t) if t.dtype.is_complex else t
-
-
 def _times_conj(out_grad, factor):
-    return _F.multiply(out_grad, _conj(factor))
+    return _F.multiply(out_grad, conj_if_complex(factor))
 
 
 def _over_conj(out_grad, factor):
-    return _F.divide(out_grad, _conj(factor))
+    return _F.divide(out_grad, conj_if_complex(factor))
 
 
 def _zeros_like(t):
@@ -174,7 +170,7 @@ def nan_to_num_grad(x, out_grad):
 
 
 def conj_grad(out_grad):
-    return _conj(out_grad)
+    return conj_if_complex(out_grad)
 
 
 def real_grad(out_grad):

@@ -15,7 +15,7 @@ from phi.common.shape_rules import inverse_permutation, reduced_axes
 from ..generated import forward_api as _F
 from . import _paddle_api as _check
 from ..tensor import Tensor
-from .spine import _broadcast_like, reshape_exactly
+from .spine import _broadcast_like, conj_if_complex, reshape_exactly
 
 
 def _axes_of(shape, axis) -> tuple:
@@ -111,7 +111,7 @@ def prod_grad(x, out_grad, axis, keepdim):
     if 0 in x.shape:
         return _zeros_like(x)
     # Paddle's convention for complex x: out_grad times the conjugate derivative.
-    moved, back = _to_last(_F.conj(x) if x.dtype.is_complex else x, _axes_of(x.shape, axis))
+    moved, back = _to_last(conj_if_complex(x), _axes_of(x.shape, axis))
     table, _, _ = _others(moved)
     others = back(_F.prod(table, [-1], False, None))
     return _F.multiply(others, _spread(grad, x.shape, axis))
@@ -151,7 +151,7 @@ def cumprod_grad(x, out_grad, dim, dtype):
     if 0 in x.shape:
         return _zeros_like(x)
     # Paddle's convention for a holomorphic op: out_grad times the conjugate derivative.
-    moved, back = _scan_to_last(_F.conj(x) if x.dtype.is_complex else x, dim)
+    moved, back = _scan_to_last(conj_if_complex(x), dim)
     grad_moved, _ = _scan_to_last(reshape_exactly(grad, x.shape), dim)
     table, rows, cols = _others(moved)
     # products[i, k] = prod_{j <= k, j != i} x_j; dx_i = sum_{k >= i} g_k products[i, k]

@@ -17,6 +17,13 @@ from phi.common.shape_rules import broadcast_axes, inverse_permutation, reduced_
 from ..generated import forward_api as _F
 
 
+def conj_if_complex(t):
+    """conj(t) for a complex t, and t itself when real (conj would copy it): the
+    factor a complex gradient takes, out_grad times the conjugate derivative, which
+    is Paddle's convention (and torch's)."""
+    return _F.conj(t) if t.dtype.is_complex else t
+
+
 def sum_to_shape(grad, shape):
     """Sums grad over the axes it was broadcast along to reach ``shape`` (the same
     axes the kernels sum over: phi.common.shape_rules.broadcast_axes)."""
@@ -74,10 +81,7 @@ def divide_grad(x, y, out, out_grad):
 def pow_grad(x, out_grad, y):
     if y == 0:
         return _F.full_like(x, 0, None)
-    derivative = _F.scale(_F.pow(x, y - 1), y, 0.0, True)
-    if x.dtype.is_complex:  # out_grad times the conjugate derivative: Paddle's convention, the kernel's
-        derivative = _F.conj(derivative)
-    return _F.multiply(out_grad, derivative)
+    return _F.multiply(out_grad, conj_if_complex(_F.scale(_F.pow(x, y - 1), y, 0.0, True)))
 
 
 def scale_grad(out_grad, scale):
