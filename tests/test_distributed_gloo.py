@@ -1,6 +1,7 @@
 """eager.distributed.gloo_*: Paddle's CPU barrier among processes."""
 import multiprocessing
 import socket
+import threading
 import time
 from contextlib import closing
 
@@ -8,6 +9,7 @@ import pytest
 
 import eager
 from eager import distributed as dist
+from eager.distributed import gloo
 
 
 def free_endpoint():
@@ -88,3 +90,22 @@ def test_launch_utils_add_arguments():
         parser.parse_args(["--verbose", "maybe"])
     with pytest.raises(TypeError, match="add_arguments: argument 'argparser'"):
         launch_utils.add_arguments("x", int, 0, "X.", None)
+
+
+def test_a_barrier_aborted_right_after_it_tripped_still_passes_its_waiters():
+    # Rank 0 passes a barrier and releases the group (abort) before the other ranks'
+    # handler threads have woken: with threading.Barrier they read the aborted state on
+    # waking and told their ranks the barrier was broken (a flaky failure of the test above).
+    barrier = gloo._Barrier(3)
+    results = []
+    waiters = [threading.Thread(target=lambda: results.append(barrier.wait(10.0))) for _ in range(2)]
+    for thread in waiters:
+        thread.start()
+    while barrier._arrived < 2:
+        time.sleep(0.001)
+    assert barrier.wait(10.0) is True
+    barrier.abort()
+    for thread in waiters:
+        thread.join(timeout=10)
+    assert results == [True, True]
+    assert barrier.wait(10.0) is False      # a later barrier can never complete

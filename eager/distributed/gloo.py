@@ -5,7 +5,7 @@ Paddle uses these to synchronise CPU processes that have no collective
 backend: ``rank_num`` processes agree on ``server_endpoint`` ("ip:port"), the
 process of rank 0 serves there, and each ``gloo_barrier()`` returns in every
 process once all of them have called it. Here rank 0 serves a small TCP
-barrier (one thread per waiting rank, a reusable ``threading.Barrier``); the
+barrier (one thread per waiting rank, a reusable generation-counting barrier); the
 others connect to it for each barrier, retrying while it starts. No tensors
 travel: tensor collectives are eager.distributed's MPI ones.
 
@@ -28,18 +28,49 @@ _BARRIER_TIMEOUT_S = 1800.0     # how long a barrier waits for the slowest rank
 _ARRIVE, _PASS, _BROKEN = b"arrive\n", b"pass\n", b"broken\n"
 
 
+class _Barrier:
+    """A reusable barrier of ``parties`` threads whose passing does not depend on when a
+    waiter wakes: threading.Barrier's waiters read its state on waking, so an abort()
+    right after the barrier tripped (rank 0 passing and releasing the group before the
+    other ranks' threads were scheduled) broke a barrier they had already passed."""
+
+    def __init__(self, parties: int):
+        self._condition = threading.Condition()
+        self._parties, self._arrived, self._generation, self._broken = parties, 0, 0, False
+
+    def wait(self, timeout: float) -> bool:
+        """True once every party has arrived at this generation; False if the barrier was
+        aborted or timed out first (which breaks it for every waiter, as threading's)."""
+        with self._condition:
+            if self._broken:
+                return False
+            generation = self._generation
+            self._arrived += 1
+            if self._arrived == self._parties:
+                self._arrived, self._generation = 0, generation + 1
+                self._condition.notify_all()
+                return True
+            self._condition.wait_for(lambda: self._generation != generation or self._broken, timeout)
+            if self._generation != generation:
+                return True
+            self._broken = True
+            self._condition.notify_all()
+            return False
+
+    def abort(self) -> None:
+        """Breaks the barrier: present and later waiters return False."""
+        with self._condition:
+            self._broken = True
+            self._condition.notify_all()
+
+
 class _BarrierHandler(socketserver.StreamRequestHandler):
     """One rank's arrival: wait for the others, then tell it to pass."""
 
     def handle(self):
         if self.rfile.readline() != _ARRIVE:
             return
-        try:
-            self.server.barrier.wait(timeout=_BARRIER_TIMEOUT_S)
-        except threading.BrokenBarrierError:
-            self.wfile.write(_BROKEN)
-            return
-        self.wfile.write(_PASS)
+        self.wfile.write(_PASS if self.server.barrier.wait(_BARRIER_TIMEOUT_S) else _BROKEN)
 
 
 class _BarrierServer(socketserver.ThreadingTCPServer):
@@ -48,7 +79,7 @@ class _BarrierServer(socketserver.ThreadingTCPServer):
 
     def __init__(self, address, rank_num: int):
         super().__init__(address, _BarrierHandler)
-        self.barrier = threading.Barrier(rank_num)
+        self.barrier = _Barrier(rank_num)
 
 
 class _Context:
