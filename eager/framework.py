@@ -287,8 +287,10 @@ def _flag_names() -> dict:
 
 
 # Paddle flags that training scripts set at start-up to tune cuDNN or oneDNN, which
-# eager does not use (its GPU kernels are CuPy's): accepted, kept and read back, with
-# no effect, so that such a script runs unchanged. The values are Paddle's defaults.
+# eager does not use (its GPU kernels are CuPy's), or Paddle's allocator and garbage
+# collection (eager's arrays are NumPy's or CuPy's, freed by reference counting):
+# accepted, kept and read back, with no effect, so that such a script runs unchanged.
+# The values are Paddle 2.6's defaults.
 # FLAGS_use_stride_kernel (Paddle's switch for view ops that share memory) is kept for
 # the same reason: eager's view ops (view, as_strided, unfold, ...) always share memory.
 _PADDLE_ONLY_FLAGS = {
@@ -299,6 +301,17 @@ _PADDLE_ONLY_FLAGS = {
     "FLAGS_embedding_deterministic": 0,
     "FLAGS_use_mkldnn": False,
     "FLAGS_use_stride_kernel": True,
+    "FLAGS_eager_delete_tensor_gb": 0.0,
+    "FLAGS_fast_eager_deletion_mode": True,
+    "FLAGS_memory_fraction_of_eager_deletion": 1.0,
+    "FLAGS_allocator_strategy": "auto_growth",
+    "FLAGS_fraction_of_gpu_memory_to_use": 0.92,
+    "FLAGS_gpu_memory_limit_mb": 0,
+    "FLAGS_initial_cpu_memory_in_mb": 500,
+    "FLAGS_use_pinned_memory": True,
+    "FLAGS_paddle_num_threads": 1,
+    "FLAGS_benchmark": False,
+    "FLAGS_call_stack_level": 1,
 }
 _paddle_only_values = dict(_PADDLE_ONLY_FLAGS)
 # Flags whose job eager does another way: the error says which.
@@ -366,6 +379,12 @@ def set_flags(flags) -> None:
             raise TypeError(f"set_flags: flag {name!r} expected an int, got {value!r}")
         elif isinstance(current, int):
             value = int(value)
+        elif isinstance(current, float):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+                raise TypeError(f"set_flags: flag {name!r} expected a float, got {value!r}")
+            value = float(value)
+        elif isinstance(current, str) and not isinstance(value, str):
+            raise TypeError(f"set_flags: flag {name!r} expected a str, got {value!r}")
         updates[attribute] = value
     with _LOCK:
         for attribute, value in updates.items():

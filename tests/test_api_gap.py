@@ -50,9 +50,9 @@ def test_flags_read_and_write_phi_flags_and_refuse_unknown_ones():
         assert paddle.get_flags(["FLAGS_check_infer_meta"]) == {"FLAGS_check_infer_meta": not before}
     finally:
         FLAGS.check_infer_meta = before
-    with pytest.raises(ValueError, match=r"get_flags: unknown flag 'FLAGS_eager_delete_tensor_gb'.*"
+    with pytest.raises(ValueError, match=r"get_flags: unknown flag 'FLAGS_no_such_flag'.*"
                                          r"FLAGS_check_infer_meta"):
-        paddle.get_flags(["FLAGS_eager_delete_tensor_gb"])
+        paddle.get_flags(["FLAGS_no_such_flag"])
     with pytest.raises(ValueError, match="set_flags: unknown flag 'FLAGS_nope'"):
         paddle.set_flags({"FLAGS_check_infer_meta": True, "FLAGS_nope": 1})
     assert FLAGS.check_infer_meta is before  # nothing set when one name is bad
@@ -794,6 +794,27 @@ def test_paddle_tuning_flags_are_kept_without_effect_and_check_nan_inf_points_to
     with pytest.raises(ValueError, match=r"unknown flag 'FLAGS_check_nan_inf' \(eager.autograd.detect_anomaly"):
         paddle.set_flags({"FLAGS_check_nan_inf": 1})
 
+
+
+def test_paddle_memory_and_allocator_flags_are_kept_without_effect_with_their_kinds():
+    # Paddle 2.6's own get_flags/set_flags example reads and sets FLAGS_eager_delete_tensor_gb; scripts
+    # also set the allocator strategy (a str) and GPU memory fraction (a float). Defaults from Paddle 2.6.2.
+    names = ["FLAGS_eager_delete_tensor_gb", "FLAGS_allocator_strategy", "FLAGS_fraction_of_gpu_memory_to_use"]
+    before = paddle.get_flags(names)
+    assert before == {"FLAGS_eager_delete_tensor_gb": 0.0, "FLAGS_allocator_strategy": "auto_growth",
+                      "FLAGS_fraction_of_gpu_memory_to_use": 0.92}
+    try:
+        paddle.set_flags({"FLAGS_eager_delete_tensor_gb": 1, "FLAGS_allocator_strategy": "naive_best_fit"})
+        after = paddle.get_flags(names[:2])
+        assert after == {"FLAGS_eager_delete_tensor_gb": 1.0, "FLAGS_allocator_strategy": "naive_best_fit"}
+        assert type(after["FLAGS_eager_delete_tensor_gb"]) is float
+        with pytest.raises(TypeError, match="flag 'FLAGS_eager_delete_tensor_gb' expected a float, got 'x'"):
+            paddle.set_flags({"FLAGS_eager_delete_tensor_gb": "x"})
+        with pytest.raises(TypeError, match="flag 'FLAGS_allocator_strategy' expected a str, got 3"):
+            paddle.set_flags({"FLAGS_fraction_of_gpu_memory_to_use": 0.5, "FLAGS_allocator_strategy": 3})
+        assert paddle.get_flags("FLAGS_fraction_of_gpu_memory_to_use")["FLAGS_fraction_of_gpu_memory_to_use"] == 0.92
+    finally:
+        paddle.set_flags(before)
 
 # -- assign(x, output=None): Paddle's argument order (output is not name) ----------------------
 
