@@ -18,6 +18,9 @@ from __future__ import annotations
 import sys
 
 from . import api as _api
+from .arguments import to_bool
+from .signal import istft, stft  # noqa: F401  (paddle.tensor.stft, as well as paddle.signal.stft)
+from .tensor_queries import TensorFills
 from .tensor_queries import gaussian_  # noqa: F401  (paddle.tensor.random.gaussian_, not top-level)
 from .tensor_array import (array_length, array_read, array_write, create_array, create_tensor,  # noqa: F401
                            tensor_array_to_tensor)
@@ -25,6 +28,36 @@ from .tensor_array import (array_length, array_read, array_write, create_array, 
 # The modules of Paddle's python/paddle/tensor/ package; each is this namespace here.
 PADDLE_FILES = frozenset({"array", "attribute", "creation", "einsum", "layer_function_generator", "linalg",
                           "logic", "manipulation", "math", "ops", "random", "search", "stat", "to_string"})
+
+
+def uniform_(x, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002  (Paddle's names)
+    """Paddle's ``paddle.tensor.uniform_``: ``x.uniform_(min, max, seed)``, x filled in place.
+
+    >>> eager.tensor.uniform_(eager.zeros([2, 3]), 0.0, 1.0).shape
+    [2, 3]
+    """
+    return TensorFills.uniform_(x, min, max, seed)
+
+
+def exponential_(x, lam=1.0, name=None):
+    """Paddle's ``paddle.tensor.exponential_``: ``x.exponential_(lam)``, x filled in place."""
+    return TensorFills.exponential_(x, lam)
+
+
+def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
+    """Paddle's ``paddle.tensor.fill_constant`` (the older spelling of ``full``, its
+    arguments in this order): a tensor of ``shape`` and ``dtype`` filled with
+    ``value``, on the CPU with ``force_cpu``, or written into ``out``.
+
+    >>> eager.tensor.fill_constant([2], "int64", 2).numpy().tolist()
+    [2, 2]
+    """
+    result = _api.full(shape, value, dtype)
+    if to_bool(force_cpu, "fill_constant", "force_cpu"):
+        result = result.cpu()
+    if out is None:
+        return result
+    return _api.assign(result, output=out)
 
 
 def __getattr__(name):

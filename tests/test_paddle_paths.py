@@ -265,3 +265,20 @@ def test_a_paddle_1x_style_dygraph_program_runs():
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module), extraglobs={"eager": eager, "np": np})
     assert result.attempted and not result.failed
+
+
+def test_paddle_tensor_namespace_has_fill_constant_stft_and_the_functional_random_fills():
+    # Names Paddle 2.6 keeps under paddle.tensor (found missing by running its docstring examples).
+    out = eager.tensor.fill_constant([2, 3], "float32", 1.5)
+    assert out.shape == [2, 3] and out.dtype == eager.float32 and out.stop_gradient
+    np.testing.assert_array_equal(out.numpy(), np.full((2, 3), 1.5, np.float32))
+    np.testing.assert_array_equal(eager.tensor.fill_constant([2], "int64", 2.7).numpy(), [2, 2])  # Paddle's
+    target = eager.zeros([4], "float64")
+    assert eager.tensor.fill_constant([4], "float64", -1.0, out=target) is target
+    np.testing.assert_array_equal(target.numpy(), [-1.0] * 4)
+    x = eager.zeros([500], "float64")
+    assert eager.tensor.uniform_(x, 2.0, 3.0) is x and 2.0 <= x.numpy().min() and x.numpy().max() < 3.0
+    assert eager.tensor.exponential_(x, 4.0) is x and x.numpy().min() >= 0 and 0.15 < x.numpy().mean() < 0.35
+    with pytest.raises(TypeError, match="uniform_: argument 'x' expected a Tensor, got list"):
+        eager.tensor.uniform_([1.0, 2.0])
+    assert eager.tensor.stft is eager.signal.stft and eager.tensor.istft is eager.signal.istft
