@@ -7,6 +7,8 @@ gradients of every input and parameter must agree with the fused step ops.
 PyTorch (when installed) is a second, independent implementation of the LSTM
 and GRU. The step ops themselves are in the op table (tests/op_specs/rnn.py).
 """
+import warnings
+
 import numpy as np
 import pytest
 
@@ -244,11 +246,55 @@ def test_layer_double_backward_through_the_steps():
 
 
 def test_state_dict_names_follow_paddle():
+    # Paddle 2.6.2's keys: the flat aliases (weight_ih_l0 ... bias_hh_l1_reverse) first, then the cells'.
     lstm = nn.LSTM(3, 4, num_layers=2, direction="bidirect")
     keys = list(lstm.state_dict())
-    assert keys[:4] == ["0.cell_fw.weight_ih", "0.cell_fw.weight_hh", "0.cell_fw.bias_ih", "0.cell_fw.bias_hh"]
+    flat = [f"{kind}_l{layer}{suffix}" for layer in (0, 1) for suffix in ("", "_reverse")
+            for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+    cells = [f"{layer}.cell_{side}.{kind}" for layer in (0, 1) for side in ("fw", "bw")
+             for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+    assert keys == flat + cells
     assert "1.cell_bw.weight_ih" in keys and lstm.state_dict()["1.cell_bw.weight_ih"].shape == [16, 8]
-    assert list(nn.GRU(3, 4).state_dict())[0] == "0.cell.weight_ih"
+    assert lstm.weight_ih_l1_reverse is lstm[1].cell_bw.weight_ih and lstm.bias_hh_l0 is lstm[0].cell_fw.bias_hh
+    assert [name for name, _ in lstm.named_parameters()] == flat and len(lstm.parameters()) == 16
+    assert list(nn.GRU(3, 4).state_dict()) == ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0",
+                                               "0.cell.weight_ih", "0.cell.weight_hh", "0.cell.bias_ih",
+                                               "0.cell.bias_hh"]
+
+
+def test_a_checkpoint_with_either_spelling_of_the_rnn_names_loads_without_warnings():
+    # Paddle's LSTM checkpoints hold both spellings; eager's before this change held the cells' only.
+    source, target = nn.LSTM(3, 4, direction="bidirect"), nn.LSTM(3, 4, direction="bidirect")
+    both = {k: v.numpy() for k, v in source.state_dict().items()}
+    cells_only = {k: v for k, v in both.items() if "cell" in k}
+    for saved in (both, cells_only):
+        for p in target.parameters():
+            p.set_value(np.zeros(p.shape, "float32"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert target.set_state_dict(saved) == ([], [])
+        for key, value in both.items():
+            np.testing.assert_array_equal(target.state_dict()[key].numpy(), value)
+
+
+def test_tied_parameters_and_a_layer_registered_twice_are_listed_under_each_name_as_paddle():
+    class Tied(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Linear(2, 2), nn.Linear(2, 2)
+            self.b.weight = self.a.weight
+            self.c = self.a
+    net = Tied()
+    # Paddle 2.6.2: ['a.weight', 'a.bias', 'b.weight', 'b.bias', 'c.weight', 'c.bias']; parameters 3
+    assert list(net.state_dict()) == ["a.weight", "a.bias", "b.weight", "b.bias", "c.weight", "c.bias"]
+    assert [name for name, _ in net.named_parameters()] == ["a.weight", "a.bias", "b.bias"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert net.set_state_dict({"a.weight": np.ones((2, 2), "float32"), "a.bias": np.zeros(2, "float32"),
+                                   "b.bias": np.zeros(2, "float32")}) == ([], [])
+    np.testing.assert_array_equal(net.b.weight.numpy(), np.ones((2, 2)))
+    with pytest.warns(UserWarning, match=r"not in the dict.*\['b.bias'\]"):
+        net.set_state_dict({"a.weight": np.ones((2, 2), "float32"), "a.bias": np.zeros(2, "float32")})
 
 
 def test_dropout_between_layers_in_training_only():

@@ -601,6 +601,14 @@ class RNNBase(LayerList):
             else:
                 self.append(BiRNN(self._cell_type(size, self.hidden_size, **attrs),
                                   self._cell_type(size, self.hidden_size, **attrs), self.time_major))
+        # Paddle also registers every cell's parameters on the network under flat names (weight_ih_l0,
+        # bias_hh_l1_reverse, ...), listed first: its state_dict holds both spellings and named_parameters
+        # the flat ones, so checkpoints saved by Paddle load without unmatched keys and name filters work.
+        for layer in range(self.num_layers):
+            for direction, cell in enumerate(self._cells(layer)):
+                for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+                    if getattr(cell, kind, None) is not None:
+                        setattr(self, f"{kind}_l{layer}{'_reverse' if direction else ''}", getattr(cell, kind))
 
     def _cells(self, layer: int) -> list:
         sub = self[layer]

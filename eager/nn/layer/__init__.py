@@ -765,7 +765,8 @@ class Layer:
     def state_dict(self, destination=None, include_sublayers: bool = True,
                    structured_name_prefix: str = "", use_hook: bool = True) -> collections.OrderedDict:
         """Name -> Tensor of every parameter and persistable buffer, layer by layer
-        (its parameters, its buffers, then its sublayers'), as Paddle orders them;
+        (its parameters, its buffers, then its sublayers'), as Paddle orders them
+        (a parameter or layer shared by two parents under each of its names);
         ``structured_name_prefix`` is put before each key as it is (Paddle's
         ``"model."`` gives ``"model.weight"``).
         The values are the layer's own tensors (not copies): save them with
@@ -800,12 +801,14 @@ class Layer:
         for arg, value in (("include_sublayers", include_sublayers), ("use_hook", use_hook)):
             if not isinstance(value, bool):
                 raise TypeError(f"{who}: argument '{arg}' expected a bool, got {value!r}")
-        seen = set()  # a parameter shared by two layers is listed once, under its first name
-        # Each layer's entries when it is reached, its hooks after its sublayers'
-        # (a post-order marker); iterative, so a deep chain cannot hit the recursion limit.
-        stack, visited = [(prefix, self, False)], set()
+        # As Paddle's: a parameter or layer shared by two parents (tied weights, an RNN's flat
+        # weight_ih_l0 beside 0.cell.weight_ih) is listed under each of its names. Each layer's
+        # entries when it is reached, its hooks after its sublayers' (a post-order marker);
+        # iterative, so a deep chain cannot hit the recursion limit; a layer that contains
+        # itself is not entered again below itself.
+        stack = [(prefix, self, False, frozenset())]
         while stack:
-            name, layer, done = stack.pop()
+            name, layer, done, ancestors = stack.pop()
             if done:
                 if use_hook:
                     for hook in list(layer._state_dict_hooks.values()):
@@ -813,21 +816,18 @@ class Layer:
                         if result is not None and layer is self:
                             destination = result  # a sublayer's replacement is its own (as Paddle)
                 continue
-            if id(layer) in visited:
-                continue
-            visited.add(id(layer))
             # Paddle's rule: a key is the prefix and the name, the prefix carrying its "." ("model.")
             for key, param in layer._parameters.items():
-                if param is not None and id(param) not in seen:
-                    seen.add(id(param))
+                if param is not None:
                     destination[name + key] = param
             for key, buf in layer._buffers.items():
                 if buf is not None and (non_persistable or key not in layer._non_persistable_buffer_names):
                     destination[name + key] = buf
-            stack.append((name, layer, True))
+            stack.append((name, layer, True, ancestors))
             if include_sublayers:
-                children = [(name + k + ".", v, False) for k, v in layer._sub_layers.items()
-                            if v is not None]
+                inside = ancestors | {id(layer)}
+                children = [(name + k + ".", v, False, inside) for k, v in layer._sub_layers.items()
+                            if v is not None and id(v) not in inside]
                 stack.extend(reversed(children))
         return destination
 
@@ -870,12 +870,15 @@ class Layer:
         own = self.state_dict(use_hook=False)
         if not use_structured_name:
             own = collections.OrderedDict((t.name, t) for t in own.values())
-        missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         # Check and convert everything before writing anything, so a bad dict
         # leaves the layer intact.
         staged = [(own[key], _loadable(key, state_dict[key], own[key]))
                   for key in own if key in state_dict]
+        # A shared parameter is loaded by any one of its names (a dict saved before state_dict
+        # listed every name has only the first).
+        loaded = {id(target) for target, _ in staged}
+        missing = [k for k, t in own.items() if id(t) not in loaded]
         for target, source in staged:
             phi_api.assign_out_(source, target.impl)
         if missing:
