@@ -20,7 +20,7 @@ from . import functional
 from . import initializer as _init
 from .functional import norm as norm_functional
 from .functional.checks import check_number, check_positive_int, check_tensor
-from .layer import Layer, ParamAttr
+from .layer import Layer, ParamAttr, name_repr
 
 
 def _affine(layer: Layer, who: str, shape, weight_attr, bias_attr) -> None:
@@ -106,6 +106,7 @@ class _BatchNormBase(Layer):
         if use_global_stats is not None and not isinstance(use_global_stats, bool):
             raise TypeError(f"{who}: argument 'use_global_stats' expected None or a bool, got {use_global_stats!r}")
         self._use_global_stats = use_global_stats
+        self._name = name
         fixed = [self._fixed_affine and attr is False for attr in (weight_attr, bias_attr)]
         _affine(self, who, [self._num_features], None if fixed[0] else weight_attr, None if fixed[1] else bias_attr)
         for parameter, frozen in zip((self.weight, self.bias), fixed):
@@ -128,7 +129,9 @@ class _BatchNormBase(Layer):
         """The sizes, shown by repr."""
         text = f"num_features={self._num_features}, momentum={self._momentum}, epsilon={self._epsilon}"
         # Paddle's repr names the data format only when it is not NCHW (a BatchNorm1D's NCL too).
-        return text if self._data_format == "NCHW" else text + f", data_format={self._data_format}"
+        if self._data_format != "NCHW":
+            text += f", data_format={self._data_format}"
+        return text + name_repr(self._name)
 
 
 class BatchNorm1D(_BatchNormBase):
@@ -240,6 +243,10 @@ class BatchNorm(_BatchNormBase):
                                              self._data_format, self._use_global_stats, self._trainable_statistics)
         return out if self._act is None else self._act(out)
 
+    def extra_repr(self) -> str:
+        """Nothing: Paddle's legacy BatchNorm prints as ``BatchNorm()``."""
+        return ""
+
 
 class _InstanceNormBase(Layer):
     _formats = ("NCHW", "NHWC")
@@ -267,7 +274,7 @@ class _InstanceNormBase(Layer):
 
     def extra_repr(self) -> str:
         """The sizes, shown by repr."""
-        return f"num_features={self._num_features}, epsilon={self._epsilon}, data_format={self._data_format}"
+        return f"num_features={self._num_features}, epsilon={self._epsilon}"
 
 
 class InstanceNorm1D(_InstanceNormBase):
@@ -342,6 +349,7 @@ class GroupNorm(Layer):
                              f"({num_channels})")
         self._epsilon = _epsilon(who, epsilon)
         self._data_format = _format(who, data_format, ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"))
+        self._name = name
         _affine(self, who, [self._num_channels], weight_attr, bias_attr)
 
     def forward(self, input: Tensor) -> Tensor:
@@ -429,10 +437,6 @@ class SpectralNorm(Layer):
         sigma = _F.sum(_F.multiply(u, _F.matmul(matrix, v, False, False)))           # u^T W v, through W only
         return _F.divide(weight, sigma)
 
-    def extra_repr(self) -> str:
-        """The settings, shown by repr."""
-        return f"weight_shape={self._weight_shape}, dim={self._dim}, power_iters={self._power_iters}, eps={self._eps}"
-
 
 class LocalResponseNorm(Layer):
     """Local response normalization across channels (Paddle's
@@ -450,6 +454,7 @@ class LocalResponseNorm(Layer):
         self._alpha, self._beta, self._k = (check_number(who, arg, value)
                                             for arg, value in (("alpha", alpha), ("beta", beta), ("k", k)))
         self._data_format = _format(who, data_format, ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"))
+        self._name = name
 
     def forward(self, input: Tensor) -> Tensor:
         """input divided by its local channel energy."""
@@ -459,7 +464,10 @@ class LocalResponseNorm(Layer):
 
     def extra_repr(self) -> str:
         """The sizes, shown by repr."""
-        return f"size={self._size}, alpha={self._alpha}, beta={self._beta}, k={self._k}"
+        text = f"size={self._size}, alpha={self._alpha}, beta={self._beta}, k={self._k}"
+        if self._data_format != "NCHW":
+            text += f", data_format={self._data_format}"
+        return text + name_repr(self._name)
 
 
 __all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "GroupNorm", "InstanceNorm1D",

@@ -31,7 +31,7 @@ from ..tensor import Tensor
 from . import initializer as _init
 from . import functional as F
 from .functional.checks import check_float, check_positive_int, check_tensor, dtype_mismatch
-from .layer import Layer, ParamAttr, name_scope_of
+from .layer import Layer, ParamAttr
 from .layers import LayerList
 
 _DIRECTIONS = {"forward": 1, "bidirect": 2, "bidirectional": 2}
@@ -201,7 +201,8 @@ class SimpleRNNCell(_BuiltInCell):
 
     def __init__(self, input_size, hidden_size, activation="tanh", weight_ih_attr=None, weight_hh_attr=None,
                  bias_ih_attr=None, bias_hh_attr=None, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         if not isinstance(activation, str) or activation not in ("tanh", "relu"):
             raise ValueError(f"SimpleRNNCell: argument 'activation' expected 'tanh' or 'relu', got {activation!r}")
         self.activation = activation
@@ -253,7 +254,8 @@ class LSTMCell(_BuiltInCell):
 
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
                  bias_hh_attr=None, proj_size=0, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self.proj_size = _check_proj_size("LSTMCell", proj_size, hidden_size)
         self._setup("LSTMCell", input_size, hidden_size, 4, weight_ih_attr, weight_hh_attr, bias_ih_attr,
                     bias_hh_attr, self.proj_size)
@@ -337,7 +339,8 @@ class GRUCell(_BuiltInCell):
 
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
                  bias_hh_attr=None, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self._setup("GRUCell", input_size, hidden_size, 3, weight_ih_attr, weight_hh_attr, bias_ih_attr,
                     bias_hh_attr)
 
@@ -471,9 +474,6 @@ class RNN(Layer):
                                         self.is_reverse, kwargs)
         return outputs, final
 
-    def extra_repr(self) -> str:
-        """The direction and layout, shown by repr."""
-        return f"is_reverse={self.is_reverse}, time_major={self.time_major}"
 
 
 def _prepare_sequence(who, cell, inputs, sequence_length, time_major):
@@ -556,9 +556,6 @@ class BiRNN(Layer):
                                           self.time_major, True, kwargs)
         return _F.concat([out_fw, out_bw], -1), (final_fw, final_bw)
 
-    def extra_repr(self) -> str:
-        """The layout, shown by repr."""
-        return f"time_major={self.time_major}"
 
 
 # -- multi-layer networks -----------------------------------------------------------------
@@ -662,8 +659,6 @@ class RNNBase(LayerList):
         text = f"{self.input_size}, {self.hidden_size}"
         if self.num_layers != 1:
             text += f", num_layers={self.num_layers}"
-        if self.direction != "forward":
-            text += f", direction={self.direction}"
         if self.time_major:
             text += ", time_major=True"
         if self.dropout:

@@ -234,13 +234,13 @@ def post_order(root: "Layer") -> list:
     return order
 
 
-def name_scope_of(name):
-    """A built-in layer's ``name`` argument as its name scope: a non-empty str names
-    it, anything else gives None (the class's snake-case name). Paddle's layers only
-    store ``name`` and never check it, so a script written for PyTorch's argument
-    order (``nn.ReLU(True)``, ``nn.LeakyReLU(0.2, True)``, True meaning inplace
-    there) still builds its layers."""
-    return name if isinstance(name, str) and name else None
+def name_repr(name, lead: str = ", ") -> str:
+    """The ``name=...`` part that ends a built-in layer's repr when it was given a
+    ``name`` (any true value, as Paddle's reprs test it). Built-in layers only store
+    ``name``: it never becomes their name scope, so their full_name and parameter
+    names are the class's (``linear_0.w_0``), as in Paddle, and a PyTorch-ordered
+    call such as ``nn.ReLU(True)`` still builds."""
+    return f"{lead}name={name}" if name else ""
 
 
 class Layer:

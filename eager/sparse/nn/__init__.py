@@ -12,7 +12,7 @@ array([0., 0., 4.], dtype=float32)
 from __future__ import annotations
 
 from ...arguments import to_float, to_int
-from ...nn.layer import Layer, name_scope_of
+from ...nn.layer import Layer
 from . import functional
 from .conv import Conv2D, Conv3D, SubmConv2D, SubmConv3D
 from .norm import BatchNorm, SyncBatchNorm
@@ -23,7 +23,8 @@ class ReLU(Layer):
     """Layer form of :func:`eager.sparse.nn.functional.relu`."""
 
     def __init__(self, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
 
     def forward(self, x):
         """relu of x's stored values."""
@@ -34,7 +35,8 @@ class ReLU6(Layer):
     """Layer form of :func:`eager.sparse.nn.functional.relu6`."""
 
     def __init__(self, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
 
     def forward(self, x):
         """relu6 of x's stored values."""
@@ -45,7 +47,8 @@ class LeakyReLU(Layer):
     """Layer form of :func:`eager.sparse.nn.functional.leaky_relu`."""
 
     def __init__(self, negative_slope=0.01, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self._negative_slope = to_float(negative_slope, "sparse.nn.LeakyReLU", "negative_slope")
 
     def forward(self, x):
@@ -60,7 +63,8 @@ class Softmax(Layer):
     """Layer form of :func:`eager.sparse.nn.functional.softmax` (last axis only)."""
 
     def __init__(self, axis=-1, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self._axis = to_int(axis, "sparse.nn.Softmax", "axis")
 
     def forward(self, x):
