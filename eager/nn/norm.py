@@ -8,6 +8,7 @@ each call updates them in place, in eval mode they normalize.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -37,7 +38,8 @@ def _epsilon(who: str, epsilon) -> float:
 
 class LayerNorm(Layer):
     """Layer normalization over the trailing axes ``normalized_shape`` (Paddle's
-    ``paddle.nn.LayerNorm``): weight and bias have shape ``normalized_shape``.
+    ``paddle.nn.LayerNorm``): weight and bias hold prod(normalized_shape) values,
+    flattened as Paddle's (so Paddle's checkpoints load).
 
     >>> norm = eager.nn.LayerNorm([3])
     >>> norm(eager.ones([2, 3])).shape
@@ -49,7 +51,7 @@ class LayerNorm(Layer):
         who = type(self).__name__
         self._normalized_shape = norm_functional.normalized_shape_list(who, normalized_shape)
         self._epsilon = _epsilon(who, epsilon)
-        _affine(self, who, self._normalized_shape, weight_attr, bias_attr)
+        _affine(self, who, [math.prod(self._normalized_shape)], weight_attr, bias_attr)
 
     def forward(self, input: Tensor) -> Tensor:
         """input normalized over its trailing ``normalized_shape`` axes."""
