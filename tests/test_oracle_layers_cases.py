@@ -21,6 +21,10 @@ Found and fixed:
   checkpoint did not load.
 - LayerNorm([3, 4]) held [3, 4] weight/bias where Paddle's are flat [12]: a
   Paddle checkpoint did not load (F.layer_norm now takes either form).
+- BatchNorm1D/2D/3D(weight_attr=False, bias_attr=False) kept fixed ones/zeros,
+  where Paddle 2.6.2 has None (state_dict only _mean, _variance); GroupNorm with
+  False had None where Paddle keeps fixed ones/zeros (stop_gradient), so Paddle
+  checkpoints did not load either way. SyncBatchNorm keeps fixed ones/zeros.
 - TruncatedNormal(mean, std) truncated at the absolute [-2, 2]; Paddle 2.6
   truncates at mean -/+ 2 std (TruncatedNormal(std=0.02) went untruncated).
 - calculate_gain gave 1.0 where Paddle gives the int 1.
@@ -146,6 +150,29 @@ def test_layer_norm_holds_flat_parameters_and_loads_paddles():
     np.testing.assert_allclose(out.numpy().reshape(2, 12), want, rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match=r"layer_norm: argument 'weight' expected shape \[3, 4\] or \[12\]"):
         nn.functional.layer_norm(eager.to_tensor(x), [3, 4], eager.ones([4, 3]))
+
+
+@pytest.mark.parametrize("make, keys", [   # Paddle 2.6.2's state_dict keys
+    (lambda: nn.BatchNorm2D(4, weight_attr=False, bias_attr=False), ["_mean", "_variance"]),
+    (lambda: nn.BatchNorm1D(4, weight_attr=False), ["bias", "_mean", "_variance"]),
+    (lambda: nn.GroupNorm(2, 4, weight_attr=False, bias_attr=False), ["weight", "bias"]),
+    (lambda: nn.GroupNorm(2, 4, bias_attr=False), ["weight", "bias"]),
+])
+def test_norm_layers_without_affine_have_paddles_parameters(make, keys):
+    layer = make()
+    assert list(layer.state_dict()) == keys
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 4, 3)).astype("float32") if isinstance(layer, nn.BatchNorm1D) else \
+        rng.standard_normal((2, 4, 3, 3)).astype("float32")
+    out = layer(eager.to_tensor(x)).numpy().astype(np.float64)
+    if isinstance(layer, nn.GroupNorm):
+        assert layer.bias.stop_gradient and np.all(layer.bias.numpy() == 0)    # the fixed zeros
+        g = x.reshape(2, 2, -1).astype(np.float64)
+        want = ((g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + 1e-5)).reshape(x.shape)
+    else:
+        axes = (0, 2) if x.ndim == 3 else (0, 2, 3)
+        want = (x - x.mean(axes, keepdims=True)) / np.sqrt(x.var(axes, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-5)
 
 
 # -- initializers ---------------------------------------------------------------------------

@@ -24,12 +24,18 @@ from .functional.checks import check_number, check_positive_int, check_tensor
 from .layer import Layer, ParamAttr, name_repr
 
 
-def _affine(layer: Layer, who: str, shape, weight_attr, bias_attr) -> None:
-    """Creates layer.weight (ones) and layer.bias (zeros) of ``shape``, or None."""
-    weight_attr = ParamAttr.from_argument(weight_attr, who, "weight_attr")
-    bias_attr = ParamAttr.from_argument(bias_attr, who, "bias_attr")
+def _affine(layer: Layer, who: str, shape, weight_attr, bias_attr, fixed_when_false: bool = False) -> None:
+    """Creates layer.weight (ones) and layer.bias (zeros) of ``shape``. An attr of
+    False gives None, or with ``fixed_when_false`` a fixed (stop_gradient) weight of
+    ones / bias of zeros, as Paddle 2.6's GroupNorm and SyncBatchNorm keep."""
+    fixed = [fixed_when_false and attr is False for attr in (weight_attr, bias_attr)]
+    weight_attr = None if fixed[0] else ParamAttr.from_argument(weight_attr, who, "weight_attr")
+    bias_attr = None if fixed[1] else ParamAttr.from_argument(bias_attr, who, "bias_attr")
     layer.weight = layer.create_parameter(list(shape), weight_attr, default_initializer=_init.Constant(1.0))
     layer.bias = layer.create_parameter(list(shape), bias_attr, is_bias=True)
+    for parameter, frozen in zip((layer.weight, layer.bias), fixed):
+        if frozen:
+            parameter.stop_gradient = True
 
 
 def _epsilon(who: str, epsilon) -> float:
@@ -86,10 +92,9 @@ def _check_input(layer: Layer, x, ranks) -> str:
 class _BatchNormBase(Layer):
     _formats = ("NCHW", "NHWC")
     _ranks = (4,)
-    # Paddle's BatchNorm1D/2D/3D (and SyncBatchNorm) keep a weight and a bias even where weight_attr or
-    # bias_attr is False: fixed ones and zeros with stop_gradient, so ``.weight``, parameters() and
-    # state_dict are those of its layers. Its older nn.BatchNorm has none there.
-    _fixed_affine = True
+    # Paddle 2.6's BatchNorm1D/2D/3D (and the older nn.BatchNorm) have no weight/bias where weight_attr or
+    # bias_attr is False; its SyncBatchNorm keeps fixed ones and zeros with stop_gradient there.
+    _fixed_affine = False
 
     def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
                  data_format="NCHW", use_global_stats=None, name=None, dtype=None):
@@ -109,11 +114,7 @@ class _BatchNormBase(Layer):
             raise TypeError(f"{who}: argument 'use_global_stats' expected None or a bool, got {use_global_stats!r}")
         self._use_global_stats = use_global_stats
         self._name = name
-        fixed = [self._fixed_affine and attr is False for attr in (weight_attr, bias_attr)]
-        _affine(self, who, [self._num_features], None if fixed[0] else weight_attr, None if fixed[1] else bias_attr)
-        for parameter, frozen in zip((self.weight, self.bias), fixed):
-            if frozen:
-                parameter.stop_gradient = True
+        _affine(self, who, [self._num_features], weight_attr, bias_attr, self._fixed_affine)
         dtype = self._dtype.numpy_dtype
         self.register_buffer("_mean", to_tensor(np.zeros(self._num_features, dtype)))
         self.register_buffer("_variance", to_tensor(np.ones(self._num_features, dtype)))
@@ -352,7 +353,7 @@ class GroupNorm(Layer):
         self._epsilon = _epsilon(who, epsilon)
         self._data_format = _format(who, data_format, ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"))
         self._name = name
-        _affine(self, who, [self._num_channels], weight_attr, bias_attr)
+        _affine(self, who, [self._num_channels], weight_attr, bias_attr, fixed_when_false=True)
 
     def forward(self, input: Tensor) -> Tensor:
         """input normalized per sample and group of channels."""
