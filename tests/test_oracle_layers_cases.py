@@ -25,6 +25,10 @@ Found and fixed:
   where Paddle 2.6.2 has None (state_dict only _mean, _variance); GroupNorm with
   False had None where Paddle keeps fixed ones/zeros (stop_gradient), so Paddle
   checkpoints did not load either way. SyncBatchNorm keeps fixed ones/zeros.
+- Layer.register_buffer under the name of a parameter or attribute replaced it
+  silently; Paddle raises KeyError ("attribute 'weight' already exists").
+  Layer.backward (Paddle: ValueError) and nn.spectral_norm were missing; BatchNorm's
+  running statistics were not persistable (Paddle's are Parameters).
 - TruncatedNormal(mean, std) truncated at the absolute [-2, 2]; Paddle 2.6
   truncates at mean -/+ 2 std (TruncatedNormal(std=0.02) went untruncated).
 - calculate_gain gave 1.0 where Paddle gives the int 1.
@@ -120,6 +124,27 @@ def test_multi_head_attention_repr_lists_only_its_projections():
     lines = repr(nn.MultiHeadAttention(8, 2, kdim=4)).split("\n")
     assert lines[0] == "MultiHeadAttention("                        # Paddle 2.6.2: no extra text
     assert lines[2] == "  (k_proj): Linear(in_features=4, out_features=8, dtype=float32)"
+
+
+def test_register_buffer_does_not_replace_a_parameter():
+    layer = nn.Linear(2, 2)
+    weight = layer.weight
+    with pytest.raises(KeyError, match="register_buffer: attribute 'weight' already exists in Linear"):
+        layer.register_buffer("weight", eager.ones([2]))
+    with pytest.raises(KeyError, match="attribute 'forward' already exists"):
+        layer.register_buffer("forward", eager.ones([2]))
+    assert layer.weight is weight and list(layer.state_dict()) == ["weight", "bias"]
+    layer.register_buffer("b", eager.ones([2]))
+    layer.register_buffer("b", eager.zeros([2]))                   # a buffer may be registered again
+    assert layer.b.numpy().tolist() == [0.0, 0.0]
+
+
+def test_layer_backward_spectral_norm_and_persistable_statistics():
+    with pytest.raises(ValueError, match="Layer shouldn't implement backward"):   # Paddle 2.6.2's message
+        nn.Linear(2, 2).backward()
+    assert nn.spectral_norm is nn.utils.spectral_norm
+    bn = nn.BatchNorm2D(3)
+    assert bn._mean.persistable and bn._variance.persistable
 
 
 # -- state_dict keys and shapes that Paddle checkpoints use --------------------------------

@@ -118,6 +118,8 @@ class _BatchNormBase(Layer):
         dtype = self._dtype.numpy_dtype
         self.register_buffer("_mean", to_tensor(np.zeros(self._num_features, dtype)))
         self.register_buffer("_variance", to_tensor(np.ones(self._num_features, dtype)))
+        # Paddle's are non-trainable Parameters, so persistable (buffers here: docs/nn.md)
+        self._mean.persistable = self._variance.persistable = True
 
     def forward(self, input: Tensor) -> Tensor:
         """input normalized per channel: by the batch's statistics in training mode

@@ -477,6 +477,9 @@ class Layer:
         """Registers a Tensor that is state but not a parameter (e.g. running
         statistics). Persistable buffers are saved in the state_dict."""
         _check_member_name("register_buffer", name)
+        if name not in self._buffers and hasattr(self, name):
+            # as Paddle (and PyTorch): a buffer never silently replaces a parameter, sublayer or attribute
+            raise KeyError(f"register_buffer: attribute {name!r} already exists in {type(self).__name__}")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
                 f"register_buffer: argument 'tensor' expected a Tensor or None, got "
@@ -890,6 +893,10 @@ class Layer:
     set_dict = set_state_dict
 
     # -- printing -----------------------------------------------------------
+    def backward(self, *inputs):
+        """Not supported, as in Paddle: gradients come from ``Tensor.backward``."""
+        raise ValueError("Layer shouldn't implement backward")
+
     def extra_repr(self) -> str:
         """Text shown inside this layer's parentheses in repr (subclasses override)."""
         return ""
