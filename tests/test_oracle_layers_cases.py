@@ -29,6 +29,10 @@ Found and fixed:
   silently; Paddle raises KeyError ("attribute 'weight' already exists").
   Layer.backward (Paddle: ValueError) and nn.spectral_norm were missing; BatchNorm's
   running statistics were not persistable (Paddle's are Parameters).
+- Conv2DTranspose/Conv3DTranspose took groups before dilation positionally;
+  Paddle 2.6's order is (..., output_padding, dilation, groups, ...), so
+  Conv2DTranspose(4, 4, 3, 1, 0, 0, 2) was groups=2 instead of dilation=2.
+  nn.BatchNorm's do_model_average_for_mean_and_var defaulted to False (Paddle: True).
 - TruncatedNormal(mean, std) truncated at the absolute [-2, 2]; Paddle 2.6
   truncates at mean -/+ 2 std (TruncatedNormal(std=0.02) went untruncated).
 - calculate_gain gave 1.0 where Paddle gives the int 1.
@@ -145,6 +149,16 @@ def test_layer_backward_spectral_norm_and_persistable_statistics():
     assert nn.spectral_norm is nn.utils.spectral_norm
     bn = nn.BatchNorm2D(3)
     assert bn._mean.persistable and bn._variance.persistable
+
+
+@pytest.mark.parametrize("cls, x_shape", [(nn.Conv2DTranspose, [1, 4, 5, 5]), (nn.Conv3DTranspose, [1, 4, 3, 3, 3])])
+def test_conv_transpose_positional_order_is_paddles(cls, x_shape):
+    layer = cls(4, 4, 3, 1, 0, 0, 2)                 # dilation=2, groups=1, as Paddle 2.6 reads them
+    assert layer._dilation == (2,) * (len(x_shape) - 2) or list(layer._dilation) == [2] * (len(x_shape) - 2)
+    assert layer._groups == 1 and layer.weight.shape[:2] == [4, 4]
+    # a transposed conv's output size: (in - 1) * stride - 2 * padding + dilation * (k - 1) + 1
+    assert layer(eager.ones(x_shape)).shape[2:] == [s + 4 for s in x_shape[2:]]
+    assert cls(4, 4, 3, 1, 0, 0, 1, 2)._groups == 2
 
 
 # -- state_dict keys and shapes that Paddle checkpoints use --------------------------------

@@ -274,8 +274,9 @@ class Conv2DTranspose(_ConvTransposeNd):
 
     _k, _default_format = 2, "NCHW"
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                 dilation=1, weight_attr=None, bias_attr=None, data_format="NCHW"):
+    # Paddle 2.6's positional order: dilation before groups here (Conv1DTranspose has groups first)
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, dilation=1,
+                 groups=1, weight_attr=None, bias_attr=None, data_format="NCHW"):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, output_padding, groups, dilation,
                          weight_attr, bias_attr, data_format)
 
@@ -289,8 +290,9 @@ class Conv3DTranspose(_ConvTransposeNd):
 
     _k, _default_format = 3, "NCDHW"
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                 dilation=1, weight_attr=None, bias_attr=None, data_format="NCDHW"):
+    # Paddle 2.6's positional order: dilation before groups here (Conv1DTranspose has groups first)
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, dilation=1,
+                 groups=1, weight_attr=None, bias_attr=None, data_format="NCDHW"):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, output_padding, groups, dilation,
                          weight_attr, bias_attr, data_format)
 

@@ -215,7 +215,7 @@ class BatchNorm(_BatchNormBase):
 
     def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None,
                  bias_attr=None, dtype="float32", data_layout="NCHW", in_place=False, moving_mean_name=None,
-                 moving_variance_name=None, do_model_average_for_mean_and_var=False, use_global_stats=False,
+                 moving_variance_name=None, do_model_average_for_mean_and_var=True, use_global_stats=False,
                  trainable_statistics=False):
         who = type(self).__name__
         if act is not None and not callable(getattr(functional, str(act), None)):
