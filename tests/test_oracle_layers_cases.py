@@ -33,6 +33,9 @@ Found and fixed:
   Paddle 2.6's order is (..., output_padding, dilation, groups, ...), so
   Conv2DTranspose(4, 4, 3, 1, 0, 0, 2) was groups=2 instead of dilation=2.
   nn.BatchNorm's do_model_average_for_mean_and_var defaulted to False (Paddle: True).
+- RNN cells with bias_*_attr=False had no bias and weight_*_attr=False was
+  refused; Paddle 2.6.2 keeps fixed (stop_gradient) zero biases and weights of
+  ones, in state_dict (its checkpoints did not load).
 - TruncatedNormal(mean, std) truncated at the absolute [-2, 2]; Paddle 2.6
   truncates at mean -/+ 2 std (TruncatedNormal(std=0.02) went untruncated).
 - calculate_gain gave 1.0 where Paddle gives the int 1.
@@ -212,6 +215,22 @@ def test_norm_layers_without_affine_have_paddles_parameters(make, keys):
         axes = (0, 2) if x.ndim == 3 else (0, 2, 3)
         want = (x - x.mean(axes, keepdims=True)) / np.sqrt(x.var(axes, keepdims=True) + 1e-5)
     np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-5)
+
+
+def test_rnn_cell_attr_false_keeps_fixed_parameters():
+    cell = nn.LSTMCell(3, 4, weight_ih_attr=False, bias_hh_attr=False)
+    keys = [(k, v.shape, v.stop_gradient) for k, v in cell.state_dict().items()]
+    assert keys == [("weight_ih", [16, 3], True), ("weight_hh", [16, 4], False), ("bias_ih", [16], False),
+                    ("bias_hh", [16], True)]                         # Paddle 2.6.2
+    assert np.all(cell.weight_ih.numpy() == 1) and not cell.bias_hh.numpy().any()
+    x = np.random.default_rng(2).standard_normal((2, 3)).astype(np.float64)
+    h, (_, c) = cell(eager.to_tensor(x.astype("float32")))
+    sig = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    gates = x @ np.ones((3, 16)) + cell.bias_ih.numpy()             # h0 = c0 = 0: weight_hh drops out
+    i, f, g, o = np.split(gates, 4, axis=1)
+    c_want = sig(i) * np.tanh(g)
+    np.testing.assert_allclose(c.numpy(), c_want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(h.numpy(), sig(o) * np.tanh(c_want), rtol=1e-5, atol=1e-6)
 
 
 # -- initializers ---------------------------------------------------------------------------

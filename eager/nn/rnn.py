@@ -116,20 +116,22 @@ class _BuiltInCell(RNNCellBase):
         self.input_size = check_positive_int(who, "input_size", input_size)
         self.hidden_size = check_positive_int(who, "hidden_size", hidden_size)
         init = _init.Uniform(-1.0 / math.sqrt(self.hidden_size), 1.0 / math.sqrt(self.hidden_size))
-        for arg, attr in (("weight_ih_attr", weight_ih_attr), ("weight_hh_attr", weight_hh_attr)):
-            if attr is False:
-                raise ValueError(f"{who}: argument '{arg}' cannot be False: a recurrent cell needs its weights")
         rows = gates * self.hidden_size
-        self.weight_ih = self.create_parameter([rows, self.input_size],
-                                               ParamAttr.from_argument(weight_ih_attr, who, "weight_ih_attr"),
-                                               default_initializer=init)
-        self.weight_hh = self.create_parameter([rows, recurrent_size or self.hidden_size],
-                                               ParamAttr.from_argument(weight_hh_attr, who, "weight_hh_attr"),
-                                               default_initializer=init)
-        self.bias_ih = self.create_parameter([rows], ParamAttr.from_argument(bias_ih_attr, who, "bias_ih_attr"),
-                                             is_bias=True, default_initializer=init)
-        self.bias_hh = self.create_parameter([rows], ParamAttr.from_argument(bias_hh_attr, who, "bias_hh_attr"),
-                                             is_bias=True, default_initializer=init)
+
+        def parameter(shape, attr, arg, is_bias):
+            # an attr of False: a fixed (stop_gradient) weight of ones or bias of zeros, as Paddle 2.6's cells
+            if attr is False:
+                fixed = self.create_parameter(shape, None, is_bias=is_bias,
+                                              default_initializer=_init.Constant(0.0 if is_bias else 1.0))
+                fixed.stop_gradient = True
+                return fixed
+            return self.create_parameter(shape, ParamAttr.from_argument(attr, who, arg), is_bias=is_bias,
+                                         default_initializer=init)
+
+        self.weight_ih = parameter([rows, self.input_size], weight_ih_attr, "weight_ih_attr", False)
+        self.weight_hh = parameter([rows, recurrent_size or self.hidden_size], weight_hh_attr, "weight_hh_attr", False)
+        self.bias_ih = parameter([rows], bias_ih_attr, "bias_ih_attr", True)
+        self.bias_hh = parameter([rows], bias_hh_attr, "bias_hh_attr", True)
 
     def _input_bias(self):
         """The bias added to the input's projection: both biases (they add to the
