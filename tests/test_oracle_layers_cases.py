@@ -36,6 +36,9 @@ Found and fixed:
 - RNN cells with bias_*_attr=False had no bias and weight_*_attr=False was
   refused; Paddle 2.6.2 keeps fixed (stop_gradient) zero biases and weights of
   ones, in state_dict (its checkpoints did not load).
+- copy.deepcopy of a parameter (so of a layer) kept its name; Paddle names the
+  copy ``<name>_deepcopy_<n>``, so a model and its copy never share the names
+  that optimizer state is keyed by.
 - TruncatedNormal(mean, std) truncated at the absolute [-2, 2]; Paddle 2.6
   truncates at mean -/+ 2 std (TruncatedNormal(std=0.02) went untruncated).
 - calculate_gain gave 1.0 where Paddle gives the int 1.
@@ -45,7 +48,9 @@ Found and fixed:
 - weight_norm(dim=None) made a [1] weight_g; Paddle 2.6's is 0-d.
 - clip_grad_norm_ accepted any order; Paddle 2.6 takes 0, 1, 2 and inf only.
 """
+import copy
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -231,6 +236,16 @@ def test_rnn_cell_attr_false_keeps_fixed_parameters():
     c_want = sig(i) * np.tanh(g)
     np.testing.assert_allclose(c.numpy(), c_want, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(h.numpy(), sig(o) * np.tanh(c_want), rtol=1e-5, atol=1e-6)
+
+
+def test_deepcopy_renames_parameters_as_paddle():
+    layer = nn.Linear(2, 2)
+    twin = copy.deepcopy(layer)
+    assert twin.weight.name.startswith(layer.weight.name + "_deepcopy_")    # Paddle 2.6.2: linear_0.w_0_deepcopy_0
+    assert twin.weight.name != copy.deepcopy(layer).weight.name
+    np.testing.assert_array_equal(twin.weight.numpy(), layer.weight.numpy())
+    assert twin.weight is not layer.weight and list(twin.state_dict()) == ["weight", "bias"]
+    assert pickle.loads(pickle.dumps(layer.weight)).name == layer.weight.name
 
 
 # -- initializers ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import collections.abc
+import copy
 import importlib
 import numbers
 import pkgutil
@@ -109,6 +110,18 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        """A copy as ``copy.deepcopy`` makes of any Tensor (values, attributes, a new
+        leaf), named ``<name>_deepcopy_<n>`` as Paddle's: a copied model's
+        parameters do not share the original's names, which optimizer state is
+        keyed by. ``pickle`` keeps the name."""
+        copied = type(self).__new__(type(self))
+        memo[id(self)] = copied
+        for key, value in self.__getstate__()[1].items():
+            setattr(copied, key, copy.deepcopy(value, memo))
+        copied.name = unique_name.generate(self.name + "_deepcopy")
+        return copied
 
 
 def _check_regularizer(who: str, regularizer):
