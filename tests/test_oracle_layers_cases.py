@@ -17,6 +17,9 @@ Found and fixed:
   Embedding always shows ``sparse=``; values print as given (``beta=1``,
   ``min=-2``, ``output_padding=1``, ``padding_idx=-1``, ``shape=(1, 2)``);
   conv's padding_mode comes before dilation, unquoted.
+- eager.sparse.nn reprs: ReLU/ReLU6/LeakyReLU/Softmax show only a given name,
+  the convolutions leave out defaults and show data_format, BatchNorm shows
+  data_format=NDHWC (as Paddle 2.6.2 prints them).
 - PReLU's parameter is ``_weight`` in Paddle (its state_dict key), so a Paddle
   checkpoint did not load.
 - LayerNorm([3, 4]) held [3, 4] weight/bias where Paddle's are flat [12]: a
@@ -130,6 +133,23 @@ _REPRS = [   # (constructor, Paddle 2.6.2's repr)
 @pytest.mark.parametrize("make, text", _REPRS, ids=[make for make, _ in _REPRS])
 def test_layer_repr_is_paddles(make, text):
     assert repr(eval(make, {"nn": nn, "eager": eager})) == text
+
+
+_SPARSE_REPRS = [   # (constructor, Paddle 2.6.2's repr)
+    ("ReLU6(name='x')", "ReLU6(name=x)"),
+    ("LeakyReLU(0.1)", "LeakyReLU()"),
+    ("Softmax(name='x')", "Softmax(name=x)"),
+    ("Conv2D(2, 3, 3)", "Conv2D(2, 3, kernel_size=[3, 3], data_format=NHWC)"),
+    ("Conv3D(2, 3, 3, stride=2, padding=1)",
+     "Conv3D(2, 3, kernel_size=[3, 3, 3], stride=[2, 2, 2], padding=1, data_format=NDHWC)"),
+    ("BatchNorm(3)", "BatchNorm(num_features=3, momentum=0.9, epsilon=1e-05, data_format=NDHWC)"),
+    ("SyncBatchNorm(3)", "SyncBatchNorm(num_features=3, momentum=0.9, epsilon=1e-05)"),
+]
+
+
+@pytest.mark.parametrize("make, text", _SPARSE_REPRS, ids=[make for make, _ in _SPARSE_REPRS])
+def test_sparse_layer_repr_is_paddles(make, text):
+    assert repr(eval("eager.sparse.nn." + make, {"eager": eager})) == text
 
 
 def test_multi_head_attention_repr_lists_only_its_projections():

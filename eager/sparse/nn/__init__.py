@@ -12,7 +12,7 @@ array([0., 0., 4.], dtype=float32)
 from __future__ import annotations
 
 from ...arguments import to_float, to_int
-from ...nn.layer import Layer
+from ...nn.layer import Layer, name_repr
 from . import functional
 from .conv import Conv2D, Conv3D, SubmConv2D, SubmConv3D
 from .norm import BatchNorm, SyncBatchNorm
@@ -30,6 +30,10 @@ class ReLU(Layer):
         """relu of x's stored values."""
         return functional.relu(x)
 
+    def extra_repr(self) -> str:
+        """A given name, shown by repr (as Paddle's)."""
+        return name_repr(self._name, "")
+
 
 class ReLU6(Layer):
     """Layer form of :func:`eager.sparse.nn.functional.relu6`."""
@@ -41,6 +45,10 @@ class ReLU6(Layer):
     def forward(self, x):
         """relu6 of x's stored values."""
         return functional.relu6(x)
+
+    def extra_repr(self) -> str:
+        """A given name, shown by repr (as Paddle's)."""
+        return name_repr(self._name, "")
 
 
 class LeakyReLU(Layer):
@@ -56,7 +64,8 @@ class LeakyReLU(Layer):
         return functional.leaky_relu(x, self._negative_slope)
 
     def extra_repr(self) -> str:
-        return f"negative_slope={self._negative_slope}"
+        """A given name, shown by repr (as Paddle's)."""
+        return name_repr(self._name, "")
 
 
 class Softmax(Layer):
@@ -72,7 +81,8 @@ class Softmax(Layer):
         return functional.softmax(x, self._axis)
 
     def extra_repr(self) -> str:
-        return f"axis={self._axis}"
+        """A given name, shown by repr (as Paddle's)."""
+        return name_repr(self._name, "")
 
 
 __all__ = ["BatchNorm", "Conv2D", "Conv3D", "LeakyReLU", "MaxPool3D", "ReLU", "ReLU6", "Softmax", "SubmConv2D",
