@@ -143,7 +143,6 @@ _SPARSE_REPRS = [   # (constructor, Paddle 2.6.2's repr)
     ("Conv3D(2, 3, 3, stride=2, padding=1)",
      "Conv3D(2, 3, kernel_size=[3, 3, 3], stride=[2, 2, 2], padding=1, data_format=NDHWC)"),
     ("BatchNorm(3)", "BatchNorm(num_features=3, momentum=0.9, epsilon=1e-05, data_format=NDHWC)"),
-    ("SyncBatchNorm(3)", "SyncBatchNorm(num_features=3, momentum=0.9, epsilon=1e-05)"),
 ]
 
 
