@@ -458,11 +458,9 @@ def _sparse_repr(x) -> str:
 def _float_text(value, options) -> str:
     """One float as Paddle prints it: ``precision`` digits, ``1.`` for a whole number,
     scientific notation under ``sci_mode``."""
-    if not np.isfinite(value):
-        return str(value)
     if options.sci_mode:
         return f"{value:.{options.precision}e}"
-    if value == np.trunc(value):
+    if value == np.ceil(value):  # inf too: Paddle 2.6 prints 'inf.' and '-inf.' (NaN stays 'nan')
         return f"{value:.0f}."
     return f"{value:.{options.precision}f}"
 
@@ -503,12 +501,14 @@ def format_values(array: np.ndarray, options, prefix: str = "       ") -> str:
     if kind == "c":
         signed = any(_negative(t) for t in texts)
     else:
-        signed = kind in "iuf" and bool(np.any(np.signbit(shown)))
+        # value < 0, as Paddle's: -0.0 is not negative (it prints [-0., 0. ]), NaN neither
+        signed = kind in "iuf" and bool(np.any(shown < 0))
     width = max((len(t) for t in texts), default=0)
+    below_zero = (lambda value: value < 0) if kind in "iuf" else (lambda value: _negative(text_of(value)))
 
     def item(value) -> str:
         text = text_of(value)
-        if signed and not _negative(text) and len(text) < width:
+        if signed and not below_zero(value) and len(text) < width:
             return " " + text.ljust(width - 1)
         return text.ljust(width)
 

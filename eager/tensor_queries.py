@@ -512,6 +512,34 @@ class TensorInfo:
         """
         return list(_dense("strides", self).strides)
 
+    def get_strides(self) -> list:
+        """The strides in elements (Paddle's method form of :attr:`strides`).
+
+        >>> eager.zeros([2, 3]).transpose([1, 0]).get_strides()
+        [1, 3]
+        """
+        return list(_dense("get_strides", self).strides)
+
+    @property
+    def layout(self) -> str:
+        """The data layout name: ``'NCHW'``, what Paddle 2.6 reports for a dense
+        tensor (its default layout; no op here reads a tensor's layout).
+
+        >>> eager.zeros([2]).layout
+        'NCHW'
+        """
+        return "NCHW"
+
+    def is_same_shape(self, y) -> bool:
+        """Whether y, a Tensor, has this tensor's shape.
+
+        >>> eager.zeros([2, 3]).is_same_shape(eager.ones([2, 3]))
+        True
+        """
+        if not isinstance(y, Tensor):
+            raise TypeError(f"is_same_shape: argument 'y' expected a Tensor, got {type(y).__name__}")
+        return self.shape == y.shape
+
     @property
     def offset(self) -> int:
         """Bytes from the start of the memory holding this tensor's buffer to its

@@ -55,19 +55,20 @@ def test_layer_norm_gradients():
 def test_layer_norm_layer_trains_and_matches_torch():
     torch = pytest.importorskip("torch")
     layer = eager.nn.LayerNorm([3, 4], epsilon=1e-4)
-    layer.set_state_dict({"weight": rand((3, 4), 1, "float32"), "bias": rand((3, 4), 2, "float32")})
+    # the parameters are flat, [12], as Paddle's (torch's are [3, 4])
+    layer.set_state_dict({"weight": rand((12,), 1, "float32"), "bias": rand((12,), 2, "float32")})
     ref = torch.nn.LayerNorm([3, 4], eps=1e-4)
     with torch.no_grad():
-        ref.weight.copy_(torch.tensor(layer.weight.numpy()))
-        ref.bias.copy_(torch.tensor(layer.bias.numpy()))
+        ref.weight.copy_(torch.tensor(layer.weight.numpy().reshape(3, 4)))
+        ref.bias.copy_(torch.tensor(layer.bias.numpy().reshape(3, 4)))
     x = rand((2, 3, 4), 3, "float32")
     out, want = layer(tensor(x)), ref(torch.tensor(x))
     np.testing.assert_allclose(out.numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-5)
     seed = rand((2, 3, 4), 4, "float32")
     out.backward(tensor(seed))
     want.backward(torch.tensor(seed))
-    np.testing.assert_allclose(layer.weight.grad.numpy(), ref.weight.grad.numpy(), rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(layer.bias.grad.numpy(), ref.bias.grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(layer.weight.grad.numpy(), ref.weight.grad.numpy().ravel(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(layer.bias.grad.numpy(), ref.bias.grad.numpy().ravel(), rtol=1e-4, atol=1e-5)
 
 
 def test_layer_norm_layer_parameters():

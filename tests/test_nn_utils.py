@@ -28,12 +28,12 @@ def _params_with_grads(grads):
 _GRADS = [np.array([[3.0, -4.0], [1.0, 2.0]]), np.array([0.5, -6.0, 2.0])]
 
 
-@pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.0, "inf", float("inf")])
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 2, float("inf")])
 @pytest.mark.parametrize("max_norm", [1.0, 100.0])
 def test_clip_grad_norm(norm_type, max_norm):
     params = _params_with_grads(_GRADS)
     flat = np.concatenate([g.ravel() for g in _GRADS])
-    p = float("inf") if norm_type == "inf" else norm_type
+    p = norm_type
     want_total = np.abs(flat).max() if p == float("inf") else (np.abs(flat) ** p).sum() ** (1 / p)
     total = utils.clip_grad_norm_(params, max_norm, norm_type)
     assert total.shape == [] and total.dtype == eager.float64   # the gradients' dtype, as Paddle
@@ -137,7 +137,7 @@ def test_weight_norm_linear(dim):
     d = None if dim is None else dim % 2
     assert sorted(n for n, _ in fc.named_parameters()) == ["bias", "weight_g", "weight_v"]
     np.testing.assert_allclose(fc.weight_g.numpy().reshape(-1), np.ravel(_norm_except(w0, d)), rtol=1e-6)
-    assert fc.weight_g.shape == ([1] if d is None else [w0.shape[d]])
+    assert fc.weight_g.shape == ([] if d is None else [w0.shape[d]])  # 0-d, as Paddle 2.6's
     np.testing.assert_allclose(fc.weight.numpy(), w0, rtol=1e-5)
     # New g and v give weight = g * v / ||v|| in the next forward.
     with eager.no_grad():
@@ -306,5 +306,5 @@ def test_clip_grad_norm_keeps_float64():
     assert abs(float(total) - want) <= 1e-15 * want        # float32 rounding was 1e-8 off
     for p, g in zip(params, grads):
         np.testing.assert_allclose(p.grad.numpy(), g / (want + 1e-6), rtol=1e-13)
-    with pytest.raises(ValueError, match="clip_grad_norm_: argument 'norm_type' expected a number >= 0 or 'inf'"):
+    with pytest.raises(ValueError, match="clip_grad_norm_: argument 'norm_type' expected one of 0, 1, 2 and inf"):
         utils.clip_grad_norm_(params, 1.0, norm_type=-1)

@@ -385,7 +385,7 @@ def test_conv_transpose_layers():
     assert layer.weight.grad.shape == [6, 2, 3, 3] and x.grad.shape == [2, 6, 5, 5]
     assert eager.nn.Conv1DTranspose(2, 3, 4, stride=2)(eager.ones([1, 2, 5])).shape == [1, 3, 12]
     assert eager.nn.Conv3DTranspose(2, 2, 2, bias_attr=False)(eager.ones([1, 2, 2, 2, 2])).shape == [1, 2, 3, 3, 3]
-    assert "output_padding=[1, 1]" in repr(layer)
+    assert "output_padding=1" in repr(layer)
 
 
 def test_conv_transpose_double_gradient():

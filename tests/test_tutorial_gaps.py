@@ -97,13 +97,15 @@ def test_float_pow_keeps_its_gradient():
     (lambda: nn.Linear(2, 3, name=False), "linear_"),
 ])
 def test_built_in_layers_take_any_name_as_paddle_does(make, scope):
-    # Paddle's layers only store name; one that is not a str leaves the class's scope.
+    # Paddle's layers only store name: the scope stays the class's.
     assert make().full_name().startswith(scope)
 
 
-def test_a_layer_name_that_is_a_str_still_names_the_scope():
-    assert nn.ReLU(name="act").full_name().startswith("act")
-    assert nn.Linear(1, 1, name="proj").full_name().startswith("proj_")
+def test_a_layer_name_that_is_a_str_only_labels_the_repr():
+    # Paddle 2.6.2: nn.Linear(1, 1, name="proj").full_name() == "linear_N"; the name shows in repr only
+    assert nn.ReLU(name="act").full_name().startswith("re_lu_")
+    assert nn.Linear(1, 1, name="proj").full_name().startswith("linear_")
+    assert repr(nn.ReLU(name="act")) == "ReLU(name=act)"
 
 
 def test_relu_given_true_as_its_name_still_computes_relu():

@@ -39,6 +39,7 @@ from .sync_batch_norm import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .vision import *  # noqa: F401,F403
 from .initializer import seed
+from .utils import spectral_norm  # noqa: F401  (Paddle 2.6 also exports it as paddle.nn.spectral_norm)
 from . import quant  # noqa: E402  (Paddle's paddle.nn.quant; imports the layers above)
 
 __all__: list = ["functional", "initializer", "seed", "utils"]

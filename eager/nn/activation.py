@@ -13,7 +13,7 @@ from ..arguments import describe
 from . import initializer as _init
 from .functional import activation as F
 from .functional.checks import check_number
-from .layer import Layer, ParamAttr, name_scope_of
+from .layer import Layer, ParamAttr, name_repr
 
 __all__ = [
     "CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid",
@@ -29,11 +29,16 @@ class _Elementwise(Layer):
     _fn = None
 
     def __init__(self, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
 
     def forward(self, x):
         """The activation of x, elementwise."""
         return type(self)._fn(x)
+
+    def extra_repr(self):
+        """A given name, shown by repr (as Paddle's)."""
+        return name_repr(self._name, "")
 
 
 class GELU(_Elementwise):
@@ -55,7 +60,7 @@ class GELU(_Elementwise):
 
     def extra_repr(self):
         """The approximation, shown by repr."""
-        return f"approximate={self._approximate}"
+        return f"approximate={self._approximate}{name_repr(self._name)}"
 
 
 class SiLU(_Elementwise):
@@ -94,7 +99,8 @@ class LeakyReLU(Layer):
     """
 
     def __init__(self, negative_slope: float = 0.01, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self._negative_slope = check_number("LeakyReLU", "negative_slope", negative_slope)
 
     def forward(self, x):
@@ -103,7 +109,7 @@ class LeakyReLU(Layer):
 
     def extra_repr(self):
         """The slope, shown by repr."""
-        return f"negative_slope={self._negative_slope}"
+        return f"negative_slope={self._negative_slope}{name_repr(self._name)}"
 
 
 class ELU(Layer):
@@ -114,7 +120,8 @@ class ELU(Layer):
     """
 
     def __init__(self, alpha: float = 1.0, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self._alpha = check_number("ELU", "alpha", alpha)
 
     def forward(self, x):
@@ -123,7 +130,7 @@ class ELU(Layer):
 
     def extra_repr(self):
         """alpha, shown by repr."""
-        return f"alpha={self._alpha}"
+        return f"alpha={self._alpha}{name_repr(self._name)}"
 
 
 class SELU(Layer):
@@ -135,7 +142,8 @@ class SELU(Layer):
 
     def __init__(self, scale: float = 1.0507009873554804934193349852946,
                  alpha: float = 1.6732632423543772848170429916717, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self._scale = check_number("SELU", "scale", scale)
         self._alpha = check_number("SELU", "alpha", alpha)
         if not self._scale > 1.0:
@@ -149,7 +157,7 @@ class SELU(Layer):
 
     def extra_repr(self):
         """scale and alpha, shown by repr."""
-        return f"scale={self._scale:.16f}, alpha={self._alpha:.16f}"
+        return f"scale={self._scale:.16f}, alpha={self._alpha:.16f}{name_repr(self._name)}"
 
 
 class CELU(Layer):
@@ -161,7 +169,8 @@ class CELU(Layer):
     """
 
     def __init__(self, alpha: float = 1.0, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self._alpha = check_number("CELU", "alpha", alpha)
         if self._alpha == 0:
             raise ValueError("CELU: argument 'alpha' expected a nonzero number (celu divides x by it), got 0")
@@ -172,7 +181,7 @@ class CELU(Layer):
 
     def extra_repr(self):
         """alpha, shown by repr."""
-        return f"alpha={self._alpha}"
+        return f"alpha={self._alpha}{name_repr(self._name)}"
 
 
 class ReLU6(_Elementwise):
@@ -194,9 +203,11 @@ class Softplus(Layer):
     """
 
     def __init__(self, beta: float = 1, threshold: float = 20, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self._beta = check_number("Softplus", "beta", beta)
         self._threshold = check_number("Softplus", "threshold", threshold)
+        self._given = (beta, threshold)  # repr shows them as given (Paddle's: beta=1, not 1.0)
         if self._beta == 0:
             raise ValueError("Softplus: argument 'beta' expected a nonzero number (softplus divides by it), got 0")
 
@@ -206,7 +217,7 @@ class Softplus(Layer):
 
     def extra_repr(self):
         """beta and threshold, shown by repr."""
-        return f"beta={self._beta}, threshold={self._threshold}"
+        return f"beta={self._given[0]}, threshold={self._given[1]}{name_repr(self._name)}"
 
 
 class Softsign(_Elementwise):
@@ -228,7 +239,8 @@ class Softshrink(Layer):
     """
 
     def __init__(self, threshold: float = 0.5, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self._threshold = check_number("Softshrink", "threshold", threshold)
         if not self._threshold >= 0:
             raise ValueError(f"Softshrink: argument 'threshold' expected a number >= 0, got {threshold}")
@@ -239,7 +251,7 @@ class Softshrink(Layer):
 
     def extra_repr(self):
         """The threshold, shown by repr."""
-        return f"threshold={self._threshold}"
+        return f"threshold={self._threshold}{name_repr(self._name)}"
 
 
 class Hardshrink(Layer):
@@ -250,7 +262,8 @@ class Hardshrink(Layer):
     """
 
     def __init__(self, threshold: float = 0.5, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self._threshold = check_number("Hardshrink", "threshold", threshold)
 
     def forward(self, x):
@@ -259,7 +272,7 @@ class Hardshrink(Layer):
 
     def extra_repr(self):
         """The threshold, shown by repr."""
-        return f"threshold={self._threshold}"
+        return f"threshold={self._threshold}{name_repr(self._name)}"
 
 
 class Tanhshrink(_Elementwise):
@@ -280,9 +293,11 @@ class Hardtanh(Layer):
     """
 
     def __init__(self, min: float = -1.0, max: float = 1.0, name=None):  # noqa: A002
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self._min = check_number("Hardtanh", "min", min)
         self._max = check_number("Hardtanh", "max", max)
+        self._given = (min, max)  # repr shows them as given (Paddle's: min=-2, not -2.0)
         if not self._min <= self._max:
             raise ValueError(f"Hardtanh: argument 'max' expected a number >= argument 'min', got min={min}, "
                              f"max={max}")
@@ -293,7 +308,7 @@ class Hardtanh(Layer):
 
     def extra_repr(self):
         """The bounds, shown by repr."""
-        return f"min={self._min}, max={self._max}"
+        return f"min={self._given[0]}, max={self._given[1]}{name_repr(self._name)}"
 
 
 class Hardswish(_Elementwise):
@@ -345,7 +360,8 @@ class ThresholdedReLU(Layer):
     """
 
     def __init__(self, threshold: float = 1.0, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self._threshold = check_number("ThresholdedReLU", "threshold", threshold)
 
     def forward(self, x):
@@ -354,7 +370,7 @@ class ThresholdedReLU(Layer):
 
     def extra_repr(self):
         """The threshold, shown by repr."""
-        return f"threshold={self._threshold}"
+        return f"threshold={self._threshold}{name_repr(self._name)}"
 
 
 class RReLU(Layer):
@@ -368,7 +384,8 @@ class RReLU(Layer):
     """
 
     def __init__(self, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self._lower = check_number("RReLU", "lower", lower)
         self._upper = check_number("RReLU", "upper", upper)
         if not 0.0 <= self._lower <= self._upper <= 1.0:
@@ -381,7 +398,8 @@ class RReLU(Layer):
 
     def extra_repr(self):
         """The bounds, shown by repr."""
-        return f"lower={self._lower}, upper={self._upper}"
+        return (f"lower={self._lower}, upper={self._upper}, training={self.training}, "
+                f"dtype={self._dtype.name.lower()}{name_repr(self._name)}")
 
 
 class GLU(Layer):
@@ -392,7 +410,8 @@ class GLU(Layer):
     """
 
     def __init__(self, axis: int = -1, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
             raise TypeError(f"GLU: argument 'axis' expected an int, got {describe(axis)}")
         self._axis = int(axis)
@@ -403,7 +422,7 @@ class GLU(Layer):
 
     def extra_repr(self):
         """The axis, shown by repr."""
-        return f"axis={self._axis}"
+        return f"axis={self._axis}{name_repr(self._name)}"
 
 
 class Maxout(Layer):
@@ -415,7 +434,8 @@ class Maxout(Layer):
     """
 
     def __init__(self, groups: int, axis: int = 1, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         if isinstance(groups, bool) or not isinstance(groups, numbers.Integral) or groups <= 0:
             raise ValueError(f"Maxout: argument 'groups' expected a positive int, got {groups!r}")
         if not isinstance(axis, numbers.Integral) or isinstance(axis, bool) or axis not in (1, -1, 3):
@@ -428,7 +448,7 @@ class Maxout(Layer):
 
     def extra_repr(self):
         """groups and axis, shown by repr."""
-        return f"groups={self._groups}, axis={self._axis}"
+        return f"groups={self._groups}, axis={self._axis}{name_repr(self._name)}"
 
 
 class LogSoftmax(Layer):
@@ -439,7 +459,8 @@ class LogSoftmax(Layer):
     """
 
     def __init__(self, axis: int = -1, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
             raise TypeError(f"LogSoftmax: argument 'axis' expected an int, got {describe(axis)}")
         self._axis = int(axis)
@@ -450,7 +471,7 @@ class LogSoftmax(Layer):
 
     def extra_repr(self):
         """The axis, shown by repr."""
-        return f"axis={self._axis}"
+        return f"axis={self._axis}{name_repr(self._name)}"
 
 
 class Softmax2D(Layer):
@@ -463,7 +484,8 @@ class Softmax2D(Layer):
     """
 
     def __init__(self, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
 
     def forward(self, x):
         """softmax(x) along axis -3."""
@@ -471,6 +493,10 @@ class Softmax2D(Layer):
             raise ValueError(f"Softmax2D: argument 'x' expected a 3-D [C, H, W] or 4-D [N, C, H, W] Tensor, got "
                              f"{describe(x) if not hasattr(x, 'shape') else x.shape}")
         return F.softmax(x, -3)
+
+    def extra_repr(self):
+        """A given name, shown by repr (as Paddle's)."""
+        return name_repr(self._name, "")
 
 
 class PReLU(Layer):
@@ -481,13 +507,14 @@ class PReLU(Layer):
     >>> layer = eager.nn.PReLU(num_parameters=2, init=0.1, data_format="NC")
     >>> layer(eager.to_tensor([[-1.0, -2.0]])).numpy()
     array([[-0.1, -0.2]], dtype=float32)
-    >>> layer.weight.shape
+    >>> layer._weight.shape
     [2]
     """
 
     def __init__(self, num_parameters: int = 1, init: float = 0.25, weight_attr=None, data_format: str = "NCHW",
                  name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         if isinstance(num_parameters, bool) or not isinstance(num_parameters, numbers.Integral) \
                 or num_parameters <= 0:
             raise ValueError(f"PReLU: argument 'num_parameters' expected a positive int, got {num_parameters!r}")
@@ -499,13 +526,20 @@ class PReLU(Layer):
         if weight_attr is False:
             raise ValueError("PReLU: argument 'weight_attr' cannot be False: PReLU needs its weight")
         self._num_parameters, self._init, self._data_format = int(num_parameters), init, data_format
-        self.weight = self.create_parameter([self._num_parameters], weight_attr,
-                                            default_initializer=_init.Constant(init))
+        # Paddle's name for it (state_dict key '_weight'): Paddle checkpoints load as they are
+        self._weight = self.create_parameter([self._num_parameters], weight_attr,
+                                             default_initializer=_init.Constant(init))
 
     def forward(self, x):
-        """prelu(x, self.weight, data_format)."""
-        return F.prelu(x, self.weight, self._data_format)
+        """prelu(x, self._weight, data_format)."""
+        return F.prelu(x, self._weight, self._data_format)
+
+    @property
+    def weight(self):
+        """The slopes (the Parameter ``_weight``)."""
+        return self._weight
 
     def extra_repr(self):
         """The number of slopes, their initial value and the data format, shown by repr."""
-        return f"num_parameters={self._num_parameters}, init={self._init}, data_format={self._data_format}"
+        return (f"num_parameters={self._num_parameters}, data_format={self._data_format}, init={self._init}, "
+                f"dtype={self._dtype.name.lower()}{name_repr(self._name)}")

@@ -12,7 +12,7 @@ from ..generated import forward_api as _F
 from .container import ParameterList
 from .functional import adaptive_softmax as _adaptive
 from .functional.checks import check_float, check_positive_int
-from .layer import Layer, name_scope_of
+from .layer import Layer
 from .layers import LayerList
 
 __all__ = ["AdaptiveLogSoftmaxWithLoss"]
@@ -40,7 +40,8 @@ class AdaptiveLogSoftmaxWithLoss(Layer):
 
     def __init__(self, in_features: int, n_classes: int, cutoffs, weight_attr=None, bias_attr=None,
                  div_value: float = 4.0, head_bias: bool = False, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         fn = "AdaptiveLogSoftmaxWithLoss"
         in_features = check_positive_int(fn, "in_features", in_features, ValueError)
         n_classes = check_positive_int(fn, "n_classes", n_classes, ValueError)

@@ -7,7 +7,7 @@ from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .functional import common as common_functional
 from .functional.checks import check_axis, check_positive_int, check_tensor
-from .layer import Layer, ParamAttr
+from .layer import Layer, ParamAttr, name_repr
 
 
 def _int(who: str, arg: str, value) -> int:
@@ -48,10 +48,6 @@ class Flatten(Layer):
         check_tensor("Flatten", "input", input)
         return _F.flatten(input, self.start_axis, self.stop_axis)
 
-    def extra_repr(self) -> str:
-        """The axes, shown by repr."""
-        return f"start_axis={self.start_axis}, stop_axis={self.stop_axis}"
-
 
 class Unflatten(Layer):
     """Splits axis ``axis`` into ``shape`` (a list or tuple of ints, one may be -1).
@@ -69,6 +65,7 @@ class Unflatten(Layer):
             raise ValueError(f"Unflatten: argument 'shape' expected a non-empty list of positive ints (at most one "
                              f"-1), got {shape!r}")
         self.shape = [int(s) for s in shape]
+        self._given_shape, self.name = shape, name  # repr shows the shape as given (Paddle's: a tuple stays one)
 
     def forward(self, input: Tensor) -> Tensor:
         """input with axis ``axis`` reshaped to ``shape``."""
@@ -85,7 +82,7 @@ class Unflatten(Layer):
 
     def extra_repr(self) -> str:
         """The axis and shape, shown by repr."""
-        return f"axis={self.axis}, shape={self.shape}"
+        return f"axis={self.axis}, shape={self._given_shape}{name_repr(self.name)}"
 
 
 class Bilinear(Layer):
@@ -103,6 +100,7 @@ class Bilinear(Layer):
         self._in1_features = check_positive_int("Bilinear", "in1_features", in1_features)
         self._in2_features = check_positive_int("Bilinear", "in2_features", in2_features)
         self._out_features = check_positive_int("Bilinear", "out_features", out_features)
+        self._name = name
         weight_attr = ParamAttr.from_argument(weight_attr, "Bilinear", "weight_attr")
         if weight_attr is False:
             raise ValueError("Bilinear: argument 'weight_attr' cannot be False: a Bilinear layer needs a weight")
@@ -118,7 +116,7 @@ class Bilinear(Layer):
     def extra_repr(self) -> str:
         """The sizes, shown by repr."""
         return (f"in1_features={self._in1_features}, in2_features={self._in2_features}, "
-                f"out_features={self._out_features}")
+                f"out_features={self._out_features}, dtype={self._dtype.name.lower()}{name_repr(self._name)}")
 
 
 class CosineSimilarity(Layer):
@@ -152,15 +150,20 @@ class PairwiseDistance(Layer):
 
     def __init__(self, p: float = 2.0, epsilon: float = 1e-6, keepdim: bool = False, name=None):
         super().__init__()
-        self.p, self.epsilon, self.keepdim = p, epsilon, keepdim
+        self.p, self.epsilon, self.keepdim, self.name = p, epsilon, keepdim, name
 
     def forward(self, x: Tensor, y: Tensor) -> Tensor:
         """The distance of each row of x to the matching row of y."""
         return common_functional.pairwise_distance(x, y, self.p, self.epsilon, self.keepdim)
 
     def extra_repr(self) -> str:
-        """p, epsilon and keepdim, shown by repr."""
-        return f"p={self.p}, epsilon={self.epsilon}, keepdim={self.keepdim}"
+        """p, and epsilon and keepdim where not the defaults, shown by repr (as Paddle's)."""
+        text = f"p={self.p}"
+        if self.epsilon != 1e-6:
+            text += f", epsilon={self.epsilon}"
+        if self.keepdim is not False:
+            text += f", keepdim={self.keepdim}"
+        return text + name_repr(self.name)
 
 
 __all__ = ["Bilinear", "CosineSimilarity", "Flatten", "Identity", "PairwiseDistance", "Unflatten"]

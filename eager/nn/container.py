@@ -199,8 +199,6 @@ class ParameterList(Layer):
             self.append(p)
         return self
 
-    def extra_repr(self) -> str:
-        return "\n".join(f"({i}): Parameter {p.dtype.value}{p.shape}" for i, p in enumerate(self))
 
 
 __all__ = ["LayerDict", "ParameterList"]

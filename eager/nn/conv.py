@@ -74,6 +74,25 @@ def _check_output_padding(who: str, output_padding, stride, dilation) -> None:
                              f"dilation) = {max(s, d)} on axis {axis}, got {list(output_padding)}")
 
 
+def _conv_repr(conv, output_padding) -> str:
+    """A convolution's repr text in Paddle's order; like Paddle's it leaves out the
+    defaults and shows padding, padding_mode and output_padding as given."""
+    text = f"{conv._in_channels}, {conv._out_channels}, kernel_size={list(conv._kernel_size)}"
+    if any(s != 1 for s in conv._stride):
+        text += f", stride={list(conv._stride)}"
+    if conv._padding != 0:
+        text += f", padding={conv._padding}"
+    if getattr(conv, "_padding_mode", "zeros") != "zeros":
+        text += f", padding_mode={conv._padding_mode}"
+    if output_padding != 0:
+        text += f", output_padding={output_padding}"
+    if any(d != 1 for d in conv._dilation):
+        text += f", dilation={list(conv._dilation)}"
+    if conv._groups != 1:
+        text += f", groups={conv._groups}"
+    return text + f", data_format={conv._data_format}"
+
+
 class _ConvNd(Layer):
     _k = 2
     _default_format = "NCHW"
@@ -128,18 +147,7 @@ class _ConvNd(Layer):
 
     def extra_repr(self) -> str:
         """The sizes, shown by repr."""
-        text = f"{self._in_channels}, {self._out_channels}, kernel_size={list(self._kernel_size)}"
-        if any(s != 1 for s in self._stride):   # Paddle's repr leaves out the defaults
-            text += f", stride={list(self._stride)}"
-        if self._padding != 0:
-            text += f", padding={self._padding!r}"
-        if any(d != 1 for d in self._dilation):
-            text += f", dilation={list(self._dilation)}"
-        if self._groups != 1:
-            text += f", groups={self._groups}"
-        if self._padding_mode != "zeros":
-            text += f", padding_mode={self._padding_mode!r}"
-        return text + f", data_format={self._data_format}"
+        return _conv_repr(self, 0)
 
 
 class Conv1D(_ConvNd):
@@ -213,6 +221,7 @@ class _ConvTransposeNd(Layer):
         self._stride = conv_functional.int_tuple(who, "stride", stride, k)
         self._dilation = conv_functional.int_tuple(who, "dilation", dilation, k)
         self._output_padding = conv_functional.int_tuple(who, "output_padding", output_padding, k, minimum=0)
+        self._given_output_padding = output_padding  # repr shows it as given (1, not [1, 1]), as Paddle's
         _check_output_padding(who, self._output_padding, self._stride, self._dilation)
         conv_functional.conv_padding(who, padding, k, data_format == conv_functional._FORMATS[k][1])
         self._padding, self._data_format = padding, data_format
@@ -236,18 +245,7 @@ class _ConvTransposeNd(Layer):
 
     def extra_repr(self) -> str:
         """The sizes, shown by repr."""
-        text = f"{self._in_channels}, {self._out_channels}, kernel_size={list(self._kernel_size)}"
-        if any(s != 1 for s in self._stride):   # Paddle's repr leaves out the defaults
-            text += f", stride={list(self._stride)}"
-        if self._padding != 0:
-            text += f", padding={self._padding!r}"
-        if any(d != 1 for d in self._dilation):
-            text += f", dilation={list(self._dilation)}"
-        if any(self._output_padding):
-            text += f", output_padding={list(self._output_padding)}"
-        if self._groups != 1:
-            text += f", groups={self._groups}"
-        return text + f", data_format={self._data_format}"
+        return _conv_repr(self, self._given_output_padding)
 
 
 class Conv1DTranspose(_ConvTransposeNd):
@@ -276,8 +274,9 @@ class Conv2DTranspose(_ConvTransposeNd):
 
     _k, _default_format = 2, "NCHW"
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                 dilation=1, weight_attr=None, bias_attr=None, data_format="NCHW"):
+    # Paddle 2.6's positional order: dilation before groups here (Conv1DTranspose has groups first)
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, dilation=1,
+                 groups=1, weight_attr=None, bias_attr=None, data_format="NCHW"):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, output_padding, groups, dilation,
                          weight_attr, bias_attr, data_format)
 
@@ -291,8 +290,9 @@ class Conv3DTranspose(_ConvTransposeNd):
 
     _k, _default_format = 3, "NCDHW"
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                 dilation=1, weight_attr=None, bias_attr=None, data_format="NCDHW"):
+    # Paddle 2.6's positional order: dilation before groups here (Conv1DTranspose has groups first)
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, dilation=1,
+                 groups=1, weight_attr=None, bias_attr=None, data_format="NCDHW"):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, output_padding, groups, dilation,
                          weight_attr, bias_attr, data_format)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from . import functional as F
 from .functional.dropout import _MODES, _check_p
-from .layer import Layer, name_scope_of
+from .layer import Layer, name_repr
 
 
 def _checked_mode(who: str, mode) -> str:
@@ -26,7 +26,8 @@ class Dropout(Layer):
     """
 
     def __init__(self, p=0.5, axis=None, mode: str = "upscale_in_train", name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self.p = _check_p("Dropout", p)
         self.axis = axis
         self.mode = _checked_mode("Dropout", mode)
@@ -38,8 +39,7 @@ class Dropout(Layer):
 
     def extra_repr(self) -> str:
         """p, axis and mode, shown by repr."""
-        name = f", name={self.name}" if self.name else ""
-        return f"p={self.p}, axis={self.axis}, mode={self.mode}{name}"
+        return f"p={self.p}, axis={self.axis}, mode={self.mode}{name_repr(self.name)}"
 
 
 class Dropout2D(Layer):
@@ -51,7 +51,8 @@ class Dropout2D(Layer):
     """
 
     def __init__(self, p=0.5, data_format: str = "NCHW", name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self.p = _check_p("Dropout2D", p)
         if not isinstance(data_format, str) or data_format not in ("NCHW", "NHWC"):
             raise ValueError(f"Dropout2D: argument 'data_format' expected 'NCHW' or 'NHWC', got {data_format!r}")
@@ -64,7 +65,7 @@ class Dropout2D(Layer):
 
     def extra_repr(self) -> str:
         """p and data_format, shown by repr."""
-        return f"p={self.p}, data_format={self.data_format}"
+        return f"p={self.p}, data_format={self.data_format}{name_repr(self.name)}"
 
 
 class Dropout3D(Layer):
@@ -76,7 +77,8 @@ class Dropout3D(Layer):
     """
 
     def __init__(self, p=0.5, data_format: str = "NCDHW", name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self.p = _check_p("Dropout3D", p)
         if not isinstance(data_format, str) or data_format not in ("NCDHW", "NDHWC"):
             raise ValueError(f"Dropout3D: argument 'data_format' expected 'NCDHW' or 'NDHWC', got {data_format!r}")
@@ -89,7 +91,7 @@ class Dropout3D(Layer):
 
     def extra_repr(self) -> str:
         """p and data_format, shown by repr."""
-        return f"p={self.p}, data_format={self.data_format}"
+        return f"p={self.p}, data_format={self.data_format}{name_repr(self.name)}"
 
 
 class AlphaDropout(Layer):
@@ -101,7 +103,8 @@ class AlphaDropout(Layer):
     """
 
     def __init__(self, p=0.5, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self.p = _check_p("AlphaDropout", p)
         self.name = name
 
@@ -111,7 +114,7 @@ class AlphaDropout(Layer):
 
     def extra_repr(self) -> str:
         """p, shown by repr."""
-        return f"p={self.p}"
+        return f"p={self.p}{name_repr(self.name)}"
 
 
 class FeatureAlphaDropout(Layer):
@@ -123,7 +126,8 @@ class FeatureAlphaDropout(Layer):
     """
 
     def __init__(self, p=0.5, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self.p = _check_p("FeatureAlphaDropout", p)
         self.name = name
 
@@ -133,7 +137,7 @@ class FeatureAlphaDropout(Layer):
 
     def extra_repr(self) -> str:
         """p, shown by repr."""
-        return f"p={self.p}"
+        return f"p={self.p}{name_repr(self.name)}"
 
 
 __all__ = ["AlphaDropout", "Dropout", "Dropout2D", "Dropout3D", "FeatureAlphaDropout"]

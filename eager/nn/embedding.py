@@ -6,7 +6,7 @@ import numbers
 from ..autograd import no_grad
 from . import functional as F
 from . import initializer as _init
-from .layer import Layer, ParamAttr, name_scope_of
+from .layer import Layer, ParamAttr, name_repr
 
 
 class Embedding(Layer):
@@ -34,7 +34,8 @@ class Embedding(Layer):
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, sparse: bool = False,
                  weight_attr=None, name=None, max_norm=None, norm_type: float = 2.0, generator=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         for arg, value in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
             if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"Embedding: argument '{arg}' expected a positive int, got {value!r}")
@@ -46,6 +47,7 @@ class Embedding(Layer):
         self._embedding_dim = int(embedding_dim)
         padding = F.input._padding_idx("Embedding", padding_idx, self._num_embeddings)
         self._padding_idx = padding
+        self._given_padding_idx = padding_idx  # repr shows it as given (-1, not 9), as Paddle's
         self._max_norm = max_norm
         self._norm_type = norm_type
         self._sparse = sparse
@@ -62,12 +64,11 @@ class Embedding(Layer):
                            self._sparse, max_norm=self._max_norm, norm_type=self._norm_type)
 
     def extra_repr(self) -> str:
+        """The sizes, padding_idx where given, sparse and a given name (Paddle's text)."""
         extra = f"{self._num_embeddings}, {self._embedding_dim}"
-        if self._padding_idx != -1:
-            extra += f", padding_idx={self._padding_idx}"
-        if self._sparse:
-            extra += ", sparse=True"
-        return extra
+        if self._given_padding_idx is not None:
+            extra += f", padding_idx={self._given_padding_idx}"
+        return extra + f", sparse={self._sparse}{name_repr(self._name)}"
 
 
 __all__ = ["Embedding"]

@@ -13,7 +13,7 @@ from . import functional as F
 from . import initializer as _init
 from .container import index_argument, position_argument
 from .functional.checks import check_positive_int
-from .layer import Layer, ParamAttr, name_scope_of
+from .layer import Layer, ParamAttr, name_repr
 
 
 class Linear(Layer):
@@ -33,7 +33,8 @@ class Linear(Layer):
 
     def __init__(self, in_features: int, out_features: int, weight_attr=None, bias_attr=None,
                  name=None, generator=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         check_positive_int("Linear", "in_features", in_features)
         check_positive_int("Linear", "out_features", out_features)
         if weight_attr is False:
@@ -70,14 +71,15 @@ class Linear(Layer):
     def extra_repr(self) -> str:
         """Sizes and dtype, shown by repr."""
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"dtype={self._dtype.name.lower()}")
+                f"dtype={self._dtype.name.lower()}{name_repr(self._name)}")
 
 
 class ReLU(Layer):
     """max(x, 0) elementwise."""
 
     def __init__(self, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
 
     def forward(self, x):
         """relu(x)."""
@@ -88,34 +90,49 @@ class ReLU(Layer):
                 pass
         return F.relu(x)
 
+    def extra_repr(self):
+        """A given name, shown by repr (as Paddle's)."""
+        return name_repr(self._name, "")
+
 
 class Tanh(Layer):
     """tanh(x) elementwise."""
 
     def __init__(self, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
 
     def forward(self, x):
         """tanh(x)."""
         return F.tanh(x)
+
+    def extra_repr(self):
+        """A given name, shown by repr (as Paddle's)."""
+        return name_repr(self._name, "")
 
 
 class Sigmoid(Layer):
     """1 / (1 + exp(-x)) elementwise."""
 
     def __init__(self, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
 
     def forward(self, x):
         """sigmoid(x)."""
         return F.sigmoid(x)
+
+    def extra_repr(self):
+        """A given name, shown by repr (as Paddle's)."""
+        return name_repr(self._name, "")
 
 
 class Softmax(Layer):
     """softmax along ``axis``."""
 
     def __init__(self, axis: int = -1, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self.axis = axis
 
     def forward(self, x):
@@ -124,7 +141,7 @@ class Softmax(Layer):
 
     def extra_repr(self):
         """The axis, shown by repr."""
-        return f"axis={self.axis}"
+        return f"axis={self.axis}{name_repr(self._name)}"
 
 
 class Sequential(Layer):

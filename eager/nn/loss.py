@@ -11,12 +11,13 @@ import numbers
 from .functional import loss as _loss
 from .functional import rnnt as _rnnt
 from .functional.checks import check_number, check_positive_int, check_reduction
-from .layer import Layer, name_scope_of
+from .layer import Layer
 
 
 class _Loss(Layer):
     def __init__(self, reduction: str = "mean", name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self.reduction = check_reduction(type(self).__name__, reduction)
 
 
@@ -38,7 +39,8 @@ class CrossEntropyLoss(Layer):
     def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean",
                  soft_label: bool = False, axis: int = -1, use_softmax: bool = True,
                  label_smoothing: float = 0.0, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self.weight, self.ignore_index = weight, ignore_index
         self.reduction = check_reduction("CrossEntropyLoss", reduction)
         self.soft_label, self.axis, self.use_softmax = soft_label, axis, use_softmax
@@ -324,7 +326,8 @@ class HSigmoidLoss(Layer):
 
     def __init__(self, feature_size: int, num_classes: int, weight_attr=None, bias_attr=None, is_custom: bool = False,
                  is_sparse: bool = False, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         fn = "HSigmoidLoss"
         feature_size = check_positive_int(fn, "feature_size", feature_size, ValueError)
         num_classes = check_positive_int(fn, "num_classes", num_classes, ValueError)

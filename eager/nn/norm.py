@@ -8,6 +8,7 @@ each call updates them in place, in eval mode they normalize.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -20,15 +21,21 @@ from . import functional
 from . import initializer as _init
 from .functional import norm as norm_functional
 from .functional.checks import check_number, check_positive_int, check_tensor
-from .layer import Layer, ParamAttr
+from .layer import Layer, ParamAttr, name_repr
 
 
-def _affine(layer: Layer, who: str, shape, weight_attr, bias_attr) -> None:
-    """Creates layer.weight (ones) and layer.bias (zeros) of ``shape``, or None."""
-    weight_attr = ParamAttr.from_argument(weight_attr, who, "weight_attr")
-    bias_attr = ParamAttr.from_argument(bias_attr, who, "bias_attr")
+def _affine(layer: Layer, who: str, shape, weight_attr, bias_attr, fixed_when_false: bool = False) -> None:
+    """Creates layer.weight (ones) and layer.bias (zeros) of ``shape``. An attr of
+    False gives None, or with ``fixed_when_false`` a fixed (stop_gradient) weight of
+    ones / bias of zeros, as Paddle 2.6's GroupNorm and SyncBatchNorm keep."""
+    fixed = [fixed_when_false and attr is False for attr in (weight_attr, bias_attr)]
+    weight_attr = None if fixed[0] else ParamAttr.from_argument(weight_attr, who, "weight_attr")
+    bias_attr = None if fixed[1] else ParamAttr.from_argument(bias_attr, who, "bias_attr")
     layer.weight = layer.create_parameter(list(shape), weight_attr, default_initializer=_init.Constant(1.0))
     layer.bias = layer.create_parameter(list(shape), bias_attr, is_bias=True)
+    for parameter, frozen in zip((layer.weight, layer.bias), fixed):
+        if frozen:
+            parameter.stop_gradient = True
 
 
 def _epsilon(who: str, epsilon) -> float:
@@ -37,7 +44,8 @@ def _epsilon(who: str, epsilon) -> float:
 
 class LayerNorm(Layer):
     """Layer normalization over the trailing axes ``normalized_shape`` (Paddle's
-    ``paddle.nn.LayerNorm``): weight and bias have shape ``normalized_shape``.
+    ``paddle.nn.LayerNorm``): weight and bias hold prod(normalized_shape) values,
+    flattened as Paddle's (so Paddle's checkpoints load).
 
     >>> norm = eager.nn.LayerNorm([3])
     >>> norm(eager.ones([2, 3])).shape
@@ -49,7 +57,7 @@ class LayerNorm(Layer):
         who = type(self).__name__
         self._normalized_shape = norm_functional.normalized_shape_list(who, normalized_shape)
         self._epsilon = _epsilon(who, epsilon)
-        _affine(self, who, self._normalized_shape, weight_attr, bias_attr)
+        _affine(self, who, [math.prod(self._normalized_shape)], weight_attr, bias_attr)
 
     def forward(self, input: Tensor) -> Tensor:
         """input normalized over its trailing ``normalized_shape`` axes."""
@@ -84,10 +92,9 @@ def _check_input(layer: Layer, x, ranks) -> str:
 class _BatchNormBase(Layer):
     _formats = ("NCHW", "NHWC")
     _ranks = (4,)
-    # Paddle's BatchNorm1D/2D/3D (and SyncBatchNorm) keep a weight and a bias even where weight_attr or
-    # bias_attr is False: fixed ones and zeros with stop_gradient, so ``.weight``, parameters() and
-    # state_dict are those of its layers. Its older nn.BatchNorm has none there.
-    _fixed_affine = True
+    # Paddle 2.6's BatchNorm1D/2D/3D (and the older nn.BatchNorm) have no weight/bias where weight_attr or
+    # bias_attr is False; its SyncBatchNorm keeps fixed ones and zeros with stop_gradient there.
+    _fixed_affine = False
 
     def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
                  data_format="NCHW", use_global_stats=None, name=None, dtype=None):
@@ -106,14 +113,13 @@ class _BatchNormBase(Layer):
         if use_global_stats is not None and not isinstance(use_global_stats, bool):
             raise TypeError(f"{who}: argument 'use_global_stats' expected None or a bool, got {use_global_stats!r}")
         self._use_global_stats = use_global_stats
-        fixed = [self._fixed_affine and attr is False for attr in (weight_attr, bias_attr)]
-        _affine(self, who, [self._num_features], None if fixed[0] else weight_attr, None if fixed[1] else bias_attr)
-        for parameter, frozen in zip((self.weight, self.bias), fixed):
-            if frozen:
-                parameter.stop_gradient = True
+        self._name = name
+        _affine(self, who, [self._num_features], weight_attr, bias_attr, self._fixed_affine)
         dtype = self._dtype.numpy_dtype
         self.register_buffer("_mean", to_tensor(np.zeros(self._num_features, dtype)))
         self.register_buffer("_variance", to_tensor(np.ones(self._num_features, dtype)))
+        # Paddle's are non-trainable Parameters, so persistable (buffers here: docs/nn.md)
+        self._mean.persistable = self._variance.persistable = True
 
     def forward(self, input: Tensor) -> Tensor:
         """input normalized per channel: by the batch's statistics in training mode
@@ -128,7 +134,9 @@ class _BatchNormBase(Layer):
         """The sizes, shown by repr."""
         text = f"num_features={self._num_features}, momentum={self._momentum}, epsilon={self._epsilon}"
         # Paddle's repr names the data format only when it is not NCHW (a BatchNorm1D's NCL too).
-        return text if self._data_format == "NCHW" else text + f", data_format={self._data_format}"
+        if self._data_format != "NCHW":
+            text += f", data_format={self._data_format}"
+        return text + name_repr(self._name)
 
 
 class BatchNorm1D(_BatchNormBase):
@@ -207,7 +215,7 @@ class BatchNorm(_BatchNormBase):
 
     def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None,
                  bias_attr=None, dtype="float32", data_layout="NCHW", in_place=False, moving_mean_name=None,
-                 moving_variance_name=None, do_model_average_for_mean_and_var=False, use_global_stats=False,
+                 moving_variance_name=None, do_model_average_for_mean_and_var=True, use_global_stats=False,
                  trainable_statistics=False):
         who = type(self).__name__
         if act is not None and not callable(getattr(functional, str(act), None)):
@@ -240,6 +248,10 @@ class BatchNorm(_BatchNormBase):
                                              self._data_format, self._use_global_stats, self._trainable_statistics)
         return out if self._act is None else self._act(out)
 
+    def extra_repr(self) -> str:
+        """Nothing: Paddle's legacy BatchNorm prints as ``BatchNorm()``."""
+        return ""
+
 
 class _InstanceNormBase(Layer):
     _formats = ("NCHW", "NHWC")
@@ -267,7 +279,7 @@ class _InstanceNormBase(Layer):
 
     def extra_repr(self) -> str:
         """The sizes, shown by repr."""
-        return f"num_features={self._num_features}, epsilon={self._epsilon}, data_format={self._data_format}"
+        return f"num_features={self._num_features}, epsilon={self._epsilon}"
 
 
 class InstanceNorm1D(_InstanceNormBase):
@@ -342,7 +354,8 @@ class GroupNorm(Layer):
                              f"({num_channels})")
         self._epsilon = _epsilon(who, epsilon)
         self._data_format = _format(who, data_format, ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"))
-        _affine(self, who, [self._num_channels], weight_attr, bias_attr)
+        self._name = name
+        _affine(self, who, [self._num_channels], weight_attr, bias_attr, fixed_when_false=True)
 
     def forward(self, input: Tensor) -> Tensor:
         """input normalized per sample and group of channels."""
@@ -429,10 +442,6 @@ class SpectralNorm(Layer):
         sigma = _F.sum(_F.multiply(u, _F.matmul(matrix, v, False, False)))           # u^T W v, through W only
         return _F.divide(weight, sigma)
 
-    def extra_repr(self) -> str:
-        """The settings, shown by repr."""
-        return f"weight_shape={self._weight_shape}, dim={self._dim}, power_iters={self._power_iters}, eps={self._eps}"
-
 
 class LocalResponseNorm(Layer):
     """Local response normalization across channels (Paddle's
@@ -450,6 +459,7 @@ class LocalResponseNorm(Layer):
         self._alpha, self._beta, self._k = (check_number(who, arg, value)
                                             for arg, value in (("alpha", alpha), ("beta", beta), ("k", k)))
         self._data_format = _format(who, data_format, ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"))
+        self._name = name
 
     def forward(self, input: Tensor) -> Tensor:
         """input divided by its local channel energy."""
@@ -459,7 +469,10 @@ class LocalResponseNorm(Layer):
 
     def extra_repr(self) -> str:
         """The sizes, shown by repr."""
-        return f"size={self._size}, alpha={self._alpha}, beta={self._beta}, k={self._k}"
+        text = f"size={self._size}, alpha={self._alpha}, beta={self._beta}, k={self._k}"
+        if self._data_format != "NCHW":
+            text += f", data_format={self._data_format}"
+        return text + name_repr(self._name)
 
 
 __all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "GroupNorm", "InstanceNorm1D",

@@ -31,7 +31,7 @@ from ..tensor import Tensor
 from . import initializer as _init
 from . import functional as F
 from .functional.checks import check_float, check_positive_int, check_tensor, dtype_mismatch
-from .layer import Layer, ParamAttr, name_scope_of
+from .layer import Layer, ParamAttr
 from .layers import LayerList
 
 _DIRECTIONS = {"forward": 1, "bidirect": 2, "bidirectional": 2}
@@ -116,20 +116,22 @@ class _BuiltInCell(RNNCellBase):
         self.input_size = check_positive_int(who, "input_size", input_size)
         self.hidden_size = check_positive_int(who, "hidden_size", hidden_size)
         init = _init.Uniform(-1.0 / math.sqrt(self.hidden_size), 1.0 / math.sqrt(self.hidden_size))
-        for arg, attr in (("weight_ih_attr", weight_ih_attr), ("weight_hh_attr", weight_hh_attr)):
-            if attr is False:
-                raise ValueError(f"{who}: argument '{arg}' cannot be False: a recurrent cell needs its weights")
         rows = gates * self.hidden_size
-        self.weight_ih = self.create_parameter([rows, self.input_size],
-                                               ParamAttr.from_argument(weight_ih_attr, who, "weight_ih_attr"),
-                                               default_initializer=init)
-        self.weight_hh = self.create_parameter([rows, recurrent_size or self.hidden_size],
-                                               ParamAttr.from_argument(weight_hh_attr, who, "weight_hh_attr"),
-                                               default_initializer=init)
-        self.bias_ih = self.create_parameter([rows], ParamAttr.from_argument(bias_ih_attr, who, "bias_ih_attr"),
-                                             is_bias=True, default_initializer=init)
-        self.bias_hh = self.create_parameter([rows], ParamAttr.from_argument(bias_hh_attr, who, "bias_hh_attr"),
-                                             is_bias=True, default_initializer=init)
+
+        def parameter(shape, attr, arg, is_bias):
+            # an attr of False: a fixed (stop_gradient) weight of ones or bias of zeros, as Paddle 2.6's cells
+            if attr is False:
+                fixed = self.create_parameter(shape, None, is_bias=is_bias,
+                                              default_initializer=_init.Constant(0.0 if is_bias else 1.0))
+                fixed.stop_gradient = True
+                return fixed
+            return self.create_parameter(shape, ParamAttr.from_argument(attr, who, arg), is_bias=is_bias,
+                                         default_initializer=init)
+
+        self.weight_ih = parameter([rows, self.input_size], weight_ih_attr, "weight_ih_attr", False)
+        self.weight_hh = parameter([rows, recurrent_size or self.hidden_size], weight_hh_attr, "weight_hh_attr", False)
+        self.bias_ih = parameter([rows], bias_ih_attr, "bias_ih_attr", True)
+        self.bias_hh = parameter([rows], bias_hh_attr, "bias_hh_attr", True)
 
     def _input_bias(self):
         """The bias added to the input's projection: both biases (they add to the
@@ -201,7 +203,8 @@ class SimpleRNNCell(_BuiltInCell):
 
     def __init__(self, input_size, hidden_size, activation="tanh", weight_ih_attr=None, weight_hh_attr=None,
                  bias_ih_attr=None, bias_hh_attr=None, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         if not isinstance(activation, str) or activation not in ("tanh", "relu"):
             raise ValueError(f"SimpleRNNCell: argument 'activation' expected 'tanh' or 'relu', got {activation!r}")
         self.activation = activation
@@ -253,7 +256,8 @@ class LSTMCell(_BuiltInCell):
 
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
                  bias_hh_attr=None, proj_size=0, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self.proj_size = _check_proj_size("LSTMCell", proj_size, hidden_size)
         self._setup("LSTMCell", input_size, hidden_size, 4, weight_ih_attr, weight_hh_attr, bias_ih_attr,
                     bias_hh_attr, self.proj_size)
@@ -337,7 +341,8 @@ class GRUCell(_BuiltInCell):
 
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
                  bias_hh_attr=None, name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         self._setup("GRUCell", input_size, hidden_size, 3, weight_ih_attr, weight_hh_attr, bias_ih_attr,
                     bias_hh_attr)
 
@@ -471,9 +476,6 @@ class RNN(Layer):
                                         self.is_reverse, kwargs)
         return outputs, final
 
-    def extra_repr(self) -> str:
-        """The direction and layout, shown by repr."""
-        return f"is_reverse={self.is_reverse}, time_major={self.time_major}"
 
 
 def _prepare_sequence(who, cell, inputs, sequence_length, time_major):
@@ -556,9 +558,6 @@ class BiRNN(Layer):
                                           self.time_major, True, kwargs)
         return _F.concat([out_fw, out_bw], -1), (final_fw, final_bw)
 
-    def extra_repr(self) -> str:
-        """The layout, shown by repr."""
-        return f"time_major={self.time_major}"
 
 
 # -- multi-layer networks -----------------------------------------------------------------
@@ -670,8 +669,6 @@ class RNNBase(LayerList):
         text = f"{self.input_size}, {self.hidden_size}"
         if self.num_layers != 1:
             text += f", num_layers={self.num_layers}"
-        if self.direction != "forward":
-            text += f", direction={self.direction}"
         if self.time_major:
             text += ", time_major=True"
         if self.dropout:

@@ -68,6 +68,8 @@ class SyncBatchNorm(_BatchNormBase):
     'SyncBatchNorm'
     """
 
+    _fixed_affine = True   # Paddle 2.6's SyncBatchNorm keeps fixed ones/zeros for a False weight/bias_attr
+
     _formats = tuple(norm_functional._FORMATS)
     _ranks = (2, 3, 4, 5)
 
@@ -136,7 +138,10 @@ class SyncBatchNorm(_BatchNormBase):
             converted = cls(layer._num_features, layer._momentum, layer._epsilon,
                             weight_attr=False if layer.weight is None else None,
                             bias_attr=False if layer.bias is None else None, data_format=layer._data_format)
-            converted.weight, converted.bias = layer.weight, layer.bias
+            if layer.weight is not None:   # else the SyncBatchNorm's own fixed ones, as Paddle's
+                converted.weight = layer.weight
+            if layer.bias is not None:
+                converted.bias = layer.bias
             converted._mean, converted._variance = layer._mean, layer._variance
             converted.training = layer.training
         for name, sublayer in list(layer.named_children()):

@@ -207,10 +207,6 @@ class MultiHeadAttention(Layer):
             outs.append(cache)
         return out if len(outs) == 1 else tuple(outs)
 
-    def extra_repr(self) -> str:
-        """Sizes, shown by repr."""
-        return (f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}, "
-                f"kdim={self.kdim}, vdim={self.vdim}, need_weights={self.need_weights}")
 
 
 def _activation(who: str, activation):

@@ -46,10 +46,12 @@ def _parameter_list(who: str, parameters) -> list:
 
 
 def _norm_type(who: str, norm_type) -> float:
-    if isinstance(norm_type, str) and norm_type.lower() == "inf":
-        return math.inf
-    if not isinstance(norm_type, numbers.Real) or isinstance(norm_type, bool) or not norm_type >= 0:
-        raise ValueError(f"{who}: argument 'norm_type' expected a number >= 0 or 'inf', got {norm_type!r}")
+    """norm_type as a float: one of Paddle 2.6's orders 0, 1, 2 and inf (any other
+    order Paddle refuses too)."""
+    if (not isinstance(norm_type, numbers.Real) or isinstance(norm_type, bool)
+            or norm_type not in (0, 1, 2, math.inf)):
+        raise ValueError(f"{who}: argument 'norm_type' expected one of 0, 1, 2 and inf (float('inf')), "
+                         f"got {norm_type!r}")
     return float(norm_type)
 
 
@@ -248,7 +250,7 @@ def _hook_of(layer: Layer, kind: type, name: str):
 def weight_norm(layer: Layer, name: str = "weight", dim=0) -> Layer:
     """Reparametrizes ``layer.<name>`` as g * v / ||v|| (Paddle's weight_norm):
     the parameter is replaced by ``<name>_g`` (the norms over every axis but
-    ``dim``: shape [w.shape[dim]]; one number for dim=None or -1) and
+    ``dim``: shape [w.shape[dim]]; 0-d for dim=None or -1) and
     ``<name>_v`` (the direction, w's shape), and a forward pre-hook recomputes
     ``<name>`` before each call. Returns the layer.
 
@@ -272,9 +274,7 @@ def weight_norm(layer: Layer, name: str = "weight", dim=0) -> Layer:
     dim = -1 if dim == -1 else int(dim) % ndim
     hook = WeightNorm(name, dim)
     with no_grad():
-        g_value = _norm_except_dim(w, dim)
-        if dim == -1:
-            g_value = _F.reshape(g_value, [1])
+        g_value = _norm_except_dim(w, dim)  # 0-d for dim -1, as Paddle 2.6's weight_g
     del layer._parameters[name]
     layer.add_parameter(name + "_v", _new_parameter(w, w))
     layer.add_parameter(name + "_g", _new_parameter(g_value, w))

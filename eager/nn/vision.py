@@ -8,7 +8,7 @@ import numbers
 
 from ..tensor import Tensor
 from .functional import vision as _V
-from .layer import Layer
+from .layer import Layer, name_repr
 
 _PAD_FORMATS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
@@ -35,6 +35,7 @@ class _PadNd(Layer):
         if not isinstance(value, numbers.Number) or isinstance(value, bool):
             raise TypeError(f"{who}: argument 'value' expected a number, got {value!r}")
         self._pad, self._mode, self._value, self._data_format = [int(p) for p in padding], mode, value, data_format
+        self._name = name
 
     def forward(self, x: Tensor) -> Tensor:
         """x padded on its spatial axes."""
@@ -45,7 +46,8 @@ class _PadNd(Layer):
 
     def extra_repr(self) -> str:
         """The settings, shown by repr."""
-        return f"padding={self._pad}, mode={self._mode}, value={self._value}, data_format={self._data_format}"
+        return (f"padding={self._pad}, mode={self._mode}, value={self._value}, data_format={self._data_format}"
+                f"{name_repr(self._name)}")
 
 
 class Pad1D(_PadNd):
@@ -97,7 +99,11 @@ class ZeroPad2D(_PadNd):
     _k = 2
 
     def __init__(self, padding, data_format="NCHW", name=None):
-        super().__init__(padding, "constant", 0.0, data_format)
+        super().__init__(padding, "constant", 0.0, data_format, name)
+
+    def extra_repr(self) -> str:
+        """The padding and data format, shown by repr (a ZeroPad2D's mode and value are fixed)."""
+        return f"padding={self._pad}, data_format={self._data_format}{name_repr(self._name)}"
 
 
 class Upsample(Layer):
@@ -120,6 +126,7 @@ class Upsample(Layer):
             raise ValueError(f"{who}: argument 'mode' expected one of {list(_V._INTERP_RANKS)}, got {mode!r}")
         self.size, self.scale_factor, self.mode = size, scale_factor, mode.lower()
         self.align_corners, self.align_mode, self.data_format = align_corners, align_mode, data_format
+        self.name = name
 
     def forward(self, x: Tensor) -> Tensor:
         """x resized."""
@@ -129,7 +136,13 @@ class Upsample(Layer):
     def extra_repr(self) -> str:
         """The settings, shown by repr."""
         what = f"size={self.size}" if self.size is not None else f"scale_factor={self.scale_factor}"
-        return f"{what}, mode={self.mode}, align_corners={self.align_corners}, data_format={self.data_format}"
+        return (f"{what}, mode={self.mode}, align_corners={self.align_corners}, align_mode={self.align_mode}, "
+                f"data_format={self.data_format}{name_repr(self.name)}")
+
+    def _fixed_mode_repr(self) -> str:
+        # the 2-D upsampling layers fix mode and align_corners, so Paddle's repr leaves them out
+        what = f"size={self.size}" if self.size is not None else f"scale_factor={self.scale_factor}"
+        return f"{what}, data_format={self.data_format}{name_repr(self.name)}"
 
 
 class UpsamplingNearest2D(Upsample):
@@ -140,7 +153,9 @@ class UpsamplingNearest2D(Upsample):
     """
 
     def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
-        super().__init__(size, scale_factor, "nearest", False, 0, data_format)
+        super().__init__(size, scale_factor, "nearest", False, 0, data_format, name)
+
+    extra_repr = Upsample._fixed_mode_repr
 
 
 class UpsamplingBilinear2D(Upsample):
@@ -151,7 +166,9 @@ class UpsamplingBilinear2D(Upsample):
     """
 
     def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
-        super().__init__(size, scale_factor, "bilinear", True, 0, data_format)
+        super().__init__(size, scale_factor, "bilinear", True, 0, data_format, name)
+
+    extra_repr = Upsample._fixed_mode_repr
 
 
 class PixelShuffle(Layer):
@@ -168,6 +185,7 @@ class PixelShuffle(Layer):
         if not isinstance(data_format, str) or data_format not in ("NCHW", "NHWC"):
             raise ValueError(f"{who}: argument 'data_format' expected 'NCHW' or 'NHWC', got {data_format!r}")
         self._data_format = data_format
+        self._name = name
 
     def forward(self, x: Tensor) -> Tensor:
         """x with channel blocks moved into space."""
@@ -175,7 +193,8 @@ class PixelShuffle(Layer):
 
     def extra_repr(self) -> str:
         """The settings, shown by repr."""
-        return f"upscale_factor={self._factor}, data_format={self._data_format}"
+        fmt = f", data_format={self._data_format}" if self._data_format != "NCHW" else ""
+        return f"upscale_factor={self._factor}{fmt}{name_repr(self._name)}"
 
 
 class ChannelShuffle(Layer):
@@ -192,6 +211,7 @@ class ChannelShuffle(Layer):
         if not isinstance(data_format, str) or data_format not in ("NCHW", "NHWC"):
             raise ValueError(f"{who}: argument 'data_format' expected 'NCHW' or 'NHWC', got {data_format!r}")
         self._data_format = data_format
+        self._name = name
 
     def forward(self, x: Tensor) -> Tensor:
         """x with its channels shuffled."""
@@ -199,7 +219,8 @@ class ChannelShuffle(Layer):
 
     def extra_repr(self) -> str:
         """The settings, shown by repr."""
-        return f"groups={self._groups}, data_format={self._data_format}"
+        fmt = f", data_format={self._data_format}" if self._data_format != "NCHW" else ""
+        return f"groups={self._groups}{fmt}{name_repr(self._name)}"
 
 
 class PixelUnshuffle(Layer):
@@ -216,6 +237,7 @@ class PixelUnshuffle(Layer):
         if not isinstance(data_format, str) or data_format not in ("NCHW", "NHWC"):
             raise ValueError(f"{who}: argument 'data_format' expected 'NCHW' or 'NHWC', got {data_format!r}")
         self._data_format = data_format
+        self._name = name
 
     def forward(self, x: Tensor) -> Tensor:
         """x with space blocks moved into channels."""
@@ -223,7 +245,8 @@ class PixelUnshuffle(Layer):
 
     def extra_repr(self) -> str:
         """The settings, shown by repr."""
-        return f"downscale_factor={self._factor}, data_format={self._data_format}"
+        fmt = f", data_format={self._data_format}" if self._data_format != "NCHW" else ""
+        return f"downscale_factor={self._factor}{fmt}{name_repr(self._name)}"
 
 
 __all__ = ["Pad1D", "Pad2D", "Pad3D", "ZeroPad2D", "Upsample", "UpsamplingNearest2D", "UpsamplingBilinear2D",

@@ -10,6 +10,7 @@ used. local_response_norm and normalize are compositions of ops.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 from ...arguments import to_bool
@@ -30,13 +31,15 @@ def check_epsilon(fn: str, epsilon) -> float:
     return float(epsilon)
 
 
-def _check_affine(fn: str, arg: str, value, shape) -> None:
-    """weight or bias: None, or a float Tensor of ``shape``."""
+def _check_affine(fn: str, arg: str, value, shape, flat_too: bool = False) -> None:
+    """weight or bias: None, or a float Tensor of ``shape`` (or, with ``flat_too``,
+    of its element count: layer_norm's flattened form, Paddle's own)."""
     if value is None:
         return
     check_float(fn, arg, value)
-    if value.shape != list(shape):
-        raise ValueError(f"{fn}: argument '{arg}' expected shape {list(shape)}, got {value.shape}")
+    if value.shape != list(shape) and not (flat_too and value.shape == [math.prod(shape)]):
+        flat = f" or [{math.prod(shape)}]" if flat_too else ""
+        raise ValueError(f"{fn}: argument '{arg}' expected shape {list(shape)}{flat}, got {value.shape}")
 
 
 def normalized_shape_list(fn: str, normalized_shape) -> list:
@@ -54,7 +57,7 @@ def layer_norm(x: Tensor, normalized_shape, weight=None, bias=None, epsilon: flo
     """Layer normalization over the trailing axes ``normalized_shape`` of x:
     (x - mean) / sqrt(var + epsilon) * weight + bias, with the biased variance
     of each sample's trailing block. weight and bias have shape
-    ``normalized_shape`` (or are None).
+    ``normalized_shape`` or are flat (Paddle's form, what LayerNorm holds), or None.
 
     >>> x = eager.to_tensor([[1.0, 2.0, 3.0], [2.0, 2.0, 5.0]])
     >>> eager.nn.functional.layer_norm(x, 3).shape
@@ -67,8 +70,8 @@ def layer_norm(x: Tensor, normalized_shape, weight=None, bias=None, epsilon: flo
         raise ValueError(f"{fn}: argument 'normalized_shape' {shape} must match the trailing dimensions of x, "
                          f"got x of shape {x.shape}")
     epsilon = check_epsilon(fn, epsilon)
-    _check_affine(fn, "weight", weight, shape)
-    _check_affine(fn, "bias", bias, shape)
+    _check_affine(fn, "weight", weight, shape, flat_too=True)
+    _check_affine(fn, "bias", bias, shape, flat_too=True)
     for arg, value in (("weight", weight), ("bias", bias)):
         if value is not None and dtypes_differ(x, value):
             raise TypeError(f"{fn}: argument '{arg}' expected the dtype of x {x.dtype}, got {value.dtype}")

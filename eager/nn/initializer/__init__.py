@@ -265,22 +265,23 @@ class KaimingNormal(Initializer):
 
 
 class TruncatedNormal(Initializer):
-    """Normal(mean, std) restricted to [a, b] (absolute bounds, Paddle's defaults
-    -2 and 2): values outside are drawn again.
+    """Normal(mean, std) restricted to [a, b]: values outside are drawn again.
+    Without ``a``/``b`` the bounds are mean -/+ 2 std (Paddle 2.x's kernel); given
+    ``a``/``b`` (Paddle 3.x's arguments) are absolute bounds.
 
-    >>> w = eager.nn.initializer.TruncatedNormal(std=0.02, a=-0.04, b=0.04)((256, 256))
+    >>> w = eager.nn.initializer.TruncatedNormal(std=0.02)((256, 256))
     >>> bool(abs(w).max() <= 0.04)
     True
     """
 
-    def __init__(self, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0, name=None):
+    def __init__(self, mean: float = 0.0, std: float = 1.0, a=None, b=None, name=None):
         self.mean = _check_number("TruncatedNormal", "mean", mean)
         self.std = _check_number("TruncatedNormal", "std", std)
-        self.a = _check_number("TruncatedNormal", "a", a)
-        self.b = _check_number("TruncatedNormal", "b", b)
         if self.std < 0:
             raise ValueError(f"TruncatedNormal: argument 'std' expected >= 0, got {std}")
-        if not self.a < self.b:
+        self.a = self.mean - 2.0 * self.std if a is None else _check_number("TruncatedNormal", "a", a)
+        self.b = self.mean + 2.0 * self.std if b is None else _check_number("TruncatedNormal", "b", b)
+        if not self.a < self.b and not (a is None and b is None):
             raise ValueError(f"TruncatedNormal: expected a < b, got a={a}, b={b}")
         # Bounds many standard deviations away would take forever to hit by drawing again.
         low, high = (self.a - self.mean), (self.b - self.mean)
@@ -411,7 +412,7 @@ class Bilinear(Initializer):
         return "Bilinear()"
 
 
-def calculate_gain(nonlinearity: str, param=None) -> float:
+def calculate_gain(nonlinearity: str, param=None):
     """The recommended gain for a nonlinearity (Paddle's ``calculate_gain``): 1 for
     linear, sigmoid and the convolutions, 5/3 for tanh, sqrt(2) for relu,
     sqrt(2 / (1 + slope^2)) for leaky_relu (slope ``param``, default 0.01), 3/4 for selu.
@@ -419,8 +420,9 @@ def calculate_gain(nonlinearity: str, param=None) -> float:
     >>> round(eager.nn.initializer.calculate_gain("leaky_relu", 1.0), 6)
     1.0
     """
-    gains = {"linear": 1.0, "sigmoid": 1.0, "conv1d": 1.0, "conv2d": 1.0, "conv3d": 1.0,
-             "conv1d_transpose": 1.0, "conv2d_transpose": 1.0, "conv3d_transpose": 1.0,
+    # the int 1, as Paddle's table (print(calculate_gain("linear")) shows 1)
+    gains = {"linear": 1, "sigmoid": 1, "conv1d": 1, "conv2d": 1, "conv3d": 1,
+             "conv1d_transpose": 1, "conv2d_transpose": 1, "conv3d_transpose": 1,
              "tanh": 5.0 / 3.0, "relu": math.sqrt(2.0), "selu": 3.0 / 4.0}
     if nonlinearity == "leaky_relu":
         slope = 0.01 if param is None else _check_number("calculate_gain", "param", param)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import collections.abc
+import copy
 import importlib
 import numbers
 import pkgutil
@@ -109,6 +110,18 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        """A copy as ``copy.deepcopy`` makes of any Tensor (values, attributes, a new
+        leaf), named ``<name>_deepcopy_<n>`` as Paddle's: a copied model's
+        parameters do not share the original's names, which optimizer state is
+        keyed by. ``pickle`` keeps the name."""
+        copied = type(self).__new__(type(self))
+        memo[id(self)] = copied
+        for key, value in self.__getstate__()[1].items():
+            setattr(copied, key, copy.deepcopy(value, memo))
+        copied.name = unique_name.generate(self.name + "_deepcopy")
+        return copied
 
 
 def _check_regularizer(who: str, regularizer):
@@ -234,13 +247,13 @@ def post_order(root: "Layer") -> list:
     return order
 
 
-def name_scope_of(name):
-    """A built-in layer's ``name`` argument as its name scope: a non-empty str names
-    it, anything else gives None (the class's snake-case name). Paddle's layers only
-    store ``name`` and never check it, so a script written for PyTorch's argument
-    order (``nn.ReLU(True)``, ``nn.LeakyReLU(0.2, True)``, True meaning inplace
-    there) still builds its layers."""
-    return name if isinstance(name, str) and name else None
+def name_repr(name, lead: str = ", ") -> str:
+    """The ``name=...`` part that ends a built-in layer's repr when it was given a
+    ``name`` (any true value, as Paddle's reprs test it). Built-in layers only store
+    ``name``: it never becomes their name scope, so their full_name and parameter
+    names are the class's (``linear_0.w_0``), as in Paddle, and a PyTorch-ordered
+    call such as ``nn.ReLU(True)`` still builds."""
+    return f"{lead}name={name}" if name else ""
 
 
 class Layer:
@@ -477,6 +490,9 @@ class Layer:
         """Registers a Tensor that is state but not a parameter (e.g. running
         statistics). Persistable buffers are saved in the state_dict."""
         _check_member_name("register_buffer", name)
+        if name not in self._buffers and hasattr(self, name):
+            # as Paddle (and PyTorch): a buffer never silently replaces a parameter, sublayer or attribute
+            raise KeyError(f"register_buffer: attribute {name!r} already exists in {type(self).__name__}")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
                 f"register_buffer: argument 'tensor' expected a Tensor or None, got "
@@ -893,6 +909,10 @@ class Layer:
     set_dict = set_state_dict
 
     # -- printing -----------------------------------------------------------
+    def backward(self, *inputs):
+        """Not supported, as in Paddle: gradients come from ``Tensor.backward``."""
+        raise ValueError("Layer shouldn't implement backward")
+
     def extra_repr(self) -> str:
         """Text shown inside this layer's parentheses in repr (subclasses override)."""
         return ""

@@ -42,6 +42,7 @@ class _ConvNd(Layer):
         self._kernel_size = F.spatial(who, "kernel_size", kernel_size, 1, n)
         self._stride = F.spatial(who, "stride", stride, 1, n)
         self._padding = F.spatial(who, "padding", padding, 0, n)
+        self._given_padding = padding
         self._dilation = F.spatial(who, "dilation", dilation, 1, n)
         std = (2.0 / (np.prod(self._kernel_size) * self._in_channels)) ** 0.5
         weight_attr = ParamAttr.from_argument(weight_attr, who, "weight_attr")
@@ -61,8 +62,15 @@ class _ConvNd(Layer):
         return function(x, self.weight, self.bias, self._stride, self._padding, self._dilation)
 
     def extra_repr(self) -> str:
-        return (f"{self._in_channels}, {self._out_channels}, kernel_size={list(self._kernel_size)}, "
-                f"stride={list(self._stride)}, padding={list(self._padding)}, dilation={list(self._dilation)}")
+        # Paddle's text: the defaults left out, padding as given
+        text = f"{self._in_channels}, {self._out_channels}, kernel_size={list(self._kernel_size)}"
+        if any(v != 1 for v in self._stride):
+            text += f", stride={list(self._stride)}"
+        if self._given_padding != 0:
+            text += f", padding={self._given_padding}"
+        if any(v != 1 for v in self._dilation):
+            text += f", dilation={list(self._dilation)}"
+        return text + f", data_format={self._data_format}"
 
 
 class Conv3D(_ConvNd):

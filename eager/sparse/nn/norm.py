@@ -59,7 +59,8 @@ class BatchNorm(BatchNorm1D):
         return from_values(super().forward(values), x.impl)
 
     def extra_repr(self) -> str:
-        return f"num_features={self._num_features}, momentum={self._momentum}, epsilon={self._epsilon}"
+        return (f"num_features={self._num_features}, momentum={self._momentum}, epsilon={self._epsilon}, "
+                f"data_format=NDHWC")   # Paddle's text (the values are laid out [nnz, C] here)
 
 
 

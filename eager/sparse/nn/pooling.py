@@ -7,7 +7,7 @@ eager.sparse.nn.functional.max_pool3d.
 """
 from __future__ import annotations
 
-from ...nn.layer import Layer, name_scope_of
+from ...nn.layer import Layer
 from .functional.pooling import max_pool3d
 
 
@@ -16,7 +16,8 @@ class MaxPool3D(Layer):
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False, data_format="NDHWC",
                  name=None):
-        super().__init__(name_scope=name_scope_of(name))
+        super().__init__()
+        self._name = name
         if return_mask is not False:
             raise ValueError(f"sparse.nn.MaxPool3D: only return_mask=False is supported, got {return_mask!r}")
         self._kernel_size, self._stride, self._padding = kernel_size, stride, padding
