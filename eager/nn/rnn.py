@@ -603,11 +603,13 @@ class RNNBase(LayerList):
         # Paddle also registers every cell's parameters on the network under flat names (weight_ih_l0,
         # bias_hh_l1_reverse, ...), listed first: its state_dict holds both spellings and named_parameters
         # the flat ones, so checkpoints saved by Paddle load without unmatched keys and name filters work.
+        # A bias given as False (a fixed zero bias in the cell) has no flat name, as in Paddle.
+        kinds = ["weight_ih", "weight_hh"] + [kind for kind, attr in (("bias_ih", bias_ih_attr),
+                                                                     ("bias_hh", bias_hh_attr)) if attr is not False]
         for layer in range(self.num_layers):
             for direction, cell in enumerate(self._cells(layer)):
-                for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
-                    if getattr(cell, kind, None) is not None:
-                        setattr(self, f"{kind}_l{layer}{'_reverse' if direction else ''}", getattr(cell, kind))
+                for kind in kinds:
+                    setattr(self, f"{kind}_l{layer}{'_reverse' if direction else ''}", getattr(cell, kind))
 
     def _cells(self, layer: int) -> list:
         sub = self[layer]
