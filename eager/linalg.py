@@ -86,7 +86,7 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
 def matrix_rank(x, tol=None, hermitian=False, name=None):
     """The rank of matrices x [..., M, N]: how many singular values (with
     ``hermitian``, absolute eigenvalues of the lower triangle) exceed ``tol``;
-    int64, shape [...]. ``tol`` None: the largest singular value times max(M, N)
+    int32 as in Paddle, shape [...]. ``tol`` None: the largest singular value times max(M, N)
     times the dtype's epsilon, per matrix. A float ``tol`` holds for every matrix;
     a Tensor ``tol`` (Paddle's matrix_rank_tol) is cast to x's dtype and broadcast
     against x's batch axes, the result taking the broadcast shape; a negative entry
@@ -95,7 +95,7 @@ def matrix_rank(x, tol=None, hermitian=False, name=None):
     >>> import numpy as np, eager
     >>> x = eager.to_tensor(np.diag([3.0, 0.5, 0.0]))
     >>> int(eager.linalg.matrix_rank(x)), eager.linalg.matrix_rank(x, tol=eager.to_tensor([0.1, 1.0])).numpy()
-    (2, array([2, 1]))
+    (2, array([2, 1], dtype=int32))
     """
     if not isinstance(tol, Tensor):
         return _F.matrix_rank(x, tol, hermitian)
@@ -114,7 +114,7 @@ def matrix_rank(x, tol=None, hermitian=False, name=None):
     values = _F.abs(_F.eigh(x, "L")[0]) if hermitian else _F.svd(x, False)[1]          # [..., K]
     limit = _F.maximum(_F.cast(tol, x.dtype), _F.zeros([], x.dtype, x.place))      # Paddle: max(tol, 0)
     above = _F.greater_than(values, _F.unsqueeze(limit, [-1]))
-    return _F.sum(_F.cast(above, DataType.INT64), [-1], DataType.INT64)
+    return _F.sum(_F.cast(above, DataType.INT32), [-1], DataType.INT32)
 
 
 def qr(x, mode="reduced", name=None):

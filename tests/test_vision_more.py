@@ -1040,6 +1040,8 @@ def test_distribute_fpn_proposals_against_a_loop():
 def _matrix_nms_loop(boxes, scores, st, pt, top_k, keep_top_k, gaussian, sigma, background, normalized):
     def iou(a, b):
         e = 0.0 if normalized else 1.0
+        if b[0] > a[2] or b[2] < a[0] or b[1] > a[3] or b[3] < a[1]:
+            return 0.0                       # Paddle's kernel: apart by any gap (even under a pixel) is no overlap
         iw = max(0.0, min(a[2], b[2]) - max(a[0], b[0]) + e)
         ih = max(0.0, min(a[3], b[3]) - max(a[1], b[1]) + e)
         inter = iw * ih

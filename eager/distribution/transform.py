@@ -182,9 +182,11 @@ class AbsTransform(Transform):
         return self._inverse_log_det_jacobian(y)
 
     def forward_log_det_jacobian(self, x):
-        """Zero."""
+        """Raises NotImplementedError, as Paddle: |x| is two to one, so no single
+        Jacobian maps x's density to y's (``inverse_log_det_jacobian`` gives both branches')."""
         _check_tensor("AbsTransform.forward_log_det_jacobian", "x", x)
-        return _F.zeros_like(x)
+        raise NotImplementedError("AbsTransform.forward_log_det_jacobian: not defined for a transform that is not "
+                                  "one to one (|x| maps x and -x to the same y); use inverse_log_det_jacobian")
 
 
 class AffineTransform(Transform):

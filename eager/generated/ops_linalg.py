@@ -1322,7 +1322,7 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
 
 
 def matrix_rank(x, tol=None, hermitian=False, name=None):
-    """Number of singular values above tol (default max(M, N) * eps * the largest), as int64; not differentiable.
+    """Number of singular values above tol (default max(M, N) * eps * the largest), as int32 (as Paddle); not differentiable.
 
     Not differentiable.
     """

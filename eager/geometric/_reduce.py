@@ -81,8 +81,8 @@ def reduce_rows(messages: Tensor, dst: np.ndarray, n: int, reduce_op: str) -> Te
     if reduce_op in ("max", "min"):
         return _SegmentExtreme.apply(messages, dst, n, _F.maximum if reduce_op == "max" else _F.minimum)
     out = _zeros([n] + list(messages.shape[1:]), messages)
-    if dst.size:
-        out = _F.index_add(out, _host_index(dst, messages), messages, 0)
+    # also with no edges: the result stays connected to the messages, so x.grad is zeros (as Paddle), not None
+    out = _F.index_add(out, _host_index(dst, messages), messages, 0)
     if reduce_op == "sum":
         return out
     counts = np.maximum(np.bincount(dst, minlength=n), 1).reshape((-1,) + (1,) * (len(messages.shape) - 1))

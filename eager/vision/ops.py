@@ -643,12 +643,16 @@ def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_siz
 
 
 def _pairwise_iou(rows, normalized):
-    """IoU of every pair of ``rows`` (corner boxes); pixel boxes count inclusively."""
+    """IoU of every pair of ``rows`` (corner boxes); pixel boxes count inclusively.
+
+    As Paddle's kernel: boxes that do not touch (a gap of any width, even under
+    the pixel's 1) overlap by 0, and an inverted box has area 0."""
     extra = 0.0 if normalized else 1.0
-    area = np.clip(rows[:, 2] - rows[:, 0] + extra, 0, None) * np.clip(rows[:, 3] - rows[:, 1] + extra, 0, None)
-    iw = np.minimum(rows[:, None, 2], rows[None, :, 2]) - np.maximum(rows[:, None, 0], rows[None, :, 0]) + extra
-    ih = np.minimum(rows[:, None, 3], rows[None, :, 3]) - np.maximum(rows[:, None, 1], rows[None, :, 1]) + extra
-    inter = np.clip(iw, 0, None) * np.clip(ih, 0, None)
+    x1, y1, x2, y2 = rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3]
+    area = np.where((x2 < x1) | (y2 < y1), 0.0, (x2 - x1 + extra) * (y2 - y1 + extra))
+    iw = np.minimum(x2[:, None], x2[None, :]) - np.maximum(x1[:, None], x1[None, :])
+    ih = np.minimum(y2[:, None], y2[None, :]) - np.maximum(y1[:, None], y1[None, :])
+    inter = np.where((iw < 0) | (ih < 0), 0.0, (iw + extra) * (ih + extra))
     union = area[:, None] + area[None, :] - inter
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(union > 0, inter / union, 0.0)

@@ -14473,7 +14473,7 @@ _matrix_rank_seen = KERNELS.signature_cache("matrix_rank", "matrix_rank")
 
 
 def matrix_rank(x, tol, hermitian):
-    """Number of singular values above tol (default max(M, N) * eps * the largest), as int64; not differentiable."""
+    """Number of singular values above tol (default max(M, N) * eps * the largest), as int32 (as Paddle); not differentiable."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, tol, type(tol), hermitian, type(hermitian))
         seen = _matrix_rank_seen.get(signature)

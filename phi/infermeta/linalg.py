@@ -478,12 +478,12 @@ def pinv_infer_meta(x, rcond, hermitian, out) -> None:
 
 
 def matrix_rank_infer_meta(x, tol, hermitian, out) -> None:
-    """x [..., M, N] (a float tensor) gives int64 ranks [...]; tol, when given, is non-negative."""
+    """x [..., M, N] (a float tensor) gives int32 ranks [...] (Paddle's dtype); tol, when given, is non-negative."""
     _require_float("x", x)
     _require_matrix("x", x, square=bool(hermitian))
     if tol is not None and not tol >= 0:
         raise InvalidArgumentError(f"argument 'tol' expected a non-negative number or None, got {tol!r}")
-    _set(out, x.dims[:-2], DataType.INT64, x.layout)
+    _set(out, x.dims[:-2], DataType.INT32, x.layout)
 
 
 def eig_infer_meta(x, out_w, out_v) -> None:

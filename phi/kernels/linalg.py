@@ -439,14 +439,14 @@ def matrix_rank(ctx, x, tol, hermitian):
     xp = ctx.xp
     *batch, m, n = x.shape
     if x.size == 0:
-        return xp.zeros(tuple(batch), dtype=xp.int64)
+        return xp.zeros(tuple(batch), dtype=xp.int32)
     s = xp.abs(xp.linalg.eigvalsh(x)) if hermitian else _svd(ctx, x, compute_uv=False)
     if tol is None:
         # Paddle's and NumPy's default: the largest singular value times max(M, N) times eps.
         cutoff = s.max(axis=-1, keepdims=True) * max(m, n) * np.finfo(x.dtype).eps
     else:
         cutoff = tol
-    return (s > cutoff).sum(axis=-1).astype(xp.int64)
+    return (s > cutoff).sum(axis=-1).astype(xp.int32)
 
 
 # -- eig, lu, lu_unpack --------------------------------------------------------------------

@@ -114,7 +114,8 @@ def save(filepath, src, sample_rate, channels_first=True, encoding=None, bits_pe
     data = src.numpy()
     data = data.T if channels_first else data
     if kind != "int16":
-        data = np.clip(np.round(data * 2.0 ** 15), -2 ** 15, 2 ** 15 - 1)
+        # toward zero, as Paddle's astype('<h'): a file written here reads back as Paddle's would
+        data = np.clip(np.trunc(data * 2.0 ** 15), -2 ** 15, 2 ** 15 - 1)
     with wave.open(filepath if hasattr(filepath, "write") else os.fspath(filepath), "wb") as writer:
         writer.setnchannels(data.shape[1])
         writer.setsampwidth(2)

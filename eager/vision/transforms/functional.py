@@ -48,6 +48,7 @@ _TENSOR_INTERPOLATIONS = ("nearest", "bilinear", "bicubic")
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric")
 _ROTATE_INTERPOLATIONS = ("nearest", "bilinear")
 _GRAY_WEIGHTS = (0.299, 0.587, 0.114)   # ITU-R 601, as Paddle (and OpenCV, PIL)
+_TENSOR_GRAY_WEIGHTS = (0.2989, 0.587, 0.114)   # Paddle's Tensor backend (torchvision's rounding of the same)
 
 
 def _is_pil_image(img) -> bool:
@@ -472,7 +473,7 @@ def _gray(arr: np.ndarray) -> np.ndarray:
 
 
 def _gray_tensor(x: Tensor) -> Tensor:
-    r, g, b = _GRAY_WEIGHTS
+    r, g, b = _TENSOR_GRAY_WEIGHTS
     return x[0:1] * r + x[1:2] * g + x[2:3] * b
 
 
@@ -678,7 +679,9 @@ def adjust_hue(img, hue_factor: float):
             return img
         _check_rgb("adjust_hue", img)
         x, bound, finish = _tensor_float(img)
-        return finish(_shift_hue_tensor(x, bound, factor).clip(0.0, bound))
+        out = _shift_hue_tensor(x, bound, factor).clip(0.0, bound)
+        # Paddle casts an integer image back with astype (toward zero), not rounding as the other colour functions
+        return out if img.dtype.is_floating_point else out.astype(img.dtype)
     arr = _as_array("adjust_hue", img)
     if _channels(arr) == 1:
         return arr
@@ -785,10 +788,15 @@ def _warp(fn: str, img, interpolation: str, fill, geometry):
     if isinstance(img, Tensor):
         x, _, finish = _tensor_float(img)
         flat = x.reshape([channels, h * w])
-        out = _to_tensor((outside.reshape(1, -1) * fill_values[:, None]).astype(np.float32)).astype(x.dtype)
+        # Paddle's Tensor path (grid_sample, then img * mask + (1 - mask) * fill) scales a bilinear sample
+        # that reaches past the border by the inside share once more; 'nearest' has a share of 0 or 1.
+        share = 1.0 - outside
+        sampled = None
         for index, weight, inside in taps:
             picked = flat.index_select(_to_tensor(index.reshape(-1)), axis=1)
-            out = out + picked * _to_tensor((weight * inside).reshape(1, -1).astype(np.float32)).astype(x.dtype)
+            term = picked * _to_tensor((weight * inside * share).reshape(1, -1).astype(np.float32)).astype(x.dtype)
+            sampled = term if sampled is None else sampled + term
+        out = sampled + _to_tensor((outside.reshape(1, -1) * fill_values[:, None]).astype(np.float32)).astype(x.dtype)
         return finish(out.reshape([channels, oh, ow]))
     flat = arr.reshape(h * w, channels).astype(np.float64)
     out = outside[:, :, None] * fill_values
