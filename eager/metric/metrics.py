@@ -126,14 +126,15 @@ class Accuracy(Metric):
     ``[..., num_classes]`` scores, ``label`` class ids ``[...]`` or
     ``[..., 1]`` (or one-hot ``[..., num_classes]``); the result is float32
     ``[..., max(topk)]`` whose column j is 1 where the label is the j-th best
-    class. ``update(correct)`` returns the batch's accuracy (a float, or a list
-    with one per k); ``accumulate()`` the same over all batches.
+    class. ``update(correct)`` returns the batch's accuracy (a NumPy float64, as
+    Paddle, or a list with one per k); ``accumulate()`` the same over all
+    batches (0.0, a Python float, before any).
 
     >>> m = eager.metric.Accuracy(topk=(1, 2))
     >>> pred = eager.to_tensor([[0.1, 0.7, 0.2], [0.5, 0.2, 0.3]])
     >>> correct = m.compute(pred, eager.to_tensor([[2], [0]]))
     >>> m.update(correct)
-    [0.5, 1.0]
+    [np.float64(0.5), np.float64(1.0)]
     >>> m.name()
     ['acc_top1', 'acc_top2']
     """
@@ -186,7 +187,9 @@ class Accuracy(Metric):
         accs = []
         for i, k in enumerate(self.topk):
             num_corrects = float(correct[..., :k].sum())
-            accs.append(num_corrects / num_samples)
+            # NumPy float64, as Paddle's (its sample count is a NumPy int): the
+            # type shows where a user prints or logs the value.
+            accs.append(np.float64(num_corrects / num_samples))
             self.total[i] += num_corrects
             self.count[i] += num_samples
         return accs[0] if len(self.topk) == 1 else accs
@@ -198,7 +201,7 @@ class Accuracy(Metric):
 
     def accumulate(self):
         """Accuracy over all batches since ``reset`` (0.0 before any): a float, or a list per k."""
-        res = [float(t) / c if c > 0 else 0.0 for t, c in zip(self.total, self.count)]
+        res = [np.float64(t / c) if c > 0 else 0.0 for t, c in zip(self.total, self.count)]  # as update
         return res[0] if len(self.topk) == 1 else res
 
     def name(self):
@@ -369,7 +372,7 @@ class Auc(Metric):
         if tot_pos <= 0.0 or tot_neg <= 0.0:
             return 0.0
         area = float(np.sum(self.trapezoid_area(neg[1:], neg[:-1], pos[1:], pos[:-1])))
-        return float(area / tot_pos / tot_neg)
+        return np.float64(area / tot_pos / tot_neg)  # NumPy float64, as Paddle's (0.0 above stays a float)
 
     def reset(self):
         """Clears the histograms."""
