@@ -34,8 +34,16 @@ class WeightDecayRegularizer(abc.ABC):
     def __call__(self, param, grad):
         """The term to add to ``grad`` (a new tensor; neither input changes)."""
 
+    @property
+    def _coeff(self) -> float:
+        """Paddle's attribute name for ``coeff`` (scripts and Paddle's own optimizers read it)."""
+        return self.coeff
+
     def __repr__(self):
         return f"{type(self).__name__}(coeff={self.coeff})"
+
+    def __str__(self):
+        return f"{type(self).__name__}, coeff={self.coeff:f}"  # Paddle's str()
 
 
 class L2Decay(WeightDecayRegularizer):

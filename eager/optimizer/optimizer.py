@@ -83,7 +83,7 @@ class Optimizer:
     over the parameters' own regularizers, as Paddle) and the optimizer's
     hyperparameters (``beta1``, ``momentum``, ``rho``, ...):
     ``Adam(parameters=[{"params": body}, {"params": head, "learning_rate": 10.0}])``.
-    ``learning_rate``: a positive finite float or an
+    ``learning_rate``: a finite float >= 0 or an
     ``eager.optimizer.lr.LRScheduler`` (read at every step), scaled per
     parameter by its ``optimize_attr["learning_rate"]``
     (``ParamAttr(learning_rate=...)``).
@@ -725,8 +725,8 @@ class Optimizer:
         else:
             lr = state_dict.get(_LR_KEY, self._lr_value)
             if isinstance(lr, (bool, np.bool_)) or not isinstance(lr, (numbers.Real, np.floating, np.integer)) \
-                    or not (lr > 0 and math.isfinite(lr)):
-                raise ValueError(f"{who}: {_LR_KEY!r} expected a positive finite float, got {_describe(lr)}")
+                    or not (lr >= 0 and math.isfinite(lr)):
+                raise ValueError(f"{who}: {_LR_KEY!r} expected a finite float >= 0, got {_describe(lr)}")
         masters = state_dict.get(_MASTER_KEY, {})
         if not isinstance(masters, dict):
             raise TypeError(f"{who}: {_MASTER_KEY!r} expected a dict of parameter name -> array, got "
@@ -1326,8 +1326,10 @@ def _check_weight_decay(who: str, weight_decay):
 def _check_learning_rate(who: str, value) -> float:
     if not isinstance(value, numbers.Real) or isinstance(value, bool):
         raise TypeError(f"{who}: argument 'learning_rate' expected a float, got {value!r}")
-    if not (value > 0 and math.isfinite(value)):
-        raise ValueError(f"{who}: argument 'learning_rate' expected a positive finite float, got {value!r}")
+    # 0 is a rate (Paddle and torch take it: the step changes nothing, as a scheduler's 0 does);
+    # a negative one would ascend, which torch refuses and Paddle takes silently.
+    if not (value >= 0 and math.isfinite(value)):
+        raise ValueError(f"{who}: argument 'learning_rate' expected a finite float >= 0, got {value!r}")
     return float(value)
 
 
