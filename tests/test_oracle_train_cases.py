@@ -17,6 +17,8 @@ references that agree with Paddle 2.6.2, or literals from it where noted):
 - ``GradScaler.scale`` of a 0-d loss gave a 0-d Tensor; Paddle's is [1]
   (the loss times its [1]-shaped scale). A scale decrease did not print
   Paddle's "Found inf or nan, current scale is: ..." line.
+- ``metric.accuracy(correct=, total=)`` kept the given Tensors' shape and dtype
+  (and refused float ones); Paddle's op leaves int32 0-d counts in them.
 - ``L1Decay``/``L2Decay`` had no ``_coeff`` (Paddle's attribute, read by
   scripts) and ``str()`` differed from Paddle's "L2Decay, coeff=0.200000".
 
@@ -203,3 +205,16 @@ def test_optimizers_take_a_zero_learning_rate_as_paddle(name):
     opt.set_lr(0.0)
     with pytest.raises(ValueError, match=f"{name}: argument 'learning_rate' expected a finite float >= 0, got -0.1"):
         getattr(eager.optimizer, name)(learning_rate=-0.1, parameters=[p])
+
+
+@pytest.mark.parametrize("holder", [np.array([0], "int32"), np.array([0], "int64"), np.zeros([3], "int32"),
+                                    np.array([0.0], "float32")])
+def test_functional_accuracy_leaves_int32_0d_counts_in_correct_and_total(holder):
+    pred = eager.to_tensor([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]])
+    label = eager.to_tensor([[1], [1], [1]])
+    correct, total = eager.to_tensor(holder), eager.to_tensor(holder.copy())
+    acc = eager.metric.accuracy(pred, label, correct=correct, total=total)
+    assert acc.item() == pytest.approx(2 / 3)
+    # Paddle 2.6.2: both become int32 with shape [] (2 and 3), whatever they were given as
+    assert (correct.dtype, correct.shape, correct.item()) == (eager.int32, [], 2)
+    assert (total.dtype, total.shape, total.item()) == (eager.int32, [], 3)

@@ -387,8 +387,8 @@ class Auc(Metric):
 def accuracy(input, label, k=1, correct=None, total=None, name=None):
     """Top-k accuracy of one batch as a float32 0-d Tensor: the fraction of
     rows of ``input`` ([N, C] scores) whose label (``label``, int [N, 1] or
-    [N]) is among the k highest scores. ``correct`` and ``total``, int32 or
-    int64 Tensors, receive the counts when given.
+    [N]) is among the k highest scores. ``correct`` and ``total``, Tensors,
+    are set to the counts when given (int32 0-d, as Paddle's op leaves them).
 
     >>> pred = eager.to_tensor([[0.2, 0.1, 0.4, 0.1, 0.1], [0.2, 0.3, 0.1, 0.15, 0.25]])
     >>> eager.metric.accuracy(pred, eager.to_tensor([[2], [0]]), k=1).item()
@@ -410,17 +410,18 @@ def accuracy(input, label, k=1, correct=None, total=None, name=None):
     if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= classes:
         raise ValueError(f"accuracy: argument 'k' expected an int in [1, {classes}], got {k!r}")
     for arg, holder in (("correct", correct), ("total", total)):
-        if holder is not None and (not isinstance(holder, Tensor)
-                                   or holder.dtype.value not in ("int32", "int64")):
-            raise TypeError(f"accuracy: argument '{arg}' expected an int32 or int64 Tensor or "
-                            f"None, got {getattr(holder, 'dtype', type(holder).__name__)}")
+        if holder is not None and not isinstance(holder, Tensor):
+            raise TypeError(f"accuracy: argument '{arg}' expected a Tensor or None, got "
+                            f"{type(holder).__name__}")
     with no_grad():  # a count: nothing to differentiate
         _, indices = _F.topk(input, int(k))
         hits = _F.equal(indices, _F.cast(_F.reshape(label, [n, 1]), indices.dtype))
-        num_correct = _F.sum(_F.cast(_F.any(hits, axis=1), "int64"))
+        num_correct = _F.cast(_F.sum(_F.cast(_F.any(hits, axis=1), "int64")), "int32")
         result = _F.divide(_F.cast(num_correct, "float32"), _F.full([], float(n), "float32"))
-        for holder, count in ((correct, num_correct), (total, None)):
-            if holder is not None:
-                value = int(count.item()) if count is not None else n
-                holder.set_value(_F.full(holder.shape, value, holder.dtype))
+        # Paddle's accuracy op writes its outputs into the Tensors given: afterwards
+        # they hold the int32 0-d counts, whatever shape and dtype they had.
+        if correct is not None:
+            correct.data = num_correct
+        if total is not None:
+            total.data = _F.full([], n, "int32")
     return result
