@@ -19,6 +19,10 @@ references that agree with Paddle 2.6.2, or literals from it where noted):
   Paddle's "Found inf or nan, current scale is: ..." line.
 - ``metric.accuracy(correct=, total=)`` kept the given Tensors' shape and dtype
   (and refused float ones); Paddle's op leaves int32 0-d counts in them.
+- ``summary()``'s counts were Python ints; Paddle's are NumPy int64 (sums of
+  ``np.prod``), a plain 0 only when nothing was counted.
+- Optimizers refused ``learning_rate=0.0`` (Paddle and torch take it; a
+  scheduler's 0 was already taken).
 - ``L1Decay``/``L2Decay`` had no ``_coeff`` (Paddle's attribute, read by
   scripts) and ``str()`` differed from Paddle's "L2Decay, coeff=0.200000".
 
@@ -218,3 +222,12 @@ def test_functional_accuracy_leaves_int32_0d_counts_in_correct_and_total(holder)
     # Paddle 2.6.2: both become int32 with shape [] (2 and 3), whatever they were given as
     assert (correct.dtype, correct.shape, correct.item()) == (eager.int32, [], 2)
     assert (total.dtype, total.shape, total.item()) == (eager.int32, [], 3)
+
+
+def test_summary_counts_are_numpy_int64_as_paddle(capsys):
+    net = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+    info = eager.summary(net, (1, 4))
+    assert info == {"total_params": 4 * 3 + 3 + 3 * 2 + 2, "trainable_params": 23}
+    assert all(type(v) is np.int64 for v in info.values())  # Paddle 2.6.2: np.prod sums
+    empty = eager.summary(nn.Sequential(nn.ReLU()), (1, 4))
+    assert empty == {"total_params": 0, "trainable_params": 0} and all(type(v) is int for v in empty.values())
