@@ -23,6 +23,9 @@ references that agree with Paddle 2.6.2, or literals from it where noted):
   ``np.prod``), a plain 0 only when nothing was counted.
 - Optimizers refused ``learning_rate=0.0`` (Paddle and torch take it; a
   scheduler's 0 was already taken).
+- ``DataLoader`` made 0-d Tensors of NumPy scalars (``batch_size=None``, or
+  in a ``collate_fn``'s result) and kept a ``collate_fn``'s tuples; Paddle
+  keeps NumPy scalars and gives lists.
 - ``L1Decay``/``L2Decay`` had no ``_coeff`` (Paddle's attribute, read by
   scripts) and ``str()`` differed from Paddle's "L2Decay, coeff=0.200000".
 
@@ -231,3 +234,26 @@ def test_summary_counts_are_numpy_int64_as_paddle(capsys):
     assert all(type(v) is np.int64 for v in info.values())  # Paddle 2.6.2: np.prod sums
     empty = eager.summary(nn.Sequential(nn.ReLU()), (1, 4))
     assert empty == {"total_params": 0, "trainable_params": 0} and all(type(v) is int for v in empty.values())
+
+
+class _ScalarFields(eager.io.Dataset):
+    def __getitem__(self, i):
+        return np.array([float(i)], "float32"), np.int64(i), np.float32(i / 2)
+
+    def __len__(self):
+        return 3
+
+
+def test_dataloader_keeps_numpy_scalars_and_gives_lists_as_paddle():
+    # batch_size=None: the arrays become Tensors, NumPy scalars stay (Paddle 2.6.2)
+    first = next(iter(eager.io.DataLoader(_ScalarFields(), batch_size=None)))
+    assert isinstance(first, list) and isinstance(first[0], eager.Tensor)
+    assert type(first[1]) is np.int64 and type(first[2]) is np.float32
+    # a collate_fn's tuple comes back as a list, its NumPy scalars unchanged
+    loader = eager.io.DataLoader(_ScalarFields(), batch_size=2, collate_fn=lambda samples: samples[0])
+    batch = next(iter(loader))
+    assert type(batch) is list and isinstance(batch[0], eager.Tensor) and type(batch[1]) is np.int64
+    # default collation still turns numbers into Tensors
+    collated = next(iter(eager.io.DataLoader(_ScalarFields(), batch_size=2)))
+    assert all(isinstance(t, eager.Tensor) for t in collated)
+    assert collated[1].numpy().tolist() == [0, 1] and collated[1].dtype == eager.int64

@@ -125,15 +125,17 @@ def to_host(data):
 
 
 def to_tensors(data, place=None):
-    """A collated batch with every NumPy array (and NumPy scalar) turned into an eager Tensor."""
-    if isinstance(data, (np.ndarray, np.generic)):
-        if np.asarray(data).dtype.kind in "USOV":  # text or objects: no Tensor holds them
+    """A collated batch with every NumPy array turned into an eager Tensor and its
+    tuples into lists, as Paddle's DataLoader gives them; NumPy scalars (from
+    ``batch_size=None`` or a ``collate_fn``) stay NumPy scalars, as in Paddle."""
+    if isinstance(data, np.ndarray):
+        if data.dtype.kind in "USOV":  # text or objects: no Tensor holds them
             return data
-        return to_tensor(np.asarray(data), place=place)
+        return to_tensor(data, place=place)
     if isinstance(data, dict):
         return {key: to_tensors(value, place) for key, value in data.items()}
     if isinstance(data, (list, tuple)) and not hasattr(data, "_fields"):
-        return type(data)(to_tensors(value, place) for value in data)
+        return [to_tensors(value, place) for value in data]
     return data
 
 
