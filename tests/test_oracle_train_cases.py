@@ -26,6 +26,9 @@ references that agree with Paddle 2.6.2, or literals from it where noted):
 - ``DataLoader`` made 0-d Tensors of NumPy scalars (``batch_size=None``, or
   in a ``collate_fn``'s result) and kept a ``collate_fn``'s tuples; Paddle
   keeps NumPy scalars and gives lists.
+- ``LRScheduler.step(epoch)`` refused a float epoch (TypeError); Paddle's
+  schedules take fractional epochs (``step(epoch + i / iters)``), and
+  CosineAnnealingWarmRestarts moves only ``T_cur`` by the fraction.
 - ``L1Decay``/``L2Decay`` had no ``_coeff`` (Paddle's attribute, read by
   scripts) and ``str()`` differed from Paddle's "L2Decay, coeff=0.200000".
 
@@ -257,3 +260,27 @@ def test_dataloader_keeps_numpy_scalars_and_gives_lists_as_paddle():
     collated = next(iter(eager.io.DataLoader(_ScalarFields(), batch_size=2)))
     assert all(isinstance(t, eager.Tensor) for t in collated)
     assert collated[1].numpy().tolist() == [0, 1] and collated[1].dtype == eager.int64
+
+
+@pytest.mark.parametrize("make, want", [
+    # rates at epochs 0.5, 1.5, 2.5, 4.25 (Paddle 2.6.2's values, equal to the formulas)
+    (lambda: eager.optimizer.lr.StepDecay(0.1, 2), [0.1, 0.1, 0.01, 0.001]),
+    (lambda: eager.optimizer.lr.ExponentialDecay(0.1, 0.9), [0.1 * 0.9 ** e for e in (0.5, 1.5, 2.5, 4.25)]),
+    (lambda: eager.optimizer.lr.LinearWarmup(0.1, 4, 0.0, 0.1), [0.0125, 0.0375, 0.0625, 0.1]),
+    (lambda: eager.optimizer.lr.CosineAnnealingDecay(0.1, 10),
+     [0.05 * (1 + np.cos(np.pi * e / 10)) for e in (0.5, 1.5, 2.5, 4.25)]),
+    (lambda: eager.optimizer.lr.CosineAnnealingWarmRestarts(0.1, 4),
+     [0.05 * (1 + np.cos(np.pi * t / 4)) for t in (0.5, 1.5, 2.5, 0.25)]),
+])
+def test_schedules_take_fractional_epochs_as_paddle(make, want):
+    s = make()
+    got = []
+    for epoch in (0.5, 1.5, 2.5, 4.25):
+        s.step(epoch)
+        got.append(s())
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    resumed = make()
+    resumed.set_state_dict(s.state_dict())  # a fractional last_epoch (or T_cur) loads back
+    assert resumed() == s() and resumed.last_epoch == s.last_epoch
+    with pytest.raises(TypeError, match="step: argument 'epoch' expected a finite float, got 'a'"):
+        s.step("a")
