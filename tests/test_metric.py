@@ -77,7 +77,7 @@ def test_accuracy_compute_records_no_graph():
 def test_accuracy_bad_inputs():
     with pytest.raises(TypeError, match="Accuracy: argument 'topk'"):
         metric.Accuracy(topk=0)
-    with pytest.raises(TypeError, match="Accuracy: argument 'topk'"):
+    with pytest.raises(ValueError, match="Accuracy: argument 'topk'"):  # a bad value, not a bad kind
         metric.Accuracy(topk=(1, -2))
     m = metric.Accuracy()
     with pytest.raises(ValueError, match="Accuracy.compute: argument 'label'"):

@@ -284,3 +284,14 @@ def test_schedules_take_fractional_epochs_as_paddle(make, want):
     assert resumed() == s() and resumed.last_epoch == s.last_epoch
     with pytest.raises(TypeError, match="step: argument 'epoch' expected a finite float, got 'a'"):
         s.step("a")
+
+
+def test_metric_bad_values_are_value_errors():
+    # Paddle 2.6.2 takes these and computes nothing meaningful; eager refuses them, as a
+    # ValueError (a value out of range), keeping TypeError for the wrong kind
+    with pytest.raises(ValueError, match="Auc: argument 'num_thresholds' expected a positive int, got 0"):
+        eager.metric.Auc(num_thresholds=0)
+    with pytest.raises(TypeError, match="Auc: argument 'num_thresholds' expected a positive int, got 2.5"):
+        eager.metric.Auc(num_thresholds=2.5)
+    with pytest.raises(ValueError, match=r"Accuracy: argument 'topk' expected .* got \(0,\)"):
+        eager.metric.Accuracy(topk=(0,))

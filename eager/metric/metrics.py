@@ -142,10 +142,12 @@ class Accuracy(Metric):
     def __init__(self, topk=(1,), name=None, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if (not isinstance(topk, (tuple, list)) or not topk
-                or not all(isinstance(k, numbers.Integral) and not isinstance(k, bool) and k > 0
-                           for k in topk)):
+                or not all(isinstance(k, numbers.Integral) and not isinstance(k, bool) for k in topk)):
             raise TypeError(f"Accuracy: argument 'topk' expected a non-empty tuple or list of "
                             f"positive ints, got {topk!r}")
+        if not all(k > 0 for k in topk):
+            raise ValueError(f"Accuracy: argument 'topk' expected a non-empty tuple or list of "
+                             f"positive ints, got {topk!r}")
         self.topk = tuple(int(k) for k in topk)
         self.maxk = max(self.topk)
         name = _check_name("Accuracy", name, "acc")
@@ -323,10 +325,12 @@ class Auc(Metric):
         if not isinstance(curve, str) or curve != "ROC":
             raise ValueError(f"Auc: argument 'curve' expected 'ROC' (the curve Paddle's Auc "
                              f"computes), got {curve!r}")
-        if (not isinstance(num_thresholds, numbers.Integral) or isinstance(num_thresholds, bool)
-                or num_thresholds < 1):
+        if not isinstance(num_thresholds, numbers.Integral) or isinstance(num_thresholds, bool):
             raise TypeError(f"Auc: argument 'num_thresholds' expected a positive int, "
                             f"got {num_thresholds!r}")
+        if num_thresholds < 1:
+            raise ValueError(f"Auc: argument 'num_thresholds' expected a positive int, "
+                             f"got {num_thresholds!r}")
         try:  # its two histograms hold num_thresholds + 1 float64 buckets each
             check_result_shape("num_thresholds", (int(num_thresholds) + 1,), DataType.FLOAT64)
         except InvalidArgumentError as error:
