@@ -238,7 +238,7 @@ def test_auc_exact_when_buckets_separate_and_by_hand():
 def test_auc_bad_inputs():
     with pytest.raises(ValueError, match="Auc: argument 'curve'"):
         metric.Auc(curve="PR")
-    with pytest.raises(TypeError, match="Auc: argument 'num_thresholds'"):
+    with pytest.raises(ValueError, match="Auc: argument 'num_thresholds'"):
         metric.Auc(num_thresholds=0)
     m = metric.Auc()
     with pytest.raises(ValueError, match="Auc.update: argument 'preds'"):
