@@ -29,6 +29,8 @@ references that agree with Paddle 2.6.2, or literals from it where noted):
 - ``LRScheduler.step(epoch)`` refused a float epoch (TypeError); Paddle's
   schedules take fractional epochs (``step(epoch + i / iters)``), and
   CosineAnnealingWarmRestarts moves only ``T_cur`` by the fraction.
+- ``Model.eval_batch``/``evaluate`` with neither loss nor metrics raised
+  RuntimeError; Paddle returns ``[]`` / ``{}``.
 - ``L1Decay``/``L2Decay`` had no ``_coeff`` (Paddle's attribute, read by
   scripts) and ``str()`` differed from Paddle's "L2Decay, coeff=0.200000".
 
@@ -295,3 +297,19 @@ def test_metric_bad_values_are_value_errors():
         eager.metric.Auc(num_thresholds=2.5)
     with pytest.raises(ValueError, match=r"Accuracy: argument 'topk' expected .* got \(0,\)"):
         eager.metric.Accuracy(topk=(0,))
+
+
+class _Ones(eager.io.Dataset):
+    def __getitem__(self, i):
+        return np.ones(4, "float32"), np.array([1])
+
+    def __len__(self):
+        return 4
+
+
+def test_model_without_loss_or_metrics_evaluates_to_nothing_as_paddle():
+    model = eager.Model(nn.Linear(4, 3))
+    model.prepare()
+    # Paddle 2.6.2: eval_batch gives [] and evaluate {} (eager raised RuntimeError)
+    assert model.eval_batch([np.ones((2, 4), "float32")], [np.ones((2, 1), "int64")]) == []
+    assert model.evaluate(_Ones(), batch_size=2, verbose=0) == {}
