@@ -31,6 +31,8 @@ references that agree with Paddle 2.6.2, or literals from it where noted):
   CosineAnnealingWarmRestarts moves only ``T_cur`` by the fraction.
 - ``Model.eval_batch``/``evaluate`` with neither loss nor metrics raised
   RuntimeError; Paddle returns ``[]`` / ``{}``.
+- ``fit``'s progress logger did not print Paddle's first line ("The loss
+  value printed in the log is the current step, ...").
 - ``L1Decay``/``L2Decay`` had no ``_coeff`` (Paddle's attribute, read by
   scripts) and ``str()`` differed from Paddle's "L2Decay, coeff=0.200000".
 
@@ -313,3 +315,16 @@ def test_model_without_loss_or_metrics_evaluates_to_nothing_as_paddle():
     # Paddle 2.6.2: eval_batch gives [] and evaluate {} (eager raised RuntimeError)
     assert model.eval_batch([np.ones((2, 4), "float32")], [np.ones((2, 1), "int64")]) == []
     assert model.evaluate(_Ones(), batch_size=2, verbose=0) == {}
+
+
+def test_fit_progress_logger_prints_paddles_note_once(capsys):
+    model = eager.Model(nn.Linear(4, 3))
+    model.prepare(eager.optimizer.SGD(0.1, parameters=model.parameters()), nn.CrossEntropyLoss())
+    model.fit(_Ones(), batch_size=2, epochs=2, verbose=2)
+    lines = capsys.readouterr().out.splitlines()
+    # Paddle 2.6.2's ProgBarLogger prints this first, once per fit
+    assert lines[0] == ("The loss value printed in the log is the current step, and the metric is the "
+                        "average value of previous steps.")
+    assert lines[1] == "Epoch 1/2" and sum(line.startswith("The loss value") for line in lines) == 1
+    model.fit(_Ones(), batch_size=2, epochs=1, verbose=0)
+    assert capsys.readouterr().out == ""
