@@ -24,8 +24,10 @@ class WeightDecayRegularizer(abc.ABC):
     """Base class: ``coeff`` and :meth:`__call__` giving the term added to the gradient."""
 
     def __init__(self, coeff: float = 0.0):
-        if isinstance(coeff, bool) or not isinstance(coeff, numbers.Real) or not (
-                coeff >= 0 and math.isfinite(coeff)):
+        if isinstance(coeff, bool) or not isinstance(coeff, numbers.Real):
+            raise TypeError(f"{type(self).__name__}: argument 'coeff' expected a non-negative finite "
+                            f"float, got {coeff!r}")
+        if not (coeff >= 0 and math.isfinite(coeff)):
             raise ValueError(f"{type(self).__name__}: argument 'coeff' expected a non-negative finite "
                              f"float, got {coeff!r}")
         self.coeff = float(coeff)

@@ -33,6 +33,9 @@ references that agree with Paddle 2.6.2, or literals from it where noted):
   RuntimeError; Paddle returns ``[]`` / ``{}``.
 - ``fit``'s progress logger did not print Paddle's first line ("The loss
   value printed in the log is the current step, ...").
+- Error kinds: a non-number hyperparameter (``momentum='a'``,
+  ``L1Decay('a')``) raised ValueError and a negative AdamW ``weight_decay``
+  TypeError; now TypeError for the wrong kind, ValueError for a bad value.
 - ``L1Decay``/``L2Decay`` had no ``_coeff`` (Paddle's attribute, read by
   scripts) and ``str()`` differed from Paddle's "L2Decay, coeff=0.200000".
 
@@ -328,3 +331,17 @@ def test_fit_progress_logger_prints_paddles_note_once(capsys):
     assert lines[1] == "Epoch 1/2" and sum(line.startswith("The loss value") for line in lines) == 1
     model.fit(_Ones(), batch_size=2, epochs=1, verbose=0)
     assert capsys.readouterr().out == ""
+
+
+def test_optimizer_arguments_wrong_kind_is_type_error_bad_value_is_value_error():
+    p = eager.create_parameter([2], "float32")
+    with pytest.raises(TypeError, match="Momentum: argument 'momentum' expected a finite float >= 0, got 'a'"):
+        eager.optimizer.Momentum(0.1, momentum="a", parameters=[p])
+    with pytest.raises(ValueError, match="Momentum: argument 'momentum' expected a finite float >= 0, got -0.5"):
+        eager.optimizer.Momentum(0.1, momentum=-0.5, parameters=[p])
+    with pytest.raises(ValueError, match="AdamW: argument 'weight_decay' expected a finite float >= 0, got -0.1"):
+        eager.optimizer.AdamW(0.1, weight_decay=-0.1, parameters=[p])
+    with pytest.raises(TypeError, match="L1Decay: argument 'coeff' expected a non-negative finite float, got 'a'"):
+        eager.regularizer.L1Decay("a")
+    with pytest.raises(ValueError, match="L2Decay: argument 'coeff' expected a non-negative finite float, got -0.1"):
+        eager.regularizer.L2Decay(-0.1)

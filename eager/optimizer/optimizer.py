@@ -1206,9 +1206,10 @@ def _check_rho(who: str, arg: str, value) -> float:
 
 
 def _check_coeff(who: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
-            value >= 0 and math.isfinite(value)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{who}: argument 'weight_decay' expected a finite float >= 0, got {value!r}")
+    if not (value >= 0 and math.isfinite(value)):
+        raise ValueError(f"{who}: argument 'weight_decay' expected a finite float >= 0, got {value!r}")
     return float(value)
 
 
@@ -1306,8 +1307,9 @@ def _param_lr(param) -> float:
 
 def _check_finite(who: str, arg: str, value, positive: bool) -> float:
     bound = "a positive finite float" if positive else "a finite float >= 0"
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
-            or (value <= 0 if positive else value < 0):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):  # the wrong kind
+        raise TypeError(f"{who}: argument '{arg}' expected {bound}, got {value!r}")
+    if not math.isfinite(value) or (value <= 0 if positive else value < 0):
         raise ValueError(f"{who}: argument '{arg}' expected {bound}, got {value!r}")
     return float(value)
 
