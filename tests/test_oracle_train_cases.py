@@ -36,6 +36,10 @@ references that agree with Paddle 2.6.2, or literals from it where noted):
 - Error kinds: a non-number hyperparameter (``momentum='a'``,
   ``L1Decay('a')``) raised ValueError and a negative AdamW ``weight_decay``
   TypeError; now TypeError for the wrong kind, ValueError for a bad value.
+- Signatures (461 compared): Adamax had ``multi_precision`` before ``name``
+  (Paddle's positional ``name`` landed in it); ``ConcatDataset.cumsum``
+  (Paddle's static helper) was missing; VisualDL's ``on_epoch_begin`` lacked
+  Paddle's ``epoch=None`` default.
 - ``L1Decay``/``L2Decay`` had no ``_coeff`` (Paddle's attribute, read by
   scripts) and ``str()`` differed from Paddle's "L2Decay, coeff=0.200000".
 
@@ -345,3 +349,11 @@ def test_optimizer_arguments_wrong_kind_is_type_error_bad_value_is_value_error()
         eager.regularizer.L1Decay("a")
     with pytest.raises(ValueError, match="L2Decay: argument 'coeff' expected a non-negative finite float, got -0.1"):
         eager.regularizer.L2Decay(-0.1)
+
+
+def test_adamax_keeps_paddles_positional_order_and_concat_dataset_cumsum():
+    p = eager.create_parameter([2], "float32")
+    # Paddle 2.6.2: Adamax(learning_rate, beta1, beta2, epsilon, parameters, weight_decay, grad_clip, name)
+    opt = eager.optimizer.Adamax(0.1, 0.9, 0.999, 1e-8, [p], None, None, "adamax_opt")
+    assert opt._name == "adamax_opt" and opt._multi_precision is False
+    assert eager.io.ConcatDataset.cumsum([[1, 2], [3], [4, 5, 6]]) == [2, 3, 6]  # Paddle's static helper

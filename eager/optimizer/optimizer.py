@@ -1015,7 +1015,8 @@ class Adamax(Optimizer):
 
     def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-8, parameters=None, weight_decay=None, grad_clip=None,
-                 multi_precision: bool = False, name=None):
+                 name=None, multi_precision: bool = False):
+        # multi_precision (not in Paddle 2.6's Adamax) after name, so Paddle's positional order holds
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._beta1 = self._hyper_argument("beta1", beta1, _check_unit)
         self._beta2 = self._hyper_argument("beta2", beta2, _check_unit)
