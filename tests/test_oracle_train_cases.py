@@ -40,6 +40,9 @@ references that agree with Paddle 2.6.2, or literals from it where noted):
   (Paddle's positional ``name`` landed in it); ``ConcatDataset.cumsum``
   (Paddle's static helper) was missing; VisualDL's ``on_epoch_begin`` lacked
   Paddle's ``epoch=None`` default.
+- ``default_collate_fn`` made every string field a list; Paddle leaves a
+  tuple/list position's strings as the tuple ``zip`` gives (500 random nested
+  batches now equal Paddle's, types and dtypes included).
 - ``L1Decay``/``L2Decay`` had no ``_coeff`` (Paddle's attribute, read by
   scripts) and ``str()`` differed from Paddle's "L2Decay, coeff=0.200000".
 
@@ -357,3 +360,11 @@ def test_adamax_keeps_paddles_positional_order_and_concat_dataset_cumsum():
     opt = eager.optimizer.Adamax(0.1, 0.9, 0.999, 1e-8, [p], None, None, "adamax_opt")
     assert opt._name == "adamax_opt" and opt._multi_precision is False
     assert eager.io.ConcatDataset.cumsum([[1, 2], [3], [4, 5, 6]]) == [2, 3, 6]  # Paddle's static helper
+
+
+def test_default_collate_leaves_strings_as_paddle():
+    collate = eager.io.dataloader.collate.default_collate_fn
+    # Paddle 2.6.2: a string field of tuple/list samples is the tuple zip gives; under a dict a list
+    assert collate([(np.float32(1), "a"), (np.float32(2), "b")])[1] == ("a", "b")
+    assert collate([{"k": "a"}, {"k": "b"}])["k"] == ["a", "b"]
+    assert collate(["a", "b"]) == ["a", "b"]
