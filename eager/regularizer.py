@@ -24,8 +24,10 @@ class WeightDecayRegularizer(abc.ABC):
     """Base class: ``coeff`` and :meth:`__call__` giving the term added to the gradient."""
 
     def __init__(self, coeff: float = 0.0):
-        if isinstance(coeff, bool) or not isinstance(coeff, numbers.Real) or not (
-                coeff >= 0 and math.isfinite(coeff)):
+        if isinstance(coeff, bool) or not isinstance(coeff, numbers.Real):
+            raise TypeError(f"{type(self).__name__}: argument 'coeff' expected a non-negative finite "
+                            f"float, got {coeff!r}")
+        if not (coeff >= 0 and math.isfinite(coeff)):
             raise ValueError(f"{type(self).__name__}: argument 'coeff' expected a non-negative finite "
                              f"float, got {coeff!r}")
         self.coeff = float(coeff)
@@ -34,8 +36,16 @@ class WeightDecayRegularizer(abc.ABC):
     def __call__(self, param, grad):
         """The term to add to ``grad`` (a new tensor; neither input changes)."""
 
+    @property
+    def _coeff(self) -> float:
+        """Paddle's attribute name for ``coeff`` (scripts and Paddle's own optimizers read it)."""
+        return self.coeff
+
     def __repr__(self):
         return f"{type(self).__name__}(coeff={self.coeff})"
+
+    def __str__(self):
+        return f"{type(self).__name__}, coeff={self.coeff:f}"  # Paddle's str()
 
 
 class L2Decay(WeightDecayRegularizer):

@@ -294,7 +294,7 @@ def test_learning_rate_attribute_is_the_scheduler_or_the_float():
     assert opt._learning_rate == 0.25 and opt.get_lr() == 0.25
     opt.set_lr(0.125)
     assert opt._learning_rate == 0.125
-    with pytest.raises(ValueError, match="SGD._learning_rate: argument 'learning_rate' expected a positive"):
+    with pytest.raises(ValueError, match="SGD._learning_rate: argument 'learning_rate' expected a finite float >= 0"):
         opt._learning_rate = -1.0
     assert opt.get_lr() == 0.125
 

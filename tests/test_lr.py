@@ -171,7 +171,7 @@ def test_a_bad_state_dict_changes_nothing():
     rates(s, 9)
     before = s.state_dict()
     bad = dict(before, LinearWarmup_LR={"last_epoch": "three", "last_lr": 0.1})
-    with pytest.raises(TypeError, match="StepDecay.set_state_dict: argument 'last_epoch' expected a finite int"):
+    with pytest.raises(TypeError, match="StepDecay.set_state_dict: argument 'last_epoch' expected a finite float, got 'three'"):
         s.set_state_dict(bad)
     assert s.state_dict() == before
 

@@ -356,6 +356,7 @@ def test_verbose_2_prints_one_line_per_epoch(capsys):
     out = fit_output(capsys, 2)
     assert "\r" not in out
     lines = out.splitlines()
+    assert lines.pop(0).startswith("The loss value printed in the log is the current step")  # as Paddle
     assert len(lines) == 10
     for epoch, start in ((1, 0), (2, 5)):
         assert lines[start] == f"Epoch {epoch}/2"

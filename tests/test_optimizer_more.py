@@ -425,7 +425,7 @@ def test_bad_hyperparameters(cls, kwargs, message):
 def test_bad_learning_rate_in_set_lr_changes_nothing():
     p = make_param()
     opt = RMSProp(learning_rate=0.1, parameters=[p])
-    for bad in (float("nan"), -1.0, 0.0):
+    for bad in (float("nan"), -1.0, float("inf")):
         with pytest.raises(ValueError, match="set_lr: argument 'learning_rate'"):
             opt.set_lr(bad)
     assert opt.get_lr() == 0.1

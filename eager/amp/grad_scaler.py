@@ -99,15 +99,18 @@ class GradScaler:
 
     # -- the training step ------------------------------------------------------
     def scale(self, var):
-        """``var * scale`` (a float16 or bfloat16 loss is cast to float32 first);
-        the loss itself when the scaler is disabled."""
+        """``var * scale`` (a float16 or bfloat16 loss is cast to float32 first; a
+        0-d loss gives shape [1], as Paddle's); the loss itself when the scaler is
+        disabled."""
         if not isinstance(var, Tensor):
             raise TypeError(f"{type(self).__name__}.scale: argument 'var' expected a Tensor, got {describe(var)}")
         if not self._enable:
             return var
         if var.impl.dtype is DataType.FLOAT16 or var.impl.dtype is DataType.BFLOAT16:
             var = _F.cast(var, DataType.FLOAT32)
-        return _F.scale(var, self._scale, 0.0, True)
+        out = _F.scale(var, self._scale, 0.0, True)
+        # Paddle multiplies by its [1]-shaped scale Tensor, so a 0-d loss comes back as [1].
+        return _F.reshape(out, [1]) if not var.impl.dims else out
 
     def unscale_(self, optimizer) -> None:
         """Divides the gradients of ``optimizer``'s parameters by the scale (new
@@ -207,6 +210,9 @@ class GradScaler:
                 # No floor at 1.0 (Paddle's dygraph scaler and torch's have none); only an
                 # underflow to 0.0 is refused, as unscale_ divides by the scale.
                 shrunk = self._scale * self._decr_ratio
+                # Paddle's scaler prints this line (a host float here: no device read).
+                print(f"Found inf or nan, current scale is: {float(self._scale)}, decrease to: "
+                      f"{float(self._scale)}*{float(self._decr_ratio)}")
                 self._scale = shrunk if shrunk > 0.0 else self._scale
                 self._decr_count = 0
         else:

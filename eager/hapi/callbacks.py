@@ -280,6 +280,9 @@ class ProgBarLogger(Callback):
     def on_train_begin(self, logs=None):
         self.epochs = self.params.get("epochs")
         self.train_metrics = list(self.params.get("metrics") or [])
+        if self._printing():  # Paddle's logger says this once per fit
+            print("The loss value printed in the log is the current step, and the metric is the average "
+                  "value of previous steps.")
 
     def on_epoch_begin(self, epoch=None, logs=None):
         self.steps = self.params.get("steps")

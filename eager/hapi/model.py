@@ -323,14 +323,13 @@ class Model:
     def eval_batch(self, inputs, labels=None):
         """Evaluates one batch without recording gradients (the network in eval
         mode). Returns the losses (a list of NumPy arrays) when a loss is set,
-        ``(losses, metrics)`` when there are metrics too, or only the metrics.
+        ``(losses, metrics)`` when there are metrics too, or only the metrics
+        (``[]`` with neither, as Paddle).
 
         >>> losses, metrics = model.eval_batch([x], [y])
         """
         who = "Model.eval_batch"
         inputs, labels = self._batch_tensors(who, inputs, labels)
-        if self._loss is None and not self._metrics:
-            raise RuntimeError(f"{who}: nothing to evaluate: call model.prepare(loss=..., metrics=...) first")
         self.network.eval()
         self.mode = "eval"
         with no_grad(), self._auto_cast():
@@ -553,8 +552,6 @@ class Model:
         {'loss': [0.0812], 'acc': 0.975}
         """
         who = "Model.evaluate"
-        if self._loss is None and not self._metrics:
-            raise RuntimeError(f"{who}: nothing to evaluate: call model.prepare(loss=..., metrics=...) first")
         batch_size = _check_int(who, "batch_size", batch_size, 1)
         log_freq = _check_int(who, "log_freq", log_freq, 1)
         verbose = _check_verbose(who, verbose)

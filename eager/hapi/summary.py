@@ -259,7 +259,7 @@ def summary(net, input_size=None, dtypes=None, input=None):
     Non-trainable params: 0
     ...
     >>> info
-    {'total_params': 6486, 'trainable_params': 6486}
+    {'total_params': np.int64(6486), 'trainable_params': np.int64(6486)}
     """
     if not isinstance(net, Layer):
         raise TypeError(f"summary: argument 'net' expected an eager.nn.Layer, "
@@ -363,8 +363,10 @@ def _render_summary(rows, sizes) -> tuple:
             f"Params size (MB): {params_mb:0.2f}",
             f"Estimated Total Size (MB): {input_mb + output_mb + params_mb:0.2f}",
             "-" * table_width]
-    return "\n".join(out) + "\n", {"total_params": int(total_params),
-                                   "trainable_params": int(trainable_params)}
+    # Paddle sums np.prod(shape) per parameter: NumPy int64 counts once any parameter
+    # was counted, a Python 0 otherwise.
+    return "\n".join(out) + "\n", {"total_params": np.int64(total_params) if total_params else 0,
+                                   "trainable_params": np.int64(trainable_params) if trainable_params else 0}
 
 
 # -- flops ------------------------------------------------------------------

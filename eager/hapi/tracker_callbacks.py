@@ -79,7 +79,7 @@ class _ScalarLogger(Callback):
         self.train_metrics = list(self.params.get("metrics") or [])
         self.train_step = 0
 
-    def on_epoch_begin(self, epoch, logs=None):
+    def on_epoch_begin(self, epoch=None, logs=None):  # Paddle's VisualDL default
         self.epoch = epoch
 
     def on_train_batch_end(self, step, logs=None):

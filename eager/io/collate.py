@@ -15,8 +15,9 @@ from ..tensor import Tensor
 
 def default_collate_fn(batch):
     """Stacks a list of samples field by field into NumPy: arrays and Tensors
-    are stacked on a new first axis, numbers become a 1-D array, strings stay a
-    list, dicts collate per key and tuples/lists per position (into a list).
+    are stacked on a new first axis, numbers become a 1-D array, strings stay as
+    they come (a list; a tuple for a position of tuple/list samples, as Paddle),
+    dicts collate per key and tuples/lists per position (into a list).
     The DataLoader then turns every array into a Tensor. Every sample must have
     the first one's structure (kinds, keys, lengths and array shapes), else a
     TypeError/ValueError names the field that differs.
@@ -41,7 +42,7 @@ def _refuse_mixed(batch, path: str, kinds, what: str):
                             f"has {type(s).__name__}; every sample must have the same structure")
 
 
-def _collate(batch: list, path: str):
+def _collate(batch, path: str):
     # A well-formed batch (every sample of one type, as from one Dataset) pays one set of
     # types per field; the per-sample checks that name a differing field run only when
     # the types differ or NumPy refuses to stack.
@@ -62,7 +63,7 @@ def _collate(batch: list, path: str):
                              f"{sorted(shapes, key=lambda t: (len(t), t))}; arrays are stacked, so every sample's "
                              f"must have one shape (pad them, or pass a collate_fn)") from None
     if isinstance(sample, (str, bytes)):
-        return list(batch)
+        return batch  # as Paddle: the list given, or a tuple for a field of tuple/list samples
     if isinstance(sample, (numbers.Number, np.generic)):
         if not uniform:
             _refuse_mixed(batch, path, (numbers.Number, np.generic), "a number")
@@ -92,7 +93,7 @@ def _collate(batch: list, path: str):
         if any(len(s) != length for s in batch):
             raise ValueError(f"default_collate_fn: the samples differ in length{_at(path)}: "
                              f"{sorted({len(s) for s in batch})}; every sample must have the same structure")
-        return [_collate(list(fields), f"{path}[{j}]") for j, fields in enumerate(zip(*batch))]
+        return [_collate(fields, f"{path}[{j}]") for j, fields in enumerate(zip(*batch))]
     raise TypeError(f"default_collate_fn: a sample field must be a Tensor, NumPy array, number, string, dict, "
                     f"list or tuple, got {type(sample).__name__}{_at(path)}")
 
@@ -125,15 +126,17 @@ def to_host(data):
 
 
 def to_tensors(data, place=None):
-    """A collated batch with every NumPy array (and NumPy scalar) turned into an eager Tensor."""
-    if isinstance(data, (np.ndarray, np.generic)):
-        if np.asarray(data).dtype.kind in "USOV":  # text or objects: no Tensor holds them
+    """A collated batch with every NumPy array turned into an eager Tensor and its
+    tuples into lists, as Paddle's DataLoader gives them; NumPy scalars (from
+    ``batch_size=None`` or a ``collate_fn``) stay NumPy scalars, as in Paddle."""
+    if isinstance(data, np.ndarray):
+        if data.dtype.kind in "USOV":  # text or objects: no Tensor holds them
             return data
-        return to_tensor(np.asarray(data), place=place)
+        return to_tensor(data, place=place)
     if isinstance(data, dict):
         return {key: to_tensors(value, place) for key, value in data.items()}
     if isinstance(data, (list, tuple)) and not hasattr(data, "_fields"):
-        return type(data)(to_tensors(value, place) for value in data)
+        return [to_tensors(value, place) for value in data]
     return data
 
 

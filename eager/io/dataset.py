@@ -170,6 +170,15 @@ class ConcatDataset(Dataset):
     (5, 'd', 'e', [3, 5])
     """
 
+    @staticmethod
+    def cumsum(sequence) -> list:
+        """The running totals of the lengths of ``sequence``'s datasets (Paddle's helper)."""
+        totals, total = [], 0
+        for dataset in sequence:
+            total += len(dataset)
+            totals.append(total)
+        return totals
+
     def __init__(self, datasets):
         if isinstance(datasets, (Dataset, str)) or not hasattr(datasets, "__iter__"):
             raise TypeError(f"ConcatDataset: argument 'datasets' expected a list of datasets, got "

@@ -126,14 +126,15 @@ class Accuracy(Metric):
     ``[..., num_classes]`` scores, ``label`` class ids ``[...]`` or
     ``[..., 1]`` (or one-hot ``[..., num_classes]``); the result is float32
     ``[..., max(topk)]`` whose column j is 1 where the label is the j-th best
-    class. ``update(correct)`` returns the batch's accuracy (a float, or a list
-    with one per k); ``accumulate()`` the same over all batches.
+    class. ``update(correct)`` returns the batch's accuracy (a NumPy float64, as
+    Paddle, or a list with one per k); ``accumulate()`` the same over all
+    batches (0.0, a Python float, before any).
 
     >>> m = eager.metric.Accuracy(topk=(1, 2))
     >>> pred = eager.to_tensor([[0.1, 0.7, 0.2], [0.5, 0.2, 0.3]])
     >>> correct = m.compute(pred, eager.to_tensor([[2], [0]]))
     >>> m.update(correct)
-    [0.5, 1.0]
+    [np.float64(0.5), np.float64(1.0)]
     >>> m.name()
     ['acc_top1', 'acc_top2']
     """
@@ -141,10 +142,12 @@ class Accuracy(Metric):
     def __init__(self, topk=(1,), name=None, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if (not isinstance(topk, (tuple, list)) or not topk
-                or not all(isinstance(k, numbers.Integral) and not isinstance(k, bool) and k > 0
-                           for k in topk)):
+                or not all(isinstance(k, numbers.Integral) and not isinstance(k, bool) for k in topk)):
             raise TypeError(f"Accuracy: argument 'topk' expected a non-empty tuple or list of "
                             f"positive ints, got {topk!r}")
+        if not all(k > 0 for k in topk):
+            raise ValueError(f"Accuracy: argument 'topk' expected a non-empty tuple or list of "
+                             f"positive ints, got {topk!r}")
         self.topk = tuple(int(k) for k in topk)
         self.maxk = max(self.topk)
         name = _check_name("Accuracy", name, "acc")
@@ -186,7 +189,9 @@ class Accuracy(Metric):
         accs = []
         for i, k in enumerate(self.topk):
             num_corrects = float(correct[..., :k].sum())
-            accs.append(num_corrects / num_samples)
+            # NumPy float64, as Paddle's (its sample count is a NumPy int): the
+            # type shows where a user prints or logs the value.
+            accs.append(np.float64(num_corrects / num_samples))
             self.total[i] += num_corrects
             self.count[i] += num_samples
         return accs[0] if len(self.topk) == 1 else accs
@@ -198,7 +203,7 @@ class Accuracy(Metric):
 
     def accumulate(self):
         """Accuracy over all batches since ``reset`` (0.0 before any): a float, or a list per k."""
-        res = [float(t) / c if c > 0 else 0.0 for t, c in zip(self.total, self.count)]
+        res = [np.float64(t / c) if c > 0 else 0.0 for t, c in zip(self.total, self.count)]  # as update
         return res[0] if len(self.topk) == 1 else res
 
     def name(self):
@@ -320,10 +325,12 @@ class Auc(Metric):
         if not isinstance(curve, str) or curve != "ROC":
             raise ValueError(f"Auc: argument 'curve' expected 'ROC' (the curve Paddle's Auc "
                              f"computes), got {curve!r}")
-        if (not isinstance(num_thresholds, numbers.Integral) or isinstance(num_thresholds, bool)
-                or num_thresholds < 1):
+        if not isinstance(num_thresholds, numbers.Integral) or isinstance(num_thresholds, bool):
             raise TypeError(f"Auc: argument 'num_thresholds' expected a positive int, "
                             f"got {num_thresholds!r}")
+        if num_thresholds < 1:
+            raise ValueError(f"Auc: argument 'num_thresholds' expected a positive int, "
+                             f"got {num_thresholds!r}")
         try:  # its two histograms hold num_thresholds + 1 float64 buckets each
             check_result_shape("num_thresholds", (int(num_thresholds) + 1,), DataType.FLOAT64)
         except InvalidArgumentError as error:
@@ -369,7 +376,7 @@ class Auc(Metric):
         if tot_pos <= 0.0 or tot_neg <= 0.0:
             return 0.0
         area = float(np.sum(self.trapezoid_area(neg[1:], neg[:-1], pos[1:], pos[:-1])))
-        return float(area / tot_pos / tot_neg)
+        return np.float64(area / tot_pos / tot_neg)  # NumPy float64, as Paddle's (0.0 above stays a float)
 
     def reset(self):
         """Clears the histograms."""
@@ -384,8 +391,8 @@ class Auc(Metric):
 def accuracy(input, label, k=1, correct=None, total=None, name=None):
     """Top-k accuracy of one batch as a float32 0-d Tensor: the fraction of
     rows of ``input`` ([N, C] scores) whose label (``label``, int [N, 1] or
-    [N]) is among the k highest scores. ``correct`` and ``total``, int32 or
-    int64 Tensors, receive the counts when given.
+    [N]) is among the k highest scores. ``correct`` and ``total``, Tensors,
+    are set to the counts when given (int32 0-d, as Paddle's op leaves them).
 
     >>> pred = eager.to_tensor([[0.2, 0.1, 0.4, 0.1, 0.1], [0.2, 0.3, 0.1, 0.15, 0.25]])
     >>> eager.metric.accuracy(pred, eager.to_tensor([[2], [0]]), k=1).item()
@@ -407,17 +414,18 @@ def accuracy(input, label, k=1, correct=None, total=None, name=None):
     if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= classes:
         raise ValueError(f"accuracy: argument 'k' expected an int in [1, {classes}], got {k!r}")
     for arg, holder in (("correct", correct), ("total", total)):
-        if holder is not None and (not isinstance(holder, Tensor)
-                                   or holder.dtype.value not in ("int32", "int64")):
-            raise TypeError(f"accuracy: argument '{arg}' expected an int32 or int64 Tensor or "
-                            f"None, got {getattr(holder, 'dtype', type(holder).__name__)}")
+        if holder is not None and not isinstance(holder, Tensor):
+            raise TypeError(f"accuracy: argument '{arg}' expected a Tensor or None, got "
+                            f"{type(holder).__name__}")
     with no_grad():  # a count: nothing to differentiate
         _, indices = _F.topk(input, int(k))
         hits = _F.equal(indices, _F.cast(_F.reshape(label, [n, 1]), indices.dtype))
-        num_correct = _F.sum(_F.cast(_F.any(hits, axis=1), "int64"))
+        num_correct = _F.cast(_F.sum(_F.cast(_F.any(hits, axis=1), "int64")), "int32")
         result = _F.divide(_F.cast(num_correct, "float32"), _F.full([], float(n), "float32"))
-        for holder, count in ((correct, num_correct), (total, None)):
-            if holder is not None:
-                value = int(count.item()) if count is not None else n
-                holder.set_value(_F.full(holder.shape, value, holder.dtype))
+        # Paddle's accuracy op writes its outputs into the Tensors given: afterwards
+        # they hold the int32 0-d counts, whatever shape and dtype they had.
+        if correct is not None:
+            correct.data = num_correct
+        if total is not None:
+            total.data = _F.full([], n, "int32")
     return result

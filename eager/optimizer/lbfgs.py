@@ -345,8 +345,8 @@ class LBFGS(Optimizer):
                 staged[key] = None if value is None else float(value)
         lr = state_dict.get("@lr")
         if self._lr_scheduler is None and lr is not None and not (
-                isinstance(lr, numbers.Real) and lr > 0 and math.isfinite(lr)):
-            raise ValueError(f"{who}: '@lr' expected a positive finite float, got {lr!r}")
+                isinstance(lr, numbers.Real) and lr >= 0 and math.isfinite(lr)):
+            raise ValueError(f"{who}: '@lr' expected a finite float >= 0, got {lr!r}")
         if self._lr_scheduler is not None and "LR_Scheduler" in state_dict:
             self._lr_scheduler._apply(self._lr_scheduler._staged(state_dict["LR_Scheduler"]))
         elif lr is not None and self._lr_scheduler is None:

@@ -44,6 +44,14 @@ def _number(who: str, arg: str, value, *, positive=False, non_negative=False, in
     return int(value) if integer else float(value)
 
 
+def _epoch(who: str, value, non_negative: bool = False, arg: str = "epoch"):
+    """An epoch given to ``step(epoch)``: an int, or a finite float (a fractional
+    epoch, ``step(epoch + i / iters)``), which Paddle's schedules take too."""
+    if isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return _number(who, arg, value, non_negative=non_negative, integer=True)
+    return _number(who, arg, value, non_negative=non_negative)
+
+
 def _choice(who: str, arg: str, value, options: tuple) -> str:
     """value, one of the strings in options; any other value (an array too)
     raises a ValueError naming the argument."""
@@ -89,7 +97,7 @@ class LRScheduler:
             self.last_epoch += 1
             lr = self.get_lr()
         else:
-            self.last_epoch = _number(f"{type(self).__name__}.step", "epoch", epoch, integer=True)
+            self.last_epoch = _epoch(f"{type(self).__name__}.step", epoch)
             closed_form = getattr(self, "_get_closed_form_lr", None)
             lr = closed_form() if closed_form is not None else self.get_lr()
         self.last_lr = _checked_rate(type(self).__name__, self.last_epoch, lr, self.base_lr)
@@ -146,6 +154,8 @@ class LRScheduler:
             current = getattr(self, key)
             if current is None or value is None:
                 staged[key] = value
+            elif key in ("last_epoch", "T_cur"):  # fractional after step(epoch=<float>)
+                staged[key] = _epoch(who, value, arg=key)
             elif isinstance(current, (int, np.integer)) and not isinstance(current, bool):
                 staged[key] = _number(who, key, value, integer=True)
             else:
@@ -440,7 +450,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_cur = 0
             super().step()
             return
-        epoch = _number(f"{type(self).__name__}.step", "epoch", epoch, non_negative=True, integer=True)
+        epoch = _epoch(f"{type(self).__name__}.step", epoch, non_negative=True)
         if epoch >= self.T_0:
             if self.T_mult == 1:
                 self.T_cur, self.T_i = epoch % self.T_0, self.T_0
@@ -450,7 +460,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0 * self.T_mult ** n
         else:
             self.T_cur, self.T_i = epoch, self.T_0
-        super().step(epoch)
+        super().step(math.floor(epoch))  # a fractional epoch moves T_cur only, as Paddle's
 
     def get_lr(self):
         return self.eta_min + (self.base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
@@ -585,7 +595,7 @@ class ReduceOnPlateau(LRScheduler):
         if epoch is None:
             self.last_epoch += 1
         else:
-            self.last_epoch = _number(who, "epoch", epoch, integer=True)
+            self.last_epoch = _epoch(who, epoch)
         if self.cooldown_counter > 0:
             self.cooldown_counter -= 1
             return

@@ -83,7 +83,7 @@ class Optimizer:
     over the parameters' own regularizers, as Paddle) and the optimizer's
     hyperparameters (``beta1``, ``momentum``, ``rho``, ...):
     ``Adam(parameters=[{"params": body}, {"params": head, "learning_rate": 10.0}])``.
-    ``learning_rate``: a positive finite float or an
+    ``learning_rate``: a finite float >= 0 or an
     ``eager.optimizer.lr.LRScheduler`` (read at every step), scaled per
     parameter by its ``optimize_attr["learning_rate"]``
     (``ParamAttr(learning_rate=...)``).
@@ -213,16 +213,17 @@ class Optimizer:
                              for group in self._param_groups])
         return values
 
-    def _hyper_argument(self, arg: str, value, check) -> float:
+    def _hyper_argument(self, arg: str, value, check, attr: str = None) -> float:
         """The float value of hyperparameter ``arg`` (``beta1``, ``epsilon``, ...)
         given as a number or, as Paddle allows, a one-element float Tensor. A
-        Tensor's value is read again at every step (:meth:`_read_hyper_tensors`),
-        so changing it in place changes the following steps, as in Paddle.
+        Tensor's value is read again at every step (:meth:`_read_hyper_tensors`)
+        into the attribute ``attr`` (default ``"_" + arg``), so changing it in
+        place changes the following steps, as in Paddle.
         ``check(who, arg, value)`` checks the value and returns it as a float."""
         who = type(self).__name__
         if not isinstance(value, Tensor):
             return check(who, arg, value)
-        self._hyper_tensors["_" + arg] = (arg, value, check)
+        self._hyper_tensors[attr or "_" + arg] = (arg, value, check)
         return check(who, arg, _tensor_hyper(who, arg, value))
 
     def _read_hyper_tensors(self) -> None:
@@ -724,8 +725,8 @@ class Optimizer:
         else:
             lr = state_dict.get(_LR_KEY, self._lr_value)
             if isinstance(lr, (bool, np.bool_)) or not isinstance(lr, (numbers.Real, np.floating, np.integer)) \
-                    or not (lr > 0 and math.isfinite(lr)):
-                raise ValueError(f"{who}: {_LR_KEY!r} expected a positive finite float, got {_describe(lr)}")
+                    or not (lr >= 0 and math.isfinite(lr)):
+                raise ValueError(f"{who}: {_LR_KEY!r} expected a finite float >= 0, got {_describe(lr)}")
         masters = state_dict.get(_MASTER_KEY, {})
         if not isinstance(masters, dict):
             raise TypeError(f"{who}: {_MASTER_KEY!r} expected a dict of parameter name -> array, got "
@@ -922,7 +923,8 @@ class AdamW(Adam):
     """Adam with decoupled weight decay (Paddle's ``paddle.optimizer.AdamW``, op
     ``adamw_``): param *= 1 - lr * weight_decay before the Adam step.
 
-    ``weight_decay``: the coefficient (default 0.01). ``apply_decay_param_fun``:
+    ``weight_decay``: the coefficient (default 0.01), a float or a one-element
+    float Tensor (read at every step). ``apply_decay_param_fun``:
     called with a parameter's name, False exempts it from the decay (biases and
     norms, typically). ``lr_ratio``: called with a parameter, returns a factor
     for its learning rate (decay and step). A parameter's own ``regularizer``
@@ -939,14 +941,16 @@ class AdamW(Adam):
                  epsilon: float = 1e-8, parameters=None, weight_decay: float = 0.01, lr_ratio=None,
                  apply_decay_param_fun=None, grad_clip=None, lazy_mode: bool = False,
                  multi_precision: bool = False, name=None, use_multi_tensor: bool = False):
-        _check_coeff("AdamW", weight_decay)
+        if not isinstance(weight_decay, Tensor):
+            _check_coeff("AdamW", weight_decay)
         for arg, fn in (("lr_ratio", lr_ratio), ("apply_decay_param_fun", apply_decay_param_fun)):
             if fn is not None and not callable(fn):
                 raise TypeError(f"AdamW: argument '{arg}' expected a callable or None, got "
                                 f"{type(fn).__name__}")
         super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
                          lazy_mode, multi_precision, use_multi_tensor, name=name)
-        self._coeff = float(weight_decay)
+        # A Tensor coefficient (Paddle's "float|Tensor") is read at every step, as a Tensor beta.
+        self._coeff = self._hyper_argument("weight_decay", weight_decay, _check_coeff_arg, attr="_coeff")
         self._lr_ratio = lr_ratio
         self._apply_decay_param_fun = apply_decay_param_fun
 
@@ -1011,7 +1015,8 @@ class Adamax(Optimizer):
 
     def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-8, parameters=None, weight_decay=None, grad_clip=None,
-                 multi_precision: bool = False, name=None):
+                 name=None, multi_precision: bool = False):
+        # multi_precision (not in Paddle 2.6's Adamax) after name, so Paddle's positional order holds
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._beta1 = self._hyper_argument("beta1", beta1, _check_unit)
         self._beta2 = self._hyper_argument("beta2", beta2, _check_unit)
@@ -1074,7 +1079,9 @@ class Adadelta(Optimizer):
     >>> opt = eager.optimizer.Adadelta(learning_rate=1.0, parameters=net.parameters())
     """
 
-    _accumulator_specs = (("avg_squared_grad", 0.0, False), ("avg_squared_update", 0.0, False))
+    # Paddle names these two with a leading underscore, so their state-dict keys
+    # read "<param>__avg_squared_grad_0"; the same keys load Paddle's state.
+    _accumulator_specs = (("_avg_squared_grad", 0.0, False), ("_avg_squared_update", 0.0, False))
     _takes_rows = False
     _group_keys = {"epsilon": "_check_nonneg", "rho": "_check_rho"}
     _plan_reads = Optimizer._plan_reads + ("_epsilon", "_rho")
@@ -1200,10 +1207,16 @@ def _check_rho(who: str, arg: str, value) -> float:
 
 
 def _check_coeff(who: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
-            value >= 0 and math.isfinite(value)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{who}: argument 'weight_decay' expected a finite float >= 0, got {value!r}")
+    if not (value >= 0 and math.isfinite(value)):
+        raise ValueError(f"{who}: argument 'weight_decay' expected a finite float >= 0, got {value!r}")
     return float(value)
+
+
+def _check_coeff_arg(who: str, arg: str, value) -> float:
+    """_check_coeff in the (who, arg, value) form of the hyperparameter checks."""
+    return _check_coeff(who, value)
 
 
 def _then(first, rest):
@@ -1295,8 +1308,9 @@ def _param_lr(param) -> float:
 
 def _check_finite(who: str, arg: str, value, positive: bool) -> float:
     bound = "a positive finite float" if positive else "a finite float >= 0"
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
-            or (value <= 0 if positive else value < 0):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):  # the wrong kind
+        raise TypeError(f"{who}: argument '{arg}' expected {bound}, got {value!r}")
+    if not math.isfinite(value) or (value <= 0 if positive else value < 0):
         raise ValueError(f"{who}: argument '{arg}' expected {bound}, got {value!r}")
     return float(value)
 
@@ -1315,8 +1329,10 @@ def _check_weight_decay(who: str, weight_decay):
 def _check_learning_rate(who: str, value) -> float:
     if not isinstance(value, numbers.Real) or isinstance(value, bool):
         raise TypeError(f"{who}: argument 'learning_rate' expected a float, got {value!r}")
-    if not (value > 0 and math.isfinite(value)):
-        raise ValueError(f"{who}: argument 'learning_rate' expected a positive finite float, got {value!r}")
+    # 0 is a rate (Paddle and torch take it: the step changes nothing, as a scheduler's 0 does);
+    # a negative one would ascend, which torch refuses and Paddle takes silently.
+    if not (value >= 0 and math.isfinite(value)):
+        raise ValueError(f"{who}: argument 'learning_rate' expected a finite float >= 0, got {value!r}")
     return float(value)
 
 
