@@ -37,8 +37,11 @@ def _diagonal_indices(length, offset):
 
 
 def diag_grad(x, out_grad, offset):
-    if len(x.shape) == 1:
-        # out placed x on a diagonal: x's gradient is that diagonal of out_grad.
+    if len(x.shape) <= 1:
+        # out placed x on a diagonal: x's gradient is that diagonal of out_grad (a 0-d x
+        # was one element on it, as Paddle reads it).
+        if not x.shape:
+            return reshape_exactly(_F.getitem(out_grad, _diagonal_indices(1, offset)), [])
         return _F.getitem(out_grad, _diagonal_indices(x.shape[0], offset))
     # out was x's diagonal: scatter out_grad back onto it (padding got no gradient).
     zeros = _F.full(x.shape, 0, out_grad.dtype, out_grad.place)
@@ -108,13 +111,13 @@ def _triangle_indices(op: str, pick, row, col, offset, dtype):
 
 def tril_indices(row, col, offset=0, dtype="int64"):
     """The (row, column) coordinates of the lower triangle (on and below diagonal
-    ``offset``) of a row x col matrix, as a [2, N] tensor in row-major order.
+    ``offset``) of a row x col matrix (col None: row, as Paddle), as a [2, N] tensor in row-major order.
 
     >>> eager.tril_indices(3, 3).numpy()
     array([[0, 1, 1, 2, 2, 2],
            [0, 0, 1, 0, 1, 2]])
     """
-    return _triangle_indices("tril_indices", np.tril_indices, row, col, offset, dtype)
+    return _triangle_indices("tril_indices", np.tril_indices, row, row if col is None else col, offset, dtype)
 
 
 def triu_indices(row, col=None, offset=0, dtype="int64"):
