@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import sys
 
+from phi.common import CPUPlace
+
 from . import api as _api
+from .arguments import to_bool
 from .tensor_queries import gaussian_  # noqa: F401  (paddle.tensor.random.gaussian_, not top-level)
 from .tensor_array import (array_length, array_read, array_write, create_array, create_tensor,  # noqa: F401
                            tensor_array_to_tensor)
@@ -25,6 +28,23 @@ from .tensor_array import (array_length, array_read, array_write, create_array, 
 # The modules of Paddle's python/paddle/tensor/ package; each is this namespace here.
 PADDLE_FILES = frozenset({"array", "attribute", "creation", "einsum", "layer_function_generator", "linalg",
                           "logic", "manipulation", "math", "ops", "random", "search", "stat", "to_string"})
+
+
+def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
+    """Paddle's ``paddle.tensor.fill_constant``: ``full(shape, value, dtype)`` (on the
+    CPU with ``force_cpu``) with stop_gradient True; given ``out``, out takes that
+    shape, dtype and value and is returned, as Paddle's ``full_``.
+
+    >>> eager.tensor.fill_constant([2], "int64", 3).numpy().tolist()
+    [3, 3]
+    """
+    force_cpu = to_bool(force_cpu, "fill_constant", "force_cpu")
+    result = _api.full(shape, value, dtype, CPUPlace() if force_cpu else None)
+    if out is None:
+        return result
+    _api.assign(result, out)
+    out.stop_gradient = True
+    return out
 
 
 def __getattr__(name):

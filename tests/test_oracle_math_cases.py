@@ -24,6 +24,7 @@ Paddle 2.6.2, or are literals from Paddle 2.6.2 (said where so).
 - ``logaddexp`` of int32/int64 tensors: float32 in Paddle; eager refused.
 - ``scale`` of an integer tensor: Paddle casts the factor and the bias to x's
   type first (``scale(int_x, 0.5)`` is 0); eager computed in float.
+- ``paddle.tensor.fill_constant`` was missing (the docstring examples run).
 """
 import warnings
 
@@ -179,3 +180,14 @@ def test_scale_of_an_integer_tensor_casts_factor_and_bias_to_its_type(scale, bia
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert (eager.to_tensor(values) * 0.5).dtype == eager.float32  # the operator is not scale's int kernel
+
+
+def test_fill_constant_of_the_tensor_namespace():
+    got = eager.tensor.fill_constant([2, 3], "float32", 1.5)
+    assert got.dtype == eager.float32 and got.stop_gradient
+    np.testing.assert_array_equal(got.numpy(), np.full((2, 3), 1.5, np.float32))
+    out = eager.zeros([5])  # values from Paddle 2.6.2: out takes the new shape and dtype
+    assert eager.tensor.fill_constant([1, 2], "int32", 7, out=out) is out
+    assert out.shape == [1, 2] and out.dtype == eager.int32 and out.numpy().tolist() == [[7, 7]]
+    with pytest.raises(TypeError, match="fill_constant: argument 'force_cpu'"):
+        eager.tensor.fill_constant([2], "int64", 3, force_cpu="yes")
