@@ -191,8 +191,8 @@ def lcm_(x, y, name=None):
 
 
 def ldexp_(x, y, name=None):
-    """Inplace :func:`eager.ldexp`: writes x * 2 ** y into x (a floating-point x; y
-    an integer tensor broadcasting to x's shape) and returns x.
+    """Inplace :func:`eager.ldexp`: writes x * 2 ** y into x (a floating-point x of
+    the result's dtype; y a real tensor broadcasting to x's shape) and returns x.
 
     >>> eager.to_tensor([1.0, 3.0]).ldexp_(eager.to_tensor([3, -1])).numpy()
     array([8. , 1.5], dtype=float32)

@@ -273,12 +273,14 @@ class TensorMethods:
 
     def __truediv__(self, other):
         if isinstance(other, Tensor):
-            if self.impl.dtype in _FLOAT_DTYPES and other.impl.dtype in _FLOAT_DTYPES:
-                return _F.divide(self, other)  # both floating already: no _to_floating frames
+            if self.impl.dtype is other.impl.dtype and self.impl.dtype in _FLOAT_DTYPES:
+                return _F.divide(self, other)  # one floating dtype already: no _division_operands frame
             try:
-                return _F.divide(*operator_operands(_to_floating(self), _to_floating(other), "divide", promotes=True))
+                return _F.divide(*_division_operands(self, other))
             except UnimplementedError as error:  # an integer sparse operand, refused by cast
                 return sparse_operation("divide", error, self, other)
+        if not _is_number(other):  # an array: a Tensor of its own dtype, as Paddle makes it
+            return self.__truediv__(_operand(self, other, "divide"))
         try:
             return _binary(_F.divide, _to_floating(self), other, "divide")
         except UnimplementedError as error:
@@ -286,6 +288,9 @@ class TensorMethods:
 
     def __rtruediv__(self, other):
         try:
+            if not _is_number(other):  # an array: this tensor's dtype rules, the array on the left
+                x, y = _division_operands(self, _operand(self, other, "divide"))
+                return _F.divide(y, x)
             return _binary(_F.divide, _to_floating(self), other, "divide", reverse=True)
         except UnimplementedError as error:
             return sparse_operation("divide", error, other, self)
@@ -301,9 +306,11 @@ class TensorMethods:
                 return _F.pow(_to_floating(self), exponent)
             except UnimplementedError as error:
                 return _refuse_sparse("pow", error, self, exponent)
-        if isinstance(exponent, Tensor) and exponent.impl.dtype is not self.impl.dtype:
+        if not isinstance(exponent, Tensor):  # an array: a Tensor of its own dtype, as Paddle makes it
+            exponent = _operand(self, exponent, "elementwise_pow")
+        if exponent.impl.dtype is not self.impl.dtype:
             self, exponent = operator_operands(self, exponent, "elementwise_pow", promotes=False)
-        return _F.elementwise_pow(self, _operand(self, exponent, "elementwise_pow"))
+        return _F.elementwise_pow(self, exponent)
 
     def __rpow__(self, base):
         # base ** tensor: the number becomes a 0-d tensor (Paddle's promotion), so
@@ -819,6 +826,14 @@ def _refuse_sparse(op: str, error: UnimplementedError, *operands):
     raise error
 
 
+# The operators whose Tensor operands of two dtypes are cast to one (promoted for
+# + - * /, else the right one cast to the left one's dtype): the ops they run.
+_PROMOTING_OPERATORS = frozenset({"add", "subtract", "multiply"})
+_CASTING_OPERATORS = _PROMOTING_OPERATORS | frozenset({
+    "floor_divide", "remainder", "elementwise_pow",
+    "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal"})
+
+
 def _binary(fn, x: Tensor, other, op: str, reverse: bool = False):
     """fn(x, other) (or fn(other, x)) with other made a Tensor, scalars promoted."""
     if x.impl.kind is not _DENSE_KIND and has_sparse(x):  # eager.sparse's operator rules, on the operands as given
@@ -832,6 +847,10 @@ def _binary(fn, x: Tensor, other, op: str, reverse: bool = False):
         y = _scalar_tensor(other, dtype, x.place, op)
     else:
         y = _operand(x, other, op)
+        if y.impl.dtype is not x.impl.dtype and op in _CASTING_OPERATORS:
+            # Paddle's operators make an array a Tensor of its own dtype, which then
+            # meets x as a Tensor operand does (x keeps the left place when reflected)
+            x, y = operator_operands(x, y, op, promotes=op in _PROMOTING_OPERATORS)
     return fn(y, x) if reverse else fn(x, y)
 
 
@@ -847,6 +866,16 @@ def _to_floating(x: Tensor) -> Tensor:
     if _is_inexact(x.dtype):
         return x
     return x.astype(DataType.FLOAT32)
+
+
+def _division_operands(x: Tensor, y: Tensor):
+    """x and y of Paddle 2.6's ``x / y`` for two Tensors: a complex operand promotes
+    both (as + - * do); any other pair of dtypes casts y to x's dtype, with a warning
+    (float32 / float64 is float32, and an integer x truncates a float y), as its
+    ``__div__`` does before integers become float32."""
+    if y.impl.dtype is not x.impl.dtype:
+        x, y = operator_operands(x, y, "divide", promotes=x.dtype.is_complex or y.dtype.is_complex)
+    return _to_floating(x), _to_floating(y)
 
 
 def _operand(x: Tensor, other, op: str) -> Tensor:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import sys
 
+from phi.common import CPUPlace
+
 from . import api as _api
 from .arguments import to_bool
 from .signal import istft, stft  # noqa: F401  (paddle.tensor.stft, as well as paddle.signal.stft)
@@ -45,19 +47,20 @@ def exponential_(x, lam=1.0, name=None):
 
 
 def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
-    """Paddle's ``paddle.tensor.fill_constant`` (the older spelling of ``full``, its
-    arguments in this order): a tensor of ``shape`` and ``dtype`` filled with
-    ``value``, on the CPU with ``force_cpu``, or written into ``out``.
+    """Paddle's ``paddle.tensor.fill_constant``: ``full(shape, value, dtype)`` (on the
+    CPU with ``force_cpu``) with stop_gradient True; given ``out``, out takes that
+    shape, dtype and value and is returned, as Paddle's ``full_``.
 
-    >>> eager.tensor.fill_constant([2], "int64", 2).numpy().tolist()
-    [2, 2]
+    >>> eager.tensor.fill_constant([2], "int64", 3).numpy().tolist()
+    [3, 3]
     """
-    result = _api.full(shape, value, dtype)
-    if to_bool(force_cpu, "fill_constant", "force_cpu"):
-        result = result.cpu()
+    force_cpu = to_bool(force_cpu, "fill_constant", "force_cpu")
+    result = _api.full(shape, value, dtype, CPUPlace() if force_cpu else None)
     if out is None:
         return result
-    return _api.assign(result, output=out)
+    _api.assign(result, out)
+    out.stop_gradient = True
+    return out
 
 
 def __getattr__(name):

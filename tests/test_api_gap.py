@@ -218,8 +218,10 @@ def test_angles_frexp_ldexp(rng):
     np.testing.assert_allclose(paddle.ldexp(_t(x), _t(e, "int64")).numpy(), np.ldexp(x, e))
     assert paddle.ldexp(_t([3], "int32"), _t([2], "int32")).dtype == paddle.float32
     assert gradcheck(lambda t: paddle.ldexp(t, _t(e, "int64")), (_var(x),))
-    with pytest.raises(TypeError, match="ldexp: argument 'y' expected an integer Tensor, got paddle.float64"):
-        paddle.ldexp(_t(x), _t(x))
+    # a float y is a real power of 2, as Paddle 2.6.2 (it casts y to the result's float dtype)
+    np.testing.assert_allclose(paddle.ldexp(_t(x), _t(x)).numpy(), x * 2.0 ** x)
+    with pytest.raises(TypeError, match="ldexp: argument 'y' expected a real Tensor, got paddle.complex128"):
+        paddle.ldexp(_t(x), _t(x + 1j, "complex128"))
 
 
 def test_logaddexp(rng):
@@ -830,7 +832,7 @@ def test_assign_writes_into_output_in_place_and_gradients_reach_x():
 
 
 @pytest.mark.parametrize("data, shape, dtype", [
-    (3, [1], "int64"), (2.5, [1], "float64"), (True, [1], "bool"), ([1.5, 2.0], [2], "float64"),
+    (3, [1], "int64"), (2.5, [1], "float32"), (True, [1], "bool"), ([1.5, 2.0], [2], "float32"),  # float64 -> float32, as Paddle 2.6.2
     ((1, 2, 3), [3], "int64"), (np.arange(6, dtype="int32").reshape(2, 3), [2, 3], "int32"),
     (np.float32(1.0), [1], "float32"),
 ])
@@ -863,8 +865,8 @@ def test_assign_of_a_tensor_copies_it():
     ((np.array(["a"]),), TypeError, "assign: argument 'x' expected numbers, got an array of dtype <U1"),
     (([paddle.ones([2]), 1.0],), TypeError, "each must have shape [1], got shapes [[2], [1]]"),
     ((paddle.ones([2]), "out"), TypeError, "assign: argument 'output' expected a Tensor"),
-    ((paddle.ones([2]), paddle.zeros([3])), ValueError, "expected x's shape and dtype [2] paddle.float32"),
-    ((paddle.ones([2]), paddle.zeros([2], "float64")), ValueError, "got [2] paddle.float64"),
+    ((paddle.ones([2]), paddle.to_tensor([0.0, 0.0, 0.0], stop_gradient=False)), ValueError,
+     "expected x's shape and dtype [2] paddle.float32"),
 ])
 def test_assign_refuses_bad_input_and_leaves_output_as_it_was(args, error, message):
     with pytest.raises(error) as caught:

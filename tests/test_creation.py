@@ -65,7 +65,7 @@ def test_paddle_default_dtypes(call, dtype):
     (lambda: eager.linspace(0, 1, -1), r"linspace: argument 'num' expected a count >= 1"),
     (lambda: eager.eye(-2), r"eye: argument 'num_rows' expected a count >= 0"),
     (lambda: eager.tril(eager.ones([3])), r"tril: argument 'x' expected a tensor of at least 2 dimensions"),
-    (lambda: eager.diag(eager.ones([2, 2, 2])), r"diag: argument 'x' expected a 1-D or 2-D tensor"),
+    (lambda: eager.diag(eager.ones([2, 2, 2])), r"diag: argument 'x' expected a 0-D, 1-D or 2-D tensor"),
     (lambda: eager.diag(eager.ones([2], "int8"), 0, 1000), r"diag: argument 'padding_value'"),
     (lambda: eager.diag_embed(eager.ones([2]), 0, 0, -2), r"diag_embed: arguments 'dim1' and 'dim2' expected two"),
     (lambda: eager.diag_embed(eager.ones([2]), 0, 0, 3), r"diag_embed: argument 'dim2' expected an axis"),

@@ -181,6 +181,8 @@ def test_scale_writes_into_x(scale, bias, after, dtype):
     buffer, version = x.impl.array, x.inplace_version
     assert x.scale_(scale, bias, after) is x
     wide = a.astype("float64")
+    if a.dtype.kind == "i":  # Paddle 2.6.2 casts the factor and the bias to x's type (1.5 -> 1)
+        scale, bias = int(scale), int(bias)
     reference = (wide * scale + bias if after else (wide + bias) * scale).astype(dtype)
     _check_written_in_place(x, buffer, version, expected_bits, reference, 0)
 

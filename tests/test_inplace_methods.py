@@ -339,7 +339,7 @@ def test_a_leaf_that_requires_grad_is_refused_and_left_as_it_was(values, call):
     (lambda x: x.equal_(_t(np.zeros((2, 3), "float32"))), ValueError,
      r"equal_: the result has shape \[2, 3\] but x, written in place, has shape \[3\]"),
     (lambda x: x.gcd_(_t([1, 2, 3])), TypeError, "gcd_: .*integer"),
-    (lambda x: x.ldexp_(_t([1.0, 1.0, 1.0])), TypeError, "ldexp_: argument 'y' expected an integer Tensor"),
+    (lambda x: x.ldexp_(_t([1j, 1j, 1j])), TypeError, "ldexp_: argument 'y' expected a real Tensor"),
     (lambda x: x.logit_(eps=0.9), ValueError, r"logit_: argument 'eps' expected a number in \[0, 0.5\]"),
     (lambda x: x.logical_and_([1, 0, 1]), TypeError, "logical_and_: argument 'y' expected a Tensor"),
     (lambda x: eager.where_(x, x, 0.0), Exception, "where_: .*condition.*bool"),

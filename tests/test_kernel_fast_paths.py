@@ -155,7 +155,8 @@ def test_scale_and_its_grad_round_as_with_python_numbers(dtype, shape):
 
 def test_scale_keeps_integer_and_complex_rules():
     ints = np.arange(-3, 4, dtype=np.int32)
-    same_bits(kernel("scale")(CPU_CONTEXT, ints, 0.5, 0.0, True), (ints * 0.5).astype(np.int32))
+    same_bits(kernel("scale")(CPU_CONTEXT, ints, 0.5, 0.0, True), ints * 0)  # Paddle 2.6.2: 0.5 cast to int is 0
+    same_bits(kernel("scale")(CPU_CONTEXT, ints, 1.5, -1.5, True), ints - 1)
     same_bits(kernel("scale")(CPU_CONTEXT, ints, 2, 1, True), ints * 2 + 1)
     floats = sample((6,), np.float32)  # a complex bias: the result's real part, as before the fast path
     with warnings.catch_warnings():  # NumPy's ComplexWarning for the discarded imaginary part

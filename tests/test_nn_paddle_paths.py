@@ -279,11 +279,14 @@ def test_create_variable_is_a_placeholder_that_assign_fills():
         layer.create_variable(name=3)
 
 
-def test_assign_still_refuses_to_resize_a_non_empty_output_or_change_dtype():
+def test_assign_resizes_an_output_of_another_shape_or_dtype_as_paddle():
+    out = eager.zeros([3])
+    assert eager.assign(t([1.0, 2.0]), out) is out and out.shape == [2]
+    out = eager.zeros([0])
+    assert eager.assign(t(np.array([1.0, 2.0], "float64")), out) is out and out.dtype == eager.float64
+    trained = eager.to_tensor([0.0, 0.0, 0.0], stop_gradient=False)  # gradients recorded for it: not replaced
     with pytest.raises(ValueError, match="does not resize it"):
-        eager.assign(t([1.0, 2.0]), eager.zeros([3]))
-    with pytest.raises(ValueError, match="does not resize it"):
-        eager.assign(t(np.array([1.0, 2.0], "float64")), eager.zeros([0]))
+        eager.assign(t([1.0, 2.0]), trained)
 
 
 # -- nn.clip's SelectedRows helpers -----------------------------------------------------

@@ -37,8 +37,11 @@ def _diagonal_indices(length, offset):
 
 
 def diag_grad(x, out_grad, offset):
-    if len(x.shape) == 1:
-        # out placed x on a diagonal: x's gradient is that diagonal of out_grad.
+    if len(x.shape) <= 1:
+        # out placed x on a diagonal: x's gradient is that diagonal of out_grad (a 0-d x
+        # was one element on it, as Paddle reads it).
+        if not x.shape:
+            return reshape_exactly(_F.getitem(out_grad, _diagonal_indices(1, offset)), [])
         return _F.getitem(out_grad, _diagonal_indices(x.shape[0], offset))
     # out was x's diagonal: scatter out_grad back onto it (padding got no gradient).
     zeros = _F.full(x.shape, 0, out_grad.dtype, out_grad.place)
@@ -108,13 +111,13 @@ def _triangle_indices(op: str, pick, row, col, offset, dtype):
 
 def tril_indices(row, col, offset=0, dtype="int64"):
     """The (row, column) coordinates of the lower triangle (on and below diagonal
-    ``offset``) of a row x col matrix, as a [2, N] tensor in row-major order.
+    ``offset``) of a row x col matrix (col None: row, as Paddle), as a [2, N] tensor in row-major order.
 
     >>> eager.tril_indices(3, 3).numpy()
     array([[0, 1, 1, 2, 2, 2],
            [0, 0, 1, 0, 1, 2]])
     """
-    return _triangle_indices("tril_indices", np.tril_indices, row, col, offset, dtype)
+    return _triangle_indices("tril_indices", np.tril_indices, row, row if col is None else col, offset, dtype)
 
 
 def triu_indices(row, col=None, offset=0, dtype="int64"):
@@ -243,11 +246,13 @@ def assign(x, output=None):
     written into ``output`` in place (and ``output`` returned).
 
     ``x`` is a Tensor (copied by the differentiable assign op), a NumPy array, a
-    list or tuple (their NumPy dtype, as Paddle: Python floats give float64) or a
-    number (a tensor of shape [1], as Paddle); a list mixing numbers and
-    shape-[1] Tensors is stacked, differentiably, into a 1-d tensor. Writing into ``output`` is the
-    recorded in-place setitem: output's version counter moves and gradients
-    reach a Tensor x. ``output`` keeps its shape and dtype, so x must match them.
+    list or tuple (their NumPy dtype, but float64 becomes float32, as Paddle 2.6:
+    Python floats give float32) or a number (a tensor of shape [1], as Paddle); a
+    list mixing numbers and shape-[1] Tensors is stacked, differentiably, into a
+    1-d tensor. Writing into an ``output`` of x's shape and dtype is the recorded
+    in-place setitem: output's version counter moves and gradients reach a Tensor
+    x. An ``output`` of another shape or dtype takes x's, as Paddle resizes it (it
+    becomes a copy of x), unless gradients are recorded for it (then x must match).
 
     >>> out = eager.zeros([2])
     >>> eager.assign(eager.to_tensor([1.0, 2.0]), out).numpy()
@@ -272,11 +277,19 @@ def assign(x, output=None):
         if array.dtype.kind not in "biufc":  # bool, int, uint, float, complex
             raise TypeError(f"assign: argument 'x' expected numbers, got an array of dtype {array.dtype} "
                             f"(a list holding Tensors or strings?)")
+        if array.dtype == np.float64:  # Paddle 2.6's assign_value holds float32 values only
+            array = array.astype(np.float32)
         value = to_tensor(array, place=None if output is None else output.place)
         if output is None:
             return value
     if output is None:
         return _F.assign(value)
+    if (output.shape != value.shape or output.dtype != value.dtype) and output.stop_gradient:
+        # Paddle's assign_out_ gives output x's shape and dtype (its buffer reallocated):
+        # output becomes a copy of x, through which gradients reach a Tensor x
+        copy = _F.assign(value)
+        output.impl, output._meta = copy.impl, copy._meta
+        return output
     return write_into("assign", "output", output, value, "x's")
 
 

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import math
 
+from phi.common import DataType
+from phi.common.data_type import default_float_dtype
+
 from ..generated import forward_api as _F
 from . import _paddle_api as _check
 from .math_unary import signbit
@@ -60,6 +63,8 @@ def fmin_grad(x, y, out_grad):
 
 # -- Paddle API functions composed of the ops above (eager.logaddexp, eager.gcd, ...) ------
 
+_WIDE_INTS = (DataType.INT32, DataType.INT64)
+
 def _same_dtype(op: str, x, y) -> None:
     if x.dtype != y.dtype:
         raise TypeError(f"{op}: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
@@ -68,12 +73,18 @@ def _same_dtype(op: str, x, y) -> None:
 @_check.composed
 def logaddexp(x, y, name=None):
     """log(exp(x) + exp(y)) elementwise (broadcasting), computed without overflow:
-    max(x, y) + log1p(exp(-|x - y|)). Ties split the gradient evenly.
+    max(x, y) + log1p(exp(-|x - y|)). Ties split the gradient evenly. Floating x
+    and y of one dtype, or two int32 (int64) tensors, which give float32 as in Paddle.
 
     >>> out = eager.logaddexp(eager.to_tensor([0.0, 1000.0]), eager.to_tensor([0.0, 1000.0]))
     >>> [round(v, 3) for v in out.tolist()]
     [0.693, 1000.693]
     """
+    _check.tensor("logaddexp", "x", x)
+    _check.tensor("logaddexp", "y", y)
+    if x.dtype == y.dtype and x.dtype in _WIDE_INTS:
+        # Paddle 2.6 composes it of exp, which reads int32 and int64 as float32
+        x, y = _F.cast(x, DataType.FLOAT32), _F.cast(y, DataType.FLOAT32)
     _check.floating("logaddexp", "x", x)
     _check.floating("logaddexp", "y", y)
     _same_dtype("logaddexp", x, y)
@@ -170,19 +181,22 @@ def lcm(x, y, name=None):
 
 @_check.composed
 def ldexp(x, y, name=None):
-    """x * 2 ** y elementwise (broadcasting); y an integer tensor. An integer x gives
-    float32, as in Paddle. Differentiable in x.
+    """x * 2 ** y elementwise (broadcasting), real x and y of any dtypes. As Paddle
+    2.6, both are cast to float64 when either is float64, else to the default dtype
+    (float32: an integer or float16 x gives float32), and a fractional y is a real
+    power of 2. Differentiable in x and in a floating y.
 
     >>> eager.ldexp(eager.to_tensor([1.0, 3.0]), eager.to_tensor([3, -1])).numpy()
     array([8. , 1.5], dtype=float32)
     """
     _check.tensor("ldexp", "x", x)
-    _check.integral("ldexp", "y", y)
-    if x.dtype.is_complex:
-        raise TypeError(f"ldexp: argument 'x' expected a real Tensor, got {x.dtype}")
-    if not x.dtype.is_floating_point:
-        x = _F.cast(x, "float32")
-    exponent = _F.cast(y, x.dtype)
+    _check.tensor("ldexp", "y", y)
+    for arg, value in (("x", x), ("y", y)):
+        if value.dtype.is_complex:  # Paddle's cast would drop the imaginary part
+            raise TypeError(f"ldexp: argument '{arg}' expected a real Tensor, got {value.dtype}")
+    dtype = DataType.FLOAT64 if DataType.FLOAT64 in (x.dtype, y.dtype) else default_float_dtype()
+    x = x if x.dtype == dtype else _F.cast(x, dtype)
+    exponent = y if y.dtype == dtype else _F.cast(y, dtype)
     return _F.multiply(x, _F.elementwise_pow(_F.full_like(exponent, 2.0, None), exponent))
 
 

@@ -1088,7 +1088,7 @@ def exp(x):
     else:
         out_meta = MetaTensor()
         try:
-            _im.unchanged_infer_meta(x, out_meta)
+            _im.exp_log_infer_meta(x, out_meta)
         except PhiError as error:
             raise error.in_op("exp", x=x) from None
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1138,7 +1138,7 @@ def exp_into_(x, into):
     else:
         out_meta = MetaTensor()
         try:
-            _im.unchanged_infer_meta(x, out_meta)
+            _im.exp_log_infer_meta(x, out_meta)
         except PhiError as error:
             raise error.in_op("exp", x=x) from None
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1191,7 +1191,7 @@ def log(x):
     else:
         out_meta = MetaTensor()
         try:
-            _im.unchanged_infer_meta(x, out_meta)
+            _im.exp_log_infer_meta(x, out_meta)
         except PhiError as error:
             raise error.in_op("log", x=x) from None
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1241,7 +1241,7 @@ def log_into_(x, into):
     else:
         out_meta = MetaTensor()
         try:
-            _im.unchanged_infer_meta(x, out_meta)
+            _im.exp_log_infer_meta(x, out_meta)
         except PhiError as error:
             raise error.in_op("log", x=x) from None
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -3668,7 +3668,7 @@ def log1p(x):
     else:
         out_meta = MetaTensor()
         try:
-            _im.inexact_unary_infer_meta(x, out_meta)
+            _im.exp_log_infer_meta(x, out_meta)
         except PhiError as error:
             raise error.in_op("log1p", x=x) from None
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -3718,7 +3718,7 @@ def log1p_into_(x, into):
     else:
         out_meta = MetaTensor()
         try:
-            _im.inexact_unary_infer_meta(x, out_meta)
+            _im.exp_log_infer_meta(x, out_meta)
         except PhiError as error:
             raise error.in_op("log1p", x=x) from None
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -3771,7 +3771,7 @@ def expm1(x):
     else:
         out_meta = MetaTensor()
         try:
-            _im.inexact_unary_infer_meta(x, out_meta)
+            _im.exp_log_infer_meta(x, out_meta)
         except PhiError as error:
             raise error.in_op("expm1", x=x) from None
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -3821,7 +3821,7 @@ def expm1_into_(x, into):
     else:
         out_meta = MetaTensor()
         try:
-            _im.inexact_unary_infer_meta(x, out_meta)
+            _im.exp_log_infer_meta(x, out_meta)
         except PhiError as error:
             raise error.in_op("expm1", x=x) from None
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -5545,7 +5545,7 @@ def log2(x):
     else:
         out_meta = MetaTensor()
         try:
-            _im.inexact_unary_infer_meta(x, out_meta)
+            _im.exp_log_infer_meta(x, out_meta)
         except PhiError as error:
             raise error.in_op("log2", x=x) from None
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -5595,7 +5595,7 @@ def log2_into_(x, into):
     else:
         out_meta = MetaTensor()
         try:
-            _im.inexact_unary_infer_meta(x, out_meta)
+            _im.exp_log_infer_meta(x, out_meta)
         except PhiError as error:
             raise error.in_op("log2", x=x) from None
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -5648,7 +5648,7 @@ def log10(x):
     else:
         out_meta = MetaTensor()
         try:
-            _im.inexact_unary_infer_meta(x, out_meta)
+            _im.exp_log_infer_meta(x, out_meta)
         except PhiError as error:
             raise error.in_op("log10", x=x) from None
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -5698,7 +5698,7 @@ def log10_into_(x, into):
     else:
         out_meta = MetaTensor()
         try:
-            _im.inexact_unary_infer_meta(x, out_meta)
+            _im.exp_log_infer_meta(x, out_meta)
         except PhiError as error:
             raise error.in_op("log10", x=x) from None
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind

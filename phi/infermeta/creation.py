@@ -168,16 +168,17 @@ def tril_triu_infer_meta(x, diagonal, out) -> None:
 
 
 def diag_infer_meta(x, offset, padding_value, out) -> None:
-    """1-D x: the square matrix with x on diagonal ``offset``; 2-D x: that diagonal."""
+    """1-D x (or 0-d, one element, as Paddle): the square matrix with x on diagonal
+    ``offset``; 2-D x: that diagonal."""
     dims = tuple(x.dims)
     check_representable("padding_value", padding_value, x.dtype)
-    if len(dims) == 1:
-        size = dims[0] + abs(offset)
+    if len(dims) <= 1:
+        size = (dims[0] if dims else 1) + abs(offset)
         out.dims = (size, size)
     elif len(dims) == 2:
         out.dims = (diagonal_length(dims[0], dims[1], offset),)
     else:
-        raise InvalidArgumentError(f"argument 'x' expected a 1-D or 2-D tensor, got shape {list(dims)}")
+        raise InvalidArgumentError(f"argument 'x' expected a 0-D, 1-D or 2-D tensor, got shape {list(dims)}")
     out.dtype = x.dtype
     check_result_shape("offset", out.dims, out.dtype)
 

@@ -10,7 +10,7 @@ from ..common.data_type import COMPLEX_TYPES, FLOATING_TYPES, INTEGER_TYPES, Dat
 from ..core.errors import InvalidArgumentError
 
 __all__ = [
-    "inexact_unary_infer_meta", "real_floating_unary_infer_meta", "numeric_unary_infer_meta",
+    "inexact_unary_infer_meta", "exp_log_infer_meta", "real_floating_unary_infer_meta", "numeric_unary_infer_meta",
     "real_valued_infer_meta", "angle_infer_meta", "complex_part_infer_meta", "predicate_infer_meta", "bitwise_not_infer_meta",
     "truncating_infer_meta", "trunc_infer_meta", "nan_to_num_infer_meta", "polygamma_infer_meta", "unary_grad_infer_meta",
     "real_valued_grad_infer_meta", "polygamma_grad_infer_meta",
@@ -36,6 +36,15 @@ def inexact_unary_infer_meta(x, out) -> None:
     _expect(x, FLOATING_TYPES | COMPLEX_TYPES, "a floating-point or complex",
             "; cast it first, e.g. x.astype('float32')")
     _same_meta(x, out)
+
+
+def exp_log_infer_meta(x, out) -> None:
+    """out like x, but float32 for an int32 or int64 x (exp, expm1 and the logarithms:
+    Paddle 2.6 computes them for those integers and returns float32). Other dtypes
+    are left to the kernel lookup, whose error names the dtypes the op takes."""
+    _same_meta(x, out)
+    if x.dtype in _WIDE_INTS:
+        out.dtype = DataType.FLOAT32
 
 
 def real_floating_unary_infer_meta(x, out) -> None:

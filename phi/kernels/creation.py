@@ -157,7 +157,8 @@ def diagonal_indices(xp, length, offset):
 @register_kernel("diag", ALL_BACKENDS, ALL_TYPES)
 def diag(ctx, x, offset, padding_value):
     xp = ctx.xp
-    if x.ndim == 1:
+    if x.ndim <= 1:
+        x = x.reshape(-1)  # a 0-d x is one element (Paddle)
         size = x.shape[0] + abs(offset)
         out = xp.full((size, size), padding_value, dtype=x.dtype)
         out[diagonal_indices(xp, x.shape[0], offset)] = x

@@ -40,7 +40,7 @@ def subtract_grad(ctx, x, y, out_grad, *, out_mask=None):
     return x_grad, y_grad
 
 
-@register_kernel("multiply", ALL_BACKENDS, NUMERIC)
+@register_kernel("multiply", ALL_BACKENDS, ALL_TYPES)  # bool too, as Paddle registers it (logical and)
 def multiply(ctx, x, y, *, into=None):  # into: see KernelFactory.writes_into
     return ctx.xp.multiply(x, y, out=into)
 

@@ -7,6 +7,8 @@ engine passes out_grad's own buffer when it owns it exclusively; backward.yaml's
 ``inplace : (out_grad -> x_grad)``) into which the result may be written. It
 returns the result, which is ``into`` when it wrote there.
 """
+import math
+
 import numpy as np
 
 from ..core.errors import InvalidArgumentError, InvalidTypeError
@@ -91,13 +93,14 @@ _REAL_BIAS = frozenset((float, int))  # a bias added in place into a float resul
 
 
 def _integral(value) -> bool:
-    # An int, bool or whole float small enough to be exact in any integer dtype's arithmetic.
-    return type(value) in (int, bool, float) and float(value).is_integer() and abs(value) <= 2 ** 31
+    # An int, bool or finite float whose integer part is exact in any integer dtype's arithmetic.
+    return type(value) in (int, bool, float) and math.isfinite(value) and abs(value) <= 2 ** 31
 
 
 def _in_dtype(value, dtype):
-    # A whole number as a NumPy scalar of the integer dtype, wrapping as a C++ cast would (-1 -> 255 in
-    # uint8): a host scalar, so neither backend copies it to a device or reads it back.
+    # A number as a NumPy scalar of the integer dtype, truncated toward zero and wrapping as a C++ cast
+    # would (0.5 -> 0, -1 -> 255 in uint8): a host scalar, so neither backend copies it to a device or
+    # reads it back.
     return np.array(int(value), dtype=np.int64).astype(dtype)[()]
 
 
@@ -122,8 +125,8 @@ def scale(ctx, x, scale, bias, bias_after_scale, *, into=None):
         return ctx.xp.multiply(x, scale, out=into)
     if x.dtype.kind in "iu" and _integral(scale) and _integral(bias):
         # Integer arithmetic in x's dtype (wrapping, as Paddle's kernel, which casts the
-        # factor to x's type): through float64 an int64 beyond 2**53 would be rounded
-        # (``-x`` of int64's maximum gave its minimum).
+        # factor and the bias to x's type: scale 0.5 is 0): through float64 an int64
+        # beyond 2**53 would be rounded (``-x`` of int64's maximum gave its minimum).
         scale, bias = _in_dtype(scale, x.dtype), _in_dtype(bias, x.dtype)
     if bias_after_scale:
         out = x * scale + bias if bias else x * scale

@@ -22,7 +22,8 @@ from . import math_unary_bessel, math_unary_igamma, math_unary_special, math_una
 from .dtypes import ALL_BACKENDS, ALL_TYPES, FLOATS, INEXACT, INTS, NUMERIC
 from .funcs import conj, copied_into
 
-REAL_AND_WIDE_INTS = FLOATS + (T.INT32, T.INT64)  # trunc and frac, as Paddle registers them
+WIDE_INTS = (T.INT32, T.INT64)
+REAL_AND_WIDE_INTS = FLOATS + WIDE_INTS  # trunc and frac, as Paddle registers them
 BOOL_AND_INTS = (T.BOOL,) + INTS
 
 _LN2 = math.log(2.0)
@@ -133,6 +134,20 @@ def log2(ctx, x, *, into=None):
 @register_kernel("log10", ALL_BACKENDS, INEXACT)
 def log10(ctx, x, *, into=None):
     return ctx.xp.log10(x, out=into)
+
+
+def _float32_of_integers(name, ufunc_name):
+    """Registers kernel ``name`` for int32 and int64 x as the ufunc of x read as float32:
+    Paddle 2.6's exp, expm1 and logarithms return float32 for integer tensors."""
+    def kernel(ctx, x, *, into=None):  # into: a float32 buffer (see KernelFactory.writes_into)
+        return getattr(ctx.xp, ufunc_name)(x.astype(np.float32), out=into)
+
+    kernel.__name__ = kernel.__qualname__ = f"{name}_integer"
+    return register_kernel(name, ALL_BACKENDS, WIDE_INTS)(kernel)
+
+
+for _name in ("exp", "expm1", "log", "log1p", "log2", "log10"):
+    _float32_of_integers(_name, _name)
 
 
 @register_kernel("log1p_grad", ALL_BACKENDS, INEXACT)
