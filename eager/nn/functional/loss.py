@@ -150,7 +150,8 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
 
     ``label_smoothing`` = eps in [0, 1] replaces the target by
     ``(1 - eps) * target + eps / C`` (a hard label becomes its smoothed one-hot
-    vector; ignored samples still count for nothing).
+    vector; ignored samples still count for nothing). With smoothing, a float
+    label shaped like input (a one-hot, say) is taken as soft, as in Paddle.
 
     It runs one fused kernel: a logit of -inf (a masked class) has probability 0
     and adds nothing, to the loss or the gradient. The common case (hard labels,
@@ -200,6 +201,12 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         weight = weight.astype(input.dtype) if weight.dtype != input.dtype else weight
         weight = reshape_exactly(weight, [classes if d == axis else 1 for d in range(input.ndim)])
 
+    if (label_smoothing > 0 and not soft_label and label.dtype in FLOATING_TYPES and label.ndim == input.ndim
+            and label.shape[axis] != 1):
+        # (as Paddle: with smoothing, a float label shaped like input is a distribution, a one-hot
+        # say, smoothed and cast to input's dtype; its docstring example passes a float32 one-hot)
+        soft_label = True
+        label = label.astype(input.dtype) if label.dtype != input.dtype else label
     if soft_label:
         check_same_shape(fn, "input", input, "label", label)
         if label_smoothing > 0:
