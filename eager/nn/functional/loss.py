@@ -1082,7 +1082,8 @@ def ctc_loss(log_probs: Tensor, labels: Tensor, input_lengths: Tensor, label_len
 def label_smooth(label: Tensor, prior_dist=None, epsilon: float = 0.1, name=None) -> Tensor:
     """Label smoothing: ``(1 - epsilon) * label + epsilon * prior_dist`` over the
     last axis (the classes), the prior uniform (1 / classes) when ``prior_dist``
-    is None; a given prior is [1, classes]. Differentiable in label and prior.
+    is None; a given prior is [1, classes] or [classes]. Differentiable in label
+    and prior.
 
     >>> out = eager.nn.functional.label_smooth(eager.to_tensor([[0.0, 1.0]]), epsilon=0.2)
     >>> out.numpy().round(4)
@@ -1099,12 +1100,14 @@ def label_smooth(label: Tensor, prior_dist=None, epsilon: float = 0.1, name=None
     if prior_dist is None:  # no classes: nothing to share epsilon among (and no 1 / 0)
         return _F.scale(kept, 1.0, epsilon / label.shape[-1]) if label.shape[-1] else kept
     check_float(fn, "prior_dist", prior_dist)
-    if prior_dist.shape != [1, label.shape[-1]]:
-        raise ValueError(f"{fn}: argument 'prior_dist' expected shape [1, {label.shape[-1]}] (one weight per "
-                         f"class), got {prior_dist.shape}")
+    if prior_dist.shape not in ([1, label.shape[-1]], [label.shape[-1]]):
+        raise ValueError(f"{fn}: argument 'prior_dist' expected shape [1, {label.shape[-1]}] or "
+                         f"[{label.shape[-1]}] (one weight per class), got {prior_dist.shape}")
     if prior_dist.dtype != label.dtype:
         raise TypeError(f"{fn}: argument 'prior_dist' expected the dtype of label ({label.dtype}), "
                         f"got {prior_dist.dtype}")
+    if prior_dist.ndim > label.ndim:  # a [1, C] prior for a [C] label: the result is shaped like the label
+        prior_dist = _F.reshape(prior_dist, [label.shape[-1]])
     return _F.add(kept, _F.scale(prior_dist, epsilon))
 
 
