@@ -137,6 +137,8 @@ def interp(method, ctx, x, out_size, scale, align_corners, align_mode, data_form
     if tuple(spatial) == tuple(out_size):   # Paddle's kernels copy, whatever the scale (1.3 on 2 pixels is 2)
         return xp.array(x, copy=True, order="C")
     integer = x.dtype.kind in "iu" and method != "nearest"
+    if integer and method == "linear" and k == 2:
+        return _bilinear_integer(xp, x, spatial, out_size, scales, align_corners, align_mode, first)
     work = np.dtype(np.float32) if integer else x.dtype
     out = x.astype(work) if integer else x
     for i in range(k):
@@ -155,6 +157,23 @@ def interp(method, ctx, x, out_size, scale, align_corners, align_mode, data_form
     if integer:
         out = out.astype(x.dtype)   # truncation toward zero (the weights are >= 0 and sum to 1)
     return xp.ascontiguousarray(out)
+
+
+def _bilinear_integer(xp, x, spatial, out_size, scales, align_corners, align_mode, first):
+    """Bilinear resize of an integer image as Paddle's CPU kernel: the four corner terms
+    (pixel * weight_y * weight_x, each in float32) summed in its order, then truncated;
+    a separable sum rounds differently and can truncate to the neighbouring integer."""
+    (iy, wy), (ix, wx) = (axis_taps("linear", spatial[i], out_size[i], scales[i], align_corners, align_mode,
+                                    np.float32) for i in range(2))
+    image = x.astype(np.float32)
+    rows = [xp.take(image, on_device(xp, iy[t]), axis=first) for t in range(2)]
+    corner = [[xp.take(rows[t], on_device(xp, ix[u]), axis=first + 1) for u in range(2)] for t in range(2)]
+    ny, nx = image.ndim, image.ndim
+    wy = [_broadcast_weights(xp, wy[t], ny, first, np.float32) for t in range(2)]
+    wx = [_broadcast_weights(xp, wx[u], nx, first + 1, np.float32) for u in range(2)]
+    out = corner[0][0] * wy[0] * wx[0] + corner[1][0] * wy[1] * wx[0]
+    out = out + corner[0][1] * wy[0] * wx[1] + corner[1][1] * wy[1] * wx[1]
+    return xp.ascontiguousarray(out.astype(x.dtype))
 
 
 def interp_grad(method, ctx, x, out_grad, out_size, scale, align_corners, align_mode, data_format):
