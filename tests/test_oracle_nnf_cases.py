@@ -16,8 +16,8 @@ Fixed (Paddle accepts these; eager refused them):
   integer-tensor axis.
 - adaptive pooling's output_size as a 1-D integer tensor or with 0-d tensor entries.
 - label_smooth with a [C] prior_dist; a [C] label with a [1, C] prior gives [C].
-- uint8 bilinear interpolate: Paddle's four-term float32 sum (one axis at a time
-  truncated 1 off on about one resize in 13).
+- uint8 bilinear/trilinear interpolate: Paddle's corner-term float32 sums in its
+  order (one axis at a time truncated 1 off on about one resize in 13 / in 2).
 
 Kept deliberately (docs/nn.md's differences table), locked here:
 - rnnt_loss applies log_softmax on every device: Paddle's CPU kernel reads
@@ -258,3 +258,33 @@ def test_uint8_bilinear_resize_truncates_paddles_four_term_sum():
         # one axis at a time (the old way) truncated 1 off in about 1 resize in 13 (Paddle 2.6.2 agrees here)
         np.testing.assert_array_equal(out.numpy()[0, 0],
                                       paddle_bilinear_uint8(image, oh, ow, align_corners, align_mode))
+
+
+def test_uint8_trilinear_resize_truncates_paddles_eight_term_sum():
+    rng = np.random.default_rng(1)
+    f32 = np.float32
+    for _ in range(20):
+        size = [int(v) for v in rng.integers(2, 7, 3)]
+        volume = rng.integers(0, 256, [int(v) for v in rng.integers(2, 5, 3)]).astype(np.uint8)
+        out = F.interpolate(eager.to_tensor(volume[None, None]), size=size, mode="trilinear", align_corners=True,
+                            data_format="NCDHW").numpy()[0, 0]
+        # align_corners: source position ratio * k, ratio = (in - 1) / (out - 1) in float32; Paddle's
+        # kernel adds pixel * w_d * w_h * w_w over the corners with the width tap fastest
+        taps = []
+        for n_in, n_out in zip(volume.shape, size):
+            ratio = f32(n_in - 1) / f32(n_out - 1)
+            axis = []
+            for k in range(n_out):
+                low = int(ratio * f32(k))
+                near = ratio * f32(k) - f32(low)
+                axis.append(((low, f32(1) - near), (min(low + 1, n_in - 1), near)))
+            taps.append(axis)
+        expected = np.zeros(size, np.uint8)
+        for i, j, k in np.ndindex(*size):
+            total = f32(0)
+            for (d, wd) in taps[0][i]:
+                for (h, wh) in taps[1][j]:
+                    for (w, ww) in taps[2][k]:
+                        total = total + f32(volume[d, h, w]) * wd * wh * ww
+            expected[i, j, k] = np.uint8(int(total))
+        np.testing.assert_array_equal(out, expected)

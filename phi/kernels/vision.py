@@ -137,8 +137,8 @@ def interp(method, ctx, x, out_size, scale, align_corners, align_mode, data_form
     if tuple(spatial) == tuple(out_size):   # Paddle's kernels copy, whatever the scale (1.3 on 2 pixels is 2)
         return xp.array(x, copy=True, order="C")
     integer = x.dtype.kind in "iu" and method != "nearest"
-    if integer and method == "linear" and k == 2:
-        return _bilinear_integer(xp, x, spatial, out_size, scales, align_corners, align_mode, first)
+    if integer and method == "linear" and k > 1:
+        return _linear_integer(xp, x, k, spatial, out_size, scales, align_corners, align_mode, first)
     work = np.dtype(np.float32) if integer else x.dtype
     out = x.astype(work) if integer else x
     for i in range(k):
@@ -159,20 +159,34 @@ def interp(method, ctx, x, out_size, scale, align_corners, align_mode, data_form
     return xp.ascontiguousarray(out)
 
 
-def _bilinear_integer(xp, x, spatial, out_size, scales, align_corners, align_mode, first):
-    """Bilinear resize of an integer image as Paddle's CPU kernel: the four corner terms
-    (pixel * weight_y * weight_x, each in float32) summed in its order, then truncated;
-    a separable sum rounds differently and can truncate to the neighbouring integer."""
-    (iy, wy), (ix, wx) = (axis_taps("linear", spatial[i], out_size[i], scales[i], align_corners, align_mode,
-                                    np.float32) for i in range(2))
+# The order in which Paddle's CPU kernels add the corner terms (tap per axis): bilinear
+# runs y fastest, trilinear x fastest; float32 sums in another order can round across
+# an integer and truncate 1 off.
+_CORNER_ORDER = {2: ((0, 0), (1, 0), (0, 1), (1, 1)),
+                 3: tuple((a, b, c) for a in range(2) for b in range(2) for c in range(2))}
+
+
+def _linear_integer(xp, x, k, spatial, out_size, scales, align_corners, align_mode, first):
+    """Bi/trilinear resize of an integer image as Paddle's CPU kernels: each corner term
+    pixel * weight per axis in float32, the terms summed in the kernel's order, then
+    truncated (equal to Paddle 2.6.2 on every pixel of random uint8 resizes)."""
+    taps = [axis_taps("linear", spatial[i], out_size[i], scales[i], align_corners, align_mode, np.float32)
+            for i in range(k)]
     image = x.astype(np.float32)
-    rows = [xp.take(image, on_device(xp, iy[t]), axis=first) for t in range(2)]
-    corner = [[xp.take(rows[t], on_device(xp, ix[u]), axis=first + 1) for u in range(2)] for t in range(2)]
-    ny, nx = image.ndim, image.ndim
-    wy = [_broadcast_weights(xp, wy[t], ny, first, np.float32) for t in range(2)]
-    wx = [_broadcast_weights(xp, wx[u], nx, first + 1, np.float32) for u in range(2)]
-    out = corner[0][0] * wy[0] * wx[0] + corner[1][0] * wy[1] * wx[0]
-    out = out + corner[0][1] * wy[0] * wx[1] + corner[1][1] * wy[1] * wx[1]
+    weights = [[_broadcast_weights(xp, taps[i][1][t], image.ndim, first + i, np.float32) for t in range(2)]
+               for i in range(k)]
+    taken = {(): image}
+    out = None
+    for corner in _CORNER_ORDER[k]:
+        for depth in range(1, k + 1):   # each partial corner's takes once
+            key = corner[:depth]
+            if key not in taken:
+                taken[key] = xp.take(taken[key[:-1]], on_device(xp, taps[depth - 1][0][key[-1]]),
+                                     axis=first + depth - 1)
+        term = taken[corner]
+        for i, t in enumerate(corner):
+            term = term * weights[i][t]
+        out = term if out is None else out + term
     return xp.ascontiguousarray(out.astype(x.dtype))
 
 
