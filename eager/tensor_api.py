@@ -464,6 +464,8 @@ def pow(x, y, name=None):  # noqa: A001  (Paddle's name)
     """
     if isinstance(y, Tensor):
         return _F.elementwise_pow(x, y)
+    if isinstance(y, str):  # Paddle's paddle.pow takes a number or a tensor, not the string its op would parse
+        raise TypeError(f"pow: argument 'y' expected a number or a Tensor, got str {y!r}")
     return _F.pow(x, y)
 
 

@@ -593,6 +593,21 @@ class TensorInfo:
         """True for SelectedRows (an embedding's sparse gradient)."""
         return self.impl.kind is TensorKind.SELECTED_ROWS
 
+    def rows(self) -> list:
+        """The row indices of a SelectedRows tensor (an embedding's sparse gradient), as
+        a list of ints with one entry per value block, duplicates kept (Paddle's
+        ``Tensor.rows()``). A read of the indices (from the device on a GPU).
+
+        >>> w = eager.create_parameter([5, 2], "float32")
+        >>> eager.nn.functional.embedding(eager.to_tensor([[3, 1, 3]]), w, sparse=True).sum().backward()
+        >>> w.grad.rows()
+        [3, 1, 3]
+        """
+        if self.impl.kind is not TensorKind.SELECTED_ROWS:
+            raise TypeError(f"rows: expected a SelectedRows tensor (an embedding's sparse gradient), got a "
+                            f"{self.impl.kind.name.lower()} tensor")
+        return [int(r) for r in self.impl.rows.tolist()]
+
     def is_dist(self) -> bool:
         """False: eager has no auto-parallel distributed tensors.
 

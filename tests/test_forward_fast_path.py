@@ -97,8 +97,10 @@ def test_attribute_of_the_wrong_type_still_names_op_and_argument():
     x = eager.to_tensor([1.0, 2.0])
     with pytest.raises(TypeError, match=r"scale: argument 'bias_after_scale' expected a bool"):
         eager.scale(x, 2.0, 1.0, bias_after_scale=1)
-    with pytest.raises(TypeError, match=r"scale"):
-        eager.scale(x, "two")
+    with pytest.raises(ValueError, match=r"scale: argument 'scale' expected a number or a numeric string"):
+        eager.scale(x, "two")  # (a numeric string is a number, as Paddle's Scalar reads it)
+    with pytest.raises(TypeError, match=r"scale: argument 'scale' expected a number"):
+        eager.scale(x, [2.0])
     with pytest.raises(ValueError, match=r"scale: argument 'scale' expected a number a float64 can hold"):
         eager.scale(x, 2 ** 2000)
 

@@ -169,7 +169,7 @@ def test_scalar_to_and_repr():
 
 
 @pytest.mark.parametrize("value, described", [
-    ("1", "str '1'"), (None, "NoneType None"), ([1], "list [1]"),
+    (None, "NoneType None"), ([1], "list [1]"),
     (np.zeros(2), "ndarray of float64[2]"), (FakeTensor(np.zeros((2, 2))), "FakeTensor of shape [2, 2]"),
     (np.array(["a"]), "ndarray of <U1[1]"),  # one element, but not a number
 ])
@@ -179,6 +179,14 @@ def test_to_scalar_errors_name_op_arg_and_what_came(value, described):
     message = str(info.value)
     assert message.startswith("scale: argument 'bias' expected a number")
     assert message.endswith(f"got {described}")
+
+
+def test_to_scalar_parses_numeric_strings_as_paddle_does():
+    # Paddle 2.6.2: full([2], '0.5') fills 0.5, full([2], 'abc') raises ValueError
+    assert to_scalar("0.5") == 0.5 and to_scalar(" 1e3 ") == 1000.0 and np.isinf(to_scalar("inf"))
+    for text in ("abc", "True", "0x10", ""):
+        with pytest.raises(ValueError, match="scale: argument 'bias' expected a number or a numeric string"):
+            to_scalar(text, "scale", "bias")
 
 
 # -- IntArray -------------------------------------------------------------------------

@@ -13,7 +13,8 @@ class Scalar:
 
     Accepts a Python or NumPy number, or a NumPy array or anything with
     ``numpy()`` that holds exactly one number (a 0-d or one-element tensor of a
-    bool, int, float or complex dtype; a one-element string array is refused).
+    bool, int, float or complex dtype; a one-element string array is refused), or
+    a string that Python's ``float`` parses (Paddle's Scalar takes those too).
     """
 
     __slots__ = ("value",)
@@ -37,6 +38,12 @@ def to_scalar(value, op: str = "Scalar", arg: str = "value"):
     array = _as_array(value)
     if array is not None and array.size == 1 and array.dtype.kind in "biufc":
         return array.reshape(()).item()
+    if isinstance(value, str):  # as Paddle's Scalar: full(shape, '0.5') fills 0.5
+        try:
+            return float(value)
+        except ValueError:
+            raise ValueError(f"{op}: argument '{arg}' expected a number or a numeric string, got "
+                             f"{_describe(value)}") from None
     raise TypeError(
         f"{op}: argument '{arg}' expected a number (int, float, bool or a one-element "
         f"tensor), got {_describe(value)}"

@@ -137,6 +137,8 @@ def interp(method, ctx, x, out_size, scale, align_corners, align_mode, data_form
     if tuple(spatial) == tuple(out_size):   # Paddle's kernels copy, whatever the scale (1.3 on 2 pixels is 2)
         return xp.array(x, copy=True, order="C")
     integer = x.dtype.kind in "iu" and method != "nearest"
+    if integer and method == "linear" and k > 1:
+        return _linear_integer(xp, x, k, spatial, out_size, scales, align_corners, align_mode, first)
     work = np.dtype(np.float32) if integer else x.dtype
     out = x.astype(work) if integer else x
     for i in range(k):
@@ -155,6 +157,37 @@ def interp(method, ctx, x, out_size, scale, align_corners, align_mode, data_form
     if integer:
         out = out.astype(x.dtype)   # truncation toward zero (the weights are >= 0 and sum to 1)
     return xp.ascontiguousarray(out)
+
+
+# The order in which Paddle's CPU kernels add the corner terms (tap per axis): bilinear
+# runs y fastest, trilinear x fastest; float32 sums in another order can round across
+# an integer and truncate 1 off.
+_CORNER_ORDER = {2: ((0, 0), (1, 0), (0, 1), (1, 1)),
+                 3: tuple((a, b, c) for a in range(2) for b in range(2) for c in range(2))}
+
+
+def _linear_integer(xp, x, k, spatial, out_size, scales, align_corners, align_mode, first):
+    """Bi/trilinear resize of an integer image as Paddle's CPU kernels: each corner term
+    pixel * weight per axis in float32, the terms summed in the kernel's order, then
+    truncated (equal to Paddle 2.6.2 on every pixel of random uint8 resizes)."""
+    taps = [axis_taps("linear", spatial[i], out_size[i], scales[i], align_corners, align_mode, np.float32)
+            for i in range(k)]
+    image = x.astype(np.float32)
+    weights = [[_broadcast_weights(xp, taps[i][1][t], image.ndim, first + i, np.float32) for t in range(2)]
+               for i in range(k)]
+    taken = {(): image}
+    out = None
+    for corner in _CORNER_ORDER[k]:
+        for depth in range(1, k + 1):   # each partial corner's takes once
+            key = corner[:depth]
+            if key not in taken:
+                taken[key] = xp.take(taken[key[:-1]], on_device(xp, taps[depth - 1][0][key[-1]]),
+                                     axis=first + depth - 1)
+        term = taken[corner]
+        for i, t in enumerate(corner):
+            term = term * weights[i][t]
+        out = term if out is None else out + term
+    return xp.ascontiguousarray(out.astype(x.dtype))
 
 
 def interp_grad(method, ctx, x, out_grad, out_size, scale, align_corners, align_mode, data_format):

@@ -10,7 +10,7 @@ import numpy as np
 from phi.backends.gpu_context import VALUE_CHECKS
 from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES, DataType
 
-from ...arguments import describe
+from ...arguments import describe, to_int
 from ...autograd.op_modes import MODES
 from ...generated import forward_api as _F
 from ...tensor import Tensor
@@ -78,7 +78,9 @@ def check_reduction(fn: str, reduction) -> str:
 
 def check_axis(fn: str, x: Tensor, axis) -> int:
     if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
-        raise TypeError(f"{fn}: argument 'axis' expected an int, got {axis!r}")
+        if not isinstance(axis, Tensor):
+            raise TypeError(f"{fn}: argument 'axis' expected an int, got {axis!r}")
+        axis = to_int(axis, fn, "axis")  # as Paddle's: a one-element integer tensor, read here
     ndim = max(x.ndim, 1)
     if not -ndim <= axis < ndim:
         raise ValueError(

@@ -150,7 +150,8 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
 
     ``label_smoothing`` = eps in [0, 1] replaces the target by
     ``(1 - eps) * target + eps / C`` (a hard label becomes its smoothed one-hot
-    vector; ignored samples still count for nothing).
+    vector; ignored samples still count for nothing). With smoothing, a float
+    label shaped like input (a one-hot, say) is taken as soft, as in Paddle.
 
     It runs one fused kernel: a logit of -inf (a masked class) has probability 0
     and adds nothing, to the loss or the gradient. The common case (hard labels,
@@ -200,6 +201,12 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         weight = weight.astype(input.dtype) if weight.dtype != input.dtype else weight
         weight = reshape_exactly(weight, [classes if d == axis else 1 for d in range(input.ndim)])
 
+    if (label_smoothing > 0 and not soft_label and label.dtype in FLOATING_TYPES and label.ndim == input.ndim
+            and label.shape[axis] != 1):
+        # (as Paddle: with smoothing, a float label shaped like input is a distribution, a one-hot
+        # say, smoothed and cast to input's dtype; its docstring example passes a float32 one-hot)
+        soft_label = True
+        label = label.astype(input.dtype) if label.dtype != input.dtype else label
     if soft_label:
         check_same_shape(fn, "input", input, "label", label)
         if label_smoothing > 0:
@@ -1075,7 +1082,8 @@ def ctc_loss(log_probs: Tensor, labels: Tensor, input_lengths: Tensor, label_len
 def label_smooth(label: Tensor, prior_dist=None, epsilon: float = 0.1, name=None) -> Tensor:
     """Label smoothing: ``(1 - epsilon) * label + epsilon * prior_dist`` over the
     last axis (the classes), the prior uniform (1 / classes) when ``prior_dist``
-    is None; a given prior is [1, classes]. Differentiable in label and prior.
+    is None; a given prior is [1, classes] or [classes]. Differentiable in label
+    and prior.
 
     >>> out = eager.nn.functional.label_smooth(eager.to_tensor([[0.0, 1.0]]), epsilon=0.2)
     >>> out.numpy().round(4)
@@ -1092,12 +1100,14 @@ def label_smooth(label: Tensor, prior_dist=None, epsilon: float = 0.1, name=None
     if prior_dist is None:  # no classes: nothing to share epsilon among (and no 1 / 0)
         return _F.scale(kept, 1.0, epsilon / label.shape[-1]) if label.shape[-1] else kept
     check_float(fn, "prior_dist", prior_dist)
-    if prior_dist.shape != [1, label.shape[-1]]:
-        raise ValueError(f"{fn}: argument 'prior_dist' expected shape [1, {label.shape[-1]}] (one weight per "
-                         f"class), got {prior_dist.shape}")
+    if prior_dist.shape not in ([1, label.shape[-1]], [label.shape[-1]]):
+        raise ValueError(f"{fn}: argument 'prior_dist' expected shape [1, {label.shape[-1]}] or "
+                         f"[{label.shape[-1]}] (one weight per class), got {prior_dist.shape}")
     if prior_dist.dtype != label.dtype:
         raise TypeError(f"{fn}: argument 'prior_dist' expected the dtype of label ({label.dtype}), "
                         f"got {prior_dist.dtype}")
+    if prior_dist.ndim > label.ndim:  # a [1, C] prior for a [C] label: the result is shaped like the label
+        prior_dist = _F.reshape(prior_dist, [label.shape[-1]])
     return _F.add(kept, _F.scale(prior_dist, epsilon))
 
 

@@ -33,7 +33,7 @@ import numpy as np
 from phi.common.data_type import DataType
 from phi.common.shape_rules import padded_window_counts, pool_window_problem, window_geometry
 
-from ...arguments import to_bool
+from ...arguments import to_bool, to_int, to_int_array
 from ...creation import to_tensor
 from ...generated import forward_api as _F
 from ...tensor import Tensor
@@ -319,8 +319,11 @@ def avg_pool3d(x: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool =
 def _output_size(fn: str, x, k: int, output_size, channel_last: bool) -> tuple:
     """An int or k entries (None keeps that input size), as k positive ints."""
     spatial = x.shape[1:-1] if channel_last else x.shape[2:]
+    if isinstance(output_size, Tensor):  # as Paddle's: a 1-D integer tensor of the sizes, read here
+        output_size = to_int_array(output_size, fn, "output_size")
     if isinstance(output_size, (list, tuple)) and len(output_size) == k:
-        output_size = tuple(n if o is None else o for o, n in zip(output_size, spatial))
+        output_size = tuple(n if o is None else to_int(o, fn, "output_size") if isinstance(o, Tensor) else o
+                            for o, n in zip(output_size, spatial))
     return int_tuple(fn, "output_size", output_size, k)
 
 
