@@ -19,7 +19,10 @@ before its fix:
   casts x to dtype first;
 - put_along_axis(reduce='assign') gave every value written to a repeated place
   that place's gradient; only the one written last (the one the result holds) gets
-  it in Paddle, the overwritten ones get 0.
+  it in Paddle, the overwritten ones get 0;
+- x[index] = value with a NumPy array (or list) value of another dtype was refused
+  ("expected dtype ... (that of x)"), though a Tensor value of another dtype is
+  cast; Paddle casts both.
 
 Seen and kept (docs/autograd.md differences table): Paddle's trace with axis1 >
 axis2 ignores their order (its own diagonal does not); Paddle's diff with n > 1
@@ -161,3 +164,19 @@ def test_put_along_axis_assign_gradient_goes_to_the_last_write_only():
     # values from Paddle 2.6.2: v[0, 0] and v[1, :2] were overwritten
     np.testing.assert_array_equal(v.grad.numpy(), [[0.0, 1.0, 2.0], [0.0, 0.0, 6.0]])
     np.testing.assert_array_equal(x.grad.numpy(), [[0.0, 0.0, 3.0], [4.0, 5.0, 0.0]])
+
+
+# -- setitem with a NumPy array of another dtype -----------------------------------------
+
+@pytest.mark.parametrize("xdtype, value, want", [
+    ("float32", np.array([1.7]), [0.0, 1.7, 1.7]),
+    ("float32", np.array([2], dtype=np.int64), [0.0, 2.0, 2.0]),
+    ("int64", np.array([1.7]), [0, 1, 1]),
+    ("bool", np.array([2], dtype=np.int64), [False, True, True]),
+    ("int32", [[3.9]], [0, 3, 3]),
+])
+def test_setitem_casts_an_array_value_to_x_dtype(xdtype, value, want):
+    x = eager.zeros([3], dtype=xdtype)
+    x[1:] = value  # Paddle 2.6.2 casts, as it does a Tensor value; eager refused the dtype
+    assert x.dtype == getattr(eager, xdtype)
+    np.testing.assert_allclose(x.numpy().astype(np.float64), np.asarray(want, dtype=np.float64), rtol=1e-6)
