@@ -405,8 +405,8 @@ class TensorMethods:
         """``x[index] = value`` in place (value broadcasts); differentiable for x's other
         elements and for value. Not allowed on a leaf that requires grad while recording."""
         if not isinstance(value, Tensor):
-            value = _operand(self, value, "setitem_")
-        elif value.dtype != self.dtype:
+            value = _operand(self, value, "setitem_")  # an array keeps its dtype here
+        if value.dtype != self.dtype:  # a Tensor, list or NumPy array of another dtype: cast, as Paddle
             value = value.astype(self.dtype)
         try:
             _F.setitem_(self, value, index)

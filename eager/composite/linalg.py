@@ -518,10 +518,6 @@ def _tensordot_axes(axes, x, y):
     y_axes = [_check.axis("tensordot", "axes", a, len(y.shape)) for a in y_axes]
     if len(set(x_axes)) != len(x_axes) or len(set(y_axes)) != len(y_axes):
         raise ValueError(f"tensordot: argument 'axes' names an axis twice: {x_axes}, {y_axes}")
-    for a, b in zip(x_axes, y_axes):
-        if x.shape[a] != y.shape[b]:
-            raise ValueError(f"tensordot: axis {a} of x (size {x.shape[a]}) and axis {b} of y "
-                             f"(size {y.shape[b]}) are contracted but differ in size")
     return x_axes, y_axes
 
 
@@ -540,6 +536,18 @@ def tensordot(x, y, axes=2, name=None):
     if x.dtype != y.dtype:
         raise TypeError(f"tensordot: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
     x_axes, y_axes = _tensordot_axes(axes, x, y)
+    # Paddle's rule: a contracted axis of size 1 on one side broadcasts against the other
+    # side's, which is summed over first (keeping the axis); other sizes must agree.
+    for a, b in zip(x_axes, y_axes):
+        if x.shape[a] == y.shape[b]:
+            continue
+        if x.shape[a] == 1:
+            y = _F.sum(y, [b], None, True)
+        elif y.shape[b] == 1:
+            x = _F.sum(x, [a], None, True)
+        else:
+            raise ValueError(f"tensordot: axis {a} of x (size {x.shape[a]}) and axis {b} of y "
+                             f"(size {y.shape[b]}) are contracted but differ in size (and neither is 1)")
     x_free = [a for a in range(len(x.shape)) if a not in x_axes]
     y_free = [a for a in range(len(y.shape)) if a not in y_axes]
     contracted = math.prod(x.shape[a] for a in x_axes)

@@ -189,7 +189,7 @@ def _divisor(x, axis, unbiased) -> int:
     count = 1
     for a in _axes_of(x.shape, axis):
         count *= x.shape[a]
-    return count - (1 if unbiased else 0)
+    return count - 1 if unbiased and count > 1 else count  # as the var kernel: N = 1 divides by 1
 
 
 def _deviation(x, axis):

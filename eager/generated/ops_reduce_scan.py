@@ -686,7 +686,7 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
 
 
 def std(x, axis=None, unbiased=True, keepdim=False, name=None):
-    """Standard deviation over axis, divided by N - 1 when unbiased (Paddle's default); its gradient is NaN where it is 0, as Paddle's.
+    """Standard deviation over axis, divided by N - 1 when unbiased (Paddle's default) and N > 1; its gradient is NaN where it is 0, as Paddle's.
 
     Differentiable to any order.
     """
@@ -722,7 +722,7 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
 
 
 def var(x, axis=None, unbiased=True, keepdim=False, name=None):
-    """Variance over axis, divided by N - 1 when unbiased (Paddle's default); NaN for N - 1 = 0.
+    """Variance over axis, divided by N - 1 when unbiased (Paddle's default) and N > 1 (one element gives 0, as in Paddle); NaN for an empty axis.
 
     Differentiable to any order.
     """

@@ -510,7 +510,7 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
 
 
 def bincount(x, weights=None, minlength=0, name=None):
-    """How often each value 0..max(x) occurs in the non-negative 1-D integer x (or the sum of its weights), at least minlength bins; int64, or the weights' floating dtype.
+    """How often each value 0..max(x) occurs in the non-negative 1-D integer x (or the sum of its weights), at least minlength bins; int64, or the weights' floating dtype (float64 for integer weights, summed exactly in int64 first, as Paddle's kernel gives).
 
     Not differentiable.
     """

@@ -9531,7 +9531,7 @@ _std_seen = KERNELS.signature_cache("std", "std")
 
 
 def std(x, axis, unbiased, keepdim):
-    """Standard deviation over axis, divided by N - 1 when unbiased (Paddle's default); its gradient is NaN where it is 0, as Paddle's."""
+    """Standard deviation over axis, divided by N - 1 when unbiased (Paddle's default) and N > 1; its gradient is NaN where it is 0, as Paddle's."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, axis, unbiased, type(unbiased), keepdim, type(keepdim))
         seen = _std_seen.get(signature)
@@ -9573,7 +9573,7 @@ _var_seen = KERNELS.signature_cache("var", "var")
 
 
 def var(x, axis, unbiased, keepdim):
-    """Variance over axis, divided by N - 1 when unbiased (Paddle's default); NaN for N - 1 = 0."""
+    """Variance over axis, divided by N - 1 when unbiased (Paddle's default) and N > 1 (one element gives 0, as in Paddle); NaN for an empty axis."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, axis, unbiased, type(unbiased), keepdim, type(keepdim))
         seen = _var_seen.get(signature)
@@ -10542,7 +10542,7 @@ _bincount_seen = KERNELS.signature_cache("bincount", "bincount")
 
 
 def bincount(x, weights, minlength):
-    """How often each value 0..max(x) occurs in the non-negative 1-D integer x (or the sum of its weights), at least minlength bins; int64, or the weights' floating dtype."""
+    """How often each value 0..max(x) occurs in the non-negative 1-D integer x (or the sum of its weights), at least minlength bins; int64, or the weights' floating dtype (float64 for integer weights, summed exactly in int64 first, as Paddle's kernel gives)."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, (None if weights is None else (type(weights.array), weights.array.dtype, weights.array.shape)), minlength, type(minlength))
         seen = _bincount_seen.get(signature)

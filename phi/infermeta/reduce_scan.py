@@ -79,8 +79,10 @@ def float_reduce_infer_meta(x, axis, keepdim, out) -> None:
 
 
 def prod_infer_meta(x, axis, keepdim, dtype, out) -> None:
-    """prod keeps x's dtype (Paddle: integers do not widen); dtype casts x first."""
-    _expect_numeric(x)
+    """prod keeps x's dtype (Paddle: integers do not widen); dtype casts x first (so a
+    bool x is taken with a numeric dtype, as Paddle casts before its kernel)."""
+    if dtype is None:
+        _expect_numeric(x)
     reduce_axes_infer_meta(x, axis, keepdim, out)
     if dtype is not None:
         out.dtype = _cast_target(x, dtype)
@@ -156,7 +158,8 @@ def cumprod_infer_meta(x, dim, dtype, out) -> None:
 
 
 def _scan(axis_name, x, axis, dtype, out) -> None:
-    _expect_numeric(x)
+    if dtype is None:  # a dtype casts x first: a bool x is fine then, as in Paddle
+        _expect_numeric(x)
     dims = tuple(x.dims)
     if axis is None:
         count = 1

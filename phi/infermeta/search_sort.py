@@ -204,7 +204,9 @@ def bincount_infer_meta(x, weights, minlength, out) -> None:
                 f"argument 'weights' expected the shape of x {list(x.dims)}, got {list(weights.dims)}")
         if weights.dtype.is_floating_point:
             dtype = weights.dtype
-        elif weights.dtype not in INTEGER_TYPES:
+        elif weights.dtype in INTEGER_TYPES:
+            dtype = DataType.FLOAT64  # Paddle's kernel sums integer weights into doubles
+        else:
             raise InvalidArgumentError(
                 f"argument 'weights' expected an integer or floating-point tensor, got {weights.dtype}")
     out.dims = None

@@ -22,20 +22,34 @@ def squeeze_infer_meta(x, axis, out) -> None:
     out.layout = x.layout
 
 
+def unsqueeze_positions(ndim: int, axis) -> tuple:
+    """Where unsqueeze's new size-1 axes land in the result, ascending.
+
+    Paddle inserts them one at a time in the order given, each axis read against the
+    shape built so far (a negative one counts from its end: -1 appends), so [2, 0] on
+    a 2-d x gives positions (0, 3), not NumPy's (0, 2), and a repeated axis inserts
+    twice."""
+    marks = [False] * ndim
+    for a in axis:
+        rank = len(marks)
+        if not -(rank + 1) <= a <= rank:
+            raise InvalidArgumentError(
+                f"argument 'axis' expected positions in [{-(rank + 1)}, {rank}] for the {rank}-d shape "
+                f"built so far (axes are inserted in order), got {a} in {list(axis)}")
+        marks.insert(a + rank + 1 if a < 0 else a, True)
+    return tuple(i for i, mark in enumerate(marks) if mark)
+
+
 def unsqueeze_infer_meta(x, axis, out) -> None:
-    """Inserts size-1 axes at the given positions of the result."""
+    """Inserts size-1 axes at the given positions, one after another (Paddle's order)."""
     dims = list(x.dims)
     if not axis:
         raise InvalidArgumentError("argument 'axis' expected at least one axis to insert, got []")
-    result_ndim = len(dims) + len(axis)
-    if result_ndim > MAX_DIMS:  # before sorting: a list of 100,000 axes must fail fast
+    if len(dims) + len(axis) > MAX_DIMS:  # a list of 100,000 axes must fail fast
         raise InvalidArgumentError(
             f"argument 'axis' inserts {len(axis)} axes into {len(dims)}; the result may have at "
             f"most {MAX_DIMS} dimensions")
-    positions = sorted(normalize_axis("axis", a, result_ndim) for a in axis)
-    if len(set(positions)) != len(positions):
-        raise InvalidArgumentError(f"argument 'axis' lists a position more than once: {list(axis)}")
-    for p in positions:
+    for p in unsqueeze_positions(len(dims), axis):
         dims.insert(p, 1)
     out.dims = tuple(dims)
     out.dtype = x.dtype

@@ -274,8 +274,9 @@ def put_along_axis_grad(ctx, arr, indices, values, out, out_grad, axis, reduce, 
     written there, 'mean' divides it by (count + 1), and 'amin'/'amax' give it, divided
     among the ties, where arr's element is the extremum (0 where a value beat it).
 
-    values: each gets its place's gradient ('assign': every value, also for repeated
-    indices; 'add'); divided by the place's count (+1 with include_self) for 'mean';
+    values: each gets its place's gradient ('add'; 'assign': only the value that was
+    written last there, the one the result holds: the others it overwrote get 0, as in
+    Paddle); divided by the place's count (+1 with include_self) for 'mean';
     times out / value for 'mul'; for 'amin'/'amax' the values equal to the extremum share
     it equally (with arr's element when include_self and it ties), the others get 0."""
     xp = ctx.xp
@@ -309,7 +310,12 @@ def put_along_axis_grad(ctx, arr, indices, values, out, out_grad, axis, reduce, 
             arr_grad = out_grad * factor
     if want(out_mask, 1):
         picked = out_grad[where]
-        if reduce in ("mul", "multiply"):
+        if reduce == "assign" and idx.size:
+            _, last = _last_occurrences(xp, _flat_places(xp, arr.shape, where, idx.shape))
+            won = xp.zeros(idx.size, dtype=bool)
+            won[last] = True
+            picked = xp.where(won.reshape(idx.shape), picked, xp.zeros((), dtype=dtype))
+        elif reduce in ("mul", "multiply"):
             picked = picked * out[where] / spread
         elif reduce == "mean":
             picked = picked / (count + int(include_self))[where]

@@ -1,6 +1,7 @@
 """Shape manipulation and dtype conversion kernels and their gradients."""
 from ..common.shape_rules import inverse_permutation
 from ..core.kernel_registry import register_kernel
+from ..infermeta.shape import unsqueeze_positions
 from .dtypes import ALL_BACKENDS, ALL_TYPES, ALL_TYPES_AND_BFLOAT16, NUMERIC
 from .funcs import reduce_to_shape
 
@@ -44,7 +45,7 @@ def squeeze(ctx, x, axis):
 
 @register_kernel("unsqueeze", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def unsqueeze(ctx, x, axis):
-    return ctx.xp.expand_dims(x, tuple(axis))
+    return ctx.xp.expand_dims(x, unsqueeze_positions(x.ndim, axis))
 
 
 @register_kernel("flatten", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)

@@ -6,6 +6,7 @@ the axes). A scan's ``axis`` of None runs over the flattened input.
 """
 import numpy as np
 
+from ..common.data_type import DataType
 from ..common.shape_rules import reduced_axes
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, ALL_TYPES_AND_BFLOAT16, COMPLEX, FLOATS, REAL
@@ -89,7 +90,7 @@ def extreme_split_grad(ctx, x, out, out_grad, axis, keepdim):
 
 # -- prod ---------------------------------------------------------------------------
 
-@register_kernel("prod", ALL_BACKENDS, REAL + COMPLEX)
+@register_kernel("prod", ALL_BACKENDS, (DataType.BOOL,) + REAL + COMPLEX)  # bool with a dtype: cast first
 def prod(ctx, x, axis, keepdim, dtype):
     out_dtype = x.dtype if dtype is None else dtype.numpy_dtype
     # dtype given explicitly: NumPy would widen int32 products to int64, Paddle does not.
@@ -159,7 +160,9 @@ def logsumexp_grad(ctx, x, out, out_grad, axis, keepdim):
 
 
 def _divisor(x, axes, unbiased):
-    return _count(x.shape, axes) - (1 if unbiased else 0)
+    # Paddle divides by N - 1 only where N > 1: one element has variance 0, not 0/0.
+    count = _count(x.shape, axes)
+    return count - 1 if unbiased and count > 1 else count
 
 
 def _deviation(xp, x, axes):
@@ -416,7 +419,7 @@ def _scan_into(scan, x, axis, dtype, into):
 
 
 
-@register_kernel("cumsum", ALL_BACKENDS, REAL + COMPLEX)
+@register_kernel("cumsum", ALL_BACKENDS, (DataType.BOOL,) + REAL + COMPLEX)  # bool with a dtype: cast first
 def cumsum(ctx, x, axis, dtype, *, into=None):  # into: see _scan_into
     return _scan_into(ctx.xp.cumsum, x, axis, dtype, into)
 
@@ -432,7 +435,7 @@ def cumsum_grad(ctx, x, out_grad, axis, dtype):
     return summed.reshape(x.shape).astype(x.dtype, copy=False)
 
 
-@register_kernel("cumprod", ALL_BACKENDS, REAL + COMPLEX)
+@register_kernel("cumprod", ALL_BACKENDS, (DataType.BOOL,) + REAL + COMPLEX)  # bool with a dtype: cast first
 def cumprod(ctx, x, dim, dtype, *, into=None):  # into: see _scan_into
     return _scan_into(ctx.xp.cumprod, x, dim, dtype, into)
 

@@ -313,11 +313,12 @@ def bincount(ctx, x, weights, minlength):
         return xp.bincount(x, weights=weights, minlength=minlength).astype(weights.dtype)
     # Integer weights add up exactly as int64 (bincount would sum them in float64):
     # each bin's total is a difference of the running sum of the weights sorted by bin.
+    # The result is float64, as Paddle's kernel gives for integer weights.
     counts = xp.bincount(x, minlength=minlength)
     ends = xp.cumsum(counts)
     running = xp.concatenate([xp.zeros(1, dtype=_INDEX),
                               xp.cumsum(weights.astype(_INDEX)[xp.argsort(x, kind="stable")])])
-    return running[ends] - running[ends - counts]
+    return (running[ends] - running[ends - counts]).astype(np.float64)
 
 
 def _bincount_on_device(xp, x, weights, minlength):
@@ -326,7 +327,8 @@ def _bincount_on_device(xp, x, weights, minlength):
     comes with them). CuPy's own bincount would read the maximum, and the check
     the minimum, each on its own. Bins are filled by scatter-adds: counts and
     integer weights exactly in int64, floating weights in float64 (as NumPy's
-    bincount sums them), then cast to the weights' dtype."""
+    bincount sums them), then cast to the weights' floating dtype (float64 for
+    integer weights, as Paddle)."""
     low, high = (int(v) for v in xp.stack([x.min(), x.max()]).tolist()) if x.size else (0, -1)
     if low < 0:
         raise InvalidArgumentError(f"argument 'x' expected non-negative values, got {low}")
@@ -338,7 +340,7 @@ def _bincount_on_device(xp, x, weights, minlength):
     wide = np.float64 if weights.dtype.kind == "f" else _INDEX
     out = xp.zeros(length, dtype=wide)
     scatter_add(xp, out, x, weights.astype(wide, copy=False))
-    return out.astype(weights.dtype if weights.dtype.kind == "f" else _INDEX, copy=False)
+    return out.astype(weights.dtype if weights.dtype.kind == "f" else np.float64, copy=False)
 
 
 # -- searchsorted / histogram ------------------------------------------------------------
