@@ -14,6 +14,7 @@ Jacobian/Hessian/vjp/jvp, and first and second derivatives of ~100 ops on float6
 Found and fixed (each test below fails on the old code):
 - PyLayer backward returning None for an input with stop_gradient=False raised;
   Paddle sends that input no gradient.
+- incubate.autograd.Jacobian/Hessian .shape was a list; Paddle's is a tuple.
 
 Left as they are (see docs/autograd.md): paddle.grad without retain_graph does not
 free the graph in Paddle 2.6.2 (its docs say it does; eager frees it, as
@@ -64,3 +65,16 @@ def test_pylayer_none_gradient_other_paths_still_count():
     h = x * 3
     (Twice.apply(h).sum() + (h * h).sum()).backward()
     np.testing.assert_allclose(x.grad.numpy(), 2 * 9 * np.array([1.0, 2.0]))  # Paddle 2.6.2: [18, 36]
+
+
+def test_incubate_jacobian_and_hessian_shape_is_a_tuple():
+    x = eager.to_tensor([1.0, 2.0, 3.0], dtype="float64", stop_gradient=False)
+    J = eager.incubate.autograd.Jacobian(lambda t: t * t * t, x)
+    H = eager.incubate.autograd.Hessian(lambda t: (t * t * t).sum(), x)
+    Jb = eager.incubate.autograd.Jacobian(lambda t: t * t, eager.ones([2, 3], "float64"), is_batched=True)
+    # Paddle 2.6.2: (3, 3), (3, 3), (2, 3, 3), all tuples
+    assert J.shape == (3, 3) and type(J.shape) is tuple
+    assert H.shape == (3, 3) and type(H.shape) is tuple
+    assert Jb.shape == (2, 3, 3) and type(Jb.shape) is tuple
+    np.testing.assert_allclose(J[:].numpy(), np.diag(3 * np.array([1.0, 2.0, 3.0]) ** 2))
+    np.testing.assert_allclose(H[:].numpy(), np.diag(6 * np.array([1.0, 2.0, 3.0])))
