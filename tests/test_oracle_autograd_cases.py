@@ -15,6 +15,10 @@ Found and fixed (each test below fails on the old code):
 - PyLayer backward returning None for an input with stop_gradient=False raised;
   Paddle sends that input no gradient.
 - incubate.autograd.Jacobian/Hessian .shape was a list; Paddle's is a tuple.
+- backward(grad_tensor)/grad(grad_outputs) refused a seed of another float dtype
+  (a float32 seed for a float64 loss); Paddle takes it (eager casts it).
+- grad(..., allow_unused=True) raised for an output with stop_gradient=True;
+  Paddle returns None for the inputs.
 
 Left as they are (see docs/autograd.md): paddle.grad without retain_graph does not
 free the graph in Paddle 2.6.2 (its docs say it does; eager frees it, as
@@ -78,3 +82,36 @@ def test_incubate_jacobian_and_hessian_shape_is_a_tuple():
     assert Jb.shape == (2, 3, 3) and type(Jb.shape) is tuple
     np.testing.assert_allclose(J[:].numpy(), np.diag(3 * np.array([1.0, 2.0, 3.0]) ** 2))
     np.testing.assert_allclose(H[:].numpy(), np.diag(6 * np.array([1.0, 2.0, 3.0])))
+
+
+def test_seed_of_another_float_dtype_is_cast_to_the_tensor_dtype():
+    # Paddle 2.6.2 accepts a float32 seed for a float64 tensor (its gradient then
+    # comes out float32); here it is cast, so .grad keeps x's dtype.
+    x = eager.to_tensor([1.0, 2.0, 3.0], dtype="float64", stop_gradient=False)
+    (x * x).backward(eager.to_tensor([1.0, 0.5, 2.0], dtype="float32"))
+    assert x.grad.dtype == eager.float64
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.array([1.0, 2.0, 3.0]) * [1.0, 0.5, 2.0])
+    x = eager.to_tensor([1.0, 2.0, 3.0], dtype="float32", stop_gradient=False)
+    (dx,) = eager.grad(x * 2, x, grad_outputs=eager.to_tensor([1.0, 2.0, 3.0], dtype="float64"))
+    assert dx.dtype == eager.float32
+    np.testing.assert_allclose(dx.numpy(), [2.0, 4.0, 6.0])
+
+
+def test_seed_of_another_shape_or_an_int_dtype_is_still_refused():
+    x = eager.to_tensor([1.0, 2.0, 3.0], dtype="float64", stop_gradient=False)
+    with pytest.raises(ValueError, match=r"grad: grad_tensor for the first tensor must match it"):
+        eager.grad((x * 2).sum(), x, grad_outputs=eager.to_tensor([1.0, 2.0], dtype="float32"))
+    with pytest.raises(ValueError, match=r"backward: grad_tensor for the first tensor must match it"):
+        (x * 2).backward(eager.to_tensor([1, 2, 3]))
+    assert x.grad is None
+
+
+def test_grad_allow_unused_takes_outputs_that_stop_gradients():
+    x = eager.to_tensor([1.0, 2.0, 3.0], dtype="float64", stop_gradient=False)
+    c = eager.to_tensor([1.0, 2.0, 3.0], dtype="float64")
+    # Paddle 2.6.2: [None]
+    assert eager.grad(c * 2, x, allow_unused=True) == [None]
+    (dx,) = eager.grad([c * 2, (x * x).sum()], x, allow_unused=True)
+    np.testing.assert_allclose(dx.numpy(), [2.0, 4.0, 6.0])
+    with pytest.raises(eager.errors.AutogradError, match=r"first tensor has stop_gradient=True"):
+        eager.grad(c * 2, x)

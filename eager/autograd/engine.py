@@ -85,6 +85,11 @@ def _seed(tensor, grad_tensor, position: int, what: str):
             f"{what}: grad_tensor for the {_ordinal(position)} tensor expected a Tensor or "
             f"None, got {type(grad_tensor).__name__}"
         )
+    if (grad_tensor.dtype != tensor.dtype and grad_tensor.dtype.is_floating_point
+            and tensor.dtype.is_floating_point and tuple(grad_tensor.shape) == tuple(tensor.shape)):
+        # Paddle 2.6.2 takes a seed of another float dtype (a float32 ones_like for a
+        # float64 loss); the gradients keep the tensor's dtype here.
+        grad_tensor = grad_tensor.astype(tensor.dtype)
     if tuple(grad_tensor.shape) != tuple(tensor.shape) or grad_tensor.dtype != tensor.dtype:
         raise ValueError(
             f"{what}: grad_tensor for the {_ordinal(position)} tensor must match it: expected "
@@ -147,6 +152,8 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
     holders: dict = {}
     roots = []
     for i, (tensor, grad_tensor) in enumerate(zip(tensors, grad_tensors)):
+        if allow_unused and inputs is not None and (tensor._meta is None or tensor._meta.stop_gradient):
+            continue  # as in Paddle: an output no gradient flows from adds nothing
         node, slot = _root_edge(tensor, i, what)
         seed = _seed(tensor, grad_tensor, i, what)
         slots = holders.get(node)
@@ -155,6 +162,8 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
         slots[slot] = seed if slots[slot] is None else add_grads(slots[slot], seed, create_graph)
         if node not in roots:
             roots.append(node)
+    if not roots:
+        return [None] * len(inputs)
     del seed, slots  # a gradient held here would look shared to the leaf commit
 
     captures = None
