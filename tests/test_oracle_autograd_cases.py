@@ -25,7 +25,13 @@ free the graph in Paddle 2.6.2 (its docs say it does; eager frees it, as
 backward() does in both); topk's int64 indices have stop_gradient=False in
 Paddle; a leaf's .grad made by a PyLayer has stop_gradient=True in Paddle
 (False otherwise); PyLayer gradients of the wrong shape and grad_outputs of the
-wrong shape are accepted by Paddle with garbage results (eager raises).
+wrong shape are accepted by Paddle with garbage results (eager raises); a leaf's
+hook is not run by Paddle's grad() (eager runs it, as PyTorch does); retain_grads()
+then register_hook keeps the pre-hook gradient in Paddle (eager: post-hook, as
+PyTorch); jacobian of xs with stop_gradient=True is zeros in Paddle (eager raises);
+incubate jvp accepts v of another dtype in Paddle (eager raises, as vjp does in
+both). Paddle segfaults on Tensor.backward() of a leaf with a hook returning a
+non-Tensor and on some prim-mode double grads (layer_norm).
 """
 import numpy as np
 import pytest
