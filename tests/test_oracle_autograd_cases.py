@@ -19,6 +19,8 @@ Found and fixed (each test below fails on the old code):
   (a float32 seed for a float64 loss); Paddle takes it (eager casts it).
 - grad(..., allow_unused=True) raised for an output with stop_gradient=True;
   Paddle returns None for the inputs.
+- autograd.jacobian/hessian blocks of zeros (unrelated x, linear ys) had
+  stop_gradient=True; Paddle's, like every other block, have False.
 
 Left as they are (see docs/autograd.md): paddle.grad without retain_graph does not
 free the graph in Paddle 2.6.2 (its docs say it does; eager frees it, as
@@ -150,3 +152,15 @@ def test_divide_second_derivative_with_broadcast_operands_matches_finite_differe
             fd[idx] = (float(_divide_grads_objective(*args_hi, v, False)[2])
                        - float(_divide_grads_objective(*args_lo, v, False)[2])) / 2e-6
         np.testing.assert_allclose(got, fd, rtol=1e-6, atol=1e-8)
+
+
+def test_jacobian_and_hessian_zero_blocks_are_differentiable_like_the_others():
+    x = eager.to_tensor([1.0, 2.0, 3.0], dtype="float64", stop_gradient=False)
+    z = eager.to_tensor([4.0, 5.0], dtype="float64", stop_gradient=False)
+    J = eager.autograd.jacobian([x * 2, z.sum() * x], [x, z])
+    # Paddle 2.6.2: every block has stop_gradient=False, the zero block (x*2 by z) too
+    assert [J[i][k][:].stop_gradient for i in range(2) for k in range(2)] == [False] * 4
+    np.testing.assert_array_equal(J[0][1][:].numpy(), np.zeros((3, 2)))
+    H = eager.autograd.hessian((x * 2).sum(), x)    # linear: a constant gradient
+    assert not H[:].stop_gradient
+    np.testing.assert_array_equal(H[:].numpy(), np.zeros((3, 3)))
