@@ -20,7 +20,8 @@ Found and fixed (each test below fails on the old code):
 - grad(..., allow_unused=True) raised for an output with stop_gradient=True;
   Paddle returns None for the inputs.
 - autograd.jacobian/hessian blocks of zeros (unrelated x, linear ys) had
-  stop_gradient=True; Paddle's, like every other block, have False.
+  stop_gradient=True; Paddle's, like every other block, have False. The same for
+  incubate.autograd.vjp's zeros for an unused input.
 
 Left as they are (see docs/autograd.md): paddle.grad without retain_graph does not
 free the graph in Paddle 2.6.2 (its docs say it does; eager frees it, as
@@ -179,3 +180,13 @@ def test_grad_of_an_output_that_is_also_an_input_counts_its_own_seed():
     np.testing.assert_allclose(dx.numpy(), (g1 + 2 * g2) * np.exp([1.0, 2.0, 3.0]))
     (only,) = eager.grad(y, y, grad_outputs=eager.to_tensor(g1))
     np.testing.assert_allclose(only.numpy(), g1)
+
+
+def test_incubate_vjp_zeros_of_an_unused_input_are_differentiable():
+    x = eager.to_tensor([1.0, 2.0, 3.0], dtype="float64", stop_gradient=False)
+    y = eager.to_tensor([4.0, 5.0, 6.0], dtype="float64", stop_gradient=False)
+    _, (gx, gy) = eager.incubate.autograd.vjp(lambda a, b: a * a, [x, y])
+    np.testing.assert_allclose(gx.numpy(), [2.0, 4.0, 6.0])
+    np.testing.assert_array_equal(gy.numpy(), [0.0, 0.0, 0.0])
+    # Paddle 2.6.2: both products stop_gradient=False
+    assert not gx.stop_gradient and not gy.stop_gradient
