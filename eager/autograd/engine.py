@@ -85,11 +85,6 @@ def _seed(tensor, grad_tensor, position: int, what: str):
             f"{what}: grad_tensor for the {_ordinal(position)} tensor expected a Tensor or "
             f"None, got {type(grad_tensor).__name__}"
         )
-    if (grad_tensor.dtype != tensor.dtype and grad_tensor.dtype.is_floating_point
-            and tensor.dtype.is_floating_point and tuple(grad_tensor.shape) == tuple(tensor.shape)):
-        # Paddle 2.6.2 takes a seed of another float dtype (a float32 ones_like for a
-        # float64 loss); the gradients keep the tensor's dtype here.
-        grad_tensor = grad_tensor.astype(tensor.dtype)
     if tuple(grad_tensor.shape) != tuple(tensor.shape) or grad_tensor.dtype != tensor.dtype:
         raise ValueError(
             f"{what}: grad_tensor for the {_ordinal(position)} tensor must match it: expected "
