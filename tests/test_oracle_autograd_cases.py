@@ -11,7 +11,7 @@ gradients), paddle.autograd.jacobian/hessian, paddle.incubate.autograd
 Jacobian/Hessian/vjp/jvp, and first and second derivatives of ~100 ops on float64
 (Paddle with and without prim mode) — those all agreed.
 
-Found and fixed (each test below fails on the old code):
+Found and fixed (their tests fail on the old code; the others guard kept behaviour):
 - PyLayer backward returning None for an input with stop_gradient=False raised;
   Paddle sends that input no gradient.
 - incubate.autograd.Jacobian/Hessian .shape was a list; Paddle's is a tuple.
@@ -21,22 +21,24 @@ Found and fixed (each test below fails on the old code):
   stop_gradient=True; Paddle's, like every other block, have False. The same for
   incubate.autograd.vjp's zeros for an unused input.
 
-Left as they are (see docs/autograd.md): paddle.grad without retain_graph does not
-free the graph in Paddle 2.6.2 (its docs say it does; eager frees it, as
-backward() does in both); topk's int64 indices have stop_gradient=False in
-Paddle; a leaf's .grad made by a PyLayer has stop_gradient=True in Paddle
-(False otherwise); PyLayer gradients of the wrong shape and grad_outputs of the
-wrong shape are accepted by Paddle with garbage results (eager raises); a leaf's
-hook is not run by Paddle's grad() (eager runs it, as PyTorch does); retain_grads()
-then register_hook keeps the pre-hook gradient in Paddle (eager: post-hook, as
-PyTorch); jacobian of xs with stop_gradient=True is zeros in Paddle (eager raises);
-a seed of another dtype is refused by most Paddle ops but taken unchecked by
-some (scale), with gradients in the seed's dtype (eager refuses it); incubate jvp
-accepts v of another dtype in Paddle (eager raises, as vjp does in
-both). An input that is also an output: Paddle drops that output's own seed
-(eager counts it, as PyTorch does; guarded below). Paddle 2.6.2's divide double grad is wrong with a broadcast operand (eager
-agrees with PyTorch and finite differences: guarded below). Paddle segfaults on Tensor.backward() of a leaf with a hook returning a
-non-Tensor and on some prim-mode double grads (layer_norm).
+Left as they are (rows in docs/autograd.md's differences table):
+- paddle.grad without retain_graph never frees the graph in Paddle 2.6.2 (its docs
+  say it does; eager frees it, as backward() does in both).
+- Paddle: index outputs (topk, argsort, mode, kthvalue) have stop_gradient=False;
+  a leaf's .grad made by a PyLayer has stop_gradient=True (False otherwise).
+- Paddle accepts wrong-shaped gradients from hooks and PyLayers and wrong-shaped
+  grad_outputs (garbage results; eager raises); a seed of another dtype is refused
+  by most Paddle ops but taken unchecked by some (scale; eager refuses it).
+- Paddle's grad() skips leaf hooks (eager runs them, as PyTorch); retain_grads()
+  then register_hook keeps the pre-hook gradient in Paddle (eager: post-hook).
+- jacobian of xs with stop_gradient=True: zeros in Paddle (eager raises); incubate
+  jvp takes v of another dtype in Paddle (eager raises, as vjp does in both).
+- An input that is also an output: Paddle drops that output's own seed (eager
+  counts it, as PyTorch does; guarded below).
+- Paddle 2.6.2's divide double grad is wrong with a broadcast operand (eager
+  agrees with finite differences; guarded below).
+- Paddle segfaults on backward() through a hook returning a non-Tensor and on some
+  prim-mode double grads (layer_norm).
 """
 import numpy as np
 import pytest
