@@ -616,7 +616,7 @@ def test_jacobian_and_hessian_matrices(rng):
     want = np.zeros((6, 5))
     want[:3, :2], want[:3, 2:] = A * y[:, None], np.diag(A @ x)
     want[3:, :2], want[3:, 2:] = 1.0, np.eye(3)
-    assert J.shape == [6, 5]
+    assert J.shape == (6, 5)
     np.testing.assert_allclose(J[:].numpy(), want, rtol=1e-12)
     np.testing.assert_allclose(J[1, :].numpy(), want[1], rtol=1e-12)
     H = incubate.autograd.Hessian(lambda a, b: (a * a).sum() * b.sum(), [_t(x), _t(y)])
@@ -627,7 +627,7 @@ def test_jacobian_and_hessian_matrices(rng):
     np.testing.assert_allclose(H[:].numpy(), want_h, rtol=1e-12)
     xb = rng.normal(size=(4, 3))
     Jb = incubate.autograd.Jacobian(lambda t: t ** 3, _t(xb), is_batched=True)
-    assert Jb.shape == [4, 3, 3]
+    assert Jb.shape == (4, 3, 3)
     np.testing.assert_allclose(Jb[:].numpy(), np.stack([np.diag(3 * r ** 2) for r in xb]), rtol=1e-12)
     Hb = incubate.autograd.Hessian(lambda t: (t ** 3).sum(-1, keepdim=True), _t(xb), is_batched=True)
     np.testing.assert_allclose(Hb[:].numpy(), np.stack([np.diag(6 * r) for r in xb]), rtol=1e-12)
@@ -675,7 +675,7 @@ def test_functional_results_are_recorded_and_a_repeated_input_counts_twice(rng):
         for j in range(2):
             for k in range(2):
                 want_b[i, j, k, j] += x[i, k]          # d(ab)_ij / d b_kj = a_ik
-    assert J.shape == [4, 8] and not J[:].stop_gradient
+    assert J.shape == (4, 8) and not J[:].stop_gradient
     np.testing.assert_allclose(J[:].numpy(), np.concatenate([want_a.reshape(4, 4), want_b.reshape(4, 4)], 1),
                                rtol=1e-12)
     H = incubate.autograd.Hessian(lambda a: (a * a).sum(), _t(x))

@@ -519,11 +519,11 @@ def test_gradient_that_is_not_a_tensor():
         y.backward()
 
 
-def test_none_for_an_input_that_requires_grad():
-    y = _layer(lambda ctx, g: None).apply(leaf([1.0]))
-    with pytest.raises(AutogradError, match=r"Faulty\.backward returned None for tensor input 0, "
-                                            r"which requires a gradient"):
-        y.backward()
+def test_none_for_an_input_that_requires_grad_sends_it_no_gradient():
+    # Paddle 2.6.2 accepts None here: the input gets no gradient from this layer.
+    x = leaf([1.0])
+    _layer(lambda ctx, g: None).apply(x).backward()
+    assert x.grad is None
 
 
 def test_gradient_for_an_input_that_needs_none_is_dropped():

@@ -147,6 +147,8 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
     holders: dict = {}
     roots = []
     for i, (tensor, grad_tensor) in enumerate(zip(tensors, grad_tensors)):
+        if allow_unused and inputs is not None and (tensor._meta is None or tensor._meta.stop_gradient):
+            continue  # as in Paddle: an output no gradient flows from adds nothing
         node, slot = _root_edge(tensor, i, what)
         seed = _seed(tensor, grad_tensor, i, what)
         slots = holders.get(node)
@@ -155,6 +157,8 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
         slots[slot] = seed if slots[slot] is None else add_grads(slots[slot], seed, create_graph)
         if node not in roots:
             roots.append(node)
+    if not roots:
+        return [None] * len(inputs)
     del seed, slots  # a gradient held here would look shared to the leaf commit
 
     captures = None

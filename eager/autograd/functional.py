@@ -35,7 +35,7 @@ from ..creation import to_tensor
 from ..errors import AutogradError
 from ..generated.forward_api import reshape, stack
 from ..tensor import Tensor
-from .backward_api import grad
+from .backward_api import _as_differentiable, grad
 from .engine import run_backward
 from .grad_mode import enable_grad
 from .meta import AutogradMeta, records_gradient
@@ -142,7 +142,10 @@ def vjp(func, inputs, v=None, create_graph: bool = False, allow_unused: bool = T
     else:
         grads = [None] * len(xs)
     _check_used("vjp", "input", grads, allow_unused)
-    result = tuple(_zeros(x.shape, x) if g is None else g for g, x in zip(grads, xs))
+    # Under create_graph the zeros of an unused input are differentiable like the
+    # other products, as grad(create_graph=True) makes them (Paddle's vjp too).
+    result = tuple((_as_differentiable(_zeros(x.shape, x)) if create_graph else _zeros(x.shape, x))
+                   if g is None else g for g, x in zip(grads, xs))
     return (_finish(outputs, single_output, create_graph),
             result[0] if single_input else result)
 

@@ -34,7 +34,7 @@ import numpy as np
 from ..generated.forward_api import full, reshape, stack
 from ..tensor import Tensor
 from . import functional
-from .backward_api import grad
+from .backward_api import _as_differentiable, grad
 from .grad_mode import enable_grad
 from .meta import records_gradient
 
@@ -136,11 +136,12 @@ class Jacobian:
             if not records_gradient(y):
                 # A constant y (the gradient of a function linear in x, or a y that no
                 # recorded op links to x): its rows are zeros, and grad() would refuse it.
-                return full(self._x.shape, 0, self._x.dtype, self._x.place)
+                # Differentiable zeros, as grad(create_graph=True) gives (Paddle 2.6.2 too).
+                return _as_differentiable(full(self._x.shape, 0, self._x.dtype, self._x.place))
             seed = full(y.shape, 1, y.dtype, y.place)
             (g,) = grad([y], [self._x], [seed], retain_graph=True, create_graph=True, allow_unused=True)
         if g is None:
-            return full(self._x.shape, 0, self._x.dtype, self._x.place)
+            return _as_differentiable(full(self._x.shape, 0, self._x.dtype, self._x.place))
         return g
 
 

@@ -197,11 +197,8 @@ class PyLayerGradNode(GradNodeBase):
         for i, (grad, (edge,)) in enumerate(zip(grads, self.next_edges)):
             shape, dtype, place = self.input_specs[i]
             if grad is None:
-                if edge is not None:
-                    raise AutogradError(
-                        f"{name}.backward returned None for tensor input {i}, which requires a "
-                        f"gradient (stop_gradient=False); return a Tensor of shape {list(shape)} "
-                        f"(zeros if its gradient is zero)")
+                # As in Paddle 2.6: None sends no gradient to that input (its .grad stays
+                # None unless another path reaches it), for any input.
                 out.append(None)
                 continue
             if not isinstance(grad, Tensor):

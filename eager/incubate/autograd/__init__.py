@@ -171,9 +171,9 @@ class Jacobian:
         return _matrix(func, xs, self.is_batched)
 
     @property
-    def shape(self) -> list:
-        """``[M, N]``, or ``[B, M, N]`` when batched."""
-        return self._value.shape
+    def shape(self) -> tuple:
+        """``(M, N)``, or ``(B, M, N)`` when batched (a tuple, as in Paddle 2.6.2)."""
+        return tuple(self._value.shape)
 
     def __getitem__(self, index):
         return self._value[index]
