@@ -386,11 +386,11 @@ def _rank_prepare(arrays, attrs):
 
 def ref_matrix_rank(x, tol=None, hermitian=False):
     if x.size == 0:
-        return np.zeros(x.shape[:-2], np.int64)
+        return np.zeros(x.shape[:-2], np.int32)   # int32, as Paddle 2.6.2's matrix_rank
     # The singular values (|eigenvalues| of a symmetric matrix), in x's precision.
     s = np.abs(np.linalg.eigvalsh(x)) if hermitian else np.linalg.svd(x, compute_uv=False)
     cutoff = s.max(-1, keepdims=True) * max(x.shape[-2:]) * np.finfo(x.dtype).eps if tol is None else tol
-    return np.asarray((s > cutoff).sum(-1), dtype=np.int64)
+    return np.asarray((s > cutoff).sum(-1), dtype=np.int32)
 
 
 RANK_CASES = (Case(((3, 3),), {"tol": None, "hermitian": False}), Case(((4, 3),), {"tol": None, "hermitian": False}),

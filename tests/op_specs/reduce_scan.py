@@ -195,7 +195,10 @@ def ref_logsumexp(x, axis=None, keepdim=False):
 
 @_quiet
 def ref_var(x, axis=None, unbiased=True, keepdim=False):
-    return np.asarray(np.var(x.astype(np.float64), axis=_numpy_axis(axis, x.ndim), ddof=1 if unbiased else 0,
+    # Paddle divides by N - 1 only where N > 1: the unbiased variance of one element is 0
+    axes = _numpy_axis(axis, x.ndim)
+    count = x.size if axes is None else int(np.prod([x.shape[a] for a in np.atleast_1d(axes)]))
+    return np.asarray(np.var(x.astype(np.float64), axis=axes, ddof=1 if unbiased and count > 1 else 0,
                              keepdims=keepdim)).astype(x.dtype)
 
 
@@ -283,7 +286,7 @@ def _logsumexp_row(row, g):
 
 
 def _var_row(row, g, unbiased=True):
-    return 2 * (row - row.mean()) / (row.size - unbiased) * g
+    return 2 * (row - row.mean()) / (row.size - unbiased if row.size > 1 else row.size) * g
 
 
 def _std_row(row, g, unbiased=True):

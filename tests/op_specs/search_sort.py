@@ -345,7 +345,9 @@ UNIQUE_CASES = (
 
 def ref_bincount(x, weights=None, minlength=0):
     length = max([minlength] + [int(v) + 1 for v in x])
-    out = np.zeros(length, dtype=np.int64 if weights is None or weights.dtype.kind != "f" else weights.dtype)
+    # int64 counts; float64 for integer weights (Paddle 2.6.2 sums them into doubles); else the weights' dtype
+    out = np.zeros(length, dtype=np.int64 if weights is None else weights.dtype if weights.dtype.kind == "f"
+                   else np.float64)
     for i, v in enumerate(x):
         out[int(v)] += 1 if weights is None else weights[i]
     return out
