@@ -16,8 +16,8 @@ positions in one matmul, summed over the blocks. The input gradient
 multiplies the filter's transpose by the output gradient back into
 per-sample columns and adds each kernel position's block into the input
 (col2im: on the CPU by the input's stride phases, each kernel position's block
-one flat add into its phase's buffer, or for 1x1 kernels and long rows a loop
-of strided adds; on a GPU one gather), or for a stride-1 convolution on the
+one flat add into its phase's buffer, or for strided 1x1 kernels a loop of
+strided adds; on a GPU one gather), or for a stride-1 convolution on the
 CPU is the full convolution of gout with the flipped filter. Filters are [O,
 C/groups, *kernel] in both data formats, as in Paddle; channel-last inputs are
 moved to channel-first and back.
@@ -104,12 +104,12 @@ _BLOCK_BYTES = 1 << 20
 # are prod(kernel) calls per block, and blocks small enough for the cache cost more calls than
 # they save (measured: 0.5-2 MiB blocks 0-40% slower than 8 MiB for ResNet's and LeNet's shapes).
 _ADD_BLOCK_BYTES = 1 << 23
-# col2im on the CPU by stride phases (_col2im_phases) where the loop's adds would move runs of
-# fewer output positions than this (its per-run cost dominates there: 3x3 stride 2 at 16 outputs a
-# row, LeNet's 10) and some phase takes two or more kernel positions; blocks of about this many
-# bytes of columns (1-2 MiB within the noise of each other, 8 MiB up to 1.35x slower;
-# docs/performance.md, "Conv against PyTorch, per geometry").
-_PHASE_RUN = 24
+# col2im on the CPU by stride phases (_col2im_phases) wherever some phase takes two or more kernel
+# positions, in blocks of about this many bytes of columns (1-2 MiB within the noise of each other,
+# 8 MiB up to 1.35x slower; docs/performance.md, "Conv against PyTorch, per geometry"). Long output
+# rows once kept the loop; measured again (docs/performance.md, "col2im: phases for long rows too")
+# the phases were 0.48-0.80x the loop's time for strided rows of 33-112 outputs and 0.67-1.0x at
+# stride 1, so only kernels with one position per phase (1x1 strided) keep the loop.
 _PHASE_BLOCK_BYTES = 1 << 21
 # A stride-1 convolution's "wide" columns (below) cover every padded position of the axes after
 # the first; taken while that is at most this many times the output positions (8x8 outputs of a
@@ -303,10 +303,10 @@ def _col2im(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, g
     [O, C/groups, *kernel] gave an output [N, O, *outs] whose gradient is gout:
     gout times the filter back into columns, each column entry added into the
     input position it was read from. On the CPU: for stride 1 with O/g at most
-    twice C/g the full convolution; where the loop's adds would move short runs
-    (under _PHASE_RUN outputs a row) and some stride phase takes two or more
-    kernel positions, by phases (_col2im_phases); else a loop over the kernel's
-    positions (each a whole-tensor strided add). On a GPU, where every call costs
+    twice C/g the full convolution; where some stride phase takes two or more
+    kernel positions, by phases (_col2im_phases); else (a strided 1x1 kernel:
+    one position per phase) a loop over the kernel's positions (each a
+    whole-tensor strided add). On a GPU, where every call costs
     the host 8-30 us, one gather with a cached index (one launch, prod(kernel)
     reads per input element)."""
     if xp is np:
@@ -314,7 +314,7 @@ def _col2im(xp, gout, filter, x_shape, kernel, strides, pads, dilations, outs, g
         if (all(s == 1 for s in strides) and all(p >= 0 for pair in full_pads for p in pair)
                 and filter.shape[0] <= 2 * filter.shape[1] * groups):
             return _col2im_by_convolution(xp, gout, filter, x_shape, full_pads, dilations, groups)
-        if outs and 0 < outs[-1] < _PHASE_RUN and math.prod(outs) and math.prod(x_shape[2:]):
+        if outs and math.prod(outs) and math.prod(x_shape[2:]):
             plan = _phase_plan(tuple(x_shape[2:]), tuple(kernel), tuple(strides), tuple(map(tuple, pads)),
                                tuple(dilations), tuple(outs))
             if max(len(taps) for _, _, taps in plan[3]) >= 2:
