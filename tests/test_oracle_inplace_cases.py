@@ -1,0 +1,56 @@
+"""Regression cases from a differential sweep of the inplace ops (every ``*_``
+function and Tensor method of Paddle 2.6.2: values, the returned object,
+inplace_version, dtype and broadcast rules, leaf errors, gradients through a
+chain of inplace ops) and of Tensor methods that are not op aliases (item,
+tolist, set_value, copy_, clone, detach, split/chunk/unbind, element_size,
+is_* queries, bool/int/float/len/iter, in-place operators) against the real
+Paddle 2.6.2, run beside eager on the same NumPy inputs (~6,000 calls).
+
+Found and fixed:
+- ``renorm`` / ``renorm_`` of a 0-d tensor returned it unchanged (axis 0 read
+  as the axis of a 1-d tensor); Paddle 2.6.2 refuses it (ValueError): there is
+  no axis to take slices along.
+
+Seen and left (Paddle quirks or documented differences, docs/autograd.md and
+docs/ops.md):
+- mixed-dtype inplace binary ops (``float32.add_(float64)``,
+  ``float32.multiply_(int32)``, ``bitwise_and_`` of a float, ...): Paddle 2.6.2
+  reinterprets x's buffer as y's dtype and returns garbage; eager refuses.
+- ``x += y`` rebinds x in Paddle (no ``__iadd__``); eager writes in place
+  (documented in ops.md; leaf and broadcast cases in autograd.md).
+- ``index_fill_`` with a negative axis fills along the wrong axis in Paddle
+  2.6.2 (its out-of-place ``index_fill`` is right); eager agrees with
+  ``index_fill``.
+- ``cumsum_(x)`` with axis None flattens x in place in Paddle; eager refuses
+  the reshape (ValueError naming cumsum_). ``cumsum_(x, dtype=...)`` casts x in
+  Paddle; eager refuses (TypeError).
+- inplace_version counts one bump per inplace call in eager; Paddle's composed
+  ``nan_to_num_`` / ``hypot_`` / ``ldexp_`` / ``lcm_`` bump it once per inner op.
+- ``erfinv`` outside [-1, 1] is NaN in eager (the math, torch, Paddle's GPU
+  kernel); Paddle 2.6.2's CPU kernel gives +-inf.
+"""
+import numpy as np
+import pytest
+
+import eager
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+@pytest.mark.parametrize("fn", [eager.renorm, eager.renorm_])
+def test_renorm_refuses_0d(fn):
+    x = eager.to_tensor(2.0)
+    with pytest.raises(ValueError, match="renorm.*'x'.*0-d"):
+        fn(x, 2.0, 0, 1.0)
+    assert x.item() == 2.0
+
+
+def test_renorm_inplace_values_and_identity():
+    a = np.array([[3.0, 4.0], [0.3, 0.4]])
+    x = eager.to_tensor(a)
+    v0 = x.inplace_version
+    out = x.renorm_(2.0, 0, 1.0)
+    norms = np.sqrt((a ** 2).sum(1, keepdims=True))
+    ref = np.where(norms > 1.0, a * (1.0 / (norms + 1e-7)), a)
+    assert out is x and x.inplace_version == v0 + 1
+    np.testing.assert_allclose(x.numpy(), ref, rtol=1e-12)
