@@ -10,6 +10,9 @@ Found and fixed:
 - ``renorm`` / ``renorm_`` of a 0-d tensor returned it unchanged (axis 0 read
   as the axis of a 1-d tensor); Paddle 2.6.2 refuses it (ValueError): there is
   no axis to take slices along.
+- the Python types as dtypes: ``x.astype(float)``, ``cast(x, float)``,
+  ``cast_``, ``zeros/full(dtype=float)`` gave float32 (and ``complex``
+  complex64); Paddle 2.6.2 passes them through np.dtype: float64, complex128.
 
 Seen and left (Paddle quirks or documented differences, docs/autograd.md and
 docs/ops.md):
@@ -26,6 +29,14 @@ docs/ops.md):
   Paddle; eager refuses (TypeError).
 - inplace_version counts one bump per inplace call in eager; Paddle's composed
   ``nan_to_num_`` / ``hypot_`` / ``ldexp_`` / ``lcm_`` bump it once per inner op.
+- ``y.remainder_(b)`` on a y with a history: Paddle records nothing (the
+  gradient passes through as identity); eager makes y a constant (zero
+  gradient), documented in autograd.md.
+- ``astype('float')`` / ``'int'`` / ``'double'`` / ``'long'`` and
+  ``astype(None)`` (float64) are accepted by Paddle (np.dtype names); eager
+  takes its dtype names only (TypeError).
+- ``x.numel()`` is a 0-d int64 Tensor in Paddle, an int in eager;
+  ``set_value`` returns None in Paddle, x in eager.
 - ``erfinv`` outside [-1, 1] is NaN in eager (the math, torch, Paddle's GPU
   kernel); Paddle 2.6.2's CPU kernel gives +-inf.
 """
@@ -54,3 +65,15 @@ def test_renorm_inplace_values_and_identity():
     ref = np.where(norms > 1.0, a * (1.0 / (norms + 1e-7)), a)
     assert out is x and x.inplace_version == v0 + 1
     np.testing.assert_allclose(x.numpy(), ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("make", [
+    lambda t: eager.ones([2]).astype(t), lambda t: eager.cast(eager.ones([2]), t),
+    lambda t: eager.ones([2]).cast_(t), lambda t: eager.zeros([2], dtype=t),
+    lambda t: eager.full([2], 2, dtype=t),
+])
+def test_python_float_and_complex_types_are_64_bit(make):
+    # Paddle 2.6.2: x.astype(float) is float64 and astype(complex) complex128 (np.dtype reads them so)
+    assert make(float).dtype == eager.float64 and str(np.dtype(float)) == "float64"
+    assert make(complex).dtype == eager.complex128
+    assert make(int).dtype == eager.int64
