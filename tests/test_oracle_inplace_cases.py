@@ -13,14 +13,19 @@ Found and fixed:
 - the Python types as dtypes: ``x.astype(float)``, ``cast(x, float)``,
   ``cast_``, ``zeros/full(dtype=float)`` gave float32 (and ``complex``
   complex64); Paddle 2.6.2 passes them through np.dtype: float64, complex128.
+- ``x += y`` (``-= *= /=``) with a y tensor of another dtype was refused even
+  where ``x + y`` keeps x's dtype by casting y (``float32 += int64``,
+  ``int32 *= int64``, ``float32 /= float64``): Paddle 2.6.2 computes those
+  (x = x + y in x's dtype); eager now casts y as its operator does and writes x.
 
 Seen and left (Paddle quirks or documented differences, docs/autograd.md and
 docs/ops.md):
 - mixed-dtype inplace binary ops (``float32.add_(float64)``,
   ``float32.multiply_(int32)``, ``bitwise_and_`` of a float, ...): Paddle 2.6.2
   reinterprets x's buffer as y's dtype and returns garbage; eager refuses.
-- ``x += y`` rebinds x in Paddle (no ``__iadd__``); eager writes in place
-  (documented in ops.md; leaf and broadcast cases in autograd.md).
+- ``x += y`` rebinds x in Paddle (no ``__iadd__``); eager writes in place, so
+  a wider result (``float32 += float64``), a leaf that requires grad or a y
+  that broadcasts x are refused (documented in ops.md and autograd.md).
 - ``index_fill_`` with a negative axis fills along the wrong axis in Paddle
   2.6.2 (its out-of-place ``index_fill`` is right); eager agrees with
   ``index_fill``.
@@ -77,3 +82,32 @@ def test_python_float_and_complex_types_are_64_bit(make):
     assert make(float).dtype == eager.float64 and str(np.dtype(float)) == "float64"
     assert make(complex).dtype == eager.complex128
     assert make(int).dtype == eager.int64
+
+
+@pytest.mark.parametrize("left, right, op, ref", [
+    ("float32", "int64", "+=", np.add), ("float32", "bool", "-=", np.subtract),
+    ("int32", "int64", "*=", np.multiply), ("int64", "float32", "+=", np.add),
+    ("float32", "float64", "/=", np.divide), ("float64", "int32", "/=", np.divide),
+])
+def test_augmented_operator_casts_other_dtype_like_the_operator(left, right, op, ref):
+    # Paddle 2.6.2's x += y is x = x + y, and its operator casts y to x's dtype
+    # for these mixes: the result keeps x's dtype, so eager writes it into x.
+    a, b = np.array([3, 4, 5]), np.array([1, 2, 2])
+    x = eager.to_tensor(a.astype(left))
+    y = eager.to_tensor(b.astype(right))
+    alias = x
+    with pytest.warns(UserWarning, match="casts the right one"):
+        exec(f"x {op} y")  # noqa: S102  (the operator is the subject)
+    assert alias.dtype == getattr(eager, left)
+    np.testing.assert_allclose(alias.numpy(), ref(a.astype(left), b.astype(right).astype(left)).astype(left))
+
+
+def test_augmented_operator_still_refuses_a_wider_result():
+    x = eager.to_tensor([1.0, 2.0], dtype="float32")
+    y = eager.to_tensor([1.0, 1.0], dtype="float64")
+    with pytest.raises(ValueError, match="add_.*same dtype"):
+        x += y
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
+    with pytest.raises(ValueError, match="subtract_"):
+        z = eager.to_tensor([1.0, 2.0], dtype="float32")
+        z -= eager.ones([2, 2], dtype="int64")  # the cast happens, the broadcast to [2, 2] is still refused
