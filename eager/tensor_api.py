@@ -40,7 +40,7 @@ from .composite import search_sort as _search_sort
 from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
 from .tensor import Tensor
-from .type_promotion import matmul_operands, operator_operands
+from .type_promotion import inplace_operator_operand, matmul_operands, operator_operands
 
 
 def _comparison(dunder: str, op: str):
@@ -418,21 +418,21 @@ class TensorMethods:
             _inplace_scalar(self, other, "+=")
             if _fits_scale(self, other):
                 return _F.scale_(self, 1.0, other, True)
-        return _F.add_(self, _operand(self, other, "add_"))
+        return _inplace_operator(self, other, _F.add_, "add_", "add", True)
 
     def __isub__(self, other):
         if _is_number(other):
             _inplace_scalar(self, other, "-=")
             if _fits_scale(self, other):
                 return _F.scale_(self, 1.0, -other, True)
-        return _F.subtract_(self, _operand(self, other, "subtract_"))
+        return _inplace_operator(self, other, _F.subtract_, "subtract_", "subtract", True)
 
     def __imul__(self, other):
         if _is_number(other):
             _inplace_scalar(self, other, "*=")
             if _fits_scale(self, other):
                 return _F.scale_(self, other, 0.0, True)
-        return _F.multiply_(self, _operand(self, other, "multiply_"))
+        return _inplace_operator(self, other, _F.multiply_, "multiply_", "multiply", True)
 
     def __itruediv__(self, other):
         if not _is_inexact(self.dtype):
@@ -440,7 +440,7 @@ class TensorMethods:
                             f"use x = x / y")
         if _is_number(other):
             _inplace_scalar(self, other, "/=")
-        return _F.divide_(self, _operand(self, other, "divide_"))
+        return _inplace_operator(self, other, _F.divide_, "divide_", "divide", False)
 
     # Defining __eq__ in this class body sets its __hash__ to None, and install()
     # would copy that onto Tensor; a tensor hashes by identity, as Paddle's
@@ -878,6 +878,20 @@ def _division_operands(x: Tensor, y: Tensor):
     if y.impl.dtype is not x.impl.dtype:
         x, y = operator_operands(x, y, "divide", promotes=x.dtype.is_complex or y.dtype.is_complex)
     return _to_floating(x), _to_floating(y)
+
+
+def _inplace_operator(x: Tensor, other, fn, op: str, operator: str, promotes: bool) -> Tensor:
+    """``x += y`` (``-= *= /=``): the inplace op; where it refused y's dtype and the
+    operator ``x + y`` would give x's dtype by casting y (float32 += int64, as
+    Paddle's ``+=`` computes it), again with y cast. Checked only after a refusal."""
+    operand = _operand(x, other, op)
+    try:
+        return fn(x, operand)
+    except PhiError:
+        cast = inplace_operator_operand(x, operand, operator, promotes)
+        if cast is None:
+            raise
+    return fn(x, cast)
 
 
 def _operand(x: Tensor, other, op: str) -> Tensor:

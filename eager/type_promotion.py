@@ -30,7 +30,7 @@ from phi.common import DataType
 
 from .arguments import has_sparse, sparse_operation
 
-__all__ = ["matmul_operands", "promoted_dtype", "promote_binary", "operator_operands"]
+__all__ = ["matmul_operands", "promoted_dtype", "promote_binary", "operator_operands", "inplace_operator_operand"]
 
 _FLOAT_WIDTH = {DataType.BFLOAT16: 16, DataType.FLOAT16: 16, DataType.FLOAT32: 32, DataType.FLOAT64: 64}
 # The real types whose values a complex64 cannot hold exactly enough: they need complex128.
@@ -102,6 +102,24 @@ def operator_operands(x, y, op: str, promotes: bool):
         _warn_right_cast(op, left, right, stacklevel=3)
         return x, y.astype(left)
     return _cast(x, target), _cast(y, target)
+
+
+def inplace_operator_operand(x, y, op: str, promotes: bool):
+    """y cast to x's dtype for ``x += y`` (``-= *= /=``) where the operator
+    ``x + y`` would give x's dtype by casting y (a mix without a promotion rule;
+    for ``/``, any real mix), with the operator's warning; None where the
+    operator's result would have another dtype (the inplace op keeps refusing:
+    Paddle's ``+=`` would rebind x to it)."""
+    left, right = x.dtype, y.dtype
+    if left is right:
+        return None
+    if promotes:
+        if promoted_dtype(left, right) is not None:
+            return None
+    elif left.is_complex or right.is_complex:
+        return None
+    _warn_right_cast(op, left, right, stacklevel=3)
+    return y.astype(left)
 
 
 def matmul_operands(x, y, error: Exception):

@@ -47,9 +47,11 @@ def test_datatype_kinds_partition_the_numeric_types():
     assert FLOATING_TYPES | COMPLEX_TYPES | INTEGER_TYPES | {DataType.BOOL} == set(DataType)
 
 
+# As NumPy reads them, and as Paddle 2.6.2's astype/cast/zeros/full/arange do
+# (x.astype(float) is float64 there).
 @pytest.mark.parametrize("py_type, expected", [
-    (bool, DataType.BOOL), (int, DataType.INT64), (float, DataType.FLOAT32),
-    (complex, DataType.COMPLEX64),
+    (bool, DataType.BOOL), (int, DataType.INT64), (float, DataType.FLOAT64),
+    (complex, DataType.COMPLEX128),
 ])
 def test_python_types_map_to_paddle_defaults(py_type, expected):
     assert convert_dtype(py_type) is expected

@@ -593,6 +593,8 @@ def renorm(x, p, axis, max_norm, name=None):
     _check.floating("renorm", "x", x)
     p = _check.number("renorm", "p", p)
     max_norm = _check.number("renorm", "max_norm", max_norm)
+    if not x.shape:  # no axis to take slices along (Paddle 2.6.2 refuses a 0-d x too)
+        raise ValueError("renorm: argument 'x' expected at least one dimension, got a 0-d tensor")
     axis = _check.axis("renorm", "axis", axis, len(x.shape))
     if p <= 0:
         raise ValueError(f"renorm: argument 'p' expected a positive number, got {p}")

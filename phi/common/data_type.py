@@ -184,16 +184,18 @@ def set_default_float_dtype(dtype: DataType) -> None:
     _default_float_dtype[0] = dtype
 
 
-# Python's own scalar types, for users who write dtype=float.
-_PY_TYPES = {bool: DataType.BOOL, int: DataType.INT64, float: DataType.FLOAT32,
-             complex: DataType.COMPLEX64}
+# Python's own scalar types, for users who write dtype=float: read as NumPy reads
+# them (float is float64, complex complex128), as Paddle 2.6.2's astype, cast,
+# zeros, full and arange do (they pass the type through np.dtype).
+_PY_TYPES = {bool: DataType.BOOL, int: DataType.INT64, float: DataType.FLOAT64,
+             complex: DataType.COMPLEX128}
 
 
 def convert_dtype(value) -> DataType:
     """Turns what a user may pass as a dtype into a DataType.
 
     Accepts a DataType, its name (``"float32"``), a NumPy dtype or scalar type,
-    or the Python types bool/int/float/complex (Paddle's defaults: int64, float32).
+    or the Python types bool/int/float/complex (int64, float64, complex128, as NumPy and Paddle read them).
     Anything else raises TypeError: None too (NumPy would read it as float64;
     callers with an optional dtype test for None first), and a NumPy dtype phi
     has no kernels for (object, strings, datetimes).
