@@ -94,13 +94,6 @@ CASES = {
 
 
 @pytest.mark.parametrize("create_graph", [False, True], ids=["kernel", "composite"])
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_complex128_values_and_conjugate_gradients(name, create_graph):
-    op, reference, shapes = CASES[name]
-    check(op, reference, [cn(*shape) for shape in shapes], create_graph)
-
-
-@pytest.mark.parametrize("create_graph", [False, True], ids=["kernel", "composite"])
 def test_cumprod_and_prod_complex_gradients_with_zeros_are_exact(create_graph):
     a = cn(2, 5)
     a[0, 2] = a[1, 1] = a[1, 3] = 0
@@ -189,9 +182,9 @@ CASES2 = {
 
 
 @pytest.mark.parametrize("create_graph", [False, True], ids=["kernel", "composite"])
-@pytest.mark.parametrize("name", sorted(CASES2))
-def test_complex128_values_and_conjugate_gradients_part2(name, create_graph):
-    op, reference, shapes = CASES2[name]
+@pytest.mark.parametrize("name", sorted({**CASES, **CASES2}))
+def test_complex128_values_and_conjugate_gradients(name, create_graph):
+    op, reference, shapes = {**CASES, **CASES2}[name]
     check(op, reference, [cn(*shape) for shape in shapes], create_graph)
 
 
