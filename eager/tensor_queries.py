@@ -21,7 +21,7 @@ from phi.common.data_type import dtype_name
 from phi.core.errors import PhiError
 from phi.infermeta.checks import broadcast_dims
 
-from .arguments import as_called
+from .arguments import as_called, bad_tensor
 from .autograd.grad_mode import STATE as _grad_state
 from .autograd.inplace import check_inplace_leaf
 from .autograd.meta import AutogradMeta
@@ -537,7 +537,7 @@ class TensorInfo:
         True
         """
         if not isinstance(y, Tensor):
-            raise TypeError(f"is_same_shape: argument 'y' expected a Tensor, got {type(y).__name__}")
+            raise bad_tensor("is_same_shape", "y", y)
         return self.shape == y.shape
 
     @property

@@ -200,5 +200,4 @@ class ParameterList(Layer):
         return self
 
 
-
 __all__ = ["LayerDict", "ParameterList"]

@@ -477,7 +477,6 @@ class RNN(Layer):
         return outputs, final
 
 
-
 def _prepare_sequence(who, cell, inputs, sequence_length, time_major):
     if isinstance(getattr(cell, "input_size", None), int):
         _check_input(who, inputs, cell.input_size, 3)
@@ -557,7 +556,6 @@ class BiRNN(Layer):
         out_bw, final_bw = _run_direction(who, self.cell_bw, inputs, initial_states[1], sequence_length,
                                           self.time_major, True, kwargs)
         return _F.concat([out_fw, out_bw], -1), (final_fw, final_bw)
-
 
 
 # -- multi-layer networks -----------------------------------------------------------------

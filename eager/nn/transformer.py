@@ -208,7 +208,6 @@ class MultiHeadAttention(Layer):
         return out if len(outs) == 1 else tuple(outs)
 
 
-
 def _activation(who: str, activation):
     fn = getattr(F, activation, None) if isinstance(activation, str) else None
     if fn is None or not callable(fn) or activation.startswith("_"):

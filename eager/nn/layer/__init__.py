@@ -560,12 +560,12 @@ class Layer:
         init = attr.initializer or _init.global_initializer(is_bias) or default_initializer or \
             _init.default_initializer(dtype, is_bias)
         try:
-            array = init(shape, dtype, generator)
+            array = init(shape, dtype, generator)  # a NumPy array: Parameter puts it on the default device
         except (ValueError, MemoryError):
             # A size from the layer's constructor too large for any array: say which layer
             # and shape, not NumPy's "array is too big" from inside the initializer.
             _check_parameter_size(type(self).__name__, shape, dtype)
-            raise  # a NumPy array: Parameter puts it on the default device
+            raise
         name = attr.name or unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
         param = Parameter(array, trainable=attr.trainable, name=name,
                           learning_rate=attr.learning_rate, need_clip=attr.need_clip,
@@ -908,11 +908,11 @@ class Layer:
     load_dict = set_state_dict
     set_dict = set_state_dict
 
-    # -- printing -----------------------------------------------------------
     def backward(self, *inputs):
         """Not supported, as in Paddle: gradients come from ``Tensor.backward``."""
         raise ValueError("Layer shouldn't implement backward")
 
+    # -- printing -----------------------------------------------------------
     def extra_repr(self) -> str:
         """Text shown inside this layer's parentheses in repr (subclasses override)."""
         return ""
