@@ -294,7 +294,7 @@ def _walk_plain(roots, holders, create_graph: bool, dependencies, leaves):
                              for edge, grad in zip(slot, _NONES if grads_ is None else grads_)]
             # The node made ready last runs next (the stack would pop it next), its
             # gradients and ownership kept in locals rather than in holders/owned.
-            following = None
+            following = following_grads = following_own = None
             for (edge,), grads_ in pairs:
                 if edge is None:
                     continue
