@@ -119,6 +119,7 @@ from phi.common.data_type import BFloat16Unavailable, bfloat16_numpy_dtype
 from phi.core import DenseTensor
 
 from . import autograd  # noqa: F401  (the autograd core before eager.tensor, which needs it loaded)
+from .restricted_pickle import RefusedGlobal, RestrictedUnpickler, check_arrays
 from .tensor import Tensor
 
 __all__ = ["save", "load"]
@@ -128,6 +129,7 @@ _FORMAT_VERSION = "1"
 _STRUCTURE_KEY = "eager.structure"
 _HEADER_METADATA = "__metadata__"  # safetensors' header key for the string metadata
 _NAME_TABLE_KEY = "StructuredToParameterName@@"  # Paddle's keep_name_table entry
+_BIG_PARAMS_KEY = "UnpackBigParamInfor@@"  # Paddle's record of arrays split into slices (protocols 2, 3)
 _JIT_MODEL, _JIT_PARAMS = ".pdmodel", ".pdiparams"  # the files eager.jit.save writes (jit/program.py)
 # safetensors' own limit on the JSON header; a larger length means garbage.
 _MAX_HEADER = 100_000_000
@@ -416,9 +418,22 @@ def load(path, **configs):
         except OSError as error:
             raise type(error)(f"{who}: cannot read {source!r}: {error.strerror or error}") from None
         with stream:
-            header, arrays = _read(who, label, stream, safetensors_numpy, source)
+            try:
+                header, arrays = _read(who, label, stream, safetensors_numpy, source)
+            except _PickleFile:
+                stream.seek(0)
+                return _load_pickle(who, label, stream, return_numpy, keep_name_table, whole_file=True)
     else:
-        header, arrays = _read(who, label, source, safetensors_numpy)
+        start = _tell(source)
+        try:
+            header, arrays = _read(who, label, source, safetensors_numpy)
+        except _PickleFile:
+            if start is None:
+                raise ValueError(f"{who}: {label} holds a pickle (as paddle.save writes), which eager reads "
+                                 f"from a seekable file object only; give the file name or an io.BytesIO") \
+                    from None
+            source.seek(start)
+            return _load_pickle(who, label, source, return_numpy, keep_name_table, whole_file=False)
     metadata = header.get("__metadata__") or {}
     if _STRUCTURE_KEY not in metadata:  # a safetensors file from elsewhere: name -> array
         order = sorted((k for k in header if k != "__metadata__"), key=lambda k: header[k]["data_offsets"])
@@ -607,17 +622,15 @@ def _looks_like_json(stream) -> bool:
 
 
 def _refuse_foreign_formats(who: str, label: str, prefix: bytes) -> None:
+    """Raises for a file of another format; _PickleFile for a pickle, which
+    load() then reads as Paddle's checkpoint."""
     if prefix[:1] == b"\x80" and prefix[1:2] and 2 <= prefix[1] <= 5:
-        raise ValueError(
-            f"{who}: {label} is a pickle file (protocol {prefix[1]}), as paddle.save and torch.save write. "
-            f"eager never unpickles: unpickling runs code chosen by whoever made the file. To convert a "
-            f"file you trust, load it where it is safe to (e.g. state = paddle.load(path) with Paddle), "
-            f"then write it with eager.save({{k: v.numpy() for k, v in state.items()}}, new_path) or "
-            f"safetensors.numpy.save_file(...); eager.load reads either")
+        raise _PickleFile
     if prefix[:4] == b"PK\x03\x04":
         raise ValueError(
-            f"{who}: {label} is a zip archive (a torch.save checkpoint or a NumPy .npz?), not a safetensors "
-            f"file; eager never unpickles. Load it where you trust it and save the arrays with eager.save")
+            f"{who}: {label} is a zip archive (a torch.save checkpoint or a NumPy .npz?), not a file that "
+            f"paddle.save or eager.save writes; eager does not unpickle torch's checkpoints (their pickles "
+            f"name torch's classes). Load it where you trust it and save the arrays with eager.save")
     if prefix[:6] == b"\x93NUMPY":
         raise ValueError(f"{who}: {label} is a NumPy .npy file; read it with numpy.load(path) (eager.load "
                          f"reads safetensors files written by eager.save)")
@@ -697,6 +710,153 @@ class _Decoder:
         if tensor_name is not None and not isinstance(tensor_name, str):
             raise self.corrupted(f"gives {entry!r} the name {tensor_name!r:.80}")
         return _as_result(array, tensor_name, self.return_numpy)
+
+
+# -- Paddle's pickles ---------------------------------------------------------
+
+class _PickleFile(Exception):
+    """Raised by _read when the file is a pickle (what paddle.save writes)."""
+
+
+def _tell(stream):
+    try:
+        return stream.tell() if stream.seekable() else None
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _load_pickle(who: str, label: str, stream, return_numpy: bool, keep_name_table: bool, whole_file: bool):
+    """What paddle.load gives for the pickle at the stream's position, read by
+    the restricted unpickler (eager.restricted_pickle): nothing in the file is
+    run, and a global that paddle.save does not write is refused."""
+    try:
+        obj = RestrictedUnpickler(stream, "latin1").load()  # latin1: as paddle.load (Python 2's str)
+        check_arrays(obj)
+    except RefusedGlobal as error:
+        raise ValueError(
+            f"{who}: {label} is a pickle that refers to {error}, which Paddle's paddle.save does not write; "
+            f"refusing to unpickle it (unpickling would run code chosen by whoever made the file). eager "
+            f"reads the pickles of paddle.save: Tensors, NumPy arrays of numbers, Python numbers, strings, "
+            f"and dicts, lists and tuples of these (a Layer's or optimizer's state_dict)") from None
+    except RecursionError:
+        raise ValueError(f"{who}: {label} is a pickle nested too deeply to read") from None
+    except Exception as error:  # truncation, bad opcodes, NumPy's checks of an array's state
+        raise ValueError(f"{who}: {label} is a pickle that cannot be read, truncated or corrupted? "
+                         f"({type(error).__name__}: {error})") from None
+    if whole_file and stream.read(1):
+        raise ValueError(f"{who}: {label} holds more data after its pickle; paddle.save writes one pickle per "
+                         f"file (a torch.save file in torch's legacy format? eager does not read those)")
+    try:
+        return _paddle_result(who, label, obj, return_numpy, keep_name_table)
+    except RecursionError:
+        raise ValueError(f"{who}: {label} is a pickle nested too deeply (or containing itself) to "
+                         f"read") from None
+
+
+def _paddle_result(who: str, label: str, obj, return_numpy: bool, keep_name_table: bool):
+    """paddle.load's result from the unpickled object: a state dict (what
+    paddle.save writes for a dict of Tensors) has its top-level arrays named
+    by its "StructuredToParameterName@@" table; anything else has its
+    (name, array) tuples, or when it has none its arrays, made Tensors."""
+    if isinstance(obj, dict):
+        obj = _join_big_params(who, label, obj)
+        if _NAME_TABLE_KEY in obj:
+            table = obj[_NAME_TABLE_KEY]
+            if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                      for k, v in table.items()):
+                raise ValueError(f"{who}: {label} is corrupted: its {_NAME_TABLE_KEY!r} entry is not a dict "
+                                 f"of str -> str")
+            for key, name in table.items():
+                if key not in obj:
+                    raise ValueError(f"{who}: {label} is corrupted: its {_NAME_TABLE_KEY!r} names {key!r}, "
+                                     f"which it does not hold")
+                if isinstance(obj[key], np.ndarray):
+                    obj[key] = _paddle_array(who, label, obj[key], name, return_numpy)
+            if not keep_name_table:
+                del obj[_NAME_TABLE_KEY]
+            return obj
+    if _holds(obj, _is_named_array):
+        return _converted(obj, _is_named_array,
+                          lambda pair: _paddle_array(who, label, pair[1], pair[0], return_numpy))
+    return _converted(obj, lambda item: isinstance(item, np.ndarray),
+                      lambda array: _paddle_array(who, label, array, None, return_numpy))
+
+
+def _is_named_array(item) -> bool:
+    """How paddle.save writes a Tensor: the tuple (name, array)."""
+    return isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) \
+        and isinstance(item[1], np.ndarray)
+
+
+_WALKED = (dict, collections.OrderedDict, list, tuple)  # the containers paddle.load looks into
+
+
+def _holds(obj, condition) -> bool:
+    if condition(obj):
+        return True
+    if type(obj) in _WALKED:
+        return any(_holds(item, condition) for item in (obj.values() if isinstance(obj, dict) else obj))
+    return False
+
+
+def _converted(obj, condition, convert):
+    """``obj`` with every part that meets ``condition`` converted: dicts and
+    lists in place (as paddle.load), tuples rebuilt."""
+    if condition(obj):
+        return convert(obj)
+    if type(obj) in (dict, collections.OrderedDict):
+        for key, item in obj.items():
+            obj[key] = _converted(item, condition, convert)
+    elif type(obj) is list:
+        obj[:] = [_converted(item, condition, convert) for item in obj]
+    elif type(obj) is tuple:
+        return tuple(_converted(item, condition, convert) for item in obj)
+    return obj
+
+
+def _paddle_array(who: str, label: str, array: np.ndarray, name, return_numpy: bool):
+    """A loaded array as paddle.load gives it: a Tensor named ``name``, or the
+    array with return_numpy. Paddle stores a bfloat16 Tensor's bits as uint16
+    and makes a uint16 array a bfloat16 Tensor again."""
+    if not return_numpy and array.dtype == np.uint16:
+        array = array.view(_bfloat16_dtype(who, label))
+    return _as_result(array, name, return_numpy)
+
+
+def _join_big_params(who: str, label: str, obj: dict) -> dict:
+    """The state dict with the arrays paddle.save split into slices (a
+    protocol 2 or 3 pickle holds at most 4 GB per object) joined again."""
+    info = obj.get(_BIG_PARAMS_KEY)
+    if info is None:
+        return obj
+
+    def corrupted(what):
+        return ValueError(f"{who}: {label} is corrupted: its {_BIG_PARAMS_KEY!r} entry {what}")
+
+    if not isinstance(info, dict):
+        raise corrupted(f"is a {type(info).__name__}, not a dict")
+    joined, used = {}, []
+    for key, spec in info.items():
+        slices = spec.get("slices") if isinstance(spec, dict) else None
+        shape = spec.get("OriginShape") if isinstance(spec, dict) else None
+        if not (isinstance(slices, list) and slices and all(isinstance(part, str) for part in slices)
+                and isinstance(shape, (tuple, list))
+                and all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0 for d in shape)):
+            raise corrupted(f"gives {key!r} no list of slices and shape: {spec!r:.120}")
+        parts = [obj.get(part) for part in slices]
+        if not all(isinstance(part, np.ndarray) and part.ndim == 1 and part.dtype == parts[0].dtype
+                   for part in parts):
+            raise corrupted(f"names slices of {key!r} that are not 1-D arrays of one dtype")
+        whole = np.concatenate(parts)
+        if whole.size != math.prod(int(d) for d in shape):
+            raise corrupted(f"joins {whole.size} elements for {key!r}, whose shape is {list(shape)}")
+        joined[key] = whole.reshape(tuple(int(d) for d in shape))
+        used += slices
+    for part in used:
+        obj.pop(part, None)
+    del obj[_BIG_PARAMS_KEY]
+    obj.update(joined)
+    return obj
 
 
 def _mismatch(entry: str, name, shape, array: np.ndarray) -> str:
