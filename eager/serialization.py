@@ -42,25 +42,48 @@ view with a trailing axis of 2 and turned back into complex on load.
 A safetensors file written by another program (no ``eager.structure``) loads
 as a dict of entry name -> Tensor, in the file's order.
 
+Paddle's files
+--------------
+``eager.load`` also reads the pickles that Paddle's ``paddle.save`` writes
+(``.pdparams``, ``.pdopt``, a saved Tensor; protocols 2 to 4), and gives what
+``paddle.load`` gives: a Layer's or optimizer's state dict (what paddle.save
+writes for a dict of Tensors: arrays and a ``"StructuredToParameterName@@"``
+table) loads with its top-level arrays as Tensors named by that table (the
+table itself only with ``keep_name_table=True``), other values as they are
+(an optimizer's ``"LR_Scheduler"`` dict of numbers); arrays that paddle.save
+split into slices (``"UnpackBigParamInfor@@"``) are joined. Anything else
+(a Tensor, a list, a nested checkpoint dict) has its Tensors, which paddle.save
+writes as ``(name, array)`` tuples, made named Tensors, NumPy arrays beside
+them staying arrays; without such tuples every array becomes a Tensor.
+``return_numpy=True`` gives arrays instead of Tensors, and a uint16 array
+(how Paddle stores bfloat16) becomes a bfloat16 Tensor, as in Paddle. So
+``net.set_state_dict(eager.load("resnet.pdparams"))`` and
+``opt.set_state_dict(eager.load("resnet.pdopt"))`` work with files from
+Paddle (the optimizer matches accumulators by parameter name, as Paddle, e.g.
+``linear_0.w_0_moment1_0``: build the model in a fresh process or under
+``eager.utils.unique_name.guard()``; ``eager.Model.load`` maps the names).
+
 Safety
 ------
-Loading never runs code from the file: the header is parsed as JSON, the
-arrays are read as bytes by safetensors, and the structure is rebuilt from a
-fixed set of tags. Paddle's ``paddle.save`` (and ``torch.save``) write pickle
-files, and unpickling runs whatever code the file's author chose, so
-``eager.load`` recognises a pickle (or a PyTorch zip archive) and refuses it
-with an explanation instead of opening it. To convert such a checkpoint,
-load it where you trust the file and save it again::
-
-    import paddle, eager                       # in a trusted environment
-    state = paddle.load("model.pdparams")      # this unpickles
-    eager.save({k: v.numpy() for k, v in state.items()}, "model.safetensors")
-
-(``safetensors.numpy.save_file`` of a dict of NumPy arrays works too: eager
-loads any safetensors file.) A file that is truncated, empty, or whose
-header is not what eager writes raises a ValueError naming the path and what
-is wrong; a missing file raises FileNotFoundError. (safetensors keeps no
-checksum: a byte changed inside the array data goes unnoticed.)
+Loading never runs code from the file. A safetensors header is parsed as
+JSON, the arrays are read as bytes by safetensors, and the structure is
+rebuilt from a fixed set of tags. A pickle names the callables it needs and
+``pickle.load`` calls whatever it names; eager reads pickles only through
+:class:`eager.restricted_pickle.RestrictedUnpickler`, which admits the
+globals of paddle.save's files (NumPy's array, dtype and scalar
+reconstructors for bool and numeric dtypes, ``tuple``, ``list``, ``set``,
+``collections.OrderedDict``, ``complex``, ``_codecs.encode`` to latin-1, and
+``eval`` only as the ``eval('data', {'data': array})`` that Paddle writes for
+a LoDTensor, which is not evaluated) and refuses every other global (any
+function or class: ``os.system``, ``builtins.eval`` of code, a Layer
+object), object arrays and persistent ids with a ValueError naming what it
+refused, before anything is imported or called. A PyTorch zip archive
+(``torch.save``) is refused with an explanation; convert it where you trust
+the file and save its arrays with ``eager.save``. A file that is truncated,
+empty, or whose header is not what eager writes raises a ValueError naming
+the path and what is wrong; a missing file raises FileNotFoundError.
+(safetensors keeps no checksum: a byte changed inside the array data goes
+unnoticed.)
 
 ``safetensors`` is an optional dependency (``pip install safetensors``, or
 the ``save`` extra); both functions raise ImportError saying so when it is
@@ -68,18 +91,24 @@ missing.
 
 Differences from Paddle
 -----------------------
-- The file is safetensors, not a pickle: Paddle's ``.pdparams``/``.pdopt``
-  files and eager's files cannot be read by each other's ``load`` (convert as
-  above). ``protocol`` (and the ``pickle_protocol`` config) is checked as
-  Paddle checks it (an int from 2 to 4) but does not change the file.
+- ``save`` writes safetensors, not a pickle: ``eager.load`` reads Paddle's
+  ``.pdparams``/``.pdopt`` files and eager's, Paddle's ``load`` reads only its
+  own (convert an eager file for Paddle with ``safetensors.numpy.load_file``
+  and ``paddle.save``). ``protocol`` (and the ``pickle_protocol`` config) is
+  checked as Paddle checks it (an int from 2 to 4) but does not change the file.
+- Reading Paddle's pickles, eager admits only data (see Safety): a pickle that
+  holds other objects (which Paddle's load would unpickle, running any code
+  they name) is refused. Paddle's binary formats (``use_binary_format=True``,
+  a saved Program) are not read; a pickle must be the whole file given by
+  name (a torch.save file in torch's legacy format holds more).
 - Only data is saved: Tensors, NumPy arrays, NumPy scalars, Python numbers,
   strings, bools, None, and dicts (with str keys), lists and tuples of these.
   Paddle pickles any picklable object; a Layer, optimizer or scheduler object
   raises here as in Paddle ("save its state_dict()"), and so does anything
   else (a function, a set, bytes, a custom class). Another dict subclass or
   mapping loads as a dict, a namedtuple as a tuple.
-- Every array loads as a Tensor (``stop_gradient=True``, on the CPU), NumPy
-  arrays included, unless ``return_numpy=True`` gives NumPy arrays
+- From eager's files, every array loads as a Tensor (``stop_gradient=True``,
+  on the CPU), NumPy arrays included, unless ``return_numpy=True`` gives NumPy arrays
   everywhere. Paddle keeps a NumPy array as a NumPy array when the saved
   object also holds Tensors. A NumPy array of a dtype eager's Tensors lack
   (uint16, uint32, uint64) loads as a NumPy array.
@@ -381,8 +410,8 @@ def _float_node(value: float):
 # -- load -------------------------------------------------------------------
 
 def load(path, **configs):
-    """Loads what :func:`eager.save` wrote to ``path`` (a file name or a binary
-    file object; Paddle's ``paddle.load``).
+    """Loads what :func:`eager.save` or Paddle's ``paddle.save`` wrote to
+    ``path`` (a file name or a binary file object; Paddle's ``paddle.load``).
 
     Tensors (and NumPy arrays) come back as Tensors with ``stop_gradient=True``
     on the CPU, keeping their dtype, shape and name; ``return_numpy=True``
@@ -395,8 +424,12 @@ def load(path, **configs):
     of a ``paddle.jit.save`` prefix. A safetensors file written by
     another program loads as a dict of name -> Tensor.
 
-    The file is never unpickled: a pickle (Paddle's own ``.pdparams``, or
-    ``torch.save`` output) raises a ValueError that explains how to convert it.
+    A pickle that Paddle's ``paddle.save`` wrote (``.pdparams``, ``.pdopt``,
+    a saved Tensor) loads as ``paddle.load`` gives it: Tensors named as in
+    Paddle, the rest as saved. It is read by a restricted unpickler that runs
+    nothing from the file: a pickle naming any other global (a function,
+    a class), an object array or a persistent id raises a ValueError naming
+    it, as does a ``torch.save`` archive. See :mod:`eager.serialization`.
 
     >>> eager.save({"w": eager.to_tensor([[1.0, 2.0]]), "step": 3}, "state.pdparams")
     >>> state = eager.load("state.pdparams")
