@@ -301,3 +301,24 @@ def test_broken_pickles_raise_clear_errors(tmp_path):
     path.write_bytes(pickle.dumps(cycle, protocol=4))
     with pytest.raises(ValueError, match="nested too deeply"):
         eager.load(path)
+
+
+def test_master_weights_of_a_multi_precision_optimizer():
+    # Paddle's CPU build has no float16 optimizer kernels, so this file is made by hand in the
+    # layout paddle.save gives an optimizer state with master weights: its "master_weights" dict
+    # holds Tensors, so the state is no flat state dict and every Tensor is a (name, array) tuple.
+    velocity = np.full((2, 3), 0.5, np.float32)  # kept in float32 beside the float32 master weight
+    master = np.arange(6, dtype=np.float32).reshape(2, 3) / 7
+    state = {"w_velocity_0": ("w_velocity_0", velocity),
+             "master_weights": {"w": ("w_fp32_master_0", master)},
+             "LR_Scheduler": {"last_epoch": 0, "last_lr": 0.1}}
+    loaded = eager.load(io.BytesIO(pickle.dumps(state, protocol=4)))
+    assert_tensor(loaded["w_velocity_0"], velocity, "w_velocity_0")
+    assert_tensor(loaded["master_weights"]["w"], master, "w_fp32_master_0")
+    assert loaded["LR_Scheduler"] == {"last_epoch": 0, "last_lr": 0.1}
+    param = eager.create_parameter([2, 3], "float16", name="w")
+    opt = eager.optimizer.Momentum(learning_rate=0.1, momentum=0.9, parameters=[param], multi_precision=True)
+    opt.set_state_dict(loaded)
+    restored = opt.state_dict()
+    np.testing.assert_array_equal(restored["master_weights"]["w"], master)
+    np.testing.assert_array_equal(restored["w_velocity_0"], velocity)
