@@ -86,8 +86,8 @@ the path and what is wrong; a missing file raises FileNotFoundError.
 unnoticed.)
 
 ``safetensors`` is an optional dependency (``pip install safetensors``, or
-the ``save`` extra); both functions raise ImportError saying so when it is
-missing.
+the ``save`` extra); ``save``, and ``load`` of a safetensors file, raise
+ImportError saying so when it is missing (Paddle's pickles load without it).
 
 Differences from Paddle
 -----------------------
@@ -440,7 +440,6 @@ def load(path, **configs):
     """
     who = "eager.load"
     return_numpy, keep_name_table = _check_load_configs(who, configs)
-    safetensors_numpy = _import_safetensors(who)
     source = _load_source(who, path)
     if isinstance(source, str) and source != os.fsdecode(os.fspath(path)):
         return_numpy = True  # a paddle.jit.save prefix: Paddle gives its parameters as NumPy arrays
@@ -452,14 +451,14 @@ def load(path, **configs):
             raise type(error)(f"{who}: cannot read {source!r}: {error.strerror or error}") from None
         with stream:
             try:
-                header, arrays = _read(who, label, stream, safetensors_numpy, source)
+                header, arrays = _read(who, label, stream, source)
             except _PickleFile:
                 stream.seek(0)
                 return _load_pickle(who, label, stream, return_numpy, keep_name_table, whole_file=True)
     else:
         start = _tell(source)
         try:
-            header, arrays = _read(who, label, source, safetensors_numpy)
+            header, arrays = _read(who, label, source)
         except _PickleFile:
             if start is None:
                 raise ValueError(f"{who}: {label} holds a pickle (as paddle.save writes), which eager reads "
@@ -534,7 +533,7 @@ def _load_source(who: str, path):
     return path
 
 
-def _read(who: str, label: str, stream, safetensors_numpy, path=None):
+def _read(who: str, label: str, stream, path=None):
     """(header dict, entry name -> writable array) of the safetensors file that
     starts at the stream's position (the file ``path`` when given); checks the
     header before safetensors reads the arrays."""
@@ -600,6 +599,7 @@ def _read(who: str, label: str, stream, safetensors_numpy, path=None):
         raise corrupted(f"{size - 8 - length - data_length} bytes follow the data its header describes")
     if bfloat16_entries:
         bfloat16 = _bfloat16_dtype(who, label)
+    safetensors_numpy = _import_safetensors(who)  # only here: Paddle's pickles load without it
     try:
         if path is not None and not bfloat16_entries:
             arrays = safetensors_numpy.load_file(path)  # memory-mapped: one copy fewer

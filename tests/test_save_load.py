@@ -542,11 +542,14 @@ def test_arguments_and_configs_are_checked_as_paddle_does(tmp_path):
 
 
 def test_a_missing_safetensors_says_how_to_install_it(tmp_path, monkeypatch):
+    eager.save({"w": np.ones(2)}, tmp_path / "x")
+    (tmp_path / "paddle.pdparams").write_bytes(pickle.dumps({"w": np.ones(2)}, protocol=4))
     monkeypatch.setitem(sys.modules, "safetensors", None)
     monkeypatch.setitem(sys.modules, "safetensors.numpy", None)
-    for call in (lambda: eager.save({}, tmp_path / "x"), lambda: eager.load(tmp_path / "x")):
+    for call in (lambda: eager.save({}, tmp_path / "y"), lambda: eager.load(tmp_path / "x")):
         with pytest.raises(ImportError, match="pip install safetensors"):
             call()
+    assert eager.load(tmp_path / "paddle.pdparams")["w"].numpy().tolist() == [1.0, 1.0]  # a pickle needs none
 
 
 # -- properties ----------------------------------------------------------------
