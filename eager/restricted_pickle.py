@@ -64,11 +64,18 @@ def _dtype(spec, align=False, copy=False):
     return _checked_dtype(np.dtype(spec, align, copy))
 
 
+def _ndarray(*args, **kwargs):
+    """What a pickle gets for ``numpy.ndarray``: NumPy's pickles only pass the
+    class to ``_reconstruct``; calling it (an array of any dtype over any
+    buffer) is refused."""
+    raise RefusedGlobal("numpy.ndarray(...) called directly (arrays are admitted only as NumPy pickles them)")
+
+
 def _reconstruct(subtype, shape, typecode):
     """NumPy's ``_reconstruct``, for plain ndarrays only (no subclass)."""
-    if subtype is not np.ndarray:
-        raise RefusedGlobal(f"numpy's _reconstruct of {subtype!r} (only numpy.ndarray is admitted)")
-    return _RECONSTRUCT(subtype, shape, typecode)
+    if subtype is not _ndarray:
+        raise RefusedGlobal(f"numpy's _reconstruct of {subtype!r:.60} (only numpy.ndarray is admitted)")
+    return _RECONSTRUCT(np.ndarray, shape, typecode)
 
 
 def _frombuffer(buffer, dtype, shape, order):
@@ -121,7 +128,7 @@ _BUILTINS = {"tuple": _container(tuple), "list": _container(list), "set": _conta
              "frozenset": _container(frozenset), "complex": complex, "bytes": _empty_bytes,
              "eval": _lod_tensor_eval}
 _ADMITTED = {
-    ("numpy", "ndarray"): np.ndarray,
+    ("numpy", "ndarray"): _ndarray,
     ("numpy", "dtype"): _dtype,
     ("collections", "OrderedDict"): collections.OrderedDict,
     ("_codecs", "encode"): _latin1_encode,

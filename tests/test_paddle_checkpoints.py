@@ -322,3 +322,15 @@ def test_master_weights_of_a_multi_precision_optimizer():
     restored = opt.state_dict()
     np.testing.assert_array_equal(restored["master_weights"]["w"], master)
     np.testing.assert_array_equal(restored["w_velocity_0"], velocity)
+
+
+class _CallsNdarray:
+    def __reduce__(self):
+        return np.ndarray, ((2,), "O")
+
+
+def test_numpy_ndarray_is_admitted_only_as_numpys_pickles_use_it(tmp_path):
+    path = tmp_path / "direct.pkl"
+    path.write_bytes(pickle.dumps({"w": _CallsNdarray()}, protocol=2))
+    with pytest.raises(ValueError, match=r"refers to numpy.ndarray\(...\) called directly"):
+        eager.load(path)
