@@ -27,6 +27,9 @@ The files under tests/data/paddle_checkpoints/ were written by PaddlePaddle
   ``Adam(0.01)`` and ``MSELoss``, after ``train_batch([x[0]], [y[0]])``, by
   ``model.save``; ``hapi/after_second_batch.pkl``: its state dict (NumPy) after
   ``train_batch([x[1]], [y[1]])``.
+- ``static_fc.pdparams``, ``static_fc.pdopt``: ``paddle.static.save(main, prefix)`` of a
+  static-graph program holding ``paddle.static.nn.fc(x, 2)`` (``x``: ``[None, 3]``), after
+  running its startup program: parameter name -> array, and an empty optimizer state.
 - ``sliced_protocol2.pdparams``: a state dict in the layout paddle.save gives an
   array too big for protocol 2 (``"UnpackBigParamInfor@@"``: ``w`` as two slices),
   made small by hand with ``pickle.dump(..., protocol=2)``; Paddle's load joins it.
@@ -148,6 +151,20 @@ def test_bfloat16_lod_tensor_and_sliced_arrays():
     assert list(got) == ["b", "w"]  # the slices and the record are gone; the joined array comes last
     assert_tensor(got["w"], np.arange(6, dtype=np.float32).reshape(2, 3), "linear_9.w_0")
     assert_tensor(got["b"], np.ones(2, np.float32), "linear_9.b_0")
+
+
+def test_a_static_graph_save_loads_by_parameter_name():
+    saved = raw("static_fc.pdparams")
+    loaded = eager.load(DATA / "static_fc.pdparams")
+    assert list(loaded) == ["fc_0.w_0", "fc_0.b_0"]  # no structured names: Paddle's names are the keys
+    assert_tensor(loaded["fc_0.w_0"], saved["fc_0.w_0"])
+    assert eager.load(DATA / "static_fc.pdopt") == {}  # a 5-byte file: a whole pickle, not a cut safetensors
+    net = eager.nn.Linear(3, 2, weight_attr=eager.ParamAttr(name="fc_0.w_0"),
+                          bias_attr=eager.ParamAttr(name="fc_0.b_0"))
+    missing, unexpected = net.set_state_dict(loaded, use_structured_name=False)
+    assert missing == [] and unexpected == []
+    np.testing.assert_array_equal(net.weight.numpy(), saved["fc_0.w_0"])
+    np.testing.assert_array_equal(net.bias.numpy(), saved["fc_0.b_0"])
 
 
 # -- training goes on where Paddle stopped ----------------------------------------
