@@ -108,8 +108,8 @@ Differences from Paddle
   else (a function, a set, bytes, a custom class). Another dict subclass or
   mapping loads as a dict, a namedtuple as a tuple.
 - From eager's files, every array loads as a Tensor (``stop_gradient=True``,
-  on the CPU), NumPy arrays included, unless ``return_numpy=True`` gives NumPy arrays
-  everywhere. Paddle keeps a NumPy array as a NumPy array when the saved
+  on the CPU), NumPy arrays included, unless ``return_numpy=True`` gives
+  NumPy arrays everywhere. Paddle keeps a NumPy array as a NumPy array when the saved
   object also holds Tensors. A NumPy array of a dtype eager's Tensors lack
   (uint16, uint32, uint64) loads as a NumPy array.
 - A loaded Tensor keeps the saved tensor's name, for Layer state dicts too;
@@ -506,7 +506,7 @@ def _check_load_configs(who: str, configs: dict) -> tuple:
             if value is not None:
                 raise ValueError(f"{who}: the config {key!r} selects a file of Paddle's inference-model "
                                  f"formats (paddle.jit.save, save_inference_model), which eager does not "
-                                 f"read; eager.load reads one file written by eager.save")
+                                 f"read; eager.load reads one file written by eager.save or paddle.save")
         else:
             raise ValueError(f"{who}: the config {key!r} is not supported; Paddle's load takes "
                              f"'return_numpy', 'keep_name_table', 'model_filename' and 'params_filename'")
@@ -522,7 +522,8 @@ def _load_source(who: str, path):
     path = os.fsdecode(os.fspath(path))
     if os.path.isdir(path):
         raise IsADirectoryError(f"{who}: {path!r} is a directory; eager.load reads one file written by "
-                                f"eager.save (Paddle's inference-model directories are not supported)")
+                                f"eager.save or paddle.save (Paddle's inference-model directories are not "
+                                f"supported)")
     if not os.path.exists(path) and os.path.isfile(path + _JIT_PARAMS) and os.path.isfile(path + _JIT_MODEL):
         return path + _JIT_PARAMS  # the path prefix eager.jit.save wrote: its parameters and buffers
     if not os.path.exists(path):
@@ -666,7 +667,7 @@ def _refuse_foreign_formats(who: str, label: str, prefix: bytes) -> None:
             f"name torch's classes). Load it where you trust it and save the arrays with eager.save")
     if prefix[:6] == b"\x93NUMPY":
         raise ValueError(f"{who}: {label} is a NumPy .npy file; read it with numpy.load(path) (eager.load "
-                         f"reads safetensors files written by eager.save)")
+                         f"reads the files written by eager.save and paddle.save)")
 
 
 class _Decoder:
