@@ -42,45 +42,74 @@ view with a trailing axis of 2 and turned back into complex on load.
 A safetensors file written by another program (no ``eager.structure``) loads
 as a dict of entry name -> Tensor, in the file's order.
 
+Paddle's files
+--------------
+``eager.load`` also reads the pickles that Paddle's ``paddle.save`` writes
+(``.pdparams``, ``.pdopt``, a saved Tensor; protocols 2 to 4), and gives what
+``paddle.load`` gives: a Layer's or optimizer's state dict (what paddle.save
+writes for a dict of Tensors: arrays and a ``"StructuredToParameterName@@"``
+table) loads with its top-level arrays as Tensors named by that table (the
+table itself only with ``keep_name_table=True``), other values as they are
+(an optimizer's ``"LR_Scheduler"`` dict of numbers); arrays that paddle.save
+split into slices (``"UnpackBigParamInfor@@"``) are joined. Anything else
+(a Tensor, a list, a nested checkpoint dict) has its Tensors, which paddle.save
+writes as ``(name, array)`` tuples, made named Tensors, NumPy arrays beside
+them staying arrays; without such tuples every array becomes a Tensor.
+``return_numpy=True`` gives arrays instead of Tensors, and a uint16 array
+(how Paddle stores bfloat16) becomes a bfloat16 Tensor, as in Paddle. So
+``net.set_state_dict(eager.load("resnet.pdparams"))`` and
+``opt.set_state_dict(eager.load("resnet.pdopt"))`` work with files from
+Paddle (the optimizer matches accumulators by parameter name, as Paddle, e.g.
+``linear_0.w_0_moment1_0``: build the model in a fresh process or under
+``eager.utils.unique_name.guard()``; ``eager.Model.load`` maps the names).
+
 Safety
 ------
-Loading never runs code from the file: the header is parsed as JSON, the
-arrays are read as bytes by safetensors, and the structure is rebuilt from a
-fixed set of tags. Paddle's ``paddle.save`` (and ``torch.save``) write pickle
-files, and unpickling runs whatever code the file's author chose, so
-``eager.load`` recognises a pickle (or a PyTorch zip archive) and refuses it
-with an explanation instead of opening it. To convert such a checkpoint,
-load it where you trust the file and save it again::
-
-    import paddle, eager                       # in a trusted environment
-    state = paddle.load("model.pdparams")      # this unpickles
-    eager.save({k: v.numpy() for k, v in state.items()}, "model.safetensors")
-
-(``safetensors.numpy.save_file`` of a dict of NumPy arrays works too: eager
-loads any safetensors file.) A file that is truncated, empty, or whose
-header is not what eager writes raises a ValueError naming the path and what
-is wrong; a missing file raises FileNotFoundError. (safetensors keeps no
-checksum: a byte changed inside the array data goes unnoticed.)
+Loading never runs code from the file. A safetensors header is parsed as
+JSON, the arrays are read as bytes by safetensors, and the structure is
+rebuilt from a fixed set of tags. A pickle names the callables it needs and
+``pickle.load`` calls whatever it names; eager reads pickles only through
+:class:`eager.restricted_pickle.RestrictedUnpickler`, which admits the
+globals of paddle.save's files (NumPy's array, dtype and scalar
+reconstructors for bool and numeric dtypes, ``tuple``, ``list``, ``set``,
+``collections.OrderedDict``, ``complex``, ``_codecs.encode`` to latin-1, and
+``eval`` only as the ``eval('data', {'data': array})`` that Paddle writes for
+a LoDTensor, which is not evaluated) and refuses every other global (any
+function or class: ``os.system``, ``builtins.eval`` of code, a Layer
+object), object arrays and persistent ids with a ValueError naming what it
+refused, before anything is imported or called. A PyTorch zip archive
+(``torch.save``) is refused with an explanation; convert it where you trust
+the file and save its arrays with ``eager.save``. A file that is truncated,
+empty, or whose header is not what eager writes raises a ValueError naming
+the path and what is wrong; a missing file raises FileNotFoundError.
+(safetensors keeps no checksum: a byte changed inside the array data goes
+unnoticed.)
 
 ``safetensors`` is an optional dependency (``pip install safetensors``, or
-the ``save`` extra); both functions raise ImportError saying so when it is
-missing.
+the ``save`` extra); ``save``, and ``load`` of a safetensors file, raise
+ImportError saying so when it is missing (Paddle's pickles load without it).
 
 Differences from Paddle
 -----------------------
-- The file is safetensors, not a pickle: Paddle's ``.pdparams``/``.pdopt``
-  files and eager's files cannot be read by each other's ``load`` (convert as
-  above). ``protocol`` (and the ``pickle_protocol`` config) is checked as
-  Paddle checks it (an int from 2 to 4) but does not change the file.
+- ``save`` writes safetensors, not a pickle: ``eager.load`` reads Paddle's
+  ``.pdparams``/``.pdopt`` files and eager's, Paddle's ``load`` reads only its
+  own (convert an eager file for Paddle with ``safetensors.numpy.load_file``
+  and ``paddle.save``). ``protocol`` (and the ``pickle_protocol`` config) is
+  checked as Paddle checks it (an int from 2 to 4) but does not change the file.
+- Reading Paddle's pickles, eager admits only data (see Safety): a pickle that
+  holds other objects (which Paddle's load would unpickle, running any code
+  they name) is refused. Paddle's binary formats (``use_binary_format=True``,
+  a saved Program) are not read; a pickle must be the whole file given by
+  name (a torch.save file in torch's legacy format holds more).
 - Only data is saved: Tensors, NumPy arrays, NumPy scalars, Python numbers,
   strings, bools, None, and dicts (with str keys), lists and tuples of these.
   Paddle pickles any picklable object; a Layer, optimizer or scheduler object
   raises here as in Paddle ("save its state_dict()"), and so does anything
   else (a function, a set, bytes, a custom class). Another dict subclass or
   mapping loads as a dict, a namedtuple as a tuple.
-- Every array loads as a Tensor (``stop_gradient=True``, on the CPU), NumPy
-  arrays included, unless ``return_numpy=True`` gives NumPy arrays
-  everywhere. Paddle keeps a NumPy array as a NumPy array when the saved
+- From eager's files, every array loads as a Tensor (``stop_gradient=True``,
+  on the CPU), NumPy arrays included, unless ``return_numpy=True`` gives
+  NumPy arrays everywhere. Paddle keeps a NumPy array as a NumPy array when the saved
   object also holds Tensors. A NumPy array of a dtype eager's Tensors lack
   (uint16, uint32, uint64) loads as a NumPy array.
 - A loaded Tensor keeps the saved tensor's name, for Layer state dicts too;
@@ -119,6 +148,7 @@ from phi.common.data_type import BFloat16Unavailable, bfloat16_numpy_dtype
 from phi.core import DenseTensor
 
 from . import autograd  # noqa: F401  (the autograd core before eager.tensor, which needs it loaded)
+from .restricted_pickle import RefusedGlobal, RestrictedUnpickler, check_arrays
 from .tensor import Tensor
 
 __all__ = ["save", "load"]
@@ -128,6 +158,7 @@ _FORMAT_VERSION = "1"
 _STRUCTURE_KEY = "eager.structure"
 _HEADER_METADATA = "__metadata__"  # safetensors' header key for the string metadata
 _NAME_TABLE_KEY = "StructuredToParameterName@@"  # Paddle's keep_name_table entry
+_BIG_PARAMS_KEY = "UnpackBigParamInfor@@"  # Paddle's record of arrays split into slices (protocols 2, 3)
 _JIT_MODEL, _JIT_PARAMS = ".pdmodel", ".pdiparams"  # the files eager.jit.save writes (jit/program.py)
 # safetensors' own limit on the JSON header; a larger length means garbage.
 _MAX_HEADER = 100_000_000
@@ -379,8 +410,8 @@ def _float_node(value: float):
 # -- load -------------------------------------------------------------------
 
 def load(path, **configs):
-    """Loads what :func:`eager.save` wrote to ``path`` (a file name or a binary
-    file object; Paddle's ``paddle.load``).
+    """Loads what :func:`eager.save` or Paddle's ``paddle.save`` wrote to
+    ``path`` (a file name or a binary file object; Paddle's ``paddle.load``).
 
     Tensors (and NumPy arrays) come back as Tensors with ``stop_gradient=True``
     on the CPU, keeping their dtype, shape and name; ``return_numpy=True``
@@ -393,8 +424,12 @@ def load(path, **configs):
     of a ``paddle.jit.save`` prefix. A safetensors file written by
     another program loads as a dict of name -> Tensor.
 
-    The file is never unpickled: a pickle (Paddle's own ``.pdparams``, or
-    ``torch.save`` output) raises a ValueError that explains how to convert it.
+    A pickle that Paddle's ``paddle.save`` wrote (``.pdparams``, ``.pdopt``,
+    a saved Tensor) loads as ``paddle.load`` gives it: Tensors named as in
+    Paddle, the rest as saved. It is read by a restricted unpickler that runs
+    nothing from the file: a pickle naming any other global (a function,
+    a class), an object array or a persistent id raises a ValueError naming
+    it, as does a ``torch.save`` archive. See :mod:`eager.serialization`.
 
     >>> eager.save({"w": eager.to_tensor([[1.0, 2.0]]), "step": 3}, "state.pdparams")
     >>> state = eager.load("state.pdparams")
@@ -405,7 +440,6 @@ def load(path, **configs):
     """
     who = "eager.load"
     return_numpy, keep_name_table = _check_load_configs(who, configs)
-    safetensors_numpy = _import_safetensors(who)
     source = _load_source(who, path)
     if isinstance(source, str) and source != os.fsdecode(os.fspath(path)):
         return_numpy = True  # a paddle.jit.save prefix: Paddle gives its parameters as NumPy arrays
@@ -416,9 +450,22 @@ def load(path, **configs):
         except OSError as error:
             raise type(error)(f"{who}: cannot read {source!r}: {error.strerror or error}") from None
         with stream:
-            header, arrays = _read(who, label, stream, safetensors_numpy, source)
+            try:
+                header, arrays = _read(who, label, stream, source)
+            except _PickleFile:
+                stream.seek(0)
+                return _load_pickle(who, label, stream, return_numpy, keep_name_table, whole_file=True)
     else:
-        header, arrays = _read(who, label, source, safetensors_numpy)
+        start = _tell(source)
+        try:
+            header, arrays = _read(who, label, source)
+        except _PickleFile:
+            if start is None:
+                raise ValueError(f"{who}: {label} holds a pickle (as paddle.save writes), which eager reads "
+                                 f"from a seekable file object only; give the file name or an io.BytesIO") \
+                    from None
+            source.seek(start)
+            return _load_pickle(who, label, source, return_numpy, keep_name_table, whole_file=False)
     metadata = header.get("__metadata__") or {}
     if _STRUCTURE_KEY not in metadata:  # a safetensors file from elsewhere: name -> array
         order = sorted((k for k in header if k != "__metadata__"), key=lambda k: header[k]["data_offsets"])
@@ -459,7 +506,7 @@ def _check_load_configs(who: str, configs: dict) -> tuple:
             if value is not None:
                 raise ValueError(f"{who}: the config {key!r} selects a file of Paddle's inference-model "
                                  f"formats (paddle.jit.save, save_inference_model), which eager does not "
-                                 f"read; eager.load reads one file written by eager.save")
+                                 f"read; eager.load reads one file written by eager.save or paddle.save")
         else:
             raise ValueError(f"{who}: the config {key!r} is not supported; Paddle's load takes "
                              f"'return_numpy', 'keep_name_table', 'model_filename' and 'params_filename'")
@@ -475,7 +522,8 @@ def _load_source(who: str, path):
     path = os.fsdecode(os.fspath(path))
     if os.path.isdir(path):
         raise IsADirectoryError(f"{who}: {path!r} is a directory; eager.load reads one file written by "
-                                f"eager.save (Paddle's inference-model directories are not supported)")
+                                f"eager.save or paddle.save (Paddle's inference-model directories are not "
+                                f"supported)")
     if not os.path.exists(path) and os.path.isfile(path + _JIT_PARAMS) and os.path.isfile(path + _JIT_MODEL):
         return path + _JIT_PARAMS  # the path prefix eager.jit.save wrote: its parameters and buffers
     if not os.path.exists(path):
@@ -486,7 +534,7 @@ def _load_source(who: str, path):
     return path
 
 
-def _read(who: str, label: str, stream, safetensors_numpy, path=None):
+def _read(who: str, label: str, stream, path=None):
     """(header dict, entry name -> writable array) of the safetensors file that
     starts at the stream's position (the file ``path`` when given); checks the
     header before safetensors reads the arrays."""
@@ -552,6 +600,7 @@ def _read(who: str, label: str, stream, safetensors_numpy, path=None):
         raise corrupted(f"{size - 8 - length - data_length} bytes follow the data its header describes")
     if bfloat16_entries:
         bfloat16 = _bfloat16_dtype(who, label)
+    safetensors_numpy = _import_safetensors(who)  # only here: Paddle's pickles load without it
     try:
         if path is not None and not bfloat16_entries:
             arrays = safetensors_numpy.load_file(path)  # memory-mapped: one copy fewer
@@ -607,20 +656,18 @@ def _looks_like_json(stream) -> bool:
 
 
 def _refuse_foreign_formats(who: str, label: str, prefix: bytes) -> None:
+    """Raises for a file of another format; _PickleFile for a pickle, which
+    load() then reads as Paddle's checkpoint."""
     if prefix[:1] == b"\x80" and prefix[1:2] and 2 <= prefix[1] <= 5:
-        raise ValueError(
-            f"{who}: {label} is a pickle file (protocol {prefix[1]}), as paddle.save and torch.save write. "
-            f"eager never unpickles: unpickling runs code chosen by whoever made the file. To convert a "
-            f"file you trust, load it where it is safe to (e.g. state = paddle.load(path) with Paddle), "
-            f"then write it with eager.save({{k: v.numpy() for k, v in state.items()}}, new_path) or "
-            f"safetensors.numpy.save_file(...); eager.load reads either")
+        raise _PickleFile
     if prefix[:4] == b"PK\x03\x04":
         raise ValueError(
-            f"{who}: {label} is a zip archive (a torch.save checkpoint or a NumPy .npz?), not a safetensors "
-            f"file; eager never unpickles. Load it where you trust it and save the arrays with eager.save")
+            f"{who}: {label} is a zip archive (a torch.save checkpoint or a NumPy .npz?), not a file that "
+            f"paddle.save or eager.save writes; eager does not unpickle torch's checkpoints (their pickles "
+            f"name torch's classes). Load it where you trust it and save the arrays with eager.save")
     if prefix[:6] == b"\x93NUMPY":
         raise ValueError(f"{who}: {label} is a NumPy .npy file; read it with numpy.load(path) (eager.load "
-                         f"reads safetensors files written by eager.save)")
+                         f"reads the files written by eager.save and paddle.save)")
 
 
 class _Decoder:
@@ -697,6 +744,153 @@ class _Decoder:
         if tensor_name is not None and not isinstance(tensor_name, str):
             raise self.corrupted(f"gives {entry!r} the name {tensor_name!r:.80}")
         return _as_result(array, tensor_name, self.return_numpy)
+
+
+# -- Paddle's pickles ---------------------------------------------------------
+
+class _PickleFile(Exception):
+    """Raised by _read when the file is a pickle (what paddle.save writes)."""
+
+
+def _tell(stream):
+    try:
+        return stream.tell() if stream.seekable() else None
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _load_pickle(who: str, label: str, stream, return_numpy: bool, keep_name_table: bool, whole_file: bool):
+    """What paddle.load gives for the pickle at the stream's position, read by
+    the restricted unpickler (eager.restricted_pickle): nothing in the file is
+    run, and a global that paddle.save does not write is refused."""
+    try:
+        obj = RestrictedUnpickler(stream, "latin1").load()  # latin1: as paddle.load (Python 2's str)
+        check_arrays(obj)
+    except RefusedGlobal as error:
+        raise ValueError(
+            f"{who}: {label} is a pickle that refers to {error}, which Paddle's paddle.save does not write; "
+            f"refusing to unpickle it (unpickling would run code chosen by whoever made the file). eager "
+            f"reads the pickles of paddle.save: Tensors, NumPy arrays of numbers, Python numbers, strings, "
+            f"and dicts, lists and tuples of these (a Layer's or optimizer's state_dict)") from None
+    except RecursionError:
+        raise ValueError(f"{who}: {label} is a pickle nested too deeply to read") from None
+    except Exception as error:  # truncation, bad opcodes, NumPy's checks of an array's state
+        raise ValueError(f"{who}: {label} is a pickle that cannot be read, truncated or corrupted? "
+                         f"({type(error).__name__}: {error})") from None
+    if whole_file and stream.read(1):
+        raise ValueError(f"{who}: {label} holds more data after its pickle; paddle.save writes one pickle per "
+                         f"file (a torch.save file in torch's legacy format? eager does not read those)")
+    try:
+        return _paddle_result(who, label, obj, return_numpy, keep_name_table)
+    except RecursionError:
+        raise ValueError(f"{who}: {label} is a pickle nested too deeply (or containing itself) to "
+                         f"read") from None
+
+
+def _paddle_result(who: str, label: str, obj, return_numpy: bool, keep_name_table: bool):
+    """paddle.load's result from the unpickled object: a state dict (what
+    paddle.save writes for a dict of Tensors) has its top-level arrays named
+    by its "StructuredToParameterName@@" table; anything else has its
+    (name, array) tuples, or when it has none its arrays, made Tensors."""
+    if isinstance(obj, dict):
+        obj = _join_big_params(who, label, obj)
+        if _NAME_TABLE_KEY in obj:
+            table = obj[_NAME_TABLE_KEY]
+            if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                      for k, v in table.items()):
+                raise ValueError(f"{who}: {label} is corrupted: its {_NAME_TABLE_KEY!r} entry is not a dict "
+                                 f"of str -> str")
+            for key, name in table.items():
+                if key not in obj:
+                    raise ValueError(f"{who}: {label} is corrupted: its {_NAME_TABLE_KEY!r} names {key!r}, "
+                                     f"which it does not hold")
+                if isinstance(obj[key], np.ndarray):
+                    obj[key] = _paddle_array(who, label, obj[key], name, return_numpy)
+            if not keep_name_table:
+                del obj[_NAME_TABLE_KEY]
+            return obj
+    if _holds(obj, _is_named_array):
+        return _converted(obj, _is_named_array,
+                          lambda pair: _paddle_array(who, label, pair[1], pair[0], return_numpy))
+    return _converted(obj, lambda item: isinstance(item, np.ndarray),
+                      lambda array: _paddle_array(who, label, array, None, return_numpy))
+
+
+def _is_named_array(item) -> bool:
+    """How paddle.save writes a Tensor: the tuple (name, array)."""
+    return isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) \
+        and isinstance(item[1], np.ndarray)
+
+
+_WALKED = (dict, collections.OrderedDict, list, tuple)  # the containers paddle.load looks into
+
+
+def _holds(obj, condition) -> bool:
+    if condition(obj):
+        return True
+    if type(obj) in _WALKED:
+        return any(_holds(item, condition) for item in (obj.values() if isinstance(obj, dict) else obj))
+    return False
+
+
+def _converted(obj, condition, convert):
+    """``obj`` with every part that meets ``condition`` converted: dicts and
+    lists in place (as paddle.load), tuples rebuilt."""
+    if condition(obj):
+        return convert(obj)
+    if type(obj) in (dict, collections.OrderedDict):
+        for key, item in obj.items():
+            obj[key] = _converted(item, condition, convert)
+    elif type(obj) is list:
+        obj[:] = [_converted(item, condition, convert) for item in obj]
+    elif type(obj) is tuple:
+        return tuple(_converted(item, condition, convert) for item in obj)
+    return obj
+
+
+def _paddle_array(who: str, label: str, array: np.ndarray, name, return_numpy: bool):
+    """A loaded array as paddle.load gives it: a Tensor named ``name``, or the
+    array with return_numpy. Paddle stores a bfloat16 Tensor's bits as uint16
+    and makes a uint16 array a bfloat16 Tensor again."""
+    if not return_numpy and array.dtype == np.uint16:
+        array = array.view(_bfloat16_dtype(who, label))
+    return _as_result(array, name, return_numpy)
+
+
+def _join_big_params(who: str, label: str, obj: dict) -> dict:
+    """The state dict with the arrays paddle.save split into slices (a
+    protocol 2 or 3 pickle holds at most 4 GB per object) joined again."""
+    info = obj.get(_BIG_PARAMS_KEY)
+    if info is None:
+        return obj
+
+    def corrupted(what):
+        return ValueError(f"{who}: {label} is corrupted: its {_BIG_PARAMS_KEY!r} entry {what}")
+
+    if not isinstance(info, dict):
+        raise corrupted(f"is a {type(info).__name__}, not a dict")
+    joined, used = {}, []
+    for key, spec in info.items():
+        slices = spec.get("slices") if isinstance(spec, dict) else None
+        shape = spec.get("OriginShape") if isinstance(spec, dict) else None
+        if not (isinstance(slices, list) and slices and all(isinstance(part, str) for part in slices)
+                and isinstance(shape, (tuple, list))
+                and all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0 for d in shape)):
+            raise corrupted(f"gives {key!r} no list of slices and shape: {spec!r:.120}")
+        parts = [obj.get(part) for part in slices]
+        if not all(isinstance(part, np.ndarray) and part.ndim == 1 and part.dtype == parts[0].dtype
+                   for part in parts):
+            raise corrupted(f"names slices of {key!r} that are not 1-D arrays of one dtype")
+        whole = np.concatenate(parts)
+        if whole.size != math.prod(int(d) for d in shape):
+            raise corrupted(f"joins {whole.size} elements for {key!r}, whose shape is {list(shape)}")
+        joined[key] = whole.reshape(tuple(int(d) for d in shape))
+        used += slices
+    for part in used:
+        obj.pop(part, None)
+    del obj[_BIG_PARAMS_KEY]
+    obj.update(joined)
+    return obj
 
 
 def _mismatch(entry: str, name, shape, array: np.ndarray) -> str:

@@ -13,7 +13,8 @@ callbacks.
 
 Checkpoints (``save``) are two files, ``path.pdparams`` (the network's state
 dict) and ``path.pdopt`` (the optimizer's), written with :func:`eager.save`:
-safetensors content under Paddle's file extensions, not pickles.
+safetensors content under Paddle's file extensions, not pickles. ``load`` reads
+those and the pickles of Paddle's ``Model.save`` (through :func:`eager.load`).
 """
 from __future__ import annotations
 
@@ -689,7 +690,8 @@ class Model:
         """Loads ``path + '.pdparams'`` into the network and, unless
         ``reset_optimizer``, ``path + '.pdopt'`` (when it exists) into the
         optimizer, and ``path + '.pdscaler'`` (when it exists) into the GradScaler
-        of a mixed precision model that has made one, as Paddle. ``path`` may carry one of those extensions. A parameter
+        of a mixed precision model that has made one, as Paddle; files of
+        eager's ``save`` or of Paddle's ``Model.save``. ``path`` may carry one of those extensions. A parameter
         missing from the file or of another shape raises, or with
         ``skip_mismatch`` is skipped with a warning. Everything is checked
         before anything is written. When a parameter is skipped the optimizer's
