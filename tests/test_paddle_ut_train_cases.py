@@ -29,3 +29,28 @@ def test_cosine_warm_restarts_float_period_is_value_error(kwargs):
 def test_cosine_warm_restarts_non_number_period_stays_type_error():
     with pytest.raises(TypeError, match="T_0"):
         paddle.optimizer.lr.CosineAnnealingWarmRestarts(learning_rate=0.5, T_0="3")
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "Momentum", "RMSProp", "Lamb", "Adadelta", "Adagrad",
+                                  "Adamax", "NAdam", "RAdam", "ASGD", "Rprop"])
+def test_optimizer_refuses_an_int_learning_rate(name):
+    # Paddle 2.6.2: "learning rate should be float or LRScheduler" (TypeError) for learning_rate=1
+    linear = paddle.nn.Linear(2, 2)
+    with pytest.raises(TypeError, match=f"{name}: argument 'learning_rate' expected a float"):
+        getattr(paddle.optimizer, name)(learning_rate=1, parameters=linear.parameters())
+
+
+def test_int_learning_rate_still_taken_where_paddle_takes_it():
+    linear = paddle.nn.Linear(2, 2)
+    assert paddle.optimizer.LBFGS(learning_rate=1, parameters=linear.parameters()).get_lr() == 1.0
+    opt = paddle.optimizer.SGD(learning_rate=0.5, parameters=linear.parameters())
+    opt.set_lr(2)
+    assert opt.get_lr() == 2.0
+
+
+def test_adamw_refuses_an_int_weight_decay():
+    # Paddle 2.6.2: "weight_decay should be float or Tensor." (TypeError); SGD's int weight_decay is taken
+    linear = paddle.nn.Linear(2, 2)
+    with pytest.raises(TypeError, match="AdamW: argument 'weight_decay'"):
+        paddle.optimizer.AdamW(learning_rate=0.1, parameters=linear.parameters(), weight_decay=1)
+    paddle.optimizer.AdamW(learning_rate=0.1, parameters=linear.parameters(), weight_decay=1.0)

@@ -54,6 +54,8 @@ class LBFGS(Optimizer):
     >>> loss = opt.step(closure)
     """
 
+    _int_learning_rate = True
+
     def __init__(self, learning_rate: float = 1.0, max_iter: int = 20, max_eval=None,
                  tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9,
                  history_size: int = 100, line_search_fn=None, parameters=None, weight_decay=None,

@@ -111,6 +111,9 @@ class Optimizer:
     # (see plan.py): every step reads them into one tuple, and the parameters'
     # plans are made again when it differs from the last step's.
     _plan_reads: tuple = ("_multi_precision", "regularization")
+    # Paddle's constructors take a float learning rate, not an int (LBFGS's
+    # documented learning_rate=1 is the exception); set_lr takes both.
+    _int_learning_rate: bool = False
 
     def __init__(self, learning_rate: float = 0.001, parameters=None, weight_decay=None,
                  grad_clip=None, name=None):
@@ -118,6 +121,8 @@ class Optimizer:
         if isinstance(learning_rate, LRScheduler):
             self._lr_scheduler, self._lr_value = learning_rate, learning_rate()
         else:
+            if not self._int_learning_rate:
+                _refuse_int(who, "learning_rate", learning_rate, "a float or an LRScheduler")
             self._lr_scheduler, self._lr_value = None, _check_learning_rate(who, learning_rate)
         self._parameter_list, self._param_groups = _check_parameter_groups(
             who, parameters, self._group_keys)
@@ -942,6 +947,7 @@ class AdamW(Adam):
                  apply_decay_param_fun=None, grad_clip=None, lazy_mode: bool = False,
                  multi_precision: bool = False, name=None, use_multi_tensor: bool = False):
         if not isinstance(weight_decay, Tensor):
+            _refuse_int("AdamW", "weight_decay", weight_decay, "a float or a Tensor")
             _check_coeff("AdamW", weight_decay)
         for arg, fn in (("lr_ratio", lr_ratio), ("apply_decay_param_fun", apply_decay_param_fun)):
             if fn is not None and not callable(fn):
@@ -1204,6 +1210,13 @@ class Lamb(Optimizer):
 
 def _check_rho(who: str, arg: str, value) -> float:
     return _check_unit(who, arg, value, open_low=True)
+
+
+def _refuse_int(who: str, arg: str, value, expected: str) -> None:
+    """A TypeError for an int (or bool) where Paddle's constructor asks for a
+    float: Paddle refuses ``learning_rate=1`` and AdamW's ``weight_decay=1``."""
+    if isinstance(value, (numbers.Integral, np.bool_)):
+        raise TypeError(f"{who}: argument '{arg}' expected {expected}, got int {value!r} (write {float(value)!r})")
 
 
 def _check_coeff(who: str, value) -> float:
