@@ -8,7 +8,13 @@ Found and fixed:
   NotImplementedError (test_lr_scheduler: LRScheduler().step()).
 - CosineAnnealingWarmRestarts(T_0=1.0) / (T_mult=1.0) raised TypeError; Paddle
   refuses a float period with ValueError (test_lr_scheduler).
+- Optimizers took an int learning_rate (and AdamW an int weight_decay);
+  Paddle's constructors raise TypeError (LBFGS and set_lr take ints)
+  (test_adamw_op).
+- ClipGradByGlobalNorm/ByNorm/ByValue called on (param, None) pairs returned
+  them; Paddle's clips leave them out (test_gradient_clip).
 """
+import numpy as np
 import pytest
 
 import eager as paddle
@@ -54,3 +60,24 @@ def test_adamw_refuses_an_int_weight_decay():
     with pytest.raises(TypeError, match="AdamW: argument 'weight_decay'"):
         paddle.optimizer.AdamW(learning_rate=0.1, parameters=linear.parameters(), weight_decay=1)
     paddle.optimizer.AdamW(learning_rate=0.1, parameters=linear.parameters(), weight_decay=1.0)
+
+
+@pytest.mark.parametrize("clip", [paddle.nn.ClipGradByGlobalNorm(0.8), paddle.nn.ClipGradByNorm(0.8),
+                                  paddle.nn.ClipGradByValue(max=0.2, min=0.1)])
+def test_gradient_clip_leaves_out_pairs_without_gradient(clip):
+    # Paddle's clips return only the pairs that have a gradient (test_gradient_clip)
+    x = paddle.to_tensor([2.0, 3.0])
+    y = paddle.to_tensor([3.0, 4.0])
+    out = clip([(x, x), (x, y), (x, None)])
+    assert len(out) == 2
+    assert clip([(x, None)]) == []
+    scale = {"ClipGradByGlobalNorm": 0.8 / np.sqrt(13 + 25), "ClipGradByNorm": None}.get(type(clip).__name__)
+    for (_, got), grad in zip(out, ([2.0, 3.0], [3.0, 4.0])):
+        grad = np.array(grad)
+        if type(clip).__name__ == "ClipGradByNorm":
+            want = grad * 0.8 / np.linalg.norm(grad)
+        elif scale is not None:
+            want = grad * scale
+        else:
+            want = np.clip(grad, 0.1, 0.2)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
