@@ -13,6 +13,12 @@ Found and fixed:
   (test_adamw_op).
 - ClipGradByGlobalNorm/ByNorm/ByValue called on (param, None) pairs returned
   them; Paddle's clips leave them out (test_gradient_clip).
+- PyLayer: a forward returning no Tensor, a backward returning an int as a
+  gradient raised TypeError, and a backward returning one Tensor for two
+  inputs a TypeError; Paddle raises ValueError (now PyLayerResultError, both,
+  and the count error). A PyLayer without backward was refused at apply;
+  Paddle runs its forward and fails in backward (NotImplementedError here; no
+  forward: NotImplementedError at apply, as Paddle) (test_pylayer_op).
 """
 import numpy as np
 import pytest
@@ -81,3 +87,72 @@ def test_gradient_clip_leaves_out_pairs_without_gradient(clip):
         else:
             want = np.clip(grad, 0.1, 0.2)
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+
+
+class _NoTensorForward(paddle.autograd.PyLayer):
+    @staticmethod
+    def forward(ctx, x):
+        return 1
+
+    @staticmethod
+    def backward(ctx, dy):
+        return dy
+
+
+class _IntGradient(paddle.autograd.PyLayer):
+    @staticmethod
+    def forward(ctx, x):
+        return x + x
+
+    @staticmethod
+    def backward(ctx, dy):
+        return 1
+
+
+class _OneGradientForTwoInputs(paddle.autograd.PyLayer):
+    @staticmethod
+    def forward(ctx, x1, x2):
+        return x1 + x2
+
+    @staticmethod
+    def backward(ctx, dy):
+        return dy + 1
+
+
+def _leaf():
+    x = paddle.to_tensor(np.ones([2, 3]))
+    x.stop_gradient = False
+    return x
+
+
+def test_pylayer_result_errors_are_value_errors():
+    # Paddle 2.6.2 raises ValueError for each of these (test_pylayer_op)
+    with pytest.raises(ValueError, match="_NoTensorForward.forward must return a Tensor"):
+        _NoTensorForward.apply(_leaf())
+    with pytest.raises(ValueError, match="returned int as the gradient of tensor input 0"):
+        _IntGradient.apply(_leaf()).mean().backward()
+    x1, x2 = _leaf(), _leaf()
+    with pytest.raises(ValueError, match="backward returned one Tensor, but forward took 2 tensor input"):
+        _OneGradientForTwoInputs.apply(x1, x2).mean().backward()
+    assert x1.grad is None and x2.grad is None
+
+
+def test_pylayer_without_backward_runs_forward_and_fails_in_backward():
+    # Paddle 2.6.2: apply works, backward raises (test_pylayer_op's Layer_no_bk); no forward: NotImplementedError
+    class NoBackward(paddle.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+    class NoForward(paddle.autograd.PyLayer):
+        @staticmethod
+        def backward(ctx, dy):
+            return dy
+
+    x = _leaf()
+    y = NoBackward.apply(x)
+    np.testing.assert_array_equal(y.numpy(), np.full([2, 3], 2.0))
+    with pytest.raises(NotImplementedError, match="NoBackward: a PyLayer subclass must define a static backward"):
+        y.sum().backward()
+    with pytest.raises(NotImplementedError, match="NoForward: a PyLayer subclass must define a static forward"):
+        NoForward.apply(x)
