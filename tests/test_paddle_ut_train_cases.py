@@ -19,6 +19,9 @@ Found and fixed:
   and the count error). A PyLayer without backward was refused at apply;
   Paddle runs its forward and fails in backward (NotImplementedError here; no
   forward: NotImplementedError at apply, as Paddle) (test_pylayer_op).
+- io.random_split(dataset, []) raised TypeError; Paddle raises ValueError (the
+  lengths sum to 0, not len(dataset)) and splits an empty dataset into []
+  (test_multiprocess_dataloader_dataset).
 """
 import numpy as np
 import pytest
@@ -156,3 +159,11 @@ def test_pylayer_without_backward_runs_forward_and_fails_in_backward():
         y.sum().backward()
     with pytest.raises(NotImplementedError, match="NoForward: a PyLayer subclass must define a static forward"):
         NoForward.apply(x)
+
+
+def test_random_split_empty_lengths_is_value_error():
+    with pytest.raises(ValueError, match=r"random_split: the lengths \[\] sum to 0, expected len\(dataset\) = 5"):
+        paddle.io.random_split(range(5), [])
+    assert paddle.io.random_split(range(0), []) == []  # as Paddle 2.6.2
+    with pytest.raises(TypeError, match="random_split: argument 'lengths' expected a list"):
+        paddle.io.random_split(range(5), 5)
