@@ -19,6 +19,12 @@ Found and fixed:
   and the count error). A PyLayer without backward was refused at apply;
   Paddle runs its forward and fails in backward (NotImplementedError here; no
   forward: NotImplementedError at apply, as Paddle) (test_pylayer_op).
+- An optimizer hyperparameter given as None (RMSProp(None), rho/epsilon/
+  momentum=None) raised TypeError; Paddle raises ValueError ("not set"):
+  now HyperparameterNotSetError, both. A string beta1 was a ValueError, now a
+  TypeError (as Adam's in Paddle). LBFGS's max_iter/history_size/max_eval/
+  tolerances of the wrong kind were ValueErrors, now TypeErrors as Paddle's
+  (test_rmsprop_op).
 - io.random_split(dataset, []) raised TypeError; Paddle raises ValueError (the
   lengths sum to 0, not len(dataset)) and splits an empty dataset into []
   (test_multiprocess_dataloader_dataset).
@@ -167,3 +173,35 @@ def test_random_split_empty_lengths_is_value_error():
     assert paddle.io.random_split(range(0), []) == []  # as Paddle 2.6.2
     with pytest.raises(TypeError, match="random_split: argument 'lengths' expected a list"):
         paddle.io.random_split(range(5), 5)
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("RMSProp", dict(learning_rate=None)), ("RMSProp", dict(learning_rate=0.1, rho=None)),
+    ("RMSProp", dict(learning_rate=0.1, epsilon=None)), ("RMSProp", dict(learning_rate=0.1, momentum=None)),
+    ("SGD", dict(learning_rate=None)), ("Momentum", dict(learning_rate=0.1, momentum=None)),
+    ("Adadelta", dict(learning_rate=0.1, epsilon=None)), ("Lamb", dict(learning_rate=0.1, lamb_weight_decay=None)),
+    ("Adam", dict(learning_rate=0.1, beta1=None)), ("LBFGS", dict(tolerance_grad=None))])
+def test_optimizer_hyperparameter_none_is_value_error(name, kwargs):
+    # Paddle 2.6.2: ValueError "... is not set" (test_rmsprop_op's test_raise_error); eager's is also a TypeError
+    linear = paddle.nn.Linear(2, 2)
+    arg = next(iter(k for k, v in kwargs.items() if v is None))
+    with pytest.raises(ValueError, match=f"{name}: argument '{arg}' is not set") as info:
+        getattr(paddle.optimizer, name)(parameters=linear.parameters(), **kwargs)
+    assert isinstance(info.value, TypeError)
+
+
+def test_optimizer_string_beta_is_type_error():
+    linear = paddle.nn.Linear(2, 2)
+    with pytest.raises(TypeError, match="Adam: argument 'beta1' expected a float in"):
+        paddle.optimizer.Adam(learning_rate=0.1, beta1="x", parameters=linear.parameters())
+    with pytest.raises(ValueError, match="Adam: argument 'beta1' expected a float in"):
+        paddle.optimizer.Adam(learning_rate=0.1, beta1=-1.0, parameters=linear.parameters())
+
+
+@pytest.mark.parametrize("kwargs", [dict(max_iter=None), dict(max_iter="x"), dict(history_size=-1.0),
+                                    dict(max_eval="x"), dict(tolerance_change="x")])
+def test_lbfgs_wrong_kind_is_type_error(kwargs):
+    # Paddle 2.6.2 raises TypeError for each
+    linear = paddle.nn.Linear(2, 2)
+    with pytest.raises(TypeError, match=f"LBFGS: argument '{next(iter(kwargs))}'"):
+        paddle.optimizer.LBFGS(parameters=linear.parameters(), **kwargs)
