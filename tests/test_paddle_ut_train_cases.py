@@ -25,6 +25,8 @@ Found and fixed:
   TypeError (as Adam's in Paddle). LBFGS's max_iter/history_size/max_eval/
   tolerances of the wrong kind were ValueErrors, now TypeErrors as Paddle's
   (test_rmsprop_op).
+- Optimizer.get_opti_var_name_list() was missing (test_adam_op): the names
+  of the accumulators made so far, in Paddle's order.
 - io.random_split(dataset, []) raised TypeError; Paddle raises ValueError (the
   lengths sum to 0, not len(dataset)) and splits an empty dataset into []
   (test_multiprocess_dataloader_dataset).
@@ -205,3 +207,16 @@ def test_lbfgs_wrong_kind_is_type_error(kwargs):
     linear = paddle.nn.Linear(2, 2)
     with pytest.raises(TypeError, match=f"LBFGS: argument '{next(iter(kwargs))}'"):
         paddle.optimizer.LBFGS(parameters=linear.parameters(), **kwargs)
+
+
+def test_get_opti_var_name_list():
+    linear = paddle.nn.Linear(2, 2)
+    w, b = linear.weight.name, linear.bias.name
+    opt = paddle.optimizer.RMSProp(learning_rate=0.1, parameters=linear.parameters())
+    assert opt.get_opti_var_name_list() == []  # nothing made before the first step (Paddle 2.6.2)
+    linear(paddle.ones([1, 2])).sum().backward()
+    opt.step()
+    # Paddle 2.6.2's list: each parameter's accumulators in turn
+    assert opt.get_opti_var_name_list() == [f"{n}_{acc}_0" for n in (w, b)
+                                            for acc in ("momentum", "mean_square", "mean_grad")]
+    assert set(opt.get_opti_var_name_list()) <= set(opt.state_dict())

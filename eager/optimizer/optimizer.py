@@ -701,6 +701,14 @@ class Optimizer:
             state[_SCHEDULER_KEY] = self._lr_scheduler.state_dict()
         return state
 
+    def get_opti_var_name_list(self) -> list:
+        """The names of the accumulators made so far, as the keys of
+        :meth:`state_dict` ("<param name>_<accumulator>_0", each parameter's in
+        turn); empty before the first step, as in Paddle."""
+        names = self._parameter_names("get_opti_var_name_list")
+        return [f"{names[id(param)]}_{acc_name}_0" for param in self._parameter_list
+                for acc_name, _, _ in self._accumulator_specs if (acc_name, id(param)) in self._accumulators]
+
     def set_state_dict(self, state_dict) -> None:
         """Restores what :meth:`state_dict` returned, matching parameters by name.
 
