@@ -1229,6 +1229,7 @@ def _refuse_int(who: str, arg: str, value, expected: str) -> None:
 
 def _check_coeff(who: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        _not_set(who, "weight_decay", value, "a finite float >= 0")
         raise TypeError(f"{who}: argument 'weight_decay' expected a finite float >= 0, got {value!r}")
     if not (value >= 0 and math.isfinite(value)):
         raise ValueError(f"{who}: argument 'weight_decay' expected a finite float >= 0, got {value!r}")
@@ -1327,9 +1328,22 @@ def _param_lr(param) -> float:
     return 1.0 if attr is None else attr["learning_rate"]
 
 
+class HyperparameterNotSetError(TypeError, ValueError):
+    """A learning rate or hyperparameter given as None. A TypeError by eager's
+    rule for wrong kinds, and a ValueError as Paddle's "... is not set" of SGD,
+    Momentum, RMSProp, Adadelta, Lamb and LBFGS."""
+
+
+def _not_set(who: str, arg: str, value, expected: str) -> None:
+    """Raises HyperparameterNotSetError when value is None (on the failure path of a check)."""
+    if value is None:
+        raise HyperparameterNotSetError(f"{who}: argument '{arg}' is not set: expected {expected}, got None")
+
+
 def _check_finite(who: str, arg: str, value, positive: bool) -> float:
     bound = "a positive finite float" if positive else "a finite float >= 0"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):  # the wrong kind
+        _not_set(who, arg, value, bound)
         raise TypeError(f"{who}: argument '{arg}' expected {bound}, got {value!r}")
     if not math.isfinite(value) or (value <= 0 if positive else value < 0):
         raise ValueError(f"{who}: argument '{arg}' expected {bound}, got {value!r}")
@@ -1349,6 +1363,7 @@ def _check_weight_decay(who: str, weight_decay):
 
 def _check_learning_rate(who: str, value) -> float:
     if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        _not_set(who, "learning_rate", value, "a float")
         raise TypeError(f"{who}: argument 'learning_rate' expected a float, got {value!r}")
     # 0 is a rate (Paddle and torch take it: the step changes nothing, as a scheduler's 0 does);
     # a negative one would ascend, which torch refuses and Paddle takes silently.
@@ -1418,8 +1433,11 @@ def _check_parameter_groups(who: str, parameters, group_keys: dict) -> tuple:
 
 def _check_unit(who: str, arg: str, value, open_low: bool = False) -> float:
     """A float in [0, 1), or in (0, 1) with open_low."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
-            (0 < value < 1) if open_low else (0 <= value < 1)):
+    bound = f"a float in {'(0, 1)' if open_low else '[0, 1)'}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):  # the wrong kind
+        _not_set(who, arg, value, bound)
+        raise TypeError(f"{who}: argument '{arg}' expected {bound}, got {value!r}")
+    if not ((0 < value < 1) if open_low else (0 <= value < 1)):
         raise ValueError(f"{who}: argument '{arg}' expected a float in {'(0, 1)' if open_low else '[0, 1)'}, "
                          f"got {value!r}")
     return float(value)
