@@ -79,6 +79,7 @@ def test_adamw_refuses_an_int_weight_decay():
     paddle.optimizer.AdamW(learning_rate=0.1, parameters=linear.parameters(), weight_decay=1.0)
 
 
+@pytest.mark.usefixtures("device")
 @pytest.mark.parametrize("clip", [paddle.nn.ClipGradByGlobalNorm(0.8), paddle.nn.ClipGradByNorm(0.8),
                                   paddle.nn.ClipGradByValue(max=0.2, min=0.1)])
 def test_gradient_clip_leaves_out_pairs_without_gradient(clip):
