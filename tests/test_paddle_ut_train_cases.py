@@ -27,6 +27,9 @@ Found and fixed:
   (test_rmsprop_op).
 - Optimizer.get_opti_var_name_list() was missing (test_adam_op): the names
   of the accumulators made so far, in Paddle's order.
+- grad(out, [x, x]) / grad([out, out], x) raised a plain ValueError; Paddle
+  raises RuntimeError naming the duplicate: now AutogradError (both)
+  (test_imperative_double_grad).
 - io.random_split(dataset, []) raised TypeError; Paddle raises ValueError (the
   lengths sum to 0, not len(dataset)) and splits an empty dataset into []
   (test_multiprocess_dataloader_dataset).
@@ -221,3 +224,15 @@ def test_get_opti_var_name_list():
     assert opt.get_opti_var_name_list() == [f"{n}_{acc}_0" for n in (w, b)
                                             for acc in ("momentum", "mean_square", "mean_grad")]
     assert set(opt.get_opti_var_name_list()) <= set(opt.state_dict())
+
+
+def test_grad_duplicate_inputs_or_outputs_is_runtime_error():
+    # Paddle 2.6.2: RuntimeError "(AlreadyExists) inputs contain duplicate tensor" (test_imperative_double_grad)
+    x = paddle.to_tensor(np.ones((3, 3)), stop_gradient=False)
+    y = paddle.to_tensor(np.ones((3, 1)), stop_gradient=False)
+    out = paddle.matmul(x, y)
+    with pytest.raises(RuntimeError, match="'inputs' lists the same tensor twice .*duplicate") as info:
+        paddle.grad(out, [x, x], retain_graph=True)
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(RuntimeError, match="'outputs' lists the same tensor twice .*duplicate"):
+        paddle.grad([out, out], [x])
