@@ -1169,7 +1169,8 @@ class Lamb(Optimizer):
     for that parameter. As in Paddle, a parameter without decay (excluded, or
     ``lamb_weight_decay=0``) takes the plain step (ratio 1) unless
     ``always_adapt=True``. Lamb has no ``weight_decay`` argument (as Paddle); a
-    parameter's own regularizer is still added to its gradient.
+    parameter group's 'weight_decay', else the parameter's own regularizer, is
+    still added to its gradient (Paddle's regularizer).
 
     >>> opt = eager.optimizer.Lamb(learning_rate=0.002, parameters=net.parameters())
     """
@@ -1198,9 +1199,6 @@ class Lamb(Optimizer):
         self._exclude_fn = exclude_from_weight_decay_fn
         self._multi_precision = to_bool(multi_precision, "Lamb", "multi_precision")
         self._always_adapt = to_bool(always_adapt, "Lamb", "always_adapt")
-
-    def _regularizer_of(self, param):
-        return getattr(param, "regularizer", None)
 
     def _updater(self, param):
         m1, m2, b1p, b2p = self._state(param)
