@@ -33,6 +33,9 @@ Found and fixed:
 - Lamb ignored a parameter group's 'weight_decay'; Paddle adds it to the
   group's gradients as an L2Decay regularizer (found by a 3-step differential
   of 17 optimizer settings, plain and grouped, against Paddle 2.6.2).
+- DataLoader(return_list=False) without a feed_list raised ValueError; Paddle's
+  dynamic mode ignores return_list and gives the usual list batches
+  (differential of DataLoader collation against Paddle 2.6.2).
 - io.random_split(dataset, []) raised TypeError; Paddle raises ValueError (the
   lengths sum to 0, not len(dataset)) and splits an empty dataset into []
   (test_multiprocess_dataloader_dataset).
@@ -275,3 +278,11 @@ def test_lamb_applies_a_group_weight_decay():
     want_w, want_b = _lamb_reference(w, b, x.astype("float64"), reg_b=0.03)
     np.testing.assert_allclose(linear.weight.numpy(), want_w, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(linear.bias.numpy(), want_b, rtol=1e-5, atol=1e-6)
+
+
+def test_dataloader_return_list_false_without_feed_list_is_ignored():
+    # Paddle 2.6.2 (dynamic mode): return_list=False is ignored; the batch is [x, y]
+    dataset = paddle.io.TensorDataset([np.arange(8, dtype="float32").reshape(4, 2), np.arange(4)])
+    x, y = next(iter(paddle.io.DataLoader(dataset, batch_size=3, return_list=False)))
+    np.testing.assert_array_equal(x.numpy(), np.arange(6, dtype="float32").reshape(3, 2))
+    np.testing.assert_array_equal(y.numpy(), [0, 1, 2])
