@@ -36,6 +36,10 @@ Found and fixed:
 - DataLoader(return_list=False) without a feed_list raised ValueError; Paddle's
   dynamic mode ignores return_list and gives the usual list batches
   (differential of DataLoader collation against Paddle 2.6.2).
+- BatchNorm's running mean and variance were named generated_tensor_<n>;
+  Paddle names them as the layer's next weights (batch_norm2d_0.w_1, .w_2), so
+  a state dict keyed by names (use_structured_name=False) missed them
+  (test_imperative_save_load_v2-style state dicts, checked against 2.6.2).
 - io.random_split(dataset, []) raised TypeError; Paddle raises ValueError (the
   lengths sum to 0, not len(dataset)) and splits an empty dataset into []
   (test_multiprocess_dataloader_dataset).
@@ -286,3 +290,21 @@ def test_dataloader_return_list_false_without_feed_list_is_ignored():
     x, y = next(iter(paddle.io.DataLoader(dataset, batch_size=3, return_list=False)))
     np.testing.assert_array_equal(x.numpy(), np.arange(6, dtype="float32").reshape(3, 2))
     np.testing.assert_array_equal(y.numpy(), [0, 1, 2])
+
+
+def test_batch_norm_statistics_have_paddle_names():
+    # Paddle 2.6.2: ['batch_norm2d_0.w_0', 'batch_norm2d_0.b_0', 'batch_norm2d_0.w_1', 'batch_norm2d_0.w_2']
+    bn = paddle.nn.BatchNorm2D(3)
+    prefix = bn.full_name()
+    assert [v.name for v in bn.state_dict().values()] == [f"{prefix}.w_0", f"{prefix}.b_0", f"{prefix}.w_1",
+                                                          f"{prefix}.w_2"]
+    by_name = {v.name: np.full(v.shape, 0.5 + i, "float32") for i, v in enumerate(bn.state_dict().values())}
+    target = paddle.nn.BatchNorm2D(3)
+    renamed = {f"{prefix}.{suffix}": value for suffix, value in
+               zip(("w_0", "b_0", "w_1", "w_2"), by_name.values())}
+    for param, name in zip(target.state_dict().values(), renamed):
+        param.name = name  # the loaded layer answers to the saved names
+    missing, unexpected = target.set_state_dict(renamed, use_structured_name=False)
+    assert missing == [] and unexpected == []
+    np.testing.assert_array_equal(target._mean.numpy(), np.full([3], 2.5, "float32"))
+    np.testing.assert_array_equal(target._variance.numpy(), np.full([3], 3.5, "float32"))
