@@ -40,6 +40,8 @@ Found and fixed:
   Paddle names them as the layer's next weights (batch_norm2d_0.w_1, .w_2), so
   a state dict keyed by names (use_structured_name=False) missed them
   (test_imperative_save_load_v2-style state dicts, checked against 2.6.2).
+- An optimizer's negative or infinite weight_decay raised TypeError; a number
+  out of range is a ValueError (a non-number stays a TypeError).
 - io.random_split(dataset, []) raised TypeError; Paddle raises ValueError (the
   lengths sum to 0, not len(dataset)) and splits an empty dataset into []
   (test_multiprocess_dataloader_dataset).
@@ -308,3 +310,10 @@ def test_batch_norm_statistics_have_paddle_names():
     assert missing == [] and unexpected == []
     np.testing.assert_array_equal(target._mean.numpy(), np.full([3], 2.5, "float32"))
     np.testing.assert_array_equal(target._variance.numpy(), np.full([3], 3.5, "float32"))
+
+
+@pytest.mark.parametrize("value", [-0.1, float("inf")])
+def test_optimizer_weight_decay_out_of_range_is_value_error(value):
+    linear = paddle.nn.Linear(1, 1)
+    with pytest.raises(ValueError, match="SGD: argument 'weight_decay' expected a finite float >= 0"):
+        paddle.optimizer.SGD(0.1, parameters=linear.parameters(), weight_decay=value)

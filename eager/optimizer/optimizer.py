@@ -1352,10 +1352,11 @@ def _check_weight_decay(who: str, weight_decay):
     """The optimizer's regularizer: None, an L1Decay/L2Decay, or L2Decay(float)."""
     if weight_decay is None or isinstance(weight_decay, WeightDecayRegularizer):
         return weight_decay
-    if isinstance(weight_decay, bool) or not isinstance(weight_decay, numbers.Real) or not (
-            weight_decay >= 0 and math.isfinite(weight_decay)):
-        raise TypeError(f"{who}: argument 'weight_decay' expected a finite float >= 0, an "
-                        f"eager.regularizer.L1Decay/L2Decay or None, got {weight_decay!r}")
+    expected = "a finite float >= 0, an eager.regularizer.L1Decay/L2Decay or None"
+    if isinstance(weight_decay, bool) or not isinstance(weight_decay, numbers.Real):  # the wrong kind
+        raise TypeError(f"{who}: argument 'weight_decay' expected {expected}, got {weight_decay!r}")
+    if not (weight_decay >= 0 and math.isfinite(weight_decay)):  # a number out of range
+        raise ValueError(f"{who}: argument 'weight_decay' expected {expected}, got {weight_decay!r}")
     return L2Decay(float(weight_decay)) if weight_decay else None
 
 
