@@ -11,6 +11,15 @@ class AutogradError(RuntimeError, ValueError):
     """
 
 
+class PyLayerResultError(TypeError, ValueError):
+    """A PyLayer's forward or backward returned something of the wrong kind (no
+    Tensor from forward, an int as a gradient).
+
+    A TypeError by eager's rule for wrong kinds, and a ValueError as Paddle
+    raises for the same mistakes.
+    """
+
+
 class AnomalyError(FloatingPointError):
     """Anomaly mode found a NaN or Inf in an op's output or a gradient."""
 
@@ -20,4 +29,4 @@ class GradcheckError(AssertionError):
     function cannot be checked (non-float64 input, non-Tensor output)."""
 
 
-__all__ = ["AnomalyError", "AutogradError", "GradcheckError"]
+__all__ = ["AnomalyError", "AutogradError", "GradcheckError", "PyLayerResultError"]

@@ -116,8 +116,9 @@ def test_return_list_false_keys_by_feed_list():
     ds = io.TensorDataset([np.zeros((4, 3), "float32"), np.arange(4)])
     batch = next(iter(io.DataLoader(ds, feed_list=["x", "y"], return_list=False, batch_size=2)))
     assert set(batch) == {"x", "y"} and batch["x"].shape == [2, 3]
-    with pytest.raises(ValueError, match="feed_list"):
-        io.DataLoader(ds, return_list=False)
+    # Without a feed_list, Paddle's dynamic mode ignores return_list=False: the batch is the usual list.
+    x, y = next(iter(io.DataLoader(ds, return_list=False, batch_size=2)))
+    assert x.shape == [2, 3] and y.numpy().tolist() == [0, 1]
 
 
 def distributed(n, batch_size, ranks, **kw):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+from ..errors import AutogradError
 from ..tensor import Tensor
 from .accumulation import edge_of
 from .engine import run_backward
@@ -110,8 +111,9 @@ def _check_distinct(tensors, op: str, arg: str) -> None:
     seen = set()
     for i, t in enumerate(tensors):
         if id(t) in seen:
-            raise ValueError(f"{op}: argument '{arg}' lists the same tensor twice (position {i}); "
-                             f"pass each tensor once")
+            # An AutogradError: a ValueError, and the RuntimeError Paddle raises for a duplicate.
+            raise AutogradError(f"{op}: argument '{arg}' lists the same tensor twice (position {i}, a "
+                                f"duplicate); pass each tensor once")
         seen.add(id(t))
 
 

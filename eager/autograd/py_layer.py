@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from phi import api as phi_api
 
-from ..errors import AutogradError
+from ..errors import AutogradError, PyLayerResultError
 from ..tensor import Tensor
 from .accumulation import edge_of
 from .grad_mode import STATE
@@ -179,20 +179,14 @@ class PyLayerGradNode(GradNodeBase):
     def _check_result(self, result) -> tuple:
         name = self.layer.__name__
         n_inputs = len(self.next_edges)
-        if isinstance(result, (tuple, list)):
-            grads = tuple(result)
-        elif n_inputs == 1:
-            grads = (result,)
-        else:
-            raise TypeError(
-                f"{name}.backward returned {type(result).__name__}; forward took {n_inputs} "
-                f"tensor inputs, so backward must return a tuple of {n_inputs} gradients "
-                f"(Tensor, or None for an input that needs no gradient)")
+        grads = tuple(result) if isinstance(result, (tuple, list)) else (result,)
         if len(grads) != n_inputs:
+            got = f"{len(grads)} gradient(s)" if isinstance(result, (tuple, list)) else \
+                f"one {type(result).__name__}"
             raise AutogradError(
-                f"{name}.backward returned {len(grads)} gradient(s), but forward took {n_inputs} "
-                f"tensor input(s); return exactly one gradient per tensor input, in the order "
-                f"of forward's arguments (None for an input that needs no gradient)")
+                f"{name}.backward returned {got}, but forward took {n_inputs} "
+                f"tensor input(s); return a tuple of exactly one gradient per tensor input, in the "
+                f"order of forward's arguments (None for an input that needs no gradient)")
         out = []
         for i, (grad, (edge,)) in enumerate(zip(grads, self.next_edges)):
             shape, dtype, place = self.input_specs[i]
@@ -202,7 +196,7 @@ class PyLayerGradNode(GradNodeBase):
                 out.append(None)
                 continue
             if not isinstance(grad, Tensor):
-                raise TypeError(
+                raise PyLayerResultError(
                     f"{name}.backward returned {type(grad).__name__} as the gradient of tensor "
                     f"input {i}; a gradient must be a Tensor or None")
             if edge is None:
@@ -264,21 +258,22 @@ class PyLayer:
     @staticmethod
     def forward(ctx, *args, **kwargs):
         """The layer's outputs from its inputs (runs under no_grad). Override it."""
-        raise NotImplementedError("a PyLayer subclass must define a static forward(ctx, ...)")
+        raise NotImplementedError(f"{getattr(ctx, '_layer', 'PyLayer')}: a PyLayer subclass must define a "
+                                  f"static forward(ctx, ...)")
 
     @staticmethod
     def backward(ctx, *grads):
-        """Gradients of the tensor inputs from gradients of the outputs. Override it."""
-        raise NotImplementedError("a PyLayer subclass must define a static backward(ctx, *grads)")
+        """Gradients of the tensor inputs from gradients of the outputs. Override
+        it; a layer without one runs forward, and raises when a gradient is
+        asked of it (as Paddle)."""
+        raise NotImplementedError(f"{getattr(ctx, '_layer', 'PyLayer')}: a PyLayer subclass must define a "
+                                  f"static backward(ctx, *grads) to be differentiated")
 
     @classmethod
     def apply(cls, *args, **kwargs):
         """Runs forward on the arguments and records the layer in the graph when needed."""
         if cls._node_class is None:
             raise TypeError("PyLayer.apply: call apply on a subclass of PyLayer, not on PyLayer itself")
-        if cls.forward is PyLayer.forward or cls.backward is PyLayer.backward:
-            raise TypeError(f"{cls.__name__}: a PyLayer subclass must define both static methods "
-                            f"forward(ctx, ...) and backward(ctx, *grads)")
         inputs = _tensor_inputs(cls.__name__, args, kwargs)
         needs = tuple(t._meta is not None and not t._meta.stop_gradient for t in inputs)
         recording = STATE.enabled and any(needs)
@@ -336,7 +331,7 @@ def _tensor_outputs(name, result):
                 return kind(values)
 
             return [result[i] for i in positions], rebuild
-    raise TypeError(f"{name}.forward must return a Tensor or a tuple/list holding at least one "
+    raise PyLayerResultError(f"{name}.forward must return a Tensor or a tuple/list holding at least one "
                     f"Tensor, got {type(result).__name__}")
 
 

@@ -235,9 +235,10 @@ class Subset(Dataset):
 
 
 def _split_lengths(n: int, lengths) -> list:
-    if not isinstance(lengths, (list, tuple)) or not lengths:
-        raise TypeError(f"random_split: argument 'lengths' expected a non-empty list of ints or fractions, "
+    if not isinstance(lengths, (list, tuple)):
+        raise TypeError(f"random_split: argument 'lengths' expected a list of ints or fractions, "
                         f"got {lengths!r}")
+    # An empty list is a wrong value: it sums to 0, which only an empty dataset has (Paddle's rule).
     for v in lengths:
         if not isinstance(v, numbers.Real) or isinstance(v, bool) or v < 0:
             raise ValueError(f"random_split: argument 'lengths' expected non-negative ints or fractions, got {lengths!r}")

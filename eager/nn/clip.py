@@ -132,11 +132,12 @@ def _lists_each(method):
 class ClipGradBase(abc.ABC):
     """Base class of the gradient clips an optimizer accepts as ``grad_clip``:
     called with ``[(param, grad), ...]``, returns the list with the clipped
-    gradients (new tensors; None gradients and parameters with
-    ``need_clip=False`` pass through)."""
+    gradients (new tensors; parameters with ``need_clip=False`` pass through,
+    pairs whose gradient is None are left out, as Paddle's clips do)."""
 
     def __call__(self, params_grads):
-        return self._dygraph_clip(_checked_pairs(type(self).__name__, params_grads))
+        pairs = _checked_pairs(type(self).__name__, params_grads)
+        return self._dygraph_clip([pair for pair in pairs if pair[1] is not None])
 
     def _one_by_one(self, params_grads):
         """The clipped pairs as an iterator. For the built-in clips each clipped

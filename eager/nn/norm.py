@@ -17,6 +17,7 @@ from ..creation import to_tensor
 from ..framework import get_default_dtype
 from ..generated import forward_api as _F
 from ..tensor import Tensor
+from ..utils import unique_name
 from . import functional
 from . import initializer as _init
 from .functional import norm as norm_functional
@@ -118,8 +119,12 @@ class _BatchNormBase(Layer):
         dtype = self._dtype.numpy_dtype
         self.register_buffer("_mean", to_tensor(np.zeros(self._num_features, dtype)))
         self.register_buffer("_variance", to_tensor(np.ones(self._num_features, dtype)))
-        # Paddle's are non-trainable Parameters, so persistable (buffers here: docs/nn.md)
-        self._mean.persistable = self._variance.persistable = True
+        # Paddle's are non-trainable Parameters, so persistable (buffers here: docs/nn.md),
+        # named as the layer's next weights (batch_norm2d_0.w_1, .w_2): a state dict keyed
+        # by those names (use_structured_name=False) loads them.
+        for stat in (self._mean, self._variance):
+            stat.persistable = True
+            stat.name = unique_name.generate(f"{self._full_name}.w")
 
     def forward(self, input: Tensor) -> Tensor:
         """input normalized per channel: by the batch's statistics in training mode

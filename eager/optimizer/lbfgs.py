@@ -32,7 +32,7 @@ from ..autograd.grad_mode import enable_grad, no_grad
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
-from .optimizer import Optimizer, _dense
+from .optimizer import Optimizer, _dense, _not_set
 
 _C1, _C2, _MAX_LS = 1e-4, 0.9, 25
 
@@ -54,21 +54,31 @@ class LBFGS(Optimizer):
     >>> loss = opt.step(closure)
     """
 
+    _int_learning_rate = True
+
     def __init__(self, learning_rate: float = 1.0, max_iter: int = 20, max_eval=None,
                  tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9,
                  history_size: int = 100, line_search_fn=None, parameters=None, weight_decay=None,
                  grad_clip=None, name=None):
         who = "LBFGS"
+        # A value of the wrong kind is a TypeError (as Paddle's, whose arithmetic on it fails),
+        # a number out of range a ValueError.
         for arg, value in (("max_iter", max_iter), ("history_size", history_size)):
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TypeError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
+            if value < 1:
                 raise ValueError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        if isinstance(max_eval, bool) or not isinstance(max_eval, numbers.Integral) or max_eval < 1:
+        if isinstance(max_eval, bool) or not isinstance(max_eval, numbers.Integral):
+            raise TypeError(f"{who}: argument 'max_eval' expected a positive int or None, got {max_eval!r}")
+        if max_eval < 1:
             raise ValueError(f"{who}: argument 'max_eval' expected a positive int or None, got {max_eval!r}")
         for arg, value in (("tolerance_grad", tolerance_grad), ("tolerance_change", tolerance_change)):
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
-                    value >= 0 and math.isfinite(value)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                _not_set(who, arg, value, "a finite float >= 0")
+                raise TypeError(f"{who}: argument '{arg}' expected a finite float >= 0, got {value!r}")
+            if not (value >= 0 and math.isfinite(value)):
                 raise ValueError(f"{who}: argument '{arg}' expected a finite float >= 0, got {value!r}")
         if line_search_fn not in (None, "strong_wolfe"):
             raise ValueError(f"{who}: argument 'line_search_fn' expected None or 'strong_wolfe', got "

@@ -52,6 +52,15 @@ def _epoch(who: str, value, non_negative: bool = False, arg: str = "epoch"):
     return _number(who, arg, value, non_negative=non_negative)
 
 
+def _period(who: str, arg: str, value) -> int:
+    """A period count of CosineAnnealingWarmRestarts: a positive int. A float
+    (even 2.0) is a wrong value there, a ValueError as in Paddle; a non-number
+    stays a TypeError."""
+    if isinstance(value, (numbers.Real, np.floating)) and not isinstance(value, (numbers.Integral, np.integer)):
+        raise ValueError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
+    return _number(who, arg, value, positive=True, integer=True)
+
+
 def _choice(who: str, arg: str, value, options: tuple) -> str:
     """value, one of the strings in options; any other value (an array too)
     raises a ValueError naming the argument."""
@@ -105,8 +114,9 @@ class LRScheduler:
             print(f"Epoch {self.last_epoch}: {type(self).__name__} set learning rate to {self.last_lr}.")
 
     def get_lr(self) -> float:
-        """The rate for ``last_epoch``; every schedule defines it."""
-        raise TypeError(f"{type(self).__name__}: an LRScheduler subclass must define get_lr()")
+        """The rate for ``last_epoch``; every schedule defines it (the base
+        class raises NotImplementedError, as Paddle's)."""
+        raise NotImplementedError(f"{type(self).__name__}: an LRScheduler subclass must define get_lr()")
 
     # -- state ----------------------------------------------------------------
     def state_keys(self) -> None:
@@ -432,8 +442,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def __init__(self, learning_rate, T_0, T_mult=1, eta_min=0, last_epoch=-1, verbose=False):
         who = "CosineAnnealingWarmRestarts"
-        self.T_0 = _number(who, "T_0", T_0, positive=True, integer=True)
-        self.T_mult = _number(who, "T_mult", T_mult, positive=True, integer=True)
+        self.T_0 = _period(who, "T_0", T_0)
+        self.T_mult = _period(who, "T_mult", T_mult)
         self.eta_min = _number(who, "eta_min", eta_min, non_negative=True)
         self.T_i = self.T_0
         self.T_cur = _number(who, "last_epoch", last_epoch, integer=True)

@@ -111,6 +111,9 @@ class Optimizer:
     # (see plan.py): every step reads them into one tuple, and the parameters'
     # plans are made again when it differs from the last step's.
     _plan_reads: tuple = ("_multi_precision", "regularization")
+    # Paddle's constructors take a float learning rate, not an int (LBFGS's
+    # documented learning_rate=1 is the exception); set_lr takes both.
+    _int_learning_rate: bool = False
 
     def __init__(self, learning_rate: float = 0.001, parameters=None, weight_decay=None,
                  grad_clip=None, name=None):
@@ -118,6 +121,8 @@ class Optimizer:
         if isinstance(learning_rate, LRScheduler):
             self._lr_scheduler, self._lr_value = learning_rate, learning_rate()
         else:
+            if not self._int_learning_rate:
+                _refuse_int(who, "learning_rate", learning_rate, "a float or an LRScheduler")
             self._lr_scheduler, self._lr_value = None, _check_learning_rate(who, learning_rate)
         self._parameter_list, self._param_groups = _check_parameter_groups(
             who, parameters, self._group_keys)
@@ -696,6 +701,14 @@ class Optimizer:
             state[_SCHEDULER_KEY] = self._lr_scheduler.state_dict()
         return state
 
+    def get_opti_var_name_list(self) -> list:
+        """The names of the accumulators made so far, as the keys of
+        :meth:`state_dict` ("<param name>_<accumulator>_0", each parameter's in
+        turn); empty before the first step, as in Paddle."""
+        names = self._parameter_names("get_opti_var_name_list")
+        return [f"{names[id(param)]}_{acc_name}_0" for param in self._parameter_list
+                for acc_name, _, _ in self._accumulator_specs if (acc_name, id(param)) in self._accumulators]
+
     def set_state_dict(self, state_dict) -> None:
         """Restores what :meth:`state_dict` returned, matching parameters by name.
 
@@ -942,6 +955,7 @@ class AdamW(Adam):
                  apply_decay_param_fun=None, grad_clip=None, lazy_mode: bool = False,
                  multi_precision: bool = False, name=None, use_multi_tensor: bool = False):
         if not isinstance(weight_decay, Tensor):
+            _refuse_int("AdamW", "weight_decay", weight_decay, "a float or a Tensor")
             _check_coeff("AdamW", weight_decay)
         for arg, fn in (("lr_ratio", lr_ratio), ("apply_decay_param_fun", apply_decay_param_fun)):
             if fn is not None and not callable(fn):
@@ -1155,7 +1169,8 @@ class Lamb(Optimizer):
     for that parameter. As in Paddle, a parameter without decay (excluded, or
     ``lamb_weight_decay=0``) takes the plain step (ratio 1) unless
     ``always_adapt=True``. Lamb has no ``weight_decay`` argument (as Paddle); a
-    parameter's own regularizer is still added to its gradient.
+    parameter group's 'weight_decay', else the parameter's own regularizer, is
+    still added to its gradient (Paddle's regularizer).
 
     >>> opt = eager.optimizer.Lamb(learning_rate=0.002, parameters=net.parameters())
     """
@@ -1185,9 +1200,6 @@ class Lamb(Optimizer):
         self._multi_precision = to_bool(multi_precision, "Lamb", "multi_precision")
         self._always_adapt = to_bool(always_adapt, "Lamb", "always_adapt")
 
-    def _regularizer_of(self, param):
-        return getattr(param, "regularizer", None)
-
     def _updater(self, param):
         m1, m2, b1p, b2p = self._state(param)
         impl, master, multi = param.impl, self._master_weight(param), self._multi_precision
@@ -1206,8 +1218,16 @@ def _check_rho(who: str, arg: str, value) -> float:
     return _check_unit(who, arg, value, open_low=True)
 
 
+def _refuse_int(who: str, arg: str, value, expected: str) -> None:
+    """A TypeError for an int (or bool) where Paddle's constructor asks for a
+    float: Paddle refuses ``learning_rate=1`` and AdamW's ``weight_decay=1``."""
+    if isinstance(value, (numbers.Integral, np.bool_)):
+        raise TypeError(f"{who}: argument '{arg}' expected {expected}, got int {value!r} (write {float(value)!r})")
+
+
 def _check_coeff(who: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        _not_set(who, "weight_decay", value, "a finite float >= 0")
         raise TypeError(f"{who}: argument 'weight_decay' expected a finite float >= 0, got {value!r}")
     if not (value >= 0 and math.isfinite(value)):
         raise ValueError(f"{who}: argument 'weight_decay' expected a finite float >= 0, got {value!r}")
@@ -1306,9 +1326,22 @@ def _param_lr(param) -> float:
     return 1.0 if attr is None else attr["learning_rate"]
 
 
+class HyperparameterNotSetError(TypeError, ValueError):
+    """A learning rate or hyperparameter given as None. A TypeError by eager's
+    rule for wrong kinds, and a ValueError as Paddle's "... is not set" of SGD,
+    Momentum, RMSProp, Adadelta, Lamb and LBFGS."""
+
+
+def _not_set(who: str, arg: str, value, expected: str) -> None:
+    """Raises HyperparameterNotSetError when value is None (on the failure path of a check)."""
+    if value is None:
+        raise HyperparameterNotSetError(f"{who}: argument '{arg}' is not set: expected {expected}, got None")
+
+
 def _check_finite(who: str, arg: str, value, positive: bool) -> float:
     bound = "a positive finite float" if positive else "a finite float >= 0"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):  # the wrong kind
+        _not_set(who, arg, value, bound)
         raise TypeError(f"{who}: argument '{arg}' expected {bound}, got {value!r}")
     if not math.isfinite(value) or (value <= 0 if positive else value < 0):
         raise ValueError(f"{who}: argument '{arg}' expected {bound}, got {value!r}")
@@ -1319,15 +1352,17 @@ def _check_weight_decay(who: str, weight_decay):
     """The optimizer's regularizer: None, an L1Decay/L2Decay, or L2Decay(float)."""
     if weight_decay is None or isinstance(weight_decay, WeightDecayRegularizer):
         return weight_decay
-    if isinstance(weight_decay, bool) or not isinstance(weight_decay, numbers.Real) or not (
-            weight_decay >= 0 and math.isfinite(weight_decay)):
-        raise TypeError(f"{who}: argument 'weight_decay' expected a finite float >= 0, an "
-                        f"eager.regularizer.L1Decay/L2Decay or None, got {weight_decay!r}")
+    expected = "a finite float >= 0, an eager.regularizer.L1Decay/L2Decay or None"
+    if isinstance(weight_decay, bool) or not isinstance(weight_decay, numbers.Real):  # the wrong kind
+        raise TypeError(f"{who}: argument 'weight_decay' expected {expected}, got {weight_decay!r}")
+    if not (weight_decay >= 0 and math.isfinite(weight_decay)):  # a number out of range
+        raise ValueError(f"{who}: argument 'weight_decay' expected {expected}, got {weight_decay!r}")
     return L2Decay(float(weight_decay)) if weight_decay else None
 
 
 def _check_learning_rate(who: str, value) -> float:
     if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        _not_set(who, "learning_rate", value, "a float")
         raise TypeError(f"{who}: argument 'learning_rate' expected a float, got {value!r}")
     # 0 is a rate (Paddle and torch take it: the step changes nothing, as a scheduler's 0 does);
     # a negative one would ascend, which torch refuses and Paddle takes silently.
@@ -1397,8 +1432,11 @@ def _check_parameter_groups(who: str, parameters, group_keys: dict) -> tuple:
 
 def _check_unit(who: str, arg: str, value, open_low: bool = False) -> float:
     """A float in [0, 1), or in (0, 1) with open_low."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
-            (0 < value < 1) if open_low else (0 <= value < 1)):
+    bound = f"a float in {'(0, 1)' if open_low else '[0, 1)'}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):  # the wrong kind
+        _not_set(who, arg, value, bound)
+        raise TypeError(f"{who}: argument '{arg}' expected {bound}, got {value!r}")
+    if not ((0 < value < 1) if open_low else (0 <= value < 1)):
         raise ValueError(f"{who}: argument '{arg}' expected a float in {'(0, 1)' if open_low else '[0, 1)'}, "
                          f"got {value!r}")
     return float(value)

@@ -32,7 +32,8 @@ class DataLoader:
     samples into a batch; NumPy arrays in it become Tensors on ``places``
     (the CPU by default). With ``batch_size=None`` the samples are taken to be
     batches already (no collation). ``return_list=False`` gives dicts keyed by
-    the names in ``feed_list``.
+    the names in ``feed_list`` (without a ``feed_list`` it is ignored, as in
+    Paddle's dynamic mode).
 
     ``num_workers > 0`` reads in that many worker processes (see
     :mod:`eager.io.worker`): ``prefetch_factor`` batches in flight per worker,
@@ -58,10 +59,9 @@ class DataLoader:
         self.dataset = dataset
         self.feed_list = feed_list
         self.return_list = to_bool(return_list, "DataLoader", "return_list")
-        if not self.return_list:
-            if not feed_list:
-                raise ValueError("DataLoader: return_list=False needs 'feed_list' (the names the batch fields are "
-                                 "keyed by), got none")
+        # Without a feed_list, return_list=False is ignored, as in Paddle's dynamic mode.
+        self._feed_names = None
+        if not self.return_list and feed_list:
             self._feed_names = [getattr(v, "name", v) for v in feed_list]
             if not all(isinstance(n, str) for n in self._feed_names):
                 raise TypeError("DataLoader: argument 'feed_list' expected names (str) or objects with a .name, "
@@ -150,7 +150,7 @@ class DataLoader:
     def _finish(self, batch):
         """Turns a collated NumPy batch into Tensors (in the main process)."""
         out = to_tensors(batch, self._place)
-        if not self.return_list:
+        if self._feed_names is not None:
             fields = out if isinstance(out, list) else [out]
             if len(fields) != len(self._feed_names):
                 raise ValueError(f"DataLoader: a batch has {len(fields)} fields, 'feed_list' names "
