@@ -77,6 +77,9 @@ def flatten_infer_meta(x, start_axis, stop_axis, out) -> None:
     out.layout = x.layout
 
 
+_BASIC_INDEX_TYPES = frozenset((int, slice, type(None), type(Ellipsis)))
+
+
 def split_index(index: tuple, ndim: int):
     """``(basic, rest)`` with x[index] read as Paddle and PyTorch read it equal to
     x[basic][rest] in NumPy, for an index where NumPy reads it otherwise; None for
@@ -93,6 +96,11 @@ def split_index(index: tuple, ndim: int):
     Ellipsis so that it is always a view); ``rest`` is the index without its ints.
     x[basic] is a view, so x[basic][rest] = value writes into x."""
     if len(index) < 2:  # x[i], x[mask]: the hot single-item indices, never affected
+        return None
+    for item in index:  # the hot basic indices (x[:, 1:], x[i, j]) leave here
+        if type(item) not in _BASIC_INDEX_TYPES:
+            break
+    else:
         return None
     has_int = has_array = False
     ellipses = 0

@@ -25,8 +25,10 @@ def _paddle_order(x, index):
 @register_kernel("getitem", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def getitem(ctx, x, index):
     index = device_index(ctx.xp, index)
-    target, index = _paddle_order(x, index)
-    out = target[index]
+    split = split_index(index, x.ndim)
+    if split is not None:
+        return x[split[0]][split[1]]
+    out = x[index]
     if type(out) is not type(x):
         # An int per axis gives NumPy a scalar, a copy (CuPy gives a 0-d view): with a
         # trailing Ellipsis it is a 0-d view, as every other basic index is (x[1]
