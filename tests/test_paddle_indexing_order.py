@@ -9,7 +9,8 @@ lists, int arrays of several ranks, bool masks, bool scalars):
   rule), so ``x[0, :, [0, 1]]`` of x [2, 3, 4, 5] had shape [2, 3, 5]; Paddle and
   PyTorch apply the ints first, as basic indexing, and NumPy's rules to the rest:
   [3, 2, 5]. The same held for writing, for both gradients and for writes into a
-  view. A 0-d integer tensor counts as an int.
+  view. A 0-d integer tensor counts as an int (and x[paddle.to_tensor(1)] is a
+  view, as x[1] is; it was a copy).
 - An Ellipsis that stands for no axis separated two index arrays (NumPy), so
   ``x[:, [1], ..., [0]]`` of x [2, 3, 2] had shape [1, 2]; Paddle and PyTorch: [2, 1].
 - Where Paddle 2.6.2 is buggy (None beside an int and index arrays), eager
@@ -113,6 +114,15 @@ def test_a_zero_d_integer_tensor_is_an_int():
     assert out.shape == [3, 2, 5]  # Paddle 2.6.2 and PyTorch (NumPy's 0-d array: [2, 3, 5])
     np.testing.assert_array_equal(out.numpy(), X[0][:, [0, 1]])
     np.testing.assert_array_equal(x[np.array(1), 2].numpy(), X[1, 2])
+
+
+def test_a_zero_d_integer_tensor_index_is_a_view_as_an_int_is():
+    # Paddle 2.6.2: y = x[paddle.to_tensor(1)]; y[0] = 100 writes x[1, 0] (measured), as x[1].
+    for i in (eager.to_tensor(1), np.array(1)):
+        x = eager.arange(6, dtype="float32").reshape([2, 3])
+        y = x[i]
+        y[0] = 100
+        np.testing.assert_array_equal(x.numpy(), [[0, 1, 2], [100, 4, 5]])
 
 
 def test_none_beside_an_int_and_index_arrays_follows_pytorch():
