@@ -237,7 +237,8 @@ def to_place(value, op: str, arg: str) -> Place:
 
 def to_index(value, op: str, arg: str) -> tuple:
     """A NumPy index as a tuple: ints, slices, None, Ellipsis, and bool or integer arrays
-    (tensors and lists become arrays, so the kernel sees plain NumPy indices)."""
+    (tensors and lists become arrays, so the kernel sees plain NumPy indices; a 0-d
+    integer one becomes an int)."""
     items = value if isinstance(value, tuple) else (value,)
     out = []
     for item in items:
@@ -253,10 +254,14 @@ def to_index(value, op: str, arg: str) -> tuple:
                 array = np.asarray(array)
             except Exception:
                 array = None
+            if array is not None and array.size == 0 and isinstance(item, (list, tuple)):
+                array = array.astype(np.int64)  # [] selects nothing (Paddle, PyTorch); NumPy reads it as float
             if array is None or array.dtype.kind not in "biu":
                 raise TypeError(
                     f"{op}: argument '{arg}' expected ints, slices, None, Ellipsis, or bool / integer "
                     f"arrays or tensors as indices, got {describe(item)}"
                 )
-            out.append(array)
+            # A 0-d integer array or tensor is an int, as Paddle and PyTorch read it: a
+            # basic index that removes its axis, applied before any index array beside it.
+            out.append(int(array) if array.ndim == 0 and array.dtype.kind in "iu" else array)
     return tuple(out)

@@ -398,7 +398,8 @@ class TensorMethods:
         return _F.bitwise_not(self)
 
     def __getitem__(self, index):
-        """NumPy indexing (int, slice, None, Ellipsis, bool mask, integer array); differentiable."""
+        """Indexing by ints, slices, None, Ellipsis, bool masks and integer arrays (Paddle's rules:
+        ints beside index arrays apply first); differentiable."""
         return _F.getitem(self, index)
 
     def __setitem__(self, index, value) -> None:

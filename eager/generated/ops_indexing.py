@@ -123,7 +123,7 @@ class SetitemGradNode(GradNodeBase):
 
 
 def getitem(x, index, name=None):
-    """x[index] (NumPy indexing; basic indices give a view of x's buffer). Behind Tensor.__getitem__.
+    """x[index] (NumPy's indexing, but ints beside index arrays apply first, as in Paddle and PyTorch; basic indices give a view of x's buffer). Behind Tensor.__getitem__.
 
     Differentiable to any order.
     """

@@ -1977,7 +1977,7 @@ _getitem_kernel = KERNELS.dispatch_table("getitem")
 
 
 def getitem(x, index):
-    """x[index] (NumPy indexing; basic indices give a view of x's buffer). Behind Tensor.__getitem__."""
+    """x[index] (NumPy's indexing, but ints beside index arrays apply first, as in Paddle and PyTorch; basic indices give a view of x's buffer). Behind Tensor.__getitem__."""
     out_meta = MetaTensor()
     try:
         _im.getitem_infer_meta(x, index, out_meta)

@@ -77,10 +77,82 @@ def flatten_infer_meta(x, start_axis, stop_axis, out) -> None:
     out.layout = x.layout
 
 
+_BASIC_INDEX_TYPES = frozenset((int, slice, type(None), type(Ellipsis)))
+
+
+def split_index(index: tuple, ndim: int):
+    """``(basic, rest)`` with x[index] read as Paddle and PyTorch read it equal to
+    x[basic][rest] in NumPy, for an index where NumPy reads it otherwise; None for
+    any other index (most: no index array, or no int and no Ellipsis beside one).
+
+    Paddle and PyTorch apply the ints first, as basic indexing (each removes its
+    axis), and NumPy's advanced-indexing rules only to what is left, so "advanced
+    indices separated by a slice go first" is judged after the ints are gone: for
+    x of shape [2, 3, 4, 5], x[0, :, [0, 1]] has shape [3, 2, 5] (NumPy, where an
+    int is an advanced index too, gives [2, 3, 5]). Likewise an Ellipsis that
+    stands for no axis separates nothing there (NumPy counts it as a separator).
+    ``basic`` is the ints with a full slice for every other axis (a bool mask spans
+    its rank's axes, a bool scalar none; Ellipsis kept, None dropped, a trailing
+    Ellipsis so that it is always a view); ``rest`` is the index without its ints.
+    x[basic] is a view, so x[basic][rest] = value writes into x."""
+    if len(index) < 2:  # x[i], x[mask]: the hot single-item indices, never affected
+        return None
+    for item in index:  # the hot basic indices (x[:, 1:], x[i, j]) leave here
+        if type(item) not in _BASIC_INDEX_TYPES:
+            break
+    else:
+        return None
+    has_int = has_array = False
+    ellipses = 0
+    for item in index:
+        kind = type(item)
+        if kind is int:
+            has_int = True
+        elif kind is bool or hasattr(item, "dtype"):
+            has_array = True
+        elif item is Ellipsis:
+            ellipses += 1
+    if not has_array or not (has_int or ellipses == 1):
+        return None
+    if ellipses == 1:
+        consumed = 0
+        for item in index:
+            if hasattr(item, "dtype"):
+                consumed += item.ndim if item.dtype == bool else 1
+            elif type(item) is not bool and item is not None and item is not Ellipsis:
+                consumed += 1
+        if consumed == ndim:  # an Ellipsis of no axis: dropped, so it separates nothing
+            index = tuple(item for item in index if item is not Ellipsis)
+        elif not has_int:
+            return None
+        if not has_int:
+            return (Ellipsis,), index
+    basic, rest = [], []
+    for item in index:
+        kind = type(item)
+        if kind is int:
+            basic.append(item)
+            continue
+        rest.append(item)
+        if item is Ellipsis:
+            basic.append(item)
+        elif kind is slice:
+            basic.append(slice(None))
+        elif hasattr(item, "dtype"):
+            basic.extend([slice(None)] * (item.ndim if item.dtype == bool else 1))
+    if not any(item is Ellipsis for item in basic):
+        basic.append(Ellipsis)
+    return tuple(basic), tuple(rest)
+
+
 def indexed_dims(arg: str, dims, index) -> tuple:
-    """The shape of x[index], found by indexing a zero-stride stand-in of x (no data)."""
+    """The shape of x[index], found by indexing a zero-stride stand-in of x (no data);
+    an index with index arrays is read as Paddle reads it (split_index)."""
     stand_in = np.broadcast_to(np.empty((), dtype=np.int8), tuple(dims))
     try:
+        split = split_index(index, len(dims))
+        if split is not None:
+            return stand_in[split[0]][split[1]].shape
         return stand_in[index].shape
     except IndexError as error:
         if str(error).startswith("shape mismatch"):  # index arrays that do not broadcast: Paddle's ValueError

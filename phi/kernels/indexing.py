@@ -1,5 +1,6 @@
 """Indexing kernels: x[index], x with x[index] = value, and their gradients."""
 from ..core.kernel_registry import register_kernel
+from ..infermeta.shape import split_index
 from .dtypes import ALL_BACKENDS, ALL_TYPES, ALL_TYPES_AND_BFLOAT16, NUMERIC
 from .funcs import apart, copied_into, device_index, reduce_to_shape, scatter_add, want
 
@@ -8,11 +9,25 @@ def _has_array(index) -> bool:
     return any(hasattr(item, "dtype") for item in index)
 
 
+def _paddle_order(x, index):
+    """(x[basic], rest) for an index that NumPy reads otherwise than Paddle and PyTorch
+    (split_index: ints beside index arrays apply first), else (x, index); either
+    way target[rest] is x[index] as Paddle reads it, and x[basic] is a view, so
+    writes through it reach x."""
+    split = split_index(index, x.ndim)
+    if split is None:
+        return x, index
+    return x[split[0]], split[1]
+
+
 # Index arrays arrive as NumPy arrays; device_index puts them where x is (CuPy wants that).
 
 @register_kernel("getitem", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def getitem(ctx, x, index):
     index = device_index(ctx.xp, index)
+    split = split_index(index, x.ndim)
+    if split is not None:
+        return x[split[0]][split[1]]
     out = x[index]
     if type(out) is not type(x):
         # An int per axis gives NumPy a scalar, a copy (CuPy gives a 0-d view): with a
@@ -27,7 +42,7 @@ def getitem_grad(ctx, x, out_grad, index):
     xp = ctx.xp
     index = device_index(xp, index)
     x_grad = xp.zeros(x.shape, dtype=out_grad.dtype)
-    target, index = _with_new_axes(x_grad, index)
+    target, index = _with_new_axes(*_paddle_order(x_grad, index))
     if _has_array(index):
         # An integer array may name one element twice: its gradients add up.
         scatter_add(xp, target, index, out_grad)
@@ -80,11 +95,13 @@ def setitem(ctx, x, value, index, *, into=None):
     value = _without_leading_ones(value)
     if into is not x:
         out = x.copy()
-        out[index] = value
+        target, index = _paddle_order(out, index)
+        target[index] = value
         return copied_into(out, into)
     if _has_array(index):
         index = tuple(apart(xp, into, item) if hasattr(item, "dtype") else item for item in index)
-    into[index] = apart(xp, into, value)
+    target, index = _paddle_order(into, index)
+    target[index] = apart(xp, into, value)
     return into
 
 
@@ -94,7 +111,9 @@ def setitem_grad(ctx, value, out_grad, index, *, out_mask=None):
     index = device_index(ctx.xp, index)
     if want(out_mask, 0):
         x_grad = out_grad.copy()
-        x_grad[index] = 0
+        target, rest = _paddle_order(x_grad, index)
+        target[rest] = 0
     if want(out_mask, 1):
-        value_grad = reduce_to_shape(out_grad[index], value.shape)
+        target, rest = _paddle_order(out_grad, index)
+        value_grad = reduce_to_shape(target[rest], value.shape)
     return x_grad, value_grad
