@@ -818,7 +818,7 @@ def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
 
 
 def equal_all(x, y, name=None):
-    """Whether x and y have one shape and equal elements, as a 0-d bool tensor (no broadcasting).
+    """Whether x and y have one shape and equal elements (as equal compares them, float32/float64 within 1e-8), as a 0-d bool tensor (no broadcasting).
 
     Not differentiable.
     """

@@ -1564,7 +1564,7 @@ _equal_seen = KERNELS.signature_cache("equal", "equal")
 
 
 def equal(x, y):
-    """Elementwise x == y as a bool tensor."""
+    """Elementwise x == y as a bool tensor; float32 and float64 values less than 1e-8 apart compare equal, as in Paddle's EqualFunctor (other dtypes exactly)."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
         seen = _equal_seen.get(signature)
@@ -1613,7 +1613,7 @@ _not_equal_seen = KERNELS.signature_cache("not_equal", "not_equal")
 
 
 def not_equal(x, y):
-    """Elementwise x != y as a bool tensor."""
+    """Elementwise x != y as a bool tensor, the negation of equal (float32 and float64 values less than 1e-8 apart are not unequal)."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
         seen = _not_equal_seen.get(signature)
@@ -8746,7 +8746,7 @@ _equal_all_seen = KERNELS.signature_cache("equal_all", "equal_all")
 
 
 def equal_all(x, y):
-    """Whether x and y have one shape and equal elements, as a 0-d bool tensor (no broadcasting)."""
+    """Whether x and y have one shape and equal elements (as equal compares them, float32/float64 within 1e-8), as a 0-d bool tensor (no broadcasting)."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
         seen = _equal_all_seen.get(signature)

@@ -107,6 +107,19 @@ def check_integer_divisor(xp, y) -> None:
                                    "has no result")
 
 
+# Paddle's EqualFunctor: float32 and float64 values closer than this compare equal
+# (equal, not_equal, ==, !=, equal_all); half types, integers and complex compare exactly.
+PADDLE_EQUAL_TOLERANCE = 1e-8
+
+
+def paddle_float_equal(xp, x, y):
+    """x == y elementwise as Paddle compares float32/float64: |x - y| < 1e-8, an
+    infinity equal only to itself, NaN equal to nothing."""
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is NaN: not near
+        near = xp.less(xp.abs(xp.subtract(x, y)), PADDLE_EQUAL_TOLERANCE)
+    return xp.logical_or(near, xp.equal(x, y))
+
+
 def want(out_mask, index: int) -> bool:
     return out_mask is None or out_mask[index]
 

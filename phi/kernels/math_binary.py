@@ -9,7 +9,7 @@ from ..common.data_type import DataType
 from ..core.errors import InvalidArgumentError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, COMPLEX, FLOATS, INTS, REAL
-from .funcs import check_integer_divisor, conj, copied_into, reduce_to_shape, want
+from .funcs import check_integer_divisor, conj, copied_into, paddle_float_equal, reduce_to_shape, want
 
 def _zero(xp, dtype):
     return xp.zeros((), dtype=dtype)
@@ -188,6 +188,8 @@ def equal_all(ctx, x, y):
     xp = ctx.xp
     if x.shape != y.shape:
         return xp.zeros((), dtype=bool)
+    if x.dtype.kind == "f" and x.dtype.itemsize >= 4:  # float32, float64: Paddle's tolerance
+        return xp.all(paddle_float_equal(xp, x, y))
     return xp.all(xp.equal(x, y))
 
 
