@@ -6,7 +6,14 @@ What they found (one test per bug below; each failed before its fix):
 - equal / not_equal / == / != / equal_all compared float32 and float64 exactly;
   Paddle's EqualFunctor calls values less than 1e-8 apart equal (test_compare_op's
   test_not_equal: 1.2e-15 != 1.1e-15 is False), an infinity equal only to itself,
-  NaN to nothing; half types, integers and complex stay exact.
+  NaN to nothing; half types, integers and complex stay exact. eager's own rules
+  that compare (max's gradient, frexp, heaviside, unique_consecutive, norms) stay
+  exact, as Paddle's C++ kernels are.
+- an axis out of range raised a ValueError only; Paddle raises IndexError for its
+  OutOfRange checks (test_diagonal_op, test_diag_embed, test_trace_op, cumsum) and
+  ValueError for others (sum, flip): the error is now both (as numpy's AxisError).
+- eye(-1) raised a ValueError only; Paddle's test_eye_op expects TypeError
+  ("num_rows should be a non-negative int"): now both.
 """
 import numpy as np
 import pytest
@@ -53,3 +60,42 @@ def test_equal_of_other_dtypes_stays_exact(dtype):
     x, y = eager.to_tensor(a), eager.to_tensor(b)
     np.testing.assert_array_equal(eager.equal(x, y).numpy(), a == b)
     np.testing.assert_array_equal(eager.not_equal(x, y).numpy(), a != b)
+
+
+def test_eagers_own_comparisons_stay_exact():
+    # near-equal values that the public equal calls equal must not merge or share
+    # a gradient inside eager's rules
+    x64 = eager.to_tensor(np.array([1.0, 1.0 + 2e-9, 0.5], dtype="float64"), stop_gradient=False)
+    eager.amax(x64).backward()
+    np.testing.assert_array_equal(x64.grad.numpy(), [0.0, 1.0, 0.0])
+    out = eager.unique_consecutive(eager.to_tensor(np.array([1.0, 1.0 + 2e-9, 1.0 + 2e-9])))
+    np.testing.assert_array_equal(out.numpy(), [1.0, 1.0 + 2e-9])
+    values = np.array([1e-310, 0.0, 3.0])
+    mantissa, exponent = eager.frexp(eager.to_tensor(values))
+    np.testing.assert_array_equal(mantissa.numpy(), np.frexp(values)[0])
+    got = eager.heaviside(eager.to_tensor(np.array([1e-10, 0.0])), eager.to_tensor(np.array([0.5, 0.5])))
+    np.testing.assert_array_equal(got.numpy(), [1.0, 0.5])
+
+
+@pytest.mark.parametrize("call", [
+    lambda: eager.diagonal(eager.ones([2, 3]), 0, 0, 2),
+    lambda: eager.trace(eager.ones([2, 3]), 0, 0, 2),
+    lambda: eager.diag_embed(eager.ones([3]), 0, 0, 5),
+    lambda: eager.cumsum(eager.ones([2, 3]), axis=5),
+])
+def test_an_axis_out_of_range_is_an_index_error_as_paddles_out_of_range(call):
+    with pytest.raises(IndexError, match=r"expected an axis in"):
+        call()
+    with pytest.raises(ValueError, match=r"expected an axis in"):  # eager's own type, kept
+        call()
+
+
+def test_an_axis_out_of_range_of_sum_is_still_a_value_error():
+    with pytest.raises(ValueError, match=r"sum: argument 'axis' expected an axis in \[-2, 2\)"):
+        eager.sum(eager.ones([2, 3]), axis=5)
+
+
+@pytest.mark.parametrize("args", [(-1,), (2, -2)])
+def test_eye_of_a_negative_count_is_a_type_error_as_paddles(args):
+    with pytest.raises(TypeError, match=r"eye: argument 'num_(rows|columns)' expected a count >= 0"):
+        eager.eye(*args)
