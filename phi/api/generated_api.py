@@ -7579,7 +7579,7 @@ _clip_seen = KERNELS.signature_cache("clip", "clip")
 
 
 def clip(x, min, max):
-    """x limited to [min, max] (None leaves that side open; a one-element tensor bound is read as its number, as in Paddle 2.x); the gradient passes where min <= x <= max, the edges included, as in Paddle."""
+    """x limited to [min, max] (None leaves that side open; a one-element tensor bound is read as its number, as in Paddle 2.x); the gradient passes where min <= x <= max, the edges included (Paddle 2.6's is zero on the bounds, see docs/autograd.md)."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, min, type(min), max, type(max))
         seen = _clip_seen.get(signature)
@@ -20348,7 +20348,7 @@ _clip_grad_seen = KERNELS.signature_cache("clip_grad", "clip_grad")
 
 
 def clip_grad(x, out_grad, min, max):
-    """out_grad where min <= x <= max (edges included, as in Paddle), zero elsewhere."""
+    """out_grad where min <= x <= max (edges included; Paddle 2.6's is zero on the bounds), zero elsewhere."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, type(out_grad.array), out_grad.array.dtype, out_grad.array.shape)
         seen = _clip_grad_seen.get(signature)

@@ -2,8 +2,8 @@
 
 Where Paddle and NumPy disagree these follow Paddle: floor_divide of floats is
 floor(x / y) (NumPy's floor_divide rounds the exact quotient, so 1 // 0.1 is 9
-there and 10 here), fmax/fmin give a tie's gradient to x, and clip's gradient
-passes at its edges.
+there and 10 here), fmax/fmin give a tie's gradient to x; clip's gradient passes at its edges
+(Paddle's stops there: a documented difference).
 """
 from ..common.data_type import DataType
 from ..core.errors import InvalidArgumentError
@@ -63,7 +63,8 @@ def clip(ctx, x, min, max, *, into=None):  # noqa: A002  (Paddle's argument name
 
 @register_kernel("clip_grad", ALL_BACKENDS, REAL)
 def clip_grad(ctx, x, out_grad, min, max):  # noqa: A002
-    # Paddle: the gradient passes where min <= x <= max, the edges included.
+    # The gradient passes where min <= x <= max, the edges included (on purpose: Paddle
+    # 2.6's ClipGradFunctor gives zero on the bounds; docs/autograd.md lists it).
     xp = ctx.xp
     zero = _zero(xp, out_grad.dtype)
     grad = out_grad
