@@ -14,6 +14,9 @@ What they found (one test per bug below; each failed before its fix):
   ValueError for others (sum, flip): the error is now both (as numpy's AxisError).
 - eye(-1) raised a ValueError only; Paddle's test_eye_op expects TypeError
   ("num_rows should be a non-negative int"): now both.
+- to_tensor of a Python int beyond int64 (2**63, 2**70, -2**63 - 1) said "data must
+  hold numbers only" (TypeError) or "unsupported dtype uint64"; Paddle raises
+  ValueError: now a ValueError naming the integer and int64's range.
 """
 import numpy as np
 import pytest
@@ -99,3 +102,15 @@ def test_an_axis_out_of_range_of_sum_is_still_a_value_error():
 def test_eye_of_a_negative_count_is_a_type_error_as_paddles(args):
     with pytest.raises(TypeError, match=r"eye: argument 'num_(rows|columns)' expected a count >= 0"):
         eager.eye(*args)
+
+
+@pytest.mark.parametrize("data", [2**63, 2**70, -2**63 - 1, [2**70, 1], [[1], [2**64]]])
+def test_to_tensor_of_an_int_beyond_int64_is_a_value_error_naming_it(data):
+    with pytest.raises(ValueError, match=r"to_tensor: the integer -?\d+ is outside int64's range"):
+        eager.to_tensor(data)
+
+
+def test_to_tensor_still_takes_int64s_extremes_and_refuses_non_numbers_as_type_errors():
+    np.testing.assert_array_equal(eager.to_tensor([2**63 - 1, -2**63]).numpy(), [2**63 - 1, -2**63])
+    with pytest.raises(TypeError, match="numbers only"):
+        eager.to_tensor([None])
