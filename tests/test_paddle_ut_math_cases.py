@@ -17,6 +17,8 @@ What they found (one test per bug below; each failed before its fix):
 - to_tensor of a Python int beyond int64 (2**63, 2**70, -2**63 - 1) said "data must
   hold numbers only" (TypeError) or "unsupported dtype uint64"; Paddle raises
   ValueError: now a ValueError naming the integer and int64's range.
+- leaky_relu's gradient at x == 0 was negative_slope; Paddle's LeakyReluGradFunctor
+  passes the gradient there (x >= 0), and so does rrelu in eval mode, built on it.
 """
 import numpy as np
 import pytest
@@ -114,3 +116,20 @@ def test_to_tensor_still_takes_int64s_extremes_and_refuses_non_numbers_as_type_e
     np.testing.assert_array_equal(eager.to_tensor([2**63 - 1, -2**63]).numpy(), [2**63 - 1, -2**63])
     with pytest.raises(TypeError, match="numbers only"):
         eager.to_tensor([None])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_leaky_relu_gradient_at_zero_is_one_as_paddles(dtype):
+    values = np.array([-1.5, 0.0, 2.0], dtype=dtype)
+    x = eager.to_tensor(values, stop_gradient=False)
+    eager.nn.functional.leaky_relu(x, 0.1).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.where(values >= 0, 1.0, 0.1), rtol=1e-6)
+    x = eager.to_tensor(values, stop_gradient=False)
+    eager.nn.functional.rrelu(x, 0.1, 0.3, training=False).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.where(values >= 0, 1.0, 0.2), rtol=1e-6)
+
+
+def test_leaky_relu_second_derivative_keeps_the_rule():
+    x = eager.to_tensor(np.array([-1.0, 0.0, 2.0]), stop_gradient=False)
+    (g,) = eager.grad(eager.nn.functional.leaky_relu(x, 0.1).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.numpy(), [0.1, 1.0, 1.0])

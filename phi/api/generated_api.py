@@ -14768,7 +14768,7 @@ _leaky_relu_seen = KERNELS.signature_cache("leaky_relu", "leaky_relu")
 
 
 def leaky_relu(x, negative_slope):
-    """x where x > 0, negative_slope * x elsewhere."""
+    """x where x > 0, negative_slope * x elsewhere; the gradient is 1 at x = 0, as Paddle's."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, negative_slope, type(negative_slope))
         seen = _leaky_relu_seen.get(signature)
