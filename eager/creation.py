@@ -61,6 +61,26 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
     return tensor
 
 
+_INT64_RANGE = (-2**63, 2**63 - 1)
+
+
+def _python_ints(data):
+    if isinstance(data, (list, tuple)):
+        for item in data:
+            yield from _python_ints(item)
+    elif isinstance(data, int) and not isinstance(data, bool):
+        yield data
+
+
+def _check_int64_range(data) -> None:
+    """A Python int beyond int64 (Paddle's dtype for Python ints; NumPy makes uint64 or
+    object of it) is a ValueError, as Paddle's, naming the value."""
+    for value in _python_ints(data):
+        if not _INT64_RANGE[0] <= value <= _INT64_RANGE[1]:
+            raise ValueError(f"to_tensor: the integer {value} is outside int64's range [-2**63, 2**63 - 1] "
+                             f"(Python integers become int64); pass it as a float to keep its magnitude")
+
+
 def _to_host_array(data, target):
     if isinstance(data, Tensor):
         array = np.array(data.numpy(), copy=True)
@@ -73,10 +93,12 @@ def _to_host_array(data, target):
             raise ValueError(
                 f"to_tensor: data must be rectangular (all rows of one length): {error}"
             ) from None
-        if array.dtype == object:
-            raise TypeError(
-                f"to_tensor: data must hold numbers only, got {type(data).__name__} {data!r:.80}"
-            )
+        if array.dtype == object or array.dtype == np.uint64:  # the failure path only
+            _check_int64_range(data)
+            if array.dtype == object:
+                raise TypeError(
+                    f"to_tensor: data must hold numbers only, got {type(data).__name__} {data!r:.80}"
+                )
         if target is None and not isinstance(data, np.generic):
             if array.dtype.kind == "f":
                 array = array.astype(default_dtype().numpy_dtype)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import numbers
 
+from phi.core.errors import AxisError
+
 from ..arguments import bad_tensor, in_called
 from ..tensor import Tensor
 
@@ -98,7 +100,7 @@ def axis(op: str, arg: str, value, ndim: int) -> int:
     value = integer(op, arg, value)
     size = max(ndim, 1)
     if not -size <= value < size:
-        raise ValueError(f"{op}: argument '{arg}' expected an axis in [{-size}, {size - 1}] for a "
+        raise AxisError(f"{op}: argument '{arg}' expected an axis in [{-size}, {size - 1}] for a "
                          f"{ndim}-d tensor, got {value}")
     return value % size
 

@@ -57,7 +57,7 @@ def silu_grad(x, out_grad):
 
 
 def leaky_relu_grad(x, out_grad, negative_slope):
-    return _F.where(_F.greater_than(x, _const(x, 0.0)), out_grad, _F.scale(out_grad, negative_slope, 0.0, True))
+    return _F.where(_F.greater_equal(x, _const(x, 0.0)), out_grad, _F.scale(out_grad, negative_slope, 0.0, True))
 
 
 def elu_grad(x, out_grad, alpha):

@@ -9,7 +9,7 @@ from phi.common.data_type import default_float_dtype
 from ..generated import forward_api as _F
 from . import _paddle_api as _check
 from .math_unary import signbit
-from .spine import conj_if_complex, sum_to_shape, where_grad
+from .spine import conj_if_complex, exactly_equal, sum_to_shape, where_grad
 
 
 def elementwise_pow_grad(x, y, out_grad):
@@ -115,7 +115,7 @@ def heaviside(x, y, name=None):
         raise TypeError(f"heaviside: arguments 'x' and 'y' expected a real numeric dtype, got {x.dtype}")
     step = _F.cast(_F.greater_than(x, _F.zeros_like(x)), x.dtype)
     shape = list(_F.add(_F.zeros_like(x), _F.zeros_like(y)).shape)  # the broadcast shape
-    return _F.where(_F.expand(_F.equal(x, _F.zeros_like(x)), shape), _F.expand(y, shape), _F.expand(step, shape))
+    return _F.where(_F.expand(exactly_equal(x, _F.zeros_like(x)), shape), _F.expand(y, shape), _F.expand(step, shape))
 
 
 

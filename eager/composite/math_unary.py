@@ -16,7 +16,7 @@ from ..autograd.inplace import check_inplace_leaf
 from ..generated import forward_api as _F
 from .. import random as _random
 from . import _paddle_api as _check
-from .spine import conj_if_complex, sum_to_shape
+from .spine import conj_if_complex, exactly_equal, sum_to_shape
 
 _COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
 
@@ -378,7 +378,7 @@ def frexp(x, name=None):
     (array([ 0.5 , -0.75], dtype=float32), array([4., 2.], dtype=float32))
     """
     _check.floating("frexp", "x", x)
-    special = _F.logical_or(_F.equal(x, _F.zeros_like(x)), _F.logical_not(_F.isfinite(x)))
+    special = _F.logical_or(exactly_equal(x, _F.zeros_like(x)), _F.logical_not(_F.isfinite(x)))
     safe = _F.where(special, _F.ones_like(x), x)
     magnitude = _F.abs(safe)
     exponent = _F.scale(_F.floor(_F.log2(magnitude)), 1.0, 1.0, True)

@@ -20,7 +20,7 @@ from phi.infermeta.rearrange import repeat_counts, slice_index, strided_index, t
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from . import _paddle_api as _check
-from .spine import reshape_exactly, sum_to_shape
+from .spine import exactly_equal, reshape_exactly, sum_to_shape
 
 
 def tile_grad(x, out_grad, repeat_times):
@@ -403,7 +403,7 @@ def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None, 
         out = [rows if axis is None else x] + ([empty] if return_inverse else []) + ([empty] if return_counts else [])
         return out[0] if len(out) == 1 else tuple(out)
     flat = _F.reshape(rows, [n, -1])
-    differs = _F.any(_F.not_equal(flat[1:], flat[:-1]), [1])
+    differs = _F.any(_F.logical_not(exactly_equal(flat[1:], flat[:-1])), [1])
     starts = _F.concat([_F.full([1], True, "bool", x.place), differs], 0)
     positions = _F.reshape(_F.nonzero(starts), [-1])
     if axis is None:

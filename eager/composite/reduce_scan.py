@@ -15,7 +15,7 @@ from phi.common.shape_rules import inverse_permutation, reduced_axes
 from ..generated import forward_api as _F
 from . import _paddle_api as _check
 from ..tensor import Tensor
-from .spine import _broadcast_like, conj_if_complex, reshape_exactly
+from .spine import _broadcast_like, conj_if_complex, exactly_equal, reshape_exactly
 
 
 def _axes_of(shape, axis) -> tuple:
@@ -49,7 +49,7 @@ def _zeros_like(x):
 # -- max, min, amax, amin ----------------------------------------------------------
 
 def _hits(x, out, axis):
-    return _F.cast(_F.equal(x, _kept(out, x.shape, axis)), x.dtype)
+    return _F.cast(exactly_equal(x, _kept(out, x.shape, axis)), x.dtype)
 
 
 def max_grad(x, out, out_grad, axis, keepdim):
@@ -223,10 +223,10 @@ def norm_grad(x, out, out_grad, p, axis, keepdim):
     magnitude = _F.multiply(sign, x)
     norm = _spread(out, x.shape, axis)
     if order in (float("inf"), float("-inf")):
-        hits = _F.cast(_F.equal(magnitude, norm), x.dtype)
+        hits = _F.cast(exactly_equal(magnitude, norm), x.dtype)
         return _F.multiply(_F.multiply(sign, hits), grad)
     # A zero norm divides by 1 instead and gives a zero gradient, as the kernel does.
-    is_zero = _F.equal(norm, _zeros_like(norm))
+    is_zero = exactly_equal(norm, _zeros_like(norm))
     safe = _F.where(is_zero, _F.full_like(norm, 1, None), norm)
     local = _F.multiply(sign, _F.pow(_F.divide(magnitude, safe), order - 1))
     local = _F.where(is_zero, _zeros_like(local), local)
@@ -333,7 +333,7 @@ def _quantile(op: str, x, q, axis, keepdim, interpolation, ignore_nan: bool, dty
         elif interpolation == "higher":
             value = high
         elif interpolation == "midpoint":  # at a whole position the element itself: x + x may overflow
-            value = _F.where(_F.equal(below, above), low, _F.scale(_F.add(low, high), 0.5, 0.0, True))
+            value = _F.where(exactly_equal(below, above), low, _F.scale(_F.add(low, high), 0.5, 0.0, True))
         else:
             weight = _F.cast(_F.subtract(position, below), x.dtype)
             value = _F.add(low, _F.multiply(_F.subtract(high, low), weight))

@@ -12,6 +12,7 @@ Arguments listed in ``no_need_buffer`` arrive as shape-only tensors: only their
 """
 from __future__ import annotations
 
+from phi.common import DataType
 from phi.common.shape_rules import broadcast_axes, inverse_permutation, reduced_axes
 
 from ..generated import forward_api as _F
@@ -22,6 +23,16 @@ def conj_if_complex(t):
     factor a complex gradient takes, out_grad times the conjugate derivative, which
     is Paddle's convention (and torch's)."""
     return _F.conj(t) if t.dtype.is_complex else t
+
+
+def exactly_equal(x, y):
+    """x == y elementwise compared exactly. The op ``equal`` follows Paddle's, which
+    takes float32/float64 values less than 1e-8 apart as equal; the rules built on a
+    comparison here (max's gradient, frexp, unique_consecutive) stand for Paddle C++
+    kernels that compare exactly. NaN equals nothing, an infinity itself."""
+    if x.dtype is DataType.FLOAT32 or x.dtype is DataType.FLOAT64:
+        return _F.logical_and(_F.less_equal(x, y), _F.greater_equal(x, y))
+    return _F.equal(x, y)
 
 
 def sum_to_shape(grad, shape):

@@ -929,7 +929,7 @@ def silu(x, name=None):
 
 
 def leaky_relu(x, negative_slope=0.01, name=None):
-    """x where x > 0, negative_slope * x elsewhere.
+    """x where x > 0, negative_slope * x elsewhere; the gradient is 1 at x = 0, as Paddle's.
 
     Differentiable to any order.
     """
@@ -957,7 +957,7 @@ def leaky_relu(x, negative_slope=0.01, name=None):
 
 
 def leaky_relu_(x, negative_slope=0.01, name=None):
-    """Inplace leaky_relu: writes the result into x and returns it. x where x > 0, negative_slope * x elsewhere.
+    """Inplace leaky_relu: writes the result into x and returns it. x where x > 0, negative_slope * x elsewhere; the gradient is 1 at x = 0, as Paddle's.
 
     Differentiable to any order.
     """

@@ -785,7 +785,7 @@ def divide_(x, y, name=None):
 
 
 def equal(x, y, name=None):
-    """Elementwise x == y as a bool tensor.
+    """Elementwise x == y as a bool tensor; float32 and float64 values less than 1e-8 apart compare equal, as in Paddle's EqualFunctor (other dtypes exactly).
 
     Not differentiable.
     """
@@ -801,7 +801,7 @@ def equal(x, y, name=None):
 
 
 def not_equal(x, y, name=None):
-    """Elementwise x != y as a bool tensor.
+    """Elementwise x != y as a bool tensor, the negation of equal (float32 and float64 values less than 1e-8 apart are not unequal).
 
     Not differentiable.
     """

@@ -311,7 +311,7 @@ def elementwise_pow(x, y, name=None):
 
 
 def clip(x, min=None, max=None, name=None):
-    """x limited to [min, max] (None leaves that side open; a one-element tensor bound is read as its number, as in Paddle 2.x); the gradient passes where min <= x <= max, the edges included, as in Paddle.
+    """x limited to [min, max] (None leaves that side open; a one-element tensor bound is read as its number, as in Paddle 2.x); the gradient passes where min <= x <= max, the edges included (Paddle 2.6's is zero on the bounds, see docs/autograd.md).
 
     Differentiable to any order.
     """
@@ -341,7 +341,7 @@ def clip(x, min=None, max=None, name=None):
 
 
 def clip_(x, min=None, max=None, name=None):
-    """Inplace clip: writes the result into x and returns it. x limited to [min, max] (None leaves that side open; a one-element tensor bound is read as its number, as in Paddle 2.x); the gradient passes where min <= x <= max, the edges included, as in Paddle.
+    """Inplace clip: writes the result into x and returns it. x limited to [min, max] (None leaves that side open; a one-element tensor bound is read as its number, as in Paddle 2.x); the gradient passes where min <= x <= max, the edges included (Paddle 2.6's is zero on the bounds, see docs/autograd.md).
 
     Differentiable to any order.
     """
@@ -818,7 +818,7 @@ def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
 
 
 def equal_all(x, y, name=None):
-    """Whether x and y have one shape and equal elements, as a 0-d bool tensor (no broadcasting).
+    """Whether x and y have one shape and equal elements (as equal compares them, float32/float64 within 1e-8), as a 0-d bool tensor (no broadcasting).
 
     Not differentiable.
     """
@@ -1097,7 +1097,7 @@ def elementwise_pow_grad(x, y, out_grad, out_mask=None, name=None):
 
 
 def clip_grad(x, out_grad, min, max, name=None):
-    """out_grad where min <= x <= max (edges included, as in Paddle), zero elsewhere.
+    """out_grad where min <= x <= max (edges included; Paddle 2.6's is zero on the bounds), zero elsewhere.
 
     Differentiable to any order.
     """

@@ -19,6 +19,7 @@ from phi.common import DataType, TensorKind
 from phi.core import SelectedRows
 
 from ..autograd import no_grad
+from ..composite.spine import exactly_equal
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
@@ -106,7 +107,8 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     if p == 0:
         # Paddle (and PyTorch) take the norm of the gradients' norms, which for order 0
         # counts the gradients holding a nonzero entry, not the nonzero entries
-        counts = [_F.sum(_F.cast(_F.not_equal(v, _F.full_like(v, 0.0, None)), wide)) for v in values]
+        counts = [_F.sum(_F.cast(_F.logical_not(exactly_equal(v, _F.full_like(v, 0.0, None))), wide))
+                  for v in values]
         held = [_F.cast(_F.greater_than(c, _F.full_like(c, 0.0, None)), wide) for c in counts]
         total = _F.sum(_F.stack(held, 0)) if len(held) > 1 else held[0]
     else:

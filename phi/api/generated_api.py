@@ -1564,7 +1564,7 @@ _equal_seen = KERNELS.signature_cache("equal", "equal")
 
 
 def equal(x, y):
-    """Elementwise x == y as a bool tensor."""
+    """Elementwise x == y as a bool tensor; float32 and float64 values less than 1e-8 apart compare equal, as in Paddle's EqualFunctor (other dtypes exactly)."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
         seen = _equal_seen.get(signature)
@@ -1613,7 +1613,7 @@ _not_equal_seen = KERNELS.signature_cache("not_equal", "not_equal")
 
 
 def not_equal(x, y):
-    """Elementwise x != y as a bool tensor."""
+    """Elementwise x != y as a bool tensor, the negation of equal (float32 and float64 values less than 1e-8 apart are not unequal)."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
         seen = _not_equal_seen.get(signature)
@@ -7579,7 +7579,7 @@ _clip_seen = KERNELS.signature_cache("clip", "clip")
 
 
 def clip(x, min, max):
-    """x limited to [min, max] (None leaves that side open; a one-element tensor bound is read as its number, as in Paddle 2.x); the gradient passes where min <= x <= max, the edges included, as in Paddle."""
+    """x limited to [min, max] (None leaves that side open; a one-element tensor bound is read as its number, as in Paddle 2.x); the gradient passes where min <= x <= max, the edges included (Paddle 2.6's is zero on the bounds, see docs/autograd.md)."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, min, type(min), max, type(max))
         seen = _clip_seen.get(signature)
@@ -8746,7 +8746,7 @@ _equal_all_seen = KERNELS.signature_cache("equal_all", "equal_all")
 
 
 def equal_all(x, y):
-    """Whether x and y have one shape and equal elements, as a 0-d bool tensor (no broadcasting)."""
+    """Whether x and y have one shape and equal elements (as equal compares them, float32/float64 within 1e-8), as a 0-d bool tensor (no broadcasting)."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
         seen = _equal_all_seen.get(signature)
@@ -14768,7 +14768,7 @@ _leaky_relu_seen = KERNELS.signature_cache("leaky_relu", "leaky_relu")
 
 
 def leaky_relu(x, negative_slope):
-    """x where x > 0, negative_slope * x elsewhere."""
+    """x where x > 0, negative_slope * x elsewhere; the gradient is 1 at x = 0, as Paddle's."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, negative_slope, type(negative_slope))
         seen = _leaky_relu_seen.get(signature)
@@ -20348,7 +20348,7 @@ _clip_grad_seen = KERNELS.signature_cache("clip_grad", "clip_grad")
 
 
 def clip_grad(x, out_grad, min, max):
-    """out_grad where min <= x <= max (edges included, as in Paddle), zero elsewhere."""
+    """out_grad where min <= x <= max (edges included; Paddle 2.6's is zero on the bounds), zero elsewhere."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, type(out_grad.array), out_grad.array.dtype, out_grad.array.shape)
         seen = _clip_grad_seen.get(signature)

@@ -1,7 +1,7 @@
 """Tensors, meta, kernel keys and the kernel registry."""
 from .dense_tensor import ArraySpec, DenseTensor, VersionCounter
 from .errors import (
-    InvalidArgumentError, InvalidTypeError, NotFoundError, OutOfRangeError, PhiError,
+    AxisError, InvalidArgumentError, InvalidTypeError, NegativeCountError, NotFoundError, OutOfRangeError, PhiError,
     PreconditionNotMetError, UnimplementedError, UnsupportedDtypeError,
 )
 from .kernel_registry import KERNELS, Kernel, KernelFactory, KernelKey, register_kernel

@@ -28,8 +28,20 @@ class InvalidTypeError(PhiError, TypeError):
     """An argument has the wrong Python type."""
 
 
+class NegativeCountError(InvalidArgumentError, TypeError):
+    """A negative count where Paddle's own check calls it the wrong kind of argument
+    (eye's "num_rows should be a non-negative int" is a TypeError): both, so code
+    written against either Paddle's type or eager's ValueError catches it."""
+
+
 class OutOfRangeError(PhiError, IndexError):
     """An index is outside the tensor (an IndexError, so iteration stops on it)."""
+
+
+class AxisError(InvalidArgumentError, IndexError):
+    """An axis outside the tensor's dimensions. Paddle raises ValueError for most
+    axis checks (sum, flip, squeeze) and IndexError for its OutOfRange ones (diagonal,
+    trace, cumsum, diag_embed): this is both, as numpy.exceptions.AxisError is."""
 
 
 class ResourceExhaustedError(PhiError, MemoryError):

@@ -6,14 +6,14 @@ import math
 import numpy as np
 
 from ..common.data_type import DataType, float_info
-from ..core.errors import InvalidArgumentError
+from ..core.errors import AxisError, InvalidArgumentError
 
 
 def normalize_axis(arg: str, axis: int, ndim: int) -> int:
     """axis in [-ndim, ndim) mapped to [0, ndim); a 0-d tensor accepts -1 and 0."""
     bound = max(ndim, 1)
     if not -bound <= axis < bound:
-        raise InvalidArgumentError(
+        raise AxisError(
             f"argument '{arg}' expected an axis in [{-bound}, {bound}) for a "
             f"{ndim}-d tensor, got {axis}"
         )

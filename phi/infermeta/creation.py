@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from ..common.data_type import DataType, convert_dtype, default_float_dtype, float_info
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, NegativeCountError
 from ..core.meta_tensor import MetaTensor
 from .checks import broadcast_dims, check_representable, check_result_shape, normalize_axis
 from .nullary import create_infer_meta
@@ -144,9 +144,9 @@ def empty_infer_meta(shape, dtype, out) -> None:
 
 def eye_infer_meta(num_rows, num_columns, dtype, out) -> None:
     """[num_rows, num_columns or num_rows]; dtype defaults to float32."""
-    _count("num_rows", num_rows)
-    if num_columns is not None:
-        _count("num_columns", num_columns)
+    for arg, value in (("num_rows", num_rows), ("num_columns", num_columns)):
+        if value is not None and value < 0:
+            raise NegativeCountError(f"argument '{arg}' expected a count >= 0, got {value}")
     columns = num_rows if num_columns is None else num_columns
     create_infer_meta((num_rows, columns), _dtype_or(dtype, default_float_dtype()), out)
 

@@ -10,7 +10,7 @@ import string
 from dataclasses import dataclass
 
 from ..common.data_type import DataType
-from ..core.errors import InvalidArgumentError
+from ..core.errors import AxisError, InvalidArgumentError
 from .checks import broadcast_dims, check_result_shape, normalize_axis, same_dtype
 
 __all__ = [
@@ -280,8 +280,8 @@ def diagonal_length(rows: int, cols: int, offset: int) -> int:
 
 def _diagonal_axes(x, offset, axis1, axis2):
     dims = tuple(x.dims)
-    if len(dims) < 2:
-        raise InvalidArgumentError(f"argument 'x' expected at least 2 dimensions, got shape {list(dims)}")
+    if len(dims) < 2:  # Paddle's OutOfRange (IndexError) for diagonal and trace: AxisError is both
+        raise AxisError(f"argument 'x' expected at least 2 dimensions, got shape {list(dims)}")
     a1 = normalize_axis("axis1", axis1, len(dims))
     a2 = normalize_axis("axis2", axis2, len(dims))
     if a1 == a2:

@@ -212,7 +212,8 @@ def leaky_relu(ctx, x, negative_slope, *, into=None):
 
 @register_kernel("leaky_relu_grad", ALL_BACKENDS, FLOATS)
 def leaky_relu_grad(ctx, x, out_grad, negative_slope):
-    return _typed(ctx.xp.where(x > 0, out_grad, out_grad * negative_slope), out_grad)
+    # Paddle's LeakyReluGradFunctor: the slope 1 holds at x == 0 too (x >= 0).
+    return _typed(ctx.xp.where(x >= 0, out_grad, out_grad * negative_slope), out_grad)
 
 
 def _elu(xp, x, alpha):

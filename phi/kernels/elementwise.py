@@ -2,7 +2,7 @@
 from ..common.data_type import DataType
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, INEXACT, NUMERIC, REAL
-from .funcs import check_integer_divisor, conj, reduce_to_shape, want
+from .funcs import check_integer_divisor, conj, paddle_float_equal, reduce_to_shape, want
 
 
 @register_kernel("add", ALL_BACKENDS, NUMERIC)
@@ -87,17 +87,35 @@ def divide_grad(ctx, x, y, out, out_grad, *, out_mask=None):
     return x_grad, y_grad
 
 
-def _register_compare(name, ufunc_name):
+def _register_compare(name, ufunc_name, dtypes=ALL_TYPES):
     def compare(ctx, x, y):
         return getattr(ctx.xp, ufunc_name)(x, y)
 
     compare.__name__ = compare.__qualname__ = name
     compare.__doc__ = f"Elementwise numpy.{ufunc_name}(x, y)."
-    return register_kernel(name, ALL_BACKENDS, ALL_TYPES)(compare)
+    return register_kernel(name, ALL_BACKENDS, dtypes)(compare)
 
 
-equal = _register_compare("equal", "equal")
-not_equal = _register_compare("not_equal", "not_equal")
+_TOLERANT = (DataType.FLOAT32, DataType.FLOAT64)
+# bfloat16 registers itself so that it compares exactly (Paddle's EqualFunctor is
+# tolerant only for C++ floating-point types) rather than through a float32 twin.
+_EXACT = tuple(t for t in ALL_TYPES if t not in _TOLERANT) + (DataType.BFLOAT16,)
+equal = _register_compare("equal", "equal", _EXACT)
+not_equal = _register_compare("not_equal", "not_equal", _EXACT)
+
+
+@register_kernel("equal", ALL_BACKENDS, _TOLERANT)
+def equal_float(ctx, x, y):
+    """Paddle's float32/float64 equal: |x - y| < 1e-8 (funcs.paddle_float_equal)."""
+    return paddle_float_equal(ctx.xp, x, y)
+
+
+@register_kernel("not_equal", ALL_BACKENDS, _TOLERANT)
+def not_equal_float(ctx, x, y):
+    """Paddle's float32/float64 not_equal: the negation of its tolerant equal."""
+    return ctx.xp.logical_not(paddle_float_equal(ctx.xp, x, y))
+
+
 less_than = _register_compare("less_than", "less")
 less_equal = _register_compare("less_equal", "less_equal")
 greater_than = _register_compare("greater_than", "greater")

@@ -107,6 +107,23 @@ def check_integer_divisor(xp, y) -> None:
                                    "has no result")
 
 
+# Paddle's EqualFunctor: float32 and float64 values closer than this compare equal
+# (equal, not_equal, ==, !=, equal_all); half types, integers and complex compare exactly.
+PADDLE_EQUAL_TOLERANCE = 1e-8
+
+
+def paddle_float_equal(xp, x, y):
+    """x == y elementwise as Paddle compares float32/float64: |x - y| < 1e-8, an
+    infinity equal only to itself, NaN equal to nothing."""
+    if xp is np:
+        with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is NaN: not near
+            gap = np.subtract(x, y)
+    else:  # CuPy does not warn
+        gap = xp.subtract(x, y)
+    near = xp.less(xp.abs(gap, out=gap), PADDLE_EQUAL_TOLERANCE)
+    return xp.logical_or(near, xp.equal(x, y), out=near)
+
+
 def want(out_mask, index: int) -> bool:
     return out_mask is None or out_mask[index]
 

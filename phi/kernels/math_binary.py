@@ -2,14 +2,14 @@
 
 Where Paddle and NumPy disagree these follow Paddle: floor_divide of floats is
 floor(x / y) (NumPy's floor_divide rounds the exact quotient, so 1 // 0.1 is 9
-there and 10 here), fmax/fmin give a tie's gradient to x, and clip's gradient
-passes at its edges.
+there and 10 here), fmax/fmin give a tie's gradient to x; clip's gradient passes at its edges
+(Paddle's stops there: a documented difference).
 """
 from ..common.data_type import DataType
 from ..core.errors import InvalidArgumentError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, COMPLEX, FLOATS, INTS, REAL
-from .funcs import check_integer_divisor, conj, copied_into, reduce_to_shape, want
+from .funcs import check_integer_divisor, conj, copied_into, paddle_float_equal, reduce_to_shape, want
 
 def _zero(xp, dtype):
     return xp.zeros((), dtype=dtype)
@@ -63,7 +63,8 @@ def clip(ctx, x, min, max, *, into=None):  # noqa: A002  (Paddle's argument name
 
 @register_kernel("clip_grad", ALL_BACKENDS, REAL)
 def clip_grad(ctx, x, out_grad, min, max):  # noqa: A002
-    # Paddle: the gradient passes where min <= x <= max, the edges included.
+    # The gradient passes where min <= x <= max, the edges included (on purpose: Paddle
+    # 2.6's ClipGradFunctor gives zero on the bounds; docs/autograd.md lists it).
     xp = ctx.xp
     zero = _zero(xp, out_grad.dtype)
     grad = out_grad
@@ -188,6 +189,8 @@ def equal_all(ctx, x, y):
     xp = ctx.xp
     if x.shape != y.shape:
         return xp.zeros((), dtype=bool)
+    if x.dtype.kind == "f" and x.dtype.itemsize >= 4:  # float32, float64: Paddle's tolerance
+        return xp.all(paddle_float_equal(xp, x, y))
     return xp.all(xp.equal(x, y))
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from phi.common.data_type import INTEGER_TYPES, DataType, float_info
 
+from ...composite.spine import exactly_equal
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import check_float, check_tensor, reads_values
@@ -39,7 +40,7 @@ def _keep_mask(fn: str, arg: str, mask, shape, dtype):
         raise ValueError(f"{fn}: argument '{arg}' expected shape {shape}, got {mask.shape}")
     if mask.dtype == DataType.BOOL:
         return mask
-    return _F.not_equal(mask, _F.zeros_like(mask))
+    return _F.logical_not(exactly_equal(mask, _F.zeros_like(mask)))
 
 
 def sparse_attention(query: Tensor, key: Tensor, value: Tensor, sparse_csr_offset: Tensor,
