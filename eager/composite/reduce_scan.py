@@ -319,10 +319,17 @@ def _quantile(op: str, x, q, axis, keepdim, interpolation, ignore_nan: bool, dty
         valid = _F.cast(_F.sum(_F.cast(_F.logical_not(missing), "int64"), [-1], None, True), index_dtype)
     else:
         valid = _F.full(kept + [1], float(count), index_dtype, x.place)
+    if not ignore_nan:
+        # A slice holding NaN reads its last sorted element (a NaN), as Paddle does: the
+        # result is NaN and its gradient goes to that element.
+        any_missing = _F.any(missing, [-1], True)
+        last = _F.full(kept + [1], float(count - 1), index_dtype, x.place)
     results = []
     for level in levels:
         position = _F.scale(valid, level, -level, True)        # (valid - 1) * q
         position = _F.clip(position, 0.0, float(count - 1))
+        if not ignore_nan:
+            position = _F.where(any_missing, last, position)
         below, above = _F.floor(position), _F.ceil(position)
         if interpolation == "nearest":  # half away from zero, as Paddle's round
             below = above = _F.floor(_F.scale(position, 1.0, 0.5, True))
@@ -337,9 +344,9 @@ def _quantile(op: str, x, q, axis, keepdim, interpolation, ignore_nan: bool, dty
         else:
             weight = _F.cast(_F.subtract(position, below), x.dtype)
             value = _F.add(low, _F.multiply(_F.subtract(high, low), weight))
-        undefined = (_F.equal(valid, _F.zeros_like(valid)) if ignore_nan
-                     else _F.any(missing, [-1], True))
-        value = _F.where(undefined, _F.full_like(value, math.nan, None), value)
+        if ignore_nan:
+            undefined = _F.equal(valid, _F.zeros_like(valid))
+            value = _F.where(undefined, _F.full_like(value, math.nan, None), value)
         # reshape_exactly: an empty kept axis must stay empty (a 0 given to
         # reshape would copy the dimension at that position instead).
         results.append(reshape_exactly(value, kept_shape if keepdim else kept))
