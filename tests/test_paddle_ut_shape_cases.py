@@ -6,6 +6,9 @@ Each test failed before its fix:
 - quantile over a slice holding NaN gave NaN with a zero gradient; Paddle reads the
   slice's last sorted element (a NaN), so the result's gradient reaches that element
   ([1, nan, 3], q=0.5 -> grad [0, 1, 0]);
+- quantile / nanquantile refused ``axis=[]``; Paddle 2.6.2 reads it as every axis;
+- quantile / nanquantile / nanmedian with a repeated axis ([1, -1] on a 2-d x)
+  silently reduced it once; Paddle raises ValueError;
 """
 import numpy as np
 import pytest
@@ -36,3 +39,19 @@ def test_quantile_nan_rows_and_clean_rows():
     out.sum().backward()
     # the last NaN in a stable sort (index 2) holds the first row's gradient
     np.testing.assert_array_equal(x.grad.numpy(), [[0, 0, 1], [0, 1, 0]])
+
+
+@pytest.mark.parametrize("op, reference", [(eager.quantile, np.quantile), (eager.nanquantile, np.nanquantile)])
+def test_quantile_empty_axis_list_is_every_axis(op, reference):
+    data = np.random.default_rng(0).random((3, 4))
+    out = op(eager.to_tensor(data), [0.5, 0.2], axis=[])
+    np.testing.assert_allclose(out.numpy(), reference(data, [0.5, 0.2]))
+
+
+@pytest.mark.parametrize("op", [lambda x, a: eager.quantile(x, 0.5, axis=a),
+                                lambda x, a: eager.nanquantile(x, 0.5, axis=a),
+                                lambda x, a: eager.nanmedian(x, axis=a)])
+def test_quantile_family_refuses_a_repeated_axis(op):
+    x = eager.to_tensor(np.ones((3, 4)))
+    with pytest.raises(ValueError, match="distinct axes"):
+        op(x, [1, -1])

@@ -295,13 +295,17 @@ def _quantile(op: str, x, q, axis, keepdim, interpolation, ignore_nan: bool, dty
         raise TypeError(f"{op}: argument 'keepdim' expected a bool, got {keepdim!r}")
     _check.choice(op, "interpolation", interpolation, _INTERPOLATIONS)
     ndim = len(x.shape)
-    if axis is None:
+    given = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    if axis is None or (not given and op != "nanmedian"):
+        # quantile / nanquantile read an empty list as every axis (Paddle 2.6.2);
+        # nanmedian refuses it, as Paddle does.
         axes = list(range(ndim))
     else:
-        given = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-        if not given:  # Paddle refuses it; reducing over no axis is not a quantile
+        if not given:
             raise ValueError(f"{op}: argument 'axis' expected an int or a non-empty list of axes, got {axis!r}")
         axes = sorted({_check.axis(op, "axis", a, ndim) for a in given})
+        if len(axes) != len(given):
+            raise ValueError(f"{op}: argument 'axis' expected distinct axes, got {axis!r} for a {ndim}-d tensor")
     # keepdim keeps x's rank (a 0-d x gives a 0-d result either way).
     kept_shape = [1 if a in axes else size for a, size in enumerate(x.shape)]
     if ndim == 0:
