@@ -9,6 +9,8 @@ Each test failed before its fix:
 - quantile / nanquantile refused ``axis=[]``; Paddle 2.6.2 reads it as every axis;
 - quantile / nanquantile / nanmedian with a repeated axis ([1, -1] on a 2-d x)
   silently reduced it once; Paddle raises ValueError;
+- histogram with min=-inf (or a NaN / inf bound) counted over an infinite range;
+  Paddle refuses a range that is not finite;
 """
 import numpy as np
 import pytest
@@ -55,3 +57,10 @@ def test_quantile_family_refuses_a_repeated_axis(op):
     x = eager.to_tensor(np.ones((3, 4)))
     with pytest.raises(ValueError, match="distinct axes"):
         op(x, [1, -1])
+
+
+@pytest.mark.parametrize("bounds", [(-np.inf, 5.0), (0.0, np.inf), (np.nan, 5.0)])
+def test_histogram_refuses_a_range_that_is_not_finite(bounds):
+    x = eager.full([3, 4], 3.0, "float32")
+    with pytest.raises(ValueError, match="histogram: argument '(min|max)' expected a finite number"):
+        eager.histogram(x, bins=2, min=bounds[0], max=bounds[1])
