@@ -11,6 +11,8 @@ Each test failed before its fix:
   silently reduced it once; Paddle raises ValueError;
 - histogram with min=-inf (or a NaN / inf bound) counted over an infinite range;
   Paddle refuses a range that is not finite;
+- index_fill / index_fill_ refused a bool ``value`` (value=True into a bool x, Paddle's
+  own test case);
 """
 import numpy as np
 import pytest
@@ -64,3 +66,14 @@ def test_histogram_refuses_a_range_that_is_not_finite(bounds):
     x = eager.full([3, 4], 3.0, "float32")
     with pytest.raises(ValueError, match="histogram: argument '(min|max)' expected a finite number"):
         eager.histogram(x, bins=2, min=bounds[0], max=bounds[1])
+
+
+@pytest.mark.parametrize("dtype, filled", [("bool", True), ("float32", 1.0), ("int32", 1)])
+def test_index_fill_takes_a_bool_value(dtype, filled):
+    x = eager.zeros([2, 3], dtype)
+    out = eager.index_fill(x, eager.to_tensor([0, 2]), 1, True)
+    expected = np.zeros([2, 3], dtype)
+    expected[:, [0, 2]] = filled
+    np.testing.assert_array_equal(out.numpy(), expected)
+    x.index_fill_(eager.to_tensor([0, 2]), 1, True)
+    np.testing.assert_array_equal(x.numpy(), expected)
