@@ -13,6 +13,8 @@ Each test failed before its fix:
   Paddle refuses a range that is not finite;
 - index_fill / index_fill_ refused a bool ``value`` (value=True into a bool x, Paddle's
   own test case);
+- atleast_1d / 2d / 3d refused a Python number, list or NumPy array; Paddle converts
+  what is not a Tensor with to_tensor (its docstring's own example is atleast_1d(123, 1.23));
 """
 import numpy as np
 import pytest
@@ -77,3 +79,13 @@ def test_index_fill_takes_a_bool_value(dtype, filled):
     np.testing.assert_array_equal(out.numpy(), expected)
     x.index_fill_(eager.to_tensor([0, 2]), 1, True)
     np.testing.assert_array_equal(x.numpy(), expected)
+
+
+@pytest.mark.parametrize("op, reference", [(eager.atleast_1d, np.atleast_1d), (eager.atleast_2d, np.atleast_2d),
+                                           (eager.atleast_3d, np.atleast_3d)])
+def test_atleast_nd_converts_data_that_is_not_a_tensor(op, reference):
+    outs = op(1.5, [1.0, 2.0], np.ones((2, 3)))
+    for out, data in zip(outs, (1.5, [1.0, 2.0], np.ones((2, 3)))):
+        np.testing.assert_array_equal(out.numpy(), reference(np.asarray(data)))
+    with pytest.raises(TypeError, match="argument 'inputs' expected Tensors or data to_tensor takes, got str"):
+        op("abc")

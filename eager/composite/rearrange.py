@@ -19,6 +19,7 @@ from phi.infermeta.rearrange import repeat_counts, slice_index, strided_index, t
 
 from ..creation import to_tensor
 from ..generated import forward_api as _F
+from ..tensor import Tensor
 from . import _paddle_api as _check
 from .spine import reshape_exactly, sum_to_shape
 
@@ -138,8 +139,17 @@ def as_strided_grad(x, out_grad, shape, stride, offset):
 
 # -- Paddle API functions composed of the ops above (eager.hstack, eager.view, ...) ---------
 
+def _as_tensor(op: str, data) -> Tensor:
+    try:
+        return to_tensor(data)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"{op}: argument 'inputs' expected Tensors or data to_tensor takes, got "
+                        f"{type(data).__name__} ({error})") from None
+
+
 def _at_least(op: str, inputs, ndim: int):
-    tensors = [_check.tensor(op, "inputs", x) for x in inputs]
+    # Paddle converts what is not a Tensor (a number, a list, an array) with to_tensor.
+    tensors = [x if isinstance(x, Tensor) else _as_tensor(op, x) for x in inputs]
     if not tensors:
         raise TypeError(f"{op}: expected at least one Tensor, got none")
     out = []
