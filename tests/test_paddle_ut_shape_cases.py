@@ -15,6 +15,9 @@ Each test failed before its fix:
   own test case);
 - atleast_1d / 2d / 3d refused a Python number, list or NumPy array; Paddle converts
   what is not a Tensor with to_tensor (its docstring's own example is atleast_1d(123, 1.23));
+- as_strided read ``offset`` as a count of elements; Paddle counts bytes (stride counts
+  elements): offset=8 on float64 starts at element 1, offset=1 read element 1 here where
+  Paddle reads a misaligned start (now refused);
 """
 import numpy as np
 import pytest
@@ -89,3 +92,20 @@ def test_atleast_nd_converts_data_that_is_not_a_tensor(op, reference):
         np.testing.assert_array_equal(out.numpy(), reference(np.asarray(data)))
     with pytest.raises(TypeError, match="argument 'inputs' expected Tensors or data to_tensor takes, got str"):
         op("abc")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int16"])
+def test_as_strided_offset_counts_bytes(dtype):
+    data = np.arange(12).astype(dtype)
+    x = eager.to_tensor(data, stop_gradient=dtype == "int16")
+    itemsize = np.dtype(dtype).itemsize
+    out = eager.as_strided(x, [2, 2], [4, 1], itemsize)         # value from Paddle 2.6.2: [[1, 2], [5, 6]]
+    np.testing.assert_array_equal(out.numpy(), [[1, 2], [5, 6]])
+    if dtype != "int16":
+        out.sum().backward()
+        expected = np.zeros(12)
+        expected[[1, 2, 5, 6]] = 1
+        np.testing.assert_array_equal(x.grad.numpy(), expected)
+    if itemsize > 1:
+        with pytest.raises(ValueError, match="'offset' counts bytes"):
+            eager.as_strided(x, [2], [1], 1)

@@ -128,8 +128,9 @@ def repeat_interleave_grad(x, out_grad, repeats, axis):
 
 def as_strided_grad(x, out_grad, shape, stride, offset):
     """as_strided's gradient: each element's gradient added at the position of x it
-    read (index_add, whose own gradient reads those positions again)."""
-    positions = np.full(tuple(shape), offset, dtype=np.int64)
+    read (index_add, whose own gradient reads those positions again). ``offset``
+    counts bytes of x."""
+    positions = np.full(tuple(shape), offset // x.dtype.itemsize, dtype=np.int64)
     for axis, (n, s) in enumerate(zip(shape, stride)):
         positions = positions + (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (len(shape) - axis - 1))
     zeros = _F.full([math.prod(x.shape)], 0, out_grad.dtype, out_grad.place)
