@@ -18,6 +18,9 @@ Each test failed before its fix:
 - as_strided read ``offset`` as a count of elements; Paddle counts bytes (stride counts
   elements): offset=8 on float64 starts at element 1, offset=1 read element 1 here where
   Paddle reads a misaligned start (now refused);
+- nanmedian of an integer x returned float32 (with the .5 of an even count); Paddle
+  keeps x's dtype (as its docstring says), the mean of the middle two truncated
+  towards zero ([-4, -1] -> -2, [-6, -4, 3, 5] -> 0);
 """
 import numpy as np
 import pytest
@@ -109,3 +112,20 @@ def test_as_strided_offset_counts_bytes(dtype):
     if itemsize > 1:
         with pytest.raises(ValueError, match="'offset' counts bytes"):
             eager.as_strided(x, [2], [1], 1)
+
+
+def _nanmedian_truncated(row):
+    ordered = np.sort(row[~np.isnan(row.astype(float))])
+    n = len(ordered)
+    if n % 2:
+        return ordered[n // 2]
+    return int((int(ordered[n // 2 - 1]) + int(ordered[n // 2])) / 2)   # int() truncates towards zero
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_nanmedian_of_integers_keeps_the_dtype_and_truncates(dtype):
+    data = np.array([[1, 2, 4, 7], [3, -4, 5, -6], [-4, -1, -1, -4], [5, 1, 3, 9]], dtype)
+    out = eager.nanmedian(eager.to_tensor(data), axis=1)
+    assert out.dtype == getattr(eager, dtype)
+    np.testing.assert_array_equal(out.numpy(), [_nanmedian_truncated(row) for row in data])   # [3, 0, -2, 4]
+    assert eager.nanmedian(eager.to_tensor(np.array([-4, -1], dtype))).numpy() == -2

@@ -388,7 +388,8 @@ def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=Non
 def nanmedian(x, axis=None, keepdim=False, name=None):
     """The median of x over ``axis`` (None: all elements; an int or a list) ignoring
     NaN; with an even count, the mean of the two middle elements. A slice of NaN
-    only gives NaN. Differentiable in x.
+    only gives NaN. An integer x gives its own dtype, the mean truncated towards
+    zero (Paddle's kernel: [-4, -1] gives -2). Differentiable in x.
 
     >>> eager.nanmedian(eager.to_tensor([[float("nan"), 2.0, 3.0], [0.0, 1.0, 2.0]]), axis=0).numpy()
     array([0. , 1.5, 2.5], dtype=float32)
@@ -396,6 +397,10 @@ def nanmedian(x, axis=None, keepdim=False, name=None):
     # Paddle's nanmedian kernel takes the middle element, or the mean of the two
     # middle ones: 'midpoint', where 'linear' (low + (high - low) * w) gives NaN
     # when the middle elements are infinite ([-inf] and [-inf, 1] came back NaN).
+    if isinstance(x, Tensor) and x.dtype.is_integer:
+        # the cast truncates towards zero, as the integer division in Paddle's kernel
+        middle = _quantile("nanmedian", x, 0.5, axis, keepdim, "midpoint", ignore_nan=True, dtype="float64")
+        return _F.cast(middle, x.dtype)
     return _quantile("nanmedian", x, 0.5, axis, keepdim, "midpoint", ignore_nan=True)
 
 
