@@ -21,6 +21,8 @@ Each test failed before its fix:
 - nanmedian of an integer x returned float32 (with the .5 of an even count); Paddle
   keeps x's dtype (as its docstring says), the mean of the middle two truncated
   towards zero ([-4, -1] -> -2, [-6, -4, 3, 5] -> 0);
+- logcumsumexp of an integer (or bool) x with a floating ``dtype`` was refused; Paddle
+  casts x to dtype first, as cumsum does;
 """
 import numpy as np
 import pytest
@@ -129,3 +131,13 @@ def test_nanmedian_of_integers_keeps_the_dtype_and_truncates(dtype):
     assert out.dtype == getattr(eager, dtype)
     np.testing.assert_array_equal(out.numpy(), [_nanmedian_truncated(row) for row in data])   # [3, 0, -2, 4]
     assert eager.nanmedian(eager.to_tensor(np.array([-4, -1], dtype))).numpy() == -2
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "bool"])
+def test_logcumsumexp_casts_an_integer_x_to_the_dtype_given(dtype):
+    data = np.array([[2, -2, 0], [1, 3, 2]]).astype(dtype)
+    out = eager.logcumsumexp(eager.to_tensor(data), 1, dtype="float64")
+    assert out.dtype == eager.float64
+    np.testing.assert_allclose(out.numpy(), np.logaddexp.accumulate(data.astype(np.float64), axis=1))
+    with pytest.raises(ValueError, match="logcumsumexp: argument 'x' expected a floating-point tensor"):
+        eager.logcumsumexp(eager.to_tensor(data))
