@@ -507,7 +507,7 @@ def test_hapi_and_jit_names():
 
 def test_as_strided_is_a_view_with_a_shared_version_counter():
     x = eager.to_tensor(np.arange(6.0))
-    y = x.as_strided([3, 2], [1, 1], 1)                       # windows [1, 2], [2, 3], [3, 4]
+    y = x.as_strided([3, 2], [1, 1], 8)                       # windows [1, 2], [2, 3], [3, 4] (offset in bytes)
     np.testing.assert_array_equal(y.numpy(), [[1.0, 2.0], [2.0, 3.0], [3.0, 4.0]])
     assert y.impl.buffer_id == x.impl.buffer_id
     version = x.inplace_version

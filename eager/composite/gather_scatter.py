@@ -200,7 +200,8 @@ def index_fill(x, index, axis, value, name=None):
             raise ValueError(f"index_fill: argument 'value' expected a number or a 0-d tensor, got shape {value.shape}")
         value = _F.cast(_F.reshape(value, []), x.dtype) if value.dtype != x.dtype else _F.reshape(value, [])
     else:
-        _check.number("index_fill", "value", value)
+        if not isinstance(value, bool):  # a bool fills as 1 / 0 (True into a bool x), as in Paddle
+            _check.number("index_fill", "value", value)
         value = _F.full([], value, x.dtype, x.place)
     out = _F.clone(x)
     if positions.size:

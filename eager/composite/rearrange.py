@@ -19,6 +19,7 @@ from phi.infermeta.rearrange import repeat_counts, slice_index, strided_index, t
 
 from ..creation import to_tensor
 from ..generated import forward_api as _F
+from ..tensor import Tensor
 from . import _paddle_api as _check
 from .spine import exactly_equal, reshape_exactly, sum_to_shape
 
@@ -127,8 +128,9 @@ def repeat_interleave_grad(x, out_grad, repeats, axis):
 
 def as_strided_grad(x, out_grad, shape, stride, offset):
     """as_strided's gradient: each element's gradient added at the position of x it
-    read (index_add, whose own gradient reads those positions again)."""
-    positions = np.full(tuple(shape), offset, dtype=np.int64)
+    read (index_add, whose own gradient reads those positions again). ``offset``
+    counts bytes of x."""
+    positions = np.full(tuple(shape), offset // x.dtype.itemsize, dtype=np.int64)
     for axis, (n, s) in enumerate(zip(shape, stride)):
         positions = positions + (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (len(shape) - axis - 1))
     zeros = _F.full([math.prod(x.shape)], 0, out_grad.dtype, out_grad.place)
@@ -138,8 +140,17 @@ def as_strided_grad(x, out_grad, shape, stride, offset):
 
 # -- Paddle API functions composed of the ops above (eager.hstack, eager.view, ...) ---------
 
+def _as_tensor(op: str, data) -> Tensor:
+    try:
+        return to_tensor(data)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"{op}: argument 'inputs' expected Tensors or data to_tensor takes, got "
+                        f"{type(data).__name__} ({error})") from None
+
+
 def _at_least(op: str, inputs, ndim: int):
-    tensors = [_check.tensor(op, "inputs", x) for x in inputs]
+    # Paddle converts what is not a Tensor (a number, a list, an array) with to_tensor.
+    tensors = [x if isinstance(x, Tensor) else _as_tensor(op, x) for x in inputs]
     if not tensors:
         raise TypeError(f"{op}: expected at least one Tensor, got none")
     out = []

@@ -295,13 +295,17 @@ def _quantile(op: str, x, q, axis, keepdim, interpolation, ignore_nan: bool, dty
         raise TypeError(f"{op}: argument 'keepdim' expected a bool, got {keepdim!r}")
     _check.choice(op, "interpolation", interpolation, _INTERPOLATIONS)
     ndim = len(x.shape)
-    if axis is None:
+    given = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    if axis is None or (not given and op != "nanmedian"):
+        # quantile / nanquantile read an empty list as every axis (Paddle 2.6.2);
+        # nanmedian refuses it, as Paddle does.
         axes = list(range(ndim))
     else:
-        given = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-        if not given:  # Paddle refuses it; reducing over no axis is not a quantile
+        if not given:
             raise ValueError(f"{op}: argument 'axis' expected an int or a non-empty list of axes, got {axis!r}")
         axes = sorted({_check.axis(op, "axis", a, ndim) for a in given})
+        if len(axes) != len(given):
+            raise ValueError(f"{op}: argument 'axis' expected distinct axes, got {axis!r} for a {ndim}-d tensor")
     # keepdim keeps x's rank (a 0-d x gives a 0-d result either way).
     kept_shape = [1 if a in axes else size for a, size in enumerate(x.shape)]
     if ndim == 0:
@@ -319,10 +323,17 @@ def _quantile(op: str, x, q, axis, keepdim, interpolation, ignore_nan: bool, dty
         valid = _F.cast(_F.sum(_F.cast(_F.logical_not(missing), "int64"), [-1], None, True), index_dtype)
     else:
         valid = _F.full(kept + [1], float(count), index_dtype, x.place)
+    if not ignore_nan:
+        # A slice holding NaN reads its last sorted element (a NaN), as Paddle does: the
+        # result is NaN and its gradient goes to that element.
+        any_missing = _F.any(missing, [-1], True)
+        last = _F.full(kept + [1], float(count - 1), index_dtype, x.place)
     results = []
     for level in levels:
         position = _F.scale(valid, level, -level, True)        # (valid - 1) * q
         position = _F.clip(position, 0.0, float(count - 1))
+        if not ignore_nan:
+            position = _F.where(any_missing, last, position)
         below, above = _F.floor(position), _F.ceil(position)
         if interpolation == "nearest":  # half away from zero, as Paddle's round
             below = above = _F.floor(_F.scale(position, 1.0, 0.5, True))
@@ -337,9 +348,9 @@ def _quantile(op: str, x, q, axis, keepdim, interpolation, ignore_nan: bool, dty
         else:
             weight = _F.cast(_F.subtract(position, below), x.dtype)
             value = _F.add(low, _F.multiply(_F.subtract(high, low), weight))
-        undefined = (_F.equal(valid, _F.zeros_like(valid)) if ignore_nan
-                     else _F.any(missing, [-1], True))
-        value = _F.where(undefined, _F.full_like(value, math.nan, None), value)
+        if ignore_nan:
+            undefined = _F.equal(valid, _F.zeros_like(valid))
+            value = _F.where(undefined, _F.full_like(value, math.nan, None), value)
         # reshape_exactly: an empty kept axis must stay empty (a 0 given to
         # reshape would copy the dimension at that position instead).
         results.append(reshape_exactly(value, kept_shape if keepdim else kept))
@@ -377,7 +388,8 @@ def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=Non
 def nanmedian(x, axis=None, keepdim=False, name=None):
     """The median of x over ``axis`` (None: all elements; an int or a list) ignoring
     NaN; with an even count, the mean of the two middle elements. A slice of NaN
-    only gives NaN. Differentiable in x.
+    only gives NaN. An integer x gives its own dtype, the mean truncated towards
+    zero (Paddle's kernel: [-4, -1] gives -2). Differentiable in x.
 
     >>> eager.nanmedian(eager.to_tensor([[float("nan"), 2.0, 3.0], [0.0, 1.0, 2.0]]), axis=0).numpy()
     array([0. , 1.5, 2.5], dtype=float32)
@@ -385,6 +397,10 @@ def nanmedian(x, axis=None, keepdim=False, name=None):
     # Paddle's nanmedian kernel takes the middle element, or the mean of the two
     # middle ones: 'midpoint', where 'linear' (low + (high - low) * w) gives NaN
     # when the middle elements are infinite ([-inf] and [-inf, 1] came back NaN).
+    if isinstance(x, Tensor) and x.dtype.is_integer:
+        # the cast truncates towards zero, as the integer division in Paddle's kernel
+        middle = _quantile("nanmedian", x, 0.5, axis, keepdim, "midpoint", ignore_nan=True, dtype="float64")
+        return _F.cast(middle, x.dtype)
     return _quantile("nanmedian", x, 0.5, axis, keepdim, "midpoint", ignore_nan=True)
 
 

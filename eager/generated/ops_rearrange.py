@@ -708,7 +708,7 @@ def tensor_split(x, num_or_indices, axis=0, name=None):
 
 
 def as_strided(x, shape, stride, offset=0, name=None):
-    """A view of x's elements (row-major) of the given shape, element i reading x's element offset + sum(i_k * stride[k]); elements may be read twice.
+    """A view of x's elements (row-major) of the given shape, element i reading x's element offset / itemsize + sum(i_k * stride[k]) (offset counts bytes, stride elements, as in Paddle); elements may be read twice.
 
     Differentiable to any order.
     """

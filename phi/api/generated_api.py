@@ -11233,7 +11233,7 @@ _as_strided_seen = KERNELS.signature_cache("as_strided", "as_strided")
 
 
 def as_strided(x, shape, stride, offset):
-    """A view of x's elements (row-major) of the given shape, element i reading x's element offset + sum(i_k * stride[k]); elements may be read twice."""
+    """A view of x's elements (row-major) of the given shape, element i reading x's element offset / itemsize + sum(i_k * stride[k]) (offset counts bytes, stride elements, as in Paddle); elements may be read twice."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, shape, stride, offset, type(offset))
         seen = _as_strided_seen.get(signature)

@@ -405,8 +405,9 @@ def strided_positions_reach(shape, stride, offset) -> tuple:
 
 
 def as_strided_infer_meta(x, shape, stride, offset, out) -> None:
-    """A view of ``shape`` whose element i reads x's element ``offset + sum(i_k *
-    stride[k])`` of x in row-major order: every position read must lie in x."""
+    """A view of ``shape`` whose element i reads x's element ``offset / itemsize +
+    sum(i_k * stride[k])`` of x in row-major order (``offset`` counts bytes, ``stride``
+    elements, as in Paddle): every position read must lie in x."""
     shape, stride = tuple(shape), tuple(stride)
     if len(shape) != len(stride):
         raise InvalidArgumentError(f"argument 'stride' expected one step per dimension of 'shape' "
@@ -417,10 +418,14 @@ def as_strided_infer_meta(x, shape, stride, offset, out) -> None:
         raise InvalidArgumentError(f"argument 'stride' expected non-negative steps, got {list(stride)}")
     if offset < 0:
         raise InvalidArgumentError(f"argument 'offset' expected a value >= 0, got {offset}")
+    itemsize = x.dtype.itemsize
+    if offset % itemsize:  # Paddle reads garbage from a misaligned start
+        raise InvalidArgumentError(f"argument 'offset' counts bytes and expected a multiple of x's element size "
+                                   f"({itemsize} for {x.dtype}), got {offset}")
     count = 1
     for d in x.dims:
         count *= d
-    reach = strided_positions_reach(shape, stride, offset)
+    reach = strided_positions_reach(shape, stride, offset // itemsize)
     if reach is not None and reach[1] >= count:
         raise InvalidArgumentError(
             f"shape {list(shape)}, stride {list(stride)} and offset {offset} read element {reach[1]} of x, "

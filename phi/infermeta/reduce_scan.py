@@ -174,8 +174,10 @@ def _scan(axis_name, x, axis, dtype, out) -> None:
 
 
 def float_scan_infer_meta(x, axis, dtype, out) -> None:
-    """logcumsumexp: as scan_infer_meta, for floating-point tensors and dtypes."""
-    _expect_floating(x)
+    """logcumsumexp: as scan_infer_meta, for floating-point tensors and dtypes (a
+    floating dtype casts an integer or bool x first, as in Paddle)."""
+    if dtype is None:
+        _expect_floating(x)
     scan_infer_meta(x, axis, dtype, out)
     if not out.dtype.is_floating_point:
         raise InvalidArgumentError(f"argument 'dtype' expected a floating-point dtype, got {out.dtype}")

@@ -7,6 +7,8 @@ Paddle, which accepts only those two).
 """
 from __future__ import annotations
 
+import math
+
 from ..common.data_type import INTEGER_TYPES, DataType, convert_dtype
 from ..core.errors import InvalidArgumentError
 from .checks import check_result_shape, normalize_axis
@@ -267,6 +269,9 @@ def histogram_infer_meta(input, bins, min, max, out) -> None:  # noqa: A002  (Pa
             f"argument 'input' expected a float32, float64, int32 or int64 tensor, got {input.dtype}")
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         raise InvalidArgumentError(f"argument 'bins' expected an int >= 1, got {bins!r}")
+    for name, bound in (("min", min), ("max", max)):
+        if not math.isfinite(bound):  # Paddle: "range of min, max is not finite"
+            raise InvalidArgumentError(f"argument '{name}' expected a finite number, got {bound}")
     if max < min:
         raise InvalidArgumentError(f"argument 'max' expected a value >= min ({min}), got {max}")
     check_result_shape("bins", (bins,), DataType.INT64)

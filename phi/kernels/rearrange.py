@@ -10,6 +10,8 @@ copies, the slices' scatter into zeros. The views are ``as_strided`` and
 ``view_dtype`` (declared ``view`` in ops.yaml): their results read x's buffer;
 as_strided's gradient adds each element's gradient into the position it read.
 """
+import numpy as np
+
 from ..core.kernel_registry import register_kernel
 from ..infermeta.rearrange import (
     moveaxis_permutation, repeat_counts, slice_index, strided_index, tensor_split_bounds,
@@ -238,10 +240,10 @@ def _positions(xp, shape, stride, offset):
 @register_kernel("as_strided", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def as_strided(ctx, x, shape, stride, offset):
     """The view of x's elements (row-major; a copy of a non-contiguous x first) of
-    ``shape`` and element ``stride`` starting at ``offset`` (checked in InferMeta)."""
+    ``shape`` and element ``stride`` starting ``offset`` bytes in (checked in InferMeta)."""
     xp = ctx.xp
     flat = (x if x.flags.c_contiguous else xp.ascontiguousarray(x)).reshape(-1)
-    return xp.lib.stride_tricks.as_strided(flat[offset:], shape=tuple(shape),
+    return xp.lib.stride_tricks.as_strided(flat[offset // flat.itemsize:], shape=tuple(shape),
                                            strides=tuple(s * flat.itemsize for s in stride))
 
 
@@ -254,7 +256,8 @@ def as_strided_grad(ctx, x, out_grad, shape, stride, offset):
     for d in x.shape:
         count *= d
     grad = xp.zeros(count, dtype=out_grad.dtype)
-    scatter_add(xp, grad, _positions(xp, shape, stride, offset).reshape(-1), out_grad.reshape(-1))
+    start = offset // np.dtype(x.dtype).itemsize  # offset counts bytes of x (an ArraySpec here)
+    scatter_add(xp, grad, _positions(xp, shape, stride, start).reshape(-1), out_grad.reshape(-1))
     return grad.reshape(x.shape)
 
 

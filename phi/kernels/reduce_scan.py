@@ -477,7 +477,7 @@ def cumprod_grad(ctx, x, out_grad, dim, dtype):
     return xp.moveaxis(result, -1, along).reshape(x.shape).astype(x.dtype, copy=False)
 
 
-@register_kernel("logcumsumexp", ALL_BACKENDS, FLOATS)
+@register_kernel("logcumsumexp", ALL_BACKENDS, (DataType.BOOL,) + REAL)  # an integer x with a dtype: cast first
 def logcumsumexp(ctx, x, axis, dtype):
     """log(cumsum(exp(x))) by logaddexp, which cannot overflow, in log2(n)
     vectorized steps (a Hillis-Steele scan)."""

@@ -33,9 +33,10 @@ def _list_input(op):
     return call
 
 
-def _grad_spec(name, fn, forward_ref, cases, *, saves_x, dtypes=FLOATS + INTS):
+def _grad_spec(name, fn, forward_ref, cases, *, saves_x, dtypes=FLOATS + INTS, in_x_dtype=False):
     """The row of a backward op of a linear forward op: (x, out_grad, attrs) when the
-    backward saves x's shape, (out_grad, attrs) otherwise."""
+    backward saves x's shape, (out_grad, attrs) otherwise. ``in_x_dtype``: the
+    forward reference reads its input in x's dtype (as_strided's byte offset)."""
     rows = []
     for case in cases:
         x = case.shapes[0]
@@ -43,7 +44,8 @@ def _grad_spec(name, fn, forward_ref, cases, *, saves_x, dtypes=FLOATS + INTS):
         rows.append(Case((x, out) if saves_x else (out,), case.attrs))
     if saves_x:
         def reference(x, g, **attrs):
-            return linear_vjp(lambda a: forward_ref(a, **attrs), x.shape, g, g.dtype)
+            cast = (lambda a: a.astype(x.dtype)) if in_x_dtype else (lambda a: a)
+            return linear_vjp(lambda a: forward_ref(cast(a), **attrs), x.shape, g, g.dtype)
         return OpSpec(name, fn, reference, ("real", "real"), tuple(rows), dtypes=dtypes, wrt=(1,))
 
     def reference_from_shapes(g, **attrs):
@@ -327,20 +329,24 @@ TENSOR_SPLIT_GRAD_CASES = tuple(
 # -- as_strided -------------------------------------------------------------------------------
 
 def ref_as_strided(x, shape, stride, offset=0):
-    """Element i reads x.ravel()[offset + sum(i_k * stride[k])], by explicit loops."""
+    """Element i reads x.ravel()[offset / itemsize + sum(i_k * stride[k])] (offset
+    counts bytes, as in Paddle), by explicit loops."""
     flat = np.asarray(x).reshape(-1)
+    start = offset // flat.itemsize
     out = np.empty(tuple(shape), dtype=flat.dtype)
     for index in np.ndindex(*shape):
-        out[index] = flat[offset + sum(i * s for i, s in zip(index, stride))]
+        out[index] = flat[start + sum(i * s for i, s in zip(index, stride))]
     return out
 
 
+# Offsets of 16 bytes: a whole number of elements of every dtype (16 of int8, 1 of complex128).
+# The first case has none: test_bfloat16 compares it with the reference run in float32.
 AS_STRIDED_CASES = (
-    Case(((6,),), {"shape": [3, 2], "stride": [1, 1], "offset": 1}),      # overlapping windows
     Case(((2, 4),), {"shape": [4, 2], "stride": [1, 4]}),                 # the transpose
+    Case(((24,),), {"shape": [3, 2], "stride": [1, 1], "offset": 16}),    # overlapping windows
     Case(((3, 3),), {"shape": [3], "stride": [4]}),                       # the diagonal
-    Case(((5,),), {"shape": [2, 2], "stride": [0, 2], "offset": 1}),     # a repeated row
-    Case(((4,),), {"shape": [], "stride": [], "offset": 3}),
+    Case(((20,),), {"shape": [2, 2], "stride": [0, 2], "offset": 16}),   # a repeated row
+    Case(((20,),), {"shape": [], "stride": [], "offset": 16}),
     Case(((0,),), {"shape": [0, 3], "stride": [1, 1]}),
 )
 
@@ -414,7 +420,8 @@ SPECS: list = [
            ref_tensor_split_grad, ("real",) * 4, TENSOR_SPLIT_GRAD_CASES, dtypes=FLOATS + INTS, wrt=(1, 2, 3)),
     OpSpec("as_strided", F.as_strided, ref_as_strided, ("real",), AS_STRIDED_CASES, dtypes=ALL),
     _grad_spec("as_strided_grad", F.as_strided_grad, ref_as_strided,
-               tuple(Case(c.shapes, {"offset": 0, **c.attrs}) for c in AS_STRIDED_CASES), saves_x=True),
+               tuple(Case(c.shapes, {"offset": 0, **c.attrs}) for c in AS_STRIDED_CASES), saves_x=True,
+               in_x_dtype=True),
     OpSpec("view_dtype", F.view_dtype, ref_view_dtype, ("real",), VIEW_DTYPE_CASES, dtypes=ALL, grad=False),
     OpSpec("rot90", F.rot90, ref_rot90, ("real",), ROT90_CASES, dtypes=ALL),
     _grad_spec("rot90_grad", F.rot90_grad, ref_rot90,
