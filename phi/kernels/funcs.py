@@ -120,8 +120,8 @@ def paddle_float_equal(xp, x, y):
             gap = np.subtract(x, y)
     else:  # CuPy does not warn
         gap = xp.subtract(x, y)
-    near = xp.less(xp.abs(gap, out=gap), PADDLE_EQUAL_TOLERANCE)
-    return xp.logical_or(near, xp.equal(x, y), out=near)
+    # No out= here: with 0-d operands NumPy's ufuncs give scalars, which cannot be written into.
+    return xp.logical_or(xp.less(xp.abs(gap), PADDLE_EQUAL_TOLERANCE), xp.equal(x, y))
 
 
 def want(out_mask, index: int) -> bool:
