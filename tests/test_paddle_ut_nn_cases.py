@@ -1,0 +1,52 @@
+"""Regressions found by re-telling the dygraph parts of Paddle's own unit tests
+(test/legacy_test) for nn.functional, layers and losses under ``import eager as
+paddle`` and checking each disagreement against the real Paddle 2.6.2.
+
+Found:
+- conv*/pool*/unfold/fold and the Conv/Pool layers raised TypeError for a
+  malformed kernel_size/stride/padding/dilation/output_size (None, a float, a
+  list of the wrong length); Paddle raises ValueError for all of them
+  (test_pool1d_api's TestPool1DError_API asserts it for padding=[[2]]).
+- a padding of one (before, after) pair per spatial axis without the batch and
+  channel pairs (conv2d padding=[[1, 1], [1, 2]], max_pool1d padding=[[1, 1]])
+  was accepted; Paddle refuses it ("Invalid padding").
+"""
+import numpy as np
+import pytest
+
+import eager
+import eager.nn.functional as F
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+def _x(*shape):
+    return eager.to_tensor(np.random.default_rng(0).random(shape).astype("float32"))
+
+
+@pytest.mark.parametrize("call", [
+    lambda: F.max_pool1d(_x(2, 3, 8), 2, 2, padding=[[2]]),
+    lambda: F.avg_pool2d(_x(1, 3, 6, 6), 2, 2, padding=(1,)),
+    lambda: F.max_pool2d(_x(1, 3, 6, 6), 1.5),
+    lambda: F.max_pool2d(_x(1, 3, 6, 6), [2, 2, 2]),
+    lambda: F.conv2d(_x(1, 3, 6, 6), _x(2, 3, 3, 3), stride=None),
+    lambda: F.conv2d(_x(1, 3, 6, 6), _x(2, 3, 3, 3), padding=[1.5, 1]),
+    lambda: F.unfold(_x(1, 3, 6, 6), 2, paddings=[1, 2, 3]),
+    lambda: F.adaptive_avg_pool2d(_x(1, 3, 6, 6), [1, 2, 3]),
+    lambda: eager.nn.Conv2D(3, 2, kernel_size=[1, 2, 3]),
+    lambda: eager.nn.Conv2DTranspose(3, 2, 2, output_padding=None),
+])
+def test_malformed_int_tuple_arguments_are_value_errors(call):
+    with pytest.raises(ValueError, match="expected an int or a list of"):
+        call()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: F.conv2d(_x(1, 3, 6, 6), _x(2, 3, 3, 3), padding=[[1, 1], [1, 2]]),
+    lambda: F.conv1d(_x(1, 3, 6), _x(2, 3, 3), padding=[[1, 1]]),
+    lambda: F.max_pool1d(_x(1, 3, 6), 2, 2, padding=[[1, 1]]),
+    lambda: F.avg_pool1d(_x(1, 3, 6), 2, 2, padding=[[1, 1]]),
+])
+def test_padding_pairs_without_batch_and_channel_are_refused(call):
+    with pytest.raises(ValueError, match="'padding'"):
+        call()
