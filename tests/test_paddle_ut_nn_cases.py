@@ -16,6 +16,7 @@ import pytest
 
 import eager
 import eager.nn.functional as F
+from test_nn import value_checks
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -50,3 +51,18 @@ def test_malformed_int_tuple_arguments_are_value_errors(call):
 def test_padding_pairs_without_batch_and_channel_are_refused(call):
     with pytest.raises(ValueError, match="'padding'"):
         call()
+
+
+@pytest.mark.parametrize("call", [
+    lambda x, label: F.cross_entropy(x, label),
+    lambda x, label: F.cross_entropy(x, label.unsqueeze(1), weight=eager.ones([4], "float64")),
+    lambda x, label: F.softmax_with_cross_entropy(x, label.unsqueeze(1)),
+])
+def test_cross_entropy_label_out_of_range_is_an_index_error(call, device):
+    # Paddle 2.6.2's cross_entropy kernel raises IndexError; eager's stays a ValueError too
+    x = eager.to_tensor(np.random.default_rng(0).random((5, 4)))
+    label = eager.to_tensor(np.array([0, 1, 2, 3, 7]))
+    with value_checks(device), pytest.raises(IndexError, match=r"'label' expected class indices in \[0, 4\).*got 7"):
+        call(x, label)
+    with value_checks(device), pytest.raises(ValueError, match="'label' expected class indices"):
+        call(x, label)

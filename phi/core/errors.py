@@ -32,6 +32,12 @@ class OutOfRangeError(PhiError, IndexError):
     """An index is outside the tensor (an IndexError, so iteration stops on it)."""
 
 
+class ClassIndexOutOfRangeError(InvalidArgumentError, OutOfRangeError):
+    """A class label outside [0, classes): both a ValueError, as the other bad
+    label values, and an IndexError, as Paddle's cross_entropy kernel raises it
+    (NumPy's AxisError is both in the same way)."""
+
+
 class ResourceExhaustedError(PhiError, MemoryError):
     """The device has not enough memory for a result."""
 
