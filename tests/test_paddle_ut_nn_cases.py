@@ -66,3 +66,17 @@ def test_cross_entropy_label_out_of_range_is_an_index_error(call, device):
         call(x, label)
     with value_checks(device), pytest.raises(ValueError, match="'label' expected class indices"):
         call(x, label)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: F.celu(x, 0),
+    lambda x: F.celu(x, alpha=0.0),
+    lambda x: eager.nn.CELU(0)(x),
+])
+def test_celu_alpha_zero_is_a_zero_division_error(call):
+    # test_activation_op's TestCeluErrors asserts ZeroDivisionError, as Paddle 2.6.2 raises
+    x = eager.to_tensor(np.random.default_rng(0).uniform(-3, 3, (10, 10)).astype("float32"))
+    with pytest.raises(ZeroDivisionError, match="'alpha' expected a nonzero number"):
+        call(x)
+    with pytest.raises(ValueError, match="'alpha' expected a nonzero number"):
+        call(x)
