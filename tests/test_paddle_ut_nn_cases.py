@@ -80,3 +80,22 @@ def test_celu_alpha_zero_is_a_zero_division_error(call):
         call(x)
     with pytest.raises(ValueError, match="'alpha' expected a nonzero number"):
         call(x)
+
+
+def test_instance_norm_takes_a_2d_input():
+    # Paddle's InstanceNorm1D takes [N, C] ("expected 2D or 3D input"): one element
+    # per instance, so the output is the bias and x's gradient is 0 (Paddle 2.6.2)
+    rng = np.random.default_rng(0)
+    x = eager.to_tensor(rng.random((6, 4)), stop_gradient=False)
+    w = eager.to_tensor(rng.random(4), stop_gradient=False)
+    b = eager.to_tensor(rng.random(4), stop_gradient=False)
+    out = F.instance_norm(x, weight=w, bias=b)
+    np.testing.assert_allclose(out.numpy(), np.broadcast_to(b.numpy(), (6, 4)))
+    g = rng.random((6, 4))
+    (out * eager.to_tensor(g)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.zeros((6, 4)), atol=1e-12)
+    np.testing.assert_allclose(w.grad.numpy(), np.zeros(4), atol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), g.sum(0))
+    layer = eager.nn.InstanceNorm1D(4)
+    np.testing.assert_array_equal(layer(eager.to_tensor(rng.random((3, 4)).astype("float32"))).numpy(),
+                                  np.zeros((3, 4), np.float32))
