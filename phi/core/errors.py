@@ -38,11 +38,6 @@ class ClassIndexOutOfRangeError(InvalidArgumentError, OutOfRangeError):
     (NumPy's AxisError is both in the same way)."""
 
 
-class ZeroDivisorError(InvalidArgumentError, ZeroDivisionError):
-    """A zero argument the op would divide by: a ValueError, as the other bad
-    argument values, and a ZeroDivisionError, as Paddle's celu raises it."""
-
-
 class ResourceExhaustedError(PhiError, MemoryError):
     """The device has not enough memory for a result."""
 
@@ -63,6 +58,11 @@ class PreconditionNotMetError(PhiError, RuntimeError):
 
 class UnimplementedError(PhiError, NotImplementedError):
     """The operation is not implemented for these arguments."""
+
+
+class ZeroDivisorError(InvalidArgumentError, ZeroDivisionError):
+    """A zero argument the op would divide by: a ValueError, as the other bad
+    argument values, and a ZeroDivisionError, as Paddle's celu raises it."""
 
 
 def describe_value(value) -> str:
