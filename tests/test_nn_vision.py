@@ -430,7 +430,7 @@ def _ones(*shape):
     (lambda: F.pixel_shuffle(_ones(1, 6, 2, 2), 2), ValueError,
      "pixel_shuffle: the channels of x (6, shape [1, 6, 2, 2]) must be divisible by upscale_factor ** 2 = 4"),
     (lambda: F.pixel_unshuffle(_ones(1, 1, 3, 4), 2), ValueError, "pixel_unshuffle: the height and width of x"),
-    (lambda: F.pixel_shuffle(_ones(1, 4, 2, 2), 0), TypeError, "pixel_shuffle: argument 'upscale_factor' expected"),
+    (lambda: F.pixel_shuffle(_ones(1, 4, 2, 2), 0), ValueError, "pixel_shuffle: argument 'upscale_factor' expected"),
     (lambda: F.affine_grid(_ones(2, 2, 3), [1, 1, 3, 3]), ValueError,
      "affine_grid: argument 'theta' expected shape [1, 2, 3] for out_shape [1, 1, 3, 3], got [2, 2, 3]"),
     (lambda: F.grid_sample(_ones(1, 1, 3, 3), _ones(1, 2, 2, 3)), ValueError,

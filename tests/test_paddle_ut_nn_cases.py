@@ -99,3 +99,30 @@ def test_instance_norm_takes_a_2d_input():
     layer = eager.nn.InstanceNorm1D(4)
     np.testing.assert_array_equal(layer(eager.to_tensor(rng.random((3, 4)).astype("float32"))).numpy(),
                                   np.zeros((3, 4), np.float32))
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: F.pixel_unshuffle(x, 0),
+    lambda x: F.pixel_unshuffle(x, -1),
+    lambda x: F.channel_shuffle(x, 0),
+    lambda x: F.pixel_shuffle(x, 0),
+    lambda x: eager.nn.ChannelShuffle(-1),
+    lambda x: eager.nn.PixelUnshuffle(-1),
+])
+def test_non_positive_shuffle_factors_are_value_errors(call):
+    # Paddle 2.6.2: "groups must be positive" / "Downscale factor must be positive"
+    with pytest.raises(ValueError, match="expected a positive int"):
+        call(_x(2, 4, 4, 6))
+    with pytest.raises(TypeError, match="expected a positive int"):
+        F.channel_shuffle(_x(2, 4, 4, 6), 2.5)
+
+
+def test_dropout_repeated_axis_is_that_axis():
+    # Paddle 2.6.2 builds the mask shape from the axes as a set: [1, 1] is [1]
+    x = eager.ones([8, 6, 5])
+    eager.seed(3)
+    a = F.dropout(x, 0.5, axis=[1, 1]).numpy()
+    eager.seed(3)
+    b = F.dropout(x, 0.5, axis=[1]).numpy()
+    np.testing.assert_array_equal(a, b)
+    assert ((a == 0).all(axis=(0, 2)) | (a == 2).all(axis=(0, 2))).all()

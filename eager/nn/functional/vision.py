@@ -237,8 +237,12 @@ def upsample(x: Tensor, size=None, scale_factor=None, mode: str = "nearest", ali
 
 
 def _factor(fn: str, arg: str, value) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
+    """A positive int: another kind is a TypeError, a non-positive int a
+    ValueError (Paddle's pixel_unshuffle and channel_shuffle: "must be positive")."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
         raise TypeError(f"{fn}: argument '{arg}' expected a positive int, got {value!r}")
+    if value <= 0:
+        raise ValueError(f"{fn}: argument '{arg}' expected a positive int, got {value!r}")
     return int(value)
 
 
