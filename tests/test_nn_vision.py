@@ -425,8 +425,6 @@ def _ones(*shape):
     (lambda: F.interpolate(_ones(1, 1, 3, 3), scale_factor=0.1), ValueError, "gives an empty output"),
     (lambda: F.interpolate(_ones(1, 1, 3, 3), size=[4, 4], mode="cubic"), ValueError,
      "interpolate: argument 'mode' expected one of"),
-    (lambda: F.interpolate(_ones(1, 1, 3, 3), size=[2, 2], mode="area", align_corners=True), ValueError,
-     "interpolate: align_corners can only be set with the interpolating modes"),
     (lambda: F.pixel_shuffle(_ones(1, 6, 2, 2), 2), ValueError,
      "pixel_shuffle: the channels of x (6, shape [1, 6, 2, 2]) must be divisible by upscale_factor ** 2 = 4"),
     (lambda: F.pixel_unshuffle(_ones(1, 1, 3, 4), 2), ValueError, "pixel_unshuffle: the height and width of x"),

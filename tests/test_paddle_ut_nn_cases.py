@@ -126,3 +126,22 @@ def test_dropout_repeated_axis_is_that_axis():
     b = F.dropout(x, 0.5, axis=[1]).numpy()
     np.testing.assert_array_equal(a, b)
     assert ((a == 0).all(axis=(0, 2)) | (a == 2).all(axis=(0, 2))).all()
+
+
+def test_interpolate_area_ignores_align_corners():
+    # Paddle 2.6.2 refuses align_corners only with 'nearest'; 'area' is adaptive pooling
+    x = _x(2, 3, 4, 5)
+    np.testing.assert_array_equal(F.interpolate(x, size=[7, 3], mode="area", align_corners=True).numpy(),
+                                  F.interpolate(x, size=[7, 3], mode="area").numpy())
+    with pytest.raises(ValueError, match="align_corners"):
+        F.interpolate(x, size=[7, 3], mode="nearest", align_corners=True)
+
+
+def test_pairwise_distance_takes_any_broadcasting_shapes():
+    # Paddle 2.6.2: p_norm of x - y + epsilon over the last axis, for any ranks
+    rng = np.random.default_rng(0)
+    a, b = rng.random((2, 3, 4, 5)), rng.random((3, 1, 5))
+    out = F.pairwise_distance(eager.to_tensor(a), eager.to_tensor(b), p=1.5)
+    np.testing.assert_allclose(out.numpy(), (np.abs(a - b + 1e-6) ** 1.5).sum(-1) ** (1 / 1.5), rtol=1e-12)
+    with pytest.raises(ValueError, match="broadcasting"):
+        F.pairwise_distance(eager.to_tensor(a), eager.to_tensor(rng.random((3, 5))))
