@@ -10,6 +10,24 @@ Found:
 - a padding of one (before, after) pair per spatial axis without the batch and
   channel pairs (conv2d padding=[[1, 1], [1, 2]], max_pool1d padding=[[1, 1]])
   was accepted; Paddle refuses it ("Invalid padding").
+- cross_entropy / softmax_with_cross_entropy with a label outside [0, C)
+  raised a ValueError only; Paddle 2.6.2 raises IndexError (now both).
+- celu / CELU with alpha=0 raised a ValueError only; Paddle raises
+  ZeroDivisionError (test_activation_op's TestCeluErrors; now both).
+- instance_norm / InstanceNorm1D refused a 2-D [N, C] input, which Paddle's
+  InstanceNorm1D takes (each element its own instance: the output is the bias).
+- pixel_shuffle/pixel_unshuffle/channel_shuffle and their layers raised
+  TypeError for a non-positive int factor; Paddle raises ValueError.
+- dropout refused a repeated axis (axis=[1, 1]); Paddle takes the axes as a set.
+- interpolate(mode='area', align_corners=True) was refused; Paddle ignores it.
+- pairwise_distance refused inputs of rank 0 or > 2; Paddle takes any
+  broadcasting shapes.
+
+Paddle 2.6.2 quirks met and left (eager keeps its behaviour; docs/nn.md rows
+where they are differences): max_pool*d(return_mask=True, ceil_mode=True)
+drops the ceil window; binary_cross_entropy_with_logits' pos_weight gradient;
+multi_margin_loss with weight and p > 1; initializer.Bilinear's fractional
+row index; nll_loss with a NumPy-int ignore_index aborts the process.
 """
 import numpy as np
 import pytest
@@ -145,3 +163,6 @@ def test_pairwise_distance_takes_any_broadcasting_shapes():
     np.testing.assert_allclose(out.numpy(), (np.abs(a - b + 1e-6) ** 1.5).sum(-1) ** (1 / 1.5), rtol=1e-12)
     with pytest.raises(ValueError, match="broadcasting"):
         F.pairwise_distance(eager.to_tensor(a), eager.to_tensor(rng.random((3, 5))))
+    # 0-d inputs too: |x - y + epsilon| (Paddle 2.6.2 gives 1.5 here)
+    out = F.pairwise_distance(eager.to_tensor(1.0), eager.to_tensor(2.5), epsilon=0.0)
+    assert out.shape == [] and float(out) == 1.5

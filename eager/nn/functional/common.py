@@ -168,9 +168,6 @@ def pairwise_distance(x: Tensor, y: Tensor, p: float = 2.0, epsilon: float = 1e-
     check_float(fn, "x", x)
     check_float(fn, "y", y)
     _same_dtype(fn, "x", x, "y", y)
-    if x.ndim == 0 or y.ndim == 0:
-        raise ValueError(f"{fn}: arguments 'x' and 'y' expected tensors with a last axis [..., D], got {x.shape} "
-                         f"and {y.shape}")
     try:
         broadcast_dims("x", tuple(x.shape), "y", tuple(y.shape))
     except PhiError:
