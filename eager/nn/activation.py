@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numbers
 
+from phi.core.errors import ZeroDivisorError
+
 from ..arguments import describe
 from . import initializer as _init
 from .functional import activation as F
@@ -173,7 +175,7 @@ class CELU(Layer):
         self._name = name
         self._alpha = check_number("CELU", "alpha", alpha)
         if self._alpha == 0:
-            raise ValueError("CELU: argument 'alpha' expected a nonzero number (celu divides x by it), got 0")
+            raise ZeroDivisorError("CELU: argument 'alpha' expected a nonzero number (celu divides x by it), got 0")
 
     def forward(self, x):
         """celu(x, alpha)."""

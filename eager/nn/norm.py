@@ -288,8 +288,8 @@ class _InstanceNormBase(Layer):
 
 
 class InstanceNorm1D(_InstanceNormBase):
-    """Instance normalization over [N, C, L] (``data_format="NCL"``) or [N, L, C]
-    (Paddle's ``paddle.nn.InstanceNorm1D``; its weight is ``scale``).
+    """Instance normalization over [N, C, L] (``data_format="NCL"``) or [N, L, C],
+    or [N, C] (Paddle's ``paddle.nn.InstanceNorm1D``; its weight is ``scale``).
 
     >>> norm = eager.nn.InstanceNorm1D(3)
     >>> norm(eager.randn([2, 3, 5])).shape
@@ -297,7 +297,7 @@ class InstanceNorm1D(_InstanceNormBase):
     """
 
     _formats = ("NCL", "NLC")
-    _ranks = (3,)
+    _ranks = (2, 3)
 
     def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None, bias_attr=None,
                  data_format="NCL", name=None):

@@ -44,6 +44,12 @@ class AxisError(InvalidArgumentError, IndexError):
     trace, cumsum, diag_embed): this is both, as numpy.exceptions.AxisError is."""
 
 
+class ClassIndexOutOfRangeError(InvalidArgumentError, OutOfRangeError):
+    """A class label outside [0, classes): both a ValueError, as the other bad
+    label values, and an IndexError, as Paddle's cross_entropy kernel raises it
+    (NumPy's AxisError is both in the same way)."""
+
+
 class ResourceExhaustedError(PhiError, MemoryError):
     """The device has not enough memory for a result."""
 
@@ -64,6 +70,11 @@ class PreconditionNotMetError(PhiError, RuntimeError):
 
 class UnimplementedError(PhiError, NotImplementedError):
     """The operation is not implemented for these arguments."""
+
+
+class ZeroDivisorError(InvalidArgumentError, ZeroDivisionError):
+    """A zero argument the op would divide by: a ValueError, as the other bad
+    argument values, and a ZeroDivisionError, as Paddle's celu raises it."""
 
 
 def describe_value(value) -> str:

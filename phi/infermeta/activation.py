@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..common.data_type import FLOATING_TYPES
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, ZeroDivisorError
 
 __all__ = [
     "activation_infer_meta", "gelu_infer_meta", "leaky_relu_infer_meta", "elu_infer_meta", "selu_infer_meta",
@@ -62,7 +62,7 @@ def celu_infer_meta(x, alpha, out) -> None:
     """alpha != 0 (celu divides by it)."""
     _finite("alpha", alpha)
     if alpha == 0:
-        raise InvalidArgumentError(f"argument 'alpha' expected a nonzero number (celu divides x by it), got {alpha}")
+        raise ZeroDivisorError(f"argument 'alpha' expected a nonzero number (celu divides x by it), got {alpha}")
     activation_infer_meta(x, out)
 
 

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..core.errors import InvalidArgumentError
+from ..core.errors import ClassIndexOutOfRangeError, InvalidArgumentError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS, INTS
 from .funcs import host_factor
@@ -60,7 +60,7 @@ def log_softmax_grad(ctx, out, out_grad, axis):
     return out_grad - ctx.xp.exp(out) * out_grad.sum(axis=axis, keepdims=True)
 
 
-def _check_labels(ctx, label, classes, ignore_index):
+def _check_labels(ctx, label, classes, ignore_index, error=InvalidArgumentError):
     # On the CPU the check is free; on a GPU it would wait for the device, so there
     # it runs only in anomaly mode (ctx.check_values) and an out-of-range label is
     # otherwise clipped (documented in nn.functional.cross_entropy).
@@ -69,7 +69,7 @@ def _check_labels(ctx, label, classes, ignore_index):
         if ignore_index is not None:
             bad &= label != ignore_index
         if bad.any():
-            raise InvalidArgumentError(
+            raise error(
                 f"argument 'label' expected class indices in [0, {classes}) or ignore_index "
                 f"{ignore_index}, got {int(label[bad].reshape(-1)[0])}")
 
@@ -98,7 +98,7 @@ def cross_entropy_with_softmax(ctx, logits, label, soft_label, use_softmax, nume
         with np.errstate(invalid="ignore"):
             terms = xp.where(label == 0, 0, label * log_p)
         return softmax_out, -terms.sum(axis=axis, keepdims=True).astype(logits.dtype)
-    _check_labels(ctx, label, classes, ignore_index)
+    _check_labels(ctx, label, classes, ignore_index, ClassIndexOutOfRangeError)
     valid = label != ignore_index
     safe = xp.clip(xp.where(valid, label, 0), 0, classes - 1)
     picked = xp.take_along_axis(log_p, safe.astype(np.int64), axis=axis)
@@ -223,12 +223,12 @@ def _label_mask(ctx, label, classes, ignore_index):
             return label, None, None
         low, high = int(_MIN_REDUCE(label, None)), int(_MAX_REDUCE(label, None))
         if low < 0 or high >= classes:  # out of range, or ignore_index rows, or both
-            _check_labels(ctx, label, classes, ignore_index)
+            _check_labels(ctx, label, classes, ignore_index, ClassIndexOutOfRangeError)
         if ignore_index < low or ignore_index > high:
             return label, None, None  # every row counts: no mask, no copy
         valid = label != ignore_index
         return xp.where(valid, label, 0), valid, None
-    _check_labels(ctx, label, classes, ignore_index)
+    _check_labels(ctx, label, classes, ignore_index, ClassIndexOutOfRangeError)
     inside = label.view(np.dtype(f"u{label.dtype.itemsize}")) < classes   # a negative label wraps above C
     valid = label != ignore_index
     bad = valid > inside                                                  # counts, but is no class

@@ -15,7 +15,9 @@ import importlib
 import numbers
 
 from phi.core import DenseTensor
+from phi.core.errors import PhiError
 from phi.core.kernel_registry import SignatureCache
+from phi.infermeta.checks import broadcast_dims
 
 from ...arguments import to_bool
 from ...composite.spine import reshape_exactly
@@ -155,7 +157,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, axis: int = 1, eps: float = 1e-8) 
 def pairwise_distance(x: Tensor, y: Tensor, p: float = 2.0, epsilon: float = 1e-6, keepdim: bool = False,
                       name=None) -> Tensor:
     """The p-norm of x - y + epsilon over the last axis: x and y are [N, D] (or
-    [D]); p may be inf, -inf or 0 as in norm.
+    [D], or any shapes that broadcast, as Paddle's p_norm takes them); p may be
+    inf, -inf or 0 as in norm.
 
     >>> x = eager.to_tensor([[3.0, 0.0]]); y = eager.to_tensor([[0.0, 4.0]])
     >>> [round(v, 4) for v in eager.nn.functional.pairwise_distance(x, y, epsilon=0.0).tolist()]
@@ -165,11 +168,10 @@ def pairwise_distance(x: Tensor, y: Tensor, p: float = 2.0, epsilon: float = 1e-
     check_float(fn, "x", x)
     check_float(fn, "y", y)
     _same_dtype(fn, "x", x, "y", y)
-    if x.ndim not in (1, 2) or y.ndim not in (1, 2):
-        raise ValueError(f"{fn}: arguments 'x' and 'y' expected [N, D] or [D] tensors, got {x.shape} and {y.shape}")
-    if x.shape[-1] != y.shape[-1] or (x.ndim == y.ndim == 2 and x.shape[0] != y.shape[0]
-                                      and 1 not in (x.shape[0], y.shape[0])):
-        raise ValueError(f"{fn}: argument 'y' expected a shape broadcasting with x's {x.shape}, got {y.shape}")
+    try:
+        broadcast_dims("x", tuple(x.shape), "y", tuple(y.shape))
+    except PhiError:
+        raise ValueError(f"{fn}: argument 'y' expected a shape broadcasting with x's {x.shape}, got {y.shape}") from None
     if not isinstance(p, numbers.Real) or isinstance(p, bool):
         raise TypeError(f"{fn}: argument 'p' expected a number, got {p!r}")
     if not isinstance(epsilon, numbers.Real) or isinstance(epsilon, bool):

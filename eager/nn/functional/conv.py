@@ -27,12 +27,14 @@ _FORMATS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
 
 def int_tuple(fn: str, arg: str, value, k: int, minimum: int = 1) -> tuple:
-    """An int or k ints, each >= minimum, as a k-tuple."""
+    """An int or k ints, each >= minimum, as a k-tuple. A malformed value is a
+    ValueError whatever its kind, as Paddle's convert_to_list and padding checks
+    raise it (None, a float, a bool, a list of the wrong length)."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         value = (value,) * k
     if (not isinstance(value, (list, tuple)) or len(value) != k
             or any(not isinstance(v, numbers.Integral) or isinstance(v, bool) for v in value)):
-        raise TypeError(f"{fn}: argument '{arg}' expected an int or a list of {k} ints, got {value!r}")
+        raise ValueError(f"{fn}: argument '{arg}' expected an int or a list of {k} ints, got {value!r}")
     if any(v < minimum for v in value):
         raise ValueError(f"{fn}: argument '{arg}' expected values >= {minimum}, got {list(value)}")
     return tuple(int(v) for v in value)
@@ -56,10 +58,6 @@ def conv_padding(fn: str, padding, k: int, channel_last: bool) -> tuple:
         return list(int_tuple(fn, "padding", flat, 2 * k, minimum=0)), "EXPLICIT"
     if isinstance(padding, (list, tuple)) and len(padding) == 2 * k and not isinstance(padding[0], (list, tuple)):
         return list(int_tuple(fn, "padding", padding, 2 * k, minimum=0)), "EXPLICIT"
-    if isinstance(padding, (list, tuple)) and len(padding) == k and all(
-            isinstance(p, (list, tuple)) for p in padding):
-        flat = [v for pair in padding for v in pair]
-        return list(int_tuple(fn, "padding", flat, 2 * k, minimum=0)), "EXPLICIT"
     symmetric = int_tuple(fn, "padding", padding, k, minimum=0)
     return [v for p in symmetric for v in (p, p)], "EXPLICIT"
 

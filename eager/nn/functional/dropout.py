@@ -60,9 +60,8 @@ def _check_axes(fn: str, x: Tensor, axis) -> list:
         if not -ndim <= a < ndim:
             raise ValueError(f"{fn}: argument 'axis' expected axes in [{-ndim}, {ndim}) for x of shape "
                              f"{x.shape}, got {list(axis)}")
-        if a % ndim in out:
-            raise ValueError(f"{fn}: argument 'axis' lists axis {a} more than once: {list(axis)}")
-        out.append(int(a) % ndim)
+        if a % ndim not in out:   # a repeated axis is the same axis, as in Paddle
+            out.append(int(a) % ndim)
     return sorted(out)
 
 

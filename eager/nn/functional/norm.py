@@ -173,7 +173,8 @@ def instance_norm(x: Tensor, running_mean=None, running_var=None, weight=None, b
                   use_input_stats: bool = True, momentum: float = 0.9, eps: float = 1e-05,
                   data_format: str = "NCHW", name=None) -> Tensor:
     """Instance normalization: each sample's channel standardized over its spatial
-    axes (mean and biased variance), then * weight + bias per channel.
+    axes (mean and biased variance), then * weight + bias per channel. A 2-D
+    x [N, C] has no spatial axis: each element is its own instance.
 
     With ``use_input_stats=False`` and running statistics given, they are used
     instead (the same per-channel affine map as batch_norm in eval mode).
@@ -184,7 +185,7 @@ def instance_norm(x: Tensor, running_mean=None, running_var=None, weight=None, b
     """
     fn = "instance_norm"
     check_float(fn, "x", x)
-    _check_rank(fn, x, 3)
+    _check_rank(fn, x, 2)
     _check_format(fn, data_format, _FORMATS[1:])
     _check_per_channel(fn, x, data_format, weight=weight, bias=bias, running_mean=running_mean,
                        running_var=running_var)
@@ -195,6 +196,10 @@ def instance_norm(x: Tensor, running_mean=None, running_var=None, weight=None, b
             raise ValueError(f"{fn}: use_input_stats=False needs running_mean and running_var")
         return _F.batch_norm(x, running_mean, running_var, weight, bias, True, float(momentum), eps, data_format,
                              True, False)[0]
+    if x.ndim == 2:
+        # [N, C], as Paddle (and its InstanceNorm1D) take it: instances of one
+        # element each, so the result is the bias (0 without one)
+        return _F.squeeze(_F.instance_norm(_F.unsqueeze(x, [2]), weight, bias, eps, "NCL"), [2])
     return _F.instance_norm(x, weight, bias, eps, data_format)
 
 

@@ -210,7 +210,7 @@ def interpolate(x: Tensor, size=None, scale_factor=None, mode: str = "nearest", 
         raise TypeError(f"{fn}: argument 'align_corners' expected a bool, got {align_corners!r}")
     if align_mode not in (0, 1) or isinstance(align_mode, bool):
         raise ValueError(f"{fn}: argument 'align_mode' expected 0 or 1, got {align_mode!r}")
-    if mode in ("nearest", "area") and align_corners:
+    if mode == "nearest" and align_corners:   # area pooling has no corners to align: Paddle ignores it there
         raise ValueError(f"{fn}: align_corners can only be set with the interpolating modes linear, bilinear, "
                          f"bicubic and trilinear, got mode {mode!r}")
     k = nd - 2
@@ -237,8 +237,12 @@ def upsample(x: Tensor, size=None, scale_factor=None, mode: str = "nearest", ali
 
 
 def _factor(fn: str, arg: str, value) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
+    """A positive int: another kind is a TypeError, a non-positive int a
+    ValueError (Paddle's pixel_unshuffle and channel_shuffle: "must be positive")."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
         raise TypeError(f"{fn}: argument '{arg}' expected a positive int, got {value!r}")
+    if value <= 0:
+        raise ValueError(f"{fn}: argument '{arg}' expected a positive int, got {value!r}")
     return int(value)
 
 
