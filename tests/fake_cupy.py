@@ -174,6 +174,13 @@ def _check_dtype(dtype):
         raise TypeError(f"Unsupported dtype {dtype}")
 
 
+def _owner(array):
+    """The NumPy array that owns ``array``'s memory (the end of its base chain)."""
+    while isinstance(array.base, numpy.ndarray):
+        array = array.base
+    return array
+
+
 def _wrap(value, like=None):
     """NumPy results as fake arrays: scalars become 0-d arrays; tuples stay tuples."""
     if isinstance(value, numpy.ndarray):
@@ -183,8 +190,10 @@ def _wrap(value, like=None):
         out.base = None
         out._dev = _current[0] if like is None else like._dev
         _live(out)
-        if like is not None and value is not like._a and value.base is not None and \
-                numpy.may_share_memory(value, like._a):
+        if like is not None and value is not like._a and value.base is not None and (
+                numpy.may_share_memory(value, like._a)
+                # An empty view shares no memory, yet CuPy's slice of x is a view of x all the same.
+                or value.size == 0 and _owner(value) is _owner(like._a)):
             out.base = like if like.base is None else like.base  # a view: CuPy's base is the owner
         return out
     if isinstance(value, numpy.generic):

@@ -74,6 +74,14 @@ def test_views_name_their_owner_as_base_and_share_memory():
     assert float(a[1, 0]) == 7.0
 
 
+def test_an_empty_slice_is_a_view_of_its_owner_as_in_cupy():
+    # It shares no memory (there is none), but CuPy's slice is a view all the same:
+    # eager's inplace-on-views machinery reads base to tell a view from a copy.
+    a = cp.zeros((3, 1))
+    assert a[:, 1:].base is a and a.T[1:].base is a
+    assert cp.zeros((3, 0)).copy().base is None
+
+
 def test_in_place_operators_and_out_write_through():
     a = cp.ones(3)
     a *= 2

@@ -127,3 +127,22 @@ def test_advanced_indexing_copies_and_leaves_the_base_alone():
     np.testing.assert_allclose(h.numpy(), x.numpy())
     h.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.ones((3, 2)))
+
+
+@pytest.mark.parametrize("write", ["setitem", "add_"])
+def test_a_write_through_an_empty_view_still_gives_the_value_a_gradient(device, write):
+    # The view selects nothing, yet it is a view: the base is rebased and the value
+    # gets an empty gradient, on the CPU and on the GPU path (the fake CuPy once
+    # took an empty slice for a copy, and v.grad stayed None there).
+    x = leaf(3, 1)
+    v = eager.to_tensor(np.zeros((3, 0)), stop_gradient=False)
+    y = x * 1.0
+    z = y[:, 1:]
+    if write == "setitem":
+        z[...] = v
+    else:
+        z.add_(v)
+    assert y.grad_node.backward_op == "copy_slices"
+    y.sum().backward()
+    assert v.grad is not None and v.grad.shape == [3, 0]
+    np.testing.assert_allclose(x.grad.numpy(), np.ones((3, 1)))
