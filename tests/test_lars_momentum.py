@@ -213,11 +213,12 @@ def test_a_zero_dimensional_parameter_updates_as_its_one_element_form():
     (dict(rescale_grad=-1.0), ValueError, "argument 'rescale_grad' expected"),
     (dict(exclude_from_weight_decay=3), TypeError, "argument 'exclude_from_weight_decay' expected None or a list"),
     (dict(exclude_from_weight_decay=[1]), TypeError, "holding int"),
-    (dict(parameter_list=None), ValueError, "argument 'parameters' is required"),
+    (dict(parameter_list=None), ValueError, "LarsMomentumOptimizer: argument 'parameter_list' is required"),
+    (dict(regularization="l2"), TypeError, "LarsMomentumOptimizer: argument 'regularization' expected"),
     (dict(grad_clip=3), TypeError, "argument 'grad_clip' expected"),
     (dict(learning_rate="a"), TypeError, "argument 'learning_rate'"),
 ], ids=["lr-none", "mu-none", "coeff-str", "eps-neg", "wd-nan", "rescale-neg", "exclude-int",
-        "exclude-items", "no-params", "clip", "lr-str"])
+        "exclude-items", "no-params", "regularization", "clip", "lr-str"])
 def test_bad_arguments(kwargs, error, message):
     p = nn.Parameter(np.ones(3))
     full = dict(learning_rate=0.1, momentum=0.9, parameter_list=[p])
@@ -237,3 +238,25 @@ def test_phi_op_checks_everything_before_writing():
         phi_opt.lars_momentum_(p, g, v, lr, epsilon="x")
     np.testing.assert_array_equal(p.array, np.ones(3))
     np.testing.assert_array_equal(v.array, np.zeros(3))
+
+
+def test_parameter_groups_set_momentum_and_a_learning_rate_factor():
+    # Paddle 2.6's LarsMomentumOptimizer fails at its first step with groups
+    # (AttributeError); here they work as for Momentum.
+    a, b = nn.Parameter(np.ones(2)), nn.Parameter(np.ones(2))
+    opt = LarsMomentumOptimizer(0.1, 0.9, lars_coeff=0.5, parameter_list=[
+        {"params": [a]}, {"params": [b], "momentum": 0.0, "learning_rate": 0.5}])
+    grads = [np.full(2, 2.0)] * 3
+    for g in grads:
+        a.grad, b.grad = eager.to_tensor(g), eager.to_tensor(g)
+        opt.step()
+    np.testing.assert_allclose(a.numpy(), lars_reference(np.ones(2), grads, [0.1] * 3, 0.9, coeff=0.5)[0],
+                               rtol=1e-13)
+    np.testing.assert_allclose(b.numpy(), lars_reference(np.ones(2), grads, [0.05] * 3, 0.0, coeff=0.5)[0],
+                               rtol=1e-13)
+
+
+def test_paddle_module_path():
+    from eager.incubate.optimizer import lars_momentum
+    assert lars_momentum.LarsMomentumOptimizer is LarsMomentumOptimizer
+    assert eager.incubate.optimizer.lars_momentum is lars_momentum

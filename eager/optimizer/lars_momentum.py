@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from phi import api as phi_api
 
-from ..arguments import to_bool
+from ..arguments import as_called, to_bool
 from .optimizer import Optimizer, _check_nonneg, _not_set
+
+
+# The base class's argument names -> this class's (Paddle's).
+_PADDLE_NAMES = {"parameters": "parameter_list", "weight_decay": "regularization"}
 
 
 class LarsMomentumOptimizer(Optimizer):
@@ -45,7 +49,10 @@ class LarsMomentumOptimizer(Optimizer):
         # Paddle asserts these two are given (no defaults): a clear error instead.
         _not_set(who, "learning_rate", learning_rate, "a float or an LRScheduler")
         _not_set(who, "momentum", momentum, "a finite float >= 0")
-        super().__init__(learning_rate, parameter_list, regularization, grad_clip, name)
+        try:
+            super().__init__(learning_rate, parameter_list, regularization, grad_clip, name)
+        except (TypeError, ValueError) as error:  # named by Paddle's argument names here
+            raise as_called(error, who, who, _PADDLE_NAMES) from None
         self._momentum = _check_nonneg(who, "momentum", momentum)
         self._lars_coeff = _check_nonneg(who, "lars_coeff", lars_coeff)
         self._lars_weight_decay = _check_nonneg(who, "lars_weight_decay", lars_weight_decay)

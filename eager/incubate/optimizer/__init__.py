@@ -5,7 +5,7 @@ and ``functional`` (minimize_bfgs, minimize_lbfgs).
 >>> sorted(n for n in dir(eager.incubate.optimizer) if n[0].isupper())
 ['LBFGS', 'LarsMomentumOptimizer', 'LookAhead', 'ModelAverage']
 """
-from ...optimizer.lars_momentum import LarsMomentumOptimizer
+from .lars_momentum import LarsMomentumOptimizer
 from ...optimizer.lbfgs import LBFGS
 from . import functional
 from .lookahead import LookAhead
