@@ -6,12 +6,16 @@ regularization), float64 values against a NumPy loop of the rule (which agrees
 with Paddle 2.6.2 to ~1e-8, Paddle's attributes being float32), float16 with a
 master weight, state-dict keys and an exact round trip, and errors that change
 nothing. Every test runs on the device axis (tests/conftest.py)."""
+import doctest
+
 import numpy as np
 import pytest
 
 import eager
 from eager import nn
 from eager.incubate.optimizer import LarsMomentumOptimizer
+from eager.incubate.optimizer import lars_momentum as incubate_lars
+from eager.optimizer import lars_momentum as lars_module
 from eager.optimizer.optimizer import HyperparameterNotSetError
 from phi.api import optimizer as phi_opt
 from phi.core import DenseTensor
@@ -257,6 +261,12 @@ def test_parameter_groups_set_momentum_and_a_learning_rate_factor():
 
 
 def test_paddle_module_path():
-    from eager.incubate.optimizer import lars_momentum
-    assert lars_momentum.LarsMomentumOptimizer is LarsMomentumOptimizer
-    assert eager.incubate.optimizer.lars_momentum is lars_momentum
+    assert incubate_lars.LarsMomentumOptimizer is LarsMomentumOptimizer is lars_module.LarsMomentumOptimizer
+    assert eager.incubate.optimizer.lars_momentum is incubate_lars
+
+
+def test_docstring_example_runs(device):
+    if device == "gpu":
+        pytest.skip("once is enough")
+    result = doctest.testmod(lars_module, extraglobs={"eager": eager})
+    assert result.failed == 0 and result.attempted > 0

@@ -30,9 +30,13 @@ class LarsMomentumOptimizer(Optimizer):
     parameter is updated on a float32 master weight. Paddle's argument names:
     ``parameter_list`` (required in dygraph mode), ``regularization``.
 
+    >>> net = eager.nn.Linear(3, 2)
     >>> opt = eager.incubate.optimizer.LarsMomentumOptimizer(
     ...     learning_rate=0.1, momentum=0.9, parameter_list=net.parameters())
+    >>> loss = net(eager.ones([4, 3])).square().mean()
     >>> loss.backward(); opt.step(); opt.clear_grad()
+    >>> sum(key.endswith("_velocity_0") for key in opt.state_dict())
+    2
     """
 
     _accumulator_specs = (("velocity", 0.0, False),)
