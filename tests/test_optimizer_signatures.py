@@ -1,5 +1,5 @@
 """The phi optimizer ops (sgd_, momentum_, adam_, adamw_, adamax_, adagrad_,
-adadelta_, rmsprop_, lamb_) remember the
+adadelta_, rmsprop_, lamb_, lars_momentum_) remember the
 signatures of calls that passed their checks and skip the checks on a
 repeat: a call that differs in anything the checks read (on a GPU, a tensor's
 device too) is checked in full (same errors, nothing written), SelectedRows
@@ -124,7 +124,7 @@ def test_gpu_calls_are_remembered_with_their_devices():
 
 @two_gpus
 @pytest.mark.parametrize("op", ["momentum_", "adam_", "adamw_", "adamax_", "adagrad_", "adadelta_", "rmsprop_",
-                                "lamb_"])
+                                "lamb_", "lars_momentum_"])
 def test_every_optimizer_op_remembers_a_gpu_call_and_refuses_a_tensor_on_another_gpu(op):
     def tensors(odd=None):
         host = {"momentum_": (dense([1.0, 2.0]), dense([0.5, -0.5]), dense([0.0, 0.0]), dense(0.1)),
@@ -171,7 +171,7 @@ def test_an_unhashable_attribute_is_checked_every_time():
 
 
 def _others(dtype="float32"):
-    """(op, its tensors) for the five ops of _run_fused, on fresh host tensors."""
+    """(op, its tensors) for six ops of _run_fused, on fresh host tensors."""
     p, g = dense([1.0, 2.0], dtype), dense([0.5, -0.5], dtype)
     lr, state = dense(0.1, dtype), (lambda: dense([0.25, 0.5], dtype))
     return {
@@ -180,10 +180,11 @@ def _others(dtype="float32"):
         "adadelta_": (p, g, state(), state(), lr),
         "rmsprop_": (p, state(), g, state(), lr, state()),
         "lamb_": (p, g, lr, state(), state(), dense([0.9], dtype), dense([0.999], dtype)),
+        "lars_momentum_": (p, g, state(), lr),
     }
 
 
-@pytest.mark.parametrize("op", ["adamax_", "adagrad_", "adadelta_", "rmsprop_", "lamb_"])
+@pytest.mark.parametrize("op", ["adamax_", "adagrad_", "adadelta_", "rmsprop_", "lamb_", "lars_momentum_"])
 def test_the_other_ops_remember_a_repeat_and_update_as_the_checked_path(op):
     checked, remembered = _others()[op], _others()[op]
     fn = getattr(phi_opt, op)
@@ -199,7 +200,7 @@ def test_the_other_ops_remember_a_repeat_and_update_as_the_checked_path(op):
     assert remembered[0].version == 2
 
 
-@pytest.mark.parametrize("op", ["adamax_", "adagrad_", "adadelta_", "rmsprop_", "lamb_"])
+@pytest.mark.parametrize("op", ["adamax_", "adagrad_", "adadelta_", "rmsprop_", "lamb_", "lars_momentum_"])
 def test_the_other_ops_check_a_changed_call_in_full(op):
     tensors = _others()[op]
     fn = getattr(phi_opt, op)

@@ -1,6 +1,6 @@
 """phi API of the fused optimizer ops: ``sgd_``, ``momentum_``, ``adam_``, ``adamw_``,
-``adamax_``, ``adagrad_``, ``adadelta_``, ``rmsprop_``, ``lamb_``, ``nadam_``, ``radam_``,
-``asgd_``, ``rprop_``.
+``adamax_``, ``adagrad_``, ``adadelta_``, ``rmsprop_``, ``lamb_``, ``lars_momentum_``,
+``nadam_``, ``radam_``, ``asgd_``, ``rprop_``.
 
 Paddle's ops of these names, with Paddle's argument order and semantics (the
 arguments only Paddle's static graph reads, such as ``skip_update`` and
@@ -446,7 +446,8 @@ from ..infermeta import optimizer as _imo  # noqa: E402
 
 
 _FUSED_SEEN = {op: KERNELS.signature_cache(op) for op in ("adamax_", "adagrad_", "adadelta_", "rmsprop_",
-                                                             "lamb_", "nadam_", "radam_", "asgd_", "rprop_")}
+                                                             "lamb_", "lars_momentum_", "nadam_", "radam_",
+                                                             "asgd_", "rprop_")}
 
 
 def _run_fused(op: str, names: tuple, tensors: tuple, attrs: tuple, outs: tuple, infer_meta):
@@ -542,7 +543,20 @@ def lamb_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, ma
                       _imo.lamb_infer_meta)
 
 
-__all__ += ["adadelta_", "adagrad_", "adamax_", "lamb_", "rmsprop_"]
+def lars_momentum_(param, grad, velocity, learning_rate, master_param=None, mu: float = 0.9,
+                   lars_coeff: float = 0.001, lars_weight_decay: float = 0.0005, epsilon: float = 0.0,
+                   multi_precision: bool = False, rescale_grad: float = 1.0):
+    """Paddle's LARS momentum update (one local learning rate per parameter) of
+    param and velocity, in place; returns (param, velocity, master_param). Paddle's
+    op takes lists of parameters; this one takes one. See
+    phi.kernels.optimizer.lars_momentum_."""
+    tensors = (param, grad, velocity, learning_rate, master_param)
+    return _run_fused("lars_momentum_", _MOMENTUM_INPUTS, tensors,
+                      (mu, lars_coeff, lars_weight_decay, epsilon, multi_precision, rescale_grad),
+                      (param, velocity, master_param), _imo.lars_momentum_infer_meta)
+
+
+__all__ += ["adadelta_", "adagrad_", "adamax_", "lamb_", "lars_momentum_", "rmsprop_"]
 
 
 # -- nadam_, radam_, asgd_, rprop_: dense gradients, through _run_fused ------------------

@@ -125,6 +125,21 @@ def momentum_infer_meta(param, grad, velocity, learning_rate, master_param, mu, 
     _share((param_out, velocity_out, master_param_out), (param, velocity, master_param))
 
 
+def lars_momentum_infer_meta(param, grad, velocity, learning_rate, master_param, mu, lars_coeff,
+                             lars_weight_decay, epsilon, multi_precision, rescale_grad,
+                             param_out, velocity_out, master_param_out) -> None:
+    """The outputs are param, velocity and master_param, updated; mu, lars_coeff,
+    lars_weight_decay, epsilon and rescale_grad are numbers >= 0."""
+    dtype = _check_param(param, grad)
+    _check_state("velocity", velocity, param, dtype)
+    _check_scalar("learning_rate", learning_rate, dtype)
+    _check_master(param, master_param, multi_precision, dtype)
+    for arg, value in (("mu", mu), ("lars_coeff", lars_coeff), ("lars_weight_decay", lars_weight_decay),
+                       ("epsilon", epsilon), ("rescale_grad", rescale_grad)):
+        _check_non_negative(arg, value)
+    _share((param_out, velocity_out, master_param_out), (param, velocity, master_param))
+
+
 def adam_infer_meta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param,
                     beta1, beta2, epsilon, multi_precision,
                     param_out, moment1_out, moment2_out, beta1_pow_out, beta2_pow_out,

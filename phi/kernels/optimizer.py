@@ -1,6 +1,6 @@
 """Fused optimizer updates: Paddle's ``sgd_``, ``momentum_``, ``adam_``, ``adamw_``,
-``adamax_``, ``adagrad_``, ``adadelta_``, ``rmsprop_``, ``lamb_``, ``nadam_``, ``radam_``,
-``asgd_`` and ``rprop_``.
+``adamax_``, ``adagrad_``, ``adadelta_``, ``rmsprop_``, ``lamb_``, ``lars_momentum_``,
+``nadam_``, ``radam_``, ``asgd_`` and ``rprop_``.
 
 Each kernel writes the new parameter and its state into the existing buffers
 (the outputs *are* the inputs, as Paddle's ``inplace: (param -> param_out)``)
@@ -10,12 +10,12 @@ and never modifies the gradient, unless the caller donates it: SGD's
 in place, as a hand-written step does, instead of into scratch. On the host a large parameter is updated
 block by block with block-sized scratch (``_update_blockwise``): no update
 allocates a parameter-sized temporary there, except the float32 copy a
-float16 gradient or parameter needs per block, and Lamb, whose trust ratio
-needs the whole update first. The host's scratch arrays come from a workspace
+float16 gradient or parameter needs per block, and Lamb and LARS, whose ratios
+need whole-parameter norms first. The host's scratch arrays come from a workspace
 reused from call to call (``_host_scratch``: per thread and dtype, as large as
 the largest request, at most two blocks or SGD's four), so a host update of any
 size allocates nothing at all after the first. On a GPU each update is a fused
-kernel (below), whose temporaries live in registers; Lamb, the SelectedRows
+kernel (below), whose temporaries live in registers; Lamb, LARS, the SelectedRows
 updates and a learning rate or beta power of another dtype than the state's
 run the rule once on the whole arrays, with scratch from CuPy's memory pool.
 ``learning_rate`` and the beta powers are one-element arrays read on
@@ -851,6 +851,45 @@ def lamb_(ctx, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_po
     _advance_pow(beta2_pow, beta2)
     _write_back(xp, param, p)
     return param, moment1, moment2, beta1_pow, beta2_pow, master_param
+
+
+@register_kernel("lars_momentum_", ALL_BACKENDS, FLOATS)
+def lars_momentum_(ctx, param, grad, velocity, learning_rate, master_param, mu, lars_coeff,
+                   lars_weight_decay, epsilon, multi_precision, rescale_grad):
+    """Paddle's LARS momentum, one local learning rate per parameter, with
+    g = rescale_grad * grad and wd = lars_weight_decay:
+
+        local_lr = lr * lars_coeff * ||param|| / (||g|| + wd * ||param|| + epsilon)
+                   (lr itself when wd is 0 or either norm is 0, as Paddle)
+        velocity = mu * velocity + local_lr * (g + wd * param);  param -= velocity
+
+    The norms stay on the device (0-d arrays), so a GPU update never waits for it.
+    """
+    xp = ctx.xp
+    dtype = velocity.dtype
+    p = _compute_array(param, master_param, dtype)
+    mu_, coeff, decay, eps, rescale = _rule_constants(xp, dtype, mu, lars_coeff, lars_weight_decay, epsilon,
+                                                      rescale_grad)
+    # A new array (the gradient is never written), also for a 0-d param.
+    g = xp.multiply(_in_dtype(grad, dtype), rescale, out=xp.empty(p.shape, dtype))
+    lr = learning_rate.reshape(()).astype(dtype, copy=False)
+    if lars_weight_decay > 0:
+        flat_p, flat_g = p.reshape(-1), g.reshape(-1)
+        p_norm = xp.sqrt(xp.dot(flat_p, flat_p))
+        g_norm = xp.sqrt(xp.dot(flat_g, flat_g))
+        ok = (p_norm > 0) & (g_norm > 0)
+        denom = g_norm + decay * p_norm + eps
+        local_lr = xp.where(ok, lr * coeff * p_norm / xp.where(ok, denom, 1.0), lr).astype(dtype)
+        step = xp.multiply(p, decay, out=xp.empty(p.shape, dtype))
+        xp.add(step, g, out=step)
+    else:
+        local_lr, step = lr, g
+    xp.multiply(step, local_lr, out=step)
+    xp.multiply(velocity, mu_, out=velocity)
+    xp.add(velocity, step, out=velocity)
+    xp.subtract(p, velocity, out=p)
+    _write_back(xp, param, p)
+    return param, velocity, master_param
 
 
 # -- nadam_, radam_, asgd_, rprop_ ----------------------------------------------------
