@@ -94,7 +94,11 @@ class Parameter(Tensor):
 
     @trainable.setter
     def trainable(self, value: bool) -> None:
-        self.stop_gradient = not bool(value)
+        # Paddle refuses anything but a bool here, with a ValueError: a string such as "1" or "False"
+        # would otherwise silently make the parameter trainable.
+        if not isinstance(value, bool):
+            raise ValueError(f"Parameter.trainable: expected a bool, got {type(value).__name__} {value!r}")
+        self.stop_gradient = not value
 
     def initialize(self) -> None:
         """Paddle's ``param.initialize()``, which fills a parameter that
