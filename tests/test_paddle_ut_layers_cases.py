@@ -10,6 +10,11 @@ Found:
 - ``LayerDict.update`` with a pair of the wrong length (a 3-tuple) raised
   TypeError; Paddle 2.6.2 (and dict.update) raise ValueError
   (test_imperative_container_layerdict).
+- add_parameter/register_buffer/add_sublayer with a non-str name raised
+  ValueError (Paddle: TypeError); an empty name or one with '.' raised only
+  ValueError (Paddle: KeyError; now both); add_parameter over an existing
+  attribute silently replaced it (Paddle: KeyError) (test_base_layer).
+  remove_weight_norm relied on the replacing and now deletes the hook's weight.
 
 Newer than 2.6.2 and left out: named_sublayers/named_parameters/named_buffers
 ``remove_duplicate``, Sequential.append/insert/extend, forward hooks'
@@ -48,3 +53,40 @@ def test_layer_dict_update_wrong_length_pair_is_value_error():
         layers.update(1)
     layers.update([["a", paddle.nn.ReLU()], ("b", paddle.nn.Sigmoid())])
     assert list(layers.keys()) == ["a", "b"]
+
+
+@pytest.mark.parametrize("method", ["add_parameter", "register_buffer", "add_sublayer"])
+def test_member_name_errors(method):
+    net = paddle.nn.Layer()
+    value = {"add_parameter": net.create_parameter(shape=[1]),
+             "register_buffer": paddle.to_tensor(np.zeros([1])),
+             "add_sublayer": paddle.nn.ReLU()}[method]
+    with pytest.raises(TypeError, match="name"):
+        getattr(net, method)(10, value)
+    for bad in ("a.b", ""):
+        with pytest.raises(KeyError):
+            getattr(net, method)(bad, value)
+        with pytest.raises(ValueError, match=method):
+            getattr(net, method)(bad, value)
+    assert not net._parameters and not net._buffers and not net._sub_layers
+
+
+def test_add_parameter_refuses_existing_attribute():
+    net = paddle.nn.Layer()
+    param = net.create_parameter(shape=[1])
+    net.test_param = 10
+    with pytest.raises(KeyError, match="test_param"):
+        net.add_parameter("test_param", param)
+    assert net.test_param == 10 and "test_param" not in net._parameters
+    net.add_parameter("w", param)
+    net.add_parameter("w", net.create_parameter(shape=[2]))  # a parameter may replace a parameter
+    assert net.w.shape == [2]
+
+
+def test_remove_weight_norm_restores_parameter():
+    linear = paddle.nn.Linear(3, 2)
+    w = linear.weight.numpy().copy()
+    paddle.nn.utils.weight_norm(linear)
+    paddle.nn.utils.remove_weight_norm(linear)
+    assert sorted(n for n, _ in linear.named_parameters()) == ["bias", "weight"]
+    np.testing.assert_allclose(linear.weight.numpy(), w, rtol=1e-5, atol=1e-6)

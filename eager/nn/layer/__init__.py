@@ -481,6 +481,9 @@ class Layer:
     def add_parameter(self, name: str, parameter) -> Parameter:
         """Registers ``parameter`` (a Parameter or None) under ``name`` and returns it."""
         _check_member_name("add_parameter", name)
+        if name not in self._parameters and hasattr(self, name):
+            # as Paddle: a parameter never silently replaces a sublayer, buffer or attribute
+            raise KeyError(f"add_parameter: attribute {name!r} already exists in {type(self).__name__}")
         if parameter is not None and not isinstance(parameter, Parameter):
             raise TypeError(
                 f"add_parameter: argument 'parameter' expected a Parameter or None, got "
@@ -1057,9 +1060,20 @@ def _check_parameter_size(who: str, shape: list, dtype) -> None:
                          f"more bytes than any device can address") from None
 
 
+class MemberNameError(ValueError, KeyError):
+    """An empty member name or one holding '.': a ValueError, as eager's other bad
+    argument values, and a KeyError, as Paddle's add_parameter/register_buffer raise it."""
+
+    def __str__(self) -> str:
+        # KeyError's str() would quote the message
+        return ValueError.__str__(self)
+
+
 def _check_member_name(who: str, name) -> None:
-    if not isinstance(name, str) or not name or "." in name:
-        raise ValueError(f"{who}: argument 'name' expected a non-empty str without '.', got {name!r}")
+    if not isinstance(name, str):
+        raise TypeError(f"{who}: argument 'name' expected a str, got {type(name).__name__} {name!r}")
+    if not name or "." in name:
+        raise MemberNameError(f"{who}: argument 'name' expected a non-empty str without '.', got {name!r}")
 
 
 __all__ = ["Layer", "ParamAttr", "Parameter"]
