@@ -15,6 +15,10 @@ Found:
   ValueError (Paddle: KeyError; now both); add_parameter over an existing
   attribute silently replaced it (Paddle: KeyError) (test_base_layer).
   remove_weight_norm relied on the replacing and now deletes the hook's weight.
+- Layer.to(dtype='double') (NumPy's aliases 'double'/'float'/'half'/'single')
+  was refused; Paddle reads the string as NumPy does (test_base_layer TestLayerTo).
+- Tensor._set_grad_ivar and base.framework.EagerParamBase, which Paddle's
+  TestLayerTo uses, were missing (added: the .grad setter, and Parameter).
 
 Newer than 2.6.2 and left out: named_sublayers/named_parameters/named_buffers
 ``remove_duplicate``, Sequential.append/insert/extend, forward hooks'
@@ -90,3 +94,29 @@ def test_remove_weight_norm_restores_parameter():
     paddle.nn.utils.remove_weight_norm(linear)
     assert sorted(n for n, _ in linear.named_parameters()) == ["bias", "weight"]
     np.testing.assert_allclose(linear.weight.numpy(), w, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("alias, expected", [("double", "float64"), ("float", "float64"),
+                                             ("half", "float16"), ("single", "float32")])
+def test_layer_to_numpy_dtype_aliases(alias, expected):
+    linear = paddle.nn.Linear(2, 2)
+    linear.register_buffer("buf", paddle.to_tensor([0.0], dtype="float32"))
+    w = linear.weight.numpy().astype(expected)
+    linear.to(dtype=alias)
+    assert linear.weight.dtype == getattr(paddle, expected)
+    assert linear.buf.dtype == getattr(paddle, expected)
+    np.testing.assert_array_equal(linear.weight.numpy(), w)
+    with pytest.raises(TypeError, match="xyz"):
+        linear.to(dtype="xyz")
+
+
+def test_set_grad_ivar_and_eager_param_base():
+    linear = paddle.nn.Linear(2, 2)
+    grad = np.arange(4, dtype="float32").reshape(2, 2)
+    linear.weight._set_grad_ivar(paddle.to_tensor(grad))
+    linear.to(dtype="float64")
+    assert linear.weight._grad_ivar().dtype == paddle.float64
+    np.testing.assert_array_equal(linear.weight.grad.numpy(), grad)
+    assert all(isinstance(p, paddle.base.framework.EagerParamBase) for p in linear.parameters())
+    with pytest.raises(ValueError, match="grad"):
+        linear.weight._set_grad_ivar(paddle.zeros([3]))

@@ -961,11 +961,20 @@ def _loadable(key: str, value, target: Tensor):
 
 
 def _floating_dtype(who: str, dtype) -> DataType:
+    given = dtype
     try:
         dtype = convert_dtype(dtype)
     except (TypeError, ValueError):
-        raise TypeError(f"{who}: argument 'dtype' expected a floating-point dtype such as 'float32', "
-                        f"got {dtype!r}") from None
+        # Layer.to reads a string as NumPy does, so NumPy's aliases ('double', 'float', 'half',
+        # 'single') name dtypes there too, as in Paddle
+        try:
+            numpy_dtype = np.dtype(dtype) if isinstance(dtype, str) else None
+            dtype = None if numpy_dtype is None else DataType.from_numpy(numpy_dtype)
+        except (TypeError, ValueError):
+            numpy_dtype = None
+        if numpy_dtype is None:
+            raise TypeError(f"{who}: argument 'dtype' expected a floating-point dtype such as 'float32', "
+                            f"got {given!r}") from None
     if dtype not in FLOATING_TYPES:
         raise TypeError(f"{who}: argument 'dtype' expected a floating-point dtype, got {dtype}")
     if dtype is DataType.BFLOAT16:
