@@ -19,6 +19,10 @@ Found:
   was refused; Paddle reads the string as NumPy does (test_base_layer TestLayerTo).
 - Tensor._set_grad_ivar and base.framework.EagerParamBase, which Paddle's
   TestLayerTo uses, were missing (added: the .grad setter, and Parameter).
+- set_flags({'FLAGS_sort_sum_gradient': ...}) was refused; Paddle's dygraph
+  tests set it everywhere (now kept without effect: eager's sums have one order).
+- Tensor.gradient() of a sparse (SelectedRows) gradient returned the dense
+  array; Paddle 2.6.2 returns (values, rows) (test_imperative_selected_rows).
 
 Newer than 2.6.2 and left out: named_sublayers/named_parameters/named_buffers
 ``remove_duplicate``, Sequential.append/insert/extend, forward hooks'
@@ -120,3 +124,24 @@ def test_set_grad_ivar_and_eager_param_base():
     assert all(isinstance(p, paddle.base.framework.EagerParamBase) for p in linear.parameters())
     with pytest.raises(ValueError, match="grad"):
         linear.weight._set_grad_ivar(paddle.zeros([3]))
+
+
+def test_sort_sum_gradient_flag_is_accepted():
+    before = paddle.get_flags(["FLAGS_sort_sum_gradient"])
+    assert before == {"FLAGS_sort_sum_gradient": False}  # Paddle 2.6.2's default
+    paddle.set_flags({"FLAGS_sort_sum_gradient": True})
+    try:
+        assert paddle.get_flags("FLAGS_sort_sum_gradient") == {"FLAGS_sort_sum_gradient": True}
+    finally:
+        paddle.set_flags(before)
+
+
+def test_sparse_gradient_is_values_and_rows():
+    emb = paddle.nn.Embedding(5, 2, sparse=True)
+    emb(paddle.to_tensor([[1, 3], [3, 1]])).sum().backward()
+    values, rows = emb.weight.gradient()  # value from Paddle 2.6.2: rows [1 3 3 1], values 4 x 2 ones
+    np.testing.assert_array_equal(rows, [1, 3, 3, 1])
+    np.testing.assert_array_equal(values, np.ones((4, 2), "float32"))
+    dense = paddle.nn.Embedding(5, 2)
+    dense(paddle.to_tensor([1, 1])).sum().backward()
+    np.testing.assert_array_equal(dense.weight.gradient()[1], [2.0, 2.0])
