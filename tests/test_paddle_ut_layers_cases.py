@@ -23,6 +23,8 @@ Found:
   tests set it everywhere (now kept without effect: eager's sums have one order).
 - Tensor.gradient() of a sparse (SelectedRows) gradient returned the dense
   array; Paddle 2.6.2 returns (values, rows) (test_imperative_selected_rows).
+- UpsamplingNearest2D/UpsamplingBilinear2D(size=12) kept the int: Paddle stores
+  [12, 12] and prints it (test_imperative_layers; the other 110 reprs agree).
 
 Newer than 2.6.2 and left out: named_sublayers/named_parameters/named_buffers
 ``remove_duplicate``, Sequential.append/insert/extend, forward hooks'
@@ -145,3 +147,11 @@ def test_sparse_gradient_is_values_and_rows():
     dense = paddle.nn.Embedding(5, 2)
     dense(paddle.to_tensor([1, 1])).sum().backward()
     np.testing.assert_array_equal(dense.weight.gradient()[1], [2.0, 2.0])
+
+
+@pytest.mark.parametrize("cls", ["UpsamplingNearest2D", "UpsamplingBilinear2D"])
+def test_2d_upsampling_int_size_is_square(cls):
+    layer = getattr(paddle.nn, cls)(size=3)
+    assert layer.size == [3, 3]
+    assert str(layer) == f"{cls}(size=[3, 3], data_format=NCHW)"  # Paddle 2.6.2's repr
+    assert layer(paddle.ones([1, 1, 2, 2])).shape == [1, 1, 3, 3]
