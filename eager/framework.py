@@ -293,6 +293,8 @@ def _flag_names() -> dict:
 # The values are Paddle 2.6's defaults.
 # FLAGS_use_stride_kernel (Paddle's switch for view ops that share memory) is kept for
 # the same reason: eager's view ops (view, as_strided, unfold, ...) always share memory.
+# FLAGS_sort_sum_gradient (Paddle's switch to sum a tensor's incoming gradients in a fixed
+# order) likewise: eager's engine always sums them in one order, run after run.
 _PADDLE_ONLY_FLAGS = {
     "FLAGS_cudnn_deterministic": False,
     "FLAGS_cudnn_exhaustive_search": False,
@@ -301,6 +303,7 @@ _PADDLE_ONLY_FLAGS = {
     "FLAGS_embedding_deterministic": 0,
     "FLAGS_use_mkldnn": False,
     "FLAGS_use_stride_kernel": True,
+    "FLAGS_sort_sum_gradient": False,
     "FLAGS_eager_delete_tensor_gb": 0.0,
     "FLAGS_fast_eager_deletion_mode": True,
     "FLAGS_memory_fraction_of_eager_deletion": 1.0,

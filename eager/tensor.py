@@ -156,6 +156,18 @@ class Tensor:
         """
         return self.grad
 
+    def _set_grad_ivar(self, value) -> None:
+        """Sets the gradient: Paddle's private ``Tensor._set_grad_ivar(value)``,
+        which its own Layer tests use; the same checks as assigning ``.grad``
+        (a tensor of this tensor's shape and dtype).
+
+        >>> w = eager.to_tensor([1.0, 2.0])
+        >>> w._set_grad_ivar(eager.to_tensor([0.5, 0.5]))
+        >>> w.grad.numpy()
+        array([0.5, 0.5], dtype=float32)
+        """
+        self.grad = value
+
     @property
     def is_leaf(self) -> bool:
         """True for tensors not made by a recorded op (the user's own tensors)."""

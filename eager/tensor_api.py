@@ -39,7 +39,7 @@ from .composite import reduce_scan as _reduce_scan
 from .composite import search_sort as _search_sort
 from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
-from .tensor import Tensor
+from .tensor import Tensor, _host_array
 from .type_promotion import inplace_operator_operand, matmul_operands, operator_operands
 
 
@@ -151,9 +151,23 @@ class TensorMethods:
         return _F.transpose(self, list(range(self.ndim - 1, -1, -1)))
 
     def gradient(self):
-        """The gradient as a NumPy array, or None (Paddle's ``Tensor.gradient()``)."""
+        """The gradient as a NumPy array, or None (Paddle's ``Tensor.gradient()``).
+        A sparse gradient (SelectedRows, from ``Embedding(sparse=True)``) comes as
+        Paddle gives it: a tuple (values, rows), one value row per entry of rows.
+
+        >>> w = eager.create_parameter([5, 2], "float32")
+        >>> eager.nn.functional.embedding(eager.to_tensor([3, 1]), w, sparse=True).sum().backward()
+        >>> values, rows = w.gradient()
+        >>> values.shape, rows
+        ((2, 2), array([3, 1]))
+        """
         grad = self.grad
-        return None if grad is None else grad.numpy()
+        if grad is None:
+            return None
+        impl = grad.impl
+        if impl.kind is TensorKind.SELECTED_ROWS:
+            return _host_array(impl.value), np.asarray(grad.rows(), dtype=np.int64)
+        return grad.numpy()
 
     def register_hook(self, hook):
         """Calls ``hook(grad)`` when this tensor's gradient is computed; the hook may

@@ -87,9 +87,13 @@ class LayerDict(Layer):
         elif isinstance(sublayers, collections.abc.Iterable) and not isinstance(sublayers, (str, Layer)):
             pairs = []
             for index, item in enumerate(sublayers):
-                if not isinstance(item, (list, tuple)) or len(item) != 2:
+                if not isinstance(item, (list, tuple)):
                     raise TypeError(f"LayerDict.update: element {index} expected a (name, Layer) pair, got "
                                     f"{type(item).__name__}")
+                if len(item) != 2:
+                    # a pair of the wrong length is a ValueError, as in Paddle and dict.update
+                    raise ValueError(f"LayerDict.update: element {index} expected a (name, Layer) pair, got "
+                                     f"a {type(item).__name__} of length {len(item)}")
                 pairs.append(tuple(item))
         else:
             raise TypeError(f"LayerDict.update: argument 'sublayers' expected a dict, a LayerDict or "

@@ -311,7 +311,8 @@ def remove_weight_norm(layer: Layer, name: str = "weight") -> Layer:
     del layer._forward_pre_hooks[key]
     del layer._parameters[name + "_g"]
     del layer._parameters[name + "_v"]
-    layer.__dict__.pop(name, None)
+    if hasattr(layer, name):  # the hook's computed weight (a buffer or a plain attribute)
+        delattr(layer, name)
     layer.add_parameter(name, _new_parameter(weight, v))
     return layer
 

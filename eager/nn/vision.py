@@ -145,6 +145,11 @@ class Upsample(Layer):
         return f"{what}, data_format={self.data_format}{name_repr(self.name)}"
 
 
+def _square_size(size):
+    # the 2-D upsampling layers store an int size as [size, size], as Paddle's (its repr shows it)
+    return [size, size] if isinstance(size, numbers.Integral) and not isinstance(size, bool) else size
+
+
 class UpsamplingNearest2D(Upsample):
     """Nearest-neighbour resize of [N, C, H, W] (or NHWC).
 
@@ -153,7 +158,7 @@ class UpsamplingNearest2D(Upsample):
     """
 
     def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
-        super().__init__(size, scale_factor, "nearest", False, 0, data_format, name)
+        super().__init__(_square_size(size), scale_factor, "nearest", False, 0, data_format, name)
 
     extra_repr = Upsample._fixed_mode_repr
 
@@ -166,7 +171,7 @@ class UpsamplingBilinear2D(Upsample):
     """
 
     def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
-        super().__init__(size, scale_factor, "bilinear", True, 0, data_format, name)
+        super().__init__(_square_size(size), scale_factor, "bilinear", True, 0, data_format, name)
 
     extra_repr = Upsample._fixed_mode_repr
 

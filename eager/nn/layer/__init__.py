@@ -94,7 +94,11 @@ class Parameter(Tensor):
 
     @trainable.setter
     def trainable(self, value: bool) -> None:
-        self.stop_gradient = not bool(value)
+        # Paddle refuses anything but a bool here, with a ValueError: a string such as "1" or "False"
+        # would otherwise silently make the parameter trainable.
+        if not isinstance(value, bool):
+            raise ValueError(f"Parameter.trainable: expected a bool, got {type(value).__name__} {value!r}")
+        self.stop_gradient = not value
 
     def initialize(self) -> None:
         """Paddle's ``param.initialize()``, which fills a parameter that
@@ -477,6 +481,9 @@ class Layer:
     def add_parameter(self, name: str, parameter) -> Parameter:
         """Registers ``parameter`` (a Parameter or None) under ``name`` and returns it."""
         _check_member_name("add_parameter", name)
+        if name not in self._parameters and hasattr(self, name):
+            # as Paddle: a parameter never silently replaces a sublayer, buffer or attribute
+            raise KeyError(f"add_parameter: attribute {name!r} already exists in {type(self).__name__}")
         if parameter is not None and not isinstance(parameter, Parameter):
             raise TypeError(
                 f"add_parameter: argument 'parameter' expected a Parameter or None, got "
@@ -954,11 +961,20 @@ def _loadable(key: str, value, target: Tensor):
 
 
 def _floating_dtype(who: str, dtype) -> DataType:
+    given = dtype
     try:
         dtype = convert_dtype(dtype)
     except (TypeError, ValueError):
-        raise TypeError(f"{who}: argument 'dtype' expected a floating-point dtype such as 'float32', "
-                        f"got {dtype!r}") from None
+        # Layer.to reads a string as NumPy does, so NumPy's aliases ('double', 'float', 'half',
+        # 'single') name dtypes there too, as in Paddle
+        try:
+            numpy_dtype = np.dtype(dtype) if isinstance(dtype, str) else None
+            dtype = None if numpy_dtype is None else DataType.from_numpy(numpy_dtype)
+        except (TypeError, ValueError):
+            numpy_dtype = None
+        if numpy_dtype is None:
+            raise TypeError(f"{who}: argument 'dtype' expected a floating-point dtype such as 'float32', "
+                            f"got {given!r}") from None
     if dtype not in FLOATING_TYPES:
         raise TypeError(f"{who}: argument 'dtype' expected a floating-point dtype, got {dtype}")
     if dtype is DataType.BFLOAT16:
@@ -1053,9 +1069,20 @@ def _check_parameter_size(who: str, shape: list, dtype) -> None:
                          f"more bytes than any device can address") from None
 
 
+class MemberNameError(ValueError, KeyError):
+    """An empty member name or one holding '.': a ValueError, as eager's other bad
+    argument values, and a KeyError, as Paddle's add_parameter/register_buffer raise it."""
+
+    def __str__(self) -> str:
+        # KeyError's str() would quote the message
+        return ValueError.__str__(self)
+
+
 def _check_member_name(who: str, name) -> None:
-    if not isinstance(name, str) or not name or "." in name:
-        raise ValueError(f"{who}: argument 'name' expected a non-empty str without '.', got {name!r}")
+    if not isinstance(name, str):
+        raise TypeError(f"{who}: argument 'name' expected a str, got {type(name).__name__} {name!r}")
+    if not name or "." in name:
+        raise MemberNameError(f"{who}: argument 'name' expected a non-empty str without '.', got {name!r}")
 
 
 __all__ = ["Layer", "ParamAttr", "Parameter"]
