@@ -191,10 +191,7 @@ class ConcatDataset(Dataset):
                 raise TypeError(f"ConcatDataset: argument 'datasets' expected map-style datasets, item {i} is "
                                 f"{type(d).__name__}")
             _check_sized("ConcatDataset", d, f"datasets[{i}]")
-        self.cumulative_sizes, total = [], 0
-        for d in self.datasets:
-            total += len(d)
-            self.cumulative_sizes.append(total)
+        self.cumulative_sizes = self.cumsum(self.datasets)
 
     def __len__(self):
         return self.cumulative_sizes[-1]
