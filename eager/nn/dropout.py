@@ -27,7 +27,6 @@ class Dropout(Layer):
 
     def __init__(self, p=0.5, axis=None, mode: str = "upscale_in_train", name=None):
         super().__init__()
-        self._name = name
         self.p = _check_p("Dropout", p)
         self.axis = axis
         self.mode = _checked_mode("Dropout", mode)
@@ -52,7 +51,6 @@ class Dropout2D(Layer):
 
     def __init__(self, p=0.5, data_format: str = "NCHW", name=None):
         super().__init__()
-        self._name = name
         self.p = _check_p("Dropout2D", p)
         if not isinstance(data_format, str) or data_format not in ("NCHW", "NHWC"):
             raise ValueError(f"Dropout2D: argument 'data_format' expected 'NCHW' or 'NHWC', got {data_format!r}")
@@ -78,7 +76,6 @@ class Dropout3D(Layer):
 
     def __init__(self, p=0.5, data_format: str = "NCDHW", name=None):
         super().__init__()
-        self._name = name
         self.p = _check_p("Dropout3D", p)
         if not isinstance(data_format, str) or data_format not in ("NCDHW", "NDHWC"):
             raise ValueError(f"Dropout3D: argument 'data_format' expected 'NCDHW' or 'NDHWC', got {data_format!r}")
@@ -104,7 +101,6 @@ class AlphaDropout(Layer):
 
     def __init__(self, p=0.5, name=None):
         super().__init__()
-        self._name = name
         self.p = _check_p("AlphaDropout", p)
         self.name = name
 
@@ -127,7 +123,6 @@ class FeatureAlphaDropout(Layer):
 
     def __init__(self, p=0.5, name=None):
         super().__init__()
-        self._name = name
         self.p = _check_p("FeatureAlphaDropout", p)
         self.name = name
 
