@@ -22,7 +22,7 @@ from . import functional
 from . import initializer as _init
 from .functional import norm as norm_functional
 from .functional.checks import check_number, check_positive_int, check_tensor
-from .layer import Layer, ParamAttr, name_repr
+from .layer import Layer, ParamAttr, fixed_parameter, name_repr
 
 
 def _affine(layer: Layer, who: str, shape, weight_attr, bias_attr, fixed_when_false: bool = False) -> None:
@@ -32,11 +32,10 @@ def _affine(layer: Layer, who: str, shape, weight_attr, bias_attr, fixed_when_fa
     fixed = [fixed_when_false and attr is False for attr in (weight_attr, bias_attr)]
     weight_attr = None if fixed[0] else ParamAttr.from_argument(weight_attr, who, "weight_attr")
     bias_attr = None if fixed[1] else ParamAttr.from_argument(bias_attr, who, "bias_attr")
-    layer.weight = layer.create_parameter(list(shape), weight_attr, default_initializer=_init.Constant(1.0))
-    layer.bias = layer.create_parameter(list(shape), bias_attr, is_bias=True)
-    for parameter, frozen in zip((layer.weight, layer.bias), fixed):
-        if frozen:
-            parameter.stop_gradient = True
+    layer.weight = (fixed_parameter(layer, shape, False) if fixed[0] else
+                    layer.create_parameter(list(shape), weight_attr, default_initializer=_init.Constant(1.0)))
+    layer.bias = (fixed_parameter(layer, shape, True) if fixed[1] else
+                  layer.create_parameter(list(shape), bias_attr, is_bias=True))
 
 
 def _epsilon(who: str, epsilon) -> float:

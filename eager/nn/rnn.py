@@ -31,7 +31,7 @@ from ..tensor import Tensor
 from . import initializer as _init
 from . import functional as F
 from .functional.checks import check_float, check_positive_int, check_tensor, dtype_mismatch
-from .layer import Layer, ParamAttr
+from .layer import Layer, ParamAttr, fixed_parameter
 from .layers import LayerList
 
 _DIRECTIONS = {"forward": 1, "bidirect": 2, "bidirectional": 2}
@@ -121,10 +121,7 @@ class _BuiltInCell(RNNCellBase):
         def parameter(shape, attr, arg, is_bias):
             # an attr of False: a fixed (stop_gradient) weight of ones or bias of zeros, as Paddle 2.6's cells
             if attr is False:
-                fixed = self.create_parameter(shape, None, is_bias=is_bias,
-                                              default_initializer=_init.Constant(0.0 if is_bias else 1.0))
-                fixed.stop_gradient = True
-                return fixed
+                return fixed_parameter(self, shape, is_bias)
             return self.create_parameter(shape, ParamAttr.from_argument(attr, who, arg), is_bias=is_bias,
                                          default_initializer=init)
 

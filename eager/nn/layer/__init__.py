@@ -251,6 +251,16 @@ def post_order(root: "Layer") -> list:
     return order
 
 
+def fixed_parameter(layer: "Layer", shape, is_bias: bool) -> "Parameter":
+    """A parameter of ``layer`` that stays fixed (stop_gradient): ones, or zeros for a
+    bias. What Paddle 2.6's GroupNorm, SyncBatchNorm and RNN cells hold where their
+    weight or bias attr is False."""
+    fixed = layer.create_parameter(list(shape), None, is_bias=is_bias,
+                                   default_initializer=_init.Constant(0.0 if is_bias else 1.0))
+    fixed.stop_gradient = True
+    return fixed
+
+
 def name_repr(name, lead: str = ", ") -> str:
     """The ``name=...`` part that ends a built-in layer's repr when it was given a
     ``name`` (any true value, as Paddle's reprs test it). Built-in layers only store
@@ -480,10 +490,7 @@ class Layer:
 
     def add_parameter(self, name: str, parameter) -> Parameter:
         """Registers ``parameter`` (a Parameter or None) under ``name`` and returns it."""
-        _check_member_name("add_parameter", name)
-        if name not in self._parameters and hasattr(self, name):
-            # as Paddle: a parameter never silently replaces a sublayer, buffer or attribute
-            raise KeyError(f"add_parameter: attribute {name!r} already exists in {type(self).__name__}")
+        _check_member_name("add_parameter", name, self, self._parameters)
         if parameter is not None and not isinstance(parameter, Parameter):
             raise TypeError(
                 f"add_parameter: argument 'parameter' expected a Parameter or None, got "
@@ -496,10 +503,7 @@ class Layer:
     def register_buffer(self, name: str, tensor, persistable: bool = True) -> None:
         """Registers a Tensor that is state but not a parameter (e.g. running
         statistics). Persistable buffers are saved in the state_dict."""
-        _check_member_name("register_buffer", name)
-        if name not in self._buffers and hasattr(self, name):
-            # as Paddle (and PyTorch): a buffer never silently replaces a parameter, sublayer or attribute
-            raise KeyError(f"register_buffer: attribute {name!r} already exists in {type(self).__name__}")
+        _check_member_name("register_buffer", name, self, self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
                 f"register_buffer: argument 'tensor' expected a Tensor or None, got "
@@ -1078,11 +1082,16 @@ class MemberNameError(ValueError, KeyError):
         return ValueError.__str__(self)
 
 
-def _check_member_name(who: str, name) -> None:
+def _check_member_name(who: str, name, layer=None, members=None) -> None:
+    """A valid member name; with ``layer``, also one that is not already another of
+    its members or attributes than an entry of ``members`` (as Paddle, and PyTorch:
+    a parameter or buffer never silently replaces a sublayer or attribute)."""
     if not isinstance(name, str):
         raise TypeError(f"{who}: argument 'name' expected a str, got {type(name).__name__} {name!r}")
     if not name or "." in name:
         raise MemberNameError(f"{who}: argument 'name' expected a non-empty str without '.', got {name!r}")
+    if layer is not None and name not in members and hasattr(layer, name):
+        raise KeyError(f"{who}: attribute {name!r} already exists in {type(layer).__name__}")
 
 
 __all__ = ["Layer", "ParamAttr", "Parameter"]
