@@ -32,7 +32,7 @@ from ..autograd.grad_mode import enable_grad, no_grad
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
-from .optimizer import Optimizer, _dense, _not_set
+from .optimizer import Optimizer, _check_finite, _dense
 
 _C1, _C2, _MAX_LS = 1e-4, 0.9, 25
 
@@ -75,11 +75,7 @@ class LBFGS(Optimizer):
         if max_eval < 1:
             raise ValueError(f"{who}: argument 'max_eval' expected a positive int or None, got {max_eval!r}")
         for arg, value in (("tolerance_grad", tolerance_grad), ("tolerance_change", tolerance_change)):
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                _not_set(who, arg, value, "a finite float >= 0")
-                raise TypeError(f"{who}: argument '{arg}' expected a finite float >= 0, got {value!r}")
-            if not (value >= 0 and math.isfinite(value)):
-                raise ValueError(f"{who}: argument '{arg}' expected a finite float >= 0, got {value!r}")
+            _check_finite(who, arg, value, positive=False)
         if line_search_fn not in (None, "strong_wolfe"):
             raise ValueError(f"{who}: argument 'line_search_fn' expected None or 'strong_wolfe', got "
                              f"{line_search_fn!r}")

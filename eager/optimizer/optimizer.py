@@ -956,7 +956,7 @@ class AdamW(Adam):
                  multi_precision: bool = False, name=None, use_multi_tensor: bool = False):
         if not isinstance(weight_decay, Tensor):
             _refuse_int("AdamW", "weight_decay", weight_decay, "a float or a Tensor")
-            _check_coeff("AdamW", weight_decay)
+            _check_nonneg("AdamW", "weight_decay", weight_decay)
         for arg, fn in (("lr_ratio", lr_ratio), ("apply_decay_param_fun", apply_decay_param_fun)):
             if fn is not None and not callable(fn):
                 raise TypeError(f"AdamW: argument '{arg}' expected a callable or None, got "
@@ -964,7 +964,7 @@ class AdamW(Adam):
         super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
                          lazy_mode, multi_precision, use_multi_tensor, name=name)
         # A Tensor coefficient (Paddle's "float|Tensor") is read at every step, as a Tensor beta.
-        self._coeff = self._hyper_argument("weight_decay", weight_decay, _check_coeff_arg, attr="_coeff")
+        self._coeff = self._hyper_argument("weight_decay", weight_decay, _check_nonneg, attr="_coeff")
         self._lr_ratio = lr_ratio
         self._apply_decay_param_fun = apply_decay_param_fun
 
@@ -1226,17 +1226,9 @@ def _refuse_int(who: str, arg: str, value, expected: str) -> None:
 
 
 def _check_coeff(who: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        _not_set(who, "weight_decay", value, "a finite float >= 0")
-        raise TypeError(f"{who}: argument 'weight_decay' expected a finite float >= 0, got {value!r}")
-    if not (value >= 0 and math.isfinite(value)):
-        raise ValueError(f"{who}: argument 'weight_decay' expected a finite float >= 0, got {value!r}")
-    return float(value)
-
-
-def _check_coeff_arg(who: str, arg: str, value) -> float:
-    """_check_coeff in the (who, arg, value) form of the hyperparameter checks."""
-    return _check_coeff(who, value)
+    """AdamW's weight_decay in the (who, value) form of the group checks
+    (_check_weight_decay's): a finite float >= 0."""
+    return _check_finite(who, "weight_decay", value, positive=False)
 
 
 def _then(first, rest):
