@@ -255,14 +255,21 @@ eager.to_tensor([1.0])  # the first use loads autograd, which installs the polic
 trials, caught = 30, 0
 for trial in range(trials):
     timer = threading.Timer(0.002 + (trial % 7) * 0.0013, os.kill, (os.getpid(), signal.SIGINT))
-    deadline = time.monotonic() + 3.0
+    # generous: on a loaded 2-core CI machine a Ctrl-C has taken over 3 s to land;
+    # a lost one runs to the deadline, and the first loss ends the run
+    deadline = time.monotonic() + 20.0
     try:
         timer.start()
         while time.monotonic() < deadline:
             rows = [[i] for i in range(2000)]  # young collections, each running the callback
     except KeyboardInterrupt:
         caught += 1
-    timer.join()
+    try:
+        timer.join()
+    except KeyboardInterrupt:  # landed after the deadline: late, and counted as lost
+        pass
+    if caught <= trial:
+        break
 print("caught", caught, "of", trials, "hook", sys.unraisablehook.__module__)
 """
 
