@@ -20,6 +20,12 @@ class PyLayerResultError(TypeError, ValueError):
     """
 
 
+class ArgumentKindError(TypeError, ValueError):
+    """An argument of the wrong kind where Paddle raises ValueError (``paddle.save``'s
+    ``protocol=2.0``): a TypeError by eager's rule for wrong kinds, and a ValueError
+    so a ported ``except ValueError`` still catches it."""
+
+
 class AnomalyError(FloatingPointError):
     """Anomaly mode found a NaN or Inf in an op's output or a gradient."""
 

@@ -148,6 +148,7 @@ from phi.common.data_type import BFloat16Unavailable, bfloat16_numpy_dtype
 from phi.core import DenseTensor
 
 from . import autograd  # noqa: F401  (the autograd core before eager.tensor, which needs it loaded)
+from .errors import ArgumentKindError
 from .restricted_pickle import RefusedGlobal, RestrictedUnpickler, check_arrays
 from .tensor import Tensor
 
@@ -224,7 +225,7 @@ def save(obj, path, protocol: int = 4, **configs) -> None:
 
 def _check_protocol(who: str, argument: str, protocol) -> None:
     if isinstance(protocol, bool) or not isinstance(protocol, numbers.Integral):
-        raise TypeError(f"{who}: argument {argument!r} expected an int (Paddle's pickle protocol, 2 to 4), "
+        raise ArgumentKindError(f"{who}: argument {argument!r} expected an int (Paddle's pickle protocol, 2 to 4), "
                         f"got {protocol!r}")
     if not 2 <= protocol <= 4:
         raise ValueError(f"{who}: argument {argument!r} expected 1 < protocol < 5 (as Paddle), got "

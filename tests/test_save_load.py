@@ -523,6 +523,10 @@ def test_arguments_and_configs_are_checked_as_paddle_does(tmp_path):
         eager.save({}, path, protocol=5)
     with pytest.raises(TypeError, match="'protocol' expected an int"):
         eager.save({}, path, protocol="4")
+    # Paddle 2.6.2 raises ValueError ("The 'protocol' MUST be `int`") for a wrong kind
+    for wrong_kind in (2.0, None, True):
+        with pytest.raises(ValueError, match="'protocol' expected an int"):
+            eager.save({}, path, protocol=wrong_kind)
     with pytest.raises(ValueError, match="config 'compress' is not supported"):
         eager.save({}, path, compress=True)
     with pytest.raises(ValueError, match="config 'map_location' is not supported"):
