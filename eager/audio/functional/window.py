@@ -22,6 +22,7 @@ import numpy as np
 from phi.common import convert_dtype
 
 from ...creation import to_tensor
+from ...errors import ArgumentKindError
 
 __all__ = ["get_window"]
 
@@ -177,7 +178,8 @@ def get_window(window, win_length, fftbins=True, dtype="float64"):
             raise ValueError(f"{fn}: the '{name}' window needs parameters: pass a tuple such as "
                              f"('{name}', ...), got {window!r}")
     else:
-        raise TypeError(f"{fn}: argument 'window' expected a window name or a tuple (name, *parameters), got "
+        # Paddle raises ValueError here ("<class 'int'> as window type is not supported")
+        raise ArgumentKindError(f"{fn}: argument 'window' expected a window name or a tuple (name, *parameters), got "
                         f"{type(window).__name__} {window!r}")
     if name not in _WINDOWS:
         raise ValueError(f"{fn}: unknown window {name!r}; expected one of {', '.join(sorted(_WINDOWS))}")
