@@ -107,8 +107,8 @@ def register_post_accumulate_grad_hook(tensor, hook) -> RemovableHandle:
     if is_flag_only_trainable(tensor):
         return _idle_handle(hook)  # an integer tensor: nothing accumulates into it
     _, node, _ = _node_and_slot(tensor, "register_post_accumulate_grad_hook")
-    if type(node) is not GradNodeAccumulation:
-        raise RuntimeError(
+    if type(node) is not GradNodeAccumulation:  # Paddle raises ValueError: AutogradError is both
+        raise AutogradError(
             "register_post_accumulate_grad_hook: only a leaf tensor accumulates into .grad; "
             "use register_hook on a non-leaf tensor"
         )
