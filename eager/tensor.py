@@ -416,10 +416,18 @@ def _is_device(value) -> bool:
 
 def _to_arguments(args, kwargs) -> tuple:
     """(device, dtype, blocking) from Tensor.to's flexible arguments."""
-    unknown = set(kwargs) - {"device", "dtype", "blocking"}
+    unknown = set(kwargs) - {"device", "dtype", "blocking", "other"}
     if unknown:
-        raise TypeError(f"to: unexpected keyword argument(s) {sorted(unknown)}; expected device, dtype, blocking")
+        raise TypeError(f"to: unexpected keyword argument(s) {sorted(unknown)}; expected device, dtype, "
+                        f"blocking, other")
+    if not args and not kwargs:
+        raise TypeError("to: expected a device, a dtype or a Tensor (other), got no arguments")
     device, dtype, blocking = kwargs.get("device"), kwargs.get("dtype"), kwargs.get("blocking")
+    other = kwargs.get("other")
+    if other is not None:  # to(other=y), as Paddle: y's place and dtype
+        if not isinstance(other, Tensor):
+            raise TypeError(f"to: argument 'other' expected a Tensor, got {type(other).__name__}")
+        device, dtype = other.place, other.dtype
     if len(args) > 3:
         raise TypeError(f"to: expected at most 3 positional arguments, got {len(args)}")
     for value in args:
@@ -433,8 +441,10 @@ def _to_arguments(args, kwargs) -> tuple:
             try:
                 dtype = convert_dtype(value)
             except (TypeError, ValueError):
-                raise TypeError(f"to: argument {value!r} is neither a device ('cpu', 'gpu:N', a Place), a "
-                                f"dtype, a Tensor nor a bool (blocking)") from None
+                # a string naming no device or dtype is a wrong value (Paddle's ValueError)
+                error = ValueError if isinstance(value, str) else TypeError
+                raise error(f"to: argument {value!r} is neither a device ('cpu', 'gpu:N', a Place), a "
+                            f"dtype, a Tensor nor a bool (blocking)") from None
     if dtype is not None:
         dtype = convert_dtype(dtype)
     return device, dtype, blocking
