@@ -210,9 +210,11 @@ class Tensor:
     clear_gradient = clear_grad
 
     # -- places ---------------------------------------------------------------
-    def _copy_to(self, place: Place) -> "Tensor":
+    def _copy_to(self, place: Place, blocking: bool = True) -> "Tensor":
         """This tensor on ``place``: itself when it is there, else a copy that is a
-        new leaf with this tensor's stop_gradient (as Paddle's ``_copy_to``)."""
+        new leaf with this tensor's stop_gradient (as Paddle's ``_copy_to(place,
+        blocking)``; copies here complete before the call returns)."""
+        _check_blocking("_copy_to", blocking)
         if self.place == place:
             return self
         impl = self.impl
@@ -301,8 +303,12 @@ class Tensor:
         return self.to(device=device, dtype=dtype, blocking=blocking)
 
     def detach(self) -> "Tensor":
-        """A tensor sharing this one's buffer, outside the graph (stop_gradient=True)."""
-        return Tensor(self.impl)
+        """A tensor sharing this one's buffer, outside the graph (stop_gradient=True);
+        a persistable tensor's detached one is persistable too, as Paddle's."""
+        out = Tensor(self.impl)
+        if getattr(self, "_persistable", False):
+            out._persistable = True
+        return out
 
     # -- conversion ---------------------------------------------------------
     def numpy(self) -> np.ndarray:

@@ -23,6 +23,8 @@ What they found (one test per bug below; each failed before its fix):
 - Tensor.to refused other= (Paddle 2.6.2's fourth keyword: other's place and
   dtype), returned self for to() with no arguments (Paddle: TypeError), and a
   string naming no device or dtype raised TypeError (Paddle: ValueError).
+- detach() of a persistable tensor was not persistable (Paddle 2.6.2 keeps the
+  flag), and _copy_to(place, blocking) refused Paddle's second argument.
 """
 import numpy as np
 import pytest
@@ -137,3 +139,21 @@ def test_to_with_other_keyword_and_bad_arguments():
     with pytest.raises(TypeError, match="to: argument 'other' expected a Tensor"):
         x.to(other=3)
     assert x._to().dtype == eager.float32  # the private form keeps its defaults
+
+
+def test_detach_keeps_persistable():
+    x = eager.to_tensor([1.0, 2.0])
+    assert x.detach().persistable is False
+    x.persistable = True
+    d = x.detach()
+    assert d.persistable is True and d.stop_gradient is True  # value from Paddle 2.6.2
+    d[0] = 5.0  # the buffer is shared
+    np.testing.assert_array_equal(x.numpy(), [5.0, 2.0])
+
+
+def test_copy_to_takes_blocking():
+    x = eager.to_tensor([1.0, 2.0])
+    np.testing.assert_array_equal(x._copy_to(x.place, False).numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(x._copy_to(eager.CPUPlace(), True).numpy(), [1.0, 2.0])
+    with pytest.raises(TypeError, match="_copy_to: argument 'blocking' expected a bool"):
+        x._copy_to(x.place, 1)
