@@ -574,13 +574,14 @@ class TensorInfo:
         return bool(self.impl.initialized())
 
     def _numel(self) -> int:
-        """The element count, 0 for a tensor that holds no data (Paddle's private
-        ``Tensor._numel()``, a Python int where ``numel()`` returns Paddle's Tensor).
+        """The element count of the tensor's shape, held or not (Paddle's private
+        ``Tensor._numel()``, a Python int where ``numel()`` returns Paddle's Tensor:
+        1 for ``create_tensor``'s 0-d placeholder, as in Paddle 2.6.2).
 
         >>> eager.zeros([2, 3])._numel()
         6
         """
-        return int(self.impl.numel) if self.impl.initialized() else 0
+        return int(self.impl.numel)
 
     def _bump_inplace_version(self) -> None:
         """Moves ``inplace_version`` on by one, as an inplace write does (Paddle's private
