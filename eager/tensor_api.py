@@ -190,7 +190,9 @@ class TensorMethods:
 
     def _register_backward_hook(self, hook):
         """Paddle's name: ``hook()`` (no arguments) runs after this leaf's gradient is accumulated."""
-        return self.register_post_accumulate_grad_hook(lambda tensor: hook())
+        if not callable(hook):
+            raise TypeError(f"_register_backward_hook: hook must be callable, got {type(hook).__name__}")
+        return hooks.register_post_accumulate_grad_hook(self, lambda tensor: hook(), "_register_backward_hook")
 
     def __iter__(self):
         """Rows along the first axis, as ``for row in t`` and ``a, b = t`` expect."""
