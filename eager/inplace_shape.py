@@ -45,8 +45,8 @@ def _take_shape(op: str, x, out_of_place, *args):
         text = str(error)
         stem = op[:-1] + ": "
         raise type(error)(op + ": " + text[len(stem):] if text.startswith(stem) else f"{op}: {text}") from None
+    out.impl.replaces(x.impl)  # a copy (t_ of a 2-d x) continues x's version count
     x.impl = out.impl
-    x.impl.bump_version()
     if recording:
         x._meta = AutogradMeta(out._meta.node, out._meta.slot)
     return x

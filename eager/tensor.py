@@ -210,9 +210,11 @@ class Tensor:
     clear_gradient = clear_grad
 
     # -- places ---------------------------------------------------------------
-    def _copy_to(self, place: Place) -> "Tensor":
+    def _copy_to(self, place: Place, blocking: bool = True) -> "Tensor":
         """This tensor on ``place``: itself when it is there, else a copy that is a
-        new leaf with this tensor's stop_gradient (as Paddle's ``_copy_to``)."""
+        new leaf with this tensor's stop_gradient (as Paddle's ``_copy_to(place,
+        blocking)``; copies here complete before the call returns)."""
+        _check_blocking("_copy_to", blocking)
         if self.place == place:
             return self
         impl = self.impl
@@ -301,8 +303,12 @@ class Tensor:
         return self.to(device=device, dtype=dtype, blocking=blocking)
 
     def detach(self) -> "Tensor":
-        """A tensor sharing this one's buffer, outside the graph (stop_gradient=True)."""
-        return Tensor(self.impl)
+        """A tensor sharing this one's buffer, outside the graph (stop_gradient=True);
+        a persistable tensor's detached one is persistable too, as Paddle's."""
+        out = Tensor(self.impl)
+        if getattr(self, "_persistable", False):
+            out._persistable = True
+        return out
 
     # -- conversion ---------------------------------------------------------
     def numpy(self) -> np.ndarray:
@@ -416,10 +422,18 @@ def _is_device(value) -> bool:
 
 def _to_arguments(args, kwargs) -> tuple:
     """(device, dtype, blocking) from Tensor.to's flexible arguments."""
-    unknown = set(kwargs) - {"device", "dtype", "blocking"}
+    unknown = set(kwargs) - {"device", "dtype", "blocking", "other"}
     if unknown:
-        raise TypeError(f"to: unexpected keyword argument(s) {sorted(unknown)}; expected device, dtype, blocking")
+        raise TypeError(f"to: unexpected keyword argument(s) {sorted(unknown)}; expected device, dtype, "
+                        f"blocking, other")
+    if not args and not kwargs:
+        raise TypeError("to: expected a device, a dtype or a Tensor (other), got no arguments")
     device, dtype, blocking = kwargs.get("device"), kwargs.get("dtype"), kwargs.get("blocking")
+    other = kwargs.get("other")
+    if other is not None:  # to(other=y), as Paddle: y's place and dtype
+        if not isinstance(other, Tensor):
+            raise TypeError(f"to: argument 'other' expected a Tensor, got {type(other).__name__}")
+        device, dtype = other.place, other.dtype
     if len(args) > 3:
         raise TypeError(f"to: expected at most 3 positional arguments, got {len(args)}")
     for value in args:
@@ -433,8 +447,10 @@ def _to_arguments(args, kwargs) -> tuple:
             try:
                 dtype = convert_dtype(value)
             except (TypeError, ValueError):
-                raise TypeError(f"to: argument {value!r} is neither a device ('cpu', 'gpu:N', a Place), a "
-                                f"dtype, a Tensor nor a bool (blocking)") from None
+                # a string naming no device or dtype is a wrong value (Paddle's ValueError)
+                error = ValueError if isinstance(value, str) else TypeError
+                raise error(f"to: argument {value!r} is neither a device ('cpu', 'gpu:N', a Place), a "
+                            f"dtype, a Tensor nor a bool (blocking)") from None
     if dtype is not None:
         dtype = convert_dtype(dtype)
     return device, dtype, blocking

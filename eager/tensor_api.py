@@ -18,7 +18,7 @@ from phi import api as phi_api
 from phi.common import DataType
 from phi.common.tensor_kind import TensorKind
 from phi.core.dense_tensor import DenseTensor
-from phi.core.errors import InvalidArgumentError, PhiError, UnimplementedError
+from phi.core.errors import ElementIndexError, InvalidArgumentError, PhiError, UnimplementedError
 from phi.infermeta.checks import check_representable
 
 from .arguments import OPERATOR_FALLBACKS, as_called, bad_tensor, has_sparse, in_called, sparse_operation, to_bool
@@ -190,7 +190,9 @@ class TensorMethods:
 
     def _register_backward_hook(self, hook):
         """Paddle's name: ``hook()`` (no arguments) runs after this leaf's gradient is accumulated."""
-        return self.register_post_accumulate_grad_hook(lambda tensor: hook())
+        if not callable(hook):
+            raise TypeError(f"_register_backward_hook: hook must be callable, got {type(hook).__name__}")
+        return hooks.register_post_accumulate_grad_hook(self, lambda tensor: hook(), "_register_backward_hook")
 
     def __iter__(self):
         """Rows along the first axis, as ``for row in t`` and ``a, b = t`` expect."""
@@ -231,10 +233,11 @@ class TensorMethods:
         if len(args) == 1:
             count = self.impl.numel
             if not -count <= args[0] < count:
-                raise IndexError(f"item(): flat index {args[0]} is out of range for a tensor of {count} "
-                                 f"element(s) (shape {shape})")
+                raise ElementIndexError(f"item(): flat index {args[0]} is out of range for a tensor of "
+                                        f"{count} element(s) (shape {shape})")
         elif len(args) != len(shape) or not all(-n <= i < n for i, n in zip(args, shape)):
-            raise IndexError(f"item(): index {list(args)} does not address one element of shape {shape}")
+            raise ElementIndexError(f"item(): index {list(args)} does not address one element of shape "
+                                    f"{shape}")
         array = self.numpy()
         return array.item(int(args[0]) % max(array.size, 1)) if len(args) == 1 else array.item(tuple(args))
 

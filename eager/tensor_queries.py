@@ -18,6 +18,7 @@ import numpy as np
 
 from phi.common import TensorKind
 from phi.common.data_type import dtype_name
+from phi.common.scalar import to_scalar
 from phi.core.errors import PhiError
 from phi.infermeta.checks import broadcast_dims
 
@@ -305,8 +306,10 @@ class TensorFills:
                [0., 5., 0.]], dtype=float32)
         """
         _check.tensor("fill_diagonal_", "x", self)
-        value = _check.number("fill_diagonal_", "value", value) if not isinstance(value, numbers.Integral) \
-            or isinstance(value, bool) else int(value)
+        if isinstance(value, Tensor):  # a one-element tensor is its number, as Paddle reads a 0-d one
+            value = to_scalar(value, "fill_diagonal_", "value")
+        value = int(value) if isinstance(value, numbers.Integral) else \
+            _check.number("fill_diagonal_", "value", value)  # a bool is 0 or 1, as Paddle's float
         offset = _check.integer("fill_diagonal_", "offset", offset)
         if not isinstance(wrap, bool):
             raise TypeError(f"fill_diagonal_: argument 'wrap' expected a bool, got {wrap!r}")
@@ -560,6 +563,37 @@ class TensorInfo:
         4
         """
         return _dense("data_ptr", self).data_ptr
+
+    def _is_initialized(self) -> bool:
+        """Whether the tensor holds data (Paddle's private ``Tensor._is_initialized()``):
+        False for one made without a buffer (``eager.tensor.create_tensor``).
+
+        >>> eager.zeros([2])._is_initialized()
+        True
+        """
+        return bool(self.impl.initialized())
+
+    def _numel(self) -> int:
+        """The element count of the tensor's shape, held or not (Paddle's private
+        ``Tensor._numel()``, a Python int where ``numel()`` returns Paddle's Tensor:
+        1 for ``create_tensor``'s 0-d placeholder, as in Paddle 2.6.2).
+
+        >>> eager.zeros([2, 3])._numel()
+        6
+        """
+        return int(self.impl.numel)
+
+    def _bump_inplace_version(self) -> None:
+        """Moves ``inplace_version`` on by one, as an inplace write does (Paddle's private
+        ``Tensor._bump_inplace_version()``, for code that writes the buffer itself):
+        a graph that saved the tensor's old value then refuses to run backward.
+
+        >>> x = eager.zeros([2])
+        >>> x._bump_inplace_version()
+        >>> x.inplace_version
+        1
+        """
+        self.impl.bump_version()
 
     def value(self):
         """This tensor itself (Paddle's ``Tensor.value()`` in dynamic mode).

@@ -84,7 +84,7 @@ def test_a_device_copy_is_a_leaf_and_a_cast_is_recorded():
 
 
 @pytest.mark.parametrize("call, error, message", [
-    (lambda x: x.to("tpu"), TypeError, "to: argument 'tpu' is neither a device"),
+    (lambda x: x.to("tpu"), ValueError, "to: argument 'tpu' is neither a device"),
     (lambda x: x.to("gpu:7"), ValueError, "to: device 'gpu:7' does not exist"),
     (lambda x: x.to(blocking="yes"), TypeError, "to: argument 'blocking' expected a bool"),
     (lambda x: x.to(place="gpu"), TypeError, "to: unexpected keyword argument"),

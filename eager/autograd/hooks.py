@@ -101,17 +101,17 @@ def retain_grads(tensor) -> None:
     node.retain_metas[slot] = weakref.ref(tensor)
 
 
-def register_post_accumulate_grad_hook(tensor, hook) -> RemovableHandle:
+def register_post_accumulate_grad_hook(tensor, hook, op: str = "register_post_accumulate_grad_hook") -> RemovableHandle:
+    """``op`` is the method the user called (Paddle's ``_register_backward_hook`` too),
+    for the errors."""
     if not callable(hook):
-        raise TypeError(f"register_post_accumulate_grad_hook: hook must be callable, got {type(hook).__name__}")
+        raise TypeError(f"{op}: hook must be callable, got {type(hook).__name__}")
     if is_flag_only_trainable(tensor):
         return _idle_handle(hook)  # an integer tensor: nothing accumulates into it
-    _, node, _ = _node_and_slot(tensor, "register_post_accumulate_grad_hook")
-    if type(node) is not GradNodeAccumulation:
-        raise RuntimeError(
-            "register_post_accumulate_grad_hook: only a leaf tensor accumulates into .grad; "
-            "use register_hook on a non-leaf tensor"
-        )
+    _, node, _ = _node_and_slot(tensor, op)
+    if type(node) is not GradNodeAccumulation:  # Paddle raises ValueError: AutogradError is both
+        raise AutogradError(f"{op}: only a leaf tensor accumulates into .grad; use register_hook on a "
+                            f"non-leaf tensor")
     if node.post_hooks is None:
         node.post_hooks = {}
     handle = RemovableHandle(node.post_hooks)

@@ -288,6 +288,7 @@ def assign(x, output=None):
         # Paddle's assign_out_ gives output x's shape and dtype (its buffer reallocated):
         # output becomes a copy of x, through which gradients reach a Tensor x
         copy = _F.assign(value)
+        copy.impl.replaces(output.impl)  # output's version moves on, as for a write in place
         output.impl, output._meta = copy.impl, copy._meta
         return output
     return write_into("assign", "output", output, value, "x's")

@@ -224,6 +224,20 @@ class DenseTensor(TensorBase):
             self.version_counter = VersionCounter()
         self.version_counter.bump()
 
+    def replaces(self, old: "DenseTensor") -> None:
+        """Records that this tensor takes the place of ``old`` in a Tensor written in
+        place with a new buffer (``t_``, ``assign`` into an output of another shape):
+        the Tensor's version goes on from old's, moved by one, so code reading
+        ``inplace_version`` sees the write; a view of old's buffer keeps it as its own
+        counter (it shares old's, which this one does not touch)."""
+        counter = self.version_counter
+        if counter is not None and counter is old.version_counter:  # a view of old's buffer
+            counter.bump()
+            return
+        if counter is None:
+            self.version_counter = counter = VersionCounter()
+        counter.value = old.version + 1
+
     def share_buffer_with(self, view_array) -> "DenseTensor":
         """A DenseTensor over ``view_array`` (a view of this buffer) sharing the version counter."""
         if self.version_counter is None:

@@ -50,6 +50,12 @@ class ClassIndexOutOfRangeError(InvalidArgumentError, OutOfRangeError):
     (NumPy's AxisError is both in the same way)."""
 
 
+class ElementIndexError(InvalidArgumentError, OutOfRangeError):
+    """An element index outside the tensor where Paddle's own check raises
+    ValueError (``Tensor.item(i)``'s InvalidArgument): both, so code written
+    against Paddle's type or Python's IndexError catches it."""
+
+
 class ResourceExhaustedError(PhiError, MemoryError):
     """The device has not enough memory for a result."""
 
