@@ -515,7 +515,7 @@ def test_kl_dispatch_picks_the_most_specific_registration():
     (lambda: D.Independent(D.Normal(0.0, 1.0), 1), ValueError, r"Independent: argument 'reinterpreted_batch_rank' expected an int in \[1, 0\]"),
     (lambda: D.Independent("normal", 1), TypeError, r"Independent: argument 'base' expected a Distribution, got str"),
     (lambda: D.Categorical([0.5, 0.5]).rsample([2]), NotImplementedError, r"Categorical has no rsample"),
-    (lambda: D.Gamma(1.0, 1.0).rsample([2]), NotImplementedError, r"Gamma has no rsample"),
+    (lambda: D.Beta(1.0, 1.0).rsample([2]), NotImplementedError, r"Beta has no rsample"),
     (lambda: D.kl_divergence(D.Binomial(3, 0.5), D.Binomial(4, 0.5)), ValueError, r"different total_count"),
 ])
 def test_bad_arguments_raise_clear_errors(call, error, message):
