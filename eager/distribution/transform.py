@@ -123,12 +123,15 @@ class Transform:
         return -self._forward_log_det_jacobian(self.inverse(y))
 
     def forward_shape(self, shape):
-        """The shape of ``forward(x)`` for ``x`` of ``shape``."""
-        return self._forward_shape(_as_shape(type(self).__name__, shape))
+        """The shape of ``forward(x)`` for ``x`` of ``shape``: ``shape`` itself (a list
+        stays a list, as in Paddle) when the transform keeps shapes, else a tuple."""
+        _as_shape(type(self).__name__, shape)
+        return self._forward_shape(shape)
 
     def inverse_shape(self, shape):
-        """The shape of ``inverse(y)`` for ``y`` of ``shape``."""
-        return self._inverse_shape(_as_shape(type(self).__name__, shape))
+        """The shape of ``inverse(y)`` for ``y`` of ``shape`` (``shape`` itself when kept)."""
+        _as_shape(type(self).__name__, shape)
+        return self._inverse_shape(shape)
 
     def _forward(self, x):
         raise NotImplementedError(f"{type(self).__name__} has no forward")
@@ -344,12 +347,12 @@ class StickBreakingTransform(Transform):
     def _forward_shape(self, shape):
         if len(shape) < 1:
             raise ValueError(f"StickBreakingTransform: a shape needs at least 1 dimension, got {list(shape)}")
-        return shape[:-1] + (shape[-1] + 1,)
+        return tuple(shape[:-1]) + (shape[-1] + 1,)
 
     def _inverse_shape(self, shape):
         if len(shape) < 1:
             raise ValueError(f"StickBreakingTransform: a shape needs at least 1 dimension, got {list(shape)}")
-        return shape[:-1] + (shape[-1] - 1,)
+        return tuple(shape[:-1]) + (shape[-1] - 1,)
 
 
 class ReshapeTransform(Transform):
