@@ -31,7 +31,11 @@ its fix:
   shape-keeping transforms give the shape back as it came (its tests compare
   ``forward_shape(x.shape)`` with ``[]``);
 - LKJCholesky(3.0, ...) raised ValueError; a non-int dim is a TypeError in Paddle's
-  test_bad_parameter.
+  test_bad_parameter;
+- paddle.distribution.constraint and .variable (in 2.6.2) were missing, and the
+  transforms' _domain/_codomain were bare event ranks: now Paddle's Real / Positive /
+  Independent / Stack variables with Range / Simplex constraints (test_distribution_
+  transform's domain checks, test_distribution_constraint, _variable).
 """
 import math
 import warnings
@@ -177,3 +181,53 @@ def test_lkj_cholesky_float_dim_is_a_type_error():
         D.LKJCholesky(3.0, 1.0)
     with pytest.raises(ValueError, match=r"LKJCholesky: argument 'dim' expected an int >= 2, got 1"):
         D.LKJCholesky(1, 1.0)
+
+
+def test_transform_domains_are_paddle_variables():
+    from eager.distribution import constraint, variable
+    cases = [
+        (D.AbsTransform(), variable.Real, variable.Positive, 0, 0),
+        (D.ExpTransform(), variable.Real, variable.Positive, 0, 0),
+        (D.PowerTransform(_t([2.0])), variable.Real, variable.Positive, 0, 0),
+        (D.AffineTransform(_t([0.0]), _t([1.0])), variable.Real, variable.Real, 0, 0),
+        (D.TanhTransform(), variable.Real, variable.Variable, 0, 0),
+        (D.SoftmaxTransform(), variable.Independent, variable.Variable, 1, 1),
+        (D.StickBreakingTransform(), variable.Independent, variable.Variable, 1, 1),
+        (D.ReshapeTransform((2, 3), (6,)), variable.Independent, variable.Independent, 2, 1),
+        (D.IndependentTransform(D.ExpTransform(), 2), variable.Independent, variable.Independent, 2, 2),
+        (D.StackTransform([D.ExpTransform()], 0), variable.Stack, variable.Stack, 0, 0),
+    ]
+    for t, domain, codomain, d_rank, c_rank in cases:
+        assert isinstance(t._domain, domain) and isinstance(t._codomain, codomain), type(t).__name__
+        assert (t._domain.event_rank, t._codomain.event_rank) == (d_rank, c_rank), type(t).__name__
+        assert t._domain.is_discrete is False
+    tanh_range = D.TanhTransform()._codomain._constraint
+    assert isinstance(tanh_range, constraint.Range) and (tanh_range._lower, tanh_range._upper) == (-1.0, 1.0)
+    chain = D.ChainTransform([D.IndependentTransform(D.ExpTransform(), 1), D.IndependentTransform(D.ExpTransform(), 10),
+                              D.IndependentTransform(D.ExpTransform(), 8)])
+    assert isinstance(chain._domain, variable.Independent) and chain._domain.event_rank == 10
+
+
+def test_constraints_and_variables_check_values():
+    from eager.distribution import constraint, variable
+    x = _t([-1.0, 0.0, 0.5, 2.0, np.nan])
+    np.testing.assert_array_equal(constraint.real(x).numpy(), [True, True, True, True, False])
+    np.testing.assert_array_equal(constraint.positive(x).numpy(), [False, True, True, True, False])
+    np.testing.assert_array_equal(constraint.Range(0.0, 1.0)(x).numpy(), [False, True, True, False, False])
+    assert constraint.Range(0, 1).check(0.5) is True and constraint.Range(0, 1).check(2) is False
+    np.testing.assert_array_equal(constraint.simplex(_t([[0.5, 0.5], [-0.5, 1.5], [0.2, 0.7]])).numpy(),
+                                  [True, False, False])
+    with pytest.raises(NotImplementedError):
+        constraint.Constraint().check(x)
+    with pytest.raises(NotImplementedError):
+        variable.Variable(False, 0, constraint.Constraint()).constraint(1)
+    np.testing.assert_array_equal(variable.Independent(variable.positive, 1).constraint(
+        _t([[1.0, 2.0], [1.0, -2.0]])).numpy(), [True, False])
+    with pytest.raises(ValueError, match="at least 10 dimensions"):
+        variable.Independent(variable.real, 10).constraint(_t(np.ones((2, 3, 4))))
+    stack = variable.Stack([variable.positive, variable.real], 0)
+    assert stack.is_discrete is False and stack.event_rank == 0
+    np.testing.assert_array_equal(stack.constraint(_t([[-1.0, 1.0], [-1.0, 1.0]])).numpy(),
+                                  [[False, True], [True, True]])
+    with pytest.raises(ValueError, match="axis 10 is out of range"):
+        variable.Stack([variable.real], 10).constraint(_t(np.ones((2, 3, 4))))
