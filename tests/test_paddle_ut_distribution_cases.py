@@ -35,7 +35,10 @@ its fix:
 - paddle.distribution.constraint and .variable (in 2.6.2) were missing, and the
   transforms' _domain/_codomain were bare event ranks: now Paddle's Real / Positive /
   Independent / Stack variables with Range / Simplex constraints (test_distribution_
-  transform's domain checks, test_distribution_constraint, _variable).
+  transform's domain checks, test_distribution_constraint, _variable);
+- Dirichlet / Multinomial over zero categories (an empty last axis) were built and
+  gave NaN or empty results; Paddle raises ValueError (from its reductions), and
+  eager's Categorical already refused it: now a ValueError on construction.
 """
 import math
 import warnings
@@ -231,3 +234,15 @@ def test_constraints_and_variables_check_values():
                                   [[False, True], [True, True]])
     with pytest.raises(ValueError, match="axis 10 is out of range"):
         variable.Stack([variable.real], 10).constraint(_t(np.ones((2, 3, 4))))
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda: D.Dirichlet(_t(np.zeros((0,)))), r"Dirichlet: argument 'concentration'"),
+    (lambda: D.Dirichlet(_t(np.ones((2, 0)))), r"Dirichlet: argument 'concentration'"),
+    (lambda: D.Multinomial(3, _t(np.zeros((0,)))), r"Multinomial: argument 'probs'"),
+])
+def test_zero_categories_are_refused(make, name):
+    with pytest.raises(ValueError, match=name + r" expected at least one category on its last axis"):
+        make()
+    # an empty batch with categories is fine
+    assert D.Dirichlet(_t(np.ones((0, 3)))).entropy().shape == [0]
