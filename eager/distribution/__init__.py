@@ -13,6 +13,7 @@ reparameterized ``rsample`` where one exists, differentiable ``log_prob``,
 >>> loc.grad.numpy().tolist()
 [0.5]
 """
+from . import constraint, variable
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial

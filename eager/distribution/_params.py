@@ -10,6 +10,7 @@ broadcast to one shape, the distribution's batch shape.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -102,9 +103,16 @@ def as_params(owner: str, **params) -> list[Tensor]:
 
 
 def as_value(owner: str, value, like: Tensor) -> Tensor:
-    """A value to evaluate (log_prob, prob, cdf) as a tensor of ``like``'s dtype."""
+    """A value to evaluate (log_prob, prob, cdf) as a tensor of ``like``'s dtype.
+
+    A floating Tensor of another dtype is cast with a UserWarning, as Paddle's
+    ``_check_values_dtype_in_probs`` does (the result takes the parameters' dtype).
+    """
     if isinstance(value, Tensor):
         if value.dtype != like.dtype:
+            if value.dtype.is_floating_point:
+                warnings.warn(f"{owner}: argument 'value' of dtype {value.dtype} is cast to the "
+                              f"parameters' dtype {like.dtype}", UserWarning, stacklevel=3)
             value = _F.cast(value, like.dtype)
         return value
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, list, tuple, np.ndarray)):

@@ -32,10 +32,19 @@ class Bernoulli(ExponentialFamily):
         check_unit("Bernoulli", "probs", self.probs)
         self.name = name or "Bernoulli"
         self.dtype = self.probs.dtype
+        super().__init__(self.probs.shape)
+
+    @property
+    def logits(self):
+        """``log(p) - log(1 - p)`` of ``probs`` clipped to ``[eps, 1 - eps]``.
+
+        Computed from ``probs`` at each use, as Paddle's rsample reads ``probs``:
+        a ``probs.stop_gradient = False`` set after construction still lets
+        gradients reach it (Paddle's own tests do this).
+        """
         eps = _eps(self.dtype)
         clipped = _F.clip(self.probs, eps, 1.0 - eps)
-        self.logits = _F.log(clipped) - _F.log1p(-clipped)
-        super().__init__(self.probs.shape)
+        return _F.log(clipped) - _F.log1p(-clipped)
 
     @property
     def mean(self):
@@ -79,7 +88,8 @@ class Bernoulli(ExponentialFamily):
     def log_prob(self, value):
         """``value * log(p) + (1 - value) * log(1 - p)``, from the logits."""
         value = as_value("Bernoulli.log_prob", value, self.probs)
-        return value * self.logits - _F.softplus(self.logits)
+        logits = self.logits
+        return value * logits - _F.softplus(logits)
 
     def cdf(self, value):
         """0 below 0, ``1 - probs`` on [0, 1), 1 from 1 on."""
@@ -90,14 +100,15 @@ class Bernoulli(ExponentialFamily):
 
     def entropy(self):
         """``-(p log p + (1 - p) log(1 - p))``."""
-        return _F.softplus(self.logits) - self.probs * self.logits
+        logits = self.logits
+        return _F.softplus(logits) - self.probs * logits
 
 
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p, q):
     # sum over {0, 1} of p(x) (log p(x) - log q(x)), with log p(1) = logit - softplus(logit)
-    a = p.probs * (p.logits - q.logits)
-    return a + _F.softplus(q.logits) - _F.softplus(p.logits)
+    p_logits, q_logits = p.logits, q.logits
+    return p.probs * (p_logits - q_logits) + _F.softplus(q_logits) - _F.softplus(p_logits)
 
 
 __all__ = ["Bernoulli"]

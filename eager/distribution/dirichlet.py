@@ -29,6 +29,10 @@ class Dirichlet(ExponentialFamily):
         if len(self.concentration.shape) < 1:
             raise ValueError("Dirichlet: argument 'concentration' expected at least 1 dimension, "
                              "got a 0-d value")
+        if self.concentration.shape[-1] == 0:
+            # Paddle fails later (a ValueError from reducing an empty tensor); no law has 0 categories
+            raise ValueError(f"Dirichlet: argument 'concentration' expected at least one category on its last "
+                             f"axis, got shape {list(self.concentration.shape)}")
         check_positive("Dirichlet", "concentration", self.concentration)
         self.dtype = self.concentration.dtype
         shape = self.concentration.shape

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..autograd import enable_grad, grad, is_grad_enabled
 from .distribution import Distribution
-from .kl import register_kl
+from .kl import KLNotRegisteredError, register_kl
 from .transform import sum_rightmost
 
 
@@ -55,12 +55,15 @@ class ExponentialFamily(Distribution):
 
     def entropy(self):
         """``A(eta) - <eta, grad A(eta)> - E[log h(x)]``, over ``batch_shape``."""
+        # read first, as Paddle does: a subclass without it raises NotImplementedError
+        # before its natural parameters are touched
+        carrier = self._mean_carrier_measure
         detach = not is_grad_enabled()
         with enable_grad():
             eta = _differentiable(self._natural_parameters)
             log_norm = self._log_normalizer(*eta)
             grads = grad(log_norm.sum(), eta, create_graph=True)
-            value = log_norm - self._mean_carrier_measure
+            value = log_norm - carrier
             for p, g in zip(eta, grads):
                 value = value - sum_rightmost(p * g, len(self.event_shape))
         return value.detach() if detach else value
@@ -69,7 +72,7 @@ class ExponentialFamily(Distribution):
 @register_kl(ExponentialFamily, ExponentialFamily)
 def _kl_exponential_family(p, q):
     if type(p) is not type(q):
-        raise NotImplementedError(f"kl_divergence: no KL divergence is registered for p of type "
+        raise KLNotRegisteredError(f"kl_divergence: no KL divergence is registered for p of type "
                                   f"{type(p).__name__} and q of type {type(q).__name__}")
     detach = not is_grad_enabled()
     with enable_grad():

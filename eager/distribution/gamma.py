@@ -13,7 +13,7 @@ from ._params import as_params, as_value, check_positive
 class Gamma(ExponentialFamily):
     """The gamma distribution: density ``rate^c x^(c-1) exp(-rate x) / Gamma(c)``, c and rate > 0.
 
-    ``sample`` draws without gradient (as Paddle; there is no ``rsample``).
+    ``sample`` draws without gradient; ``rsample`` carries gradients to ``rate`` only.
 
     >>> from eager.distribution import Gamma
     >>> g = Gamma(0.5, 0.5)
@@ -53,6 +53,14 @@ class Gamma(ExponentialFamily):
         """Draws of shape ``shape + batch_shape``, without gradient."""
         shape = list(self._extend_shape(shape))
         return standard_gamma(self.concentration, shape) / self.rate.detach()
+
+    def rsample(self, shape=()):
+        """Draws of shape ``shape + batch_shape``, ``standard_gamma(c) / rate``: the
+        gradient reaches ``rate`` (exactly: the draw is a pathwise function of it)
+        but not ``concentration``, as in Paddle 3, whose standard_gamma has no
+        gradient."""
+        shape = list(self._extend_shape(shape))
+        return standard_gamma(self.concentration, shape) / self.rate
 
     def log_prob(self, value):
         """``c log(rate) + (c - 1) log(value) - rate value - lgamma(c)`` (``-inf`` for value <= 0)."""

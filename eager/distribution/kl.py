@@ -11,6 +11,15 @@ from __future__ import annotations
 _REGISTRY: dict = {}
 
 
+class KLNotRegisteredError(NotImplementedError, TypeError):
+    """No KL divergence is registered for the pair of types.
+
+    A NotImplementedError, as Paddle's ``kl_divergence`` raises, and a
+    TypeError, as the ``kl_divergence`` methods of Paddle's Geometric (and
+    Paddle 3's Exponential, Gamma, ...) raise for an ``other`` of the wrong type.
+    """
+
+
 def register_kl(cls_p, cls_q):
     """Decorator registering ``fn(p, q)`` as KL(p || q) for ``cls_p`` x ``cls_q``.
 
@@ -58,7 +67,7 @@ def kl_divergence(p, q):
     """
     fn = _dispatch(type(p), type(q))
     if fn is None:
-        raise NotImplementedError(f"kl_divergence: no KL divergence is registered for "
+        raise KLNotRegisteredError(f"kl_divergence: no KL divergence is registered for "
                                   f"p of type {type(p).__name__} and q of type {type(q).__name__}")
     return fn(p, q)
 

@@ -45,7 +45,9 @@ class LKJCholesky(Distribution):
     """
 
     def __init__(self, dim=2, concentration=1.0, sample_method="onion"):
-        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or dim < 2:
+        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral):
+            raise TypeError(f"LKJCholesky: argument 'dim' expected an int >= 2, got {type(dim).__name__} {dim!r}")
+        if dim < 2:
             raise ValueError(f"LKJCholesky: argument 'dim' expected an int >= 2, got {dim!r}")
         if not isinstance(sample_method, str) or sample_method not in _METHODS:
             raise ValueError(f"LKJCholesky: argument 'sample_method' expected 'onion' or 'cvine', "

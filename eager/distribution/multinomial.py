@@ -32,6 +32,9 @@ class Multinomial(Distribution):
         if len(probs.shape) < 1:
             raise ValueError("Multinomial: argument 'probs' expected at least 1 dimension (the categories), "
                              "got a 0-d value")
+        if probs.shape[-1] == 0:
+            raise ValueError(f"Multinomial: argument 'probs' expected at least one category on its last axis, "
+                             f"got shape {list(probs.shape)}")
         check_positive("Multinomial", "probs", probs, strict=False)
         self.total_count = int(total_count)
         self.probs = probs / _F.sum(probs, axis=-1, keepdim=True)

@@ -14,7 +14,10 @@ from ._params import as_params, as_value, check_positive
 
 
 class Poisson(Distribution):
-    """The Poisson distribution with rate ``rate`` (> 0): ``P(k) = rate^k exp(-rate) / k!``.
+    """The Poisson distribution with rate ``rate`` (>= 0): ``P(k) = rate^k exp(-rate) / k!``.
+
+    A zero rate is the point mass at 0 (Paddle 3's tests use it), with
+    ``0 log 0`` read as 0 in ``log_prob``, ``entropy`` and the KL divergence.
 
     Draws are float counts in ``rate``'s dtype. ``entropy`` sums ``-P(k) log P(k)``
     over k from 0 to well past the largest rate (``rate + 30 sqrt(rate) + 30``),
@@ -28,7 +31,7 @@ class Poisson(Distribution):
 
     def __init__(self, rate):
         (self.rate,) = as_params("Poisson", rate=rate)
-        check_positive("Poisson", "rate", self.rate)
+        check_positive("Poisson", "rate", self.rate, strict=False)
         self.dtype = self.rate.dtype
         super().__init__(self.rate.shape)
 
@@ -65,7 +68,7 @@ class Poisson(Distribution):
         return self._log_prob(value)
 
     def _log_prob(self, value):
-        return value * _F.log(self.rate) - self.rate - _F.lgamma(value + 1.0)
+        return _xlogy(value, self.rate) - self.rate - _F.lgamma(value + 1.0)
 
     def entropy(self):
         """``-sum_k P(k) log P(k)`` over a support wide enough for every rate."""
@@ -75,12 +78,22 @@ class Poisson(Distribution):
         k = _F.arange(0, upper + 1, 1, self.dtype, self.rate.place)
         k = _F.reshape(k, [upper + 1] + [1] * len(self.batch_shape))
         lp = self._log_prob(k)
-        return -_F.sum(_F.exp(lp) * lp, axis=0)
+        p = _F.exp(lp)
+        # P(k) = 0 (every k > 0 at a zero rate) adds 0, not exp(-inf) * -inf = NaN
+        terms = _F.where(p > 0.0, p * lp, _F.zeros_like(lp))
+        return -_F.sum(terms, axis=0)
+
+
+def _xlogy(x, y):
+    """``x log(y)``, 0 where ``x`` is 0 (a zero rate gives 0, not NaN, and no NaN gradient)."""
+    zero = x == 0.0
+    safe_y = _F.where(zero, _F.ones_like(y * x), y)
+    return _F.where(zero, _F.zeros_like(safe_y), x * _F.log(safe_y))
 
 
 @register_kl(Poisson, Poisson)
 def _kl_poisson_poisson(p, q):
-    return p.rate * (_F.log(p.rate) - _F.log(q.rate)) - p.rate + q.rate
+    return _xlogy(p.rate, p.rate) - _xlogy(p.rate, q.rate) - p.rate + q.rate
 
 
 __all__ = ["Poisson"]

@@ -20,6 +20,7 @@ from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .distribution import Distribution
 from ._params import as_params
+from . import constraint, variable
 
 
 # {"class": TransformedDistribution}, filled when transformed_distribution.py loads
@@ -38,13 +39,6 @@ class Type(enum.Enum):
     def is_injective(cls, t) -> bool:
         """Whether maps of type ``t`` are one to one."""
         return t in (cls.BIJECTION, cls.INJECTION)
-
-
-class _Space:
-    """A transform's domain or codomain: how many rightmost axes make one event."""
-
-    def __init__(self, event_rank: int):
-        self.event_rank = event_rank
 
 
 def sum_rightmost(value: Tensor, n: int) -> Tensor:
@@ -80,11 +74,11 @@ class Transform:
 
     @property
     def _domain(self):
-        return _Space(0)
+        return variable.real
 
     @property
     def _codomain(self):
-        return _Space(0)
+        return variable.real
 
     @classmethod
     def _is_injective(cls) -> bool:
@@ -123,12 +117,15 @@ class Transform:
         return -self._forward_log_det_jacobian(self.inverse(y))
 
     def forward_shape(self, shape):
-        """The shape of ``forward(x)`` for ``x`` of ``shape``."""
-        return self._forward_shape(_as_shape(type(self).__name__, shape))
+        """The shape of ``forward(x)`` for ``x`` of ``shape``: ``shape`` itself (a list
+        stays a list, as in Paddle) when the transform keeps shapes, else a tuple."""
+        _as_shape(type(self).__name__, shape)
+        return self._forward_shape(shape)
 
     def inverse_shape(self, shape):
-        """The shape of ``inverse(y)`` for ``y`` of ``shape``."""
-        return self._inverse_shape(_as_shape(type(self).__name__, shape))
+        """The shape of ``inverse(y)`` for ``y`` of ``shape`` (``shape`` itself when kept)."""
+        _as_shape(type(self).__name__, shape)
+        return self._inverse_shape(shape)
 
     def _forward(self, x):
         raise NotImplementedError(f"{type(self).__name__} has no forward")
@@ -165,6 +162,10 @@ class AbsTransform(Transform):
     """``y = |x|``; not one to one: ``inverse(y)`` is the pair ``(-y, y)``."""
 
     _type = Type.SURJECTION
+
+    @property
+    def _codomain(self):
+        return variable.positive
 
     def _forward(self, x):
         return _F.abs(x)
@@ -221,6 +222,10 @@ class AffineTransform(Transform):
 class ExpTransform(Transform):
     """``y = exp(x)``."""
 
+    @property
+    def _codomain(self):
+        return variable.positive
+
     def _forward(self, x):
         return _F.exp(x)
 
@@ -233,6 +238,10 @@ class ExpTransform(Transform):
 
 class PowerTransform(Transform):
     """``y = x ** power`` on positive ``x``."""
+
+    @property
+    def _codomain(self):
+        return variable.positive
 
     def __init__(self, power):
         (self.power,) = as_params("PowerTransform", power=power)
@@ -257,6 +266,10 @@ class PowerTransform(Transform):
 class SigmoidTransform(Transform):
     """``y = sigmoid(x)``."""
 
+    @property
+    def _codomain(self):
+        return variable.Variable(False, 0, constraint.Range(0.0, 1.0))
+
     def _forward(self, x):
         return _F.sigmoid(x)
 
@@ -269,6 +282,10 @@ class SigmoidTransform(Transform):
 
 class TanhTransform(Transform):
     """``y = tanh(x)``; its log det Jacobian ``2 (log 2 - x - softplus(-2x))`` is stable."""
+
+    @property
+    def _codomain(self):
+        return variable.Variable(False, 0, constraint.Range(-1.0, 1.0))
 
     def _forward(self, x):
         return _F.tanh(x)
@@ -288,11 +305,11 @@ class SoftmaxTransform(Transform):
 
     @property
     def _domain(self):
-        return _Space(1)
+        return variable.Independent(variable.real, 1)
 
     @property
     def _codomain(self):
-        return _Space(1)
+        return variable.Variable(False, 1, constraint.simplex)
 
     def _forward(self, x):
         return _F.softmax(x, -1)
@@ -313,11 +330,11 @@ class StickBreakingTransform(Transform):
 
     @property
     def _domain(self):
-        return _Space(1)
+        return variable.Independent(variable.real, 1)
 
     @property
     def _codomain(self):
-        return _Space(1)
+        return variable.Variable(False, 1, constraint.simplex)
 
     def _offset(self, k, like):
         return _F.log(_F.arange(k, 0, -1, like.dtype, like.place))
@@ -344,12 +361,12 @@ class StickBreakingTransform(Transform):
     def _forward_shape(self, shape):
         if len(shape) < 1:
             raise ValueError(f"StickBreakingTransform: a shape needs at least 1 dimension, got {list(shape)}")
-        return shape[:-1] + (shape[-1] + 1,)
+        return tuple(shape[:-1]) + (shape[-1] + 1,)
 
     def _inverse_shape(self, shape):
         if len(shape) < 1:
             raise ValueError(f"StickBreakingTransform: a shape needs at least 1 dimension, got {list(shape)}")
-        return shape[:-1] + (shape[-1] - 1,)
+        return tuple(shape[:-1]) + (shape[-1] - 1,)
 
 
 class ReshapeTransform(Transform):
@@ -364,11 +381,11 @@ class ReshapeTransform(Transform):
 
     @property
     def _domain(self):
-        return _Space(len(self.in_event_shape))
+        return variable.Independent(variable.real, len(self.in_event_shape))
 
     @property
     def _codomain(self):
-        return _Space(len(self.out_event_shape))
+        return variable.Independent(variable.real, len(self.out_event_shape))
 
     def _batch(self, shape, event, owner):
         n = len(event)
@@ -407,11 +424,11 @@ class IndependentTransform(Transform):
 
     @property
     def _domain(self):
-        return _Space(self._base._domain.event_rank + self._reinterpreted_batch_rank)
+        return variable.Independent(self._base._domain, self._reinterpreted_batch_rank)
 
     @property
     def _codomain(self):
-        return _Space(self._base._codomain.event_rank + self._reinterpreted_batch_rank)
+        return variable.Independent(self._base._codomain, self._reinterpreted_batch_rank)
 
     def _forward(self, x):
         return self._base.forward(x)
@@ -453,22 +470,24 @@ class ChainTransform(Transform):
     @property
     def _domain(self):
         if not self.transforms:
-            return _Space(0)
+            return variable.real
+        domain = self.transforms[0]._domain
         rank = self.transforms[-1]._codomain.event_rank
         for t in reversed(self.transforms):
             rank -= t._codomain.event_rank - t._domain.event_rank
             rank = max(rank, t._domain.event_rank)
-        return _Space(rank)
+        return variable.Independent(domain, rank - domain.event_rank)
 
     @property
     def _codomain(self):
         if not self.transforms:
-            return _Space(0)
+            return variable.real
+        codomain = self.transforms[-1]._codomain
         rank = self.transforms[0]._domain.event_rank
         for t in self.transforms:
             rank += t._codomain.event_rank - t._domain.event_rank
             rank = max(rank, t._codomain.event_rank)
-        return _Space(rank)
+        return variable.Independent(codomain, rank - codomain.event_rank)
 
     def _forward(self, x):
         for t in self.transforms:
@@ -512,6 +531,14 @@ class StackTransform(Transform):
             raise TypeError(f"StackTransform: argument 'axis' expected an int, got {type(axis).__name__}")
         self.transforms, self.axis = list(transforms), int(axis)
         self._type = Type.BIJECTION if all(t._is_injective() for t in self.transforms) else Type.OTHER
+
+    @property
+    def _domain(self):
+        return variable.Stack([t._domain for t in self.transforms], self.axis)
+
+    @property
+    def _codomain(self):
+        return variable.Stack([t._codomain for t in self.transforms], self.axis)
 
     def _map(self, value, method):
         rank = len(value.shape)

@@ -61,9 +61,19 @@ class Uniform(Distribution):
         0/1 mask without gradient, so low and high receive the gradient of
         ``-log(high - low)`` at every value, outside the support too.
         """
-        value = as_value("Uniform.log_prob", value, self.low)
-        inside = _F.cast(_F.logical_and(self.low <= value, value < self.high), self.dtype)
-        return _F.log(inside) - _F.log(self.high - self.low)
+        return _F.log(self._inside("Uniform.log_prob", value)) - _F.log(self.high - self.low)
+
+    def prob(self, value):
+        """``1 / (high - low)`` on ``[low, high)``, 0 outside.
+
+        Paddle's ``inside / (high - low)``, not ``exp(log_prob)``: with
+        ``high < low`` (no support) it gives zeros where the log form gives NaN.
+        """
+        return self._inside("Uniform.prob", value) / (self.high - self.low)
+
+    def _inside(self, owner, value):
+        value = as_value(owner, value, self.low)
+        return _F.cast(_F.logical_and(self.low <= value, value < self.high), self.dtype)
 
     def cdf(self, value):
         """``(value - low) / (high - low)`` clipped to [0, 1]."""
