@@ -2,7 +2,7 @@
 from .dense_tensor import ArraySpec, DenseTensor, VersionCounter
 from .errors import (
     AxisError, InvalidArgumentError, InvalidTypeError, NegativeCountError, NotFoundError, OutOfRangeError, PhiError,
-    PreconditionNotMetError, UnimplementedError, UnsupportedDtypeError,
+    PreconditionNotMetError, UnimplementedError, UnsupportedDtypeError, UnsupportedInputDtypeError,
 )
 from .kernel_registry import KERNELS, Kernel, KernelFactory, KernelKey, register_kernel
 from .meta_tensor import MetaTensor

@@ -7,7 +7,7 @@ was found.
 from __future__ import annotations
 
 from ..common.data_type import COMPLEX_TYPES, FLOATING_TYPES, INTEGER_TYPES, DataType
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, UnsupportedInputDtypeError
 
 __all__ = [
     "inexact_unary_infer_meta", "exp_log_infer_meta", "real_floating_unary_infer_meta", "numeric_unary_infer_meta",
@@ -22,7 +22,7 @@ _WIDE_INTS = (DataType.INT32, DataType.INT64)
 
 def _expect(x, allowed, what: str, hint: str = "", arg: str = "x") -> None:
     if x.dtype not in allowed:
-        raise InvalidArgumentError(f"argument '{arg}' expected {what} tensor, got {x.dtype}{hint}")
+        raise UnsupportedInputDtypeError(f"argument '{arg}' expected {what} tensor, got {x.dtype}{hint}")
 
 
 def _same_meta(x, out) -> None:
