@@ -124,7 +124,7 @@ def _frame_axis(fn: str, axis) -> int:
 
 
 @_named
-def frame(x, frame_length, hop_length, axis=-1):
+def frame(x, frame_length, hop_length, axis=-1, name=None):
     """Slices ``x`` into frames of ``frame_length`` samples, ``hop_length`` apart, along
     its last axis (``axis=-1``: ``[..., seq_length] -> [..., frame_length, num_frames]``)
     or its first (``axis=0``: ``[seq_length, ...] -> [num_frames, frame_length, ...]``),
@@ -152,7 +152,7 @@ def frame(x, frame_length, hop_length, axis=-1):
 
 
 @_named
-def overlap_add(x, hop_length, axis=-1):
+def overlap_add(x, hop_length, axis=-1, name=None):
     """Adds up frames placed ``hop_length`` apart, the inverse layout of :func:`frame`:
     ``axis=-1`` takes ``[..., frame_length, num_frames]`` to ``[..., seq_length]``,
     ``axis=0`` takes ``[num_frames, frame_length, ...]`` to ``[seq_length, ...]``, with
