@@ -1,0 +1,180 @@
+"""Cases found by re-running the dygraph parts of PaddlePaddle's own unit tests for
+special functions, linalg, fft, signal, geometric and search ops (test_digamma_op,
+test_polygamma_op, test_logit_op, test_gcd, test_cov, test_fft, test_signal,
+test_graph_send_recv_op, test_segment_ops, test_kthvalue_op, ...) against eager,
+each checked against the real Paddle 2.6.2.
+
+What they found (one test per bug below; each failed before its fix):
+- linalg.cov refused integer aweights (test_cov passes int32 ones), float fweights
+  holding whole numbers, and an int ddof (2.6.2 divides by N - ddof); weights
+  summing to zero gave NaN where Paddle raises ValueError.
+- signal.overlap_add accepted hop_length > frame_length (gaps between frames);
+  Paddle's OverlapAddOp raises ValueError.
+- signal.istft refused a real (float) spectrum, which Paddle reads as a complex
+  one with zero imaginary parts.
+- signal.frame / signal.overlap_add had no `name` argument.
+- fft.fftshift / ifftshift with an axis out of range raised a ValueError only;
+  Paddle raises IndexError (its roll's OutOfRange): now both.
+- geometric.segment_* and send_u_recv / send_ue_recv / send_uv refused [N, 1]
+  index tensors, which Paddle's InferMeta accepts.
+- a dtype no kernel takes (a bool x to digamma, erf, sqrt, silu, ...) raised a
+  ValueError only; Paddle's dynamic mode raises RuntimeError (test_digamma_op's
+  test_dtype_error expects it): now both.
+
+Paddle quirks kept out (eager keeps the correct value): hypot(inf, nan) and
+logaddexp(-inf, -inf) are NaN, i0 / i1 of +-inf NaN, the float32 polygamma
+gradient is off in the 4th digit, the gradient of a batched hermitian pinv is
+wrong past the first matrix, triangular_solve's gradient with upper=False and
+unitriangular=True leaks into the unread upper triangle, bincount of an empty x
+ignores minlength, lstsq returns residuals for rank-deficient x (its docs say
+empty), fftfreq ignores dtype, kthvalue / searchsorted orders around NaN are
+arbitrary.
+"""
+import numpy as np
+import pytest
+
+import eager
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+def _t(a, **kw):
+    return eager.to_tensor(np.asarray(a), **kw)
+
+
+def test_cov_takes_integer_aweights_as_paddles_test_cov_does():
+    rng = np.random.default_rng(0)
+    x = rng.random((4, 10))
+    aw = rng.integers(1, 10, 10).astype("int32")
+    fw = rng.integers(0, 10, 10).astype("int64")
+    got = eager.linalg.cov(_t(x), True, True, None, _t(aw))
+    np.testing.assert_allclose(got.numpy(), np.cov(x, aweights=aw), rtol=1e-10)
+    got = eager.linalg.cov(_t(x), True, True, _t(fw), _t(aw))
+    np.testing.assert_allclose(got.numpy(), np.cov(x, fweights=fw, aweights=aw), rtol=1e-10)
+    # float32 aweights with a float64 x are cast, as Paddle does
+    got = eager.linalg.cov(_t(x), aweights=_t(aw.astype("float32")))
+    np.testing.assert_allclose(got.numpy(), np.cov(x, aweights=aw), rtol=1e-10)
+
+
+def test_cov_takes_float_fweights_of_whole_numbers_and_refuses_fractions():
+    x = np.random.default_rng(1).random((3, 5))
+    fw = np.array([1.0, 2.0, 0.0, 3.0, 1.0])
+    got = eager.linalg.cov(_t(x), fweights=_t(fw))
+    np.testing.assert_allclose(got.numpy(), np.cov(x, fweights=fw.astype(int)), rtol=1e-10)
+    with pytest.raises(ValueError, match="cov: argument 'fweights' expected whole numbers"):
+        eager.linalg.cov(_t(x), fweights=_t([1.0, 2.5, 0.0, 3.0, 1.0]))
+
+
+@pytest.mark.parametrize("ddof", [0, 1, 2, 3])
+def test_cov_takes_an_int_ddof_dividing_by_n_minus_ddof(ddof):
+    x = np.random.default_rng(2).random((3, 6))
+    got = eager.linalg.cov(_t(x), ddof=ddof).numpy()
+    np.testing.assert_allclose(got, np.cov(x, ddof=int(ddof)), rtol=1e-10)
+    fw = np.array([1, 2, 1, 3, 1, 1])
+    got = eager.linalg.cov(_t(x), ddof=ddof, fweights=_t(fw)).numpy()
+    np.testing.assert_allclose(got, np.cov(x, ddof=int(ddof), fweights=fw), rtol=1e-10)
+
+
+def test_cov_with_ddof_past_the_observations_divides_by_zero_as_paddle():
+    # Paddle 2.6.2 turns a norm factor <= 0 into 0: ddof=7 of 6 observations is ddof=6
+    x = np.random.default_rng(2).random((2, 6))
+    product = (x - x.mean(1, keepdims=True)) @ (x - x.mean(1, keepdims=True)).T
+    with np.errstate(divide="ignore"):
+        want = product / 0.0
+    np.testing.assert_array_equal(eager.linalg.cov(_t(x), ddof=7).numpy(), want)
+    with pytest.raises(TypeError, match="cov: argument 'ddof' expected a bool or an int"):
+        eager.linalg.cov(_t(x), ddof=1.0)
+
+
+def test_cov_refuses_weights_that_sum_to_zero():
+    # Paddle's test_cov Cov_Test6: fweights of -0.0 sum to zero
+    with pytest.raises(ValueError, match="cov: the weights sum to zero"):
+        eager.linalg.cov(_t(np.ones((2, 3))), fweights=_t([0, 0, 0]))
+    with pytest.raises(ValueError, match="cov: the weights sum to zero"):
+        eager.linalg.cov(_t(np.ones((2, 3))), fweights=_t(np.array([-0.0, 0.0, 0.0])))
+
+
+def test_overlap_add_refuses_a_hop_longer_than_the_frame():
+    frames = eager.ones([8, 5])  # frame_length 8, 5 frames
+    with pytest.raises(ValueError, match=r"signal.overlap_add: argument 'hop_length' expected an int in \[1, "
+                                         r"frame_length=8\]"):
+        eager.signal.overlap_add(frames, 9)
+    with pytest.raises(ValueError, match=r"frame_length=5"):
+        eager.signal.overlap_add(eager.ones([3, 5, 2]), 6, axis=0)
+    assert eager.signal.overlap_add(frames, 8).shape == [40]  # hop == frame_length: concatenated
+
+
+def test_istft_takes_a_real_spectrum_as_complex_with_zero_imaginary_parts():
+    spectrum = np.random.default_rng(3).standard_normal((17, 9))
+    got = eager.signal.istft(_t(spectrum), 32)
+    want = eager.signal.istft(_t(spectrum.astype("complex128")), 32)
+    assert got.dtype == eager.float64
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+    with pytest.raises(TypeError, match="signal.istft: argument 'x' expected complex64, complex128 or a real"):
+        eager.signal.istft(_t(spectrum.astype("int64")), 32)
+
+
+def test_frame_and_overlap_add_take_a_name():
+    out = eager.signal.frame(eager.arange(6), 4, 2, name="frames")
+    assert out.numpy().tolist() == [[0, 2], [1, 3], [2, 4], [3, 5]]
+    assert eager.signal.overlap_add(eager.ones([3, 2]), 1, name="sum").numpy().tolist() == [1.0, 2.0, 2.0, 1.0]
+
+
+@pytest.mark.parametrize("fn", ["fftshift", "ifftshift"])
+@pytest.mark.parametrize("axes", [3, (0, 3), -4])
+def test_fftshift_axes_out_of_range_are_index_errors_too(fn, axes):
+    x = eager.ones([2, 3, 4])
+    with pytest.raises(IndexError, match=rf"fft.{fn}: argument 'axes' expected an axis"):
+        getattr(eager.fft, fn)(x, axes)
+    with pytest.raises(ValueError, match=rf"fft.{fn}: argument 'axes'"):  # eager's type, kept
+        getattr(eager.fft, fn)(x, axes)
+    with pytest.raises(ValueError, match=rf"fft.{fn}: argument 'axes'"):  # a wrong kind stays a ValueError only
+        getattr(eager.fft, fn)(x, 1.5)
+
+
+def _segment_reference(data, ids, reduce):
+    out = np.zeros((ids.max() + 1,) + data.shape[1:])
+    for k in range(ids.max() + 1):
+        rows = data[ids == k]
+        if len(rows):
+            out[k] = {"sum": rows.sum(0), "mean": rows.mean(0), "max": rows.max(0), "min": rows.min(0)}[reduce]
+    return out
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min"])
+def test_segment_ops_take_column_index_tensors(reduce):
+    data = np.random.default_rng(4).standard_normal((6, 3))
+    ids = np.array([0, 0, 1, 1, 1, 3])
+    got = getattr(eager.geometric, f"segment_{reduce}")(_t(data), _t(ids.reshape(6, 1)))
+    np.testing.assert_allclose(got.numpy(), _segment_reference(data, ids, reduce), rtol=1e-12)
+    with pytest.raises(ValueError, match=r"expected a 1-d Tensor \(or \[N, 1\]\), got shape \[1, 6\]"):
+        getattr(eager.geometric, f"segment_{reduce}")(_t(data), _t(ids.reshape(1, 6)))
+
+
+def test_send_ops_take_column_index_tensors():
+    rng = np.random.default_rng(5)
+    x, y, e = rng.standard_normal((4, 3)), rng.standard_normal((4, 3)), rng.standard_normal((5, 3))
+    src, dst = np.array([0, 1, 2, 0, 3]), np.array([1, 2, 1, 0, 0])
+    want = np.zeros((4, 3))
+    np.add.at(want, dst, x[src])
+    got = eager.geometric.send_u_recv(_t(x), _t(src.reshape(5, 1)), _t(dst.reshape(5, 1)), "sum")
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    want_ue = np.zeros((4, 3))
+    np.add.at(want_ue, dst, x[src] * e)
+    got = eager.geometric.send_ue_recv(_t(x), _t(e), _t(src.reshape(5, 1)), _t(dst), "mul", "sum")
+    np.testing.assert_allclose(got.numpy(), want_ue, rtol=1e-12)
+    got = eager.geometric.send_uv(_t(x), _t(y), _t(src), _t(dst.reshape(5, 1)), "sub")
+    np.testing.assert_allclose(got.numpy(), x[src] - y[dst], rtol=1e-12)
+    got = eager.incubate.graph_send_recv(_t(x), _t(src.reshape(5, 1)), _t(dst.reshape(5, 1)), "sum")
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn", ["digamma", "lgamma", "erf", "erfinv", "sqrt", "i0", "silu", "polygamma"])
+def test_a_dtype_no_kernel_takes_is_also_a_runtime_error(fn):
+    call = getattr(eager, fn, None) or getattr(eager.nn.functional, fn)
+    args = (1,) if fn == "polygamma" else ()
+    x = eager.to_tensor(np.array([True, False]))
+    with pytest.raises(RuntimeError, match=rf"{fn}: argument 'x' expected a"):  # test_digamma_op's test_dtype_error
+        call(x, *args)
+    with pytest.raises(ValueError, match=rf"{fn}: argument 'x' expected a"):  # eager's type, kept
+        call(x, *args)
