@@ -271,9 +271,10 @@ def cov(x, rowvar: bool = True, ddof: bool = True, fweights=None, aweights=None,
     each row a variable and each column an observation (the reverse when
     ``rowvar`` is False; a 1-D x is one variable). ``ddof`` True divides by
     N - 1 (the unbiased estimate), False by N, an int k by N - k (as Paddle;
-    with ``aweights`` any nonzero ddof is numpy's ddof=1); frequency weights ``fweights``
-    (whole numbers) and ``aweights`` weigh the observations as in numpy.cov
-    (both are cast to x's dtype; they must not sum to zero). [V, V], or 0-d for one variable. Differentiable in x and aweights.
+    with ``aweights`` any nonzero ddof is numpy's ddof=1); frequency weights
+    ``fweights`` (whole numbers) and ``aweights`` weigh the observations as in
+    numpy.cov (both are cast to x's dtype; they must not sum to zero). [V, V],
+    or 0-d for one variable. Differentiable in x and aweights.
 
     >>> import numpy as np, eager
     >>> round(float(eager.linalg.cov(eager.to_tensor([1.0, 2.0, 3.0, 4.0]))), 6)

@@ -17,6 +17,8 @@ What they found (one test per bug below; each failed before its fix):
   Paddle raises IndexError (its roll's OutOfRange): now both.
 - geometric.segment_* and send_u_recv / send_ue_recv / send_uv refused [N, 1]
   index tensors, which Paddle's InferMeta accepts.
+- bincount of a float x raised a ValueError only; Paddle (and its test_bincount_op)
+  raises TypeError: now both.
 - a dtype no kernel takes (a bool x to digamma, erf, sqrt, silu, ...) raised a
   ValueError only; Paddle's dynamic mode raises RuntimeError (test_digamma_op's
   test_dtype_error expects it): now both.
@@ -178,3 +180,12 @@ def test_a_dtype_no_kernel_takes_is_also_a_runtime_error(fn):
         call(x, *args)
     with pytest.raises(ValueError, match=rf"{fn}: argument 'x' expected a"):  # eager's type, kept
         call(x, *args)
+
+
+def test_bincount_of_floats_is_a_type_error_as_paddles():
+    # test_bincount_op's test_input_type_errors: paddle.bincount of [1.0, ...] raises TypeError
+    with pytest.raises(TypeError, match=r"bincount: argument 'x' expected an int32 or int64 tensor, got paddle.float32"):
+        eager.bincount(eager.to_tensor([1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError, match=r"bincount: argument 'x' expected an int32 or int64"):  # eager's type, kept
+        eager.bincount(eager.to_tensor([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(eager.bincount(eager.to_tensor([0, 1, 1, 3])).numpy(), [1, 2, 0, 1])

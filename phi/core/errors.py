@@ -65,6 +65,12 @@ class UnsupportedDtypeError(NotFoundError, TypeError, RuntimeError):
     "(NotFound) kernel ... is not registered"."""
 
 
+class InvalidDtypeError(InvalidArgumentError, TypeError):
+    """A tensor of a dtype the op refuses where Paddle's own check raises TypeError
+    (bincount of floats: its test_bincount_op expects TypeError): a ValueError as
+    eager's other argument checks, and that TypeError."""
+
+
 class UnsupportedInputDtypeError(InvalidArgumentError, RuntimeError):
     """An InferMeta's dtype check that stands in for a kernel lookup (an integer x
     given to digamma): a ValueError as eager's other argument checks, and the
