@@ -17,7 +17,8 @@ What they found (one test per bug below; each failed before its fix):
   Paddle raises IndexError (its roll's OutOfRange): now both.
 - geometric.segment_* and send_u_recv / send_ue_recv / send_uv refused [N, 1]
   index tensors, which Paddle's InferMeta accepts.
-- bincount of a float x raised a ValueError only; Paddle (and its test_bincount_op)
+- bincount of a float x and frac of an int16 / int8 / uint8 / bool x raised a
+  ValueError only; Paddle (and its test_bincount_op / test_frac_op)
   raises TypeError: now both.
 - a dtype no kernel takes (a bool x to digamma, erf, sqrt, silu, ...) raised a
   ValueError only; Paddle's dynamic mode raises RuntimeError (test_digamma_op's
@@ -189,3 +190,14 @@ def test_bincount_of_floats_is_a_type_error_as_paddles():
     with pytest.raises(ValueError, match=r"bincount: argument 'x' expected an int32 or int64"):  # eager's type, kept
         eager.bincount(eager.to_tensor([1.0, 2.0, 3.0]))
     np.testing.assert_array_equal(eager.bincount(eager.to_tensor([0, 1, 1, 3])).numpy(), [1, 2, 0, 1])
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int8", "uint8", "bool"])
+def test_frac_of_a_dtype_it_refuses_is_a_type_error_as_paddles(dtype):
+    # test_frac_op's test_dygraph_error: paddle.frac of an int16 tensor raises TypeError
+    x = eager.to_tensor(np.array([[1, -2, 3]]).astype(dtype))
+    with pytest.raises(TypeError, match=r"frac: argument 'x' expected a floating-point, int32 or int64 tensor"):
+        eager.frac(x)
+    with pytest.raises(ValueError, match=r"frac: argument 'x' expected"):  # eager's type, kept
+        eager.frac(x)
+    np.testing.assert_array_equal(eager.frac(eager.to_tensor(np.array([1, -2], "int32"))).numpy(), [0, 0])
