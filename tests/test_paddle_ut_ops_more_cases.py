@@ -13,6 +13,8 @@ What they found (one test per bug below; each failed before its fix):
 - signal.istft refused a real (float) spectrum, which Paddle reads as a complex
   one with zero imaginary parts.
 - signal.frame / signal.overlap_add had no `name` argument.
+- incubate.graph_sample_neighbors(flag_perm_buffer=True) without a perm_buffer
+  ran; Paddle raises ValueError.
 - fft.fftshift / ifftshift with an axis out of range raised a ValueError only;
   Paddle raises IndexError (its roll's OutOfRange): now both.
 - geometric.segment_* and send_u_recv / send_ue_recv / send_uv refused [N, 1]
@@ -201,3 +203,13 @@ def test_frac_of_a_dtype_it_refuses_is_a_type_error_as_paddles(dtype):
     with pytest.raises(ValueError, match=r"frac: argument 'x' expected"):  # eager's type, kept
         eager.frac(x)
     np.testing.assert_array_equal(eager.frac(eager.to_tensor(np.array([1, -2], "int32"))).numpy(), [0, 0])
+
+
+def test_graph_sample_neighbors_flag_perm_buffer_needs_a_perm_buffer():
+    # test_graph_sample_neighbors' test_raise_errors: ValueError without perm_buffer
+    row, colptr, nodes = eager.to_tensor([1, 0]), eager.to_tensor([0, 1, 2]), eager.to_tensor([0, 1])
+    with pytest.raises(ValueError, match="incubate.graph_sample_neighbors: argument 'perm_buffer' must be given"):
+        eager.incubate.graph_sample_neighbors(row, colptr, nodes, sample_size=1, flag_perm_buffer=True)
+    neighbors, count = eager.incubate.graph_sample_neighbors(row, colptr, nodes, perm_buffer=eager.to_tensor([0, 1]),
+                                                             sample_size=1, flag_perm_buffer=True)
+    assert neighbors.numpy().tolist() == [1, 0] and count.numpy().tolist() == [1, 1]

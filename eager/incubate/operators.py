@@ -167,7 +167,7 @@ def graph_sample_neighbors(row, colptr, input_nodes, eids=None, perm_buffer=None
     """Paddle 2.3's name of :func:`eager.geometric.sample_neighbors` (a CSC graph:
     ``row``, ``colptr``): returns ``(out_neighbors, out_count)``, with
     ``out_eids`` too when ``return_eids``. ``flag_perm_buffer`` (a GPU speed-up
-    in Paddle) changes nothing here.
+    in Paddle) changes nothing here, but needs a ``perm_buffer``, as in Paddle.
 
     >>> row, colptr = eager.to_tensor([1, 0]), eager.to_tensor([0, 1, 2])
     >>> neighbors, count = eager.incubate.graph_sample_neighbors(row, colptr, eager.to_tensor([0, 1]))
@@ -177,6 +177,9 @@ def graph_sample_neighbors(row, colptr, input_nodes, eids=None, perm_buffer=None
     if not isinstance(flag_perm_buffer, bool):
         raise TypeError(f"incubate.graph_sample_neighbors: argument 'flag_perm_buffer' expected a bool, got "
                         f"{flag_perm_buffer!r}")
+    if flag_perm_buffer and perm_buffer is None:  # Paddle's check, though eager does not use the buffer
+        raise ValueError("incubate.graph_sample_neighbors: argument 'perm_buffer' must be given when "
+                         "flag_perm_buffer is True")
     return sample_neighbors(row, colptr, input_nodes, sample_size, eids, return_eids, perm_buffer)
 
 
