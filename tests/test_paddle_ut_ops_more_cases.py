@@ -13,6 +13,9 @@ What they found (one test per bug below; each failed before its fix):
 - signal.istft refused a real (float) spectrum, which Paddle reads as a complex
   one with zero imaginary parts.
 - signal.frame / signal.overlap_add had no `name` argument.
+- geometric.reindex_graph refused a count holding several edge types one after
+  another (a multiple of len(x), as incubate.graph_reindex took it); an empty x
+  was reindexed where Paddle raises ValueError.
 - incubate.graph_sample_neighbors(flag_perm_buffer=True) without a perm_buffer
   ran; Paddle raises ValueError.
 - fft.fftshift / ifftshift with an axis out of range raised a ValueError only;
@@ -213,3 +216,37 @@ def test_graph_sample_neighbors_flag_perm_buffer_needs_a_perm_buffer():
     neighbors, count = eager.incubate.graph_sample_neighbors(row, colptr, nodes, perm_buffer=eager.to_tensor([0, 1]),
                                                              sample_size=1, flag_perm_buffer=True)
     assert neighbors.numpy().tolist() == [1, 0] and count.numpy().tolist() == [1, 1]
+
+
+def _reindex_reference(x, neighbors, counts_per_type):
+    # test_graph_reindex's loop: x first, then each new neighbor in order of first appearance
+    out_nodes = list(x)
+    for node in neighbors:
+        if node not in out_nodes:
+            out_nodes.append(node)
+    where = {node: i for i, node in enumerate(out_nodes)}
+    dst = [where[node] for counts in counts_per_type for node, c in zip(x, counts) for _ in range(c)]
+    return [where[node] for node in neighbors], dst, out_nodes
+
+
+def test_reindex_graph_takes_edge_types_concatenated_in_count():
+    # test_graph_reindex's TestGeometricGraphReindex.test_heter_reindex_result(_v2)
+    rng = np.random.default_rng(6)
+    x = np.arange(5)
+    n1, n2 = rng.integers(100, size=20), rng.integers(100, size=20)
+    c1, c2 = np.array([2, 8, 4, 3, 3], "int32"), np.array([4, 5, 1, 6, 4], "int32")
+    got = eager.geometric.reindex_graph(_t(x), _t(np.r_[n1, n2]), _t(np.r_[c1, c2]))
+    for out, want in zip(got, _reindex_reference(x, np.r_[n1, n2], [c1, c2])):
+        np.testing.assert_array_equal(out.numpy(), want)
+    heter = eager.geometric.reindex_heter_graph(_t(x), [_t(n1), _t(n2)], [_t(c1), _t(c2)])
+    for out, same in zip(got, heter):
+        np.testing.assert_array_equal(out.numpy(), same.numpy())
+
+
+@pytest.mark.parametrize("fn", ["geometric.reindex_graph", "incubate.graph_reindex"])
+def test_reindex_of_an_empty_x_is_a_value_error(fn):
+    # test_graph_reindex's test_reindex_div_zero
+    empty = eager.to_tensor(np.zeros([0]), dtype="int32")
+    module, name = fn.split(".")
+    with pytest.raises(ValueError, match="reindex_graph: argument 'x' expected at least one node id"):
+        getattr(getattr(eager, module), name)(empty, empty, empty, empty, empty)
