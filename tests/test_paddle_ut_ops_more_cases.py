@@ -25,9 +25,10 @@ What they found (one test per bug below; each failed before its fix):
 - bincount of a float x and frac of an int16 / int8 / uint8 / bool x raised a
   ValueError only; Paddle (and its test_bincount_op / test_frac_op)
   raises TypeError: now both.
-- a dtype no kernel takes (a bool x to digamma, erf, sqrt, silu, ...) raised a
-  ValueError only; Paddle's dynamic mode raises RuntimeError (test_digamma_op's
-  test_dtype_error expects it): now both.
+- a dtype no kernel takes (a bool x to digamma, erf, sqrt, silu, ...; a bool x to
+  exp / log / sign, a kernel-registry miss) raised a ValueError / TypeError only;
+  Paddle's dynamic mode raises RuntimeError (test_digamma_op's test_dtype_error
+  expects it): now also a RuntimeError.
 
 Paddle quirks kept out (eager keeps the correct value): hypot(inf, nan) and
 logaddexp(-inf, -inf) are NaN, i0 / i1 of +-inf NaN, the float32 polygamma
@@ -187,6 +188,18 @@ def test_a_dtype_no_kernel_takes_is_also_a_runtime_error(fn):
     with pytest.raises(ValueError, match=rf"{fn}: argument 'x' expected a"):  # eager's type, kept
         call(x, *args)
 
+
+
+@pytest.mark.parametrize("fn", ["exp", "log", "sign"])
+def test_a_kernel_registry_miss_is_also_a_runtime_error(fn):
+    # Paddle's dynamic mode: "(NotFound) The kernel with key (CPU, ..., bool) of kernel `exp` is not registered"
+    x = eager.to_tensor(np.array([True, False]))
+    with pytest.raises(RuntimeError, match=rf"{fn}: no kernel for key"):
+        getattr(eager, fn)(x)
+    with pytest.raises(TypeError, match=rf"{fn}: no kernel for key"):  # eager's types, kept
+        getattr(eager, fn)(x)
+    with pytest.raises(LookupError, match=rf"{fn}: no kernel for key"):
+        getattr(eager, fn)(x)
 
 def test_bincount_of_floats_is_a_type_error_as_paddles():
     # test_bincount_op's test_input_type_errors: paddle.bincount of [1.0, ...] raises TypeError
