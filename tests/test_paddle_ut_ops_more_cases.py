@@ -32,11 +32,13 @@ What they found (one test per bug below; each failed before its fix):
 
 Paddle quirks kept out (eager keeps the correct value): hypot(inf, nan) and
 logaddexp(-inf, -inf) are NaN, i0 / i1 of +-inf NaN, the float32 polygamma
-gradient is off in the 4th digit, the gradient of a batched hermitian pinv is
-wrong past the first matrix, triangular_solve's gradient with upper=False and
-unitriangular=True leaks into the unread upper triangle, bincount of an empty x
-ignores minlength, lstsq returns residuals for rank-deficient x (its docs say
-empty), fftfreq ignores dtype, kthvalue / searchsorted orders around NaN are
+gradient is off in the 4th digit, the gradients of a batched hermitian pinv and
+of a batched eig are wrong past the first matrix, householder_product writes
+ones into its x's diagonal (the caller's tensor), triangular_solve's gradient
+with upper=False and unitriangular=True leaks into the unread upper triangle,
+bincount of an empty x ignores minlength, lstsq returns residuals for a
+rank-deficient x (its docs say empty), fftfreq ignores dtype, lu_unpack's
+skipped outputs are float32, kthvalue / searchsorted orders around NaN are
 arbitrary.
 """
 import numpy as np
