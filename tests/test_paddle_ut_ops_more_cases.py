@@ -25,6 +25,9 @@ What they found (one test per bug below; each failed before its fix):
 - bincount of a float x and frac of an int16 / int8 / uint8 / bool x raised a
   ValueError only; Paddle (and its test_bincount_op / test_frac_op)
   raises TypeError: now both.
+- lgamma was 3.6e-15, not 0, at 1 and 2 (Paddle: 0) and lost relative accuracy
+  near those roots; lgamma, digamma and polygamma of a tiny negative x (-1e-30)
+  were inf / NaN (x - floor(x) in the reflection rounded x away).
 - a dtype no kernel takes (a bool x to digamma, erf, sqrt, silu, ...; a bool x to
   exp / log / sign, a kernel-registry miss) raised a ValueError / TypeError only;
   Paddle's dynamic mode raises RuntimeError (test_digamma_op's test_dtype_error
@@ -265,3 +268,38 @@ def test_reindex_of_an_empty_x_is_a_value_error(fn):
     module, name = fn.split(".")
     with pytest.raises(ValueError, match="reindex_graph: argument 'x' expected at least one node id"):
         getattr(getattr(eager, module), name)(empty, empty, empty, empty, empty)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lgamma_is_exactly_zero_at_one_and_two(dtype):
+    # Paddle 2.6.2 (std::lgamma) gives 0.0 at 1 and 2; eager's shifted Stirling form gave 3.6e-15
+    out = eager.lgamma(eager.to_tensor(np.array([1.0, 2.0], dtype))).numpy()
+    np.testing.assert_array_equal(out, [0.0, 0.0])
+
+
+def test_lgamma_keeps_its_relative_accuracy_near_the_roots_one_and_two():
+    # log Gamma(1 + z) = -gamma z + zeta(2) z^2 / 2 - zeta(3) z^3 / 3 + ... (z below 1e-4: four terms are
+    # exact to 1e-16), and Gamma(2 + z) = (1 + z) Gamma(1 + z); C's lgamma (so Paddle 2.6.2) is off by 1e-4
+    # relative at 2 + 1e-12
+    gamma, zeta2, zeta3, zeta4 = 0.5772156649015329, 1.6449340668482264, 1.2020569031595942, 1.0823232337111381
+
+    def near_one(z):
+        return -gamma * z + zeta2 * z ** 2 / 2 - zeta3 * z ** 3 / 3 + zeta4 * z ** 4 / 4
+
+    steps = np.array([1e-12, -3e-9, 2e-6, -1e-4])
+    x1, x2 = 1.0 + steps, 2.0 + steps
+    np.testing.assert_allclose(eager.lgamma(eager.to_tensor(x1)).numpy(), near_one(x1 - 1.0), rtol=1e-13)
+    np.testing.assert_allclose(eager.lgamma(eager.to_tensor(x2)).numpy(),
+                               near_one(x2 - 2.0) + np.log1p(x2 - 2.0), rtol=1e-13)
+
+
+def test_gamma_functions_of_a_tiny_negative_x():
+    # x in (-1, 0): Gamma(x) = Gamma(x + 1) / x, psi(x) = psi(x + 1) - 1 / x, psi'(x) = psi'(x + 1) + 1 / x^2;
+    # at x = -1e-30 these are -log(1e-30), 1e30 - gamma and 1e60 (the reflection's sin(pi x) rounded x away:
+    # inf, NaN, NaN)
+    x = eager.to_tensor(np.array([-1e-30, -1e-12]))
+    np.testing.assert_allclose(eager.lgamma(x).numpy(), [69.07755278982137, 27.631021115928547 + 0.5772156649015329e-12],
+                               rtol=1e-14)
+    np.testing.assert_allclose(eager.digamma(x).numpy(), [1e30, 1e12 - 0.5772156649015329], rtol=1e-14)
+    np.testing.assert_allclose(eager.polygamma(x, 1).numpy(), [1e60, 1e24 + 1.6449340668482264], rtol=1e-14)
+    np.testing.assert_allclose(eager.polygamma(x, 2).numpy(), [2e90, 2e36 - 2.4041138063191885], rtol=1e-14)
