@@ -258,10 +258,13 @@ def _weights(arg: str, w, count: int, dtype: DataType) -> Tensor:
     if w.ndim != 1 or w.shape[0] != count:
         raise ValueError(f"cov: argument '{arg}' expected a 1-D tensor of {count} weights (one per observation), "
                          f"got shape {w.shape}")
-    if count and not bool(_F.all(_F.greater_equal(w, _F.zeros_like(w)))):
-        raise ValueError(f"cov: argument '{arg}' expected non-negative weights, got a negative one")
-    if arg == "fweights" and w.dtype.is_floating_point and count \
-            and not bool(_F.all(_F.equal(w, _F.round(w)))):
+    whole = arg == "fweights" and w.dtype.is_floating_point
+    valid = _F.greater_equal(w, _F.zeros_like(w))
+    if whole:
+        valid = _F.logical_and(valid, _F.equal(w, _F.round(w)))
+    if count and not bool(_F.all(valid)):  # one host read; the failure path finds which rule broke
+        if not bool(_F.all(_F.greater_equal(w, _F.zeros_like(w)))):
+            raise ValueError(f"cov: argument '{arg}' expected non-negative weights, got a negative one")
         raise ValueError("cov: argument 'fweights' expected whole numbers (frequency weights), got a fraction")
     return w if w.dtype == dtype else _F.cast(w, dtype)
 

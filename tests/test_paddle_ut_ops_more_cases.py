@@ -208,7 +208,8 @@ def test_a_kernel_registry_miss_is_also_a_runtime_error(fn):
 
 def test_bincount_of_floats_is_a_type_error_as_paddles():
     # test_bincount_op's test_input_type_errors: paddle.bincount of [1.0, ...] raises TypeError
-    with pytest.raises(TypeError, match=r"bincount: argument 'x' expected an int32 or int64 tensor, got paddle.float32"):
+    with pytest.raises(TypeError, match=r"bincount: argument 'x' expected an int32 or int64 tensor, got "
+                                        r"paddle.float32"):
         eager.bincount(eager.to_tensor([1.0, 2.0, 3.0]))
     with pytest.raises(ValueError, match=r"bincount: argument 'x' expected an int32 or int64"):  # eager's type, kept
         eager.bincount(eager.to_tensor([1.0, 2.0, 3.0]))
@@ -298,8 +299,8 @@ def test_gamma_functions_of_a_tiny_negative_x():
     # at x = -1e-30 these are -log(1e-30), 1e30 - gamma and 1e60 (the reflection's sin(pi x) rounded x away:
     # inf, NaN, NaN)
     x = eager.to_tensor(np.array([-1e-30, -1e-12]))
-    np.testing.assert_allclose(eager.lgamma(x).numpy(), [69.07755278982137, 27.631021115928547 + 0.5772156649015329e-12],
-                               rtol=1e-14)
+    np.testing.assert_allclose(eager.lgamma(x).numpy(),
+                               [69.07755278982137, 27.631021115928547 + 0.5772156649015329e-12], rtol=1e-14)
     np.testing.assert_allclose(eager.digamma(x).numpy(), [1e30, 1e12 - 0.5772156649015329], rtol=1e-14)
     np.testing.assert_allclose(eager.polygamma(x, 1).numpy(), [1e60, 1e24 + 1.6449340668482264], rtol=1e-14)
     np.testing.assert_allclose(eager.polygamma(x, 2).numpy(), [2e90, 2e36 - 2.4041138063191885], rtol=1e-14)

@@ -289,7 +289,7 @@ def _zeta(k: int) -> float:
 
 # log Gamma(1 + z) = -gamma z + sum_k (-1)^k zeta(k) z^k / k, for |z| < 1; highest power first
 _LGAMMA_NEAR_ONE = tuple((-1) ** k * _zeta(k) / k for k in range(26, 1, -1)) + (-0.5772156649015329, 0.0)
-_NEAR_ROOT = 0.2  # |x - 1| or |x - 2| below this: the series (its dropped terms, 0.2^26 / 26, are 1e-18 of the value)
+_NEAR_ROOT = 0.2  # |x - 1| or |x - 2| below this: the series (the dropped terms are 1e-18 of the value)
 
 
 def _lgamma_near_one(xp, z):
@@ -339,11 +339,10 @@ def lgamma(ctx, x, *, into=None):
         # lgamma(-1e-30) was inf, not 69.08). One call of the positive form serves all three.
         above_minus_one = (wide < 0) & (wide > -1.0)
         argument = xp.where(positive, wide, xp.where(above_minus_one, wide + 1.0, 1.0 - wide))
-        value = _lgamma_positive(xp, xp.where(xp.isnan(argument) | (argument <= 0), 1.0, argument))
+        value = _lgamma_positive(xp, argument)
         mirrored = xp.where(positive | above_minus_one, 0.5, wide)
         reflected = math.log(math.pi) - xp.log(_sin_pi_abs(xp, mirrored)) - value
         out = xp.where(positive, value, xp.where(above_minus_one, value - xp.log(xp.abs(wide)), reflected))
-        out = xp.where(xp.isnan(wide), xp.nan, out)
         out = xp.where(xp.isinf(wide), xp.inf, out)
     return _cast_into(out, x, into)
 
@@ -424,7 +423,7 @@ def _polygamma(xp, x, n):
         # digamma(-1e-30) was NaN). One call of the positive form serves all three.
         above_minus_one = (x < 0) & (x > -1.0)
         argument = xp.where(positive, x, xp.where(above_minus_one, x + 1.0, 1.0 - x))
-        value = _polygamma_positive(xp, xp.where(xp.isnan(argument) | (argument <= 0), 1.0, argument), n)
+        value = _polygamma_positive(xp, argument, n)
         recurred = value + xp.exp(math.lgamma(n + 1) - (n + 1) * xp.log(xp.abs(x)))
         # Reflection, differentiated n times: psi(1 - x) - psi(x) = pi cot(pi x) gives
         # psi^(n)(x) = (-1)^n psi^(n)(1 - x) - pi^(n+1) P_n(cot(pi x)).
@@ -437,7 +436,6 @@ def _polygamma(xp, x, n):
         log_scale = (n + 1) * math.log(math.pi) + math.lgamma(n + 1)
         reflected = (-1.0) ** n * value - xp.sign(poly) * xp.exp(log_scale + xp.log(xp.abs(poly)))
         out = xp.where(positive, value, xp.where(above_minus_one, recurred, reflected))
-        out = xp.where(xp.isnan(x), xp.nan, out)
         # At the poles 0, -1, -2, ... (and -inf, which Eigen counts among them): NaN for
         # digamma, as Paddle's (its Eigen's digamma; the sign of the infinity depends on the
         # side); (-1)^(n+1) inf for n >= 1, as its zeta (psi^(n) = (-1)^(n+1) n! zeta(n+1, x)).
