@@ -25,6 +25,7 @@ from __future__ import annotations
 import numbers
 
 from phi.common import convert_dtype
+from phi.core.errors import AxisError
 
 from .framework import get_default_dtype
 from .generated import forward_api as _F
@@ -424,8 +425,10 @@ def _shift_axes(fn: str, x, axes) -> list:
         return list(range(ndim))
     listed = [axes] if _is_int(axes) else axes
     if not isinstance(listed, (list, tuple)) or not all(_is_int(a) and -ndim <= a < ndim for a in listed):
-        raise ValueError(f"fft.{fn}: argument 'axes' expected an axis or a sequence of axes in [{-ndim}, {ndim}) "
-                         f"for a {ndim}-d x, got {axes!r}")
+        # AxisError is a ValueError and, for an axis out of range, the IndexError Paddle's roll raises
+        error = AxisError if isinstance(listed, (list, tuple)) and all(_is_int(a) for a in listed) else ValueError
+        raise error(f"fft.{fn}: argument 'axes' expected an axis or a sequence of axes in [{-ndim}, {ndim}) "
+                    f"for a {ndim}-d x, got {axes!r}")
     return [int(a) % ndim for a in listed]
 
 

@@ -249,27 +249,35 @@ def _observations(fn: str, x, rowvar: bool) -> Tensor:
     return x if rowvar else _F.transpose(x, [1, 0])
 
 
-def _weights(arg: str, w, count: int, integer: bool) -> Tensor:
+def _weights(arg: str, w, count: int, dtype: DataType) -> Tensor:
+    """fweights / aweights of any integer or floating dtype, as x's dtype (Paddle casts
+    them; its own test_cov passes int32 aweights); fweights must hold whole numbers."""
     _tensor("cov", arg, w)
-    kinds = (DataType.INT32, DataType.INT64) if integer else (w.dtype,) if w.dtype.is_floating_point else ()
-    if w.dtype not in kinds:
-        wanted = "an int32 or int64" if integer else "a floating-point"
-        raise TypeError(f"cov: argument '{arg}' expected {wanted} tensor, got {w.dtype}")
+    if not (w.dtype.is_floating_point or w.dtype.is_integer):
+        raise TypeError(f"cov: argument '{arg}' expected an integer or floating-point tensor, got {w.dtype}")
     if w.ndim != 1 or w.shape[0] != count:
         raise ValueError(f"cov: argument '{arg}' expected a 1-D tensor of {count} weights (one per observation), "
                          f"got shape {w.shape}")
-    if count and not bool(_F.all(_F.greater_equal(w, _F.zeros_like(w)))):
-        raise ValueError(f"cov: argument '{arg}' expected non-negative weights, got a negative one")
-    return w
+    whole = arg == "fweights" and w.dtype.is_floating_point
+    valid = _F.greater_equal(w, _F.zeros_like(w))
+    if whole:
+        valid = _F.logical_and(valid, _F.equal(w, _F.round(w)))
+    if count and not bool(_F.all(valid)):  # one host read; the failure path finds which rule broke
+        if not bool(_F.all(_F.greater_equal(w, _F.zeros_like(w)))):
+            raise ValueError(f"cov: argument '{arg}' expected non-negative weights, got a negative one")
+        raise ValueError("cov: argument 'fweights' expected whole numbers (frequency weights), got a fraction")
+    return w if w.dtype == dtype else _F.cast(w, dtype)
 
 
 def cov(x, rowvar: bool = True, ddof: bool = True, fweights=None, aweights=None, name=None) -> Tensor:
     """The covariance matrix of the variables of x (Paddle's ``paddle.linalg.cov``):
     each row a variable and each column an observation (the reverse when
     ``rowvar`` is False; a 1-D x is one variable). ``ddof`` True divides by
-    N - 1 (the unbiased estimate), False by N; integer frequency weights
-    ``fweights`` and floating ``aweights`` weigh the observations as in
-    numpy.cov. [V, V], or 0-d for one variable. Differentiable in x and aweights.
+    N - 1 (the unbiased estimate), False by N, an int k by N - k (as Paddle;
+    with ``aweights`` any nonzero ddof is numpy's ddof=1); frequency weights
+    ``fweights`` (whole numbers) and ``aweights`` weigh the observations as in
+    numpy.cov (both are cast to x's dtype; they must not sum to zero). [V, V],
+    or 0-d for one variable. Differentiable in x and aweights.
 
     >>> import numpy as np, eager
     >>> round(float(eager.linalg.cov(eager.to_tensor([1.0, 2.0, 3.0, 4.0]))), 6)
@@ -280,31 +288,32 @@ def cov(x, rowvar: bool = True, ddof: bool = True, fweights=None, aweights=None,
 
 def _covariance(fn: str, x, rowvar, ddof, fweights, aweights) -> Tensor:
     observations = _observations(fn, x, rowvar)
-    if not isinstance(ddof, bool):
-        raise TypeError(f"{fn}: argument 'ddof' expected a bool, got {ddof!r}")
+    if not isinstance(ddof, numbers.Integral):
+        raise TypeError(f"{fn}: argument 'ddof' expected a bool or an int, got {ddof!r}")
+    ddof = int(ddof)
     count = observations.shape[1]
     weights = None
     if fweights is not None:
-        weights = _F.cast(_weights("fweights", fweights, count, True), observations.dtype)
+        weights = _weights("fweights", fweights, count, observations.dtype)
     if aweights is not None:
-        a = _weights("aweights", aweights, count, False)
-        if a.dtype != observations.dtype:
-            raise TypeError(f"cov: argument 'aweights' expected the dtype of x ({observations.dtype}), got {a.dtype}")
-        weights = a if weights is None else _F.multiply(weights, a)
+        aweights = _weights("aweights", aweights, count, observations.dtype)
+        weights = aweights if weights is None else _F.multiply(weights, aweights)
     if weights is None:
         mean = _F.mean(observations, [1], True)
         centered = _F.subtract(observations, mean)
         scaled = centered
-        factor = count - int(ddof)
+        factor = max(count - ddof, 0)  # Paddle's norm_factor <= 0 becomes 0
     else:
         total = _F.sum(weights)
+        if not bool(_F.not_equal(total, _F.zeros_like(total))):
+            raise ValueError(f"{fn}: the weights sum to zero, so the covariance cannot be normalized")
         mean = _F.divide(_F.sum(_F.multiply(observations, weights), [1], None, True), total)
         centered = _F.subtract(observations, mean)
         scaled = _F.multiply(centered, weights)
         factor = total
         if ddof:
             factor = _F.subtract(total, _F.divide(_F.sum(_F.multiply(weights, aweights)), total)) \
-                if aweights is not None else _F.subtract(total, _F.ones_like(total))
+                if aweights is not None else _F.subtract(total, _F.full_like(total, float(ddof)))
     product = _F.matmul(scaled, centered, False, True)
     out = _F.scale(product, 1.0 / factor) if isinstance(factor, int) and factor != 0 else \
         _F.divide(product, factor if isinstance(factor, Tensor) else _F.full_like(product, float(factor)))

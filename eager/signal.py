@@ -124,7 +124,7 @@ def _frame_axis(fn: str, axis) -> int:
 
 
 @_named
-def frame(x, frame_length, hop_length, axis=-1):
+def frame(x, frame_length, hop_length, axis=-1, name=None):
     """Slices ``x`` into frames of ``frame_length`` samples, ``hop_length`` apart, along
     its last axis (``axis=-1``: ``[..., seq_length] -> [..., frame_length, num_frames]``)
     or its first (``axis=0``: ``[seq_length, ...] -> [num_frames, frame_length, ...]``),
@@ -152,12 +152,13 @@ def frame(x, frame_length, hop_length, axis=-1):
 
 
 @_named
-def overlap_add(x, hop_length, axis=-1):
+def overlap_add(x, hop_length, axis=-1, name=None):
     """Adds up frames placed ``hop_length`` apart, the inverse layout of :func:`frame`:
     ``axis=-1`` takes ``[..., frame_length, num_frames]`` to ``[..., seq_length]``,
     ``axis=0`` takes ``[num_frames, frame_length, ...]`` to ``[seq_length, ...]``, with
     ``seq_length = (num_frames - 1) * hop_length + frame_length``; where frames
-    overlap their samples are summed. Differentiable.
+    overlap their samples are summed (``hop_length`` is at most ``frame_length``,
+    as in Paddle). Differentiable.
 
     >>> eager.signal.overlap_add(eager.ones([3, 2]), hop_length=1).numpy().tolist()
     [1.0, 2.0, 2.0, 1.0]
@@ -171,6 +172,10 @@ def overlap_add(x, hop_length, axis=-1):
         raise ValueError(f"{fn}: argument 'x' expected a Tensor of at least 2 dimensions (frame_length and "
                          f"num_frames), got shape {x.shape}")
     _api.integer(fn, "hop_length", hop_length, minimum=1)
+    frame_length = x.shape[-2] if axis == -1 else x.shape[1]
+    if hop_length > frame_length:  # Paddle's OverlapAddOp refuses gaps between the frames
+        raise ValueError(f"{fn}: argument 'hop_length' expected an int in [1, frame_length={frame_length}] "
+                         f"(x has shape {x.shape}), got {hop_length}")
     if axis == -1:
         return _add_frames(_F.transpose(x, [*range(len(x.shape) - 2), len(x.shape) - 1, len(x.shape) - 2]),
                            hop_length)
@@ -260,7 +265,8 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, 
 
     Args:
         x: a complex Tensor ``[..., fft_size, num_frames]`` (2-D or 3-D), with
-            ``fft_size`` ``n_fft // 2 + 1`` if ``onesided`` else ``n_fft``.
+            ``fft_size`` ``n_fft // 2 + 1`` if ``onesided`` else ``n_fft`` (a
+            float32 / float64 x is a spectrum with zero imaginary parts).
         n_fft, hop_length, win_length, window, center, normalized: as given to
             :func:`stft` (here ``hop_length`` is at most ``win_length``).
         onesided: x holds only the non-negative frequencies of a real signal's
@@ -280,8 +286,12 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, 
     fn = "signal.istft"
     _api.tensor(fn, "x", x)
     kind = x.dtype.value
-    if not x.dtype.is_complex:
-        raise TypeError(f"{fn}: argument 'x' expected complex64 or complex128, got {kind}")
+    if x.dtype in (DataType.FLOAT32, DataType.FLOAT64):
+        # a real spectrum (zero imaginary parts), which Paddle's c2r transform also takes
+        x = _F.complex(x, _F.zeros_like(x))
+    elif not x.dtype.is_complex:
+        raise TypeError(f"{fn}: argument 'x' expected complex64, complex128 or a real float32 / float64 "
+                        f"spectrum, got {kind}")
     if x.ndim not in (2, 3):
         raise ValueError(f"{fn}: argument 'x' expected a 2-D or 3-D Tensor [..., fft_size, num_frames], "
                          f"got shape {x.shape}")

@@ -692,10 +692,10 @@ def test_graph_reindex_takes_concatenated_edge_types():
     np.testing.assert_array_equal(nodes.numpy(), [0, 1, 2, 8, 9, 4, 7, 6, 3, 5])
     np.testing.assert_array_equal(src.numpy(), [3, 4, 0, 5, 6, 7, 6, 0, 2, 8, 9, 1])
     np.testing.assert_array_equal(dst.numpy(), [0, 0, 1, 1, 1, 2, 2, 0, 1, 1, 1, 2])
-    with pytest.raises(ValueError, match="incubate.graph_reindex: argument 'count' expected counts summing to the "
-                                         "11 neighbors, got a sum of 12"):
+    with pytest.raises(ValueError, match="incubate.graph_reindex: reindex_graph: argument 'count' expected "
+                                         "non-negative counts summing to the 11 neighbors, got a sum of 12"):
         incubate.graph_reindex(x, _t(np.r_[n1, n2[:-1]]), _t(np.r_[c1, c2]))
-    with pytest.raises(ValueError, match="argument 'count' expected one count per node of x \\(3\\), got 4"):
+    with pytest.raises(ValueError, match="argument 'count' expected one count per node of x \\(3\\), or a multiple"):
         incubate.graph_reindex(x, _t(n1), _t(np.array([2, 3, 1, 1], np.int32)))
 
 

@@ -395,11 +395,13 @@ def test_cov_and_corrcoef(rng, shape, rowvar, ddof, weights):
 
 @pytest.mark.parametrize("call, error, message", [
     (lambda: L.cov(t(np.ones((2, 2, 2)))), ValueError, "cov: argument 'x' expected a 1-D or 2-D tensor"),
-    (lambda: L.cov(t(np.ones((2, 3))), fweights=t([1.0, 2.0, 3.0])), TypeError, "cov: argument 'fweights'"),
+    (lambda: L.cov(t(np.ones((2, 3))), fweights=t([1.0, 2.5, 3.0])), ValueError, "cov: argument 'fweights' expected whole"),
+    (lambda: L.cov(t(np.ones((2, 3))), fweights=t([True, False, True])), TypeError, "cov: argument 'fweights'"),
     (lambda: L.cov(t(np.ones((2, 3))), fweights=t([1, 2])), ValueError, "cov: argument 'fweights' expected a 1-D"),
     (lambda: L.cov(t(np.ones((2, 3))), fweights=t([1, -2, 1])), ValueError, "non-negative"),
-    (lambda: L.cov(t(np.ones((2, 3))), aweights=t([1, 2, 3])), TypeError, "cov: argument 'aweights'"),
-    (lambda: L.cov(t(np.ones((2, 3))), ddof=1), TypeError, "cov: argument 'ddof' expected a bool"),
+    (lambda: L.cov(t(np.ones((2, 3))), aweights=t([1 + 0j, 2, 3])), TypeError, "cov: argument 'aweights'"),
+    (lambda: L.cov(t(np.ones((2, 3))), fweights=t([0, 0, 0])), ValueError, "cov: the weights sum to zero"),
+    (lambda: L.cov(t(np.ones((2, 3))), ddof=1.0), TypeError, "cov: argument 'ddof' expected a bool or an int"),
     (lambda: L.corrcoef(t(np.ones((2, 3), "int64"))), TypeError, "corrcoef: argument 'x'"),
 ])
 def test_cov_bad_input(call, error, message):

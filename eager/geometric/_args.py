@@ -29,14 +29,17 @@ def values(op: str, arg: str, value) -> Tensor:
     return value
 
 
-def index(op: str, arg: str, value) -> np.ndarray:
-    """A 1-d int32/int64 Tensor's values on the host, as int64."""
+def index(op: str, arg: str, value, column: bool = False) -> np.ndarray:
+    """A 1-d int32/int64 Tensor's values on the host, as a 1-d int64 array; with
+    ``column`` also an [N, 1] one (as the InferMeta of Paddle's segment_pool and
+    send_* ops allow)."""
     _check.tensor(op, arg, value)
     if value.dtype.value not in ("int32", "int64"):
         raise TypeError(f"{op}: argument '{arg}' expected an int32 or int64 Tensor, got {value.dtype}")
-    if len(value.shape) != 1:
-        raise ValueError(f"{op}: argument '{arg}' expected a 1-d Tensor, got shape {list(value.shape)}")
-    return value.numpy().astype(np.int64)  # a conversion point: index values
+    if len(value.shape) != 1 and not (column and len(value.shape) == 2 and value.shape[1] == 1):
+        wanted = "a 1-d Tensor (or [N, 1])" if column else "a 1-d Tensor"
+        raise ValueError(f"{op}: argument '{arg}' expected {wanted}, got shape {list(value.shape)}")
+    return value.numpy().reshape(-1).astype(np.int64)  # a conversion point: index values
 
 
 def in_range(op: str, arg: str, positions: np.ndarray, size: int, what: str) -> None:

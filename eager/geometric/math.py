@@ -15,7 +15,7 @@ from ._reduce import reduce_rows
 
 def _segment(op: str, data, segment_ids, reduce_op: str):
     _args.values(op, "data", data)
-    ids = _args.index(op, "segment_ids", segment_ids)
+    ids = _args.index(op, "segment_ids", segment_ids, column=True)
     if ids.shape[0] != data.shape[0]:
         raise ValueError(f"{op}: argument 'segment_ids' expected one id per row of 'data' "
                          f"({data.shape[0]}), got {ids.shape[0]}")

@@ -22,8 +22,8 @@ def _column(t):
 
 def _edges(op: str, x, src_index, dst_index, dst_rows: int | None):
     """The host src/dst indices, checked: src within x's rows, dst within dst_rows."""
-    src = _args.index(op, "src_index", src_index)
-    dst = _args.index(op, "dst_index", dst_index)
+    src = _args.index(op, "src_index", src_index, column=True)
+    dst = _args.index(op, "dst_index", dst_index, column=True)
     _args.same_length(op, src, dst)
     _args.in_range(op, "src_index", src, x.shape[0], f"x of {x.shape[0]} rows")
     if dst_rows is not None:

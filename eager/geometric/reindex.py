@@ -29,8 +29,12 @@ def _buffers(op: str, value_buffer, index_buffer) -> None:
             _check.tensor(op, arg, value)
 
 
-def _reindex(op: str, x, neighbors_list, count_list, neighbor_args, count_args):
+def _reindex(op: str, x, neighbors_list, count_list, neighbor_args, count_args, concatenated: bool = False):
+    """The renumbering; with ``concatenated`` (reindex_graph) a ``count`` whose length is
+    a multiple of x's holds several edge types one after another, as Paddle reads it."""
     nodes = _ids(op, "x", x)
+    if nodes.size == 0:  # Paddle's kernel: "The first of dims should not be equal to 0"
+        raise ValueError(f"{op}: argument 'x' expected at least one node id, got an empty Tensor")
     if np.unique(nodes).size != nodes.size:
         raise ValueError(f"{op}: argument 'x' expected unique node ids, got repeats")
     position = {int(v): i for i, v in enumerate(nodes)}
@@ -42,8 +46,10 @@ def _reindex(op: str, x, neighbors_list, count_list, neighbor_args, count_args):
         if count.dtype.value != "int32":
             raise TypeError(f"{op}: argument '{c_arg}' expected an int32 Tensor, got {count.dtype}")
         counts = _args.index(op, c_arg, count)
-        if counts.shape[0] != nodes.shape[0]:
-            raise ValueError(f"{op}: argument '{c_arg}' expected one count per node of x ({nodes.shape[0]}), "
+        types = counts.shape[0] // nodes.shape[0] if concatenated and counts.shape[0] % nodes.shape[0] == 0 else 1
+        if counts.shape[0] != nodes.shape[0] * types or types == 0:
+            raise ValueError(f"{op}: argument '{c_arg}' expected one count per node of x ({nodes.shape[0]})"
+                             f"{', or a multiple for several edge types' if concatenated else ''}, "
                              f"got {counts.shape[0]}")
         if (counts < 0).any() or counts.sum() != ids.shape[0]:
             raise ValueError(f"{op}: argument '{c_arg}' expected non-negative counts summing to the "
@@ -53,7 +59,8 @@ def _reindex(op: str, x, neighbors_list, count_list, neighbor_args, count_args):
                 position[v] = len(out_nodes)
                 out_nodes.append(v)
         sources.append(np.array([position[v] for v in ids.tolist()], np.int64))
-        targets.append(np.repeat(np.arange(nodes.shape[0], dtype=np.int64), counts))
+        targets.extend(np.repeat(np.arange(nodes.shape[0], dtype=np.int64), part)
+                       for part in counts.reshape(types, nodes.shape[0]))
     dtype = x.dtype.value
     return tuple(to_tensor(np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype), place=x.place)
                  for parts in (sources, targets, [np.asarray(out_nodes, np.int64)]))
@@ -67,7 +74,10 @@ def reindex_graph(x, neighbors, count, value_buffer=None, index_buffer=None, nam
     by each new neighbor id in order of first appearance; reindex_src is each
     neighbor's position in out_nodes and reindex_dst its center's position in x.
     ``value_buffer``/``index_buffer`` (Paddle's GPU hash-table buffers) are accepted
-    and change nothing.
+    and change nothing. Several edge types may go in concatenated, as Paddle takes
+    them: ``count`` then holds one count per node of x for each type, type after
+    type (its length a multiple of x's), and ``neighbors`` the types' neighbors in
+    the same order; the result is :func:`reindex_heter_graph`'s.
 
     >>> src, dst, nodes = eager.geometric.reindex_graph(
     ...     eager.to_tensor([0, 1, 2]), eager.to_tensor([8, 9, 0, 4, 7, 6, 7]),
@@ -77,7 +87,7 @@ def reindex_graph(x, neighbors, count, value_buffer=None, index_buffer=None, nam
     """
     op = "reindex_graph"
     _buffers(op, value_buffer, index_buffer)
-    return _reindex(op, x, [neighbors], [count], ["neighbors"], ["count"])
+    return _reindex(op, x, [neighbors], [count], ["neighbors"], ["count"], concatenated=True)
 
 
 @_check.composed

@@ -13,7 +13,7 @@ from ..composite._paddle_api import composed_in
 from ..creation import to_tensor
 from ..tensor import Tensor
 from ..generated import forward_api as _F
-from ..geometric import reindex_graph, reindex_heter_graph, sample_neighbors, send_u_recv
+from ..geometric import reindex_graph, sample_neighbors, send_u_recv
 from ..nn import functional as F
 from ..nn.functional.checks import check_float
 
@@ -120,10 +120,8 @@ def graph_reindex(x, neighbors, count, value_buffer=None, index_buffer=None, fla
     ``(reindex_src, reindex_dst, out_nodes)``. ``flag_buffer_hashtable`` (a GPU
     speed-up in Paddle) changes nothing here.
 
-    Several edge types go in concatenated, as Paddle takes them: ``count`` then
-    holds one count per node of ``x`` for each type, type after type (its length
-    a multiple of x's), and ``neighbors`` the types' neighbors in the same order;
-    the result is :func:`eager.geometric.reindex_heter_graph`'s.
+    Several edge types go in concatenated, as :func:`eager.geometric.reindex_graph`
+    takes them.
 
     >>> src, dst, nodes = eager.incubate.graph_reindex(eager.to_tensor([0, 1]), eager.to_tensor([5, 0, 5]),
     ...                                                eager.to_tensor([1, 2], dtype="int32"))
@@ -133,32 +131,7 @@ def graph_reindex(x, neighbors, count, value_buffer=None, index_buffer=None, fla
     if not isinstance(flag_buffer_hashtable, bool):
         raise TypeError(f"incubate.graph_reindex: argument 'flag_buffer_hashtable' expected a bool, got "
                         f"{flag_buffer_hashtable!r}")
-    types = _edge_types(x, neighbors, count)
-    if types > 1:
-        counts, neighbor_parts = _split_edge_types(x, neighbors, count, types)
-        return reindex_heter_graph(x, neighbor_parts, counts, value_buffer, index_buffer)
     return reindex_graph(x, neighbors, count, value_buffer, index_buffer)
-
-
-def _edge_types(x, neighbors, count) -> int:
-    """How many edge types a concatenated ``count`` holds (1 unless its length
-    is a larger multiple of x's)."""
-    if not all(isinstance(t, Tensor) and t.ndim == 1 for t in (x, neighbors, count)) or x.shape[0] == 0:
-        return 1
-    nodes, counts = x.shape[0], count.shape[0]
-    return counts // nodes if counts % nodes == 0 else 1
-
-
-def _split_edge_types(x, neighbors, count, types: int):
-    """count and neighbors cut into one part per edge type."""
-    nodes = x.shape[0]
-    counts = [count[i * nodes:(i + 1) * nodes] for i in range(types)]
-    ends = np.cumsum([int(c.numpy().astype(np.int64).sum()) for c in counts])
-    if ends[-1] != neighbors.shape[0]:
-        raise ValueError(f"incubate.graph_reindex: argument 'count' expected counts summing to the "
-                         f"{neighbors.shape[0]} neighbors, got a sum of {int(ends[-1])}")
-    starts = [0, *ends[:-1]]
-    return counts, [neighbors[int(a):int(b)] for a, b in zip(starts, ends)]
 
 
 @_composed
@@ -167,7 +140,7 @@ def graph_sample_neighbors(row, colptr, input_nodes, eids=None, perm_buffer=None
     """Paddle 2.3's name of :func:`eager.geometric.sample_neighbors` (a CSC graph:
     ``row``, ``colptr``): returns ``(out_neighbors, out_count)``, with
     ``out_eids`` too when ``return_eids``. ``flag_perm_buffer`` (a GPU speed-up
-    in Paddle) changes nothing here.
+    in Paddle) changes nothing here, but needs a ``perm_buffer``, as in Paddle.
 
     >>> row, colptr = eager.to_tensor([1, 0]), eager.to_tensor([0, 1, 2])
     >>> neighbors, count = eager.incubate.graph_sample_neighbors(row, colptr, eager.to_tensor([0, 1]))
@@ -177,6 +150,9 @@ def graph_sample_neighbors(row, colptr, input_nodes, eids=None, perm_buffer=None
     if not isinstance(flag_perm_buffer, bool):
         raise TypeError(f"incubate.graph_sample_neighbors: argument 'flag_perm_buffer' expected a bool, got "
                         f"{flag_perm_buffer!r}")
+    if flag_perm_buffer and perm_buffer is None:  # Paddle's check, though eager does not use the buffer
+        raise ValueError("incubate.graph_sample_neighbors: argument 'perm_buffer' must be given when "
+                         "flag_perm_buffer is True")
     return sample_neighbors(row, colptr, input_nodes, sample_size, eids, return_eids, perm_buffer)
 
 

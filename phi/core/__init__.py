@@ -1,8 +1,9 @@
 """Tensors, meta, kernel keys and the kernel registry."""
 from .dense_tensor import ArraySpec, DenseTensor, VersionCounter
 from .errors import (
-    AxisError, InvalidArgumentError, InvalidTypeError, NegativeCountError, NotFoundError, OutOfRangeError, PhiError,
-    PreconditionNotMetError, UnimplementedError, UnsupportedDtypeError,
+    AxisError, InvalidArgumentError, InvalidDtypeError, InvalidTypeError, NegativeCountError, NotFoundError,
+    OutOfRangeError, PhiError, PreconditionNotMetError, UnimplementedError, UnsupportedDtypeError,
+    UnsupportedInputDtypeError,
 )
 from .kernel_registry import KERNELS, Kernel, KernelFactory, KernelKey, register_kernel
 from .meta_tensor import MetaTensor

@@ -64,10 +64,24 @@ class NotFoundError(PhiError, LookupError):
     """No kernel, op or InferMeta function by that name or key."""
 
 
-class UnsupportedDtypeError(NotFoundError, TypeError):
+class UnsupportedDtypeError(NotFoundError, TypeError, RuntimeError):
     """No kernel of the op takes the input's dtype: a wrong kind of tensor, so a
-    TypeError as Paddle's dtype checks raise, and a NotFoundError as every other
-    kernel-registry miss."""
+    TypeError as Paddle's dtype checks raise, a NotFoundError as every other
+    kernel-registry miss, and a RuntimeError as Paddle's dynamic mode raises its
+    "(NotFound) kernel ... is not registered"."""
+
+
+class InvalidDtypeError(InvalidArgumentError, TypeError):
+    """A tensor of a dtype the op refuses where Paddle's own check raises TypeError
+    (bincount of floats: its test_bincount_op expects TypeError): a ValueError as
+    eager's other argument checks, and that TypeError."""
+
+
+class UnsupportedInputDtypeError(InvalidArgumentError, RuntimeError):
+    """An InferMeta's dtype check that stands in for a kernel lookup (an integer x
+    given to digamma): a ValueError as eager's other argument checks, and the
+    RuntimeError Paddle's dynamic mode raises when no kernel takes the dtype (its
+    test_digamma_op expects RuntimeError for a bool x)."""
 
 
 class PreconditionNotMetError(PhiError, RuntimeError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..common.data_type import FLOATING_TYPES
-from ..core.errors import InvalidArgumentError, ZeroDivisorError
+from ..core.errors import InvalidArgumentError, UnsupportedInputDtypeError, ZeroDivisorError
 
 __all__ = [
     "activation_infer_meta", "gelu_infer_meta", "leaky_relu_infer_meta", "elu_infer_meta", "selu_infer_meta",
@@ -27,7 +27,7 @@ def _finite(arg: str, value) -> None:
 def activation_infer_meta(x, out) -> None:
     """A floating-point x; out like x (silu, softsign, mish, log_sigmoid, ...)."""
     if x.dtype not in FLOATING_TYPES:
-        raise InvalidArgumentError(
+        raise UnsupportedInputDtypeError(
             f"argument 'x' expected a floating-point (float16, float32 or float64) tensor, got {x.dtype}; "
             f"cast it first, e.g. x.astype('float32')")
     out.dims = x.dims

@@ -7,7 +7,7 @@ was found.
 from __future__ import annotations
 
 from ..common.data_type import COMPLEX_TYPES, FLOATING_TYPES, INTEGER_TYPES, DataType
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, InvalidDtypeError, UnsupportedInputDtypeError
 
 __all__ = [
     "inexact_unary_infer_meta", "exp_log_infer_meta", "real_floating_unary_infer_meta", "numeric_unary_infer_meta",
@@ -20,9 +20,9 @@ _REAL_OF = {DataType.COMPLEX64: DataType.FLOAT32, DataType.COMPLEX128: DataType.
 _WIDE_INTS = (DataType.INT32, DataType.INT64)
 
 
-def _expect(x, allowed, what: str, hint: str = "", arg: str = "x") -> None:
+def _expect(x, allowed, what: str, hint: str = "", arg: str = "x", error=UnsupportedInputDtypeError) -> None:
     if x.dtype not in allowed:
-        raise InvalidArgumentError(f"argument '{arg}' expected {what} tensor, got {x.dtype}{hint}")
+        raise error(f"argument '{arg}' expected {what} tensor, got {x.dtype}{hint}")
 
 
 def _same_meta(x, out) -> None:
@@ -54,8 +54,9 @@ def real_floating_unary_infer_meta(x, out) -> None:
 
 
 def truncating_infer_meta(x, out) -> None:
-    """A floating-point, int32 or int64 x (frac, as Paddle); out like x."""
-    _expect(x, FLOATING_TYPES | set(_WIDE_INTS), "a floating-point, int32 or int64")
+    """A floating-point, int32 or int64 x (frac, as Paddle); out like x. Another dtype is
+    also a TypeError, as Paddle's frac checks it (its test_frac_op expects TypeError)."""
+    _expect(x, FLOATING_TYPES | set(_WIDE_INTS), "a floating-point, int32 or int64", error=InvalidDtypeError)
     _same_meta(x, out)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..common.data_type import INTEGER_TYPES, DataType, convert_dtype
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, InvalidDtypeError
 from .checks import check_result_shape, normalize_axis
 
 __all__ = [
@@ -194,7 +194,7 @@ def bincount_infer_meta(x, weights, minlength, out) -> None:
     """bincount: x a 1-D integer tensor, weights (if given) shaped like it; the
     length of out depends on x's largest value, known only to the kernel."""
     if x.dtype not in (DataType.INT32, DataType.INT64):
-        raise InvalidArgumentError(f"argument 'x' expected an int32 or int64 tensor, got {x.dtype}")
+        raise InvalidDtypeError(f"argument 'x' expected an int32 or int64 tensor, got {x.dtype}")
     if len(x.dims) != 1:
         raise InvalidArgumentError(f"argument 'x' expected a 1-D tensor, got shape {list(x.dims)}")
     if minlength < 0:

@@ -276,8 +276,41 @@ def _cot_pi(xp, x):
     return xp.where(r == 0.5, 0.0, 1.0 / xp.tan(math.pi * r))
 
 
+def _zeta(k: int) -> float:
+    """Riemann's zeta(k), k >= 2: ten terms of the sum, then Euler-Maclaurin for the tail."""
+    head = math.fsum(n ** -k for n in range(1, 10))
+    tail = 10.0 ** (1 - k) / (k - 1) + 0.5 * 10.0 ** -k
+    rising = float(k)  # k (k + 1) ... (k + 2j - 2)
+    for j, b in enumerate(_BERNOULLI, start=1):
+        tail += b / math.factorial(2 * j) * rising * 10.0 ** (-k - 2 * j + 1)
+        rising *= (k + 2 * j - 1) * (k + 2 * j)
+    return head + tail
+
+
+# log Gamma(1 + z) = -gamma z + sum_k (-1)^k zeta(k) z^k / k, for |z| < 1; highest power first
+_LGAMMA_NEAR_ONE = tuple((-1) ** k * _zeta(k) / k for k in range(26, 1, -1)) + (-0.5772156649015329, 0.0)
+_NEAR_ROOT = 0.2  # |x - 1| or |x - 2| below this: the series (the dropped terms are 1e-18 of the value)
+
+
+def _lgamma_near_one(xp, z):
+    out = xp.zeros_like(z)
+    for c in _LGAMMA_NEAR_ONE:
+        out = out * z + c
+    return out
+
+
 def _lgamma_positive(xp, x):
-    """log Gamma(x) for x > 0: shifted up past 15 by Gamma(x + 1) = x Gamma(x), then Stirling's series."""
+    """log Gamma(x) for x > 0: shifted up past 15 by Gamma(x + 1) = x Gamma(x), then Stirling's
+    series; near the roots 1 and 2 the Taylor series about 1 instead, as the shifted form's
+    log(product) cancels there to an absolute error of 4e-15 (lgamma(1) was 3.6e-15, not 0)."""
+    stirling = _lgamma_stirling(xp, x)
+    near_one, near_two = xp.abs(x - 1.0) < _NEAR_ROOT, xp.abs(x - 2.0) < _NEAR_ROOT
+    z = xp.where(near_two, x - 2.0, x - 1.0)
+    series = _lgamma_near_one(xp, z) + xp.where(near_two, xp.log1p(z), 0.0)  # Gamma(2 + z) = (1 + z) Gamma(1 + z)
+    return xp.where(near_one | near_two, series, stirling)
+
+
+def _lgamma_stirling(xp, x):
     z = x
     product = xp.ones_like(x)
     for _ in range(int(_SHIFT_TO)):
@@ -301,16 +334,16 @@ def lgamma(ctx, x, *, into=None):
     wide = _as_float64(xp, x)
     with np.errstate(all="ignore"):
         positive = wide > 0
-        direct = _lgamma_positive(xp, xp.where(positive, wide, 1.0))
-        # Reflection: Gamma(x) Gamma(1 - x) = pi / sin(pi x).
-        mirrored = xp.where(positive, 0.5, wide)
-        reflected = (math.log(math.pi) - xp.log(_sin_pi_abs(xp, mirrored))
-                     - _lgamma_positive(xp, 1.0 - mirrored))
-        out = xp.where(positive, direct, reflected)
+        # On (-1, 0) Gamma(x) = Gamma(x + 1) / x; below, the reflection Gamma(x) Gamma(1 - x) =
+        # pi / sin(pi x) (on (-1, 0) its sin(pi x), from x - floor(x), rounds a tiny x away:
+        # lgamma(-1e-30) was inf, not 69.08). One call of the positive form serves all three.
+        above_minus_one = (wide < 0) & (wide > -1.0)
+        argument = xp.where(positive, wide, xp.where(above_minus_one, wide + 1.0, 1.0 - wide))
+        value = _lgamma_positive(xp, argument)
+        mirrored = xp.where(positive | above_minus_one, 0.5, wide)
+        reflected = math.log(math.pi) - xp.log(_sin_pi_abs(xp, mirrored)) - value
+        out = xp.where(positive, value, xp.where(above_minus_one, value - xp.log(xp.abs(wide)), reflected))
         out = xp.where(xp.isinf(wide), xp.inf, out)
-        # Gamma(1) = Gamma(2) = 1: the series' ~4e-15 there would be all error (std::lgamma,
-        # Paddle's kernel, gives 0, so log P(0) of a Poisson or Binomial is exactly 0 - rate)
-        out = xp.where((wide == 1.0) | (wide == 2.0), 0.0, out)
     return _cast_into(out, x, into)
 
 
@@ -385,19 +418,24 @@ def _polygamma(xp, x, n):
         return xp.where(xp.isnan(x), xp.nan, -xp.inf if n % 2 == 0 else xp.inf)
     with np.errstate(all="ignore"):
         positive = x > 0
-        direct = _polygamma_positive(xp, xp.where(positive, x, 1.0), n)
+        # On (-1, 0) one step of the recurrence, psi^(n)(x) = psi^(n)(x + 1) + n! / |x|^(n+1) (x < 0);
+        # below, the reflection (on (-1, 0) its cot(pi x), from x - floor(x), rounds a tiny x away:
+        # digamma(-1e-30) was NaN). One call of the positive form serves all three.
+        above_minus_one = (x < 0) & (x > -1.0)
+        argument = xp.where(positive, x, xp.where(above_minus_one, x + 1.0, 1.0 - x))
+        value = _polygamma_positive(xp, argument, n)
+        recurred = value + xp.exp(math.lgamma(n + 1) - (n + 1) * xp.log(xp.abs(x)))
         # Reflection, differentiated n times: psi(1 - x) - psi(x) = pi cot(pi x) gives
         # psi^(n)(x) = (-1)^n psi^(n)(1 - x) - pi^(n+1) P_n(cot(pi x)).
-        mirrored = xp.where(positive, 0.5, x)
+        mirrored = xp.where(positive | above_minus_one, 0.5, x)
         cot = _cot_pi(xp, mirrored)
         poly = xp.zeros_like(cot)
         for c in _poly_cot_derivative(n)[::-1]:
             poly = poly * cot + c
         # pi^(n+1) n! Q_n(cot) through logarithms: the factor alone overflows from n = 150
         log_scale = (n + 1) * math.log(math.pi) + math.lgamma(n + 1)
-        reflected = ((-1.0) ** n * _polygamma_positive(xp, 1.0 - mirrored, n)
-                     - xp.sign(poly) * xp.exp(log_scale + xp.log(xp.abs(poly))))
-        out = xp.where(positive, direct, reflected)
+        reflected = (-1.0) ** n * value - xp.sign(poly) * xp.exp(log_scale + xp.log(xp.abs(poly)))
+        out = xp.where(positive, value, xp.where(above_minus_one, recurred, reflected))
         # At the poles 0, -1, -2, ... (and -inf, which Eigen counts among them): NaN for
         # digamma, as Paddle's (its Eigen's digamma; the sign of the infinity depends on the
         # side); (-1)^(n+1) inf for n >= 1, as its zeta (psi^(n) = (-1)^(n+1) n! zeta(n+1, x)).
