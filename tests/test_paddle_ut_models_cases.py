@@ -6,8 +6,8 @@ _container_sequential, _recurrent_usage), re-told on small shapes with
 synthetic data and run under eager and the real Paddle 2.6.2 from the same
 initial weights (copied through NumPy) on the same batches: losses, gradients
 and updated weights agree per step (float32 to rounding; float64 to 1e-10).
-Each model that agrees pins its first three or four losses here as literals from
-Paddle 2.6.2 (CPU).
+Each model that agrees pins its first three or four losses here as literals
+from Paddle 2.6.2 (CPU).
 
 Found and fixed:
 - Tensor.gradient() returned the gradient's own buffer, so a snapshot taken
@@ -236,7 +236,8 @@ def deepcf(P):
                 matrix.shape, attr=P.ParamAttr(trainable=False), dtype="float32",
                 default_initializer=nn.initializer.Assign(matrix))
             self.mlp_user, self.mlp_item, self.mlp = nn.Linear(60, 32), nn.Linear(20, 32), tower(64)
-            self.dmf_user, self.dmf_item = nn.Sequential(nn.Linear(60, 32), tower(32)), nn.Sequential(nn.Linear(20, 32), tower(32))
+            self.dmf_user = nn.Sequential(nn.Linear(60, 32), tower(32))
+            self.dmf_item = nn.Sequential(nn.Linear(20, 32), tower(32))
             self.match = nn.Linear(32, 1)
 
         def forward(self, u, i):
@@ -412,7 +413,8 @@ def ptb_lstm(P):
         def forward(self, x, label):
             emb, h, c, outs = self.embedding(x), P.zeros([4, 10]), P.zeros([4, 10]), []
             for t in range(3):
-                gates = P.matmul(P.concat([P.slice(emb, [1], [t], [t + 1]).reshape([-1, 10]), h], 1), self.w_0) + self.b_0
+                step_in = P.slice(emb, [1], [t], [t + 1]).reshape([-1, 10])
+                gates = P.matmul(P.concat([step_in, h], 1), self.w_0) + self.b_0
                 i, j, f, o = P.split(gates, num_or_sections=4, axis=-1)
                 c = c * F.sigmoid(f) + F.sigmoid(i) * P.tanh(j)
                 h = P.tanh(c) * F.sigmoid(o)
