@@ -14,6 +14,11 @@ Found and fixed:
   with it changed under the next backward (accumulation) and clear_grad()
   (zeroing); Paddle's is a copy (test_imperative_double_grad reads
   x.gradient() after each of several backward calls).
+- nn.BatchNorm(is_test=True) froze a layer in training mode (running
+  statistics used, not updated); Paddle 2.6.2's dygraph forward passes
+  `not self.training` only, so the batch normalizes and the running
+  statistics move until eval() (test_imperative_ocr_attention_model passes
+  is_test to every BatchNorm).
 
 Paddle 2.6.2 quirks met and left (docs rows where they are differences):
 - its CPU softmax / log_softmax / softmax-cross-entropy kernels clip each
@@ -497,3 +502,22 @@ def test_model_losses_match_paddle(name):
     build, scale = BUILDERS[name]
     np.testing.assert_allclose(train(eager, build, scale, steps=len(PADDLE_LOSSES[name])), PADDLE_LOSSES[name],
                                rtol=2e-5, atol=1e-6)
+
+
+def test_batch_norm_is_test_does_not_freeze_a_training_layer():
+    # Paddle 2.6.2's dygraph BatchNorm.forward passes `not self.training`
+    # (test_imperative_ocr_attention_model builds BatchNorm(..., is_test=...)):
+    # a layer in training mode normalizes with the batch and updates its
+    # running statistics whatever is_test says.
+    x = np.random.default_rng(0).standard_normal((2, 3, 2, 2)).astype("float32")
+    layer = eager.nn.BatchNorm(3, act="relu", is_test=True)
+    out = layer(eager.to_tensor(x))
+    mean, var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
+    want = np.maximum((x - mean[:, None, None]) / np.sqrt(var[:, None, None] + 1e-5), 0)
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(layer._mean.numpy(), 0.1 * mean, rtol=1e-5, atol=1e-7)
+    layer.eval()
+    np.testing.assert_allclose(layer(eager.to_tensor(x)).numpy(),
+                               np.maximum((x - 0.1 * mean[:, None, None]) /
+                                          np.sqrt(layer._variance.numpy()[:, None, None] + 1e-5), 0),
+                               rtol=1e-5, atol=1e-6)

@@ -201,8 +201,10 @@ class BatchNorm(_BatchNormBase):
     """Paddle's older ``paddle.nn.BatchNorm``: batch normalization of [N, C, ...]
     (``data_layout="NCHW"``) or channel-last ("NHWC") inputs of rank 2 to 5,
     optionally followed by an activation ``act`` (a name in
-    eager.nn.functional, e.g. "relu"). ``is_test=True`` always uses the
-    running statistics; ``trainable_statistics=True`` uses the batch's even then.
+    eager.nn.functional, e.g. "relu"). As in Paddle 2.6.2's dygraph, the
+    layer's mode decides between batch and running statistics: ``is_test`` is
+    kept (``_is_test``) but does not freeze a layer in training mode (call
+    ``eval()``); ``trainable_statistics=True`` uses the batch's even in eval.
     ``moving_mean_name``/``moving_variance_name`` name the running-statistics
     tensors (``_mean.name``/``_variance.name``). ``in_place`` (Paddle's in-place
     activation: the same values) and ``do_model_average_for_mean_and_var`` (a
@@ -248,7 +250,7 @@ class BatchNorm(_BatchNormBase):
         """input normalized per channel (and activated, with ``act``)."""
         who = _check_input(self, input, self._ranks)
         out = norm_functional.run_batch_norm(who, input, self._mean, self._variance, self.weight, self.bias,
-                                             self._is_test or not self.training, self._momentum, self._epsilon,
+                                             not self.training, self._momentum, self._epsilon,
                                              self._data_format, self._use_global_stats, self._trainable_statistics)
         return out if self._act is None else self._act(out)
 
