@@ -19,6 +19,8 @@ Found and fixed:
   `not self.training` only, so the batch normalizes and the running
   statistics move until eval() (test_imperative_ocr_attention_model passes
   is_test to every BatchNorm).
+- paddle.base.core.grad_var_suffix() was missing (the model tests key their
+  gradient dicts with it); now "@GRAD".
 
 Paddle 2.6.2 quirks met and left (docs rows where they are differences):
 - its CPU softmax / log_softmax / softmax-cross-entropy kernels clip each
@@ -521,3 +523,8 @@ def test_batch_norm_is_test_does_not_freeze_a_training_layer():
                                np.maximum((x - 0.1 * mean[:, None, None]) /
                                           np.sqrt(layer._variance.numpy()[:, None, None] + 1e-5), 0),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_grad_var_suffix():
+    # Paddle's model tests key gradients as param.name + core.grad_var_suffix()
+    assert eager.base.core.grad_var_suffix() == "@GRAD"
