@@ -19,6 +19,12 @@ Found and fixed:
   `not self.training` only, so the batch normalizes and the running
   statistics move until eval() (test_imperative_ocr_attention_model passes
   is_test to every BatchNorm).
+- float32 Adam/AdamW/Adamax/Adadelta/RMSProp/Lamb (and NAdam/RAdam) took
+  1 - beta from float64 rounded to float32 (1 - 0.999 -> 0.001); Paddle's
+  kernels compute it in float32 (0.0009999871), as Adam's bias correction
+  sqrt(1 - beta2_pow) is, so its first step is exactly lr * sign(g). Every
+  float32 Adam step was off by 6.6e-6 relative (the DeepCF and PTB runs'
+  float32 losses drifted from Paddle's at 1e-6 while float64 agreed).
 - paddle.base.core.grad_var_suffix() was missing (the model tests key their
   gradient dicts with it); now "@GRAD".
 
@@ -528,3 +534,22 @@ def test_batch_norm_is_test_does_not_freeze_a_training_layer():
 def test_grad_var_suffix():
     # Paddle's model tests key gradients as param.name + core.grad_var_suffix()
     assert eager.base.core.grad_var_suffix() == "@GRAD"
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "Adamax"])
+def test_first_adam_steps_round_as_paddles(name):
+    # float32 Adam computes 1 - beta in float32, as its bias correction
+    # sqrt(1 - beta2_pow) is: the first step is then exactly lr * sign(g)
+    # (Paddle 2.6.2 gives 0.4 and, after a zero gradient, 0.3329944; a float64
+    # 1 - beta2 gave 0.40000066 and 0.3329955).
+    layer = eager.nn.Linear(2, 2, weight_attr=eager.ParamAttr(initializer=eager.nn.initializer.Constant(0.5)))
+    layer(eager.ones([1, 2])).sum().backward()
+    kwargs = {"weight_decay": 0.0} if name == "AdamW" else {}
+    opt = getattr(eager.optimizer, name)(0.1, parameters=layer.parameters(), **kwargs)
+    opt.step()
+    opt.clear_grad()
+    first = layer.weight.numpy().copy()
+    opt.step()
+    np.testing.assert_array_equal(first, np.full((2, 2), 0.4, "float32"))
+    second = {"Adam": 0.3329944, "AdamW": 0.3329944, "Adamax": 0.35258418}[name]  # from Paddle 2.6.2
+    np.testing.assert_array_equal(layer.weight.numpy(), np.full((2, 2), second, "float32"))
