@@ -25,6 +25,9 @@ Found and fixed:
   sqrt(1 - beta2_pow) is, so its first step is exactly lr * sign(g). Every
   float32 Adam step was off by 6.6e-6 relative (the DeepCF and PTB runs'
   float32 losses drifted from Paddle's at 1e-6 while float64 agreed).
+- cross_entropy(use_softmax=False) of a zero probability was inf; Paddle's
+  kernels clamp log(0) to -1e20 (TolerableValue), so the loss is 1e20 (a
+  soft label scales it), with the same -inf gradient.
 - paddle.base.core.grad_var_suffix() was missing (the model tests key their
   gradient dicts with it); now "@GRAD".
 
@@ -553,3 +556,18 @@ def test_first_adam_steps_round_as_paddles(name):
     np.testing.assert_array_equal(first, np.full((2, 2), 0.4, "float32"))
     second = {"Adam": 0.3329944, "AdamW": 0.3329944, "Adamax": 0.35258418}[name]  # from Paddle 2.6.2
     np.testing.assert_array_equal(layer.weight.numpy(), np.full((2, 2), second, "float32"))
+
+
+def test_cross_entropy_of_a_zero_probability_is_1e20():
+    # Paddle's cross-entropy kernels clamp log(0) to -1e20 (TolerableValue):
+    # use_softmax=False on a probability of 0 gives 1e20, not inf (values from
+    # Paddle 2.6.2); the gradient -label / p stays -inf.
+    F = eager.nn.functional
+    p = eager.to_tensor(np.array([[0.0, 1.0], [0.5, 0.5]], "float32"), stop_gradient=False)
+    hard = F.cross_entropy(p, eager.to_tensor([[0], [1]]), reduction="none", use_softmax=False)
+    np.testing.assert_allclose(hard.numpy().ravel(), [1e20, np.log(2)], rtol=1e-6)
+    hard.sum().backward()
+    assert p.grad.numpy()[0, 0] == -np.inf
+    soft = F.cross_entropy(p, eager.to_tensor(np.array([[0.3, 0.7], [0.0, 1.0]], "float32")), soft_label=True,
+                           reduction="none", use_softmax=False)
+    np.testing.assert_allclose(soft.numpy().ravel(), [3e19, np.log(2)], rtol=1e-6)
