@@ -51,6 +51,10 @@ Paddle 2.6.2 quirks met and left (docs rows where they are differences):
   others (docs/autograd.md).
 - paddle.grad takes a grad_outputs of another shape unchecked (already
   documented).
+- Adam with a sparse (SelectedRows) gradient: 2.6.2's kernel corrects step
+  t with the beta powers of step t + 1 (docs/training.md); its sparse
+  Adamax/AdamW/Adadelta abort the process. SGD, Momentum, Adagrad, RMSProp
+  and Lamb with sparse gradients agree.
 """
 import numpy as np
 import pytest
