@@ -140,13 +140,14 @@ def _host_constants(dtype, *values) -> tuple:
 
 @functools.lru_cache(maxsize=256)
 def _complement(dtype, value: float) -> float:
-    """1 - value as Paddle's kernels compute it: in the state dtype, from value
+    """1 - value as Paddle's kernels compute it: in their compute type (float64
+    for float64 state, else float32, float16/bfloat16 included), from value
     rounded to it (float32: 1 - 0.999 is 0.0009999871, where the Python float's
     0.001 rounds to 0.0010000000475). Adam's bias correction sqrt(1 - beta2_pow)
     is computed the same way, so at step 1 Paddle's m2 / (1 - beta2_pow) is g * g
     exactly; a float64 (1 - beta2) left a 6.6e-6 relative error in every float32
     step. Returned as the Python float of that exact value."""
-    kind = np.dtype(dtype).type
+    kind = np.float64 if np.dtype(dtype) == np.float64 else np.float32
     return float(kind(1) - kind(value))
 
 
