@@ -30,6 +30,12 @@ Found and fixed:
 - cross_entropy(use_softmax=False) of a zero probability was inf; Paddle's
   kernels clamp log(0) to -1e20 (TolerableValue), so the loss is 1e20 (a
   soft label scales it), with the same -inf gradient.
+- nn.BatchNorm(act=name) looked the name up in eager.nn.functional:
+  leaky_relu took slope 0.01 where Paddle's legacy op (which it runs) has
+  0.02, and the legacy names (hard_sigmoid, hard_swish, logsigmoid, brelu,
+  stanh, soft_relu, sqrt, ...) were refused while functional-only names
+  (hardswish, log_sigmoid) were taken; now Paddle's legacy ops with their
+  default attributes.
 - paddle.base.core.grad_var_suffix() was missing (the model tests key their
   gradient dicts with it); now "@GRAD".
 
@@ -577,3 +583,21 @@ def test_cross_entropy_of_a_zero_probability_is_1e20():
     soft = F.cross_entropy(p, eager.to_tensor(np.array([[0.3, 0.7], [0.0, 1.0]], "float32")), soft_label=True,
                            reduction="none", use_softmax=False)
     np.testing.assert_allclose(soft.numpy().ravel(), [3e19, np.log(2)], rtol=1e-6)
+
+
+def test_batch_norm_act_is_paddles_legacy_op():
+    # Paddle's nn.BatchNorm applies act as _legacy_C_ops.<act> with the op's
+    # default attributes: leaky_relu's alpha is 0.02, hard_sigmoid's slope 0.2,
+    # and the names are the ops' (hard_swish; "hardswish" fails there).
+    x = np.array([[-3.0, -1.0], [0.5, 2.0]], "float32")
+    normed = (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-5)
+    cases = {"leaky_relu": np.where(normed > 0, normed, 0.02 * normed),
+             "hard_sigmoid": np.clip(0.2 * normed + 0.5, 0, 1),
+             "hard_swish": normed * np.clip(normed + 3, 0, 6) / 6,
+             "brelu": np.clip(normed, 0, 24),
+             "square": normed ** 2}
+    for act, want in cases.items():
+        out = eager.nn.BatchNorm(2, act=act)(eager.to_tensor(x))
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-6, err_msg=act)
+    with pytest.raises(ValueError, match="BatchNorm: argument 'act'.*'hardswish'"):
+        eager.nn.BatchNorm(2, act="hardswish")
