@@ -154,6 +154,9 @@ class TensorMethods:
         """The gradient as a NumPy array, or None (Paddle's ``Tensor.gradient()``).
         A sparse gradient (SelectedRows, from ``Embedding(sparse=True)``) comes as
         Paddle gives it: a tuple (values, rows), one value row per entry of rows.
+        The arrays are snapshots, as Paddle's: unlike ``.grad.numpy()`` they do
+        not share the gradient's buffer, which the next backward accumulates into
+        and ``clear_grad()`` zeroes in place.
 
         >>> w = eager.create_parameter([5, 2], "float32")
         >>> eager.nn.functional.embedding(eager.to_tensor([3, 1]), w, sparse=True).sum().backward()
@@ -166,8 +169,8 @@ class TensorMethods:
             return None
         impl = grad.impl
         if impl.kind is TensorKind.SELECTED_ROWS:
-            return _host_array(impl.value), np.asarray(grad.rows(), dtype=np.int64)
-        return grad.numpy()
+            return np.array(_host_array(impl.value)), np.array(grad.rows(), dtype=np.int64)
+        return np.array(grad.numpy())
 
     def register_hook(self, hook):
         """Calls ``hook(grad)`` when this tensor's gradient is computed; the hook may

@@ -16,12 +16,23 @@ from ..device.cuda import device_count as get_cuda_device_count
 from ..device.xpu import device_count as get_xpu_device_count
 from ._static import missing
 
-__all__ = ["CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "get_cuda_device_count", "get_xpu_device_count", "is_compiled_with_cinn",
-           "is_compiled_with_cuda", "is_compiled_with_custom_device", "is_compiled_with_ipu",
+__all__ = ["CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "get_cuda_device_count", "get_xpu_device_count", "grad_var_suffix",
+           "is_compiled_with_cinn", "is_compiled_with_cuda", "is_compiled_with_custom_device", "is_compiled_with_ipu",
            "is_compiled_with_rocm", "is_compiled_with_xpu"]
 
 _STATIC_ONLY = frozenset({"BlockDesc", "LoDTensor", "LoDTensorArray", "OpDesc", "ProgramDesc", "Scope",
                           "VarDesc", "Variable", "Executor", "Graph"})
+
+
+def grad_var_suffix() -> str:
+    """The suffix Paddle appends to a variable's name to name its gradient
+    ("@GRAD"), which Paddle's dygraph tests use to key gradient dicts
+    (``param.name + core.grad_var_suffix()``).
+
+    >>> eager.base.core.grad_var_suffix()
+    '@GRAD'
+    """
+    return "@GRAD"
 
 
 def __getattr__(name):

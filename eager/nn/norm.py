@@ -197,12 +197,47 @@ class BatchNorm3D(_BatchNormBase):
                          name)
 
 
+# Paddle's nn.BatchNorm runs ``act`` as the legacy C op of that name
+# (_legacy_C_ops.<act>) with the op's default attributes: leaky_relu's alpha is
+# 0.02 there and hard_sigmoid's slope 0.2, and the names are the ops' own
+# (hard_swish, logsigmoid; "hardswish" or "log_sigmoid" fail in Paddle).
+_LEGACY_ACTIVATIONS = {
+    **{name: getattr(functional, name) for name in (
+        "relu", "sigmoid", "tanh", "softmax", "log_softmax", "swish", "silu", "elu", "celu", "selu", "gelu",
+        "relu6", "softplus", "softsign", "softshrink", "thresholded_relu", "mish")},
+    "leaky_relu": lambda x: functional.leaky_relu(x, 0.02),
+    "hard_sigmoid": lambda x: functional.hardsigmoid(x, 0.2, 0.5),
+    "hard_swish": functional.hardswish,
+    "hard_shrink": functional.hardshrink,
+    "tanh_shrink": functional.tanhshrink,
+    "logsigmoid": functional.log_sigmoid,
+    "brelu": lambda x: _F.clip(x, 0.0, 24.0),
+    "soft_relu": lambda x: _F.log1p(_F.exp(_F.clip(x, -40.0, 40.0))),
+    "stanh": lambda x: _F.tanh(x * 0.67) * 1.7159,
+}
+_LEGACY_MATH = ("abs", "ceil", "cos", "exp", "floor", "log", "reciprocal", "round", "rsqrt", "sin", "sqrt",
+                "square")
+
+
+def _legacy_activation(act):
+    """The function Paddle's legacy ``act`` name stands for, or None."""
+    if not isinstance(act, str):
+        return None
+    if act in _LEGACY_MATH:
+        return getattr(_F, act)
+    return _LEGACY_ACTIVATIONS.get(act)
+
+
 class BatchNorm(_BatchNormBase):
     """Paddle's older ``paddle.nn.BatchNorm``: batch normalization of [N, C, ...]
     (``data_layout="NCHW"``) or channel-last ("NHWC") inputs of rank 2 to 5,
-    optionally followed by an activation ``act`` (a name in
-    eager.nn.functional, e.g. "relu"). ``is_test=True`` always uses the
-    running statistics; ``trainable_statistics=True`` uses the batch's even then.
+    optionally followed by an activation ``act``: the name of one of Paddle's
+    legacy activation ops ("relu", "leaky_relu" with its alpha 0.02,
+    "hard_sigmoid", ...) or unary math ops ("sqrt"), with those ops' default
+    attributes, as Paddle runs it. As in Paddle 2.6.2's dygraph, the
+    layer's mode decides between batch and running statistics: ``is_test`` is
+    kept (``_is_test``) but does not freeze a layer in training mode (call
+    ``eval()``); ``trainable_statistics=True`` uses the batch's even in eval.
     ``moving_mean_name``/``moving_variance_name`` name the running-statistics
     tensors (``_mean.name``/``_variance.name``). ``in_place`` (Paddle's in-place
     activation: the same values) and ``do_model_average_for_mean_and_var`` (a
@@ -222,9 +257,10 @@ class BatchNorm(_BatchNormBase):
                  moving_variance_name=None, do_model_average_for_mean_and_var=True, use_global_stats=False,
                  trainable_statistics=False):
         who = type(self).__name__
-        if act is not None and not callable(getattr(functional, str(act), None)):
-            raise ValueError(f"{who}: argument 'act' expected None or the name of an activation in "
-                             f"eager.nn.functional, got {act!r}")
+        if act is not None and _legacy_activation(act) is None:
+            raise ValueError(f"{who}: argument 'act' expected None or the name of one of Paddle's legacy "
+                             f"activation ops ({', '.join(sorted(_LEGACY_ACTIVATIONS))}, or a unary math op: "
+                             f"{', '.join(_LEGACY_MATH)}), got {act!r}")
         for arg, value in (("is_test", is_test), ("in_place", in_place),
                            ("do_model_average_for_mean_and_var", do_model_average_for_mean_and_var),
                            ("use_global_stats", use_global_stats), ("trainable_statistics", trainable_statistics)):
@@ -235,7 +271,7 @@ class BatchNorm(_BatchNormBase):
                 raise TypeError(f"{who}: argument '{arg}' expected None or a str, got {value!r}")
         super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout, use_global_stats,
                          dtype=dtype)
-        self._act = None if act is None else getattr(functional, act)
+        self._act = None if act is None else _legacy_activation(act)
         self._act_name = act
         self._is_test = is_test
         self._trainable_statistics = trainable_statistics
@@ -248,7 +284,7 @@ class BatchNorm(_BatchNormBase):
         """input normalized per channel (and activated, with ``act``)."""
         who = _check_input(self, input, self._ranks)
         out = norm_functional.run_batch_norm(who, input, self._mean, self._variance, self.weight, self.bias,
-                                             self._is_test or not self.training, self._momentum, self._epsilon,
+                                             not self.training, self._momentum, self._epsilon,
                                              self._data_format, self._use_global_stats, self._trainable_statistics)
         return out if self._act is None else self._act(out)
 

@@ -92,7 +92,10 @@ def cross_entropy_with_softmax(ctx, logits, label, soft_label, use_softmax, nume
     else:
         softmax_out = logits
         with np.errstate(divide="ignore"):
-            log_p = xp.log(logits)
+            # Paddle's kernels pass the log through TolerableValue: log(0) is
+            # -1e20, so a zero probability's loss is 1e20, not inf (the
+            # gradient, -label / p, stays -inf as there).
+            log_p = xp.maximum(xp.log(logits), -1e20)
     if soft_label:
         # 0 * log(0) is 0 here: a masked class with no label mass adds nothing.
         with np.errstate(invalid="ignore"):

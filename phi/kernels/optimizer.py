@@ -44,6 +44,7 @@ refuses that). Their bodies now take ``1 - beta1`` and the like computed on the
 host and every hyperparameter as a NumPy scalar of the state dtype, the values
 of the host's constants (see _state_scalars); they await a run on a real GPU.
 """
+import functools
 import threading
 
 import numpy as np
@@ -135,6 +136,19 @@ def _host_constants(dtype, *values) -> tuple:
             arrays.append(array)
         found = _CONSTANTS[key] = tuple(arrays)
     return found
+
+
+@functools.lru_cache(maxsize=256)
+def _complement(dtype, value: float) -> float:
+    """1 - value as Paddle's kernels compute it: in their compute type (float64
+    for float64 state, else float32, float16/bfloat16 included), from value
+    rounded to it (float32: 1 - 0.999 is 0.0009999871, where the Python float's
+    0.001 rounds to 0.0010000000475). Adam's bias correction sqrt(1 - beta2_pow)
+    is computed the same way, so at step 1 Paddle's m2 / (1 - beta2_pow) is g * g
+    exactly; a float64 (1 - beta2) left a 6.6e-6 relative error in every float32
+    step. Returned as the Python float of that exact value."""
+    kind = np.float64 if np.dtype(dtype) == np.float64 else np.float32
+    return float(kind(1) - kind(value))
 
 
 def _rule_constants(xp, dtype, *values) -> tuple:
@@ -483,8 +497,9 @@ def _adam_update(xp, param, grad, learning_rate, moment1, moment2, beta1_pow, be
     if xp is not np and _fusable(moment1.dtype, learning_rate, beta1_pow, beta2_pow):
         # One fused call for the step, one for the beta powers (they advance after
         # every element has read them, so not in the step's kernel).
-        c1, b1, c2, b2, eps, ratio, decay = _state_scalars(moment1.dtype, 1.0 - beta1, beta1, 1.0 - beta2,
-                                                           beta2, epsilon, lr_ratio, coeff)
+        state = moment1.dtype
+        c1, b1, c2, b2, eps, ratio, decay = _state_scalars(state, _complement(state, beta1), beta1,
+                                                           _complement(state, beta2), beta2, epsilon, lr_ratio, coeff)
         adam_step(xp, param, master_param, grad, moment1, moment2, _operand(learning_rate, param),
                   _operand(beta1_pow, param), _operand(beta2_pow, param), c1, b1, c2, b2, eps, ratio, decay,
                   ratio=lr_ratio != 1.0, decay=bool(coeff))
@@ -502,7 +517,8 @@ def _adam_update(xp, param, grad, learning_rate, moment1, moment2, beta1_pow, be
     lr_t = lr * correction2 / (1.0 - b1p)
     eps_t = epsilon * correction2
     shrink = 1.0 - lr * coeff if coeff else None
-    c1, b1, c2, b2 = _rule_constants(xp, moment1.dtype, 1.0 - beta1, beta1, 1.0 - beta2, beta2)
+    state = moment1.dtype
+    c1, b1, c2, b2 = _rule_constants(xp, state, _complement(state, beta1), beta1, _complement(state, beta2), beta2)
     if xp is np:  # 0-d operands (see _host_constants): the scalars above keep their dtype
         lr_t, eps_t = np.asarray(lr_t), np.asarray(eps_t)
         if shrink is not None:
@@ -605,8 +621,8 @@ def _adam_selected_rows(xp, param, grad, learning_rate, moment1, moment2, beta1_
     p = source[rows].astype(state, copy=True)
     if coeff:
         p *= 1.0 - lr * coeff
-    m1 = moment1[rows] * beta1 + g * (1.0 - beta1)
-    m2 = moment2[rows] * beta2 + g * g * (1.0 - beta2)
+    m1 = moment1[rows] * beta1 + g * _complement(state, beta1)
+    m2 = moment2[rows] * beta2 + g * g * _complement(state, beta2)
     b1p, b2p = _scalar(beta1_pow), _scalar(beta2_pow)
     correction2 = xp.sqrt(1.0 - b2p)
     p -= (lr * correction2 / (1.0 - b1p)) * m1 / (xp.sqrt(m2) + epsilon * correction2)
@@ -663,13 +679,13 @@ def adamax_(ctx, param, grad, learning_rate, moment, inf_norm, beta1_pow, master
     """
     xp = ctx.xp
     if xp is not np and _fusable(moment.dtype, learning_rate, beta1_pow):
-        c1, b1, b2, eps = _state_scalars(moment.dtype, 1.0 - beta1, beta1, beta2, epsilon)
+        c1, b1, b2, eps = _state_scalars(moment.dtype, _complement(moment.dtype, beta1), beta1, beta2, epsilon)
         adamax_step(xp, param, master_param, grad, moment, inf_norm, _operand(learning_rate, param),
                     _operand(beta1_pow, param), c1, b1, b2, eps)
         advance_pow(xp, beta1_pow, b1)
         return param, moment, inf_norm, beta1_pow, master_param
     lr_t = _scalar(learning_rate) / (1.0 - _scalar(beta1_pow))
-    c1, b1, b2, eps = _rule_constants(xp, moment.dtype, 1.0 - beta1, beta1, beta2, epsilon)
+    c1, b1, b2, eps = _rule_constants(xp, moment.dtype, _complement(moment.dtype, beta1), beta1, beta2, epsilon)
     if xp is np:  # a 0-d operand (see _host_constants), the same value
         lr_t = np.asarray(lr_t)
 
@@ -726,11 +742,12 @@ def adadelta_(ctx, param, grad, avg_squared_grad, avg_squared_update, learning_r
     xp = ctx.xp
     if xp is not np and _fusable(avg_squared_grad.dtype, learning_rate):
         adadelta_step(xp, param, master_param, grad, avg_squared_grad, avg_squared_update,
-                      _operand(learning_rate, param), *_state_scalars(avg_squared_grad.dtype, 1.0 - rho, rho,
-                                                                      epsilon))
+                      _operand(learning_rate, param),
+                      *_state_scalars(avg_squared_grad.dtype, _complement(avg_squared_grad.dtype, rho), rho, epsilon))
         return param, avg_squared_grad, avg_squared_update, master_param
     lr = _host_operand(learning_rate) if xp is np else _scalar(learning_rate)
-    c, r, eps = _rule_constants(xp, avg_squared_grad.dtype, 1.0 - rho, rho, epsilon)
+    state = avg_squared_grad.dtype
+    c, r, eps = _rule_constants(xp, state, _complement(state, rho), rho, epsilon)
 
     def rule(p, g, avg_squared_grad, avg_squared_update, scratch, denom):
         xp.multiply(g, g, out=scratch)
@@ -769,12 +786,13 @@ def rmsprop_(ctx, param, mean_square, grad, moment, learning_rate, mean_grad, ma
     xp = ctx.xp
     if xp is not np and _fusable(mean_square.dtype, learning_rate):
         rmsprop_step(xp, param, master_param, grad, mean_square, moment, mean_grad if centered else None,
-                     _operand(learning_rate, param), *_state_scalars(mean_square.dtype, 1.0 - decay, decay,
-                                                                     epsilon, momentum),
+                     _operand(learning_rate, param), *_state_scalars(mean_square.dtype, _complement(
+                         mean_square.dtype, decay), decay, epsilon, momentum),
                      centered=bool(centered))
         return param, moment, mean_square, mean_grad, master_param
     lr = _host_operand(learning_rate) if xp is np else _scalar(learning_rate)
-    c, rho, eps, mu = _rule_constants(xp, mean_square.dtype, 1.0 - decay, decay, epsilon, momentum)
+    state = mean_square.dtype
+    c, rho, eps, mu = _rule_constants(xp, state, _complement(state, decay), decay, epsilon, momentum)
 
     def rule(p, g, mean_square, moment, mean_grad, scratch):
         xp.multiply(g, g, out=scratch)
@@ -817,7 +835,9 @@ def lamb_(ctx, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_po
     p = _compute_array(param, master_param, moment1.dtype)
     g = _in_dtype(grad, p.dtype)
     b1p, b2p = _scalar(beta1_pow), _scalar(beta2_pow)
-    c1, b1, c2, b2, eps = _rule_constants(xp, moment1.dtype, 1.0 - beta1, beta1, 1.0 - beta2, beta2, epsilon)
+    state = moment1.dtype
+    c1, b1, c2, b2, eps = _rule_constants(xp, state, _complement(state, beta1), beta1, _complement(state, beta2), beta2,
+                                          epsilon)
     d1, d2 = 1.0 - b1p, 1.0 - b2p
     if xp is np:  # 0-d operands (see _host_constants), the same values
         d1, d2 = np.asarray(d1), np.asarray(d2)
@@ -935,7 +955,8 @@ def nadam_(ctx, param, grad, learning_rate, momentum_decay_pow, beta2_pow, mu_pr
     b = _scalar_operand(xp, (one - mu_t) / (one - product))
     c = _scalar_operand(xp, one / (one - b2p))
     lr = _host_operand(learning_rate) if xp is np else _scalar(learning_rate)
-    c1, cb1, c2, cb2, eps = _rule_constants(xp, dtype, 1.0 - beta1, beta1, 1.0 - beta2, beta2, epsilon)
+    c1, cb1, c2, cb2, eps = _rule_constants(xp, dtype, _complement(dtype, beta1), beta1, _complement(dtype, beta2),
+                                            beta2, epsilon)
 
     def rule(p, g, moment1, moment2, s1, s2):
         xp.multiply(g, c1, out=s1)
@@ -1001,7 +1022,7 @@ def radam_(ctx, param, grad, learning_rate, beta1_pow, beta2_pow, rho, moment1, 
     shift = (scale * eps if scale > 0 else one) if xp is np else xp.where(scale > 0, scale * eps, one)
     scale, shift = _scalar_operand(xp, scale), _scalar_operand(xp, shift)
     step = _scalar_operand(xp, _scalar(learning_rate) / (one - b1p))
-    c1, cb1, c2, cb2 = _rule_constants(xp, dtype, 1.0 - beta1, beta1, 1.0 - beta2, beta2)
+    c1, cb1, c2, cb2 = _rule_constants(xp, dtype, _complement(dtype, beta1), beta1, _complement(dtype, beta2), beta2)
 
     def rule(p, g, moment1, moment2, s):
         xp.multiply(g, c1, out=s)
