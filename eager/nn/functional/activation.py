@@ -414,8 +414,11 @@ def rrelu(x: Tensor, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0, trainin
     array([-0.5,  3. ], dtype=float32)
     """
     check_float("rrelu", "x", x)
-    lower = check_number("rrelu", "lower", lower)
-    upper = check_number("rrelu", "upper", upper)
+    # Paddle takes floats only here: rrelu(x, 0, 1) raises its TypeError
+    for arg, value in (("lower", lower), ("upper", upper)):
+        if not isinstance(value, (float, np.floating)):
+            raise TypeError(f"rrelu: argument '{arg}' expected a float, got {describe(value)}")
+    lower, upper = float(lower), float(upper)
     if not 0.0 <= lower <= 1.0:
         raise ValueError(f"rrelu: argument 'lower' expected a number in [0, 1], got {lower}")
     if not 0.0 <= upper <= 1.0:
