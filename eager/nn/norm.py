@@ -213,6 +213,9 @@ class BatchNorm(_BatchNormBase):
     [2, 3, 4, 4]
     """
 
+    # Paddle's Layer.float16()/bfloat16() leave this layer (exactly this class) in its dtype by default
+    _kept_in_half = True
+
     _formats = ("NCHW", "NHWC")
     _ranks = (2, 3, 4, 5)
     _fixed_affine = False
