@@ -1085,8 +1085,10 @@ def _check_parameter_size(who: str, shape: list, dtype) -> None:
 
 
 class MemberNameError(ValueError, KeyError):
-    """An empty member name or one holding '.': a ValueError, as eager's other bad
-    argument values, and a KeyError, as Paddle's add_parameter/register_buffer raise it."""
+    """An empty member name or one holding '.', or the name of a parameter a layer
+    does not have (weight_norm, spectral_norm): a ValueError, as eager's other bad
+    argument values, and a KeyError, as Paddle's add_parameter/register_buffer and
+    its weight_norm/spectral_norm raise it."""
 
     def __str__(self) -> str:
         # KeyError's str() would quote the message
