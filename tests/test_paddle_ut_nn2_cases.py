@@ -1,0 +1,176 @@
+"""Regressions found by re-telling the dygraph parts of Paddle's own unit tests
+(test/legacy_test, second nn pass: test_layers.py's later pages, conv, norms,
+rnn, transformer, embedding, pad, interpolate, fold/unfold, affine_grid,
+grid_sample, dropout, initializers, rrelu, gumbel_softmax, cosine_similarity,
+label_smooth, sequence_mask, weight_norm) under ``import eager as paddle`` and
+checking each disagreement against the real Paddle 2.6.2.
+
+Found:
+- cosine_similarity and pairwise_distance refused a float32 with a float64
+  input; Paddle promotes them (its multiply/subtract do) to float64.
+- rrelu/RReLU took int ``lower``/``upper``; Paddle raises TypeError ("must be
+  float type"; test_rrelu_op's error cases, RReLU(2, 3) included).
+- interpolate's scale_factor of a wrong kind (a str) was a ValueError; Paddle
+  raises TypeError ("Attr(scale)'s type should be ...").
+- the conv functionals' groups=0 (or negative) was a TypeError; Paddle raises
+  ValueError (test_functional_conv2d's TestFunctionalConv2DErrorCase13).
+- LocalResponseNorm(size=0) and the RNN cells/layers' hidden_size=0 were
+  TypeErrors; Paddle raises ValueError.
+- Layer.float16()/bfloat16() without excluded_layers cast nn.BatchNorm too;
+  Paddle's default excluded_layers is [nn.BatchNorm] (exact class).
+- dropout/dropout2d/dropout3d with p=0 refused an integer tensor; Paddle
+  returns x itself before looking at the dtype.
+- sequence_mask refused float32/float64 lengths, which Paddle's kernel takes.
+- weight_norm/spectral_norm of a missing parameter name raised only a
+  ValueError; Paddle raises KeyError (now both).
+
+Paddle 2.6.2 quirks met and left (eager keeps its behaviour): cosine_similarity
+of inputs broadcasting along ``axis`` (docs/nn.md); Adam on a sparse
+(SelectedRows) gradient applies the bias corrections one step ahead, AdamW
+there dies in C++ (docs/training.md); BatchNorm in training with one value per
+channel returns x unchanged, skipping weight and bias (docs/nn.md); the
+gradient of a BatchNorm layer with use_global_stats=False in eval mode uses the
+running variance while the forward used the batch's; the CPU rnn kernel's
+gradient of the reverse direction is wrong with both initial states and
+sequence_length (eager's agrees with finite differences); 5-D grid_sample in
+nearest mode zeroes in-range samples; conv*_transpose with output_padding
+below the dilation but not the stride passes InferMeta and fails in the
+kernel; fold with four unequal paddings disagrees with unfold; unfold with a
+dilated kernel wider than the input returns one block (C division);
+affine_grid takes an out_shape batch different from theta's; Embedding
+accepts padding_idx=-11 for 10 rows (checked after wrapping); Normal(std<0)
+is accepted; GRU(bias_ih_attr=False) segfaults; fp16 interpolate rounds
+differently (weights in float32).
+"""
+import numpy as np
+import pytest
+
+import eager
+import eager.nn.functional as F
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+def _np_cosine(x1, x2, axis):
+    x1, x2 = np.broadcast_arrays(x1, x2)
+    return (x1 * x2).sum(axis) / np.sqrt((x1 * x1).sum(axis) * (x2 * x2).sum(axis))
+
+
+def test_cosine_similarity_and_pairwise_distance_promote_float32_with_float64():
+    rng = np.random.default_rng(0)
+    a = rng.random((3, 5)).astype("float32")
+    b = rng.random((3, 5))
+    x1 = eager.to_tensor(a, stop_gradient=False)
+    x2 = eager.to_tensor(b, stop_gradient=False)
+    out = F.cosine_similarity(x1, x2, axis=1)
+    assert out.dtype == eager.float64
+    np.testing.assert_allclose(out.numpy(), _np_cosine(a.astype("float64"), b, 1), rtol=1e-6)
+    out.sum().backward()
+    assert x1.grad.dtype == eager.float32 and x2.grad.dtype == eager.float64
+    dist = F.pairwise_distance(eager.to_tensor(a), eager.to_tensor(b), epsilon=0.0)
+    assert dist.dtype == eager.float64
+    np.testing.assert_allclose(dist.numpy(), np.linalg.norm(a.astype("float64") - b, axis=-1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("lower, upper", [(0, 0.5), (0.5, 1), (2, 3)])
+def test_rrelu_refuses_int_lower_upper(lower, upper):
+    x = eager.to_tensor(np.random.default_rng(0).random((2, 3)).astype("float32"))
+    before = x.numpy().copy()
+    with pytest.raises(TypeError, match="rrelu: argument '(lower|upper)' expected a float"):
+        F.rrelu(x, lower, upper)
+    with pytest.raises(TypeError, match="expected a float"):
+        eager.nn.RReLU(lower, upper)(x)
+    np.testing.assert_array_equal(x.numpy(), before)
+    # floats (NumPy's included) still work
+    out = F.rrelu(eager.to_tensor([-2.0, 3.0]), np.float64(0.25), 0.25, training=False)
+    np.testing.assert_allclose(out.numpy(), [-0.5, 3.0])
+
+
+@pytest.mark.parametrize("scale", ["a", {2.0}, object()])
+def test_interpolate_scale_factor_of_a_wrong_kind_is_a_type_error(scale):
+    with pytest.raises(TypeError, match="interpolate: argument 'scale_factor' expected a number, a list/tuple"):
+        F.interpolate(eager.ones([1, 1, 4, 4]), scale_factor=scale, mode="bilinear")
+
+
+@pytest.mark.parametrize("name, k", [("conv1d", 1), ("conv2d", 2), ("conv3d", 3), ("conv1d_transpose", 1),
+                                     ("conv2d_transpose", 2), ("conv3d_transpose", 3)])
+@pytest.mark.parametrize("groups", [0, -1])
+def test_conv_groups_below_one_is_a_value_error(name, k, groups):
+    x = eager.ones([1, 3] + [3] * k)
+    w = eager.ones([3, 3] + [1] * k)
+    with pytest.raises(ValueError, match=f"{name}: argument 'groups' expected a positive int, got {groups}"):
+        getattr(F, name)(x, w, groups=groups)
+    with pytest.raises(TypeError, match="'groups' expected a positive int, got 1.5"):
+        getattr(F, name)(x, w, groups=1.5)
+
+
+def test_local_response_norm_size_zero_is_a_value_error():
+    with pytest.raises(ValueError, match="LocalResponseNorm: argument 'size' expected a positive int, got 0"):
+        eager.nn.LocalResponseNorm(0)
+
+
+@pytest.mark.parametrize("make", [lambda: eager.nn.GRU(5, 0), lambda: eager.nn.GRUCell(5, 0),
+                                  lambda: eager.nn.LSTMCell(5, -1), lambda: eager.nn.SimpleRNN(5, 0)])
+def test_rnn_hidden_size_below_one_is_a_value_error(make):
+    with pytest.raises(ValueError, match="argument 'hidden_size' expected a positive int"):
+        make()
+
+
+def test_rnn_hidden_size_of_a_wrong_kind_stays_a_type_error():
+    with pytest.raises(TypeError, match="argument 'hidden_size' expected a positive int, got 2.5"):
+        eager.nn.GRUCell(5, 2.5)
+
+
+@pytest.mark.parametrize("cast, dtype", [("float16", eager.float16), ("bfloat16", eager.bfloat16)])
+def test_half_casts_keep_legacy_batch_norm_by_default(cast, dtype, device):
+    if cast == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+        if device != "cpu":
+            pytest.skip("bfloat16 lives on the CPU only")
+    model = eager.nn.Sequential(eager.nn.Linear(2, 2), eager.nn.BatchNorm(2), eager.nn.BatchNorm2D(2))
+    getattr(model, cast)()
+    assert model[0].weight.dtype == dtype
+    # Paddle's default excluded_layers=[nn.BatchNorm] matches that class exactly
+    assert model[1].weight.dtype == eager.float32 and model[1]._mean.dtype == eager.float32
+    assert model[2].weight.dtype == dtype
+    # an explicit list replaces the default
+    model = eager.nn.Sequential(eager.nn.Linear(2, 2), eager.nn.BatchNorm(2))
+    getattr(model, cast)(excluded_layers=[eager.nn.Linear])
+    assert model[0].weight.dtype == eager.float32 and model[1].weight.dtype == dtype
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: F.dropout(x, p=0.0),
+    lambda x: F.dropout(x, p=0, axis=0, training=True),
+    lambda x: F.dropout2d(x.reshape([1, 1, 1, 3]), p=0.0).reshape([3]),
+    lambda x: F.dropout3d(x.reshape([1, 1, 1, 1, 3]), p=0.0).reshape([3]),
+])
+def test_dropout_p_zero_returns_integer_x(call):
+    x = eager.to_tensor(np.array([1, 2, 3], "int64"))
+    out = call(x)
+    assert out.dtype == eager.int64
+    np.testing.assert_array_equal(out.numpy(), [1, 2, 3])
+    with pytest.raises(TypeError, match="dropout: argument 'x' expected a floating-point Tensor"):
+        F.dropout(x, p=0.5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sequence_mask_takes_float_lengths(dtype):
+    lengths = np.array([[1.5, 3.0], [0.2, -1.5]], dtype)
+    out = F.sequence_mask(eager.to_tensor(lengths), maxlen=4)
+    np.testing.assert_array_equal(out.numpy(), (np.arange(4) < lengths[..., None]).astype(np.int64))
+    # the default maxlen is the largest length truncated to an int (Paddle 2.6.2: [0.2, 2.7] -> 2)
+    out = F.sequence_mask(eager.to_tensor(np.array([0.2, 2.7], dtype)))
+    np.testing.assert_array_equal(out.numpy(), [[1, 0], [1, 1]])
+    with pytest.raises(TypeError, match="sequence_mask: argument 'x' expected an integer or float32/float64"):
+        F.sequence_mask(eager.to_tensor([True, False]), maxlen=3)
+
+
+@pytest.mark.parametrize("util", ["weight_norm", "spectral_norm"])
+def test_norm_utils_missing_parameter_is_a_key_error(util):
+    layer = eager.nn.Linear(3, 2)
+    with pytest.raises(KeyError, match=f"{util}: layer Linear has no parameter 'abc'"):
+        getattr(eager.nn.utils, util)(layer, name="abc")
+    with pytest.raises(ValueError, match="has no parameter 'abc'"):
+        getattr(eager.nn.utils, util)(layer, name="abc")
+    assert sorted(n for n, _ in layer.named_parameters()) == ["bias", "weight"]
