@@ -23,6 +23,9 @@ Found:
 - sequence_mask refused float32/float64 lengths, which Paddle's kernel takes.
 - weight_norm/spectral_norm of a missing parameter name raised only a
   ValueError; Paddle raises KeyError (now both).
+- label_smooth refused a one-element Tensor epsilon, which Paddle float()s;
+  cosine_similarity's eps of a wrong kind (a str) was a ValueError (Paddle:
+  TypeError; a negative eps stays a ValueError).
 
 Paddle 2.6.2 quirks met and left (eager keeps its behaviour): cosine_similarity
 of inputs broadcasting along ``axis`` (docs/nn.md); Adam on a sparse
@@ -174,3 +177,20 @@ def test_norm_utils_missing_parameter_is_a_key_error(util):
     with pytest.raises(ValueError, match="has no parameter 'abc'"):
         getattr(eager.nn.utils, util)(layer, name="abc")
     assert sorted(n for n, _ in layer.named_parameters()) == ["bias", "weight"]
+
+
+def test_label_smooth_takes_a_one_element_tensor_epsilon():
+    # Paddle 2.6.2 float()s it (test_label_smooth_functional's epsilon, as a Tensor)
+    label = np.eye(4, dtype="float32")[[0, 2, 3]]
+    out = F.label_smooth(eager.to_tensor(label), epsilon=eager.to_tensor(0.25))
+    np.testing.assert_allclose(out.numpy(), 0.75 * label + 0.25 / 4, rtol=1e-6)
+    with pytest.raises(ValueError, match="label_smooth: argument 'epsilon' expected a value in \\[0, 1\\]"):
+        F.label_smooth(eager.to_tensor(label), epsilon=eager.to_tensor([2.0]))
+
+
+def test_cosine_similarity_eps_of_a_wrong_kind_is_a_type_error():
+    x = eager.ones([2, 3])
+    with pytest.raises(TypeError, match="cosine_similarity: argument 'eps' expected a non-negative number"):
+        F.cosine_similarity(x, x, eps="a")
+    with pytest.raises(ValueError, match="cosine_similarity: argument 'eps' expected a non-negative number"):
+        F.cosine_similarity(x, x, eps=-1e-8)

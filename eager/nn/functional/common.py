@@ -136,7 +136,9 @@ def cosine_similarity(x1: Tensor, x2: Tensor, axis: int = 1, eps: float = 1e-8) 
     fn = "cosine_similarity"
     check_float(fn, "x1", x1)
     check_float(fn, "x2", x2)
-    if not isinstance(eps, numbers.Real) or isinstance(eps, bool) or eps < 0:
+    if not isinstance(eps, numbers.Real) or isinstance(eps, bool):
+        raise TypeError(f"{fn}: argument 'eps' expected a non-negative number, got {eps!r}")
+    if eps < 0:
         raise ValueError(f"{fn}: argument 'eps' expected a non-negative number, got {eps!r}")
     try:
         product = _F.multiply(x1, x2)
