@@ -26,6 +26,7 @@ Found:
 - label_smooth refused a one-element Tensor epsilon, which Paddle float()s;
   cosine_similarity's eps of a wrong kind (a str) was a ValueError (Paddle:
   TypeError; a negative eps stays a ValueError).
+- group_norm/GroupNorm refused inputs of rank 6 and more, which Paddle takes.
 
 Paddle 2.6.2 quirks met and left (eager keeps its behaviour): cosine_similarity
 of inputs broadcasting along ``axis`` (docs/nn.md); Adam on a sparse
@@ -194,3 +195,20 @@ def test_cosine_similarity_eps_of_a_wrong_kind_is_a_type_error():
         F.cosine_similarity(x, x, eps="a")
     with pytest.raises(ValueError, match="cosine_similarity: argument 'eps' expected a non-negative number"):
         F.cosine_similarity(x, x, eps=-1e-8)
+
+
+def _np_group_norm(x, groups, eps=1e-5):
+    n, c = x.shape[:2]
+    g = x.reshape(n, groups, -1)
+    out = (g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + eps)
+    return out.reshape(x.shape)
+
+
+def test_group_norm_takes_any_rank_from_two():
+    # Paddle 2.6.2's GroupNorm normalizes a 6-d [N, C, ...] input (the spatial axes flattened)
+    x = np.random.default_rng(0).standard_normal((2, 6, 1, 2, 2, 3))
+    out = eager.nn.GroupNorm(3, 6)(eager.to_tensor(x.astype("float32")))
+    np.testing.assert_allclose(out.numpy(), _np_group_norm(x, 3), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(F.group_norm(eager.to_tensor(x), 2).numpy(), _np_group_norm(x, 2), rtol=1e-10)
+    with pytest.raises(ValueError, match="group_norm: argument 'x' expected a tensor of rank 2 or more"):
+        F.group_norm(eager.ones([6]), 3)
