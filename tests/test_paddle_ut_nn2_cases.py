@@ -27,12 +27,15 @@ Found:
   cosine_similarity's eps of a wrong kind (a str) was a ValueError (Paddle:
   TypeError; a negative eps stays a ValueError).
 - group_norm/GroupNorm refused inputs of rank 6 and more, which Paddle takes.
+- batch_norm with batch statistics over one value per channel ([1, C],
+  [1, C, 1, 1]) normalized it to the bias; Paddle's kernels (CPU and GPU) pass
+  it through: y = x, dx = dy, zero weight/bias gradients, running statistics
+  unchanged.
 
 Paddle 2.6.2 quirks met and left (eager keeps its behaviour): cosine_similarity
 of inputs broadcasting along ``axis`` (docs/nn.md); Adam on a sparse
 (SelectedRows) gradient applies the bias corrections one step ahead, AdamW
-there dies in C++ (docs/training.md); BatchNorm in training with one value per
-channel returns x unchanged, skipping weight and bias (docs/nn.md); the
+there dies in C++ (docs/training.md); the
 gradient of a BatchNorm layer with use_global_stats=False in eval mode uses the
 running variance while the forward used the batch's; the CPU rnn kernel's
 gradient of the reverse direction is wrong with both initial states and
@@ -212,3 +215,40 @@ def test_group_norm_takes_any_rank_from_two():
     np.testing.assert_allclose(F.group_norm(eager.to_tensor(x), 2).numpy(), _np_group_norm(x, 2), rtol=1e-10)
     with pytest.raises(ValueError, match="group_norm: argument 'x' expected a tensor of rank 2 or more"):
         F.group_norm(eager.ones([6]), 3)
+
+
+@pytest.mark.parametrize("shape, make", [((1, 3), lambda: eager.nn.BatchNorm1D(3)),
+                                         ((1, 3, 1), lambda: eager.nn.BatchNorm1D(3)),
+                                         ((1, 3, 1, 1), lambda: eager.nn.BatchNorm2D(3)),
+                                         ((1, 1, 1, 3), lambda: eager.nn.BatchNorm2D(3, data_format="NHWC"))])
+def test_batch_norm_of_one_value_per_channel_passes_x_through(shape, make):
+    # Paddle 2.6.2 (BatchNorm1D(3) in training on [[1, 2, 3]]): y = [[1, 2, 3]], x.grad = the
+    # output gradient, weight/bias gradients 0, _mean 0 and _variance 1 as they were
+    layer = make()
+    layer.weight.set_value(np.array([2.0, 3.0, 4.0], "float32"))
+    layer.bias.set_value(np.array([0.5, 0.5, 0.5], "float32"))
+    x = eager.to_tensor(np.arange(1.0, 4.0).reshape(shape).astype("float32"), stop_gradient=False)
+    g = np.arange(2.0, 5.0).reshape(shape).astype("float32")
+    y = layer(x)
+    np.testing.assert_array_equal(y.numpy(), x.numpy())
+    (y * eager.to_tensor(g)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), g)
+    np.testing.assert_array_equal(layer.weight.grad.numpy(), np.zeros(3, "float32"))
+    np.testing.assert_array_equal(layer.bias.grad.numpy(), np.zeros(3, "float32"))
+    np.testing.assert_array_equal(layer._mean.numpy(), np.zeros(3, "float32"))
+    np.testing.assert_array_equal(layer._variance.numpy(), np.ones(3, "float32"))
+    # eval mode normalizes by the running statistics as ever
+    layer.eval()
+    np.testing.assert_allclose(layer(x).numpy().reshape(-1), np.arange(1.0, 4.0) / np.sqrt(1 + 1e-5) * [2, 3, 4] + 0.5,
+                               rtol=1e-6)
+
+
+def test_batch_norm_of_one_value_per_channel_double_grad_is_zero():
+    x = eager.to_tensor(np.array([[1.0, 2.0, 3.0]]), stop_gradient=False)
+    w = eager.to_tensor(np.array([2.0, 3.0, 4.0]), stop_gradient=False)
+    b = eager.to_tensor(np.zeros(3), stop_gradient=False)
+    y = F.batch_norm(x, eager.zeros([3], "float64"), eager.ones([3], "float64"), w, b, training=True)
+    (gx,) = eager.grad((y * y).sum(), [x], create_graph=True)
+    np.testing.assert_array_equal(gx.numpy(), 2 * x.numpy())
+    (ggx,) = eager.grad(gx.sum(), [x])
+    np.testing.assert_array_equal(ggx.numpy(), np.full((1, 3), 2.0))

@@ -32,6 +32,12 @@ def batch_norm_global_stats(is_test: bool, use_global_stats: bool, trainable_sta
     return (is_test and not trainable_statistics) or use_global_stats
 
 
+def one_value_per_channel(view, stat_axes) -> bool:
+    """Whether batch statistics would be taken over a single value per channel
+    (N * spatial == 1), which Paddle's batch_norm kernels pass through as y = x."""
+    return math.prod(view[i] for i in stat_axes) == 1
+
+
 def norm_layout(op: str, shape, begin_norm_axis=None, data_format=None, groups=None):
     """(view, stat_axes, param_axes) of x of ``shape`` for ``op`` (see the module doc)."""
     shape = tuple(shape)
