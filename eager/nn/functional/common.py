@@ -159,8 +159,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, axis: int = 1, eps: float = 1e-8) 
 def pairwise_distance(x: Tensor, y: Tensor, p: float = 2.0, epsilon: float = 1e-6, keepdim: bool = False,
                       name=None) -> Tensor:
     """The p-norm of x - y + epsilon over the last axis: x and y are [N, D] (or
-    [D], or any shapes that broadcast, as Paddle's p_norm takes them); p may be
-    inf, -inf or 0 as in norm.
+    [D], or any shapes that broadcast, as Paddle's p_norm takes them; two float
+    dtypes promote as in ``subtract``); p may be inf, -inf or 0 as in norm.
 
     >>> x = eager.to_tensor([[3.0, 0.0]]); y = eager.to_tensor([[0.0, 4.0]])
     >>> [round(v, 4) for v in eager.nn.functional.pairwise_distance(x, y, epsilon=0.0).tolist()]
