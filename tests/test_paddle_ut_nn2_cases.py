@@ -23,7 +23,8 @@ Found:
 - sequence_mask refused float32/float64 lengths, which Paddle's kernel takes.
 - weight_norm/spectral_norm of a missing parameter name raised only a
   ValueError; Paddle raises KeyError (now both).
-- label_smooth refused a one-element Tensor epsilon, which Paddle float()s;
+- label_smooth refused a one-element Tensor epsilon and pad a one-element
+  Tensor value, which Paddle float()s;
   cosine_similarity's eps of a wrong kind (a str) was a ValueError (Paddle:
   TypeError; a negative eps stays a ValueError).
 - group_norm/GroupNorm refused inputs of rank 6 and more, which Paddle takes.
@@ -252,3 +253,12 @@ def test_batch_norm_of_one_value_per_channel_double_grad_is_zero():
     np.testing.assert_array_equal(gx.numpy(), 2 * x.numpy())
     (ggx,) = eager.grad(gx.sum(), [x])
     np.testing.assert_array_equal(ggx.numpy(), np.full((1, 3), 2.0))
+
+
+def test_pad_takes_a_one_element_tensor_value():
+    # Paddle 2.6.2 float()s it: pad(x, [1, 1, 1, 1], value=paddle.to_tensor(2.5)) fills 2.5
+    x = np.arange(4.0, dtype="float32").reshape(1, 1, 2, 2)
+    out = F.pad(eager.to_tensor(x), [1, 1, 1, 1], value=eager.to_tensor(2.5))
+    np.testing.assert_array_equal(out.numpy(), np.pad(x, [(0, 0), (0, 0), (1, 1), (1, 1)], constant_values=2.5))
+    out = F.pad(eager.to_tensor(x), [0, 0, 0, 0, 1, 0, 0, 1], value=eager.to_tensor([-1.0]))
+    np.testing.assert_array_equal(out.numpy(), np.pad(x, [(0, 0), (0, 0), (1, 0), (0, 1)], constant_values=-1.0))

@@ -21,7 +21,7 @@ import numpy as np
 
 from phi.common.data_type import FLOATING_TYPES, DataType, dtype_name
 
-from ...arguments import describe
+from ...arguments import describe, to_scalar
 from ...composite.spine import reshape_exactly
 from ...creation import to_tensor
 from ...generated import forward_api as _F
@@ -108,6 +108,8 @@ def pad(x: Tensor, pad, mode: str = "constant", value: float = 0.0, data_format:
     if any(p < 0 for p in pads):
         raise ValueError(f"{fn}: argument 'pad' expected non-negative ints, got {pads}")
     nd = x.ndim
+    if isinstance(value, Tensor):   # Paddle float()s a one-element tensor value
+        value = to_scalar(value, fn, "value")
     if not isinstance(value, numbers.Number) or isinstance(value, bool):
         raise TypeError(f"{fn}: argument 'value' expected a number, got {value!r}")
     if mode == "constant" and len(pads) == 2 * nd:
