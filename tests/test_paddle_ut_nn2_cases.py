@@ -24,9 +24,9 @@ Found:
 - weight_norm/spectral_norm of a missing parameter name raised only a
   ValueError; Paddle raises KeyError (now both).
 - label_smooth refused a one-element Tensor epsilon and pad a one-element
-  Tensor value, which Paddle float()s;
-  cosine_similarity's eps of a wrong kind (a str) was a ValueError (Paddle:
-  TypeError; a negative eps stays a ValueError).
+  Tensor value, which Paddle float()s; cosine_similarity's eps of a wrong
+  kind (a str) was a ValueError (Paddle: TypeError; a negative eps stays a
+  ValueError).
 - group_norm/GroupNorm refused inputs of rank 6 and more, which Paddle takes.
 - batch_norm with batch statistics over one value per channel ([1, C],
   [1, C, 1, 1]) normalized it to the bias; Paddle's kernels (CPU and GPU) pass
@@ -36,9 +36,9 @@ Found:
 Paddle 2.6.2 quirks met and left (eager keeps its behaviour): cosine_similarity
 of inputs broadcasting along ``axis`` (docs/nn.md); Adam on a sparse
 (SelectedRows) gradient applies the bias corrections one step ahead, AdamW
-there dies in C++ (docs/training.md); the
-gradient of a BatchNorm layer with use_global_stats=False in eval mode uses the
-running variance while the forward used the batch's; the CPU rnn kernel's
+there dies in C++ (docs/training.md); the gradient of a BatchNorm layer with
+use_global_stats=False in eval mode uses the running variance while the
+forward used the batch's; the CPU rnn kernel's
 gradient of the reverse direction is wrong with both initial states and
 sequence_length (eager's agrees with finite differences); 5-D grid_sample in
 nearest mode zeroes in-range samples; conv*_transpose with output_padding
@@ -48,7 +48,12 @@ dilated kernel wider than the input returns one block (C division);
 affine_grid takes an out_shape batch different from theta's; Embedding
 accepts padding_idx=-11 for 10 rows (checked after wrapping); Normal(std<0)
 is accepted; GRU(bias_ih_attr=False) segfaults; fp16 interpolate rounds
-differently (weights in float32).
+differently (weights in float32). Documented differences added: interpolate's
+int/float ``size`` and Conv padding lists with a non-zero padding_mode
+(docs/nn.md). Newer than 2.6.2 and left out: cosine_similarity's ``dim``
+alias and its rank-mismatch/broadcast tests, LSTM ``proj_size`` (eager has
+it), embedding_renorm_, TruncatedNormal ``a``/``b`` and XavierNormal ``gain``
+(eager has them).
 """
 import numpy as np
 import pytest

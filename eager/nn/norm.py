@@ -462,7 +462,7 @@ class LocalResponseNorm(Layer):
     def __init__(self, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW", name=None):
         super().__init__()
         who = type(self).__name__
-        self._size = check_positive_int(who, "size", size, ValueError)   # as local_response_norm, which Paddle runs it through
+        self._size = check_positive_int(who, "size", size, ValueError)   # as local_response_norm, Paddle's path
         self._alpha, self._beta, self._k = (check_number(who, arg, value)
                                             for arg, value in (("alpha", alpha), ("beta", beta), ("k", k)))
         self._data_format = _format(who, data_format, ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"))
