@@ -14,8 +14,8 @@ Found:
   raises TypeError ("Attr(scale)'s type should be ...").
 - the conv functionals' groups=0 (or negative) was a TypeError; Paddle raises
   ValueError (test_functional_conv2d's TestFunctionalConv2DErrorCase13).
-- LocalResponseNorm(size=0) and the RNN cells/layers' hidden_size=0 were
-  TypeErrors; Paddle raises ValueError.
+- LocalResponseNorm(size=0), GroupNorm/group_norm's num_groups=0 and the RNN
+  cells/layers' hidden_size=0 were TypeErrors; Paddle raises ValueError.
 - Layer.float16()/bfloat16() without excluded_layers cast nn.BatchNorm too;
   Paddle's default excluded_layers is [nn.BatchNorm] (exact class).
 - dropout/dropout2d/dropout3d with p=0 refused an integer tensor; Paddle
@@ -267,3 +267,11 @@ def test_pad_takes_a_one_element_tensor_value():
     np.testing.assert_array_equal(out.numpy(), np.pad(x, [(0, 0), (0, 0), (1, 1), (1, 1)], constant_values=2.5))
     out = F.pad(eager.to_tensor(x), [0, 0, 0, 0, 1, 0, 0, 1], value=eager.to_tensor([-1.0]))
     np.testing.assert_array_equal(out.numpy(), np.pad(x, [(0, 0), (0, 0), (1, 0), (0, 1)], constant_values=-1.0))
+
+
+@pytest.mark.parametrize("call", [lambda: eager.nn.GroupNorm(0, 6), lambda: eager.nn.GroupNorm(-2, 6),
+                                  lambda: F.group_norm(eager.ones([2, 6, 3]), 0)])
+def test_group_norm_num_groups_below_one_is_a_value_error(call):
+    # Paddle 2.6.2: "The Attr(groups) of Op(group_norm) must be greater than or equal to 1" (ValueError)
+    with pytest.raises(ValueError, match="argument 'num_groups' expected a positive int"):
+        call()

@@ -354,7 +354,7 @@ class GroupNorm(Layer):
                  data_format="NCHW", name=None):
         super().__init__()
         who = type(self).__name__
-        self._num_groups = check_positive_int(who, "num_groups", num_groups)
+        self._num_groups = check_positive_int(who, "num_groups", num_groups, ValueError)   # as Paddle's group_norm
         self._num_channels = check_positive_int(who, "num_channels", num_channels)
         if self._num_channels % self._num_groups:
             raise ValueError(f"{who}: argument 'num_groups' ({num_groups}) must divide num_channels "

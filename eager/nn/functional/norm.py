@@ -17,7 +17,7 @@ from ...arguments import to_bool
 from ...autograd.inplace import write_inplace
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import check_axis, check_float, check_tensor, dtypes_differ
+from .checks import check_axis, check_float, check_positive_int, check_tensor, dtypes_differ
 
 _FORMATS = ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC")
 _CHANNEL_LAST = ("NLC", "NHWC", "NDHWC")
@@ -222,8 +222,7 @@ def group_norm(x: Tensor, num_groups: int, epsilon: float = 1e-05, weight=None, 
     _check_format(fn, data_format, _FORMATS[1:])
     channels = _check_per_channel(fn, x, data_format, weight=weight, bias=bias)
     _check_same_dtype(fn, x, weight=weight, bias=bias)
-    if not isinstance(num_groups, numbers.Integral) or isinstance(num_groups, bool) or num_groups <= 0:
-        raise TypeError(f"{fn}: argument 'num_groups' expected a positive int, got {num_groups!r}")
+    num_groups = check_positive_int(fn, "num_groups", num_groups, ValueError)   # Paddle: "groups >= 1", ValueError
     if channels % num_groups:
         raise ValueError(f"{fn}: argument 'num_groups' ({num_groups}) must divide the channels of x ({channels}, "
                          f"shape {x.shape}, data_format {data_format!r})")
