@@ -9,7 +9,7 @@ saved ones: they are constants there.
 """
 from __future__ import annotations
 
-from phi.infermeta.norm import batch_norm_global_stats, norm_layout
+from phi.infermeta.norm import batch_norm_global_stats, norm_layout, one_value_per_channel
 
 from ..generated import forward_api as _F
 
@@ -66,6 +66,9 @@ def batch_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, moment
                     use_global_stats, trainable_statistics):
     layout = norm_layout("batch_norm", x.shape, data_format=data_format)
     fixed = batch_norm_global_stats(is_test, use_global_stats, trainable_statistics)
+    if not fixed and one_value_per_channel(layout[0], layout[1]):   # the kernel's y = x (Paddle's)
+        return (_F.scale(out_grad, 1.0, 0.0, True), None if scale is None else _F.zeros_like(scale),
+                None if bias is None else _F.zeros_like(bias))
     return _normalize_grad(x, scale, bias, out_grad, epsilon, layout,
                            (saved_mean, saved_variance) if fixed else None)
 

@@ -14,7 +14,7 @@ from phi.core.errors import ZeroDivisorError
 from ..arguments import describe
 from . import initializer as _init
 from .functional import activation as F
-from .functional.checks import check_number
+from .functional.checks import check_float_number, check_number
 from .layer import Layer, ParamAttr, name_repr
 
 __all__ = [
@@ -388,8 +388,8 @@ class RReLU(Layer):
     def __init__(self, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0, name=None):
         super().__init__()
         self._name = name
-        self._lower = check_number("RReLU", "lower", lower)
-        self._upper = check_number("RReLU", "upper", upper)
+        self._lower = check_float_number("RReLU", "lower", lower)   # as F.rrelu: Paddle refuses ints
+        self._upper = check_float_number("RReLU", "upper", upper)
         if not 0.0 <= self._lower <= self._upper <= 1.0:
             raise ValueError(f"RReLU: arguments 'lower' and 'upper' expected 0 <= lower <= upper <= 1, got "
                              f"lower={lower}, upper={upper}")

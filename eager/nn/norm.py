@@ -248,6 +248,9 @@ class BatchNorm(_BatchNormBase):
     [2, 3, 4, 4]
     """
 
+    # Paddle's Layer.float16()/bfloat16() leave this layer (exactly this class) in its dtype by default
+    _kept_in_half = True
+
     _formats = ("NCHW", "NHWC")
     _ranks = (2, 3, 4, 5)
     _fixed_affine = False
@@ -387,7 +390,7 @@ class GroupNorm(Layer):
                  data_format="NCHW", name=None):
         super().__init__()
         who = type(self).__name__
-        self._num_groups = check_positive_int(who, "num_groups", num_groups)
+        self._num_groups = check_positive_int(who, "num_groups", num_groups, ValueError)   # as Paddle's group_norm
         self._num_channels = check_positive_int(who, "num_channels", num_channels)
         if self._num_channels % self._num_groups:
             raise ValueError(f"{who}: argument 'num_groups' ({num_groups}) must divide num_channels "
@@ -495,7 +498,7 @@ class LocalResponseNorm(Layer):
     def __init__(self, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW", name=None):
         super().__init__()
         who = type(self).__name__
-        self._size = check_positive_int(who, "size", size)
+        self._size = check_positive_int(who, "size", size, ValueError)   # as local_response_norm, Paddle's path
         self._alpha, self._beta, self._k = (check_number(who, arg, value)
                                             for arg, value in (("alpha", alpha), ("beta", beta), ("k", k)))
         self._data_format = _format(who, data_format, ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"))

@@ -114,7 +114,7 @@ class _BuiltInCell(RNNCellBase):
         """The parameters; ``recurrent_size``: the width of the h fed back (the
         hidden size, or an LSTM's proj_size)."""
         self.input_size = check_positive_int(who, "input_size", input_size)
-        self.hidden_size = check_positive_int(who, "hidden_size", hidden_size)
+        self.hidden_size = _check_hidden_size(who, hidden_size)
         init = _init.Uniform(-1.0 / math.sqrt(self.hidden_size), 1.0 / math.sqrt(self.hidden_size))
         rows = gates * self.hidden_size
 
@@ -296,6 +296,13 @@ class LSTMCell(_BuiltInCell):
         """The sizes, shown by repr."""
         text = f"{self.input_size}, {self.hidden_size}"
         return text + f", proj_size={self.proj_size}" if self.proj_size else text
+
+
+def _check_hidden_size(who: str, hidden_size) -> int:
+    # Paddle's cells refuse a non-positive hidden_size with a ValueError; a wrong kind stays a TypeError
+    if isinstance(hidden_size, numbers.Integral) and not isinstance(hidden_size, bool) and hidden_size <= 0:
+        raise ValueError(f"{who}: argument 'hidden_size' expected a positive int, got {hidden_size!r}")
+    return check_positive_int(who, "hidden_size", hidden_size)
 
 
 def _check_proj_size(who: str, proj_size, hidden_size) -> int:
@@ -570,7 +577,7 @@ class RNNBase(LayerList):
         super().__init__()
         who = type(self).__name__
         self.input_size = check_positive_int(who, "input_size", input_size)
-        self.hidden_size = check_positive_int(who, "hidden_size", hidden_size)
+        self.hidden_size = _check_hidden_size(who, hidden_size)
         self.num_layers = check_positive_int(who, "num_layers", num_layers)
         if not isinstance(direction, str) or direction not in _DIRECTIONS:
             raise ValueError(f"{who}: argument 'direction' expected 'forward', 'bidirect' or 'bidirectional', got "

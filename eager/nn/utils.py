@@ -25,7 +25,7 @@ from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import conv as _conv
 from . import initializer as _init
-from .layer import Layer, Parameter
+from .layer import Layer, MemberNameError, Parameter
 from .layers import Linear
 
 # -- gradient clipping ------------------------------------------------------------------
@@ -267,7 +267,7 @@ def weight_norm(layer: Layer, name: str = "weight", dim=0) -> Layer:
         raise RuntimeError(f"{who}: {name!r} of this layer is already weight-normalized")
     w = layer._parameters.get(name) if isinstance(name, str) else None
     if w is None:
-        raise ValueError(f"{who}: layer {type(layer).__name__} has no parameter {name!r}")
+        raise MemberNameError(f"{who}: layer {type(layer).__name__} has no parameter {name!r}")
     ndim = len(w.shape)
     if dim is None:
         dim = -1
@@ -389,7 +389,7 @@ def spectral_norm(layer: Layer, name: str = "weight", n_power_iterations: int = 
         raise RuntimeError(f"{who}: {name!r} of this layer already has spectral normalization")
     weight = layer._parameters.get(name) if isinstance(name, str) else None
     if weight is None:
-        raise ValueError(f"{who}: layer {type(layer).__name__} has no parameter {name!r}")
+        raise MemberNameError(f"{who}: layer {type(layer).__name__} has no parameter {name!r}")
     if not isinstance(n_power_iterations, numbers.Integral) or isinstance(n_power_iterations, bool) \
             or n_power_iterations < 0:
         raise ValueError(f"{who}: argument 'n_power_iterations' expected an int >= 0, got {n_power_iterations!r}")

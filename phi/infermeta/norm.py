@@ -32,6 +32,12 @@ def batch_norm_global_stats(is_test: bool, use_global_stats: bool, trainable_sta
     return (is_test and not trainable_statistics) or use_global_stats
 
 
+def one_value_per_channel(view, stat_axes) -> bool:
+    """Whether batch statistics would be taken over a single value per channel
+    (N * spatial == 1), which Paddle's batch_norm kernels pass through as y = x."""
+    return math.prod(view[i] for i in stat_axes) == 1
+
+
 def norm_layout(op: str, shape, begin_norm_axis=None, data_format=None, groups=None):
     """(view, stat_axes, param_axes) of x of ``shape`` for ``op`` (see the module doc)."""
     shape = tuple(shape)
@@ -71,12 +77,15 @@ def _check_affine(arg, t, x, shapes, what):
                                    f"({what}), got {list(t.dims)}")
 
 
-def _check_format(data_format, dims, min_rank, formats=CHANNEL_FIRST + CHANNEL_LAST):
+def _check_format(data_format, dims, min_rank, formats=CHANNEL_FIRST + CHANNEL_LAST, max_rank=5):
     if data_format not in formats:
         raise InvalidArgumentError(f"argument 'data_format' expected one of {list(formats)}, got {data_format!r}")
-    if not min_rank <= len(dims) <= 5:
-        raise InvalidArgumentError(f"argument 'x' expected a tensor of rank {min_rank} to 5 ([N, C, ...] or "
+    if max_rank is None and len(dims) < min_rank:
+        raise InvalidArgumentError(f"argument 'x' expected a tensor of rank {min_rank} or more ([N, C, ...] or "
                                    f"channel-last), got shape {list(dims)}")
+    if max_rank is not None and not min_rank <= len(dims) <= max_rank:
+        raise InvalidArgumentError(f"argument 'x' expected a tensor of rank {min_rank} to {max_rank} ([N, C, ...] "
+                                   f"or channel-last), got shape {list(dims)}")
 
 
 def _channels(dims, data_format):
@@ -203,7 +212,7 @@ def group_norm_infer_meta(x, scale, bias, epsilon, groups, data_format, out, mea
     mean and variance [N, groups]."""
     dims = tuple(x.dims)
     _check_float("x", x)
-    _check_format(data_format, dims, 2)
+    _check_format(data_format, dims, 2, max_rank=None)   # Paddle's group_norm takes any rank from 2
     _check_epsilon(epsilon)
     c = _channels(dims, data_format)
     if groups < 1 or c % groups:

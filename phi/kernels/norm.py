@@ -31,7 +31,7 @@ import string
 import numpy as np
 
 from ..core.kernel_registry import register_kernel
-from ..infermeta.norm import batch_norm_global_stats, norm_layout
+from ..infermeta.norm import batch_norm_global_stats, norm_layout, one_value_per_channel
 from .dtypes import ALL_BACKENDS, FLOATS
 from .funcs import kept_shape
 
@@ -421,6 +421,10 @@ def batch_norm(ctx, x, mean, variance, scale, bias, is_test, momentum, epsilon, 
     if batch_norm_global_stats(is_test, use_global_stats, trainable_statistics):
         out, _, _ = _normalize(xp, x, scale, bias, epsilon, view, stat_axes, param_axes, mean, variance)
         return out, mean.copy(), variance.copy(), mean.astype(x.dtype), variance.astype(x.dtype)
+    if one_value_per_channel(view, stat_axes):
+        # Paddle's kernels (CPU and GPU) skip such a batch: y = x, running statistics unchanged
+        zeros = xp.zeros(mean.shape, dtype=x.dtype)
+        return x.copy(), mean.copy(), variance.copy(), zeros, zeros.copy()
     out, batch_mean, batch_variance = _normalize(xp, x, scale, bias, epsilon, view, stat_axes, param_axes)
     batch_mean, batch_variance = batch_mean.reshape(-1), batch_variance.reshape(-1)
     mean_out = (momentum * _compute(xp, mean) + (1.0 - momentum) * batch_mean).astype(mean.dtype, copy=False)
@@ -434,6 +438,12 @@ def batch_norm_grad(ctx, x, scale, bias, saved_mean, saved_variance, out_grad, m
                     is_test, use_global_stats, trainable_statistics, *, out_mask=None):
     view, stat_axes, param_axes = norm_layout("batch_norm", x.shape, data_format=data_format)
     fixed = batch_norm_global_stats(is_test, use_global_stats, trainable_statistics)
+    if not fixed and one_value_per_channel(view, stat_axes):   # the forward was y = x (see batch_norm)
+        want_x, want_scale, want_bias = out_mask or (True, True, True)
+        xp = ctx.xp
+        return (out_grad.copy() if want_x else None,
+                xp.zeros_like(scale) if want_scale and scale is not None else None,
+                xp.zeros_like(bias) if want_bias and bias is not None else None)
     return _normalize_grad(ctx.xp, x, scale, bias, saved_mean, saved_variance, out_grad, epsilon, view, stat_axes,
                            param_axes, out_mask, stats_fixed=fixed)
 

@@ -109,6 +109,8 @@ def ref_batch_norm(x, mean, variance, scale, bias, **attrs):
     """The normalized output only (the op table's batch_norm entry returns out;
     the running statistics are checked in tests/test_nn_norm.py)."""
     rows, axis = _channel_rows(x, attrs["data_format"])
+    if not _uses_running_stats(attrs) and rows.shape[1] == 1:
+        return x.copy()   # one value per channel: Paddle's kernels pass x through (y = x)
     if _uses_running_stats(attrs):
         xhat = (rows - _f64(mean)[:, None]) / np.sqrt(_f64(variance)[:, None] + attrs["epsilon"])
     else:
@@ -124,6 +126,9 @@ def _bn_out(x, mean, variance, scale, bias, **attrs):
 def ref_batch_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, momentum, epsilon, data_format, **flags):
     rows, axis = _channel_rows(x, data_format)
     g, _ = _channel_rows(out_grad, data_format)
+    if not _uses_running_stats(flags) and rows.shape[1] == 1:   # the forward was y = x
+        zeros = np.zeros(rows.shape[0], x.dtype)
+        return out_grad.copy(), zeros, zeros.copy()
     if _uses_running_stats(flags):
         rstd = 1.0 / np.sqrt(_f64(saved_variance)[:, None] + epsilon)
         xhat = (rows - _f64(saved_mean)[:, None]) * rstd
@@ -156,7 +161,7 @@ BATCH_NORM_CASES = (
     Case(((2, 4, 3), (3,), (3,), None, (3,)), _bn("NLC", use_global_stats=True)),
     Case(((2, 2, 2, 3, 2), (2,), (2,), None, None), _bn("NCDHW", is_test=True, trainable_statistics=True)),
     Case(((2, 2, 3, 2, 2), (2,), (2,), (2,), (2,)), _bn("NDHWC")),
-    Case(((1, 3), (3,), (3,), (3,), (3,)), _bn("NC")),                        # one value per channel
+    Case(((1, 3), (3,), (3,), (3,), (3,)), _bn("NC")),                        # one value per channel: y = x
 )
 
 

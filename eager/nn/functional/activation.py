@@ -10,7 +10,8 @@ from ...arguments import describe, to_bool, to_dtype
 from ...composite.spine import reshape_exactly
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import check_axis, check_float, check_number, check_positive_int, check_tensor, dtypes_differ
+from .checks import (check_axis, check_float, check_float_number, check_number, check_positive_int, check_tensor,
+                     dtypes_differ)
 
 
 def relu(x: Tensor, name=None) -> Tensor:
@@ -414,8 +415,8 @@ def rrelu(x: Tensor, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0, trainin
     array([-0.5,  3. ], dtype=float32)
     """
     check_float("rrelu", "x", x)
-    lower = check_number("rrelu", "lower", lower)
-    upper = check_number("rrelu", "upper", upper)
+    lower = check_float_number("rrelu", "lower", lower)    # Paddle refuses ints here: rrelu(x, 0, 1)
+    upper = check_float_number("rrelu", "upper", upper)
     if not 0.0 <= lower <= 1.0:
         raise ValueError(f"rrelu: argument 'lower' expected a number in [0, 1], got {lower}")
     if not 0.0 <= upper <= 1.0:

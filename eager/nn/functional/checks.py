@@ -69,6 +69,14 @@ def check_number(fn: str, arg: str, value) -> float:
     return float(value)
 
 
+def check_float_number(fn: str, arg: str, value) -> float:
+    """``value`` as a float, or a TypeError naming fn and arg unless it is a float
+    (Python's or NumPy's): for Paddle's arguments that refuse ints (rrelu's bounds)."""
+    if not isinstance(value, (float, np.floating)):
+        raise TypeError(f"{fn}: argument '{arg}' expected a float, got {describe(value)}")
+    return float(value)
+
+
 def check_reduction(fn: str, reduction) -> str:
     if not isinstance(reduction, str) or reduction not in _REDUCTIONS:
         raise ValueError(

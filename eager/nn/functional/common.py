@@ -127,6 +127,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, axis: int = 1, eps: float = 1e-8) 
     """sum(x1 * x2) / sqrt(max(sum(x1 ** 2) * sum(x2 ** 2), eps ** 2)) along axis,
     x1 and x2 broadcasting against each other (Paddle's formula, with both
     broadcast before the sums: the cosine of the broadcast vectors, see docs/nn.md).
+    Two float dtypes promote as in ``multiply``.
 
     >>> x1 = eager.to_tensor([[1.0, 0.0], [1.0, 1.0]]); x2 = eager.to_tensor([[0.0, 1.0], [2.0, 2.0]])
     >>> [round(v, 6) for v in eager.nn.functional.cosine_similarity(x1, x2).tolist()]
@@ -135,8 +136,9 @@ def cosine_similarity(x1: Tensor, x2: Tensor, axis: int = 1, eps: float = 1e-8) 
     fn = "cosine_similarity"
     check_float(fn, "x1", x1)
     check_float(fn, "x2", x2)
-    _same_dtype(fn, "x1", x1, "x2", x2)
-    if not isinstance(eps, numbers.Real) or isinstance(eps, bool) or eps < 0:
+    if not isinstance(eps, numbers.Real) or isinstance(eps, bool):
+        raise TypeError(f"{fn}: argument 'eps' expected a non-negative number, got {eps!r}")
+    if eps < 0:
         raise ValueError(f"{fn}: argument 'eps' expected a non-negative number, got {eps!r}")
     try:
         product = _F.multiply(x1, x2)
@@ -157,8 +159,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, axis: int = 1, eps: float = 1e-8) 
 def pairwise_distance(x: Tensor, y: Tensor, p: float = 2.0, epsilon: float = 1e-6, keepdim: bool = False,
                       name=None) -> Tensor:
     """The p-norm of x - y + epsilon over the last axis: x and y are [N, D] (or
-    [D], or any shapes that broadcast, as Paddle's p_norm takes them); p may be
-    inf, -inf or 0 as in norm.
+    [D], or any shapes that broadcast, as Paddle's p_norm takes them; two float
+    dtypes promote as in ``subtract``); p may be inf, -inf or 0 as in norm.
 
     >>> x = eager.to_tensor([[3.0, 0.0]]); y = eager.to_tensor([[0.0, 4.0]])
     >>> [round(v, 4) for v in eager.nn.functional.pairwise_distance(x, y, epsilon=0.0).tolist()]
@@ -167,7 +169,6 @@ def pairwise_distance(x: Tensor, y: Tensor, p: float = 2.0, epsilon: float = 1e-
     fn = "pairwise_distance"
     check_float(fn, "x", x)
     check_float(fn, "y", y)
-    _same_dtype(fn, "x", x, "y", y)
     try:
         broadcast_dims("x", tuple(x.shape), "y", tuple(y.shape))
     except PhiError:

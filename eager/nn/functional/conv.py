@@ -26,6 +26,14 @@ from .checks import check_float
 _FORMATS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
 
+def _check_groups(fn: str, groups) -> None:
+    # Paddle: a non-int is pybind's error, a value below 1 its own ValueError
+    if not isinstance(groups, numbers.Integral) or isinstance(groups, bool):
+        raise TypeError(f"{fn}: argument 'groups' expected a positive int, got {groups!r}")
+    if groups < 1:
+        raise ValueError(f"{fn}: argument 'groups' expected a positive int, got {groups!r}")
+
+
 def int_tuple(fn: str, arg: str, value, k: int, minimum: int = 1) -> tuple:
     """An int or k ints, each >= minimum, as a k-tuple. A malformed value is a
     ValueError whatever its kind, as Paddle's convert_to_list and padding checks
@@ -86,8 +94,7 @@ def _conv(fn: str, k: int, x, weight, bias, stride, padding, dilation, groups, d
     if weight.ndim != k + 2:
         raise ValueError(f"{fn}: argument 'weight' expected a {k + 2}-d tensor [out_channels, "
                          f"in_channels / groups, kernel...], got shape {weight.shape}")
-    if not isinstance(groups, numbers.Integral) or isinstance(groups, bool) or groups < 1:
-        raise TypeError(f"{fn}: argument 'groups' expected a positive int, got {groups!r}")
+    _check_groups(fn, groups)
     strides = int_tuple(fn, "stride", stride, k)
     dilations = int_tuple(fn, "dilation", dilation, k)
     paddings, algorithm = conv_padding(fn, padding, k, channel_last)
@@ -171,8 +178,7 @@ def _conv_transpose(fn: str, k: int, x, weight, bias, stride, padding, output_pa
     if weight.ndim != k + 2:
         raise ValueError(f"{fn}: argument 'weight' expected a {k + 2}-d tensor [in_channels, "
                          f"out_channels / groups, kernel...], got shape {weight.shape}")
-    if not isinstance(groups, numbers.Integral) or isinstance(groups, bool) or groups < 1:
-        raise TypeError(f"{fn}: argument 'groups' expected a positive int, got {groups!r}")
+    _check_groups(fn, groups)
     strides = int_tuple(fn, "stride", stride, k)
     dilations = int_tuple(fn, "dilation", dilation, k)
     paddings, algorithm = conv_padding(fn, padding, k, channel_last)

@@ -16,7 +16,7 @@ import numbers
 
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import check_float
+from .checks import check_float, check_tensor
 
 _MODES = ("upscale_in_train", "downscale_in_infer")
 
@@ -86,20 +86,21 @@ def dropout(x: Tensor, p=0.5, axis=None, training: bool = True, mode: str = "ups
            [1., 1., 1., 1.]], dtype=float32)
     """
     fn = "dropout"
-    check_float(fn, "x", x)
+    check_tensor(fn, "x", x)
     p = _check_p(fn, p)
     training = _check_training(fn, training)
     if not isinstance(mode, str) or mode not in _MODES:
         raise ValueError(f"{fn}: argument 'mode' expected 'upscale_in_train' or 'downscale_in_infer', got {mode!r}")
     axes = _check_axes(fn, x, axis)
     if p == 0.0:
-        return x  # nothing dropped and nothing scaled, in either mode (as Paddle returns x)
+        return x  # nothing dropped and nothing scaled, in either mode, whatever the dtype (as Paddle returns x)
+    check_float(fn, "x", x)
     return _F.dropout(x, p, not training, mode, axes, 0)
 
 
 def _channel_dropout(fn: str, x, p, training, data_format, k: int):
     formats = ("NCHW", "NHWC") if k == 2 else ("NCDHW", "NDHWC")
-    check_float(fn, "x", x)
+    check_tensor(fn, "x", x)
     if x.ndim != k + 2:
         raise ValueError(f"{fn}: argument 'x' expected a {k + 2}-d tensor ({formats[0]} or {formats[1]}), "
                          f"got shape {x.shape}")
@@ -110,7 +111,8 @@ def _channel_dropout(fn: str, x, p, training, data_format, k: int):
     p = _check_p(fn, p)
     training = _check_training(fn, training)
     if p == 0.0:
-        return x
+        return x    # whatever the dtype, as Paddle's dropout returns it
+    check_float(fn, "x", x)
     return _F.dropout(x, p, not training, "upscale_in_train", [0, channel], 0)
 
 

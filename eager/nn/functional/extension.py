@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import numbers
 
-from phi.common.data_type import INTEGER_TYPES
+from phi.common.data_type import INTEGER_TYPES, DataType
 
 from ...arguments import describe, to_dtype
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import check_float, check_integer, reads_values, value_range
+from .checks import check_float, check_integer, check_tensor, reads_values, value_range
+
+_LENGTH_TYPES = INTEGER_TYPES | {DataType.FLOAT32, DataType.FLOAT64}
 
 
 def sequence_mask(x: Tensor, maxlen=None, dtype="int64", name=None) -> Tensor:
     """The mask of sequences of lengths ``x``: ``out[..., j] = j < x[...]``, of shape
     ``x.shape + [maxlen]`` and dtype ``dtype``. ``maxlen`` (an int or a 1-element
-    Tensor) defaults to the largest length in x (also when negative), which reads
+    Tensor) defaults to the largest length in x (truncated to an int for float
+    lengths; also when negative), which reads
     x's values (on a GPU, a wait for the device, as in Paddle).
 
     >>> eager.nn.functional.sequence_mask(eager.to_tensor([1, 3]), maxlen=4).numpy()
@@ -28,7 +31,10 @@ def sequence_mask(x: Tensor, maxlen=None, dtype="int64", name=None) -> Tensor:
            [1, 1, 1, 0]])
     """
     fn = "sequence_mask"
-    check_integer(fn, "x", x, "an integer Tensor of lengths")
+    check_tensor(fn, "x", x)
+    if x.dtype not in _LENGTH_TYPES:    # Paddle's kernel takes float32/float64 lengths too: j < x[...]
+        raise TypeError(f"{fn}: argument 'x' expected an integer or float32/float64 Tensor of lengths, got "
+                        f"{x.dtype}{x.shape}")
     out_dtype = to_dtype(dtype, fn, "dtype")
     if isinstance(maxlen, Tensor):
         if maxlen.numel() != 1 or maxlen.dtype not in INTEGER_TYPES:

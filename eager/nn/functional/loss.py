@@ -10,6 +10,7 @@ from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES, DataType, float_
 from phi.core import DenseTensor
 from phi.core.errors import PhiError
 
+from ...arguments import to_scalar
 from ...composite.spine import reshape_exactly
 from ...creation import to_tensor
 from ...generated import forward_api as _F
@@ -1093,6 +1094,8 @@ def label_smooth(label: Tensor, prior_dist=None, epsilon: float = 0.1, name=None
     check_float(fn, "label", label)
     if label.ndim == 0:
         raise ValueError(f"{fn}: argument 'label' expected at least 1 dimension (the classes), got a 0-d tensor")
+    if isinstance(epsilon, Tensor):   # Paddle float()s a one-element tensor here
+        epsilon = to_scalar(epsilon, fn, "epsilon")
     epsilon = check_number(fn, "epsilon", epsilon)
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"{fn}: argument 'epsilon' expected a value in [0, 1], got {epsilon}")

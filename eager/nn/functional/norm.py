@@ -17,7 +17,7 @@ from ...arguments import to_bool
 from ...autograd.inplace import write_inplace
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import check_axis, check_float, check_tensor, dtypes_differ
+from .checks import check_axis, check_float, check_positive_int, check_tensor, dtypes_differ
 
 _FORMATS = ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC")
 _CHANNEL_LAST = ("NLC", "NHWC", "NDHWC")
@@ -88,8 +88,11 @@ def channel_axis(x: Tensor, data_format: str) -> int:
     return x.ndim - 1 if data_format in _CHANNEL_LAST and x.ndim > 2 else 1
 
 
-def _check_rank(fn: str, x: Tensor, low: int, high: int = 5) -> None:
-    if not low <= x.ndim <= high:
+def _check_rank(fn: str, x: Tensor, low: int, high: int | None = 5) -> None:
+    if high is None and x.ndim < low:
+        raise ValueError(f"{fn}: argument 'x' expected a tensor of rank {low} or more ([N, C, ...] or "
+                         f"channel-last), got shape {x.shape}")
+    if high is not None and not low <= x.ndim <= high:
         raise ValueError(f"{fn}: argument 'x' expected a tensor of rank {low} to {high} ([N, C, ...] or "
                          f"channel-last), got shape {x.shape}")
 
@@ -215,12 +218,11 @@ def group_norm(x: Tensor, num_groups: int, epsilon: float = 1e-05, weight=None, 
     """
     fn = "group_norm"
     check_float(fn, "x", x)
-    _check_rank(fn, x, 2)
+    _check_rank(fn, x, 2, None)     # any rank from 2, as Paddle's kernel
     _check_format(fn, data_format, _FORMATS[1:])
     channels = _check_per_channel(fn, x, data_format, weight=weight, bias=bias)
     _check_same_dtype(fn, x, weight=weight, bias=bias)
-    if not isinstance(num_groups, numbers.Integral) or isinstance(num_groups, bool) or num_groups <= 0:
-        raise TypeError(f"{fn}: argument 'num_groups' expected a positive int, got {num_groups!r}")
+    num_groups = check_positive_int(fn, "num_groups", num_groups, ValueError)   # Paddle: "groups >= 1", ValueError
     if channels % num_groups:
         raise ValueError(f"{fn}: argument 'num_groups' ({num_groups}) must divide the channels of x ({channels}, "
                          f"shape {x.shape}, data_format {data_format!r})")

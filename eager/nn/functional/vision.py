@@ -21,6 +21,7 @@ import numpy as np
 
 from phi.common.data_type import FLOATING_TYPES, DataType, dtype_name
 
+from ...arguments import describe, to_scalar
 from ...composite.spine import reshape_exactly
 from ...creation import to_tensor
 from ...generated import forward_api as _F
@@ -107,6 +108,8 @@ def pad(x: Tensor, pad, mode: str = "constant", value: float = 0.0, data_format:
     if any(p < 0 for p in pads):
         raise ValueError(f"{fn}: argument 'pad' expected non-negative ints, got {pads}")
     nd = x.ndim
+    if isinstance(value, Tensor):   # Paddle float()s a one-element tensor value
+        value = to_scalar(value, fn, "value")
     if not isinstance(value, numbers.Number) or isinstance(value, bool):
         raise TypeError(f"{fn}: argument 'value' expected a number, got {value!r}")
     if mode == "constant" and len(pads) == 2 * nd:
@@ -156,7 +159,10 @@ def _interp_sizes(fn, x, size, scale_factor, k, spatial):
         scale_factor = scale_factor.item() if scale_factor.ndim == 0 else scale_factor.numpy().reshape(-1).tolist()
     if isinstance(scale_factor, numbers.Real) and not isinstance(scale_factor, bool):
         scale_factor = [scale_factor] * k
-    if (not isinstance(scale_factor, (list, tuple)) or len(scale_factor) != k
+    if not isinstance(scale_factor, (list, tuple)):      # a wrong kind is Paddle's TypeError, a wrong value ValueError
+        raise TypeError(f"{fn}: argument 'scale_factor' expected a number, a list/tuple of {k} numbers or a Tensor, "
+                        f"got {describe(scale_factor)}")
+    if (len(scale_factor) != k
             or any(isinstance(s, bool) or not isinstance(s, numbers.Real) or not 0 < s < math.inf
                    for s in scale_factor)):
         raise ValueError(f"{fn}: argument 'scale_factor' expected a positive finite number or {k} of them, got "

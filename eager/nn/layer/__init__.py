@@ -751,24 +751,35 @@ class Layer:
         return self
 
     def float16(self, excluded_layers=None) -> "Layer":
-        """Floating-point parameters and buffers to float16 (see :meth:`float`)."""
-        self._convert(None, DataType.FLOAT16, _excluded("Layer.float16", excluded_layers))
+        """Floating-point parameters and buffers to float16 (see :meth:`float`);
+        without ``excluded_layers``, ``nn.BatchNorm`` layers keep their dtype, as
+        in Paddle."""
+        self._convert(None, DataType.FLOAT16, self._half_excluded("Layer.float16", excluded_layers))
         return self
 
     half = float16
 
     def bfloat16(self, excluded_layers=None) -> "Layer":
-        """Floating-point parameters and buffers to bfloat16 (see :meth:`float`);
+        """Floating-point parameters and buffers to bfloat16 (see :meth:`float16`);
         needs the optional ml_dtypes package (TypeError naming it otherwise).
 
         >>> net = eager.nn.Linear(2, 2).bfloat16()
         >>> net.weight.dtype == eager.bfloat16
         True
         """
-        excluded = _excluded("Layer.bfloat16", excluded_layers)
+        excluded = self._half_excluded("Layer.bfloat16", excluded_layers)
         bfloat16_numpy_dtype()  # before any parameter changes: ml_dtypes must be there
         self._convert(None, DataType.BFLOAT16, excluded)
         return self
+
+    def _half_excluded(self, who: str, excluded_layers) -> tuple:
+        """The layers float16/bfloat16 leave alone: those given, else (Paddle's
+        default) the layers whose own class sets ``_kept_in_half`` (nn.BatchNorm,
+        matched by exact type as Paddle matches it)."""
+        if excluded_layers is not None:
+            return _excluded(who, excluded_layers)
+        return tuple({type(layer) for layer in self.sublayers(include_self=True)
+                      if type(layer).__dict__.get("_kept_in_half", False)})
 
     def _convert(self, place, dtype, excluded, floating_only: bool = True) -> None:
         """Casts (floating point only, unless ``floating_only`` is False) and moves
@@ -1074,8 +1085,10 @@ def _check_parameter_size(who: str, shape: list, dtype) -> None:
 
 
 class MemberNameError(ValueError, KeyError):
-    """An empty member name or one holding '.': a ValueError, as eager's other bad
-    argument values, and a KeyError, as Paddle's add_parameter/register_buffer raise it."""
+    """An empty member name or one holding '.', or the name of a parameter a layer
+    does not have (weight_norm, spectral_norm): a ValueError, as eager's other bad
+    argument values, and a KeyError, as Paddle's add_parameter/register_buffer and
+    its weight_norm/spectral_norm raise it."""
 
     def __str__(self) -> str:
         # KeyError's str() would quote the message
