@@ -21,6 +21,9 @@ Found and fixed:
 - A transform's unsupported key (keys=('image', 'boxes'), or a string keys='a'
   read as one-letter keys) raised ValueError; Paddle raises
   NotImplementedError ("unsupported data structure").
+- metric.accuracy took integer scores; Paddle's accuracy wants float16/32/64
+  (TypeError in its check; its dygraph has no integer kernel)
+  (test_accuracy_op: test_type_errors).
 """
 import numpy as np
 import pytest
@@ -132,3 +135,11 @@ def test_unsupported_keys_are_not_implemented():
         T.Pad(2, keys=("image", "boxes"))
     with pytest.raises(ValueError, match="keys"):
         T.BrightnessTransform(0.1, keys=1)
+
+
+def test_accuracy_of_integer_scores_is_a_type_error():
+    label = paddle.to_tensor(np.zeros((2, 1), "int64"))
+    with pytest.raises(TypeError, match="accuracy: argument 'input' expected a float16, float32 or float64"):
+        paddle.metric.accuracy(paddle.to_tensor(np.ones((2, 4), "int32")), label)
+    scores = paddle.to_tensor(np.array([[0.2, 0.1, 0.4, 0.1, 0.1], [0.2, 0.3, 0.1, 0.15, 0.25]], "float64"))
+    assert float(paddle.metric.accuracy(scores, paddle.to_tensor(np.array([[2], [0]], "int64")), k=1)) == 0.5
