@@ -21,6 +21,13 @@ Found and fixed:
 - A transform's unsupported key (keys=('image', 'boxes'), or a string keys='a'
   read as one-letter keys) raised ValueError; Paddle raises
   NotImplementedError ("unsupported data structure").
+- MobileNetV1 and MobileNetV3Small/Large were built with an older Paddle's
+  layout (ConvBNLayer `_conv`/`_norm_layer`, a 1x1 `last_conv` head), so a
+  state dict saved by Paddle 2.6.2 did not load: now Paddle 2.6.2's
+  ConvNormActivation blocks (`conv1.0.weight`), its squeeze-excitation
+  (fc1/fc2, hardsigmoid), BatchNorm(epsilon=0.001, momentum=0.99), no
+  expansion conv where a block does not widen, and the Linear-Hardswish-
+  Dropout-Linear classifier (test_vision_models, state dicts from 2.6.2).
 - metric.accuracy took integer scores; Paddle's accuracy wants float16/32/64
   (TypeError in its check; its dygraph has no integer kernel)
   (test_accuracy_op: test_type_errors).
@@ -143,3 +150,40 @@ def test_accuracy_of_integer_scores_is_a_type_error():
         paddle.metric.accuracy(paddle.to_tensor(np.ones((2, 4), "int32")), label)
     scores = paddle.to_tensor(np.array([[0.2, 0.1, 0.4, 0.1, 0.1], [0.2, 0.3, 0.1, 0.15, 0.25]], "float64"))
     assert float(paddle.metric.accuracy(scores, paddle.to_tensor(np.array([[2], [0]], "int64")), k=1)) == 0.5
+
+
+def _trainable(model):
+    return sum(int(np.prod(p.shape)) for p in model.parameters() if not p.stop_gradient)
+
+
+# key counts, keys and trainable parameter counts from Paddle 2.6.2
+@pytest.mark.parametrize("build, n_keys, keys, n_params", [
+    (lambda: paddle.vision.models.mobilenet_v1(scale=0.25, num_classes=10), 137,
+     ["conv1.0.weight", "conv1.1._mean", "conv2_1._depthwise_conv.0.weight", "conv6._pointwise_conv.1._variance",
+      "fc.weight"], None),
+    (lambda: paddle.vision.models.mobilenet_v3_small(scale=0.5, num_classes=10), 210,
+     ["conv.0.weight", "conv.1._mean", "blocks.0.bottleneck_conv.0.weight", "blocks.0.mid_se.fc1.weight",
+      "lastconv.1._variance", "classifier.0.weight", "classifier.3.bias"], 409_394),
+    (lambda: paddle.vision.models.mobilenet_v3_large(scale=0.75, num_classes=0, with_pool=False), 262,
+     ["conv.0.weight", "blocks.1.expand_conv.0.weight", "lastconv.0.weight"], 1_724_416),
+])
+def test_mobilenet_state_dicts_are_paddle_262s(build, n_keys, keys, n_params):
+    model = build()
+    state = model.state_dict()
+    assert len(state) == n_keys and set(keys) <= set(state)
+    if n_params is not None:
+        assert _trainable(model) == n_params
+
+
+def test_mobilenet_v3_layers_as_paddle_262():
+    model = paddle.vision.models.mobilenet_v3_small(num_classes=10)
+    assert "blocks.0.expand_conv.0.weight" not in model.state_dict()      # 16 -> 16 channels: no expansion
+    bn = model.conv[1]
+    assert bn._epsilon == 0.001 and bn._momentum == 0.99
+    assert model.blocks[0].mid_se.fc1.weight.shape == [8, 16, 1, 1]
+    assert isinstance(model.blocks[0].mid_se.scale_activation, paddle.nn.Hardsigmoid)
+    assert model.classifier[0].weight.shape == [576, 1024] and model.classifier[2].mode == "upscale_in_train"
+    model.eval()
+    assert model(paddle.rand([1, 3, 32, 32])).shape == [1, 10]
+    assert paddle.vision.models.mobilenet_v3_large(scale=0.75, num_classes=0, with_pool=False)(
+        paddle.rand([1, 3, 32, 32])).shape == [1, 720, 1, 1]
