@@ -28,6 +28,8 @@ Found and fixed:
   (fc1/fc2, hardsigmoid), BatchNorm(epsilon=0.001, momentum=0.99), no
   expansion conv where a block does not widen, and the Linear-Hardswish-
   Dropout-Linear classifier (test_vision_models, state dicts from 2.6.2).
+- jit InputSpec(3) (an int shape) was taken as [3]; Paddle raises TypeError
+  (the shape is a list or tuple).
 - metric.accuracy took integer scores; Paddle's accuracy wants float16/32/64
   (TypeError in its check; its dygraph has no integer kernel)
   (test_accuracy_op: test_type_errors).
@@ -187,3 +189,9 @@ def test_mobilenet_v3_layers_as_paddle_262():
     assert model(paddle.rand([1, 3, 32, 32])).shape == [1, 10]
     assert paddle.vision.models.mobilenet_v3_large(scale=0.75, num_classes=0, with_pool=False)(
         paddle.rand([1, 3, 32, 32])).shape == [1, 720, 1, 1]
+
+
+def test_input_spec_shape_must_be_a_list_or_tuple():
+    with pytest.raises(TypeError, match="InputSpec: argument 'shape' expected a list or tuple"):
+        paddle.static.InputSpec(3)
+    assert paddle.static.InputSpec([3], "int64").shape == (3,)
