@@ -30,6 +30,8 @@ Found and fixed:
   Dropout-Linear classifier (test_vision_models, state dicts from 2.6.2).
 - jit InputSpec(3) (an int shape) was taken as [3]; Paddle raises TypeError
   (the shape is a list or tuple).
+- jit.load of a path with no saved program raised FileNotFoundError; Paddle
+  raises ValueError: now ModelNotFoundError, both.
 - metric.accuracy took integer scores; Paddle's accuracy wants float16/32/64
   (TypeError in its check; its dygraph has no integer kernel)
   (test_accuracy_op: test_type_errors).
@@ -195,3 +197,10 @@ def test_input_spec_shape_must_be_a_list_or_tuple():
     with pytest.raises(TypeError, match="InputSpec: argument 'shape' expected a list or tuple"):
         paddle.static.InputSpec(3)
     assert paddle.static.InputSpec([3], "int64").shape == (3,)
+
+
+def test_jit_load_of_a_missing_model_is_also_a_value_error(tmp_path):
+    with pytest.raises(ValueError, match="no program at"):
+        paddle.jit.load(str(tmp_path / "missing"))
+    with pytest.raises(FileNotFoundError):
+        paddle.jit.load(str(tmp_path / "missing"))
