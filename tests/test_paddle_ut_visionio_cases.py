@@ -32,6 +32,13 @@ Found and fixed:
   (the shape is a list or tuple).
 - jit.load of a path with no saved program raised FileNotFoundError; Paddle
   raises ValueError: now ModelNotFoundError, both.
+- resize(pil_image, ..., 'nearest') took OpenCV's floor(dst * in / out) rows
+  and columns; Paddle resizes a PIL image with Pillow, whose NEAREST takes the
+  pixel under each output centre (stepped by repeated addition): whole rows
+  and columns differed (test_transforms: test_resize, checked against
+  Pillow itself and Paddle 2.6.2).
+- to_tensor of a NumPy bool image gave float32; Paddle keeps bool (only a PIL
+  '1' image becomes 0/1 floats).
 - metric.accuracy took integer scores; Paddle's accuracy wants float16/32/64
   (TypeError in its check; its dygraph has no integer kernel)
   (test_accuracy_op: test_type_errors).
@@ -204,3 +211,25 @@ def test_jit_load_of_a_missing_model_is_also_a_value_error(tmp_path):
         paddle.jit.load(str(tmp_path / "missing"))
     with pytest.raises(FileNotFoundError):
         paddle.jit.load(str(tmp_path / "missing"))
+
+
+def test_resize_of_a_pil_image_nearest_is_pillows():
+    image_module = pytest.importorskip("PIL.Image")
+    rs = np.random.RandomState(0)
+    for h, w, oh, ow in [(30, 20, 20, 15), (12, 10, 6, 5), (7, 9, 13, 4), (33, 32, 11, 53)]:
+        img = image_module.fromarray((rs.rand(h, w, 3) * 255).astype("uint8"))
+        expected = np.array(img.resize((ow, oh), image_module.NEAREST))
+        np.testing.assert_array_equal(np.array(F.resize(img, (oh, ow), "nearest")), expected)
+    # NumPy images keep OpenCV's INTER_NEAREST rule: source index floor(dst * in / out)
+    arr = np.arange(10, dtype=np.uint8).reshape(1, 10)
+    assert F.resize(arr, (1, 4), "nearest").ravel().tolist() == [0, 2, 5, 7]
+
+
+def test_to_tensor_keeps_a_numpy_bool_image_bool():
+    mask = np.array([[True, False], [False, True]])
+    out = F.to_tensor(mask)
+    assert out.dtype == paddle.bool and out.shape == [1, 2, 2]
+    np.testing.assert_array_equal(out.numpy()[0], mask)
+    image_module = pytest.importorskip("PIL.Image")
+    pil = F.to_tensor(image_module.fromarray(mask))                  # a PIL '1' image: 0/1 floats
+    assert pil.dtype == paddle.float32 and pil.numpy()[0].tolist() == [[1.0, 0.0], [0.0, 1.0]]

@@ -18,7 +18,8 @@ An image is one of:
 Resizing is written in NumPy (no OpenCV): 'bilinear' uses half-pixel centres
 as OpenCV's INTER_LINEAR (``src = (dst + 0.5) * in / out - 0.5``, clamped at
 the border, no antialiasing), 'nearest' takes ``floor(dst * in / out)`` as
-INTER_NEAREST. Integer images are rounded to nearest and clipped to their range.
+INTER_NEAREST for NumPy images and ``floor((dst + 0.5) * in / out)`` as
+Pillow's NEAREST for PIL images. Integer images are rounded to nearest and clipped to their range.
 
 Colour functions (to_grayscale, adjust_brightness/contrast/saturation/hue)
 take integer images as values in [0, 255] and floating ones as values in
@@ -165,8 +166,8 @@ def to_tensor(pic, data_format: str = "CHW") -> Tensor:
     """A NumPy (HW or HWC) or PIL image as a Tensor, ``CHW`` (or ``HWC``).
 
     A uint8 image (or a PIL image of a uint8 or bool mode) becomes float32 in
-    [0, 1] (divided by 255); any other dtype keeps its values and dtype, as in
-    Paddle (a 16-bit PIL image, mode 'I;16', becomes int32 as in Paddle).
+    [0, 1] (divided by 255); any other dtype (a NumPy bool image too) keeps its
+    values and dtype, as in Paddle (a 16-bit PIL image, mode 'I;16', becomes int32 as in Paddle).
     A 2-D image gets a channel axis of 1. A Tensor (a CHW image) is returned
     as it is, or moved to HWC, as Paddle does.
 
@@ -182,8 +183,8 @@ def to_tensor(pic, data_format: str = "CHW") -> Tensor:
     if _is_pil_image(pic) and pic.mode.startswith("I;16"):
         pic = np.asarray(pic).astype(np.int32)        # a 16-bit PIL image comes as int32, as Paddle's
     arr = _as_array("to_tensor", pic, "pic")
-    if arr.dtype == np.bool_:
-        arr = arr.astype(np.uint8) * 255
+    if arr.dtype == np.bool_ and _is_pil_image(pic):
+        arr = arr.astype(np.uint8) * 255       # a PIL '1' image is 0/255, as Paddle reads it; a NumPy bool stays bool
     if arr.ndim == 2:
         arr = arr[:, :, None]
     if data_format == "CHW":
@@ -193,12 +194,20 @@ def to_tensor(pic, data_format: str = "CHW") -> Tensor:
     return _to_tensor(np.ascontiguousarray(arr))
 
 
-def _resize_array(img: np.ndarray, oh: int, ow: int, interpolation: str) -> np.ndarray:
+def _resize_array(img: np.ndarray, oh: int, ow: int, interpolation: str, centres: bool = False) -> np.ndarray:
+    """``img`` resized to ``oh x ow``; 'nearest' takes ``floor(dst * in / out)`` (OpenCV's INTER_NEAREST),
+    or with ``centres`` the pixel whose area holds the output pixel's centre, ``floor((dst + 0.5) * in / out)``
+    (Pillow's NEAREST, which Paddle uses for PIL images)."""
     h, w = img.shape[:2]
     if interpolation == "nearest":
-        ys = np.minimum((np.arange(oh) * (h / oh)).astype(np.int64), h - 1)
-        xs = np.minimum((np.arange(ow) * (w / ow)).astype(np.int64), w - 1)
-        return img[ys][:, xs]
+        def sources(n_out, n_in):
+            step = n_in / n_out
+            if centres:
+                # Pillow steps from the first centre by repeated addition (its ImagingScaleAffine): the
+                # same rounding, so ties such as 4.5 * 20 / 15 fall where Pillow's do
+                return np.minimum(np.cumsum(np.r_[step * 0.5, np.full(n_out - 1, step)]).astype(np.int64), n_in - 1)
+            return np.minimum((np.arange(n_out) * step).astype(np.int64), n_in - 1)
+        return img[sources(oh, h)][:, sources(ow, w)]
 
     def taps(n_out, n_in):
         src = np.maximum((np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5, 0.0)
@@ -264,7 +273,7 @@ def resize(img, size, interpolation: str = "bilinear"):
     oh, ow = _output_size(h, w, size)
     if (oh, ow) == (h, w):
         return arr
-    return _resize_array(arr, oh, ow, interpolation)
+    return _resize_array(arr, oh, ow, interpolation, centres=_is_pil_image(img))
 
 
 def _padding4(fn: str, padding) -> tuple:
