@@ -1,5 +1,6 @@
-"""The exceptions eager raises for broken autograd rules, in one module at the
-bottom of the house so every layer can import them."""
+"""The exceptions eager raises for broken autograd rules (and the few others
+that must be two builtin types at once), in one module at the bottom of the
+house so every layer can import them."""
 from __future__ import annotations
 
 
@@ -26,6 +27,14 @@ class ArgumentKindError(TypeError, ValueError):
     so a ported ``except ValueError`` still catches it."""
 
 
+class ModelNotFoundError(FileNotFoundError, ValueError):
+    """``jit.load`` found no saved program at the path.
+
+    A FileNotFoundError, and a ValueError as Paddle raises for a missing model,
+    so a ported ``except ValueError`` still catches it.
+    """
+
+
 class AnomalyError(FloatingPointError):
     """Anomaly mode found a NaN or Inf in an op's output or a gradient."""
 
@@ -35,4 +44,5 @@ class GradcheckError(AssertionError):
     function cannot be checked (non-float64 input, non-Tensor output)."""
 
 
-__all__ = ["AnomalyError", "AutogradError", "GradcheckError", "PyLayerResultError"]
+__all__ = ["AnomalyError", "ArgumentKindError", "AutogradError", "GradcheckError", "ModelNotFoundError",
+           "PyLayerResultError"]

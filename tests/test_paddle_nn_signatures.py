@@ -142,8 +142,9 @@ def test_mobilenet_v3_num_classes_and_with_pool_positionally(cls):
     model_cls = getattr(eager.vision.models, cls)
     for model in (model_cls(0.35, 7, False), model_cls(scale=0.35, num_classes=7, with_pool=False)):
         assert model.num_classes == 7 and model.with_pool is False
-        assert model.fc.weight.shape == [1280, 7]
-        assert not hasattr(model, "avg_pool")
-    assert model_cls(0.35, 5, True, last_channel=64).fc.weight.shape == [64, 5]
+        # the classifier's width is Paddle's: 1024 (Small) or 1280 (Large) times scale, rounded to 8
+        assert model.classifier[3].weight.shape == [360 if cls == "MobileNetV3Small" else 448, 7]
+        assert not hasattr(model, "avgpool")
+    assert model_cls(0.35, 5, True, last_channel=64).classifier[3].weight.shape == [64, 5]
     out = model_cls(0.35, 3)(eager.rand([1, 3, 32, 32]))
     assert out.shape == [1, 3]

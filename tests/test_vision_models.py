@@ -41,7 +41,8 @@ def test_state_dict_keys_use_paddles_names():
     assert keys == {"features.0.weight", "features.0.bias", "features.3.weight", "features.3.bias",
                     "fc.0.weight", "fc.0.bias", "fc.1.weight", "fc.1.bias", "fc.2.weight", "fc.2.bias"}
     keys = set(M.mobilenet_v1(scale=0.25, num_classes=10).state_dict())
-    assert {"conv1._conv.weight", "conv2_1._depthwise_conv._norm_layer._mean", "conv6._pointwise_conv._conv.weight",
+    # Paddle 2.6.2's names (its ConvNormActivation blocks)
+    assert {"conv1.0.weight", "conv2_1._depthwise_conv.1._mean", "conv6._pointwise_conv.0.weight",
             "fc.weight"} <= keys
     keys = set(M.vgg11(batch_norm=True, num_classes=-1, with_pool=False).state_dict())
     assert {"features.0.weight", "features.1._mean", "features.4.weight"} <= keys

@@ -171,7 +171,7 @@ def test_mobilenet_v1_scale_too_small_for_one_channel():
     with pytest.raises(ValueError, match=r"MobileNetV1: argument 'scale' expected at least 1/32 .* got 0\.01"):
         M.mobilenet_v1(scale=0.01, num_classes=2)
     model = M.MobileNetV1(scale=1 / 32, num_classes=2)        # the smallest: 1 channel in the first conv
-    assert model.conv1._conv.weight.shape == [1, 3, 3, 3]
+    assert model.conv1[0].weight.shape == [1, 3, 3, 3]
 
 
 def test_shufflenet_act_of_the_wrong_kind():

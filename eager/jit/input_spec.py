@@ -21,9 +21,8 @@ class InputSpec:
     """
 
     def __init__(self, shape, dtype="float32", name=None, stop_gradient: bool = False):
-        if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
-            shape = (shape,)
         if not isinstance(shape, (list, tuple)):
+            # a bare int is refused too, as Paddle's (a TypeError: write [n])
             raise TypeError(f"InputSpec: argument 'shape' expected a list or tuple of ints, got "
                             f"{type(shape).__name__}")
         dims = []

@@ -34,7 +34,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase
 from ..creation import to_tensor
-from ..errors import AutogradError
+from ..errors import AutogradError, ModelNotFoundError
 from ..nn.layer import Layer, Parameter
 from ..serialization import load as _load_state
 from ..tensor import Tensor
@@ -441,8 +441,8 @@ def load(path, **configs) -> TranslatedLayer:
         with open(model_file, encoding="utf-8") as stream:
             document = json.load(stream)
     except FileNotFoundError:
-        raise FileNotFoundError(f"{who}: no program at {model_file!r} (save writes path + "
-                                f"{MODEL_SUFFIX!r} and {PARAMS_SUFFIX!r})") from None
+        raise ModelNotFoundError(f"{who}: no program at {model_file!r} (save writes path + "
+                                 f"{MODEL_SUFFIX!r} and {PARAMS_SUFFIX!r})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"{who}: {model_file!r} is not a program eager.jit.save wrote ({error})") from None
     if type(document) is not dict or document.get("format") != FORMAT:

@@ -404,6 +404,9 @@ def accuracy(input, label, k=1, correct=None, total=None, name=None):
         raise TypeError(f"accuracy: argument 'label' expected a Tensor, got {type(label).__name__}")
     if input.ndim != 2:
         raise ValueError(f"accuracy: argument 'input' expected shape [N, C], got {input.shape}")
+    if not input.dtype.is_floating_point:
+        # Paddle's accuracy takes float16/32/64 scores (its static check: TypeError; dygraph has no int kernel)
+        raise TypeError(f"accuracy: argument 'input' expected a float16, float32 or float64 Tensor, got {input.dtype}")
     n, classes = input.shape
     if label.shape not in ([n, 1], [n]):
         raise ValueError(f"accuracy: argument 'label' expected shape [{n}, 1] for 'input' of "

@@ -1,32 +1,15 @@
 """MobileNetV1 (Paddle's ``paddle.vision.models.MobileNetV1`` and ``mobilenet_v1``),
-with Paddle's layer and parameter names."""
+with Paddle 2.6.2's layer and parameter names: each convolution is a
+:class:`~eager.vision.ops.ConvNormActivation` (keys ``conv1.0.weight``, ``conv1.1._mean``)."""
 from __future__ import annotations
 
 from ... import nn
+from ..ops import ConvNormActivation
 from ._utils import check_num_classes, check_pretrained, check_scale
 
 
-class ConvBNLayer(nn.Layer):
-    """Conv2D (no bias) + BatchNorm2D + ReLU.
-
-    >>> layer = eager.vision.models.mobilenetv1.ConvBNLayer(3, 8, 3, 2, 1)
-    >>> layer(eager.rand([1, 3, 8, 8])).shape
-    [1, 8, 4, 4]
-    """
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, num_groups=1):
-        super().__init__()
-        self._conv = nn.Conv2D(in_channels, out_channels, kernel_size, stride=stride, padding=padding,
-                               groups=num_groups, bias_attr=False)
-        self._norm_layer = nn.BatchNorm2D(out_channels)
-        self._act = nn.ReLU()
-
-    def forward(self, x):
-        return self._act(self._norm_layer(self._conv(x)))
-
-
 class DepthwiseSeparable(nn.Layer):
-    """A depthwise 3x3 ConvBNLayer then a pointwise 1x1 one, channels scaled by ``scale``.
+    """A depthwise 3x3 conv-BN-ReLU then a pointwise 1x1 one, channels scaled by ``scale``.
 
     >>> block = eager.vision.models.mobilenetv1.DepthwiseSeparable(8, 8, 16, 8, 1, 1.0)
     >>> block(eager.rand([1, 8, 4, 4])).shape
@@ -35,10 +18,10 @@ class DepthwiseSeparable(nn.Layer):
 
     def __init__(self, in_channels, out_channels1, out_channels2, num_groups, stride, scale):
         super().__init__()
-        self._depthwise_conv = ConvBNLayer(in_channels, int(out_channels1 * scale), 3, stride=stride, padding=1,
-                                           num_groups=int(num_groups * scale))
-        self._pointwise_conv = ConvBNLayer(int(out_channels1 * scale), int(out_channels2 * scale), 1, stride=1,
-                                           padding=0)
+        self._depthwise_conv = ConvNormActivation(in_channels, int(out_channels1 * scale), kernel_size=3,
+                                                  stride=stride, padding=1, groups=int(num_groups * scale))
+        self._pointwise_conv = ConvNormActivation(int(out_channels1 * scale), int(out_channels2 * scale),
+                                                  kernel_size=1, stride=1, padding=0)
 
     def forward(self, x):
         return self._pointwise_conv(self._depthwise_conv(x))
@@ -71,7 +54,7 @@ class MobileNetV1(nn.Layer):
         self.scale = scale
         self.num_classes = check_num_classes("MobileNetV1", num_classes)
         self.with_pool = with_pool
-        self.conv1 = ConvBNLayer(3, int(32 * scale), 3, stride=2, padding=1)
+        self.conv1 = ConvNormActivation(3, int(32 * scale), kernel_size=3, stride=2, padding=1)
         self.dwsl = []
         for name, in_ch, out1, out2, groups, stride in _BLOCKS:
             block = DepthwiseSeparable(int(in_ch * scale), out1, out2, groups, stride, scale)

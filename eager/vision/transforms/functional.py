@@ -11,12 +11,15 @@ An image is one of:
   only when a PIL image comes in;
 - an eager ``Tensor`` ``C x H x W`` (where Paddle takes Tensor images: resize,
   pad, crop, center_crop, hflip, vflip, normalize); results are Tensors built
-  with ops, so gradients flow through them.
+  with ops, so gradients flow through them. A batch ``N x C x H x W`` is taken
+  where Paddle 2.6.2 takes one (hflip, vflip, normalize, to_grayscale, the
+  adjust_* functions, affine, perspective, erase): each image alike.
 
 Resizing is written in NumPy (no OpenCV): 'bilinear' uses half-pixel centres
 as OpenCV's INTER_LINEAR (``src = (dst + 0.5) * in / out - 0.5``, clamped at
 the border, no antialiasing), 'nearest' takes ``floor(dst * in / out)`` as
-INTER_NEAREST. Integer images are rounded to nearest and clipped to their range.
+INTER_NEAREST for NumPy images and ``floor((dst + 0.5) * in / out)`` as
+Pillow's NEAREST for PIL images. Integer images are rounded to nearest and clipped to their range.
 
 Colour functions (to_grayscale, adjust_brightness/contrast/saturation/hue)
 take integer images as values in [0, 255] and floating ones as values in
@@ -78,6 +81,19 @@ def _keeps_pil(fn):
     return keeping_pil
 
 
+def _each_image(fn):
+    """``fn`` (an image function) also taking a batch of Tensor images (N x C x H x W):
+    every image is transformed alike and the results stacked, as Paddle 2.6.2's
+    Tensor backend does for its colour, flip, affine, perspective and erase functions."""
+    @functools.wraps(fn)
+    def each_image(img, *args, **kwargs):
+        if isinstance(img, Tensor) and img.ndim == 4:
+            _check_tensor_image(fn.__name__, img, batch=True)
+            return _F.stack([fn(image, *args, **kwargs) for image in img.unbind(0)], axis=0)
+        return fn(img, *args, **kwargs)
+    return each_image
+
+
 def _is_numpy_image(img) -> bool:
     return isinstance(img, np.ndarray) and img.ndim in (2, 3)
 
@@ -103,19 +119,20 @@ def _as_array(fn: str, img, arg: str = "img") -> np.ndarray:
     return img
 
 
-def _check_tensor_image(fn: str, img: Tensor, arg: str = "img") -> None:
-    if img.ndim != 3:
-        raise ValueError(f"{fn}: a Tensor image must be 3-D (CHW), got shape {img.shape}")
+def _check_tensor_image(fn: str, img: Tensor, arg: str = "img", batch: bool = False) -> None:
+    if img.ndim != 3 and not (batch and img.ndim == 4):
+        raise ValueError(f"{fn}: a Tensor image must be 3-D (CHW){' or a 4-D batch (NCHW)' if batch else ''}, "
+                         f"got shape {img.shape}")
     if 0 in img.shape:
         raise ValueError(f"{fn}: argument '{arg}' is an empty Tensor image (shape {img.shape}); its channels, "
                          f"height and width must be at least 1")
 
 
-def _image_hw(fn: str, img) -> tuple:
-    """(height, width) of any supported image."""
+def _image_hw(fn: str, img, batch: bool = False) -> tuple:
+    """(height, width) of any supported image (with ``batch``, also of a batch of Tensor images, NCHW)."""
     if isinstance(img, Tensor):
-        _check_tensor_image(fn, img)
-        return int(img.shape[1]), int(img.shape[2])
+        _check_tensor_image(fn, img, batch=batch)
+        return int(img.shape[-2]), int(img.shape[-1])
     arr = _as_array(fn, img)
     return int(arr.shape[0]), int(arr.shape[1])
 
@@ -149,8 +166,8 @@ def to_tensor(pic, data_format: str = "CHW") -> Tensor:
     """A NumPy (HW or HWC) or PIL image as a Tensor, ``CHW`` (or ``HWC``).
 
     A uint8 image (or a PIL image of a uint8 or bool mode) becomes float32 in
-    [0, 1] (divided by 255); any other dtype keeps its values and dtype, as in
-    Paddle (a 16-bit PIL image, mode 'I;16', becomes int32 as in Paddle).
+    [0, 1] (divided by 255); any other dtype (a NumPy bool image too) keeps its
+    values and dtype, as in Paddle (a 16-bit PIL image, mode 'I;16', becomes int32 as in Paddle).
     A 2-D image gets a channel axis of 1. A Tensor (a CHW image) is returned
     as it is, or moved to HWC, as Paddle does.
 
@@ -166,8 +183,8 @@ def to_tensor(pic, data_format: str = "CHW") -> Tensor:
     if _is_pil_image(pic) and pic.mode.startswith("I;16"):
         pic = np.asarray(pic).astype(np.int32)        # a 16-bit PIL image comes as int32, as Paddle's
     arr = _as_array("to_tensor", pic, "pic")
-    if arr.dtype == np.bool_:
-        arr = arr.astype(np.uint8) * 255
+    if arr.dtype == np.bool_ and _is_pil_image(pic):
+        arr = arr.astype(np.uint8) * 255       # a PIL '1' image is 0/255, as Paddle reads it; a NumPy bool stays bool
     if arr.ndim == 2:
         arr = arr[:, :, None]
     if data_format == "CHW":
@@ -177,12 +194,20 @@ def to_tensor(pic, data_format: str = "CHW") -> Tensor:
     return _to_tensor(np.ascontiguousarray(arr))
 
 
-def _resize_array(img: np.ndarray, oh: int, ow: int, interpolation: str) -> np.ndarray:
+def _resize_array(img: np.ndarray, oh: int, ow: int, interpolation: str, centres: bool = False) -> np.ndarray:
+    """``img`` resized to ``oh x ow``; 'nearest' takes ``floor(dst * in / out)`` (OpenCV's INTER_NEAREST),
+    or with ``centres`` the pixel whose area holds the output pixel's centre, ``floor((dst + 0.5) * in / out)``
+    (Pillow's NEAREST, which Paddle uses for PIL images)."""
     h, w = img.shape[:2]
     if interpolation == "nearest":
-        ys = np.minimum((np.arange(oh) * (h / oh)).astype(np.int64), h - 1)
-        xs = np.minimum((np.arange(ow) * (w / ow)).astype(np.int64), w - 1)
-        return img[ys][:, xs]
+        def sources(n_out, n_in):
+            step = n_in / n_out
+            if centres:
+                # Pillow steps from the first centre by repeated addition (its ImagingScaleAffine): the
+                # same rounding, so ties such as 4.5 * 20 / 15 fall where Pillow's do
+                return np.minimum(np.cumsum(np.r_[step * 0.5, np.full(n_out - 1, step)]).astype(np.int64), n_in - 1)
+            return np.minimum((np.arange(n_out) * step).astype(np.int64), n_in - 1)
+        return img[sources(oh, h)][:, sources(ow, w)]
 
     def taps(n_out, n_in):
         src = np.maximum((np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5, 0.0)
@@ -248,7 +273,7 @@ def resize(img, size, interpolation: str = "bilinear"):
     oh, ow = _output_size(h, w, size)
     if (oh, ow) == (h, w):
         return arr
-    return _resize_array(arr, oh, ow, interpolation)
+    return _resize_array(arr, oh, ow, interpolation, centres=_is_pil_image(img))
 
 
 def _padding4(fn: str, padding) -> tuple:
@@ -278,7 +303,9 @@ def pad(img, padding, fill=0, padding_mode: str = "constant"):
     [[3, 2, 1, 2, 3, 4, 3, 2]]
     """
     left, top, right, bottom = _padding4("pad", padding)
-    if not isinstance(padding_mode, str) or padding_mode not in _PAD_MODES:
+    if not isinstance(padding_mode, str):
+        raise TypeError(f"pad: argument 'padding_mode' expected one of {_PAD_MODES}, got {padding_mode!r}")
+    if padding_mode not in _PAD_MODES:
         raise ValueError(f"pad: argument 'padding_mode' expected one of {_PAD_MODES}, got {padding_mode!r}")
     is_number = isinstance(fill, numbers.Real) and not isinstance(fill, bool)
     if not is_number and not (isinstance(fill, (list, tuple))
@@ -346,6 +373,7 @@ def center_crop(img, output_size):
     return crop(img, int(round((h - th) / 2.0)), int(round((w - tw) / 2.0)), th, tw)
 
 
+@_each_image
 @_keeps_pil
 def hflip(img):
     """``img`` mirrored left to right.
@@ -359,6 +387,7 @@ def hflip(img):
     return _as_array("hflip", img)[:, ::-1].copy()
 
 
+@_each_image
 @_keeps_pil
 def vflip(img):
     """``img`` mirrored top to bottom.
@@ -383,6 +412,7 @@ def _channel_values(fn: str, arg: str, value) -> np.ndarray:
     raise TypeError(f"{fn}: argument '{arg}' expected a number or a sequence of numbers, got {value!r}")
 
 
+@_each_image
 def normalize(img, mean, std, data_format: str = "CHW", to_rgb: bool = False):
     """``(img - mean) / std`` per channel; ``data_format`` says where the channel
     axis is ('CHW' or 'HWC'). NumPy and PIL images give arrays of the type
@@ -505,6 +535,7 @@ def _fill_values(fn: str, fill, channels: int) -> np.ndarray:
 
 # -- colour ---------------------------------------------------------------------------------
 
+@_each_image
 @_keeps_pil
 def to_grayscale(img, num_output_channels: int = 1):
     """The luma ``0.299 R + 0.587 G + 0.114 B`` of an RGB image, as 1 channel
@@ -540,6 +571,7 @@ def to_grayscale(img, num_output_channels: int = 1):
     return _cast_like(gray, arr.dtype)
 
 
+@_each_image
 @_keeps_pil
 def adjust_brightness(img, brightness_factor: float):
     """``img * brightness_factor``, clipped to the image range: 0 gives black,
@@ -561,6 +593,7 @@ def adjust_brightness(img, brightness_factor: float):
     return np.floor(out).astype(arr.dtype) if np.issubdtype(arr.dtype, np.integer) else out.astype(arr.dtype)
 
 
+@_each_image
 @_keeps_pil
 def adjust_contrast(img, contrast_factor: float):
     """The image blended with its mean grey (the mean of the luma of an RGB
@@ -583,6 +616,7 @@ def adjust_contrast(img, contrast_factor: float):
     return _blend(arr, mean, factor)
 
 
+@_each_image
 @_keeps_pil
 def adjust_saturation(img, saturation_factor: float):
     """The RGB image blended with its own luma: 0 gives grey, 1 the image
@@ -663,6 +697,7 @@ def _shift_hue_tensor(x: Tensor, bound: float, factor: float) -> Tensor:
     return _F.stack(rgb, axis=0) * bound
 
 
+@_each_image
 @_keeps_pil
 def adjust_hue(img, hue_factor: float):
     """The RGB image with its hue turned by ``hue_factor`` of a full turn
@@ -706,13 +741,23 @@ def _rotation_sources(h: int, w: int, angle: float, expand: bool, center):
         cos, sin = math.cos(theta), math.sin(theta)
     cx, cy = (w / 2.0, h / 2.0) if center is None else center
     oh, ow = h, w
-    if expand:
-        # the corners turned about the image centre (counter-clockwise on screen, y down)
+    if expand and quarter == int(quarter) and center is None:
+        if int(quarter) % 2:                     # a quarter turn swaps the sides (np.rot90), as Pillow's
+            oh, ow = w, h
+    elif expand:
+        # Paddle's Tensor rule: the corners (centred frame) through the rotation about the centre,
+        # translation included, spanning ceil(max) - floor(min); snapped so that float noise on an
+        # integer corner does not add a pixel
+        ox, oy = cx - w / 2.0, cy - h / 2.0
         dx = np.array([-w, w, -w, w]) / 2.0
         dy = np.array([-h, -h, h, h]) / 2.0
-        xs, ys = dx * cos + dy * sin, -dx * sin + dy * cos
-        ow = max(1, int(math.ceil(xs.max() - xs.min() - 1e-6)))
-        oh = max(1, int(math.ceil(ys.max() - ys.min() - 1e-6)))
+        xs = dx * cos - dy * sin + (ox - cos * ox + sin * oy)
+        ys = dx * sin + dy * cos + (oy - sin * ox - cos * oy)
+
+        def span(values):
+            values = np.where(np.abs(values - np.rint(values)) < 1e-9, np.rint(values), values)
+            return max(1, int(math.ceil(values.max()) - math.floor(values.min())))
+        ow, oh = span(xs), span(ys)
     # output pixel centres in the input's frame (an expanded output grows evenly on every side)
     x = (np.arange(ow) + 0.5 - (ow - w) / 2.0)[None, :] - cx
     y = (np.arange(oh) + 0.5 - (oh - h) / 2.0)[:, None] - cy
@@ -820,6 +865,7 @@ def _number_pair(fn: str, arg: str, value, sequence_type_error: bool = False) ->
     raise ValueError(f"{fn}: argument '{arg}' expected a pair of numbers, got {value!r}")
 
 
+@_each_image
 @_keeps_pil
 def affine(img, angle, translate, scale, shear, interpolation: str = "nearest", fill=0, center=None):
     """``img`` turned by ``angle`` degrees *clockwise*, scaled by ``scale``
@@ -884,6 +930,7 @@ def _three_on_a_line(points: np.ndarray) -> bool:
     return False
 
 
+@_each_image
 @_keeps_pil
 def perspective(img, startpoints, endpoints, interpolation: str = "nearest", fill=0):
     """``img`` warped by the projective map that takes the 4 ``startpoints``
@@ -936,7 +983,8 @@ def perspective(img, startpoints, endpoints, interpolation: str = "nearest", fil
 def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):
     """``img`` with the ``h x w`` box at row ``i``, column ``j`` set to ``v``:
     a number, one value per channel, or an array (Tensor) of the box's shape
-    (``h x w x C`` for a NumPy image, ``C x h x w`` for a Tensor). With
+    (``h x w x C`` for a NumPy image, ``C x h x w`` for a Tensor; a batch of
+    Tensor images, N x C x H x W, has the same box erased in each). With
     ``inplace`` the input itself is written (as Paddle); otherwise it is left
     alone, and a Tensor result keeps the gradient of the pixels outside the box.
 
@@ -945,7 +993,7 @@ def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):
     """
     i, j = _check_int("erase", "i", i), _check_int("erase", "j", j)
     h, w = _check_int("erase", "h", h, 1), _check_int("erase", "w", w, 1)
-    height, width = _image_hw("erase", img)
+    height, width = _image_hw("erase", img, batch=True)
     if i + h > height or j + w > width:
         raise ValueError(f"erase: the box (i={i}, j={j}, h={h}, w={w}) does not fit in an image of "
                          f"{height}x{width}")
@@ -957,7 +1005,7 @@ def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):
         raise TypeError(f"erase: argument 'v' expected a number, a sequence of numbers or an array, got {v!r}")
     v = np.asarray(v, np.float64)
     if isinstance(img, Tensor):
-        channels = int(img.shape[0])
+        channels = int(img.shape[-3])
         if v.ndim == 1:
             v = v.reshape(-1, 1, 1)
         try:
@@ -966,7 +1014,7 @@ def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):
             raise ValueError(f"erase: argument 'v' of shape {v.shape} does not fit a box of {channels}x{h}x{w} "
                              f"(CHW)") from None
         if inplace:
-            img[:, i:i + h, j:j + w] = _to_tensor(np.ascontiguousarray(box)).astype(img.dtype)
+            img[..., i:i + h, j:j + w] = _to_tensor(np.ascontiguousarray(box)).astype(img.dtype)
             return img
         keep = np.ones((1, height, width), np.float32)
         keep[:, i:i + h, j:j + w] = 0.0

@@ -115,14 +115,19 @@ class BaseTransform:
     def __init__(self, keys=None):
         if keys is None:
             keys = ("image",)
-        elif isinstance(keys, str) or not isinstance(keys, Sequence):
+        elif isinstance(keys, str):
+            # Paddle reads a string as a sequence of one-letter keys, none of which a transform supports
+            raise NotImplementedError(f"{type(self).__name__}: argument 'keys' expected a sequence of key names, "
+                                      f"got the string {keys!r} (write ({keys!r},))")
+        elif not isinstance(keys, Sequence):
             raise ValueError(f"{type(self).__name__}: argument 'keys' expected a sequence of strings, got {keys!r}")
         for key in keys:
             if not isinstance(key, str):
                 raise ValueError(f"{type(self).__name__}: argument 'keys' expected strings, got {key!r}")
             if key != "label" and self._get_apply(key) is None:
-                raise ValueError(f"{type(self).__name__}: key {key!r} is not supported (the transform has no "
-                                 f"_apply_{key} method)")
+                # NotImplementedError, as Paddle's "unsupported data structure"
+                raise NotImplementedError(f"{type(self).__name__}: key {key!r} is not supported (the transform has "
+                                          f"no _apply_{key} method)")
         self.keys = tuple(keys)
         self.params = None
 
@@ -479,6 +484,9 @@ def _factor_range(name: str, arg: str, value, center: float, bound: tuple, clip_
         low, high = center - float(value), center + float(value)
         if clip_first_on_zero:
             low = max(low, 0.0)
+    elif not (isinstance(value, (list, tuple)) and len(value) == 2):
+        # a TypeError, as Paddle's (a string, a dict, a list of another length)
+        raise TypeError(f"{name}: argument '{arg}' expected a number >= 0 or a (min, max) pair, got {value!r}")
     else:
         low, high = _check_range(name, arg, value, low=-math.inf)
     if not bound[0] <= low <= high <= bound[1]:
@@ -632,7 +640,7 @@ class RandomErasing(BaseTransform):
         if not _uniform() < self.prob:
             return {"box": None}
         img = self._first_image(inputs)
-        height, width = F._image_hw("RandomErasing", img)
+        height, width = F._image_hw("RandomErasing", img, batch=True)
         area = height * width
         log_ratio = (math.log(self.ratio[0]), math.log(self.ratio[1]))
         for _ in range(attempts):
@@ -643,7 +651,7 @@ class RandomErasing(BaseTransform):
             if 0 < h < height and 0 < w < width:
                 noise = None
                 if self.value == "random":
-                    channels = (int(img.shape[0]) if isinstance(img, Tensor)
+                    channels = (int(img.shape[-3]) if isinstance(img, Tensor)
                                 else (1 if np.ndim(img) == 2 else int(np.shape(img)[2])))
                     noise = default_generator(CPUPlace()).standard_normal((h, w, channels))
                 return {"box": (_randint(0, height - h), _randint(0, width - w), h, w), "noise": noise}
@@ -712,7 +720,7 @@ class RandomAffine(BaseTransform):
         angle = _uniform_in(*self.degrees)
         tx = ty = 0
         if self.translate is not None:
-            height, width = F._image_hw("RandomAffine", self._first_image(inputs))
+            height, width = F._image_hw("RandomAffine", self._first_image(inputs), batch=True)
             max_dx, max_dy = self.translate[0] * width, self.translate[1] * height
             tx, ty = int(round(_uniform_in(-max_dx, max_dx))), int(round(_uniform_in(-max_dy, max_dy)))
         scale = 1.0 if self.scale is None else _uniform_in(*self.scale)
@@ -758,7 +766,7 @@ class RandomPerspective(BaseTransform):
     def _get_params(self, inputs):
         if not _uniform() < self.prob:
             return {"points": None}
-        height, width = F._image_hw("RandomPerspective", self._first_image(inputs))
+        height, width = F._image_hw("RandomPerspective", self._first_image(inputs), batch=True)
         dx, dy = int(self.distortion_scale * (width // 2)), int(self.distortion_scale * (height // 2))
         start = [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]]
         inward = [(1, 1), (-1, 1), (-1, -1), (1, -1)]
