@@ -206,6 +206,15 @@ def test_input_spec_shape_must_be_a_list_or_tuple():
     assert paddle.static.InputSpec([3], "int64").shape == (3,)
 
 
+def test_input_spec_from_tensor_of_a_non_tensor_is_also_a_value_error():
+    # Paddle 2.6.2: ValueError "Input `tensor` should be a Tensor, but received ndarray."
+    for wrong in (np.ones(3), [1]):
+        with pytest.raises(ValueError, match="InputSpec.from_tensor: argument 'tensor' expected a Tensor"):
+            paddle.static.InputSpec.from_tensor(wrong)
+        with pytest.raises(TypeError, match="expected a Tensor"):
+            paddle.static.InputSpec.from_tensor(wrong)
+
+
 def test_jit_load_of_a_missing_model_is_also_a_value_error(tmp_path):
     with pytest.raises(ValueError, match="no program at"):
         paddle.jit.load(str(tmp_path / "missing"))

@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from ..arguments import to_bool, to_required_dtype
+from ..errors import ArgumentKindError
 from ..tensor import Tensor
 
 
@@ -46,7 +47,7 @@ class InputSpec:
         """The spec of ``tensor``'s shape and dtype, named ``name`` or else the
         tensor's name (as Paddle's ``name or tensor.name``)."""
         if not isinstance(tensor, Tensor):
-            raise TypeError(f"InputSpec.from_tensor: argument 'tensor' expected a Tensor, got "
+            raise ArgumentKindError(f"InputSpec.from_tensor: argument 'tensor' expected a Tensor, got "
                             f"{type(tensor).__name__}")
         return cls(tuple(tensor.shape), tensor.dtype, name or tensor.name)
 
