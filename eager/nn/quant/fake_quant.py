@@ -92,6 +92,13 @@ def _scale_like(who: str, scale: Tensor, x: Tensor, quant_axis: int = -1) -> Ten
     return s
 
 
+def _level_factor(s: Tensor, bnt: float) -> Tensor:
+    """``bnt * (1 / s)``, rounded in s's dtype in that order, as Paddle's kernels
+    (``bin_cnt * inv_s * x``): ``x / s * bnt`` rounds a level sitting on a half
+    (38.5) to one side now and then where Paddle's order gives the other."""
+    return (1.0 / s) * bnt
+
+
 def fake_quant_dequant(x: Tensor, scale: Tensor, bit_length: int = 8, quant_axis: int = -1) -> Tensor:
     """x quantized to ``bit_length`` bits with ``scale`` and dequantized back:
     ``round(clip(x, -scale, scale) / scale * bnt) * scale / bnt``. The gradient is
@@ -108,7 +115,7 @@ def fake_quant_dequant(x: Tensor, scale: Tensor, bit_length: int = 8, quant_axis
     bnt = bin_count(check_bit_length(who, bit_length))
     s = _scale_like(who, scale, x, quant_axis)
     with no_grad():
-        rest = _F.round(_F.minimum(_F.maximum(x, -s), s) / s * bnt) * s / bnt - x
+        rest = _F.round(_F.minimum(_F.maximum(x, -s), s) * _level_factor(s, bnt)) * s / bnt - x
     return x + rest  # value: the fake-quantized x; gradient: the identity
 
 
@@ -120,7 +127,7 @@ def quantize_linear(x: Tensor, scale: Tensor, bit_length: int = 8, quant_axis: i
     check_float_tensor(who, "x", x)
     bnt = bin_count(check_bit_length(who, bit_length))
     s = _scale_like(who, scale, x, quant_axis)
-    return _F.round(_F.minimum(_F.maximum(x, -s), s) / s * bnt)
+    return _F.round(_F.minimum(_F.maximum(x, -s), s) * _level_factor(s, bnt))
 
 
 def dequantize_linear(q: Tensor, scale: Tensor, bit_length: int = 8, quant_axis: int = -1) -> Tensor:
