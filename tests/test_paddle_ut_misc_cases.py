@@ -1,0 +1,190 @@
+"""Cases found by re-running the dygraph parts of PaddlePaddle's own unit tests for
+``paddle.quantization`` (test/quantization: test_quant, test_qat, test_ptq,
+test_observer_convert, test_groupwise, test_stub, test_customized_quanter,
+test_imperative_qat_user_defined, the quant_layers of test_imperative_qat),
+``paddle.utils`` (test_dlpack, unique_name), ``paddle.hub`` (a local hubconf),
+``paddle.device`` (test_device), ``paddle.batch`` / ``paddle.reader``
+(test_multiprocess_reader_exception) and ``paddle.profiler`` (test_newprofiler)
+with ``import eager as paddle``, each failure checked against the real Paddle
+2.6.2. Each test failed before its fix:
+
+- ``quantization.observers.GroupWiseWeightObserver`` (a 2.6.2 public name) was
+  missing, and LinearQuanter/LinearDequanter flattened 2-D (group-wise) scales;
+- QuantConfig lacked ``_is_default_leaf`` / ``_is_real_leaf`` /
+  ``_is_customized_leaf``, which Paddle's test_quant calls;
+- fake quantization computed ``x / s * bnt``; Paddle's kernels compute
+  ``(bnt * (1/s)) * x``, which rounds a level on a half (-120.5) the other way;
+- ``paddle.batch(reader, 2.0)`` was refused (Paddle int()s batch_size);
+- multiprocess_reader raised RuntimeError for a failing reader (Paddle:
+  ValueError) and passed None samples on (Paddle refuses them);
+- hub.load refused an entrypoint named ``_x`` (Paddle loads it);
+- unique_name.switch returned the generator alone; Paddle returns
+  ``(generator, parameter-name checker)`` and its docstring unpacks the pair;
+- ``paddle.profiler.utils`` (``_is_profiler_used``) and
+  ``profiler.profiler.get_profiler(config_path)`` were missing;
+- ``base.framework._current_expected_place`` was missing (test_device);
+- ImperativeQuantAware refused ``weight_quantize_type='channel_wise_abs_max'``
+  and user pre-process/quantize layers (test_imperative_qat_user_defined).
+"""
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+import eager
+from eager.nn.quant.format import LinearDequanter, LinearQuanter
+from eager.quantization import PTQ, QuantConfig
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+def _group_scales(w, group):
+    rows, cols = w.shape
+    scales = np.abs(w.reshape(rows // group, group, cols)).max(axis=1).astype(np.float32)
+    return np.where(scales == 0, np.float32(1e-8), scales)
+
+
+def test_groupwise_weight_observer_scales_and_convert():
+    from eager.quantization.observers import GroupWiseWeightObserver
+
+    rng = np.random.default_rng(0)
+    model = eager.nn.Sequential(eager.nn.Linear(128, 6), eager.nn.Linear(6, 3))
+    model[0].weight.set_value(rng.standard_normal([128, 6]).astype(np.float32))
+    model.eval()
+    config = QuantConfig(activation=None, weight=None)
+    config.add_layer_config(model[0], weight=GroupWiseWeightObserver(quant_bits=4, group_size=64))
+    ptq = PTQ(config)
+    quant_model = ptq.quantize(model)
+    x = eager.to_tensor(rng.standard_normal([2, 128]).astype(np.float32))
+    np.testing.assert_allclose(quant_model(x).numpy(), model(x).numpy(), rtol=1e-6)  # observing only
+    w = model[0].weight.numpy()
+    want = _group_scales(w, 64)
+    np.testing.assert_array_equal(quant_model[0].weight_quanter.scales().numpy(), want)
+    assert quant_model[0].weight_quanter.bit_length() == 4
+    converted = ptq.convert(quant_model)
+    levels = np.clip(np.round(w / np.repeat(want, 64, axis=0) * 7), -8, 7)
+    np.testing.assert_array_equal(converted[0].weight.numpy(), levels)   # weights stored as levels
+    dequantized = levels / 7 * np.repeat(want, 64, axis=0)
+    hidden = x.numpy() @ dequantized + model[0].bias.numpy()
+    np.testing.assert_allclose(converted(x).numpy(), model[1](eager.to_tensor(hidden)).numpy(), rtol=1e-5,
+                               atol=1e-6)
+    with pytest.raises(ValueError, match="group_size' expected 64 or 128"):
+        GroupWiseWeightObserver(group_size=32)
+
+
+def test_linear_quanter_group_wise_scales():
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal([256, 5]).astype(np.float32)
+    scales = _group_scales(w, 128) * np.float32(0.8)      # some values beyond the scale: clipped levels
+    q = LinearQuanter(scales, bit_length=8, group_size=128)(eager.to_tensor(w)).numpy()
+    rep = np.repeat(scales, 128, axis=0)
+    np.testing.assert_array_equal(q, np.clip(np.round(w / rep * 127), -128, 127))
+    d = LinearDequanter(scales, bit_length=8, group_size=128)(eager.to_tensor(q)).numpy()
+    np.testing.assert_allclose(d, q / 127 * rep, rtol=1e-6)
+
+
+def test_quant_config_leaf_queries():
+    model = eager.nn.Sequential(eager.nn.Sequential(eager.nn.Linear(2, 2)), eager.nn.ReLU())
+    config = QuantConfig(activation=None, weight=None)
+    config.add_customized_leaf(eager.nn.Sequential)
+    assert config._is_customized_leaf(model[0]) and config._is_leaf(model[0])
+    assert not config._is_default_leaf(model[0]) and not config._is_real_leaf(model[0])
+    assert config._is_default_leaf(model[1]) and config._is_real_leaf(model[0][0])
+
+
+def test_fake_quant_rounds_in_paddles_order():
+    from eager.nn.quant import quant_layers
+
+    w = np.array([0.7251173853874207, 0.8223223090171814, 0.37509095668792725, 0.6083400249481201,
+                  -0.2209012806415558, -0.7964975833892822, 0.26958248019218445, -0.8394622206687927], np.float32)
+    s = np.abs(w).max()
+    k = (np.float32(1) / s) * np.float32(127)              # Paddle's bin_cnt * inv_s, then times x
+    want_levels = np.sign(w * k) * np.floor(np.abs(w * k) + np.float32(0.5))
+    assert want_levels[5] == -121                        # x / s * bnt would give -120
+    out = quant_layers.FakeQuantAbsMax(quant_on_weight=True)(eager.to_tensor(w)).numpy()
+    np.testing.assert_array_equal(np.round(out / s * 127), want_levels)
+
+
+def test_batch_takes_a_whole_float_size():
+    assert list(eager.batch(lambda: range(5), 2.0)()) == [[0, 1], [2, 3], [4]]
+    with pytest.raises(TypeError, match="batch: argument 'batch_size' expected an int, got float"):
+        eager.batch(lambda: range(5), 2.5)
+
+
+def test_multiprocess_reader_errors_are_value_errors():
+    def failing():
+        yield 1
+        raise OSError("disk gone")
+
+    with pytest.raises(ValueError, match="OSError: disk gone"):
+        list(eager.reader.multiprocess_reader([failing], use_pipe=False)())
+    with pytest.raises(ValueError, match="yielded None"):
+        list(eager.reader.multiprocess_reader([lambda: [1, None]], use_pipe=False)())
+
+
+def test_hub_loads_an_underscore_entrypoint(tmp_path):
+    (tmp_path / "hubconf.py").write_text("dependencies = []\ndef _private(n=1):\n    return n + 1\n")
+    assert eager.hub.load(str(tmp_path), "_private", source="local", n=2) == 3
+    assert eager.hub.list(str(tmp_path), source="local") == []
+
+
+def test_unique_name_switch_returns_paddles_pair():
+    from eager.utils import unique_name
+
+    with unique_name.guard():
+        unique_name.generate("fc")
+        old = unique_name.switch()
+        assert isinstance(old, tuple) and len(old) == 2
+        assert unique_name.generate("fc") == "fc_0"
+        unique_name.switch(*old)
+        assert unique_name.generate("fc") == "fc_1"
+
+
+def test_profiler_utils_flag_and_get_profiler(tmp_path):
+    from eager.profiler import profiler as profiler_module
+    from eager.profiler import utils
+
+    assert utils._is_profiler_used is False
+    with eager.profiler.Profiler(targets=[eager.profiler.ProfilerTarget.CPU], on_trace_ready=lambda p: None):
+        assert utils._is_profiler_used is True and utils.in_profiler_mode()
+    assert utils._is_profiler_used is False
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({
+        "targets": ["CPU"], "timer_only": False,
+        "scheduler": {"make_scheduler": {"module": "paddle.profiler", "use_direct": False, "args": [],
+                                         "kwargs": {"closed": 1, "ready": 1, "record": 2}}}}))
+    prof = profiler_module.get_profiler(str(config))
+    assert isinstance(prof, eager.profiler.Profiler)
+    assert prof.scheduler(0) == eager.profiler.ProfilerState.CLOSED
+    assert prof.scheduler(2) == eager.profiler.ProfilerState.RECORD
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        default = profiler_module.get_profiler(str(tmp_path / "missing.json"))
+    assert isinstance(default, eager.profiler.Profiler) and "cannot read the config file" in str(caught[0].message)
+
+
+def test_current_expected_place():
+    assert str(eager.base.framework._current_expected_place()) == str(eager.framework.current_place())
+
+
+def test_imperative_quant_aware_channel_wise_and_user_layers():
+    from eager.nn.quant import quant_layers
+    from eager.quantization import ImperativeQuantAware
+
+    class Identity(eager.nn.Layer):
+        def forward(self, x):
+            return x
+
+    rng = np.random.default_rng(3)
+    model = eager.nn.Sequential(eager.nn.Linear(4, 3))
+    ImperativeQuantAware(weight_quantize_type="channel_wise_abs_max", act_preprocess_layer=Identity).quantize(model)
+    assert type(model[0]) is quant_layers.QuantizedLinear
+    x = eager.to_tensor(rng.standard_normal([2, 4]).astype(np.float32))
+    model(x)
+    w = model[0].weight.numpy()
+    np.testing.assert_allclose(model[0]._fake_quant_weight._scale.numpy(), np.abs(w).max(axis=0), rtol=1e-6)
+    with pytest.raises(TypeError, match="argument 'weight_quantize_layer' expected a subclass of eager.nn.Layer"):
+        ImperativeQuantAware(weight_quantize_layer=lambda: None)
