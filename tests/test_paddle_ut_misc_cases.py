@@ -24,7 +24,9 @@ with ``import eager as paddle``, each failure checked against the real Paddle
   ``profiler.profiler.get_profiler(config_path)`` were missing;
 - ``base.framework._current_expected_place`` was missing (test_device);
 - ImperativeQuantAware refused ``weight_quantize_type='channel_wise_abs_max'``
-  and user pre-process/quantize layers (test_imperative_qat_user_defined).
+  and user pre-process/quantize layers (test_imperative_qat_user_defined);
+- ``paddle.utils.convert_to_list``, ``assert_same_structure``, ``to_sequence``,
+  ``is_sequence``, ``padding_to_same_structure`` were missing.
 """
 from __future__ import annotations
 
@@ -188,3 +190,21 @@ def test_imperative_quant_aware_channel_wise_and_user_layers():
     np.testing.assert_allclose(model[0]._fake_quant_weight._scale.numpy(), np.abs(w).max(axis=0), rtol=1e-6)
     with pytest.raises(TypeError, match="argument 'weight_quantize_layer' expected a subclass of eager.nn.Layer"):
         ImperativeQuantAware(weight_quantize_layer=lambda: None)
+
+
+def test_utils_nest_helpers_of_paddle_utils():
+    utils = eager.utils
+    assert utils.convert_to_list(3, 2, "kernel_size") == [3, 3]
+    assert utils.convert_to_list((1, 2), 2, "kernel_size") == [1, 2]
+    with pytest.raises(ValueError, match="kernel_size"):
+        utils.convert_to_list([1], 2, "kernel_size")
+    with pytest.raises(ValueError, match="kernel_size"):
+        utils.convert_to_list([1, "x"], 2, "kernel_size")
+    assert utils.to_sequence(3) == [3] and utils.is_sequence((1,)) and not utils.is_sequence("s")
+    utils.assert_same_structure([1, (2, 3)], [4, (5, 6)])
+    with pytest.raises(ValueError):
+        utils.assert_same_structure([1, (2, 3)], [4, 5])
+    with pytest.raises(TypeError):
+        utils.assert_same_structure([1, (2, 3)], [4, [5, 6]])
+    utils.assert_same_structure([1, (2, 3)], [4, [5, 6]], check_types=False)
+    assert utils.padding_to_same_structure([1, None, (None, 2)], None, obj=0) == ([1, 0, (0, 2)], 0)
