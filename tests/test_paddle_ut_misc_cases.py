@@ -26,7 +26,9 @@ with ``import eager as paddle``, each failure checked against the real Paddle
 - ImperativeQuantAware refused ``weight_quantize_type='channel_wise_abs_max'``
   and user pre-process/quantize layers (test_imperative_qat_user_defined);
 - ``paddle.utils.convert_to_list``, ``assert_same_structure``, ``to_sequence``,
-  ``is_sequence``, ``padding_to_same_structure`` were missing.
+  ``is_sequence``, ``padding_to_same_structure`` were missing;
+- export_chrome_tracing named files with milliseconds; Paddle's names carry
+  microseconds (``%f``).
 """
 from __future__ import annotations
 
@@ -208,3 +210,16 @@ def test_utils_nest_helpers_of_paddle_utils():
         utils.assert_same_structure([1, (2, 3)], [4, [5, 6]])
     utils.assert_same_structure([1, (2, 3)], [4, [5, 6]], check_types=False)
     assert utils.padding_to_same_structure([1, None, (None, 2)], None, obj=0) == ([1, 0, (0, 2)], 0)
+
+
+def test_chrome_trace_file_named_as_paddle(tmp_path):
+    import re
+
+    prof = eager.profiler.Profiler(targets=[eager.profiler.ProfilerTarget.CPU], scheduler=(0, 1),
+                                   on_trace_ready=eager.profiler.export_chrome_tracing(str(tmp_path), "w1"))
+    with prof:
+        eager.ones([2]).sum()
+        prof.step()
+    (name,) = [p.name for p in tmp_path.iterdir()]
+    # Paddle: '{worker}_time_{%Y_%m_%d_%H_%M_%S_%f}.paddle_trace.json', microseconds
+    assert re.fullmatch(r"w1_time_\d{4}(_\d{2}){5}_\d{6}\.paddle_trace\.json", name), name

@@ -42,7 +42,7 @@ _RECORDING = (ProfilerState.RECORD, ProfilerState.RECORD_AND_RETURN)
 def _trace_path(dir_name: str, worker_name, suffix: str) -> str:
     if worker_name is None:
         worker_name = f"host_{socket.gethostname()}pid_{os.getpid()}"
-    stamp = datetime.datetime.now().strftime("%Y_%m_%d_%H_%M_%S_%f")[:-3]
+    stamp = datetime.datetime.now().strftime("%Y_%m_%d_%H_%M_%S_%f")  # microseconds, as Paddle names traces
     return os.path.join(dir_name, f"{worker_name}_time_{stamp}{suffix}")
 
 
