@@ -28,7 +28,12 @@ with ``import eager as paddle``, each failure checked against the real Paddle
 - ``paddle.utils.convert_to_list``, ``assert_same_structure``, ``to_sequence``,
   ``is_sequence``, ``padding_to_same_structure`` were missing;
 - export_chrome_tracing named files with milliseconds; Paddle's names carry
-  microseconds (``%f``).
+  microseconds (``%f``);
+- Paddle's older dygraph PTQ (``ImperativePTQ``, ``PTQConfig``, ``AbsmaxQuantizer``,
+  ``PerChannelAbsmaxQuantizer``, ``HistQuantizer``, ``KLQuantizer``, test_imperative_ptq)
+  was missing. 2.6.2's HistQuantizer fails under NumPy 2 (float() of a 1-element
+  array) and its Linear+BatchNorm fusion scales the weight's rows (a broadcast
+  error unless square); eager's scale the output columns.
 """
 from __future__ import annotations
 
@@ -223,3 +228,76 @@ def test_chrome_trace_file_named_as_paddle(tmp_path):
     (name,) = [p.name for p in tmp_path.iterdir()]
     # Paddle: '{worker}_time_{%Y_%m_%d_%H_%M_%S_%f}.paddle_trace.json', microseconds
     assert re.fullmatch(r"w1_time_\d{4}(_\d{2}){5}_\d{6}\.paddle_trace\.json", name), name
+
+
+def _fake_quant(x, s, bits=8):
+    bnt = np.float32(2 ** (bits - 1) - 1)
+    k = (np.float32(1) / np.float32(s)) * bnt
+    v = np.clip(x, -s, s) * k
+    return (np.sign(v) * np.floor(np.abs(v) + np.float32(0.5))) * np.float32(s) / bnt
+
+
+def test_imperative_ptq_absmax_calibrates_and_converts(tmp_path):
+    from eager.nn.quant import quant_layers
+    from eager.quantization import AbsmaxQuantizer, ImperativePTQ, PTQConfig
+
+    rng = np.random.default_rng(4)
+    model = eager.nn.Sequential(eager.nn.Linear(6, 4), eager.nn.ReLU())
+    model.eval()
+    ptq = ImperativePTQ(PTQConfig(AbsmaxQuantizer(), AbsmaxQuantizer()))
+    quant_model = ptq.quantize(model)
+    batches = [rng.standard_normal([5, 6]).astype(np.float32) * (i + 1) for i in range(3)]
+    for b in batches:                                     # calibration leaves the outputs alone
+        np.testing.assert_allclose(quant_model(eager.to_tensor(b)).numpy(), model(eager.to_tensor(b)).numpy())
+    w, bias = model[0].weight.numpy(), model[0].bias.numpy()
+    ptq.save_quantized_model(quant_model, str(tmp_path / "m"),
+                             input_spec=[eager.static.InputSpec([None, 6], "float32")])
+    assert type(quant_model[0]) is quant_layers.QuantizedLinear
+    s_in = max(np.abs(b).max() for b in batches)
+    np.testing.assert_allclose(quant_model[0]._fake_quant_input._scale.numpy(), [s_in], rtol=1e-6)
+    relu_out = max(np.maximum(b @ w + bias, 0).max() for b in batches)
+    np.testing.assert_allclose(quant_model[1]._op_attrs["out_threshold"], relu_out, rtol=1e-5)
+    quant_model.eval()                  # the swapped-in layer is new, in training mode, as in Paddle
+    x = rng.standard_normal([3, 6]).astype(np.float32)
+    want = np.maximum(_fake_quant(x, s_in) @ _fake_quant(w, np.abs(w).max()) + bias, 0)
+    np.testing.assert_allclose(quant_model(eager.to_tensor(x)).numpy(), want, rtol=1e-5, atol=1e-6)
+    loaded = eager.jit.load(str(tmp_path / "m"))
+    loaded.eval()
+    np.testing.assert_allclose(loaded(eager.to_tensor(x)).numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_ptq_quantizers():
+    from eager.quantization import HistQuantizer, PerChannelAbsmaxQuantizer
+    from eager.quantization.imperative_ptq import cal_kl_threshold
+
+    data = np.abs(np.sin(np.arange(5000) * 0.37)) * np.linspace(0.1, 3, 5000)
+    hist = np.histogram(data, bins=256, range=(0, data.max()))[0].astype(np.float32)
+    # values from Paddle 2.6.2's paddle.static.quantization.cal_kl_threshold
+    assert cal_kl_threshold(hist, data.max() / 256, 8) == pytest.approx(2.9870970626090187, rel=1e-12)
+    assert cal_kl_threshold(hist, data.max() / 256, 4) == pytest.approx(2.928641151403363, rel=1e-12)
+    w = np.arange(12, dtype=np.float32).reshape(3, 4) - 6
+    q = PerChannelAbsmaxQuantizer()
+    q.sample_data(eager.nn.Linear(3, 4), (eager.to_tensor(w),))     # a Linear's channels: axis 1
+    q.cal_thresholds()
+    assert q.thresholds == [np.abs(w).max(axis=0).tolist()]
+    h = HistQuantizer(bins=100, hist_percent=0.9)
+    x = np.linspace(-1, 1, 1001).astype(np.float32)
+    h.sample_data(None, (eager.to_tensor(x),))
+    h.cal_thresholds()
+    counts = np.histogram(np.abs(x), range=(0, 1), bins=100)[0]
+    index = int(np.argmax(np.cumsum(counts / counts.sum()) >= 0.9))
+    assert h.thresholds == [pytest.approx((index - 0.5) / 100)]
+
+
+def test_imperative_ptq_fuses_linear_and_batch_norm():
+    from eager.quantization import ImperativePTQ
+
+    rng = np.random.default_rng(5)
+    model = eager.nn.Sequential(eager.nn.Linear(6, 4), eager.nn.BatchNorm1D(4))
+    model[1]._mean.set_value(rng.standard_normal(4).astype(np.float32))
+    model[1]._variance.set_value(rng.uniform(0.5, 2, 4).astype(np.float32))
+    model.eval()
+    fused = ImperativePTQ().quantize(model, fuse=True, fuse_list=[["0", "1"]])
+    assert type(fused[1]).__name__ == "Identity"
+    x = eager.to_tensor(rng.standard_normal([3, 6]).astype(np.float32))
+    np.testing.assert_allclose(fused(x).numpy(), model(x).numpy(), rtol=1e-5, atol=1e-6)
