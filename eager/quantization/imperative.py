@@ -11,6 +11,10 @@ from ..nn.layer import Layer
 from ..nn.quant import fake_quant
 from ..nn.quant.quant_layers import QuantizedConv2D, QuantizedConv2DTranspose, QuantizedLinear
 from .config import DEFAULT_QAT_LAYER_MAPPINGS, QuantConfig, SingleLayerConfig
+# paddle.quantization.imperative also holds the older PTQ
+from .imperative_ptq import (SUPPORT_ACT_QUANTIZERS, SUPPORT_WT_QUANTIZERS, AbsmaxQuantizer,  # noqa: F401
+                             BaseQuantizer, HistQuantizer, ImperativePTQ, KLQuantizer, PerChannelAbsmaxQuantizer,
+                             PTQConfig, PTQRegistry, default_ptq_config)
 from .qat import QAT
 from .quanters import FakeQuanterWithAbsMaxObserver
 
