@@ -33,7 +33,9 @@ with ``import eager as paddle``, each failure checked against the real Paddle
   ``PerChannelAbsmaxQuantizer``, ``HistQuantizer``, ``KLQuantizer``, test_imperative_ptq)
   was missing. 2.6.2's HistQuantizer fails under NumPy 2 (float() of a 1-element
   array) and its Linear+BatchNorm fusion scales the weight's rows (a broadcast
-  error unless square); eager's scale the output columns.
+  error unless square); eager's scale the output columns;
+- ``paddle.nn.quant``'s functional layers (``add``, ``subtract``, ..., ``matmul``,
+  ``FloatFunctionalLayer``) were missing.
 """
 from __future__ import annotations
 
@@ -301,3 +303,31 @@ def test_imperative_ptq_fuses_linear_and_batch_norm():
     assert type(fused[1]).__name__ == "Identity"
     x = eager.to_tensor(rng.standard_normal([3, 6]).astype(np.float32))
     np.testing.assert_allclose(fused(x).numpy(), model(x).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_nn_quant_functional_layers():
+    from eager.nn import quant
+    from eager.quantization import AbsmaxQuantizer, ImperativePTQ, PTQConfig
+
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal([2, 3]).astype(np.float32)
+    b = rng.standard_normal([2, 3]).astype(np.float32) + 3
+    x, y = eager.to_tensor(a), eager.to_tensor(b)
+    np.testing.assert_allclose(quant.add()(x, y).numpy(), a + b, rtol=1e-6)
+    np.testing.assert_allclose(quant.divide()(x, y).numpy(), a / b, rtol=1e-6)
+    np.testing.assert_allclose(quant.matmul()(x, y, transpose_y=True).numpy(), a @ b.T, rtol=1e-5)
+    np.testing.assert_allclose(quant.concat()([x, y], 1).numpy(), np.concatenate([a, b], 1))
+    assert quant.flatten()(x, 0).shape == [6] and quant.transpose()(x, [1, 0]).shape == [3, 2]
+    assert isinstance(quant.reshape(), quant.FloatFunctionalLayer)
+
+    class Model(eager.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.add = quant.add()
+
+        def forward(self, x, y):
+            return self.add(x, y)
+
+    model = ImperativePTQ(PTQConfig(AbsmaxQuantizer(), AbsmaxQuantizer())).quantize(Model())
+    model(x, y)
+    assert model.add._quant_config.out_act_quantizer.abs_max_vals == [pytest.approx(np.abs(a + b).max())]

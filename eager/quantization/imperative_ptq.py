@@ -3,7 +3,7 @@ ImperativePTQ, PTQConfig, the quantizers and PTQRegistry).
 
 ``ImperativePTQ(config).quantize(model)`` hooks every supported leaf layer
 (Conv2D, Linear, BatchNorm2D, the pools, ReLU, ReLU6, Hardswish, Swish, Sigmoid,
-Softmax, Tanh) so that calibration batches run through it feed the statistics of
+Softmax, Tanh, nn.quant.add) so that calibration batches run through it feed the statistics of
 its inputs (Conv2D and Linear) and outputs to the config's quantizers;
 ``save_quantized_model`` (or ``_convert``) turns the statistics into thresholds,
 replaces each Conv2D/Linear by ``nn.quant.quant_layers.QuantizedConv2D`` /
@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import jit, nn
 from ..nn.layer import Layer
-from ..nn.quant import quant_layers
+from ..nn.quant import functional_layers, quant_layers
 
 __all__ = ["AbsmaxQuantizer", "BaseQuantizer", "HistQuantizer", "ImperativePTQ", "KLQuantizer",
            "PerChannelAbsmaxQuantizer", "PTQConfig", "PTQRegistry", "SUPPORT_ACT_QUANTIZERS",
@@ -301,6 +301,7 @@ _PTQ_LAYERS_INFO = [
     LayerInfo(nn.Sigmoid, ["X"], [], ["Out"]),
     LayerInfo(nn.Softmax, ["X"], [], ["Out"]),
     LayerInfo(nn.Tanh, ["X"], [], ["Out"]),
+    LayerInfo(functional_layers.add, ["X", "Y"], [], ["Out"]),
 ]
 _QUANT_LAYERS_INFO = [
     LayerInfo(quant_layers.QuantizedConv2D, ["Input"], ["Filter"], ["Output"]),
