@@ -21,8 +21,8 @@ from .quanters import FakeQuanterWithAbsMaxObserver
 # Paddle's quantizable layer names; the parallel linears have no quantized layers here.
 _KNOWN_TYPES = ("Conv2D", "Linear", "Conv2DTranspose", "ColumnParallelLinear", "RowParallelLinear")
 _QUANTIZED_TYPES = {"Conv2D": nn.Conv2D, "Linear": nn.Linear, "Conv2DTranspose": nn.Conv2DTranspose}
-_WEIGHT_TYPES = ("abs_max", "channel_wise_abs_max")
-_ACTIVATION_TYPES = ("abs_max", "moving_average_abs_max", "range_abs_max")
+_WEIGHT_TYPES = ("abs_max", "channel_wise_abs_max", "moving_average_abs_max", "lsq_weight", "channel_wise_lsq_weight")
+_ACTIVATION_TYPES = ("abs_max", "moving_average_abs_max", "lsq_act", "range_abs_max")
 
 
 def _choice(arg, value, offered, known):
@@ -44,8 +44,9 @@ class ImperativeQuantAware:
     batch's ``max|x|``), to ``weight_bits`` / ``activation_bits``. Conv2D and
     Linear become QAT's QuantedConv2D/QuantedLinear; Conv2DTranspose becomes
     :class:`eager.nn.quant.quant_layers.QuantizedConv2DTranspose` with the same
-    settings, as in Paddle. With ``weight_quantize_type='channel_wise_abs_max'``
-    (one scale per output channel) or user layers (``weight_preprocess_layer``,
+    settings, as in Paddle. With another ``weight_quantize_type`` ('channel_wise_abs_max':
+    one scale per output channel; 'moving_average_abs_max'; the LSQ+ 'lsq_weight',
+    'channel_wise_lsq_weight'), ``activation_quantize_type='lsq_act'`` or user layers (``weight_preprocess_layer``,
     ``act_preprocess_layer``, ``weight_quantize_layer``, ``act_quantize_layer``:
     Layer classes instantiated with no arguments, a preprocess applied first, a
     fake-quant layer used instead), every layer becomes its ``nn.quant.quant_layers``
@@ -71,7 +72,7 @@ class ImperativeQuantAware:
             raise ValueError(f"{who}: argument 'quantizable_layer_type' expected names from {list(_KNOWN_TYPES)}, "
                              f"got {quantizable_layer_type!r}")
         _choice("weight_quantize_type", weight_quantize_type, _WEIGHT_TYPES, _WEIGHT_TYPES)
-        _choice("activation_quantize_type", activation_quantize_type, ("abs_max", "moving_average_abs_max"),
+        _choice("activation_quantize_type", activation_quantize_type, ("abs_max", "moving_average_abs_max", "lsq_act"),
                 _ACTIVATION_TYPES)
         for arg, value in (("fuse_conv_bn", fuse_conv_bn), ("onnx_format", onnx_format)):
             if not isinstance(value, bool):
@@ -98,7 +99,8 @@ class ImperativeQuantAware:
                                     "weight_quant_layer": weight_quantize_layer, "act_quant_layer": act_quantize_layer}
         # Per-channel weights and user layers need Paddle's own quantized layers (nn.quant.quant_layers),
         # as Paddle uses for every layer; the plain case keeps QAT's convertible layers (integer weights on save).
-        self._legacy_layers = weight_quantize_type != "abs_max" or any(v is not None for v in custom.values())
+        self._legacy_layers = (weight_quantize_type != "abs_max" or activation_quantize_type == "lsq_act"
+                               or any(v is not None for v in custom.values()))
         self._config = SingleLayerConfig(
             activation=FakeQuanterWithAbsMaxObserver(moving_rate=activation_rate, bit_length=activation_bits),
             weight=FakeQuanterWithAbsMaxObserver(moving_rate=0.0, bit_length=weight_bits))
