@@ -10,7 +10,7 @@ returns an iterable of samples. ``batch`` wraps one into a reader of batches.
 """
 from __future__ import annotations
 
-from .arguments import describe
+from .arguments import describe, to_int
 
 __all__ = ["batch"]
 
@@ -20,7 +20,7 @@ def batch(reader, batch_size, drop_last=False):
     order; the last, shorter list is kept unless ``drop_last`` is True.
 
     ``reader`` is a callable without arguments that returns an iterable (a generator
-    function, for example); ``batch_size`` a positive int.
+    function, for example); ``batch_size`` a positive int (a whole float such as 2.0 too).
 
     >>> [b for b in eager.batch(lambda: "abcde", 2, drop_last=True)()]
     [['a', 'b'], ['c', 'd']]
@@ -28,8 +28,12 @@ def batch(reader, batch_size, drop_last=False):
     if not callable(reader):
         raise TypeError(f"batch: argument 'reader' expected a callable that returns an iterable of samples, "
                         f"got {describe(reader)}")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int):
-        raise TypeError(f"batch: argument 'batch_size' expected an int, got {describe(batch_size)}")
+    # Paddle int()s batch_size, so a whole float (2.0) or a NumPy int is taken; a
+    # fractional one (2.5) or a string is refused rather than truncated or parsed.
+    if isinstance(batch_size, float) and batch_size.is_integer():
+        batch_size = int(batch_size)
+    elif type(batch_size) is not int:
+        batch_size = to_int(batch_size, "batch", "batch_size")
     if batch_size <= 0:
         raise ValueError(f"batch: argument 'batch_size' expected a positive int, got {batch_size}")
     if not isinstance(drop_last, bool):

@@ -311,12 +311,12 @@ def test_output_scale_wrappers():
      "QuantizedConv2D: argument 'layer' expected an eager.nn.Conv2D, got Linear"),
     (lambda: QL.QuantizedConv2DTranspose(nn.Conv2D(1, 1, 1)), TypeError,
      "QuantizedConv2DTranspose: argument 'layer' expected an eager.nn.Conv2DTranspose, got Conv2D"),
-    (lambda: QL.QuantizedConv2DTranspose(nn.Conv2DTranspose(1, 1, 1), weight_quantize_type="lsq_weight"),
-     ValueError, "QuantizedConv2DTranspose: argument 'weight_quantize_type' 'lsq_weight' \\(LSQ\\+\\) is not"),
-    (lambda: QL.QuantizedLinear(nn.Linear(2, 2), weight_quantize_type="lsq_weight"), ValueError,
-     "argument 'weight_quantize_type' 'lsq_weight' \\(LSQ\\+\\) is not offered here"),
+    (lambda: QL.QuantizedConv2DTranspose(nn.Conv2DTranspose(1, 1, 1), weight_quantize_type="range_abs_max"),
+     ValueError, "QuantizedConv2DTranspose: argument 'weight_quantize_type' expected one of"),
+    (lambda: QL.QuantizedLinear(nn.Linear(2, 2), activation_quantize_type="lsq_weight"), ValueError,
+     "argument 'activation_quantize_type' 'lsq_weight' \\(LSQ\\+\\) is not offered here"),
     (lambda: QL.QuantizedLinear(nn.Linear(2, 2), activation_quantize_type="channel_wise_abs_max"), ValueError,
-     r"argument 'activation_quantize_type' expected one of \['abs_max', 'moving_average_abs_max'\]"),
+     r"argument 'activation_quantize_type' expected one of \['abs_max', 'moving_average_abs_max', 'lsq_act'\]"),
     (lambda: QL.MAOutputScaleLayer(), TypeError, "MAOutputScaleLayer: argument 'layer' expected an eager.nn.Layer"),
 ])
 def test_construction_errors(make, error, message):

@@ -110,7 +110,7 @@ def test_multiprocess_reader_reads_every_sample_in_children():
     def failing():
         yield 1
         raise OSError("disk gone")
-    with pytest.raises(RuntimeError, match="OSError: disk gone"):
+    with pytest.raises(ValueError, match="OSError: disk gone"):
         list(reader.multiprocess_reader([failing])())
 
 

@@ -74,7 +74,7 @@ def test_batch_checks_its_arguments():
     with pytest.raises(ValueError, match="batch: argument 'batch_size' expected a positive int, got 0"):
         eager.batch(lambda: [], 0)
     with pytest.raises(TypeError, match="batch: argument 'batch_size' expected an int, got float"):
-        eager.batch(lambda: [], 2.0)
+        eager.batch(lambda: [], 2.5)
     with pytest.raises(TypeError, match="batch: argument 'reader' expected a callable"):
         eager.batch([1, 2], 2)
 

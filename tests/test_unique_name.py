@@ -29,7 +29,7 @@ def test_switch_returns_the_previous_generator():
     try:
         assert unique_name.generate("w") == "x.w_0"
     finally:
-        assert unique_name.switch(old) is mine
+        assert unique_name.switch(*old)[0] is mine
 
 
 @pytest.mark.parametrize("call, message", [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..device.build import (is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_with_distribute,
                             is_compiled_with_rocm, is_compiled_with_xpu)
-from ..framework import get_flags, in_dynamic_mode as in_dygraph_mode, set_flags
+from ..framework import current_place, get_flags, in_dynamic_mode as in_dygraph_mode, set_flags
 # Paddle's dygraph parameter class, which scripts name in isinstance checks
 from ..nn.layer import Parameter as EagerParamBase
 from ..utils.versions import require_version
@@ -24,6 +24,12 @@ _STATIC_ONLY = frozenset({"Block", "Operator", "Parameter", "Program", "Variable
                           "cuda_pinned_places", "default_main_program", "default_startup_program",
                           "device_guard", "ipu_shard_guard", "program_guard",
                           "set_ipu_shard", "switch_main_program", "switch_startup_program", "xpu_places"})
+
+
+def _current_expected_place():
+    """The place new tensors go to (what ``set_device`` chose), as Paddle's private
+    helper that scripts and Paddle's own tests call."""
+    return current_place()
 
 
 def __getattr__(name):

@@ -67,7 +67,7 @@ def _check_dependencies(op: str, module) -> None:
 def _entry(op: str, module, model):
     if not isinstance(model, str):
         raise TypeError(f"hub.{op}: argument 'model' expected an entrypoint name, got {type(model).__name__}")
-    entry = getattr(module, model, None) if not model.startswith("_") else None
+    entry = getattr(module, model, None)  # as Paddle's, a "_name" loads too; only list() hides those
     if entry is None or not callable(entry):
         raise RuntimeError(f"hub.{op}: Cannot find callable {model} in hubconf")
     return entry

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import datetime
 import enum
+import importlib
+import json
 import os
 import socket
 import time
+import warnings
 
 from ..autograd.op_modes import MODES
 from ..device import synchronize
 from ..framework import get_device
+from . import utils
 from .events import TracerEventType
 from .recorder import Recorder
 from .scheduler import ProfilerState, always_record, make_scheduler
@@ -38,7 +42,7 @@ _RECORDING = (ProfilerState.RECORD, ProfilerState.RECORD_AND_RETURN)
 def _trace_path(dir_name: str, worker_name, suffix: str) -> str:
     if worker_name is None:
         worker_name = f"host_{socket.gethostname()}pid_{os.getpid()}"
-    stamp = datetime.datetime.now().strftime("%Y_%m_%d_%H_%M_%S_%f")[:-3]
+    stamp = datetime.datetime.now().strftime("%Y_%m_%d_%H_%M_%S_%f")  # microseconds, as Paddle names traces
     return os.path.join(dir_name, f"{worker_name}_time_{stamp}{suffix}")
 
 
@@ -196,6 +200,7 @@ class Profiler:
         if self.timer_only:
             MODES.set_recorder(self._recorder, time_ops=False)
             return
+        utils._is_profiler_used = True
         self._enter(state)
 
     def stop(self) -> None:
@@ -208,6 +213,7 @@ class Profiler:
             self._close_step()
         self._recorder.recording = False
         MODES.set_recorder(None, time_ops=False)
+        utils._is_profiler_used = False
         self._started = False
         self.current_state = ProfilerState.CLOSED
         if recorded:
@@ -321,3 +327,64 @@ class Profiler:
     def _hand_over(self, events) -> None:
         self.profiler_result = ProfilerResult(events)
         self.on_trace_ready(self)
+
+
+def _config_callable(entry: dict):
+    """The callable a get_profiler config entry ``{name: {"module", "use_direct", "args",
+    "kwargs"}}`` names (called with its arguments unless ``use_direct``). A Paddle module
+    path (``paddle.profiler``) is read as eager's (``eager.profiler``)."""
+    for name, spec in entry.items():
+        module_path = spec["module"]
+        if module_path == "paddle" or module_path.startswith("paddle."):
+            module_path = "eager" + module_path[len("paddle"):]
+        method = getattr(importlib.import_module(module_path), name)
+        return method if spec["use_direct"] else method(*spec["args"], **spec["kwargs"])
+    return None
+
+
+def get_profiler(config_path) -> Profiler:
+    """A Profiler made from the JSON file at ``config_path``, as Paddle's: keys
+    ``targets`` (["CPU", "GPU"]), ``scheduler`` ([start, end] or a callable entry
+    ``{"make_scheduler": {"module": "paddle.profiler", "use_direct": false, "args": [],
+    "kwargs": {...}}}``), ``on_trace_ready`` (a callable entry) and ``timer_only`` (a
+    bool). As in Paddle, an unreadable file or a bad key is not an error: a warning
+    names it and the default is used.
+
+    >>> prof = get_profiler("profiler_config.json")   # doctest: +SKIP
+    """
+    try:
+        with open(config_path) as handle:
+            config = json.load(handle)
+    except (OSError, TypeError, ValueError) as error:
+        warnings.warn(f"get_profiler: cannot read the config file {config_path!r} ({error}); "
+                      f"using the default parameters", stacklevel=2)
+        return Profiler()
+    kwargs = {}
+    if "targets" in config:
+        try:
+            names = {"cpu": ProfilerTarget.CPU, "gpu": ProfilerTarget.GPU}
+            kwargs["targets"] = [names[t.lower()] for t in config["targets"] if t.lower() in names]
+        except (AttributeError, TypeError):
+            warnings.warn(f"get_profiler: bad 'targets' {config['targets']!r}; using the default", stacklevel=2)
+    for key in ("scheduler", "on_trace_ready"):
+        if key not in config:
+            continue
+        value = config[key]
+        try:
+            if isinstance(value, dict):
+                kwargs[key] = _config_callable(value)
+            elif key == "scheduler":
+                kwargs[key] = (value[0], value[1])
+            else:
+                raise TypeError(f"expected a callable entry, got {type(value).__name__}")
+        except Exception as error:  # any broken entry falls back to the default, as in Paddle
+            kwargs.pop(key, None)
+            warnings.warn(f"get_profiler: bad {key!r} ({type(error).__name__}: {error}); using the default",
+                          stacklevel=2)
+    if "timer_only" in config:
+        if isinstance(config["timer_only"], bool):
+            kwargs["timer_only"] = config["timer_only"]
+        else:
+            warnings.warn(f"get_profiler: 'timer_only' expected a bool, got {config['timer_only']!r}; "
+                          f"using the default", stacklevel=2)
+    return Profiler(**kwargs)

@@ -13,6 +13,10 @@ from .base_quanter import BaseQuanter
 from .config import QuantConfig
 from .factory import ObserverFactory, QuanterFactory, quanter
 from .imperative import ImperativeQuantAware
+# Paddle's older dygraph PTQ, importable from paddle.quantization though not in its __all__
+from .imperative_ptq import (SUPPORT_ACT_QUANTIZERS, SUPPORT_WT_QUANTIZERS, AbsmaxQuantizer, BaseQuantizer,
+                             HistQuantizer, ImperativePTQ, KLQuantizer, PerChannelAbsmaxQuantizer, PTQConfig,
+                             PTQRegistry, default_ptq_config)
 from .ptq import PTQ
 from .qat import QAT
 from .wrapper import ObserveWrapper

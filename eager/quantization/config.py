@@ -148,8 +148,17 @@ class QuantConfig:
         return layer in self._layer2config
 
     def _is_leaf(self, layer):
-        return (type(layer) in DEFAULT_LEAVES or len(layer._sub_layers) == 0
-                or type(layer) in self._customized_leaves)
+        return self._is_default_leaf(layer) or self._is_real_leaf(layer) or self._is_customized_leaf(layer)
+
+    def _is_default_leaf(self, layer):
+        return type(layer) in DEFAULT_LEAVES
+
+    def _is_real_leaf(self, layer):
+        """A layer without sublayers."""
+        return len(layer._sub_layers) == 0
+
+    def _is_customized_leaf(self, layer):
+        return type(layer) in self._customized_leaves
 
     def _has_observer_config(self, layer):
         config = self._get_config_by_layer(layer)

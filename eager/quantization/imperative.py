@@ -9,16 +9,20 @@ import numbers
 from .. import jit, nn
 from ..nn.layer import Layer
 from ..nn.quant import fake_quant
-from ..nn.quant.quant_layers import QuantizedConv2DTranspose
+from ..nn.quant.quant_layers import QuantizedConv2D, QuantizedConv2DTranspose, QuantizedLinear
 from .config import DEFAULT_QAT_LAYER_MAPPINGS, QuantConfig, SingleLayerConfig
+# paddle.quantization.imperative also holds the older PTQ
+from .imperative_ptq import (SUPPORT_ACT_QUANTIZERS, SUPPORT_WT_QUANTIZERS, AbsmaxQuantizer,  # noqa: F401
+                             BaseQuantizer, HistQuantizer, ImperativePTQ, KLQuantizer, PerChannelAbsmaxQuantizer,
+                             PTQConfig, PTQRegistry, default_ptq_config)
 from .qat import QAT
 from .quanters import FakeQuanterWithAbsMaxObserver
 
 # Paddle's quantizable layer names; the parallel linears have no quantized layers here.
 _KNOWN_TYPES = ("Conv2D", "Linear", "Conv2DTranspose", "ColumnParallelLinear", "RowParallelLinear")
 _QUANTIZED_TYPES = {"Conv2D": nn.Conv2D, "Linear": nn.Linear, "Conv2DTranspose": nn.Conv2DTranspose}
-_WEIGHT_TYPES = ("abs_max", "channel_wise_abs_max")
-_ACTIVATION_TYPES = ("abs_max", "moving_average_abs_max", "range_abs_max")
+_WEIGHT_TYPES = ("abs_max", "channel_wise_abs_max", "moving_average_abs_max", "lsq_weight", "channel_wise_lsq_weight")
+_ACTIVATION_TYPES = ("abs_max", "moving_average_abs_max", "lsq_act", "range_abs_max")
 
 
 def _choice(arg, value, offered, known):
@@ -40,7 +44,13 @@ class ImperativeQuantAware:
     batch's ``max|x|``), to ``weight_bits`` / ``activation_bits``. Conv2D and
     Linear become QAT's QuantedConv2D/QuantedLinear; Conv2DTranspose becomes
     :class:`eager.nn.quant.quant_layers.QuantizedConv2DTranspose` with the same
-    settings, as in Paddle.
+    settings, as in Paddle. With another ``weight_quantize_type`` ('channel_wise_abs_max':
+    one scale per output channel; 'moving_average_abs_max'; the LSQ+ 'lsq_weight',
+    'channel_wise_lsq_weight'), ``activation_quantize_type='lsq_act'`` or user layers (``weight_preprocess_layer``,
+    ``act_preprocess_layer``, ``weight_quantize_layer``, ``act_quantize_layer``:
+    Layer classes instantiated with no arguments, a preprocess applied first, a
+    fake-quant layer used instead), every layer becomes its ``nn.quant.quant_layers``
+    counterpart (QuantizedConv2D, QuantizedLinear), as Paddle's does.
     ``save_quantized_model`` saves the inference form of the model (what
     ``QAT.convert`` makes of it, in eval mode) with :func:`eager.jit.save`.
 
@@ -61,8 +71,8 @@ class ImperativeQuantAware:
         if not isinstance(types, (list, tuple)) or not all(t in _KNOWN_TYPES for t in types):
             raise ValueError(f"{who}: argument 'quantizable_layer_type' expected names from {list(_KNOWN_TYPES)}, "
                              f"got {quantizable_layer_type!r}")
-        _choice("weight_quantize_type", weight_quantize_type, ("abs_max",), _WEIGHT_TYPES)
-        _choice("activation_quantize_type", activation_quantize_type, ("abs_max", "moving_average_abs_max"),
+        _choice("weight_quantize_type", weight_quantize_type, _WEIGHT_TYPES, _WEIGHT_TYPES)
+        _choice("activation_quantize_type", activation_quantize_type, ("abs_max", "moving_average_abs_max", "lsq_act"),
                 _ACTIVATION_TYPES)
         for arg, value in (("fuse_conv_bn", fuse_conv_bn), ("onnx_format", onnx_format)):
             if not isinstance(value, bool):
@@ -72,9 +82,9 @@ class ImperativeQuantAware:
         custom = {"weight_preprocess_layer": weight_preprocess_layer, "act_preprocess_layer": act_preprocess_layer,
                   "weight_quantize_layer": weight_quantize_layer, "act_quantize_layer": act_quantize_layer}
         for arg, value in custom.items():
-            if value is not None:
-                raise ValueError(f"{who}: argument '{arg}' is not offered here; use eager.quantization.QAT with a "
-                                 f"QuantConfig for custom quanters")
+            if value is not None and not (isinstance(value, type) and issubclass(value, Layer)):
+                raise TypeError(f"{who}: argument '{arg}' expected a subclass of eager.nn.Layer (instantiated with "
+                                f"no arguments) or None, got {value!r}")
         if not isinstance(moving_rate, numbers.Real) or isinstance(moving_rate, bool):
             raise TypeError(f"{who}: argument 'moving_rate' expected a number, got {moving_rate!r}")
         fake_quant.check_moving_rate(who, moving_rate)
@@ -84,7 +94,13 @@ class ImperativeQuantAware:
         self._types = tuple(_QUANTIZED_TYPES[t] for t in types if t in _QUANTIZED_TYPES)
         self._transpose_settings = {"weight_bits": weight_bits, "activation_bits": activation_bits,
                                     "moving_rate": moving_rate, "weight_quantize_type": weight_quantize_type,
-                                    "activation_quantize_type": activation_quantize_type}
+                                    "activation_quantize_type": activation_quantize_type,
+                                    "weight_pre_layer": weight_preprocess_layer, "act_pre_layer": act_preprocess_layer,
+                                    "weight_quant_layer": weight_quantize_layer, "act_quant_layer": act_quantize_layer}
+        # Per-channel weights and user layers need Paddle's own quantized layers (nn.quant.quant_layers),
+        # as Paddle uses for every layer; the plain case keeps QAT's convertible layers (integer weights on save).
+        self._legacy_layers = (weight_quantize_type != "abs_max" or activation_quantize_type == "lsq_act"
+                               or any(v is not None for v in custom.values()))
         self._config = SingleLayerConfig(
             activation=FakeQuanterWithAbsMaxObserver(moving_rate=activation_rate, bit_length=activation_bits),
             weight=FakeQuanterWithAbsMaxObserver(moving_rate=0.0, bit_length=weight_bits))
@@ -106,6 +122,9 @@ class ImperativeQuantAware:
     def _quantized(self, layer):
         if type(layer) is nn.Conv2DTranspose:
             return QuantizedConv2DTranspose(layer, **self._transpose_settings)
+        if self._legacy_layers:
+            kind = QuantizedConv2D if type(layer) is nn.Conv2D else QuantizedLinear
+            return kind(layer, **self._transpose_settings)
         return DEFAULT_QAT_LAYER_MAPPINGS[type(layer)](layer, self._config)
 
     def save_quantized_model(self, layer, path=None, input_spec=None, model_path=None, **config):

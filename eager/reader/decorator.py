@@ -313,6 +313,9 @@ def _read_into(reader, samples) -> None:
     """A child process's work: every sample of ``reader`` into ``samples``, then the end mark."""
     try:
         for sample in reader():
+            if sample is None:  # None would be read as the end of a reader (Paddle refuses it too)
+                samples.put(("error", "a reader yielded None, which is not a sample"))
+                return
             samples.put(("sample", sample))
         samples.put(("end", None))
     except BaseException as error:        # reported to the parent, raised there
@@ -325,7 +328,7 @@ def multiprocess_reader(readers, use_pipe: bool = True, queue_size: int = 1000):
     their order; samples of different readers interleave as they arrive.
     Samples travel pickled through a queue of ``queue_size`` (``use_pipe`` is
     accepted for Paddle's signature: both of its transports give the same
-    samples). A reader that fails makes the pass raise RuntimeError.
+    samples). A reader that fails, or yields None, makes the pass raise ValueError.
 
     >>> sorted(multiprocess_reader([lambda: [1, 2], lambda: [3]])())   # doctest: +SKIP
     [1, 2, 3]
@@ -352,7 +355,8 @@ def multiprocess_reader(readers, use_pipe: bool = True, queue_size: int = 1000):
                 if kind == "end":
                     running -= 1
                 elif kind == "error":
-                    raise RuntimeError(f"multiprocess_reader: a reader failed in its process: {value}")
+                    # ValueError, as Paddle's, for any failure of a reader in its process
+                    raise ValueError(f"multiprocess_reader: a reader failed in its process: {value}")
                 else:
                     yield value
         finally:

@@ -1,8 +1,9 @@
 """Utilities, as Paddle's ``paddle.utils``: :func:`run_check` checks the install;
 ``download`` finds files by URL in Paddle's cache folders (it never downloads);
 ``try_import``, ``deprecated``, ``require_version``, ``unique_name``, the nest
-helpers ``flatten``/``pack_sequence_as``/``map_structure`` and ``dlpack`` (loaded on
-first use).
+helpers ``flatten``/``pack_sequence_as``/``map_structure``/``assert_same_structure``/
+``is_sequence``/``to_sequence``/``padding_to_same_structure``, ``convert_to_list`` and
+``dlpack`` (loaded on first use).
 
 >>> import eager
 >>> eager.utils.run_check()
@@ -23,7 +24,8 @@ from .. import framework
 
 from . import download, unique_name
 from .deprecation import deprecated
-from .layers_utils import flatten, map_structure, pack_sequence_as  # Paddle's nest helpers
+from .layers_utils import (assert_same_structure, convert_to_list, flatten, is_sequence,  # Paddle's nest helpers
+                           map_structure, pack_sequence_as, padding_to_same_structure, to_sequence)
 from .lazy_import import try_import
 from .versions import require_version
 

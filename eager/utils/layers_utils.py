@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["flatten", "is_sequence", "map_structure", "pack_sequence_as"]
+import numpy as np
+
+__all__ = ["assert_same_structure", "convert_to_list", "flatten", "is_sequence", "map_structure",
+           "pack_sequence_as", "padding_to_same_structure", "to_sequence"]
 
 
 def is_sequence(seq) -> bool:
@@ -118,3 +121,76 @@ def map_structure(func, *structure):
         raise ValueError(f"map_structure: the structures have different numbers of elements "
                          f"({', '.join(str(len(f)) for f in flat)})")
     return pack_sequence_as(structure[0], [func(*leaves) for leaves in zip(*flat)])
+
+
+def to_sequence(nest):
+    """``nest`` itself if it nests (:func:`is_sequence`), else ``[nest]``."""
+    return nest if is_sequence(nest) else [nest]
+
+
+def _assert_same(nest1, nest2, check_types: bool) -> None:
+    if is_sequence(nest1) != is_sequence(nest2):
+        raise ValueError(f"assert_same_structure: the two structures do not nest alike: {nest1!r} and {nest2!r}")
+    if not is_sequence(nest1):
+        return
+    if check_types:
+        if type(nest1) is not type(nest2):
+            raise TypeError(f"assert_same_structure: the two structures have different sequence types: "
+                            f"{type(nest1).__name__} and {type(nest2).__name__}")
+        if isinstance(nest1, dict) and set(nest1) != set(nest2):
+            raise ValueError(f"assert_same_structure: the two dicts have different keys: {sorted(map(str, nest1))} "
+                             f"and {sorted(map(str, nest2))}")
+    for a, b in zip(_values("assert_same_structure", nest1), _values("assert_same_structure", nest2)):
+        _assert_same(a, b, check_types)
+
+
+def assert_same_structure(nest1, nest2, check_types: bool = True) -> None:
+    """Raises ValueError unless ``nest1`` and ``nest2`` nest alike with as many leaves
+    (and, with ``check_types``, TypeError unless their sequences are of the same types).
+
+    >>> eager.utils.assert_same_structure([1, (2, 3)], [4, (5, 6)])
+    """
+    n1 = len(flatten(nest1)) if is_sequence(nest1) else 1
+    n2 = len(flatten(nest2)) if is_sequence(nest2) else 1
+    if n1 != n2:
+        raise ValueError(f"assert_same_structure: the two structures have {n1} and {n2} elements: "
+                         f"{nest1!r} and {nest2!r}")
+    _assert_same(nest1, nest2, check_types)
+
+
+def padding_to_same_structure(nest1, nest2, obj=None):
+    """Both structures with every None leaf replaced by ``obj``."""
+    def fill(value):
+        if is_sequence(value):
+            return pack_sequence_as(value, [obj if item is None else item for item in flatten(value)])
+        return obj if value is None else value
+
+    return fill(nest1), fill(nest2)
+
+
+def convert_to_list(value, n, name, dtype=int) -> list:
+    """``[value] * n`` for a single ``dtype`` value, else ``value`` (an iterable of ``n``
+    values convertible by ``dtype``) as a list; a ValueError naming ``name`` otherwise
+    (Paddle's helper for kernel_size/stride/padding arguments).
+
+    >>> eager.utils.convert_to_list(3, 2, "kernel_size")
+    [3, 3]
+    """
+    if isinstance(value, dtype):
+        return [value] * n
+    try:
+        values = list(value)
+    except TypeError:
+        raise ValueError(f"convert_to_list: argument '{name}' expected a {dtype.__name__} or a list/tuple of "
+                         f"{n}, got {value!r}") from None
+    if len(values) != n:
+        raise ValueError(f"convert_to_list: argument '{name}' expected {n} values, got {value!r}")
+    for item in values:
+        if hasattr(item, "numpy") and not isinstance(item, np.generic):
+            raise ValueError(f"convert_to_list: argument '{name}' expected numbers, got a Tensor")
+        try:
+            dtype(item)
+        except (ValueError, TypeError):
+            raise ValueError(f"convert_to_list: argument '{name}' expected {dtype.__name__} values, "
+                             f"got {value!r}") from None
+    return values

@@ -40,7 +40,23 @@ class UniqueNameGenerator:
         return f"{self.prefix}{key}_{index}"
 
 
+class DygraphParameterNameChecker:
+    """The set of parameter names taken (Paddle's): ``checker(name)`` is True when
+    ``name`` was seen before, else records it and returns False. :func:`switch`
+    swaps it together with the generator."""
+
+    def __init__(self):
+        self._name_set = set()
+
+    def __call__(self, name: str) -> bool:
+        if name in self._name_set:
+            return True
+        self._name_set.add(name)
+        return False
+
+
 _current = [UniqueNameGenerator()]
+_checker = [DygraphParameterNameChecker()]
 
 
 def _check_key(function: str, key) -> str:
@@ -59,15 +75,29 @@ def generate(key: str) -> str:
     return _current[0](_check_key("generate", key))
 
 
-def switch(new_generator: UniqueNameGenerator | None = None) -> UniqueNameGenerator:
+def switch(new_generator: UniqueNameGenerator | None = None,
+           new_para_name_checker: DygraphParameterNameChecker | None = None) -> tuple:
     """Makes ``new_generator`` (a fresh one when None) the generator :func:`generate`
-    uses; returns the one it replaces, so it can be switched back."""
+    uses and ``new_para_name_checker`` (a fresh one when None) the parameter-name
+    checker; returns, as Paddle's, the pair they replace, so ``switch(*old)`` switches back.
+
+    >>> old = switch()
+    >>> generate("fc")
+    'fc_0'
+    >>> _ = switch(*old)
+    """
     if new_generator is None:
         new_generator = UniqueNameGenerator()
     elif not isinstance(new_generator, UniqueNameGenerator):
         raise TypeError(f"unique_name.switch: argument 'new_generator' expected a "
                         f"UniqueNameGenerator or None, got {type(new_generator).__name__}")
-    old, _current[0] = _current[0], new_generator
+    if new_para_name_checker is None:
+        new_para_name_checker = DygraphParameterNameChecker()
+    elif not isinstance(new_para_name_checker, DygraphParameterNameChecker):
+        raise TypeError(f"unique_name.switch: argument 'new_para_name_checker' expected a "
+                        f"DygraphParameterNameChecker or None, got {type(new_para_name_checker).__name__}")
+    old = (_current[0], _checker[0])
+    _current[0], _checker[0] = new_generator, new_para_name_checker
     return old
 
 
@@ -86,4 +116,4 @@ def guard(new_generator=None):
     try:
         yield
     finally:
-        switch(old)
+        switch(*old)

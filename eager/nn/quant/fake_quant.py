@@ -92,6 +92,13 @@ def _scale_like(who: str, scale: Tensor, x: Tensor, quant_axis: int = -1) -> Ten
     return s
 
 
+def _level_factor(s: Tensor, bnt: float) -> Tensor:
+    """``bnt * (1 / s)``, rounded in s's dtype in that order, as Paddle's kernels
+    (``bin_cnt * inv_s * x``): ``x / s * bnt`` rounds a level sitting on a half
+    (38.5) to one side now and then where Paddle's order gives the other."""
+    return (1.0 / s) * bnt
+
+
 def fake_quant_dequant(x: Tensor, scale: Tensor, bit_length: int = 8, quant_axis: int = -1) -> Tensor:
     """x quantized to ``bit_length`` bits with ``scale`` and dequantized back:
     ``round(clip(x, -scale, scale) / scale * bnt) * scale / bnt``. The gradient is
@@ -108,7 +115,7 @@ def fake_quant_dequant(x: Tensor, scale: Tensor, bit_length: int = 8, quant_axis
     bnt = bin_count(check_bit_length(who, bit_length))
     s = _scale_like(who, scale, x, quant_axis)
     with no_grad():
-        rest = _F.round(_F.minimum(_F.maximum(x, -s), s) / s * bnt) * s / bnt - x
+        rest = _F.round(_F.minimum(_F.maximum(x, -s), s) * _level_factor(s, bnt)) * s / bnt - x
     return x + rest  # value: the fake-quantized x; gradient: the identity
 
 
@@ -120,7 +127,7 @@ def quantize_linear(x: Tensor, scale: Tensor, bit_length: int = 8, quant_axis: i
     check_float_tensor(who, "x", x)
     bnt = bin_count(check_bit_length(who, bit_length))
     s = _scale_like(who, scale, x, quant_axis)
-    return _F.round(_F.minimum(_F.maximum(x, -s), s) / s * bnt)
+    return _F.round(_F.minimum(_F.maximum(x, -s), s) * _level_factor(s, bnt))
 
 
 def dequantize_linear(q: Tensor, scale: Tensor, bit_length: int = 8, quant_axis: int = -1) -> Tensor:
@@ -129,6 +136,37 @@ def dequantize_linear(q: Tensor, scale: Tensor, bit_length: int = 8, quant_axis:
     check_float_tensor(who, "q", q)
     bnt = bin_count(check_bit_length(who, bit_length))
     return q * _scale_like(who, scale, q, quant_axis) / bnt
+
+
+def _group_scale_like(who: str, scale: Tensor, x: Tensor, group_size: int) -> Tensor:
+    """A 2-D group-wise scale [rows // group_size, cols] repeated ``group_size`` times along
+    axis 0 to x's shape (a constant, float32), else a ValueError naming ``who``."""
+    rows = scale.shape[0] * group_size
+    if len(x.shape) != len(scale.shape) or x.shape[0] != rows or list(x.shape[1:]) != list(scale.shape[1:]):
+        raise ValueError(f"{who}: group-wise scales of shape {list(scale.shape)} with group_size {group_size} "
+                         f"expected x of shape {[rows] + list(scale.shape[1:])}, got {list(x.shape)}")
+    with no_grad():
+        return _F.repeat_interleave(scale.detach().astype("float32"), group_size, 0)
+
+
+def quantize_groupwise(x: Tensor, scale: Tensor, bit_length: int, group_size: int) -> Tensor:
+    """Paddle's group-wise quantize step: ``clip(round(x / s * bnt), -bnt - 1, bnt)`` with
+    each scale of the 2-D ``scale`` covering ``group_size`` consecutive rows of x,
+    computed in float32 and returned in x's dtype."""
+    who = "quantize_groupwise"
+    check_float_tensor(who, "x", x)
+    bnt = bin_count(check_bit_length(who, bit_length))
+    s = _group_scale_like(who, scale, x, group_size)
+    return _F.clip(_F.round(x.astype("float32") / s * bnt), -bnt - 1, bnt).astype(x.dtype)
+
+
+def dequantize_groupwise(q: Tensor, scale: Tensor, bit_length: int, group_size: int) -> Tensor:
+    """``q / bnt * s``, the inverse of :func:`quantize_groupwise` (float32, returned in q's dtype)."""
+    who = "dequantize_groupwise"
+    check_float_tensor(who, "q", q)
+    bnt = bin_count(check_bit_length(who, bit_length))
+    s = _group_scale_like(who, scale, q, group_size)
+    return (q.astype("float32") / bnt * s).astype(q.dtype)
 
 
 def moving_abs_max(x: Tensor, state: Tensor, accum: Tensor, scale: Tensor, moving_rate: float) -> Tensor:

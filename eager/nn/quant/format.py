@@ -31,14 +31,20 @@ class _LinearQuantBase(Layer):
                 raise ValueError(f"{who}: argument 'zero_point' expected None or zeros (symmetric "
                                  f"quantization), got {zeros.tolist()!r}")
         values = scales.numpy() if isinstance(scales, Tensor) else np.asarray(scales)
-        values = np.asarray(values, dtype=np.float32).reshape(-1)
+        values = np.asarray(values, dtype=np.float32)
         if values.size == 0 or not np.all(np.isfinite(values)):
             raise ValueError(f"{who}: argument 'scales' expected finite numbers, got {values.tolist()!r}")
-        self._scales = self.create_parameter([values.size], ParamAttr(trainable=False), dtype="float32")
+        # 2-D scales [rows // group_size, ...] are group-wise (GroupWiseWeightObserver): each scale
+        # covers group_size consecutive rows of the weight; lower ranks are per tensor or per channel.
+        if values.ndim < 2:
+            values = values.reshape(-1)
+        self._scales = self.create_parameter(list(values.shape), ParamAttr(trainable=False), dtype="float32")
         self._scales.set_value(values)
         self._zero_point = to_tensor(np.zeros([1], np.float32))
         self._quant_axis = -1 if quant_axis is None else to_int(quant_axis, who, "quant_axis")
-        self._group_size = group_size
+        self._group_size = to_int(group_size, who, "group_size")
+        if self._group_size <= 0:
+            raise ValueError(f"{who}: argument 'group_size' expected a positive int, got {group_size!r}")
         self._qmax = (1 << (self._bit_length - 1)) - 1
         self._qmin = -self._qmax - 1
 
@@ -55,13 +61,16 @@ class LinearQuanter(_LinearQuantBase):
     def forward(self, input):
         """The integer levels of input."""
         fake_quant.check_float_tensor(type(self).__name__, "input", input)
+        if len(self._scales.shape) > 1:
+            return fake_quant.quantize_groupwise(input, self._scales, self._bit_length, self._group_size)
         return fake_quant.quantize_linear(input, self._scales, self._bit_length, self._quant_axis)
 
     @staticmethod
     def from_quanter(quanter):
         """A LinearQuanter with the scales, axis and bit length a trained quanter/observer holds."""
         return LinearQuanter(quanter.scales(), zero_point=quanter.zero_points(),
-                             quant_axis=quanter.quant_axis(), bit_length=quanter.bit_length())
+                             quant_axis=quanter.quant_axis(), bit_length=quanter.bit_length(),
+                             group_size=getattr(quanter, "group_size", 128))
 
 
 class LinearDequanter(_LinearQuantBase):
@@ -74,13 +83,16 @@ class LinearDequanter(_LinearQuantBase):
     def forward(self, input):
         """The values the levels in input stand for."""
         fake_quant.check_float_tensor(type(self).__name__, "input", input)
+        if len(self._scales.shape) > 1:
+            return fake_quant.dequantize_groupwise(input, self._scales, self._bit_length, self._group_size)
         return fake_quant.dequantize_linear(input, self._scales, self._bit_length, self._quant_axis)
 
     @staticmethod
     def from_quanter(quanter):
         """A LinearDequanter with the scales, axis and bit length a trained quanter/observer holds."""
         return LinearDequanter(quanter.scales(), zero_point=quanter.zero_points(),
-                               quant_axis=quanter.quant_axis(), bit_length=quanter.bit_length())
+                               quant_axis=quanter.quant_axis(), bit_length=quanter.bit_length(),
+                               group_size=getattr(quanter, "group_size", 128))
 
 
 class LinearQuanterDequanter(Layer):

@@ -18,9 +18,10 @@ the quantize-dequantize arithmetic of :mod:`eager.nn.quant.fake_quant`.
 
 Quantize-dequantize is ``round(clip(x, -s, s) / s * bnt) * s / bnt`` with
 ``bnt = 2**(bits-1) - 1``; its gradient is the straight-through estimator (the
-incoming gradient unchanged), as Paddle's kernels. Paddle's ``reduce_type="max"``
-(an all-reduce of the scale across data-parallel ranks) and the LSQ+ quant types
-are not offered (ValueError).
+incoming gradient unchanged), as Paddle's kernels. The LSQ+ types ('lsq_weight',
+'channel_wise_lsq_weight', 'lsq_act') learn their step (nn.quant.lsq). Paddle's
+``reduce_type="max"`` (an all-reduce of the scale across data-parallel ranks) is
+not offered (ValueError).
 
 >>> layer = QuantizedLinear(eager.nn.Linear(4, 3), weight_quantize_type="channel_wise_abs_max")
 >>> layer(eager.ones([2, 4])).shape
@@ -40,9 +41,11 @@ from ..layer import Layer, ParamAttr
 from ..layers import Linear
 from ...utils import unique_name
 from . import fake_quant
+from .lsq import FakeQuantActLSQPlus, FakeQuantWeightLSQPlus
 
-_WEIGHT_TYPES = ("abs_max", "channel_wise_abs_max", "moving_average_abs_max")
-_ACTIVATION_TYPES = ("abs_max", "moving_average_abs_max")
+_WEIGHT_TYPES = ("abs_max", "channel_wise_abs_max", "moving_average_abs_max", "lsq_weight",
+                 "channel_wise_lsq_weight")
+_ACTIVATION_TYPES = ("abs_max", "moving_average_abs_max", "lsq_act")
 _LSQ_TYPES = ("lsq_weight", "channel_wise_lsq_weight", "lsq_act")
 _FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 
@@ -234,6 +237,12 @@ def _fake_quant(who, arg, quant_type, allowed, name=None, moving_rate=0.9, quant
         return FakeQuantAbsMax(name, quant_bits, dtype, quant_on_weight)
     if quant_type == "moving_average_abs_max":
         return FakeQuantMovingAverageAbsMax(name, moving_rate, quant_bits, dtype)
+    if quant_type == "lsq_act":
+        return FakeQuantActLSQPlus(quant_bits, symmetric=True, dtype=dtype, name=name)
+    if quant_type in ("lsq_weight", "channel_wise_lsq_weight"):
+        per_channel = quant_type == "channel_wise_lsq_weight"
+        return FakeQuantWeightLSQPlus(quant_bits, per_channel=per_channel, channel_num=channel_num if per_channel
+                                      else 1, quant_linear=quant_axis == 1, dtype=dtype, name=name)
     return FakeQuantChannelWiseAbsMax(name, channel_num, quant_bits, quant_axis, dtype, quant_on_weight)
 
 
