@@ -42,6 +42,7 @@ import numpy as np
 
 from ... import nn
 from ...creation import to_tensor as _to_tensor
+from ...errors import ArgumentKindError
 from ...generated import forward_api as _F  # also loads the Tensor methods used below
 from ...tensor import Tensor
 from ...utils.lazy_import import try_import
@@ -303,8 +304,8 @@ def pad(img, padding, fill=0, padding_mode: str = "constant"):
     [[3, 2, 1, 2, 3, 4, 3, 2]]
     """
     left, top, right, bottom = _padding4("pad", padding)
-    if not isinstance(padding_mode, str):
-        raise TypeError(f"pad: argument 'padding_mode' expected one of {_PAD_MODES}, got {padding_mode!r}")
+    if not isinstance(padding_mode, str):  # Paddle: TypeError; eager's string choices: ValueError
+        raise ArgumentKindError(f"pad: argument 'padding_mode' expected one of {_PAD_MODES}, got {padding_mode!r}")
     if padding_mode not in _PAD_MODES:
         raise ValueError(f"pad: argument 'padding_mode' expected one of {_PAD_MODES}, got {padding_mode!r}")
     is_number = isinstance(fill, numbers.Real) and not isinstance(fill, bool)
