@@ -56,6 +56,13 @@ class ElementIndexError(InvalidArgumentError, OutOfRangeError):
     against Paddle's type or Python's IndexError catches it."""
 
 
+class EquationError(InvalidArgumentError, AssertionError):
+    """A malformed einsum equation (a stray '.', a second '->', terms that do not
+    match the operands): a ValueError as eager's other argument checks, and the
+    AssertionError Paddle's einsum raises from its equation checks (its
+    test_einsum_v2 expects that type)."""
+
+
 class ResourceExhaustedError(PhiError, MemoryError):
     """The device has not enough memory for a result."""
 
