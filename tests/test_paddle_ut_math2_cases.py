@@ -11,10 +11,21 @@ What they found (one test per bug below; each failed before its fix):
   missing or too many, a term naming more dimensions than its operand, '_' as a
   label, no '...' in the output) raised a ValueError only; Paddle's equation
   checks raise AssertionError (test_einsum_v2's TestErrors): now both.
+- tensordot refused axes given as a pair of Tensors ((t1, t2) or [t1, t2]);
+  its bad axes raised ValueError only where Paddle asserts (a negative count,
+  contracted sizes that differ: AssertionError, now both) or indexes (a count
+  past the rank: IndexError, now both), checked pair by pair in Paddle's order.
+- addmm broadcast a 0-d input (Paddle: ValueError, input must be 1-d or 2-d) and
+  raised TypeError only for mixed dtypes (Paddle: ValueError; now both).
 
 Paddle quirks kept out (eager keeps the correct value): einsum's gradient fails
 ("Each element of axis should be unique") for 'ij,...i->j...' and 'k...,jk';
-einsum of empty operands raises. Differences documented in docs/ops.md: size-1
+einsum, matmul, sum, prod, max, all, logsumexp, ... of empty operands raise;
+matmul's gradient fails for a 1-d y with transpose_y (reads past memory) and for
+batch dims that broadcast ([1, 2, 3] @ [3, 2, 3, 4]); prod's gradient is NaN at
+zeros; max / amax / min / amin skip NaN; logsumexp of [-inf, -inf] and of
+[inf, 1] is NaN; float16 sum accumulates in float16 (eager rounds the exact sum
+once); axis=() reduces every axis in both (Paddle 3's test expects none). Differences documented in docs/ops.md: size-1
 labels broadcast in einsum (Paddle broadcasts only '...'), a list of operands.
 """
 import numpy as np
@@ -68,3 +79,53 @@ def test_einsum_bad_equation_is_an_assertion_error_and_a_value_error(equation, c
         eager.einsum(equation, *[a] * count)
     with pytest.raises(ValueError, match="einsum"):
         eager.einsum(equation, *[a] * count)
+
+
+def _tensordot_reference(x, y, x_axes, y_axes):
+    # numpy's tensordot after Paddle's rule: a contracted axis of size 1 on one side is
+    # summed on the other first (test_tensordot's tensordot_np)
+    for a, b in zip(x_axes, y_axes):
+        if x.shape[a] == 1 and y.shape[b] != 1:
+            y = y.sum(axis=b, keepdims=True)
+        elif y.shape[b] == 1 and x.shape[a] != 1:
+            x = x.sum(axis=a, keepdims=True)
+    return np.tensordot(x, y, (x_axes, y_axes))
+
+
+def test_tensordot_axes_as_a_pair_of_tensors():
+    rng = np.random.default_rng(3)
+    a, b = rng.random((3, 4, 4)), rng.random((4, 4, 5))
+    x, y = eager.to_tensor(a), eager.to_tensor(b)
+    expected = _tensordot_reference(a, b, [1, 2], [0, 1])
+    for axes in [(eager.to_tensor([1, 2]), eager.to_tensor([0, 1])),
+                 [eager.to_tensor([1, 2]), eager.to_tensor([0, 1])],
+                 eager.to_tensor([[1, 2], [0, 1]])]:
+        np.testing.assert_allclose(eager.tensordot(x, y, axes).numpy(), expected, rtol=1e-12)
+
+
+def test_tensordot_bad_axes_raise_paddles_types():
+    x = eager.to_tensor(np.ones((3, 4, 4)))
+    y = eager.to_tensor(np.ones((4, 4, 5)))
+    # test_tensordot's test_error: -1 and mismatched sizes are asserts, 100 an IndexError
+    for axes in (-1, [[1, 2], [0, -1]], [0, 1, 2, 3]):
+        with pytest.raises(AssertionError, match="tensordot"):
+            eager.tensordot(x, y, axes)
+        with pytest.raises(ValueError, match="tensordot"):
+            eager.tensordot(x, y, axes)
+    with pytest.raises(IndexError, match="tensordot"):
+        eager.tensordot(x, y, 100)
+    with pytest.raises(ValueError, match="twice"):
+        eager.tensordot(x, y, [[1, 2], [0, 0]])
+    with pytest.raises(TypeError):
+        eager.tensordot(x, y, 0.1)
+
+
+def test_addmm_refuses_a_0d_input_and_mixed_dtypes_with_a_value_error():
+    x, y = eager.ones([2, 3], "float64"), eager.ones([3, 4], "float64")
+    with pytest.raises(ValueError, match="addmm: argument 'input' expected a 1-d or 2-d tensor"):
+        eager.addmm(eager.to_tensor(np.array(1.0)), x, y)
+    with pytest.raises(ValueError, match="addmm: 'input', 'x' and 'y' expected one dtype"):
+        eager.addmm(eager.ones([2, 4], "float32"), x, y)
+    # a 1-d input still broadcasts along the rows
+    out = eager.addmm(eager.to_tensor(np.arange(4.0)), x, y, beta=0.5, alpha=2.0)
+    np.testing.assert_allclose(out.numpy(), 0.5 * np.arange(4.0) + 2.0 * np.full((2, 4), 3.0))
