@@ -15,6 +15,8 @@ What they found (one test per bug below; each failed before its fix):
   its bad axes raised ValueError only where Paddle asserts (a negative count,
   contracted sizes that differ: AssertionError, now both) or indexes (a count
   past the rank: IndexError, now both), checked pair by pair in Paddle's order.
+- clip at a NaN min or max returned NaNs; Paddle's "max >= min" check raises
+  ValueError (test_clip_op's bounds), and so does eager now.
 - addmm broadcast a 0-d input (Paddle: ValueError, input must be 1-d or 2-d) and
   raised TypeError only for mixed dtypes (Paddle: ValueError; now both).
 
@@ -129,3 +131,12 @@ def test_addmm_refuses_a_0d_input_and_mixed_dtypes_with_a_value_error():
     # a 1-d input still broadcasts along the rows
     out = eager.addmm(eager.to_tensor(np.arange(4.0)), x, y, beta=0.5, alpha=2.0)
     np.testing.assert_allclose(out.numpy(), 0.5 * np.arange(4.0) + 2.0 * np.full((2, 4), 3.0))
+
+
+@pytest.mark.parametrize("low, high", [(float("nan"), 4.0), (None, float("nan")), (float("nan"), None)])
+def test_clip_at_nan_is_refused(low, high):
+    # Paddle 2.6.2's check "max should be greater than or equal to min" fails on NaN
+    x = eager.to_tensor(np.array([0.0, 5.0]))
+    with pytest.raises(ValueError, match="clip: argument '(min|max)' expected a number to clip at, got nan"):
+        eager.clip(x, low, high)
+    np.testing.assert_array_equal(eager.clip(x, 1.0, 4.0).numpy(), [1.0, 4.0])
