@@ -15,6 +15,8 @@ What they found (one test per bug below; each failed before its fix):
   its bad axes raised ValueError only where Paddle asserts (a negative count,
   contracted sizes that differ: AssertionError, now both) or indexes (a count
   past the rank: IndexError, now both), checked pair by pair in Paddle's order.
+- heaviside, logaddexp, copysign, tensordot of two dtypes raised TypeError only;
+  Paddle's kernels raise ValueError (test_elementwise_heaviside_op): now both.
 - clip at a NaN min or max returned NaNs; Paddle's "max >= min" check raises
   ValueError (test_clip_op's bounds), and so does eager now.
 - addmm broadcast a 0-d input (Paddle: ValueError, input must be 1-d or 2-d) and
@@ -140,3 +142,14 @@ def test_clip_at_nan_is_refused(low, high):
     with pytest.raises(ValueError, match="clip: argument '(min|max)' expected a number to clip at, got nan"):
         eager.clip(x, low, high)
     np.testing.assert_array_equal(eager.clip(x, 1.0, 4.0).numpy(), [1.0, 4.0])
+
+
+@pytest.mark.parametrize("op", ["heaviside", "logaddexp", "tensordot"])
+def test_mixed_dtypes_are_also_the_value_error_paddle_raises(op):
+    x, y = eager.ones([2, 2], "float32"), eager.ones([2, 2], "float64")
+    # Paddle 2.6.2's kernels raise ValueError ("The type of data we are trying to
+    # retrieve (float64) does not match ..."); eager's TypeError stays too
+    with pytest.raises(ValueError, match=f"{op}: arguments 'x' and 'y' expected the same dtype"):
+        getattr(eager, op)(x, y)
+    with pytest.raises(TypeError, match=f"{op}: arguments 'x' and 'y' expected the same dtype"):
+        getattr(eager, op)(x, y)

@@ -553,7 +553,7 @@ def tensordot(x, y, axes=2, name=None):
     _check.tensor("tensordot", "x", x)
     _check.tensor("tensordot", "y", y)
     if x.dtype != y.dtype:
-        raise TypeError(f"tensordot: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
+        raise InvalidDtypeError(f"tensordot: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
     x_axes, y_axes = _tensordot_axes(axes, x, y)
     # Paddle's rule: a contracted axis of size 1 on one side broadcasts against the other
     # side's, which is summed over first (keeping the axis); other sizes must agree.
