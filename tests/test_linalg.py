@@ -125,7 +125,6 @@ def test_det_gradient_at_a_singular_matrix_says_so():
     (lambda: eager.einsum("ij->i", eager.ones([2])), r"einsum: argument 'equation': term 'ij' .* names 2 dimension"),
     (lambda: eager.einsum("i1->i", eager.ones([2, 2])), r"einsum: argument 'equation': the term 'i1' has '1'"),
     (lambda: eager.einsum("ij->k", eager.ones([2, 2])), r"einsum: argument 'equation': output label 'k' .* is in no operand"),
-    (lambda: eager.einsum("ij->ii", eager.ones([2, 2])), r"einsum: argument 'equation': output label 'i' repeats"),
     (lambda: eager.einsum("...i->i", eager.ones([2, 2])), r"einsum: argument 'equation': the output .* has no '\.\.\.'"),
     (lambda: eager.einsum("ii->i", eager.ones([2, 3])), r"einsum: argument 'equation': label 'i' repeats in operand 0"),
     (lambda: eager.einsum("i,i->i", eager.ones([2]), eager.ones([2], "float64")), r"einsum: arguments 'x\[0\]' and 'x\[1\]' expected the same dtype"),

@@ -16,7 +16,7 @@ import string
 
 import numpy as np
 
-from phi.core.errors import InvalidArgumentError, PhiError
+from phi.core.errors import AssertedArgumentError, AxisError, InvalidArgumentError, InvalidDtypeError, PhiError
 from phi.infermeta.linalg import parse_einsum, solve_vector_rhs
 
 from ..creation import to_tensor
@@ -452,8 +452,9 @@ def mm(input, mat2, name=None):  # noqa: A002  (Paddle's argument name)
 def _input_plus_product(op, input, x, y, beta, alpha, shape, product):  # noqa: A002
     """beta * input + alpha * product(x, y) for addmm and baddbmm: one dtype, and input
     broadcast to the product's ``shape``."""
-    if input.dtype != x.dtype or y.dtype != x.dtype:
-        raise TypeError(f"{op}: 'input', 'x' and 'y' expected one dtype, got {input.dtype}, {x.dtype} and {y.dtype}")
+    if input.dtype != x.dtype or y.dtype != x.dtype:  # (Paddle's kernel raises ValueError here)
+        raise InvalidDtypeError(
+            f"{op}: 'input', 'x' and 'y' expected one dtype, got {input.dtype}, {x.dtype} and {y.dtype}")
     if len(input.shape) > len(shape) or any(a not in (1, b) for a, b in zip(input.shape[::-1], shape[::-1])):
         raise ValueError(f"{op}: argument 'input' expected a shape that broadcasts to {shape}, got {input.shape}")
     return _F.add(_times(_F.expand(input, shape), beta), _times(product(x, y), alpha))
@@ -483,6 +484,8 @@ def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002
     _check.tensor("addmm", "y", y)
     beta = _check.number("addmm", "beta", beta)
     alpha = _check.number("addmm", "alpha", alpha)
+    if len(input.shape) not in (1, 2):  # Paddle's check: a 0-d input does not broadcast here
+        raise ValueError(f"addmm: argument 'input' expected a 1-d or 2-d tensor, got shape {input.shape}")
     if len(x.shape) != 2 or len(y.shape) != 2:
         raise ValueError(f"addmm: arguments 'x' and 'y' expected 2-d tensors, got shapes {x.shape} and {y.shape}")
     if x.shape[1] != y.shape[0]:
@@ -490,21 +493,32 @@ def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002
     return _input_plus_product("addmm", input, x, y, beta, alpha, [x.shape[0], y.shape[1]], _F.matmul)
 
 
-def _tensordot_axes(axes, x, y):
-    """tensordot's ``axes`` as two lists of axes of x and of y (Paddle's forms)."""
+def _int_axes(axes):
+    """A Tensor of axes (or a list/tuple holding Tensors) as Python ints."""
     if hasattr(axes, "numpy") and not isinstance(axes, (list, tuple)):
-        axes = axes.numpy().tolist()  # a conversion point: a Tensor of axes
+        return axes.numpy().tolist()  # a conversion point: a Tensor of axes
+    if isinstance(axes, (list, tuple)) and any(hasattr(a, "numpy") for a in axes):
+        return [a.numpy().tolist() if hasattr(a, "numpy") else a for a in axes]
+    return axes
+
+
+def _tensordot_axes(axes, x, y):
+    """tensordot's ``axes`` as two lists of axes of x and of y (Paddle's forms), each
+    pair checked in order as Paddle checks them: an axis past the tensor is an
+    IndexError (AxisError), two sizes that differ (neither 1) an AssertionError."""
+    axes = _int_axes(axes)
     if isinstance(axes, numbers.Integral) and not isinstance(axes, bool):
-        if not 0 <= axes <= min(len(x.shape), len(y.shape)):
-            raise ValueError(f"tensordot: argument 'axes' as an int expected 0 to "
-                             f"{min(len(x.shape), len(y.shape))} for shapes {x.shape} and {y.shape}, got {axes}")
-        return list(range(len(x.shape) - axes, len(x.shape))), list(range(axes))
-    if not isinstance(axes, (list, tuple)):
+        if axes < 0:  # Paddle asserts this
+            raise AssertedArgumentError(f"tensordot: argument 'axes' as an int expected a count >= 0, got {axes}")
+        if axes > min(len(x.shape), len(y.shape)):
+            raise AxisError(f"tensordot: argument 'axes' as an int expected 0 to "
+                            f"{min(len(x.shape), len(y.shape))} for shapes {x.shape} and {y.shape}, got {axes}")
+        x_axes, y_axes = list(range(len(x.shape) - axes, len(x.shape))), list(range(axes))
+    elif not isinstance(axes, (list, tuple)):
         raise TypeError(f"tensordot: argument 'axes' expected an int, a list/tuple or a Tensor, got "
                         f"{type(axes).__name__} {axes!r}")
-    axes = list(axes)
-    if all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in axes):
-        x_axes, y_axes = axes, axes                      # one list: the same axes of both
+    elif all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in axes):
+        x_axes, y_axes = list(axes), list(axes)          # one list: the same axes of both
     elif len(axes) in (1, 2) and all(isinstance(a, (list, tuple)) for a in axes):
         x_axes, y_axes = list(axes[0]), list(axes[-1])
         # Paddle completes the shorter list with the longer one's entries.
@@ -514,8 +528,13 @@ def _tensordot_axes(axes, x, y):
             y_axes += x_axes[len(y_axes):]
     else:
         raise TypeError(f"tensordot: argument 'axes' expected a list of ints or two lists of ints, got {axes!r}")
-    x_axes = [_check.axis("tensordot", "axes", a, len(x.shape)) for a in x_axes]
-    y_axes = [_check.axis("tensordot", "axes", a, len(y.shape)) for a in y_axes]
+    for i, (a, b) in enumerate(zip(x_axes, y_axes)):
+        x_axes[i] = a = _check.axis("tensordot", "axes", a, len(x.shape))
+        y_axes[i] = b = _check.axis("tensordot", "axes", b, len(y.shape))
+        if x.shape[a] != y.shape[b] and 1 not in (x.shape[a], y.shape[b]):
+            raise AssertedArgumentError(
+                f"tensordot: axis {a} of x (size {x.shape[a]}) and axis {b} of y (size {y.shape[b]}) are "
+                f"contracted but differ in size (and neither is 1)")
     if len(set(x_axes)) != len(x_axes) or len(set(y_axes)) != len(y_axes):
         raise ValueError(f"tensordot: argument 'axes' names an axis twice: {x_axes}, {y_axes}")
     return x_axes, y_axes
@@ -534,7 +553,7 @@ def tensordot(x, y, axes=2, name=None):
     _check.tensor("tensordot", "x", x)
     _check.tensor("tensordot", "y", y)
     if x.dtype != y.dtype:
-        raise TypeError(f"tensordot: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
+        raise InvalidDtypeError(f"tensordot: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
     x_axes, y_axes = _tensordot_axes(axes, x, y)
     # Paddle's rule: a contracted axis of size 1 on one side broadcasts against the other
     # side's, which is summed over first (keeping the axis); other sizes must agree.
@@ -543,11 +562,8 @@ def tensordot(x, y, axes=2, name=None):
             continue
         if x.shape[a] == 1:
             y = _F.sum(y, [b], None, True)
-        elif y.shape[b] == 1:
+        else:  # (_tensordot_axes has checked that one of them is 1)
             x = _F.sum(x, [a], None, True)
-        else:
-            raise ValueError(f"tensordot: axis {a} of x (size {x.shape[a]}) and axis {b} of y "
-                             f"(size {y.shape[b]}) are contracted but differ in size (and neither is 1)")
     x_free = [a for a in range(len(x.shape)) if a not in x_axes]
     y_free = [a for a in range(len(y.shape)) if a not in y_axes]
     contracted = math.prod(x.shape[a] for a in x_axes)

@@ -5,6 +5,7 @@ import math
 
 from phi.common import DataType
 from phi.common.data_type import default_float_dtype
+from phi.core.errors import InvalidDtypeError
 
 from ..generated import forward_api as _F
 from . import _paddle_api as _check
@@ -66,8 +67,8 @@ def fmin_grad(x, y, out_grad):
 _WIDE_INTS = (DataType.INT32, DataType.INT64)
 
 def _same_dtype(op: str, x, y) -> None:
-    if x.dtype != y.dtype:
-        raise TypeError(f"{op}: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
+    if x.dtype != y.dtype:  # a TypeError, and the ValueError Paddle's kernels raise for mixed dtypes
+        raise InvalidDtypeError(f"{op}: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
 
 
 @_check.composed

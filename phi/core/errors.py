@@ -56,6 +56,14 @@ class ElementIndexError(InvalidArgumentError, OutOfRangeError):
     against Paddle's type or Python's IndexError catches it."""
 
 
+class AssertedArgumentError(InvalidArgumentError, AssertionError):
+    """A bad argument that Paddle's Python code rejects with ``assert``: a malformed
+    einsum equation (a stray '.', a second '->', terms that do not match the
+    operands), tensordot axes of a negative count or of different sizes. A
+    ValueError as eager's other argument checks, and the AssertionError Paddle
+    raises (its test_einsum_v2 and test_tensordot expect that type)."""
+
+
 class ResourceExhaustedError(PhiError, MemoryError):
     """The device has not enough memory for a result."""
 

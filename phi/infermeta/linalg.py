@@ -10,7 +10,7 @@ import string
 from dataclasses import dataclass
 
 from ..common.data_type import DataType
-from ..core.errors import AxisError, InvalidArgumentError
+from ..core.errors import AxisError, AssertedArgumentError, InvalidArgumentError
 from .checks import broadcast_dims, check_result_shape, normalize_axis, same_dtype
 
 __all__ = [
@@ -168,10 +168,10 @@ class EinsumPlan:
 def _split_term(term: str, arg: str):
     """(labels before '...', labels after '...', has_ellipsis) of one term."""
     if term.count("...") > 1 or (term.replace("...", "").count(".") > 0):
-        raise InvalidArgumentError(f"argument '{arg}': the term {term!r} has a stray '.' or more than one '...'")
+        raise AssertedArgumentError(f"argument '{arg}': the term {term!r} has a stray '.' or more than one '...'")
     for ch in term.replace("...", ""):
         if ch not in _LABELS:
-            raise InvalidArgumentError(
+            raise AssertedArgumentError(
                 f"argument '{arg}': the term {term!r} has {ch!r}; labels are the letters a-z and A-Z")
     if "..." in term:
         head, tail = term.split("...")
@@ -184,19 +184,20 @@ def parse_einsum(equation: str, shapes) -> EinsumPlan:
 
     Follows numpy.einsum: implicit mode (no '->') outputs the ellipsis dims, then the
     labels that appear once, in alphabetical order (upper case first); an explicit
-    output names each label at most once, only labels of the inputs, and keeps
-    '...' whenever the operands have ellipsis dimensions.
+    output names only labels of the inputs and keeps '...' whenever the operands
+    have ellipsis dimensions. A label repeated in the output puts the values on
+    that diagonal, zeros elsewhere (Paddle's einsum: 'i->ii' is diag_embed).
     """
     arg = "equation"
     if not isinstance(equation, str):
         raise InvalidArgumentError(f"argument '{arg}' expected a str, got {type(equation).__name__}")
     eq = equation.replace(" ", "")
     if eq.count("->") > 1:
-        raise InvalidArgumentError(f"argument '{arg}' has more than one '->': {equation!r}")
+        raise AssertedArgumentError(f"argument '{arg}' has more than one '->': {equation!r}")
     lhs, explicit, rhs = eq.partition("->")
     terms = lhs.split(",")
     if len(terms) != len(shapes):
-        raise InvalidArgumentError(
+        raise AssertedArgumentError(
             f"argument '{arg}' names {len(terms)} operand(s) in {equation!r}, but {len(shapes)} were given")
     parsed = [_split_term(t, arg) for t in terms]
     used = set(ch for t in terms for ch in t if ch in _LABELS) | set(ch for ch in rhs if ch in _LABELS)
@@ -204,7 +205,7 @@ def parse_einsum(equation: str, shapes) -> EinsumPlan:
     for index, ((head, tail, has_ellipsis), shape) in enumerate(zip(parsed, shapes)):
         named = len(head) + len(tail)
         if (has_ellipsis and named > len(shape)) or (not has_ellipsis and named != len(shape)):
-            raise InvalidArgumentError(
+            raise AssertedArgumentError(
                 f"argument '{arg}': term {terms[index]!r} of {equation!r} names {named} dimension(s), but "
                 f"operand {index} has shape {list(shape)}")
         if has_ellipsis:
@@ -237,13 +238,11 @@ def parse_einsum(equation: str, shapes) -> EinsumPlan:
     if explicit:
         head, tail, has_ellipsis = _split_term(rhs, arg)
         if ellipsis_ndim and not has_ellipsis:
-            raise InvalidArgumentError(
+            raise AssertedArgumentError(
                 f"argument '{arg}': the output of {equation!r} has no '...' but the operands have "
                 f"{ellipsis_ndim} ellipsis dimension(s)")
         output = head + (ellipsis if has_ellipsis else "") + tail
         for label in head + tail:
-            if output.count(label) > 1:
-                raise InvalidArgumentError(f"argument '{arg}': output label {label!r} repeats in {equation!r}")
             if label not in sizes:
                 raise InvalidArgumentError(
                     f"argument '{arg}': output label {label!r} of {equation!r} is in no operand")
@@ -260,7 +259,7 @@ def parse_einsum(equation: str, shapes) -> EinsumPlan:
 def einsum_infer_meta(x, equation, out) -> None:
     """Operands of one dtype; the output shape follows numpy.einsum (see parse_einsum)."""
     if not x:
-        raise InvalidArgumentError("argument 'x' expected at least one operand, got none")
+        raise AssertedArgumentError("argument 'x' expected at least one operand, got none")
     for index, operand in enumerate(x[1:], 1):
         same_dtype("x[0]", x[0], f"x[{index}]", operand)
     plan = parse_einsum(equation, [tuple(t.dims) for t in x])

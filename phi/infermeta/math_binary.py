@@ -78,6 +78,9 @@ def clip_infer_meta(x, min, max, out) -> None:  # noqa: A002  (Paddle's argument
     """x's meta; min and max (either may be None) must fit x's dtype, and min <= max."""
     _expect_dtype("x", x, "an integer or floating-point", _is_real(x.dtype))
     low, high = _bound("min", min, x.dtype), _bound("max", max, x.dtype)
+    for arg, bound in (("min", low), ("max", high)):
+        if isinstance(bound, float) and math.isnan(bound):  # Paddle's max >= min check fails on NaN too
+            raise InvalidArgumentError(f"argument '{arg}' expected a number to clip at, got nan")
     if low is not None and high is not None and low > high:
         raise InvalidArgumentError(f"argument 'max' expected a bound >= min = {min!r}, got {max!r}")
     out.dims, out.dtype, out.layout = x.dims, x.dtype, x.layout

@@ -19,6 +19,8 @@ create_graph (so every order works):
   the matrix is not square. A term no gradient reaches stays 0 there, so a loss of
   the singular values or eigenvalues alone has a finite gradient even at repeats.
 """
+import string
+
 import numpy as np
 
 from ..core.errors import InvalidArgumentError
@@ -127,9 +129,33 @@ def einsum(ctx, x, equation):
         operands.append(operand if operand.shape == full else xp.broadcast_to(operand, full))
     # optimize: NumPy (and CuPy) then contract pairwise through BLAS in a good order;
     # the plain loop is several times slower already for a batched matrix product.
-    out = xp.einsum(plan.equation, *operands, optimize=len(operands) > 1)
+    equation = plan.equation
+    if len(set(plan.output)) < len(plan.output):
+        equation, eyes = _undiagonalized(plan, xp, x[0].dtype)
+        operands.extend(eyes)
+    out = xp.einsum(equation, *operands, optimize=len(operands) > 1)
     # A one-operand einsum may return a view of its input (a transpose, a diagonal).
     return xp.array(out, dtype=x[0].dtype, copy=True) if len(x) == 1 else xp.asarray(out, dtype=x[0].dtype)
+
+
+def _undiagonalized(plan, xp, dtype):
+    """The equation and extra operands for an output that repeats a label ('i->ii'):
+    NumPy's einsum refuses that, so each later occurrence gets a fresh label tied
+    to the first by an identity matrix, which puts the values on the diagonal."""
+    used = set(plan.output).union(*plan.inputs)
+    fresh = iter(label for label in string.ascii_letters if label not in used)
+    output, ties, eyes, seen = [], [], [], set()
+    for label in plan.output:
+        if label in seen:
+            new = next(fresh, None)
+            if new is None:
+                raise InvalidArgumentError(f"argument 'equation': {plan.equation!r} needs more than 52 labels")
+            ties.append(label + new)
+            eyes.append(xp.eye(plan.sizes[label], dtype=dtype))
+            label = new
+        seen.add(label)
+        output.append(label)
+    return ",".join(plan.inputs + tuple(ties)) + "->" + "".join(output), eyes
 
 
 # -- diagonals ----------------------------------------------------------------------------
