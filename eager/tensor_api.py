@@ -40,7 +40,7 @@ from .composite import search_sort as _search_sort
 from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
 from .tensor import Tensor, _host_array
-from .type_promotion import inplace_operator_operand, matmul_operands, operator_operands
+from .type_promotion import inplace_operator_operand, matmul_operands, operator_operands, promoted_dtype
 
 
 def _comparison(dunder: str, op: str):
@@ -602,7 +602,16 @@ def where(condition, x=None, y=None, name=None):
     if x is None or y is None:
         raise ValueError(f"where: arguments 'x' and 'y' expected both or neither, got x={x!r} and y={y!r}")
     x, y = _where_operand(x, y), _where_operand(y, x)
-    return _F.where(condition, x, y)
+    try:
+        return _F.where(condition, x, y)
+    except InvalidArgumentError:
+        # Paddle 2.6.2 promotes x and y of two float dtypes (float32 with float64 gives
+        # float64), as add does; checked only after the kernel refused the pair.
+        if isinstance(x, Tensor) and isinstance(y, Tensor) and x.dtype is not y.dtype:
+            target = promoted_dtype(x.dtype, y.dtype)
+            if target is not None:
+                return _F.where(condition, x.astype(target), y.astype(target))
+        raise
 
 
 def unbind(input, axis=0):  # noqa: A002  (Paddle's argument name)

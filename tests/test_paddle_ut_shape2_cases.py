@@ -11,6 +11,11 @@ Paddle 2.6.2. Each test failed before its fix:
   there (ValueError otherwise);
 - flip with two spellings of one axis ([0, -3] on a 3-d x) was refused; Paddle 2.6.2
   reverses that axis once (the same value twice, [0, 0], stays an error in both);
+- where with x and y of two float dtypes (float32 and float64) was refused; Paddle 2.6.2
+  promotes them as add does (float64 result, each gradient in its input's dtype);
+- masked_fill with a mask larger than x ([3] x, [4, 3] mask) was refused; Paddle 2.6.2
+  computes where(~mask, x, value), so x broadcasts and the result is [4, 3] (x's
+  gradient summed back to [3]); masked_fill_ still cannot grow x;
 """
 import numpy as np
 import pytest
@@ -75,3 +80,53 @@ def test_flip_two_spellings_of_one_axis_reverse_it_once():
     np.testing.assert_array_equal(x.grad.numpy(), data[::-1])
     with pytest.raises(ValueError, match="flip: argument 'axis' lists axis 0 more than once"):
         eager.flip(x, [0, 0])
+
+
+def test_where_promotes_two_float_dtypes():
+    data = np.arange(12.0).reshape(4, 3)
+    cond = data > 5
+    x = _leaf(data, np.float32)
+    y = _leaf(-data, np.float64)
+    out = eager.where(eager.to_tensor(cond), x, y)
+    assert out.dtype == eager.float64
+    np.testing.assert_array_equal(out.numpy(), np.where(cond, data, -data))
+    out.sum().backward()
+    assert x.grad.dtype == eager.float32 and y.grad.dtype == eager.float64
+    np.testing.assert_array_equal(x.grad.numpy(), cond.astype(np.float32))
+    np.testing.assert_array_equal(y.grad.numpy(), (~cond).astype(np.float64))
+
+
+def test_where_int_pair_still_refused():
+    cond = eager.to_tensor([True, False])
+    with pytest.raises(ValueError, match="where"):
+        eager.where(cond, eager.to_tensor([1, 2], dtype="int32"), eager.to_tensor([3, 4], dtype="int64"))
+
+
+def test_masked_fill_broadcasts_x_to_the_mask():
+    data = np.arange(12.0).reshape(4, 3)
+    mask = data > 5
+    x = _leaf(data[0], np.float64)
+    out = eager.masked_fill(x, eager.to_tensor(mask), 2.0)
+    expected = np.where(mask, 2.0, np.broadcast_to(data[0], (4, 3)))
+    np.testing.assert_array_equal(out.numpy(), expected)
+    grad = np.arange(12.0).reshape(4, 3)
+    out.backward(eager.to_tensor(grad))
+    np.testing.assert_array_equal(x.grad.numpy(), np.where(mask, 0.0, grad).sum(axis=0))
+
+
+def test_masked_fill_broadcast_double_grad_and_value_grad():
+    data = np.arange(6.0).reshape(2, 3)
+    mask = eager.to_tensor(data > 1)  # [[F, F, T], [T, T, T]]
+    x = _leaf([1.0, 2.0, 3.0], np.float64)
+    value = _leaf(7.0, np.float64)
+    out = eager.masked_fill(x, mask, value)
+    (gx, gv) = eager.grad(out, [x, value], eager.to_tensor(np.ones((2, 3))), create_graph=True)
+    np.testing.assert_array_equal(gx.numpy(), [1.0, 1.0, 0.0])
+    np.testing.assert_array_equal(gv.numpy(), 4.0)
+
+
+def test_masked_fill_inplace_cannot_grow_x():
+    x = eager.to_tensor([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="masked_fill_"):
+        x.masked_fill_(eager.to_tensor(np.ones((2, 3), dtype=bool)), 0.0)
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0, 3.0])

@@ -46,7 +46,7 @@ def masked_select_double_grad(mask, grad_x_grad):
 def masked_fill_grad(x, mask, value, out_grad):
     """out_grad where mask is False for x; for value, out_grad where it is True, summed to value's shape."""
     zero = _zeros((), out_grad)
-    x_grad = _F.masked_fill(out_grad, mask, zero)
+    x_grad = sum_to_shape(_F.masked_fill(out_grad, mask, zero), x.shape)
     value_grad = sum_to_shape(_F.where(mask, out_grad, _F.full_like(out_grad, 0, None)), value.shape)
     return x_grad, value_grad
 

@@ -331,7 +331,7 @@ def put_along_axis_grad(ctx, arr, indices, values, out, out_grad, axis, reduce, 
 @register_kernel("masked_fill", ALL_BACKENDS, ALL_TYPES)
 def masked_fill(ctx, x, mask, value, *, into=None):
     """value where mask is True, x elsewhere (into x itself when ``into`` is x: see
-    the module docstring; mask and value broadcast to x, value has x's dtype)."""
+    the module docstring; x, mask and value broadcast together, value has x's dtype)."""
     xp = ctx.xp
     if into is not x:
         return copied_into(xp.where(mask, value, x).astype(x.dtype, copy=False), into)
@@ -344,7 +344,7 @@ def masked_fill_grad(ctx, x, mask, value, out_grad, *, out_mask=None):
     """out_grad where mask is False (for x); summed where it is True (for value)."""
     xp = ctx.xp
     zero = xp.zeros((), dtype=out_grad.dtype)
-    x_grad = xp.where(mask, zero, out_grad) if want(out_mask, 0) else None
+    x_grad = reduce_to_shape(xp.where(mask, zero, out_grad), x.shape) if want(out_mask, 0) else None
     value_grad = reduce_to_shape(xp.where(mask, out_grad, zero), value.shape) if want(out_mask, 1) else None
     return x_grad, value_grad
 
