@@ -16,6 +16,9 @@ Paddle 2.6.2. Each test failed before its fix:
 - masked_fill with a mask larger than x ([3] x, [4, 3] mask) was refused; Paddle 2.6.2
   computes where(~mask, x, value), so x broadcasts and the result is [4, 3] (x's
   gradient summed back to [3]); masked_fill_ still cannot grow x;
+- sort, argsort, topk, unique, argmax, kthvalue, ... of a bool (or complex) x raised a
+  plain ValueError; Paddle 2.6.2 has no kernel for them and raises RuntimeError (its
+  "kernel ... is not registered"): now UnsupportedInputDtypeError, which is both;
 """
 import numpy as np
 import pytest
@@ -130,3 +133,16 @@ def test_masked_fill_inplace_cannot_grow_x():
     with pytest.raises(ValueError, match="masked_fill_"):
         x.masked_fill_(eager.to_tensor(np.ones((2, 3), dtype=bool)), 0.0)
     np.testing.assert_array_equal(x.numpy(), [1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: eager.sort(x), lambda x: eager.argsort(x), lambda x: eager.topk(x, 1),
+    lambda x: eager.unique(x), lambda x: eager.argmax(x), lambda x: eager.kthvalue(x, 1),
+    lambda x: eager.mode(x), lambda x: eager.cummax(x),
+])
+def test_order_ops_of_bool_raise_runtime_error(call):
+    x = eager.to_tensor([True, False, True])
+    with pytest.raises(RuntimeError, match="expected an integer or floating-point tensor, got paddle.bool"):
+        call(x)
+    with pytest.raises(ValueError):
+        call(x)
