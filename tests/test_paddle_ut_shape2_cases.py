@@ -19,6 +19,10 @@ Paddle 2.6.2. Each test failed before its fix:
 - sort, argsort, topk, unique, argmax, kthvalue, ... of a bool (or complex) x raised a
   plain ValueError; Paddle 2.6.2 has no kernel for them and raises RuntimeError (its
   "kernel ... is not registered"): now UnsupportedInputDtypeError, which is both;
+- as_complex of an integer x, as_real of a real x, shard_index of a float input and
+  tril_indices / triu_indices with a float dtype raised a plain TypeError; Paddle 2.6.2
+  raises RuntimeError (no kernel): now UnsupportedDtypeError, a TypeError and a
+  RuntimeError;
 """
 import numpy as np
 import pytest
@@ -146,3 +150,17 @@ def test_order_ops_of_bool_raise_runtime_error(call):
         call(x)
     with pytest.raises(ValueError):
         call(x)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: eager.as_complex(eager.ones([3, 2], dtype="int32")),
+    lambda: eager.as_real(eager.ones([3], dtype="float32")),
+    lambda: eager.shard_index(eager.ones([3, 1], dtype="float32"), 20, 2, 0),
+    lambda: eager.tril_indices(4, 4, 0, "float32"),
+    lambda: eager.triu_indices(4, 4, 0, "float32"),
+])
+def test_kernel_dtype_misses_raise_runtime_error(call):
+    with pytest.raises(RuntimeError):
+        call()
+    with pytest.raises(TypeError):
+        call()

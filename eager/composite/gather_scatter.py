@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from phi.common import DataType
-from phi.core.errors import PhiError
+from phi.core.errors import PhiError, UnsupportedDtypeError
 
 from ..generated import forward_api as _F
 from ..tensor import Tensor
@@ -425,7 +425,7 @@ def shard_index(input, index_num, nshards, shard_id, ignore_value=-1, name=None)
     """
     _check.tensor("shard_index", "input", input)
     if input.dtype not in _INDEX_TYPES:
-        raise TypeError(f"shard_index: argument 'input' expected an int32 or int64 tensor, got {input.dtype}")
+        raise UnsupportedDtypeError(f"shard_index: argument 'input' expected an int32 or int64 tensor, got {input.dtype}")
     if input.ndim < 1 or input.shape[-1] != 1:
         raise ValueError(f"shard_index: argument 'input' expected a last axis of size 1, got shape {input.shape}")
     index_num = _check.integer("shard_index", "index_num", index_num, minimum=1)
