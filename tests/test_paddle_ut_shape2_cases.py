@@ -23,6 +23,9 @@ Paddle 2.6.2. Each test failed before its fix:
   tril_indices / triu_indices with a float dtype raised a plain TypeError; Paddle 2.6.2
   raises RuntimeError (no kernel): now UnsupportedDtypeError, a TypeError and a
   RuntimeError;
+- take with an index outside [-n, n) (mode='raise') or of an empty x raised a plain
+  IndexError; Paddle 2.6.2 raises ValueError (its index_select / clip checks): now
+  ElementIndexError, both;
 """
 import numpy as np
 import pytest
@@ -164,3 +167,13 @@ def test_kernel_dtype_misses_raise_runtime_error(call):
         call()
     with pytest.raises(TypeError):
         call()
+
+
+@pytest.mark.parametrize("x, index", [(np.arange(12.0).reshape(3, 4), [12]), (np.arange(12.0), [-13]),
+                                      (np.zeros(0), [0])])
+def test_take_out_of_range_is_value_error_and_index_error(x, index):
+    xt, it = eager.to_tensor(x), eager.to_tensor(index)
+    with pytest.raises(ValueError, match="take: argument"):
+        eager.take(xt, it)
+    with pytest.raises(IndexError, match="take: argument"):
+        eager.take(xt, it)

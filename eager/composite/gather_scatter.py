@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from phi.common import DataType
-from phi.core.errors import PhiError, UnsupportedDtypeError
+from phi.core.errors import ElementIndexError, PhiError, UnsupportedDtypeError
 
 from ..generated import forward_api as _F
 from ..tensor import Tensor
@@ -154,12 +154,13 @@ def take(x, index, mode="raise", name=None):
     # has index's shape, empty dimensions and 0-d included.
     positions = _F.cast(index, "int64")
     if n == 0 and index.size:
-        raise IndexError("take: argument 'x' is empty, so no index can be taken")
+        # IndexError, and the ValueError Paddle 2.6.2 raises (its index_select / clip checks)
+        raise ElementIndexError("take: argument 'x' is empty, so no index can be taken")
     if mode == "raise":
         values = _index_array("take", "index", index)
         if values.size and (values.min() < -n or values.max() >= n):
             bad = values[(values < -n) | (values >= n)].flat[0]
-            raise IndexError(f"take: argument 'index' holds {bad}, outside [{-n}, {n}) for x of {n} elements")
+            raise ElementIndexError(f"take: argument 'index' holds {bad}, outside [{-n}, {n}) for x of {n} elements")
         positions = _F.where(_F.less_than(positions, _F.zeros_like(positions)),
                              _F.scale(positions, 1.0, float(n), True), positions)
     elif index.size == 0:
