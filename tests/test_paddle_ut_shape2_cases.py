@@ -26,6 +26,11 @@ Paddle 2.6.2. Each test failed before its fix:
 - take with an index outside [-n, n) (mode='raise') or of an empty x raised a plain
   IndexError; Paddle 2.6.2 raises ValueError (its index_select / clip checks): now
   ElementIndexError, both;
+- index_put with an all-False bool mask and a value that does not broadcast to the empty
+  selection (Paddle's own test: value [2, 1], mask [16, 21]) died inside NumPy, and its
+  gradient too; Paddle 2.6.2 writes nothing (x's gradient ones, value's zeros). A mask
+  whose True count does not broadcast with the other index tensors raised NumPy's
+  IndexError; now the ValueError Paddle raises, naming the argument;
 """
 import numpy as np
 import pytest
@@ -177,3 +182,34 @@ def test_take_out_of_range_is_value_error_and_index_error(x, index):
         eager.take(xt, it)
     with pytest.raises(IndexError, match="take: argument"):
         eager.take(xt, it)
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_index_put_all_false_mask_writes_nothing(accumulate):
+    x = _leaf(np.ones((16, 21)), np.float64)
+    value = _leaf(np.ones((2, 1)), np.float64)
+    out = eager.index_put(x, (eager.zeros([16, 21], dtype="bool"),), value, accumulate)
+    np.testing.assert_array_equal(out.numpy(), np.ones((16, 21)))
+    dx, dvalue = eager.grad([out], [x, value], create_graph=True)
+    np.testing.assert_array_equal(dx.numpy(), np.ones((16, 21)))
+    np.testing.assert_array_equal(dvalue.numpy(), np.zeros((2, 1)))
+    dx, dvalue = eager.grad([eager.index_put(x, (eager.zeros([16, 21], dtype="bool"),), value, accumulate)],
+                            [x, value])
+    np.testing.assert_array_equal(dvalue.numpy(), np.zeros((2, 1)))
+
+
+def test_index_put_value_that_does_not_fit_the_mask_count():
+    x = eager.ones([4, 3], dtype="float64")
+    mask = eager.to_tensor([True, True, True, False])
+    np.testing.assert_array_equal(eager.index_put(x, (mask,), eager.full([3, 1], 2.0, "float64")).numpy(),
+                                  [[2, 2, 2], [2, 2, 2], [2, 2, 2], [1, 1, 1]])
+    with pytest.raises(ValueError, match=r"index_put: argument 'value' of shape \[2, 1\] cannot be broadcast"):
+        eager.index_put(x, (mask,), eager.ones([2, 1], dtype="float64"))
+
+
+def test_index_put_mask_count_that_does_not_broadcast_with_other_indices():
+    x = eager.zeros([5, 4, 6], dtype="float64")
+    rows = eager.to_tensor(np.array([[0, 1], [2, 3]], dtype=np.int32))
+    mask = eager.to_tensor(np.array([True, False, True, False, True, True]))
+    with pytest.raises(ValueError, match="index_put: argument 'indices' holds indices of shapes"):
+        eager.index_put(x, (rows, rows, mask), eager.ones([2, 2], dtype="float64"))

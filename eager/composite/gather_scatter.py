@@ -110,6 +110,8 @@ def index_put_grad(x, indices, value, out_grad, accumulate):
     """Zero at the written places for x (unless accumulate); the places' gradient for value."""
     region = _F.getitem(out_grad, tuple(indices))
     x_grad = out_grad if accumulate else _F.index_put(out_grad, indices, _zeros((), out_grad), False)
+    if 0 in region.shape and region.shape != list(value.shape):  # nothing written (an all-False mask)
+        return x_grad, _zeros(value.shape, out_grad)
     return x_grad, sum_to_shape(region, value.shape)
 
 
