@@ -614,6 +614,21 @@ def where(condition, x=None, y=None, name=None):
         raise
 
 
+def diag_embed(input, offset=0, dim1=-2, dim2=-1, name=None):  # noqa: A002  (Paddle's argument name)
+    """The last axis of ``input`` placed on diagonal ``offset`` of the planes (dim1, dim2)
+    of a result with one more dimension, zeros elsewhere (differentiable). As in Paddle
+    2.6.2, an input that is a NumPy array or a list becomes a tensor as
+    :func:`eager.assign` makes it (float64 data becomes float32).
+
+    >>> eager.diag_embed([1.0, 2.0]).numpy()
+    array([[1., 0.],
+           [0., 2.]], dtype=float32)
+    """
+    if isinstance(input, (np.ndarray, list, tuple)):
+        input = _creation.assign(input)
+    return _F.diag_embed(input, offset, dim1, dim2)
+
+
 def unbind(input, axis=0):  # noqa: A002  (Paddle's argument name)
     """The slices of ``input`` along ``axis``, each without that axis (views of
     input), under Paddle's argument names ``unbind(input, axis=0)``.

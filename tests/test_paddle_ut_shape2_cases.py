@@ -31,6 +31,8 @@ Paddle 2.6.2. Each test failed before its fix:
   gradient too; Paddle 2.6.2 writes nothing (x's gradient ones, value's zeros). A mask
   whose True count does not broadcast with the other index tensors raised NumPy's
   IndexError; now the ValueError Paddle raises, naming the argument;
+- diag_embed (and nn.functional.diag_embed) refused a NumPy array or a list; Paddle 2.6.2
+  converts it with assign (float64 data becomes float32);
 """
 import numpy as np
 import pytest
@@ -213,3 +215,15 @@ def test_index_put_mask_count_that_does_not_broadcast_with_other_indices():
     mask = eager.to_tensor(np.array([True, False, True, False, True, True]))
     with pytest.raises(ValueError, match="index_put: argument 'indices' holds indices of shapes"):
         eager.index_put(x, (rows, rows, mask), eager.ones([2, 2], dtype="float64"))
+
+
+@pytest.mark.parametrize("fn", [eager.diag_embed, eager.nn.functional.diag_embed])
+def test_diag_embed_takes_an_array_or_list(fn):
+    data = np.arange(6.0).reshape(2, 3)
+    out = fn(data, offset=1)
+    assert out.dtype == eager.float32  # assign's rule, as Paddle 2.6.2
+    expected = np.zeros((2, 4, 4))
+    for i in range(2):
+        expected[i] += np.diag(data[i], 1)
+    np.testing.assert_array_equal(out.numpy(), expected)
+    assert fn([1, 2]).dtype == eager.int64
