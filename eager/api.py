@@ -70,6 +70,7 @@ from .tensor_api import equal, index_add, index_add_, lerp, lerp_, nonzero, pow 
 from .tensor_api import (bitwise_and, bitwise_left_shift, bitwise_left_shift_, bitwise_not, bitwise_or,  # noqa: A004
                          bitwise_right_shift, bitwise_right_shift_, bitwise_xor, gather, logical_and,
                          logical_not, logical_or, logical_xor, meshgrid, scale, scale_, unbind, where)
+from .tensor_api import diag_embed  # Paddle converts an array or list input with assign
 from .inplace_composed import logical_not_  # a non-bool x becomes bool, as logical_and_ (Paddle's kernel)
 # Paddle's paddle.normal_(x, mean, std), bernoulli_(x, p), cauchy_(x, loc, scale), geometric_(x, probs)
 from .tensor_queries import bernoulli_, cauchy_, geometric_, normal_

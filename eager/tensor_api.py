@@ -40,7 +40,7 @@ from .composite import search_sort as _search_sort
 from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
 from .tensor import Tensor, _host_array
-from .type_promotion import inplace_operator_operand, matmul_operands, operator_operands
+from .type_promotion import inplace_operator_operand, matmul_operands, operator_operands, promoted_dtype
 
 
 def _comparison(dunder: str, op: str):
@@ -602,7 +602,31 @@ def where(condition, x=None, y=None, name=None):
     if x is None or y is None:
         raise ValueError(f"where: arguments 'x' and 'y' expected both or neither, got x={x!r} and y={y!r}")
     x, y = _where_operand(x, y), _where_operand(y, x)
-    return _F.where(condition, x, y)
+    try:
+        return _F.where(condition, x, y)
+    except InvalidArgumentError:
+        # Paddle 2.6.2 promotes x and y of two float dtypes (float32 with float64 gives
+        # float64), as add does; checked only after the kernel refused the pair.
+        if isinstance(x, Tensor) and isinstance(y, Tensor) and x.dtype is not y.dtype:
+            target = promoted_dtype(x.dtype, y.dtype)
+            if target is not None:
+                return _F.where(condition, x.astype(target), y.astype(target))
+        raise
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1, name=None):  # noqa: A002  (Paddle's argument name)
+    """The last axis of ``input`` placed on diagonal ``offset`` of the planes (dim1, dim2)
+    of a result with one more dimension, zeros elsewhere (differentiable). As in Paddle
+    2.6.2, an input that is a NumPy array or a list becomes a tensor as
+    :func:`eager.assign` makes it (float64 data becomes float32).
+
+    >>> eager.diag_embed([1.0, 2.0]).numpy()
+    array([[1., 0.],
+           [0., 2.]], dtype=float32)
+    """
+    if isinstance(input, (np.ndarray, list, tuple)):
+        input = _creation.assign(input)
+    return _F.diag_embed(input, offset, dim1, dim2)
 
 
 def unbind(input, axis=0):  # noqa: A002  (Paddle's argument name)

@@ -134,7 +134,7 @@ X23 = np.arange(6.0).reshape(2, 3)
 
 @pytest.mark.parametrize("call, error, message", [
     (lambda x: paddle.tile(x, [2, 0]), ValueError, r"tile: argument 'repeat_times' expected positive integers"),
-    (lambda x: paddle.flip(x, [0, -2]), ValueError, r"flip: argument 'axis' lists axis -2 more than once"),
+    (lambda x: paddle.flip(x, [1, 1]), ValueError, r"flip: argument 'axis' lists axis 1 more than once"),
     (lambda x: paddle.flip(x, 2), ValueError, r"flip: argument 'axis' expected an axis in \[-2, 2\)"),
     (lambda x: paddle.slice(x, [0], [0, 1], [1]), ValueError, r"slice: arguments 'axes', 'starts', 'ends'"),
     (lambda x: paddle.slice(x, [3], [0], [1]), ValueError, r"slice: argument 'axes' expected an axis"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import numbers
 
-from phi.core.errors import AxisError
+from phi.core.errors import AxisError, UnsupportedDtypeError
 
 from ..arguments import bad_tensor, in_called
 from ..tensor import Tensor
@@ -115,9 +115,10 @@ def choice(op: str, arg: str, value, options: tuple) -> str:
 
 
 def index_dtype(op: str, value) -> str:
-    """'int32' or 'int64' from a name or an eager dtype, else TypeError."""
+    """'int32' or 'int64' from a name or an eager dtype, else TypeError (UnsupportedDtypeError:
+    Paddle's kernels of tril_indices / triu_indices miss other dtypes, a RuntimeError)."""
     name = getattr(value, "value", value)
     name = name.lower() if isinstance(name, str) else name
     if not isinstance(name, str) or name not in ("int32", "int64"):
-        raise TypeError(f"{op}: argument 'dtype' expected 'int32' or 'int64', got {value!r}")
+        raise UnsupportedDtypeError(f"{op}: argument 'dtype' expected 'int32' or 'int64', got {value!r}")
     return name

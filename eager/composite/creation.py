@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from phi.common import DataType
-from phi.core.errors import InvalidArgumentError
+from phi.core.errors import InvalidArgumentError, UnsupportedDtypeError
 from phi.infermeta.checks import check_result_shape
 
 from ..arguments import to_bool
@@ -159,10 +159,11 @@ def vander(x, n=None, increasing=False, name=None):
 
 def _complex_part(op: str, arg: str, value) -> None:
     """TypeError unless value is a float32 or float64 Tensor: complex64 and complex128
-    have float32 and float64 parts, and there is no complex float16 (as Paddle)."""
+    have float32 and float64 parts, and there is no complex float16 (as Paddle; its
+    missing kernel is a RuntimeError, so UnsupportedDtypeError, both)."""
     _check.tensor(op, arg, value)
     if value.dtype not in (DataType.FLOAT32, DataType.FLOAT64):
-        raise TypeError(f"{op}: argument '{arg}' expected a float32 or float64 Tensor (the parts of complex64 "
+        raise UnsupportedDtypeError(f"{op}: argument '{arg}' expected a float32 or float64 Tensor (the parts of complex64 "
                         f"or complex128), got {value.dtype}")
 
 
@@ -205,7 +206,7 @@ def as_real(x, name=None):
     """
     _check.tensor("as_real", "x", x)
     if not x.dtype.is_complex:
-        raise TypeError(f"as_real: argument 'x' expected a complex Tensor, got {x.dtype}")
+        raise UnsupportedDtypeError(f"as_real: argument 'x' expected a complex Tensor, got {x.dtype}")
     return _F.stack([_F.real(x), _F.imag(x)], -1)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from phi.common import DataType
-from phi.core.errors import PhiError
+from phi.core.errors import ElementIndexError, PhiError, UnsupportedDtypeError
 
 from ..generated import forward_api as _F
 from ..tensor import Tensor
@@ -46,7 +46,7 @@ def masked_select_double_grad(mask, grad_x_grad):
 def masked_fill_grad(x, mask, value, out_grad):
     """out_grad where mask is False for x; for value, out_grad where it is True, summed to value's shape."""
     zero = _zeros((), out_grad)
-    x_grad = _F.masked_fill(out_grad, mask, zero)
+    x_grad = sum_to_shape(_F.masked_fill(out_grad, mask, zero), x.shape)
     value_grad = sum_to_shape(_F.where(mask, out_grad, _F.full_like(out_grad, 0, None)), value.shape)
     return x_grad, value_grad
 
@@ -110,6 +110,8 @@ def index_put_grad(x, indices, value, out_grad, accumulate):
     """Zero at the written places for x (unless accumulate); the places' gradient for value."""
     region = _F.getitem(out_grad, tuple(indices))
     x_grad = out_grad if accumulate else _F.index_put(out_grad, indices, _zeros((), out_grad), False)
+    if 0 in region.shape and region.shape != list(value.shape):  # nothing written (an all-False mask)
+        return x_grad, _zeros(value.shape, out_grad)
     return x_grad, sum_to_shape(region, value.shape)
 
 
@@ -154,12 +156,13 @@ def take(x, index, mode="raise", name=None):
     # has index's shape, empty dimensions and 0-d included.
     positions = _F.cast(index, "int64")
     if n == 0 and index.size:
-        raise IndexError("take: argument 'x' is empty, so no index can be taken")
+        # IndexError, and the ValueError Paddle 2.6.2 raises (its index_select / clip checks)
+        raise ElementIndexError("take: argument 'x' is empty, so no index can be taken")
     if mode == "raise":
         values = _index_array("take", "index", index)
         if values.size and (values.min() < -n or values.max() >= n):
             bad = values[(values < -n) | (values >= n)].flat[0]
-            raise IndexError(f"take: argument 'index' holds {bad}, outside [{-n}, {n}) for x of {n} elements")
+            raise ElementIndexError(f"take: argument 'index' holds {bad}, outside [{-n}, {n}) for x of {n} elements")
         positions = _F.where(_F.less_than(positions, _F.zeros_like(positions)),
                              _F.scale(positions, 1.0, float(n), True), positions)
     elif index.size == 0:
@@ -425,7 +428,7 @@ def shard_index(input, index_num, nshards, shard_id, ignore_value=-1, name=None)
     """
     _check.tensor("shard_index", "input", input)
     if input.dtype not in _INDEX_TYPES:
-        raise TypeError(f"shard_index: argument 'input' expected an int32 or int64 tensor, got {input.dtype}")
+        raise UnsupportedDtypeError(f"shard_index: argument 'input' expected an int32 or int64 tensor, got {input.dtype}")
     if input.ndim < 1 or input.shape[-1] != 1:
         raise ValueError(f"shard_index: argument 'input' expected a last axis of size 1, got shape {input.shape}")
     index_num = _check.integer("shard_index", "index_num", index_num, minimum=1)

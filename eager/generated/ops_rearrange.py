@@ -412,7 +412,7 @@ def tile(x, repeat_times, name=None):
 
 
 def flip(x, axis, name=None):
-    """x with the order of its elements reversed along each axis of axis (an int or a list; each axis at most once).
+    """x with the order of its elements reversed along each axis of axis (an int or a list; a value listed twice is an error, while two spellings of one axis, 0 and -ndim, reverse it once, as in Paddle).
 
     Differentiable to any order.
     """

@@ -10724,7 +10724,7 @@ _flip_seen = KERNELS.signature_cache("flip", "flip")
 
 
 def flip(x, axis):
-    """x with the order of its elements reversed along each axis of axis (an int or a list; each axis at most once)."""
+    """x with the order of its elements reversed along each axis of axis (an int or a list; a value listed twice is an error, while two spellings of one axis, 0 and -ndim, reverse it once, as in Paddle)."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, axis)
         seen = _flip_seen.get(signature)

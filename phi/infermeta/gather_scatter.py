@@ -127,17 +127,30 @@ def _broadcasts_to(arg: str, dims, target) -> None:
 
 
 def masked_fill_infer_meta(x, mask, value, out) -> None:
-    """x's shape and dtype; mask (bool) and value (x's dtype) broadcast to x."""
+    """x's dtype; x, mask (bool) and value (x's dtype) broadcast together, as Paddle
+    2.6.2's where(~mask, x, value) (a mask larger than x gives the larger shape)."""
     _require_bool("mask", mask)
     _require_same_dtype("value", value, x)
-    _broadcasts_to("mask", mask.dims, x.dims)
-    _broadcasts_to("value", value.dims, x.dims)
-    _set(out, x.dims, x)
+    dims = tuple(x.dims)
+    if tuple(mask.dims) != dims:
+        dims = broadcast_dims("x", dims, "mask", mask.dims)
+    _broadcasts_to("value", value.dims, dims)
+    check_result_shape("mask", dims, x.dtype)
+    _set(out, dims, x)
 
 
 def masked_fill_grad_infer_meta(x, value, out_grad, x_grad, value_grad) -> None:
-    """Gradients shaped like x and value; out_grad must be x-shaped."""
-    _require_result("out_grad", out_grad, x)
+    """Gradients shaped like x and value; out_grad of x's dtype, x broadcast to its shape."""
+    if out_grad.dtype is not x.dtype or tuple(out_grad.dims) != tuple(x.dims):
+        _require_same_dtype("out_grad", out_grad, x)
+        try:
+            fits = broadcast_dims("x", x.dims, "out_grad", out_grad.dims) == tuple(out_grad.dims)
+        except InvalidArgumentError:
+            fits = False
+        if not fits:
+            raise InvalidArgumentError(
+                f"argument 'out_grad' of shape {list(out_grad.dims)} is not the forward op's result for x of "
+                f"shape {list(x.dims)} (x broadcast with mask)")
     _set(x_grad, x.dims, out_grad)
     _set(value_grad, value.dims, out_grad)
 

@@ -88,8 +88,15 @@ def tile_grad_infer_meta(x, out_grad, repeat_times, x_grad) -> None:
 # -- flip, roll, rot90, moveaxis, t -----------------------------------------------------
 
 def flip_infer_meta(x, axis, out) -> None:
-    """Reverses the listed axes (none when the list is empty); each at most once."""
-    _distinct_axes("axis", axis, len(x.dims))
+    """Reverses the listed axes (none when the list is empty). A value listed twice is
+    an error; two spellings of one axis ([0, -3] on a 3-d x) reverse it once, as in Paddle."""
+    ndim = len(x.dims)
+    seen = set()
+    for a in axis:
+        normalize_axis("axis", a, ndim)
+        if a in seen:
+            raise InvalidArgumentError(f"argument 'axis' lists axis {a} more than once: {list(axis)}")
+        seen.add(a)
     _set(out, x.dims, x)
 
 

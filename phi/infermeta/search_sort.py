@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..common.data_type import INTEGER_TYPES, DataType, convert_dtype
-from ..core.errors import InvalidArgumentError, InvalidDtypeError
+from ..core.errors import InvalidArgumentError, InvalidDtypeError, UnsupportedInputDtypeError
 from .checks import check_result_shape, normalize_axis
 
 __all__ = [
@@ -32,9 +32,10 @@ _INDEX_TYPES = (DataType.INT32, DataType.INT64)
 
 
 def _real_input(x) -> None:
-    """Searching and sorting need an order: integers and floats, not bool or complex."""
+    """Searching and sorting need an order: integers and floats, not bool or complex
+    (Paddle has no kernel for them: its RuntimeError, so UnsupportedInputDtypeError)."""
     if x.dtype not in INTEGER_TYPES and not x.dtype.is_floating_point:
-        raise InvalidArgumentError(
+        raise UnsupportedInputDtypeError(
             f"argument 'x' expected an integer or floating-point tensor, got {x.dtype}")
 
 

@@ -5,16 +5,16 @@ import numpy as np
 
 from ..core.errors import InvalidArgumentError, OutOfRangeError
 from ..core.kernel_registry import SignatureCache
-from .checks import MAX_DIMS, normalize_axes, normalize_axis
+from .checks import MAX_DIMS, normalize_axis
 
 
 def squeeze_infer_meta(x, axis, out) -> None:
     """Drops the given size-1 axes (all size-1 axes when axis is empty)."""
     dims = tuple(x.dims)
     if axis:
-        axes = normalize_axes("axis", axis, len(dims))
-        # Paddle ignores listed axes whose size is not 1.
-        drop = {a for a in axes if dims[a] == 1}
+        # Paddle ignores listed axes whose size is not 1, and an axis listed twice.
+        ndim = len(dims)
+        drop = {a for a in (normalize_axis("axis", a, ndim) for a in axis) if ndim and dims[a] == 1}
     else:
         drop = {i for i, d in enumerate(dims) if d == 1}
     out.dims = tuple(d for i, d in enumerate(dims) if i not in drop)
@@ -43,8 +43,6 @@ def unsqueeze_positions(ndim: int, axis) -> tuple:
 def unsqueeze_infer_meta(x, axis, out) -> None:
     """Inserts size-1 axes at the given positions, one after another (Paddle's order)."""
     dims = list(x.dims)
-    if not axis:
-        raise InvalidArgumentError("argument 'axis' expected at least one axis to insert, got []")
     if len(dims) + len(axis) > MAX_DIMS:  # a list of 100,000 axes must fail fast
         raise InvalidArgumentError(
             f"argument 'axis' inserts {len(axis)} axes into {len(dims)}; the result may have at "
@@ -60,6 +58,10 @@ def flatten_infer_meta(x, start_axis, stop_axis, out) -> None:
     """Merges the axes start_axis..stop_axis (inclusive) into one."""
     dims = tuple(x.dims)
     if not dims:
+        for arg, value in (("start_axis", start_axis), ("stop_axis", stop_axis)):
+            if value not in (0, -1):
+                raise InvalidArgumentError(
+                    f"argument '{arg}' expected 0 or -1 for a 0-d x, got {value}")
         out.dims = (1,)
     else:
         start = normalize_axis("start_axis", start_axis, len(dims))

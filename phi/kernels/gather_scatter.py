@@ -331,7 +331,7 @@ def put_along_axis_grad(ctx, arr, indices, values, out, out_grad, axis, reduce, 
 @register_kernel("masked_fill", ALL_BACKENDS, ALL_TYPES)
 def masked_fill(ctx, x, mask, value, *, into=None):
     """value where mask is True, x elsewhere (into x itself when ``into`` is x: see
-    the module docstring; mask and value broadcast to x, value has x's dtype)."""
+    the module docstring; x, mask and value broadcast together, value has x's dtype)."""
     xp = ctx.xp
     if into is not x:
         return copied_into(xp.where(mask, value, x).astype(x.dtype, copy=False), into)
@@ -344,7 +344,7 @@ def masked_fill_grad(ctx, x, mask, value, out_grad, *, out_mask=None):
     """out_grad where mask is False (for x); summed where it is True (for value)."""
     xp = ctx.xp
     zero = xp.zeros((), dtype=out_grad.dtype)
-    x_grad = xp.where(mask, zero, out_grad) if want(out_mask, 0) else None
+    x_grad = reduce_to_shape(xp.where(mask, zero, out_grad), x.shape) if want(out_mask, 0) else None
     value_grad = reduce_to_shape(xp.where(mask, out_grad, zero), value.shape) if want(out_mask, 1) else None
     return x_grad, value_grad
 
@@ -608,8 +608,14 @@ def _put_region(xp, x, where):
             consumed += index.ndim
     try:
         return np.broadcast_shapes(*shapes) + tuple(x.shape[consumed:])
-    except ValueError:  # a mask's count that does not broadcast: NumPy's own error, as before
-        return x[where].shape
+    except ValueError:  # a mask's count that does not broadcast with the other indices
+        raise InvalidArgumentError(
+            f"argument 'indices' holds indices of shapes {[list(s) for s in shapes]} (a bool mask counted "
+            f"by its True entries) that do not broadcast together") from None
+
+
+def _empty(shape) -> bool:
+    return any(d == 0 for d in shape)
 
 
 @register_kernel("index_put", ALL_BACKENDS, ALL_TYPES)
@@ -619,6 +625,15 @@ def index_put(ctx, x, indices, value, accumulate, *, into=None):
     xp = ctx.xp
     where = _put_index(ctx, x.shape, indices)
     region = _put_region(xp, x, where)
+    if value.shape != region:
+        if _empty(region):  # nothing is written (an all-False mask): Paddle takes any value then
+            return into if into is x else copied_into(x.copy(), into)
+        try:
+            np.broadcast_shapes(value.shape, region)
+        except ValueError:
+            raise InvalidArgumentError(
+                f"argument 'value' of shape {list(value.shape)} cannot be broadcast to x[indices], of shape "
+                f"{list(region)} (a bool mask counted by its True entries)") from None
     if into is x:
         out, where, value = into, tuple(apart(xp, into, w) for w in where), apart(xp, into, value)
     else:
@@ -642,5 +657,8 @@ def index_put_grad(ctx, x, indices, value, out_grad, accumulate, *, out_mask=Non
         if not accumulate:
             x_grad[where] = 0
     if want(out_mask, 1):
-        value_grad = reduce_to_shape(out_grad[where], value.shape)
+        picked = out_grad[where]
+        # nothing was written (an all-False mask): value reached no place
+        value_grad = (ctx.xp.zeros(value.shape, dtype=out_grad.dtype) if _empty(picked.shape) and value.shape != picked.shape
+                      else reduce_to_shape(picked, value.shape))
     return x_grad, value_grad

@@ -37,7 +37,7 @@ def cast(ctx, x, dtype):
 @register_kernel("squeeze", ALL_BACKENDS, ALL_TYPES_AND_BFLOAT16)
 def squeeze(ctx, x, axis):
     if axis and x.ndim:  # a 0-d x takes axis 0 / -1 (InferMeta's rule) and stays 0-d
-        drop = tuple(a % x.ndim for a in axis if x.shape[a] == 1)
+        drop = tuple({a % x.ndim for a in axis if x.shape[a] == 1})  # Paddle takes a repeated axis
     else:
         drop = tuple(i for i, d in enumerate(x.shape) if d == 1)
     return x.squeeze(axis=drop) if drop else x.view()

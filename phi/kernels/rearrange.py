@@ -21,7 +21,7 @@ from .funcs import reduce_to_shape, scatter_add
 
 
 def _flip_axes(axis, ndim):
-    return tuple(a % ndim for a in axis) if ndim else ()
+    return tuple({a % ndim for a in axis}) if ndim else ()  # [0, -3] reverses axis 0 once
 
 
 # -- tile --------------------------------------------------------------------------------

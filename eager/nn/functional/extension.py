@@ -12,6 +12,7 @@ import numbers
 from phi.common.data_type import INTEGER_TYPES, DataType
 
 from ...arguments import describe, to_dtype
+from ... import tensor_api as _tensor_api
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import check_float, check_integer, check_tensor, reads_values, value_range
@@ -141,6 +142,6 @@ def gather_tree(ids: Tensor, parents: Tensor) -> Tensor:
 
 
 # Paddle 2.x keeps paddle.diag_embed here too: the same op, differentiable.
-diag_embed = _F.diag_embed
+diag_embed = _tensor_api.diag_embed
 
 __all__ = ["diag_embed", "gather_tree", "sequence_mask", "temporal_shift"]
