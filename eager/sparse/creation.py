@@ -20,6 +20,7 @@ from phi.core.sparse_tensor import SparseCooTensor, SparseCsrTensor, coo_from_pa
 
 from ..arguments import to_bool, to_dtype, to_int, to_int_array, to_place
 from ..autograd.meta import records_gradient
+from ..autograd.py_layer import PyLayer
 from ..composite import _paddle_api as _check
 from ..creation import to_tensor
 from ..generated import forward_api as _F
@@ -136,7 +137,21 @@ def to_sparse_coo(x, sparse_dim):
     pattern = phi_sparse.dense_to_sparse_coo(x.impl, sparse_dim)
     if not records_gradient(x):
         return Tensor(pattern)
-    return from_values(gather_at(x, Tensor(pattern.indices)), pattern)
+    return _DenseToCoo.apply(x, pattern)
+
+
+class _DenseToCoo(PyLayer):
+    """A dense x -> its COO form. The COO tensor stands for x itself, whatever x
+    is, so the gradient is the incoming one made dense, entries off the pattern
+    included (as Paddle's to_sparse_coo grad, coo_to_dense of out_grad)."""
+
+    @staticmethod
+    def forward(ctx, x, pattern):
+        return Tensor(pattern)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return to_dense(grad) if grad.impl.kind is not DENSE else grad
 
 
 def to_sparse_csr(x):
