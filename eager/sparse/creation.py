@@ -19,6 +19,7 @@ from phi.api import sparse as phi_sparse
 from phi.core.sparse_tensor import SparseCooTensor, SparseCsrTensor, coo_from_parts, csr_from_parts
 
 from ..arguments import to_bool, to_dtype, to_int, to_int_array, to_place
+from ..autograd import hooks
 from ..autograd.meta import records_gradient
 from ..autograd.py_layer import PyLayer
 from ..composite import _paddle_api as _check
@@ -170,7 +171,12 @@ def to_sparse_csr(x):
                          f"sparse_dim {x.impl.sparse_dim} of {x.ndim}")
     x = coalesce(x)
     crows, cols = phi_sparse.coo_to_csr_pattern(x.impl.indices, x.shape)
-    return from_values(values_of(x), csr_from_parts(crows, cols, x.impl.values, x.shape))
+    out = from_values(values_of(x), csr_from_parts(crows, cols, x.impl.values, x.shape))
+    if not out.stop_gradient:
+        # Paddle's result is a new leaf (no backward), so Paddle code reads its .grad;
+        # eager also passes the gradient on to x.
+        hooks.retain_grads(out)
+    return out
 
 
 @_check.composed_in("sparse")
