@@ -20,6 +20,7 @@ with eager, and checked against Paddle 2.6.2 where its CPU kernels run. Found:
 - COO softmax took only the last axis of an all-sparse COO; Paddle 2.6.2 takes
   any axis, of a hybrid COO too (a dense axis within each stored block); CSR off
   the last axis is NotImplementedError, as Paddle's (eager/sparse/nn/functional/activation.py).
+- sparse.nn.BatchNorm refused data_format="NHWC", which Paddle 2.6.2 takes (eager/sparse/nn/norm.py).
 """
 import numpy as np
 import pytest
@@ -132,3 +133,17 @@ def test_csr_softmax_off_the_last_axis_is_not_implemented():
         S.nn.functional.softmax(x, 0)
     with pytest.raises(ValueError, match="argument 'axis'"):
         S.nn.functional.softmax(x.to_sparse_coo(2), 2)
+
+
+def test_sparse_batch_norm_takes_nhwc():
+    # Paddle 2.6.2's sparse BatchNorm takes 'NHWC' as well as 'NDHWC' (channels last both)
+    rng = np.random.default_rng(3)
+    d = rng.uniform(-1, 1, (2, 4, 4, 3)).astype("float32")
+    x = eager.to_tensor(d).to_sparse_coo(3)
+    bn = S.nn.BatchNorm(3, data_format="NHWC")
+    out = bn(x).to_dense().numpy()
+    mean, var = d.reshape(-1, 3).mean(0), d.reshape(-1, 3).var(0)
+    np.testing.assert_allclose(out, (d - mean) / np.sqrt(var + 1e-5), rtol=1e-4, atol=1e-5)
+    assert "data_format=NHWC" in repr(bn)
+    with pytest.raises(ValueError, match="sparse.nn.BatchNorm: argument 'data_format' expected 'NDHWC' or 'NHWC'"):
+        S.nn.BatchNorm(3, data_format="NCDHW")
