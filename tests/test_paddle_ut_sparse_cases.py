@@ -21,6 +21,8 @@ with eager, and checked against Paddle 2.6.2 where its CPU kernels run. Found:
   any axis, of a hybrid COO too (a dense axis within each stored block); CSR off
   the last axis is NotImplementedError, as Paddle's (eager/sparse/nn/functional/activation.py).
 - sparse.nn.BatchNorm refused data_format="NHWC", which Paddle 2.6.2 takes (eager/sparse/nn/norm.py).
+- sparse_coo_tensor / sparse_csr_tensor refused dtype=False, which Paddle reads as None
+  (test_sparse_conv_op passes it positionally) (eager/sparse/creation.py).
 """
 import numpy as np
 import pytest
@@ -147,3 +149,12 @@ def test_sparse_batch_norm_takes_nhwc():
     assert "data_format=NHWC" in repr(bn)
     with pytest.raises(ValueError, match="sparse.nn.BatchNorm: argument 'data_format' expected 'NDHWC' or 'NHWC'"):
         S.nn.BatchNorm(3, data_format="NCDHW")
+
+
+def test_sparse_coo_tensor_reads_dtype_false_as_none():
+    # Paddle's `if dtype:` skips a False dtype; its conv tests pass stop_gradient=False in dtype's place
+    x = S.sparse_coo_tensor([[0, 1], [1, 0]], np.array([[1.0], [2.0]], "float32"), [2, 2, 1], False)
+    assert x.dtype == eager.float32
+    np.testing.assert_array_equal(x.to_dense().numpy()[..., 0], [[0.0, 1.0], [2.0, 0.0]])
+    y = S.sparse_csr_tensor([0, 1, 2], [1, 0], [1.0, 2.0], [2, 2], False)
+    assert y.dtype == eager.float32

@@ -47,6 +47,8 @@ def _index_array(op: str, arg: str, value, place) -> Tensor:
 
 def _values_tensor(op: str, values, dtype, place) -> Tensor:
     """``values`` as a Tensor of ``dtype`` (None: as it is) on ``place`` (None: where it is)."""
+    if dtype is False:  # Paddle reads a falsy dtype as None; its own tests pass stop_gradient=False there
+        dtype = None
     dtype = to_dtype(dtype, op, "dtype")
     if isinstance(values, Tensor):
         if dtype is not None and values.dtype != dtype:
