@@ -22,7 +22,9 @@ with eager, and checked against Paddle 2.6.2 where its CPU kernels run. Found:
   the last axis is NotImplementedError, as Paddle's (eager/sparse/nn/functional/activation.py).
 - sparse.nn.BatchNorm refused data_format="NHWC", which Paddle 2.6.2 takes (eager/sparse/nn/norm.py).
 - sparse_coo_tensor / sparse_csr_tensor refused dtype=False, which Paddle reads as None
-  (test_sparse_conv_op passes it positionally) (eager/sparse/creation.py).
+  (test_sparse_conv_op passes it positionally) (eager/sparse/creation.py);
+- sparse.nn.functional.attention refused key_padding_mask and attn_mask; they now
+  leave out the stored entries where they are 0 (eager/sparse/nn/functional/transformer.py).
 """
 import numpy as np
 import pytest
@@ -158,3 +160,41 @@ def test_sparse_coo_tensor_reads_dtype_false_as_none():
     np.testing.assert_array_equal(x.to_dense().numpy()[..., 0], [[0.0, 1.0], [2.0, 0.0]])
     y = S.sparse_csr_tensor([0, 1, 2], [1, 0], [1.0, 2.0], [2, 2], False)
     assert y.dtype == eager.float32
+
+
+def _masked_attention_reference(q, k, v, keep):
+    """softmax over the kept keys of each row (a row with none gives zeros), in NumPy."""
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    scores = np.where(keep, scores, -np.inf)
+    peak = np.max(scores, -1, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0.0)
+    e = np.where(keep, np.exp(scores - peak), 0.0)
+    total = e.sum(-1, keepdims=True)
+    return (e / np.where(total == 0, 1.0, total)) @ v
+
+
+def test_sparse_attention_takes_key_padding_and_attn_masks():
+    # test_sparse_fused_attention_op: entries where key_padding_mask[b, j] or attn_mask[i, j] is 0 drop out
+    rng = np.random.default_rng(4)
+    b, h, s, d = 2, 2, 6, 3
+    q, k, v = (rng.random((b, h, s, d)) for _ in range(3))
+    layout = rng.random((s, s)) < 0.7
+    kp = (rng.random((b, s)) < 0.7).astype(float)
+    am = (rng.random((s, s)) < 0.7).astype(float)
+    am[0] = 0.0  # row 0 keeps no key: zeros
+    mask = eager.to_tensor(np.broadcast_to(layout, (b * h, s, s)).astype(float)).to_sparse_csr()
+    out = S.nn.functional.attention(eager.to_tensor(q), eager.to_tensor(k), eager.to_tensor(v), mask,
+                                    eager.to_tensor(kp), eager.to_tensor(am))
+    keep = layout[None, None] & (kp[:, None, None, :] != 0) & (am[None, None] != 0)
+    np.testing.assert_allclose(out.numpy(), _masked_attention_reference(q, k, v, keep), rtol=1e-12, atol=1e-14)
+    qs, ks, vs = (eager.to_tensor(a, stop_gradient=False) for a in (q, k, v))
+    S.nn.functional.attention(qs, ks, vs, mask, eager.to_tensor(kp), eager.to_tensor(am)).sum().backward()
+    assert all(np.isfinite(t.grad.numpy()).all() for t in (qs, ks, vs))
+    np.testing.assert_array_equal(qs.grad.numpy()[:, :, 0], 0.0)  # the fully masked row
+    step, g = 1e-6, qs.grad.numpy()
+    for index in [(0, 0, 1, 0), (1, 1, 3, 2), (0, 1, 5, 1)]:
+        bumped = [q.copy(), q.copy()]
+        bumped[0][index] += step
+        bumped[1][index] -= step
+        f = [_masked_attention_reference(x, k, v, keep).sum() for x in bumped]
+        np.testing.assert_allclose(g[index], (f[0] - f[1]) / (2 * step), rtol=1e-6)
