@@ -24,7 +24,8 @@ with eager, and checked against Paddle 2.6.2 where its CPU kernels run. Found:
 - sparse_coo_tensor / sparse_csr_tensor refused dtype=False, which Paddle reads as None
   (test_sparse_conv_op passes it positionally) (eager/sparse/creation.py);
 - sparse.nn.functional.attention refused key_padding_mask and attn_mask; they now
-  leave out the stored entries where they are 0 (eager/sparse/nn/functional/transformer.py).
+  leave out the stored entries where they are 0 (eager/sparse/nn/functional/transformer.py);
+- the module path paddle.sparse.multiary (addmm) was missing (eager/sparse/multiary.py).
 """
 import numpy as np
 import pytest
@@ -198,3 +199,8 @@ def test_sparse_attention_takes_key_padding_and_attn_masks():
         bumped[1][index] -= step
         f = [_masked_attention_reference(x, k, v, keep).sum() for x in bumped]
         np.testing.assert_allclose(g[index], (f[0] - f[1]) / (2 * step), rtol=1e-6)
+
+
+def test_sparse_multiary_module_path():
+    from eager.sparse import multiary
+    assert multiary.addmm is S.addmm
