@@ -25,7 +25,9 @@ with eager, and checked against Paddle 2.6.2 where its CPU kernels run. Found:
   (test_sparse_conv_op passes it positionally) (eager/sparse/creation.py);
 - sparse.nn.functional.attention refused key_padding_mask and attn_mask; they now
   leave out the stored entries where they are 0 (eager/sparse/nn/functional/transformer.py);
-- the module path paddle.sparse.multiary (addmm) was missing (eager/sparse/multiary.py).
+- the module path paddle.sparse.multiary (addmm) was missing, and paddle.sparse.binary's
+  matmul / masked_matmul / mv and paddle.sparse.unary's transpose / sum / reshape / slice /
+  coalesce / pca_lowrank were not there (eager/sparse/multiary.py, binary.py, unary.py).
 """
 import numpy as np
 import pytest
@@ -201,6 +203,11 @@ def test_sparse_attention_takes_key_padding_and_attn_masks():
         np.testing.assert_allclose(g[index], (f[0] - f[1]) / (2 * step), rtol=1e-6)
 
 
-def test_sparse_multiary_module_path():
-    from eager.sparse import multiary
+def test_sparse_module_paths_hold_paddles_names():
+    from eager.sparse import binary, multiary, unary
     assert multiary.addmm is S.addmm
+    assert (binary.matmul, binary.masked_matmul, binary.mv) == (S.matmul, S.masked_matmul, S.mv)
+    assert (unary.transpose, unary.sum, unary.reshape, unary.slice) == (S.transpose, S.sum, S.reshape, S.slice)
+    assert (unary.coalesce, unary.pca_lowrank) == (S.coalesce, S.pca_lowrank)
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        unary.nope  # noqa: B018
