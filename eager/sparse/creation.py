@@ -26,8 +26,7 @@ from ..composite import _paddle_api as _check
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
-from ._core import (COO, CSR, DENSE, expect_sparse, expect_tensor, from_values, gather_at, to_dense,
-                    values_of, zeros)
+from ._core import COO, CSR, DENSE, expect_sparse, expect_tensor, from_values, to_dense, values_of, zeros
 
 
 def _index_array(op: str, arg: str, value, place) -> Tensor:

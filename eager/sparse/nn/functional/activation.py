@@ -75,8 +75,8 @@ def softmax(x, axis=-1, name=None):
         x = coalesce(x)
         sparse_dim = x.impl.sparse_dim
     elif axis != x.ndim - 1:  # NotImplementedError, as Paddle's kernel refuses it
-        raise UnimplementedError(f"{op}: a CSR x takes the last axis (-1) only, got axis={axis} for a {x.ndim}-d tensor "
-                         f"(convert it with to_sparse_coo({x.ndim}) for another axis)")
+        raise UnimplementedError(f"{op}: a CSR x takes the last axis (-1) only, got axis={axis} for a {x.ndim}-d "
+                                 f"tensor (convert it with to_sparse_coo({x.ndim}) for another axis)")
     else:
         sparse_dim = x.ndim
     values = values_of(x)
