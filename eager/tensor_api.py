@@ -315,6 +315,10 @@ class TensorMethods:
         except UnimplementedError as error:
             return sparse_operation("divide", error, other, self)
 
+    # Python 2 names Paddle's Tensor still has (tests pass Tensor.__div__ as the dense divide).
+    __div__ = __truediv__
+    __rdiv__ = __rtruediv__
+
     def __pow__(self, exponent):
         if _is_number(exponent):
             # Paddle: an integer tensor keeps its dtype under an integer exponent (the

@@ -334,8 +334,9 @@ def test_softmax_normalizes_each_rows_stored_values(rng, kind, shape):
     out = S.nn.Softmax()(x)
     assert out.impl.kind is x.impl.kind
     np.testing.assert_allclose(out.to_dense().numpy(), softmax_rows(d), rtol=1e-12, atol=1e-14)
-    with pytest.raises(ValueError, match="only the last axis"):
-        S.nn.functional.softmax(x, axis=0)
+    if kind == "csr":  # Paddle's CSR kernel takes axis -1 only (NotImplementedError there too)
+        with pytest.raises(NotImplementedError, match="last axis"):
+            S.nn.functional.softmax(x, axis=0)
 
 
 # -- gradients ----------------------------------------------------------------------
@@ -747,8 +748,8 @@ def test_attention_over_a_csr_layout(rng):
     qs, ks, vs = (T(a[:1, :1, :4, :2], stop_gradient=False) for a in (q, k, v))
     small = T(layout[:1, :4, :4].astype(float)).to_sparse_csr()
     assert gradcheck(lambda q, k, v: S.nn.functional.attention(q, k, v, small), (qs, ks, vs))
-    with pytest.raises(ValueError, match="key_padding_mask and attn_mask are not supported"):
-        S.nn.functional.attention(qs, ks, vs, small, attn_mask=T(np.ones((4, 4))))
+    with pytest.raises(ValueError, match="argument 'attn_mask' expected shape \\[4, 4\\], got \\[3, 4\\]"):
+        S.nn.functional.attention(qs, ks, vs, small, attn_mask=T(np.ones((3, 4))))
 
 
 # -- printing -------------------------------------------------------------------

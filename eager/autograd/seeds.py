@@ -31,6 +31,7 @@ import numpy as np
 from phi import api as phi_api
 from phi.core.dense_tensor import REFS_OF_ONE_LOCAL, DenseTensor
 from phi.core.kernel_registry import BIND_HOOK
+from phi.core.sparse_tensor import SparseCooTensor, SparseCsrTensor, with_values
 
 
 class _Cache(threading.local):
@@ -77,6 +78,8 @@ def ones_like(impl):
     read-only 0-d one per dtype (0.10 us against 0.30 for empty and fill).
     """
     if type(impl) is not DenseTensor or BIND_HOOK.hook is not None:
+        if isinstance(impl, (SparseCooTensor, SparseCsrTensor)):  # ones at the stored entries, as Paddle seeds
+            return with_values(impl, phi_api.full_like(impl.values, 1, None))
         return phi_api.full_like(impl, 1, None)
     array = impl.array
     if type(array) is np.ndarray:

@@ -13,7 +13,7 @@ that needs a gradient gets a sparse gradient of its own pattern.
 """
 # The ops first: eager.composite (which these modules use) needs them loaded.
 from ..generated import forward_api as _F  # noqa: F401
-from . import nn, operators, tensor_methods  # noqa: F401  (x.to_dense() & co., x + y & co.)
+from . import multiary, nn, operators, tensor_methods  # noqa: F401  (x.to_dense() & co., x + y & co.)
 from .binary import add, divide, is_same_shape, multiply, subtract
 from .creation import coalesce, sparse_coo_tensor, sparse_csr_tensor
 from .manipulation import reshape, slice, sum, transpose  # noqa: A004

@@ -18,6 +18,8 @@ array([ 1., 12., 20.], dtype=float32)
 """
 from __future__ import annotations
 
+import importlib
+
 from phi.api import sparse as phi_sparse
 from phi.common import DataType
 from phi.core.sparse_tensor import coo_from_parts, csr_from_parts
@@ -174,3 +176,14 @@ def is_same_shape(x, y) -> bool:
 
 
 __all__ = ["add", "divide", "is_same_shape", "multiply", "subtract"]
+
+# Paddle's paddle.sparse.binary also holds matmul, masked_matmul and mv; they live in
+# eager/sparse/matmul.py, which imports this module, so they are looked up on first use
+# (importlib rather than an import statement, which the cycle would break).
+_FROM_MATMUL = ("masked_matmul", "matmul", "mv")
+
+
+def __getattr__(name):
+    if name in _FROM_MATMUL:  # by full name: the package's own `matmul` is the function
+        return getattr(importlib.import_module(f"{__package__}.matmul"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

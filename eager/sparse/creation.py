@@ -19,13 +19,14 @@ from phi.api import sparse as phi_sparse
 from phi.core.sparse_tensor import SparseCooTensor, SparseCsrTensor, coo_from_parts, csr_from_parts
 
 from ..arguments import to_bool, to_dtype, to_int, to_int_array, to_place
+from ..autograd import hooks
 from ..autograd.meta import records_gradient
+from ..autograd.py_layer import PyLayer
 from ..composite import _paddle_api as _check
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
-from ._core import (COO, CSR, DENSE, expect_sparse, expect_tensor, from_values, gather_at, to_dense,
-                    values_of, zeros)
+from ._core import COO, CSR, DENSE, expect_sparse, expect_tensor, from_values, to_dense, values_of, zeros
 
 
 def _index_array(op: str, arg: str, value, place) -> Tensor:
@@ -45,6 +46,8 @@ def _index_array(op: str, arg: str, value, place) -> Tensor:
 
 def _values_tensor(op: str, values, dtype, place) -> Tensor:
     """``values`` as a Tensor of ``dtype`` (None: as it is) on ``place`` (None: where it is)."""
+    if dtype is False:  # Paddle reads a falsy dtype as None; its own tests pass stop_gradient=False there
+        dtype = None
     dtype = to_dtype(dtype, op, "dtype")
     if isinstance(values, Tensor):
         if dtype is not None and values.dtype != dtype:
@@ -136,7 +139,21 @@ def to_sparse_coo(x, sparse_dim):
     pattern = phi_sparse.dense_to_sparse_coo(x.impl, sparse_dim)
     if not records_gradient(x):
         return Tensor(pattern)
-    return from_values(gather_at(x, Tensor(pattern.indices)), pattern)
+    return _DenseToCoo.apply(x, pattern)
+
+
+class _DenseToCoo(PyLayer):
+    """A dense x -> its COO form. The COO tensor stands for x itself, whatever x
+    is, so the gradient is the incoming one made dense, entries off the pattern
+    included (as Paddle's to_sparse_coo grad, coo_to_dense of out_grad)."""
+
+    @staticmethod
+    def forward(ctx, x, pattern):
+        return Tensor(pattern)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return to_dense(grad) if grad.impl.kind is not DENSE else grad
 
 
 def to_sparse_csr(x):
@@ -155,7 +172,12 @@ def to_sparse_csr(x):
                          f"sparse_dim {x.impl.sparse_dim} of {x.ndim}")
     x = coalesce(x)
     crows, cols = phi_sparse.coo_to_csr_pattern(x.impl.indices, x.shape)
-    return from_values(values_of(x), csr_from_parts(crows, cols, x.impl.values, x.shape))
+    out = from_values(values_of(x), csr_from_parts(crows, cols, x.impl.values, x.shape))
+    if not out.stop_gradient:
+        # Paddle's result is a new leaf (no backward), so Paddle code reads its .grad;
+        # eager also passes the gradient on to x.
+        hooks.retain_grads(out)
+    return out
 
 
 @_check.composed_in("sparse")

@@ -79,6 +79,8 @@ class _SparseDenseMatmul(PyLayer):
         values, y = ctx.saved_tensor()
         needs_values, needs_y = ctx.needs_input_grad
         grad_values = grad_y = None
+        if values.dtype.is_complex:  # Paddle's complex gradients are conjugated, as the dense matmul's
+            values, y = _F.conj(values), _F.conj(y)
         if needs_values:  # d out[rows[k]] / d values[k] = y[cols[k]]
             grad_values = _F.sum(_F.multiply(_F.index_select(grad, Tensor(ctx.rows), 0),
                                              _F.index_select(y, Tensor(ctx.cols), 0)), [1])

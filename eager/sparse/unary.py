@@ -9,6 +9,7 @@ array([1., 0., 4.], dtype=float32)
 """
 from __future__ import annotations
 
+import importlib
 import math
 
 from ..arguments import to_dtype, to_float
@@ -120,3 +121,15 @@ def cast(x, index_dtype=None, value_dtype=None, name=None):
 
 __all__ = ["abs", "asin", "asinh", "atan", "atanh", "cast", "deg2rad", "expm1", "isnan", "log1p", "neg", "pow",
            "rad2deg", "sin", "sinh", "sqrt", "square", "tan", "tanh"]
+
+# Paddle's paddle.sparse.unary also holds these; they live in modules that import this
+# one (through binary.py), so they are looked up on first use.
+_ELSEWHERE = {"coalesce": "creation", "pca_lowrank": "lowrank", "reshape": "manipulation", "slice": "manipulation",
+              "sum": "manipulation", "transpose": "manipulation"}
+
+
+def __getattr__(name):
+    module = _ELSEWHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__package__}.{module}"), name)

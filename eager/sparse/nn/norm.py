@@ -19,9 +19,9 @@ from .._core import COO, expect_sparse, from_values, values_of
 
 
 def _check_format(op: str, data_format) -> None:
-    if not isinstance(data_format, str) or data_format != "NDHWC":
-        raise ValueError(f"{op}: argument 'data_format' expected 'NDHWC' (channels last, the values' last "
-                         f"dimension), got {data_format!r}")
+    if not isinstance(data_format, str) or data_format not in ("NDHWC", "NHWC"):
+        raise ValueError(f"{op}: argument 'data_format' expected 'NDHWC' or 'NHWC' (channels last, the values' "
+                         f"last dimension), got {data_format!r}")
 
 
 def _stored_values(op: str, layer, x):
@@ -35,8 +35,9 @@ def _stored_values(op: str, layer, x):
 
 
 class BatchNorm(BatchNorm1D):
-    """Batch normalization of a sparse COO tensor ``[N, D, H, W, C]`` (4 sparse
-    dimensions, values ``[nnz, C]``): each channel of the stored values normalized
+    """Batch normalization of a sparse COO tensor ``[N, D, H, W, C]`` (``'NDHWC'``)
+    or ``[N, H, W, C]`` (``'NHWC'``), every dimension but C sparse (values
+    ``[nnz, C]``): each channel of the stored values normalized
     by their statistics (the unstored entries take no part), the pattern kept
     (Paddle's ``paddle.sparse.nn.BatchNorm``). Running statistics, ``eval()`` and
     ``use_global_stats`` work as in :class:`eager.nn.BatchNorm1D`.
@@ -52,6 +53,7 @@ class BatchNorm(BatchNorm1D):
                  data_format="NDHWC", use_global_stats=None, name=None):
         _check_format("sparse.nn.BatchNorm", data_format)
         super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, "NC", use_global_stats, name)
+        self._sparse_format = data_format
 
     def forward(self, x):
         """x with each channel of its stored values batch-normalized."""
@@ -60,7 +62,7 @@ class BatchNorm(BatchNorm1D):
 
     def extra_repr(self) -> str:
         return (f"num_features={self._num_features}, momentum={self._momentum}, epsilon={self._epsilon}, "
-                f"data_format=NDHWC")   # Paddle's text (the values are laid out [nnz, C] here)
+                f"data_format={self._sparse_format}")   # Paddle's text (the values are laid out [nnz, C] here)
 
 
 

@@ -2,14 +2,16 @@
 relu6, leaky_relu, softmax).
 
 relu, relu6 and leaky_relu act on the stored values (the pattern kept);
-softmax normalizes each row's stored values (the entries that share every
-coordinate but the last), the unstored entries counting as absent, not as 0.
+softmax normalizes the stored values that share every coordinate but the
+axis's, the unstored entries counting as absent, not as 0.
 
 >>> x = eager.sparse.sparse_csr_tensor([0, 2, 3], [0, 2, 1], [1.0, 1.0, 5.0], [2, 3])
 >>> eager.sparse.nn.functional.softmax(x).values().numpy()
 array([0.5, 0.5, 1. ], dtype=float32)
 """
 from __future__ import annotations
+
+from phi.core.errors import UnimplementedError
 
 from ....arguments import to_float, to_int
 from ....autograd.grad_mode import no_grad
@@ -57,32 +59,52 @@ def leaky_relu(x, negative_slope=0.01, name=None):
 
 @_check.composed_in("sparse.nn.functional")
 def softmax(x, axis=-1, name=None):
-    """Softmax over the last axis of a sparse tensor (COO with every dimension
-    sparse, or CSR): each row's stored values exp-normalized among themselves.
-    A COO x is coalesced first (its result is coalesced)."""
+    """Softmax of a sparse tensor along ``axis``: the stored entries that share
+    every other coordinate are exp-normalized among themselves (unstored ones
+    count as absent, not as 0). A CSR x takes the last axis only; a COO x any
+    axis, a dense dimension of a hybrid COO within each stored block (as a dense
+    softmax). A COO x is coalesced first (its result is coalesced)."""
     op = "sparse.nn.functional.softmax"
     _floating(op, x)
     axis = to_int(axis, op, "axis")
-    if axis not in (-1, x.ndim - 1):
-        raise ValueError(f"{op}: only the last axis (-1) is supported, got axis={axis} for a {x.ndim}-d tensor")
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"{op}: argument 'axis' expected an int in [{-x.ndim}, {x.ndim}) for a {x.ndim}-d tensor, "
+                         f"got {axis}")
+    axis %= x.ndim
     if x.impl.kind is COO:
-        if x.impl.sparse_dim != x.ndim:
-            raise ValueError(f"{op}: a COO x must have every dimension sparse, got sparse_dim {x.impl.sparse_dim} "
-                             f"of {x.ndim}")
         x = coalesce(x)
-    indices = coo_indices(x)
-    if x.ndim == 1:  # one row: every entry in it
-        rows = _F.zeros_like(indices[0])
-    else:  # row id: the row-major position of all coordinates but the last (sorted, as x is coalesced)
-        rows = indices[0]
-        for axis_, size in enumerate(x.shape[1:-1], start=1):
-            rows = _F.add(_F.scale(rows, float(size), 0.0, True), indices[axis_])
+        sparse_dim = x.impl.sparse_dim
+    elif axis != x.ndim - 1:  # NotImplementedError, as Paddle's kernel refuses it
+        raise UnimplementedError(f"{op}: a CSR x takes the last axis (-1) only, got axis={axis} for a {x.ndim}-d "
+                                 f"tensor (convert it with to_sparse_coo({x.ndim}) for another axis)")
+    else:
+        sparse_dim = x.ndim
     values = values_of(x)
+    if axis >= sparse_dim:  # a dense dimension: within each stored block
+        return from_values(_F.softmax(values, axis - sparse_dim + 1), x.impl)
+    indices = coo_indices(x)
+    # group id: the row-major position of the sparse coordinates other than axis's
+    group = None
+    for dim in range(sparse_dim):
+        if dim != axis:
+            group = indices[dim] if group is None else _F.add(_F.scale(group, float(x.shape[dim]), 0.0, True),
+                                                              indices[dim])
+    if group is None:  # axis is the only sparse dimension: one group
+        group = _F.zeros_like(indices[0])
+    order = None
+    if axis != sparse_dim - 1:  # coalesced order sorts the groups only when axis is the last sparse dimension
+        order = _F.argsort(group, stable=True)
+        group, values = _F.index_select(group, order, 0), _F.index_select(values, order, 0)
+    # the segment ops take sorted ids; consecutive ones keep their output nnz long
+    starts = _F.cast(_F.not_equal(group[1:], group[:-1]), group.dtype)
+    segment = _F.cumsum(_F.concat([_F.zeros_like(group[:1]), starts]), 0)
     with no_grad():  # the shift keeps exp finite; softmax does not depend on it
-        peak = _F.index_select(segment_max(values.detach(), rows), rows, 0)
+        peak = _F.index_select(segment_max(values.detach(), segment), segment, 0)
     exp = _F.exp(_F.subtract(values, peak))
-    total = _F.index_select(segment_sum(exp, rows), rows, 0)
-    return from_values(_F.divide(exp, total), x.impl)
+    out = _F.divide(exp, _F.index_select(segment_sum(exp, segment), segment, 0))
+    if order is not None:  # back to x's (coalesced) order
+        out = _F.index_select(out, _F.argsort(order), 0)
+    return from_values(out, x.impl)
 
 
 __all__ = ["leaky_relu", "relu", "relu6", "softmax"]
