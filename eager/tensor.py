@@ -311,8 +311,10 @@ class Tensor:
         return out
 
     # -- conversion ---------------------------------------------------------
-    def numpy(self) -> np.ndarray:
-        """The values as a NumPy array (sharing memory on the CPU, copied from a GPU)."""
+    def numpy(self, *_ignored) -> np.ndarray:
+        """The values as a NumPy array (sharing memory on the CPU, copied from a GPU).
+        Positional arguments are taken and ignored, as Paddle's method does (its own
+        ``__array__`` calls ``numpy(False)``)."""
         impl = self.impl
         if impl.kind is TensorKind.SELECTED_ROWS:  # sparse rows: the dense values they stand for
             impl = phi_api.selected_rows_to_dense(impl)
@@ -356,6 +358,10 @@ class Tensor:
     def __int__(self) -> int:
         """The one element as a Python int, truncated toward zero (a complex tensor refuses)."""
         return int(self._real_item("int"))
+
+    # Python 2's names, which Paddle's Tensor still has (its test_zero_dim_tensor calls Tensor.__div__)
+    __nonzero__ = __bool__
+    __long__ = __int__
 
     def __complex__(self) -> complex:
         """The one element as a Python complex (of any numeric dtype)."""

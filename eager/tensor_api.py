@@ -315,6 +315,10 @@ class TensorMethods:
         except UnimplementedError as error:
             return sparse_operation("divide", error, other, self)
 
+    # Python 2's names, which Paddle's Tensor still has (its test_zero_dim_tensor calls Tensor.__div__)
+    __div__ = __truediv__
+    __rdiv__ = __rtruediv__
+
     def __pow__(self, exponent):
         if _is_number(exponent):
             # Paddle: an integer tensor keeps its dtype under an integer exponent (the

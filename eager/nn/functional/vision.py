@@ -156,6 +156,8 @@ def _interp_sizes(fn, x, size, scale_factor, k, spatial):
         scale_factor = scale_factor.item() if scale_factor.ndim == 0 else scale_factor.numpy().reshape(-1).tolist()
     if isinstance(scale_factor, numbers.Real) and not isinstance(scale_factor, bool):
         scale_factor = [scale_factor] * k
+    elif isinstance(scale_factor, (list, tuple)):  # one-element tensors in the list are numbers, as in Paddle
+        scale_factor = [s.item() if isinstance(s, Tensor) and s.size == 1 else s for s in scale_factor]
     if (not isinstance(scale_factor, (list, tuple)) or len(scale_factor) != k
             or any(isinstance(s, bool) or not isinstance(s, numbers.Real) or not 0 < s < math.inf
                    for s in scale_factor)):
