@@ -573,9 +573,10 @@ def dist(x, y, p=2, name=None):
     difference = _F.subtract(x, y)
     # norm, also for p = 0 (the count of non-zero differences, with zero gradients as
     # Paddle's; count_nonzero would cut x and y off the graph). Not pow(sum(pow(size, p)),
-    # 1 / p): norm's gradient is 0 where x - y is all zeros, as Paddle's p_norm_grad, where the pow chain gives 0 * inf = NaN. For p = +-inf it
-    # is max / min with Paddle's gradient (every tie gets it), and an empty x - y has
-    # norm 0 for every p, as eager.linalg.norm gives (max / min of nothing refused it).
+    # 1 / p): norm's gradient is 0 where x - y is all zeros, as Paddle's p_norm_grad,
+    # where the pow chain gives 0 * inf = NaN. For p = +-inf it is max / min with
+    # Paddle's gradient (every tie gets it), and an empty x - y has norm 0 for every p,
+    # as eager.linalg.norm gives (max / min of nothing refused it).
     return _F.norm(reshape_exactly(difference, [difference.size]), float(p), [0], False)
 
 
