@@ -23,8 +23,19 @@ Found and fixed:
 - paddle.static.nn (cond, case, switch_case, while_loop) was missing; in
   dygraph Paddle runs the chosen callables (test_zero_dim_tensor's
   test_while_loop differentiates through while_loop).
+- paddle.autograd.jacobian/hessian objects had no operators and no Tensor
+  attributes: Paddle's evaluate the whole matrix for `H + 1`, `H @ H`,
+  `H == H`, `J.numpy()` (test/autograd/test_autograd_dynamic.py).
+- incubate.autograd.vjp/jvp with a v of the wrong shape or count, and
+  incubate.autograd.Hessian of a func that returns more than one element,
+  raised ValueError; Paddle raises RuntimeError (now AutogradError, both)
+  (test/autograd/test_autograd_functional_dynamic.py).
 
-Differences documented (not bugs): integer tensors get no gradients
+Paddle quirks left: hessian(0-d ys, xs, batch_axis=0) fails in 2.6.2 with
+an IndexError from `ys[0]` (eager: ValueError naming the expected shape).
+
+Differences documented (not bugs): `J[:]` of a 0-d Jacobian is its value
+(Paddle: IndexError; docs/autograd.md), integer tensors get no gradients
 (docs/autograd.md), `increment` of a leaf that requires grad is refused
 (docs/autograd.md, Paddle 2.6.2 writes the leaf), while_loop leaves the
 loop_vars passed unchanged (docs/jit.md), a float `y` given to add /
@@ -136,6 +147,39 @@ def test_static_nn_cond_case_switch_case():
         nn.cond(True, lambda: 1)
     with pytest.raises(ValueError, match="more than once"):
         nn.switch_case(eager.to_tensor(1), [(1, lambda: 1), (1, lambda: 2)])
+
+
+def test_jacobian_objects_have_operators_and_tensor_attributes():
+    x = eager.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+    hess = eager.autograd.hessian((x * x * x).sum(), x)
+    expected = np.diag(6.0 * np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_allclose((hess + 1.0).numpy(), expected + 1.0, rtol=1e-6)
+    np.testing.assert_allclose((hess - hess).numpy(), np.zeros((3, 3)))
+    np.testing.assert_allclose((hess @ hess).numpy(), expected @ expected, rtol=1e-6)
+    np.testing.assert_allclose((hess ** 2.0).numpy(), expected ** 2, rtol=1e-6)
+    np.testing.assert_allclose((hess % 5.0).numpy(), expected % 5.0, rtol=1e-6)
+    np.testing.assert_array_equal((hess == hess).numpy(), np.ones((3, 3), bool))
+    np.testing.assert_array_equal((hess > 1.0).numpy(), expected > 1.0)
+    np.testing.assert_allclose(hess.numpy(), expected, rtol=1e-6)
+    jac = eager.autograd.jacobian(x * 2.0, x)
+    np.testing.assert_allclose(jac.sum().numpy(), 6.0)
+    np.testing.assert_allclose(np.asarray(jac), 2.0 * np.eye(3))
+    assert {jac: 1}[jac] == 1  # still hashable by identity
+    with pytest.raises(AttributeError):
+        jac._no_such_attribute
+
+
+@pytest.mark.parametrize("call", [
+    lambda ia: ia.vjp(lambda x: x * x, eager.ones([3]), eager.ones([1])),
+    lambda ia: ia.jvp(lambda x: x * x, eager.ones([3]), eager.ones([2])),
+    lambda ia: ia.vjp(lambda x: x * x, eager.ones([3]), [eager.ones([3]), eager.ones([3])]),
+    lambda ia: ia.Hessian(lambda x: x * x, eager.ones([3])),
+    lambda ia: ia.Hessian(lambda x: x * x, eager.ones([3, 3]), is_batched=True),
+])
+def test_incubate_autograd_shape_errors_are_runtime_errors(call):
+    with pytest.raises(RuntimeError) as info:
+        call(eager.incubate.autograd)
+    assert isinstance(info.value, ValueError)
 
 
 @pytest.mark.parametrize("module", ["eager.static.nn", "eager.tensor_namespace"])
