@@ -31,6 +31,11 @@ Found and fixed:
   raised ValueError; Paddle raises RuntimeError (now AutogradError, both)
   (test/autograd/test_autograd_functional_dynamic.py).
 
+- base.dygraph.no_grad(func) / the bare decorator @base.dygraph.no_grad
+  raised TypeError (it was the class paddle.no_grad); Paddle's is a
+  function that decorates func, or gives the context without one
+  (test_imperative_decorator).
+
 Paddle quirks left: hessian(0-d ys, xs, batch_axis=0) fails in 2.6.2 with
 an IndexError from `ys[0]` (eager: ValueError naming the expected shape).
 
@@ -43,6 +48,7 @@ subtract / compare ops is a TypeError (Paddle: ValueError, docs/ops.md).
 """
 import doctest
 import importlib
+import inspect
 import math
 
 import numpy as np
@@ -147,6 +153,27 @@ def test_static_nn_cond_case_switch_case():
         nn.cond(True, lambda: 1)
     with pytest.raises(ValueError, match="more than once"):
         nn.switch_case(eager.to_tensor(1), [(1, lambda: 1), (1, lambda: 2)])
+
+
+def test_base_dygraph_no_grad_takes_a_function():
+    def add(a, b=1):
+        return a + b, eager.is_grad_enabled()
+
+    decorated = eager.base.dygraph.no_grad(add)
+    assert decorated(1) == (2, False) and eager.is_grad_enabled()
+    assert decorated.__name__ == "add"
+    assert inspect.getfullargspec(decorated) == inspect.getfullargspec(add)
+
+    @eager.base.dygraph.no_grad
+    def bare():
+        return eager.is_grad_enabled()
+
+    assert bare() is False
+    with eager.base.dygraph.no_grad():
+        assert not eager.is_grad_enabled()
+    assert eager.is_grad_enabled()
+    with pytest.raises(TypeError, match="base.dygraph.no_grad: argument 'func'"):
+        eager.base.dygraph.no_grad(3)
 
 
 def test_jacobian_objects_have_operators_and_tensor_attributes():
