@@ -141,6 +141,11 @@ class Tensor:
                     f"grad: expected a tensor of {self.dtype}{self.shape}, got "
                     f"{value.dtype}{value.shape}"
                 )
+            if value._meta is None:
+                # the caller's tensor, not a buffer accumulation made: give it a meta so
+                # that backward adds into a new buffer (Paddle leaves the tensor set as
+                # .grad unchanged) instead of writing into it in place
+                value._meta = AutogradMeta(stop_gradient=True)
         if self._meta is None:
             self._meta = AutogradMeta(stop_gradient=True)
         self._meta.grad = value

@@ -36,6 +36,12 @@ Found and fixed:
   function that decorates func, or gives the context without one
   (test_imperative_decorator).
 
+- A backward through Linear after `weight._set_grad_ivar(t)` (or
+  `weight.grad = t`) crashed with AttributeError (the zero-buffer check read
+  the meta a plain tensor does not have); and backward wrote the gradient
+  into the user's t in place, where Paddle leaves t unchanged
+  (test_imperative_basic's gradient accumulation test).
+
 Paddle quirks left: hessian(0-d ys, xs, batch_axis=0) fails in 2.6.2 with
 an IndexError from `ys[0]` (eager: ValueError naming the expected shape).
 
@@ -153,6 +159,25 @@ def test_static_nn_cond_case_switch_case():
         nn.cond(True, lambda: 1)
     with pytest.raises(ValueError, match="more than once"):
         nn.switch_case(eager.to_tensor(1), [(1, lambda: 1), (1, lambda: 2)])
+
+
+def test_backward_after_set_grad_ivar_adds_into_a_new_buffer():
+    layer = eager.nn.Linear(2, 3)
+    ones = eager.ones([2, 3])
+    layer.weight._set_grad_ivar(ones)
+    x = np.arange(8.0, dtype="float32").reshape(4, 2)
+    layer(eager.to_tensor(x)).sum().backward()
+    expected = 1.0 + x.sum(0)[:, None] * np.ones((1, 3))
+    np.testing.assert_allclose(layer.weight.grad.numpy(), expected, rtol=1e-6)
+    np.testing.assert_array_equal(ones.numpy(), np.ones((2, 3)))  # the tensor set as .grad is unchanged
+    w = eager.to_tensor([1.0, 2.0], stop_gradient=False)
+    seed = eager.to_tensor([5.0, 5.0])
+    w.grad = seed
+    (w * 2).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [7.0, 7.0])
+    np.testing.assert_array_equal(seed.numpy(), [5.0, 5.0])
+    w.clear_grad()
+    np.testing.assert_array_equal(seed.numpy(), [5.0, 5.0])
 
 
 def test_base_dygraph_no_grad_takes_a_function():
