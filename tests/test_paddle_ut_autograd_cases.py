@@ -1,9 +1,13 @@
 """Regression cases found by re-telling the dygraph parts of Paddle's own
-autograd unit tests (test/legacy_test/test_zero_dim_tensor.py: the 0-d
-tensor cases of every op, values, shapes and gradients' shapes; test/autograd,
-test_imperative_basic, test_no_grad / set_grad_enabled, test_retain_graph,
-test_saved_tensors_hooks, test_inplace_and_clear_gradient) against eager,
-each checked with the real Paddle 2.6.2.
+autograd unit tests against eager, each checked with the real Paddle 2.6.2:
+test/legacy_test/test_zero_dim_tensor.py (the 0-d tensor cases of every op:
+values, shapes and gradients' shapes), test/autograd/test_autograd_dynamic.py
+and test_autograd_functional_dynamic.py (jacobian, hessian, vjp, jvp),
+test_grad_dtype_consistency.py, and test/legacy_test's
+test_saved_tensors_hooks, test_retain_graph, test_imperative_decorator
+(no_grad, enable_grad, set_grad_enabled, is_grad_enabled), test_imperative_basic,
+test_backward (autograd.backward with grad_tensors) and
+test_imperative_hook_for_layer.
 
 Found and fixed:
 - Tensor.__div__ / __rdiv__ / __nonzero__ / __long__ (Python 2's names,
@@ -43,7 +47,11 @@ Found and fixed:
   (test_imperative_basic's gradient accumulation test).
 
 Paddle quirks left: hessian(0-d ys, xs, batch_axis=0) fails in 2.6.2 with
-an IndexError from `ys[0]` (eager: ValueError naming the expected shape).
+an IndexError from `ys[0]` (eager: ValueError naming the expected shape);
+autograd.backward(y, seed of another shape) runs unchecked (a [1] seed for a
+[2] y gives x.grad of shape [1]); a second backward through a freed graph is
+a SystemError (eager: AutogradError, a RuntimeError); set_grad_enabled(None)
+is taken as False (eager: TypeError).
 
 Differences documented (not bugs): `J[:]` of a 0-d Jacobian is its value
 (Paddle: IndexError; docs/autograd.md), integer tensors get no gradients
