@@ -141,6 +141,11 @@ class Tensor:
                     f"grad: expected a tensor of {self.dtype}{self.shape}, got "
                     f"{value.dtype}{value.shape}"
                 )
+            if value._meta is None:
+                # the caller's tensor, not a buffer accumulation made: give it a meta so
+                # that backward adds into a new buffer (Paddle leaves the tensor set as
+                # .grad unchanged) instead of writing into it in place
+                value._meta = AutogradMeta(stop_gradient=True)
         if self._meta is None:
             self._meta = AutogradMeta(stop_gradient=True)
         self._meta.grad = value
@@ -311,8 +316,10 @@ class Tensor:
         return out
 
     # -- conversion ---------------------------------------------------------
-    def numpy(self) -> np.ndarray:
-        """The values as a NumPy array (sharing memory on the CPU, copied from a GPU)."""
+    def numpy(self, *_ignored) -> np.ndarray:
+        """The values as a NumPy array (sharing memory on the CPU, copied from a GPU).
+        Positional arguments are taken and ignored, as Paddle's method does (its own
+        ``__array__`` calls ``numpy(False)``)."""
         impl = self.impl
         if impl.kind is TensorKind.SELECTED_ROWS:  # sparse rows: the dense values they stand for
             impl = phi_api.selected_rows_to_dense(impl)
@@ -356,6 +363,10 @@ class Tensor:
     def __int__(self) -> int:
         """The one element as a Python int, truncated toward zero (a complex tensor refuses)."""
         return int(self._real_item("int"))
+
+    # Python 2's names, which Paddle's Tensor still has (__div__ and __rdiv__: in tensor_api)
+    __nonzero__ = __bool__
+    __long__ = __int__
 
     def __complex__(self) -> complex:
         """The one element as a Python complex (of any numeric dtype)."""

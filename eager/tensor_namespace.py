@@ -63,6 +63,31 @@ def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
     return out
 
 
+def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, name=None):
+    """Paddle's ``paddle.static.create_global_var`` (also ``paddle.tensor.creation``) as
+    dygraph runs it: a tensor of ``shape`` filled with ``float(value)`` in ``dtype``,
+    stop_gradient True, named ``name`` (else a generated name), on the CPU with
+    ``force_cpu``.
+
+    >>> v = eager.static.create_global_var([], 0.5, "float32", persistable=True)
+    >>> v.shape, v.item(), v.persistable, v.stop_gradient
+    ([], 0.5, True, True)
+    """
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError(f"create_global_var: argument 'shape' expected a list or tuple of ints, got {shape!r}")
+    try:
+        fill = float(value)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"create_global_var: argument 'value' expected a number, got {value!r}") from error
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"create_global_var: argument 'name' expected a str or None, got {name!r}")
+    result = fill_constant(shape, dtype, fill, force_cpu=force_cpu)
+    result.persistable = to_bool(persistable, "create_global_var", "persistable")
+    if name is not None:
+        result.name = name
+    return result
+
+
 def __getattr__(name):
     if name in PADDLE_FILES:
         return sys.modules[__name__]

@@ -125,8 +125,10 @@ def test_linear_checks_every_call_that_differs_from_one_that_passed():
     with pytest.raises(ValueError, match=r"linear: argument 'x' expected a last dimension of 3 \(weight's "
                                          r"in_features\), got shape \[5, 4\]"):
         F.linear(tensor(np.ones((5, 4), "float32")), tensor(w), tensor(b))
-    with pytest.raises(ValueError, match=r"linear: argument 'bias' expected shape \[4\] \(out_features\), got \[1, 4\]"):
-        F.linear(tensor(x), tensor(w), tensor(b[None]))
+    # a bias of another shape broadcasts, as in Paddle; one that does not is refused
+    np.testing.assert_allclose(F.linear(tensor(x), tensor(w), tensor(b[None])).numpy(), x @ w + b, rtol=1e-5)
+    with pytest.raises(ValueError, match=r"linear: argument 'bias' expected a shape that broadcasts with \[5, 4\]"):
+        F.linear(tensor(x), tensor(w), tensor(b[:2]))
     with pytest.raises(TypeError, match="linear: argument 'weight' expected the dtype of 'x' paddle.float32, got paddle.float64"):
         F.linear(tensor(x), tensor(w.astype("float64")), tensor(b))
     with pytest.raises(TypeError, match="linear: argument 'x' expected a floating-point or complex Tensor, got paddle.int32"):

@@ -82,7 +82,7 @@ CASES = [
     ("eager.base", "ParamAttr", eager.ParamAttr),
     ("eager.base.core", "CPUPlace", eager.CPUPlace),
     ("eager.base.framework", "get_flags", eager.get_flags),
-    ("eager.base.dygraph", "no_grad", eager.no_grad),
+    ("eager.base.dygraph", "no_grad_", eager.no_grad),  # base.dygraph.no_grad is the function form, as Paddle's
     ("eager.base.unique_name", "guard", eager.utils.unique_name.guard),
 ]
 

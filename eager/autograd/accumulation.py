@@ -274,8 +274,11 @@ def writable_zero_grad(grad) -> bool:
 
 def _known_zero(grad) -> bool:
     """Whether ``grad`` (an owned .grad) is as clear_grad() zeroed it (see mark_zeroed)."""
+    meta = grad._meta
+    if meta is None:  # a plain tensor the user set as .grad (_set_grad_ivar): never marked
+        return False
     impl = grad.impl
-    mark = grad._meta.__dict__.get("zero_mark")
+    mark = meta.__dict__.get("zero_mark")
     return mark is not None and mark[0] is impl and mark[1] == impl.version
 
 

@@ -272,17 +272,18 @@ def _check_vectors(op: str, v, like, single: bool, side: str) -> tuple:
         vs = tuple(v)
     else:
         raise TypeError(f"{op}: v must be a Tensor or a tuple of Tensors, got {type(v).__name__}")
+    # AutogradError: a ValueError, and the RuntimeError Paddle's incubate.autograd raises
     if len(vs) != len(like):
-        raise ValueError(f"{op}: v has {len(vs)} tensor(s) but there are {len(like)} {side}; "
+        raise AutogradError(f"{op}: v has {len(vs)} tensor(s) but there are {len(like)} {side}; "
                          f"give one v per {side[:-1]}")
     for k, (w, t) in enumerate(zip(vs, like)):
         if not isinstance(w, Tensor):
             raise TypeError(f"{op}: v[{k}] is {type(w).__name__}, expected a Tensor")
         if w.shape != t.shape:
-            raise ValueError(f"{op}: v[{k}] has shape {w.shape} but {side}[{k}] has shape "
+            raise AutogradError(f"{op}: v[{k}] has shape {w.shape} but {side}[{k}] has shape "
                              f"{t.shape}; they must be equal")
         if w.dtype != t.dtype:
-            raise ValueError(f"{op}: v[{k}] has dtype {w.dtype} but {side}[{k}] has dtype "
+            raise AutogradError(f"{op}: v[{k}] has dtype {w.dtype} but {side}[{k}] has dtype "
                              f"{t.dtype}; they must be equal")
     return vs
 

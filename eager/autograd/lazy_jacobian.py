@@ -44,7 +44,9 @@ class Jacobian:
 
     ``shape`` is known at once; indexing (ints, slices, integer lists or
     arrays, bool masks, None, Ellipsis) returns a Tensor and evaluates only
-    the rows the index selects.
+    the rows the index selects. As in Paddle, arithmetic and comparison
+    operators (``J + 1``, ``J @ J``, ``J == J``) and any other Tensor attribute
+    (``J.numpy()``) act on the whole matrix.
     """
 
     def __init__(self, y: Tensor, x: Tensor, batch_axis, op: str = "jacobian"):
@@ -86,6 +88,21 @@ class Jacobian:
         if matrix.ndim == 0 and (index == slice(None) or index is Ellipsis):
             return matrix  # J[:] of a 0-d Jacobian (0-d y and x) is the whole of it
         return matrix[index]
+
+    # -- the whole matrix, as Paddle's objects give it ---------------------------
+    def _evaluate_all(self) -> Tensor:
+        """The whole Jacobian as a Tensor (``J[:]``; the value of a 0-d one)."""
+        return self[:]
+
+    def __getattr__(self, name: str):
+        # Paddle's objects hand every other attribute to the evaluated matrix
+        # (J.numpy(), J.sum(), J.T ...); private names stay this object's own
+        if name.startswith("_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(self._evaluate_all(), name)
+
+    def __array__(self, dtype=None, copy=None):
+        return self._evaluate_all().__array__(dtype)
 
     # -- evaluation -----------------------------------------------------------
     def _rows_selected(self, index) -> list:
@@ -143,6 +160,23 @@ class Jacobian:
         if g is None:
             return _as_differentiable(full(self._x.shape, 0, self._x.dtype, self._x.place))
         return g
+
+
+def _evaluated_operator(name: str):
+    """Jacobian.<name>: the operator applied to the whole matrix (and to the other
+    side's whole matrix when that is a Jacobian too), as Paddle's objects do."""
+    def operator(self, other):
+        rhs = other._evaluate_all() if isinstance(other, Jacobian) else other
+        return getattr(self._evaluate_all(), name)(rhs)
+    operator.__name__ = name
+    return operator
+
+
+for _name in ("__add__", "__sub__", "__mul__", "__truediv__", "__div__", "__floordiv__", "__mod__", "__pow__",
+              "__matmul__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"):
+    setattr(Jacobian, _name, _evaluated_operator(_name))
+Jacobian.__hash__ = object.__hash__  # __eq__ compares values; identity stays the hash, as Paddle's
+del _name
 
 
 class Hessian(Jacobian):

@@ -586,14 +586,14 @@ def dist(x, y, p=2, name=None):
     p = _check.number("dist", "p", p)
     if x.dtype != y.dtype:
         raise TypeError(f"dist: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
-    size = _F.abs(_F.subtract(x, y))
-    if p == 0:
-        return _F.cast(_F.count_nonzero(size), x.dtype)
-    # norm, not pow(sum(pow(size, p)), 1 / p): its gradient is 0 where x - y is all zeros,
-    # as Paddle's p_norm_grad, where the pow chain gives 0 * inf = NaN. For p = +-inf it
-    # is max / min with Paddle's gradient (every tie gets it), and an empty x - y has
-    # norm 0 for every p, as eager.linalg.norm gives (max / min of nothing refused it).
-    return _F.norm(reshape_exactly(_F.subtract(x, y), [size.size]), float(p), [0], False)
+    difference = _F.subtract(x, y)
+    # norm, also for p = 0 (the count of non-zero differences, with zero gradients as
+    # Paddle's; count_nonzero would cut x and y off the graph). Not pow(sum(pow(size, p)),
+    # 1 / p): norm's gradient is 0 where x - y is all zeros, as Paddle's p_norm_grad,
+    # where the pow chain gives 0 * inf = NaN. For p = +-inf it is max / min with
+    # Paddle's gradient (every tie gets it), and an empty x - y has norm 0 for every p,
+    # as eager.linalg.norm gives (max / min of nothing refused it).
+    return _F.norm(reshape_exactly(difference, [difference.size]), float(p), [0], False)
 
 
 @_check.composed

@@ -14,7 +14,8 @@ import contextlib
 import numpy as np
 
 from ...autograd.backward_api import grad
-from ...autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ...autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from ...autograd.grad_mode import no_grad as no_grad_
 from ...creation import to_tensor
 from ...framework import current_place, disable_static as enable_dygraph, enable_static as disable_dygraph
 from ...framework import in_dynamic_mode as enabled, parse_default_device, set_device
@@ -24,8 +25,26 @@ from ...utils import unique_name
 __all__ = ["disable_dygraph", "enable_dygraph", "enable_grad", "enabled", "grad", "guard", "is_grad_enabled",
            "no_grad", "no_grad_", "set_grad_enabled", "to_variable"]
 
-# Paddle's class form of no_grad (usable as a decorator or a context); eager's no_grad is both.
-no_grad_ = no_grad
+
+
+def no_grad(func=None):
+    """Paddle's ``base.dygraph.no_grad``: ``no_grad()`` is a context (and decorator)
+    in which nothing is recorded for autograd, and ``no_grad(func)`` (also the bare
+    decorator ``@base.dygraph.no_grad``) is func run that way. ``no_grad_`` is the
+    class form (``paddle.no_grad``).
+
+    >>> @eager.base.dygraph.no_grad
+    ... def f():
+    ...     return eager.is_grad_enabled()
+    >>> f(), eager.is_grad_enabled()
+    (False, True)
+    """
+    if func is None:
+        return no_grad_()
+    if not callable(func):
+        raise TypeError(f"base.dygraph.no_grad: argument 'func' expected a callable or None, got "
+                        f"{type(func).__name__}")
+    return no_grad_()(func)
 
 
 @contextlib.contextmanager

@@ -24,6 +24,7 @@ from ...autograd.backward_api import grad as _grad
 from ...autograd.engine import run_backward
 from ...autograd.grad_mode import enable_grad, no_grad
 from ...autograd.meta import AutogradMeta, records_gradient
+from ...errors import AutogradError
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 
@@ -200,7 +201,8 @@ class Hessian(Jacobian):
             out = func(*inputs)
             wanted = [inputs[0].shape[0], 1] if batched else [1]
             if not isinstance(out, Tensor) or (out.shape != wanted and out.size != (1 if not batched else -1)):
-                raise ValueError(f"incubate.autograd.Hessian: func expected to return a Tensor of shape "
+                # AutogradError: a ValueError, and the RuntimeError Paddle raises here
+                raise AutogradError(f"incubate.autograd.Hessian: func expected to return a Tensor of shape "
                                  f"{wanted if batched else 'one element'}, got "
                                  f"{getattr(out, 'shape', type(out).__name__)}")
             with enable_grad():

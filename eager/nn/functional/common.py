@@ -33,7 +33,8 @@ def _same_dtype(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) -> None
 
 def linear(x: Tensor, weight: Tensor, bias=None, name=None) -> Tensor:
     """x @ weight + bias, with weight [in_features, out_features] (Paddle's
-    layout, the transpose of PyTorch's) and bias [out_features].
+    layout, the transpose of PyTorch's) and bias [out_features] (or any shape that
+    broadcasts with the product, as Paddle adds it).
 
     One fused op (``linear``): the bias is added in place into the product, and
     one grad node gives the gradients of x, weight and bias in one kernel call.
@@ -59,11 +60,22 @@ def linear(x: Tensor, weight: Tensor, bias=None, name=None) -> Tensor:
         check_float("linear", "bias", bias, complex_ok=True)
         _same_dtype("linear", "x", x, "bias", bias)
         if bias.shape != [weight.shape[1]]:
-            raise ValueError(f"linear: argument 'bias' expected shape [{weight.shape[1]}] (out_features), got "
-                             f"{bias.shape}")
+            return _broadcast_bias_linear(x, weight, bias)
     if signature is not None:
         _LINEAR_CHECKED.remember(signature, True)
     return _F.linear(x, weight, bias)
+
+
+def _broadcast_bias_linear(x: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
+    """linear with a bias of another shape than [out_features] (0-d, [1], [N, out], ...),
+    which Paddle adds with broadcasting: the product, then an add that broadcasts."""
+    product_shape = (*x.shape[:-1], weight.shape[1])
+    try:
+        broadcast_dims("x @ weight", product_shape, "bias", tuple(bias.shape))
+    except PhiError as error:
+        raise ValueError(f"linear: argument 'bias' expected a shape that broadcasts with {list(product_shape)} "
+                         f"(x @ weight), got {bias.shape}") from error
+    return _F.add(_F.linear(x, weight, None), bias)
 
 
 # What linear's checks read, for calls that passed them: x's dtype and last

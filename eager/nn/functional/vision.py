@@ -162,6 +162,8 @@ def _interp_sizes(fn, x, size, scale_factor, k, spatial):
     if not isinstance(scale_factor, (list, tuple)):      # a wrong kind is Paddle's TypeError, a wrong value ValueError
         raise TypeError(f"{fn}: argument 'scale_factor' expected a number, a list/tuple of {k} numbers or a Tensor, "
                         f"got {describe(scale_factor)}")
+    # one-element tensors in the list are numbers, as in Paddle
+    scale_factor = [s.item() if isinstance(s, Tensor) and s.size == 1 else s for s in scale_factor]
     if (len(scale_factor) != k
             or any(isinstance(s, bool) or not isinstance(s, numbers.Real) or not 0 < s < math.inf
                    for s in scale_factor)):
