@@ -16,9 +16,9 @@ from ..device.cuda import device_count as get_cuda_device_count
 from ..device.xpu import device_count as get_xpu_device_count
 from ._static import missing
 
-__all__ = ["CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "get_cuda_device_count", "get_xpu_device_count", "grad_var_suffix",
-           "is_compiled_with_cinn", "is_compiled_with_cuda", "is_compiled_with_custom_device", "is_compiled_with_ipu",
-           "is_compiled_with_rocm", "is_compiled_with_xpu"]
+__all__ = ["CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "get_cuda_device_count", "get_xpu_device_count",
+           "grad_var_suffix", "is_compiled_with_cinn", "is_compiled_with_cuda", "is_compiled_with_custom_device",
+           "is_compiled_with_ipu", "is_compiled_with_rocm", "is_compiled_with_xpu"]
 
 _STATIC_ONLY = frozenset({"BlockDesc", "LoDTensor", "LoDTensorArray", "OpDesc", "ProgramDesc", "Scope",
                           "VarDesc", "Variable", "Executor", "Graph"})

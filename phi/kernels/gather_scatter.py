@@ -659,6 +659,8 @@ def index_put_grad(ctx, x, indices, value, out_grad, accumulate, *, out_mask=Non
     if want(out_mask, 1):
         picked = out_grad[where]
         # nothing was written (an all-False mask): value reached no place
-        value_grad = (ctx.xp.zeros(value.shape, dtype=out_grad.dtype) if _empty(picked.shape) and value.shape != picked.shape
-                      else reduce_to_shape(picked, value.shape))
+        if _empty(picked.shape) and value.shape != picked.shape:
+            value_grad = ctx.xp.zeros(value.shape, dtype=out_grad.dtype)
+        else:
+            value_grad = reduce_to_shape(picked, value.shape)
     return x_grad, value_grad
