@@ -1,6 +1,7 @@
 """The exceptions eager raises for broken autograd rules (and the few others
-that must be two builtin types at once), in one module at the bottom of the
-house so every layer can import them."""
+that must be two builtin types at once), and the one error for Paddle's
+static-graph names, in one module at the bottom of the house so every layer can
+import them."""
 from __future__ import annotations
 
 
@@ -44,5 +45,17 @@ class GradcheckError(AssertionError):
     function cannot be checked (non-float64 input, non-Tensor output)."""
 
 
+def static_graph_missing(module: str, name: str, static_only: frozenset) -> AttributeError:
+    """The AttributeError for ``module.name``: a static-graph name (one of
+    ``static_only``) says so and what to use instead; any other name is simply absent.
+    It is an AttributeError so that ``hasattr`` and ``from ... import`` behave as for
+    any missing name."""
+    if name in static_only:
+        return AttributeError(f"{module}.{name} is part of Paddle's static-graph API (Program, Executor, "
+                              f"Scope, LoDTensor, ...), which eager does not have: eager runs in dynamic "
+                              f"graph mode only (use eager.jit.to_static to trace and compile a model)")
+    return AttributeError(f"module {module!r} has no attribute {name!r}")
+
+
 __all__ = ["AnomalyError", "ArgumentKindError", "AutogradError", "GradcheckError", "ModelNotFoundError",
-           "PyLayerResultError"]
+           "PyLayerResultError", "static_graph_missing"]

@@ -163,7 +163,9 @@ def test_import_of_a_name_paddle_does_not_have_fails_as_usual():
 
 @pytest.mark.parametrize("module,name", [("eager.base", "Program"), ("eager.base", "Executor"),
                                          ("eager.base", "io"), ("eager.base.core", "VarDesc"),
-                                         ("eager.base.framework", "program_guard")])
+                                         ("eager.base.framework", "program_guard"), ("eager.static", "Executor"),
+                                         ("eager.static", "program_guard"), ("eager.static", "data"),
+                                         ("eager.static.nn", "fc"), ("eager.static.nn", "sequence_pool")])
 def test_static_graph_names_say_so(module, name):
     with pytest.raises(AttributeError, match=f"{module}.{name} is part of Paddle's static-graph API.*dynamic "
                                              f"graph mode only"):
@@ -176,6 +178,10 @@ def test_other_missing_base_names_are_plain_attribute_errors():
         eager.base.nothing
     with pytest.raises(AttributeError, match="^module 'eager.base.core' has no attribute 'set_nan_inf_debug_path'$"):
         eager.base.core.set_nan_inf_debug_path
+    with pytest.raises(AttributeError, match="^module 'eager.static' has no attribute 'nothing'$"):
+        eager.static.nothing
+    with pytest.raises(AttributeError, match="^module 'eager.static.nn' has no attribute 'nothing'$"):
+        eager.static.nn.nothing
 
 
 def test_to_variable_converts_as_numpy_array_does():

@@ -17,12 +17,12 @@ from __future__ import annotations
 from phi.common import CPUPlace, CUDAPinnedPlace, GPUPlace as CUDAPlace
 
 from ..device.build import is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_with_rocm, is_compiled_with_xpu
+from ..errors import static_graph_missing as missing
 from ..framework import get_flags, in_dynamic_mode as in_dygraph_mode, set_flags
 from ..nn.layer import ParamAttr
 from ..static import BuildStrategy
 from ..utils.versions import require_version
 from . import core, dygraph, framework, unique_name
-from ._static import missing
 from .dygraph.base import disable_dygraph, enable_dygraph
 
 __all__ = ["CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "ParamAttr", "core", "disable_dygraph", "dygraph", "enable_dygraph", "framework",

@@ -14,7 +14,7 @@ from ..device.build import (is_compiled_with_cinn, is_compiled_with_cuda, is_com
                             is_compiled_with_ipu, is_compiled_with_rocm, is_compiled_with_xpu)
 from ..device.cuda import device_count as get_cuda_device_count
 from ..device.xpu import device_count as get_xpu_device_count
-from ._static import missing
+from ..errors import static_graph_missing as missing
 
 __all__ = ["CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "get_cuda_device_count", "get_xpu_device_count",
            "grad_var_suffix", "is_compiled_with_cinn", "is_compiled_with_cuda", "is_compiled_with_custom_device",

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from ..device.build import (is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_with_distribute,
                             is_compiled_with_rocm, is_compiled_with_xpu)
+from ..errors import static_graph_missing as missing
 from ..framework import current_place, get_flags, in_dynamic_mode as in_dygraph_mode, set_flags
 # Paddle's dygraph parameter class, which scripts name in isinstance checks
 from ..nn.layer import Parameter as EagerParamBase
 from ..utils.versions import require_version
-from ._static import missing
 
 __all__ = ["EagerParamBase", "get_flags", "in_dygraph_mode", "is_compiled_with_cinn", "is_compiled_with_cuda",
            "is_compiled_with_distribute", "is_compiled_with_rocm", "is_compiled_with_xpu", "require_version",

@@ -12,6 +12,7 @@ the control flow (``cond``, ``case``, ``switch_case``, ``while_loop``) as dygrap
 >>> eager.static.InputSpec([None, 784], "float32") == eager.jit.InputSpec([None, 784], "float32")
 True
 """
+from ..errors import static_graph_missing as missing
 from ..jit.input_spec import InputSpec
 from ..parameter import create_parameter
 from ..tensor_namespace import create_global_var
@@ -19,3 +20,18 @@ from . import nn
 from .build_strategy import BuildStrategy
 
 __all__ = ["BuildStrategy", "InputSpec", "create_global_var", "create_parameter", "nn"]
+
+# Paddle 2.6.2's paddle.static names that need a static graph: asking for one says so
+_STATIC_ONLY = frozenset({
+    "CompiledProgram", "ExecutionStrategy", "Executor", "ExponentialMovingAverage", "IpuCompiledProgram",
+    "IpuStrategy", "Print", "Program", "Variable", "WeightNormParamAttr", "accuracy", "append_backward", "auc",
+    "cpu_places", "ctr_metric_bundle", "cuda_places", "data", "default_main_program", "default_startup_program",
+    "deserialize_persistables", "deserialize_program", "device_guard", "global_scope", "gradients",
+    "ipu_shard_guard", "load", "load_from_file", "load_inference_model", "load_program_state", "name_scope",
+    "normalize_program", "program_guard", "py_func", "save", "save_inference_model", "save_to_file",
+    "scope_guard", "serialize_persistables", "serialize_program", "set_ipu_shard", "set_program_state",
+    "xpu_places"})
+
+
+def __getattr__(name):
+    raise missing(__name__, name, _STATIC_ONLY)

@@ -11,9 +11,24 @@ from __future__ import annotations
 
 import numbers
 
+from ..errors import static_graph_missing as missing
 from ..tensor import Tensor
 
 __all__ = ["case", "cond", "switch_case", "while_loop"]
+
+# Paddle 2.6.2's paddle.static.nn layers, which build static-graph parameters: asking
+# for one says so (eager.nn has the dygraph layers: Linear for fc, PReLU, ...)
+_STATIC_ONLY = frozenset({
+    "batch_norm", "bilinear_tensor_product", "conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose",
+    "data_norm", "deform_conv2d", "embedding", "fc", "group_norm", "instance_norm", "layer_norm", "multi_box_head",
+    "nce", "prelu", "py_func", "row_conv", "sequence_concat", "sequence_conv", "sequence_enumerate",
+    "sequence_expand", "sequence_expand_as", "sequence_first_step", "sequence_last_step", "sequence_pad",
+    "sequence_pool", "sequence_reshape", "sequence_reverse", "sequence_scatter", "sequence_slice",
+    "sequence_softmax", "sequence_unpad", "sparse_embedding", "spectral_norm", "static_pylayer"})
+
+
+def __getattr__(name):
+    raise missing(__name__, name, _STATIC_ONLY)
 
 
 def _predicate(fn: str, arg: str, pred) -> bool:
