@@ -152,6 +152,14 @@ def check_unit(owner: str, name: str, tensor: Tensor, low_open: bool = False) ->
                          f"got {float(values[bad].ravel()[0])}")
 
 
+def xlogy(x: Tensor, y: Tensor) -> Tensor:
+    """``x log(y)``, 0 where ``x`` is 0 (0 log 0 is 0, with no NaN in the value or the
+    gradient: y is read as 1 there)."""
+    zero = x == 0.0
+    safe_y = _F.where(zero, _F.ones_like(y * x), y)
+    return _F.where(zero, _F.zeros_like(safe_y), x * _F.log(safe_y))
+
+
 def sample_shape(owner: str, shape) -> tuple:
     """A sample shape as a tuple of non-negative ints."""
     if isinstance(shape, Tensor):

@@ -10,12 +10,13 @@ from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .distribution import Distribution
 from .kl import register_kl
-from ._params import as_params, as_value, check_unit
+from ._params import as_params, as_value, check_unit, xlogy
 
 
 def _xlogy(x, y, dtype):
-    tiny = float(np.finfo(dtype.value).tiny)
-    return _F.where(x == 0.0, _F.zeros_like(x * y), x * _F.log(_F.clip(y, tiny, None)))
+    """xlogy with y kept at or above dtype's smallest normal, so a probability of 0
+    gives a large finite log-probability instead of -inf."""
+    return xlogy(x, _F.clip(y, float(np.finfo(dtype.value).tiny), None))
 
 
 class Binomial(Distribution):

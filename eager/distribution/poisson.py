@@ -10,7 +10,7 @@ from ..generated import forward_api as _F
 from ..nn.functional.checks import reads_values  # read on a GPU only in anomaly mode
 from .distribution import Distribution
 from .kl import register_kl
-from ._params import as_params, as_value, check_positive
+from ._params import as_params, as_value, check_positive, xlogy
 
 
 class Poisson(Distribution):
@@ -68,7 +68,7 @@ class Poisson(Distribution):
         return self._log_prob(value)
 
     def _log_prob(self, value):
-        return _xlogy(value, self.rate) - self.rate - _F.lgamma(value + 1.0)
+        return xlogy(value, self.rate) - self.rate - _F.lgamma(value + 1.0)
 
     def entropy(self):
         """``-sum_k P(k) log P(k)`` over a support wide enough for every rate."""
@@ -84,16 +84,9 @@ class Poisson(Distribution):
         return -_F.sum(terms, axis=0)
 
 
-def _xlogy(x, y):
-    """``x log(y)``, 0 where ``x`` is 0 (a zero rate gives 0, not NaN, and no NaN gradient)."""
-    zero = x == 0.0
-    safe_y = _F.where(zero, _F.ones_like(y * x), y)
-    return _F.where(zero, _F.zeros_like(safe_y), x * _F.log(safe_y))
-
-
 @register_kl(Poisson, Poisson)
 def _kl_poisson_poisson(p, q):
-    return _xlogy(p.rate, p.rate) - _xlogy(p.rate, q.rate) - p.rate + q.rate
+    return xlogy(p.rate, p.rate) - xlogy(p.rate, q.rate) - p.rate + q.rate
 
 
 __all__ = ["Poisson"]
