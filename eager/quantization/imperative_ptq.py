@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import jit, nn
 from ..nn.layer import Layer
-from ..nn.quant import functional_layers, quant_layers
+from ..nn.quant import fake_quant, functional_layers, quant_layers
 
 __all__ = ["AbsmaxQuantizer", "BaseQuantizer", "HistQuantizer", "ImperativePTQ", "KLQuantizer",
            "PerChannelAbsmaxQuantizer", "PTQConfig", "PTQRegistry", "SUPPORT_ACT_QUANTIZERS",
@@ -91,7 +91,7 @@ def cal_kl_threshold(hist, bin_width: float, bits: int) -> float:
         raise ValueError(f"cal_kl_threshold: argument 'hist' expected a 1-D histogram, got shape {list(hist.shape)}")
     n = hist.shape[0]
     start = int((n - 1) * 0.5)
-    levels = 2 ** (bits - 1) - 1
+    levels = int(fake_quant.bin_count(bits))
     p_sum = float(hist.sum())
     best, best_index = None, 0
     for i in range(start, n):
