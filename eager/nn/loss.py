@@ -202,6 +202,8 @@ class CosineEmbeddingLoss(_Loss):
     def __init__(self, margin: float = 0, reduction: str = "mean", name=None):
         super().__init__(reduction, name)
         self.margin = check_number("CosineEmbeddingLoss", "margin", margin)
+        if not -1 <= self.margin <= 1:  # a cosine lies in [-1, 1] (Paddle refuses it too)
+            raise ValueError(f"CosineEmbeddingLoss: argument 'margin' expected a number in [-1, 1], got {margin!r}")
 
     def forward(self, input1, input2, label):
         """The loss of input1 against input2 as label (1 or -1) says."""

@@ -594,9 +594,9 @@ def hinge_embedding_loss(input: Tensor, label: Tensor, margin: float = 1.0, redu
     array([0.3, 0.6], dtype=float32)
     """
     fn = "hinge_embedding_loss"
+    check_reduction(fn, reduction)   # first, as Paddle: a bad reduction is the ValueError whatever the inputs
     check_float(fn, "input", input)
     label = _like_input(fn, "label", input, label)
-    check_reduction(fn, reduction)
     margin = check_number(fn, "margin", margin)
     zeros = _zeros(input)
     positive = _F.where(_F.equal(label, _F.ones_like(label)), input, zeros)
@@ -619,10 +619,18 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, label: Tensor, margin:
     array([0., 0.], dtype=float32)
     """
     fn = "cosine_embedding_loss"
-    check_float(fn, "input1", input1)
+    check_tensor(fn, "input1", input1)
     check_tensor(fn, "input2", input2)
-    check_same_shape(fn, "input1", input1, "input2", input2)
     check_tensor(fn, "label", label)
+    # Paddle checks these dtypes in dygraph too, and its check raises ValueError
+    if input1.dtype not in (DataType.FLOAT32, DataType.FLOAT64):
+        raise ValueError(f"{fn}: argument 'input1' expected a float32 or float64 Tensor, got {input1.dtype}")
+    if label.dtype not in (DataType.INT32, DataType.INT64, DataType.FLOAT32, DataType.FLOAT64):
+        raise ValueError(f"{fn}: argument 'label' expected an int32, int64, float32 or float64 Tensor, got "
+                         f"{label.dtype}")
+    check_float(fn, "input2", input2)   # float32 with float64 promotes, as in Paddle's multiply
+    if input1.shape != input2.shape:
+        raise ValueError(f"{fn}: argument 'input2' expected the shape of 'input1' {input1.shape}, got {input2.shape}")
     check_reduction(fn, reduction)
     margin = check_number(fn, "margin", margin)
     if input1.ndim not in (1, 2):
@@ -630,9 +638,9 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, label: Tensor, margin:
     rows = input1.shape[0] if input1.ndim == 2 else 1
     if label.ndim > 1 or (label.ndim == 1 and label.shape[0] != rows):
         raise ValueError(f"{fn}: argument 'label' expected shape [{rows}] (a 1-d label), got {label.shape}")
-    if label.dtype != input1.dtype:
-        label = _F.cast(label, input1.dtype)
     product = _F.sum(_F.multiply(input1, input2), [-1])
+    if label.dtype != product.dtype:
+        label = _F.cast(label, product.dtype)
     square1 = _F.scale(_F.sum(_F.multiply(input1, input1), [-1]), 1.0, 1e-11, True)
     square2 = _F.scale(_F.sum(_F.multiply(input2, input2), [-1]), 1.0, 1e-11, True)
     cos = _F.divide(product, _F.sqrt(_F.multiply(square1, square2)))
@@ -862,8 +870,7 @@ def poisson_nll_loss(input: Tensor, label: Tensor, log_input: bool = True, full:
     """
     fn = "poisson_nll_loss"
     check_float(fn, "input", input)
-    check_tensor(fn, "label", label)
-    check_same_shape(fn, "input", input, "label", label)
+    label = _like_input(fn, "label", input, label)   # any dtype, cast to input's (as Paddle)
     check_reduction(fn, reduction)
     epsilon = check_number(fn, "epsilon", epsilon)
     if epsilon <= 0:
@@ -900,12 +907,12 @@ def gaussian_nll_loss(input: Tensor, label: Tensor, variance: Tensor, full: bool
     0.5966
     """
     fn = "gaussian_nll_loss"
-    check_float(fn, "input", input)
     check_reduction(fn, reduction)
-    for arg, value in (("label", label), ("variance", variance)):
+    for arg, value in (("input", input), ("label", label), ("variance", variance)):
         check_tensor(fn, arg, value)
-        if dtypes_differ(value, input):
-            raise TypeError(f"{fn}: argument '{arg}' expected the dtype of 'input' {input.dtype}, got {value.dtype}")
+        # Paddle checks these dtypes in dygraph too (a ValueError); float32 with float64 promotes
+        if value.dtype not in (DataType.FLOAT32, DataType.FLOAT64):
+            raise ValueError(f"{fn}: argument '{arg}' expected a float32 or float64 Tensor, got {value.dtype}")
     if not isinstance(full, bool):
         raise TypeError(f"{fn}: argument 'full' expected a bool, got {full!r}")
     epsilon = check_number(fn, "epsilon", epsilon)
