@@ -967,7 +967,8 @@ def hsigmoid_loss(input: Tensor, label: Tensor, num_classes: int, weight: Tensor
     if input.ndim != 2:
         raise ValueError(f"{fn}: argument 'input' expected a 2-d tensor [N, D], got shape {input.shape}")
     rows, features = input.shape
-    if label.dtype not in INTEGER_TYPES or label.shape not in ([rows], [rows, 1]):
+    check_integer(fn, "label", label, "an integer Tensor of classes")   # a float label: TypeError, as Paddle
+    if label.shape not in ([rows], [rows, 1]):
         raise ValueError(f"{fn}: argument 'label' expected an integer tensor of shape [{rows}] or [{rows}, 1], "
                          f"got {label.dtype}{label.shape}")
     num_classes = _check_int(fn, "num_classes", num_classes)
@@ -996,7 +997,9 @@ def hsigmoid_loss(input: Tensor, label: Tensor, num_classes: int, weight: Tensor
         raise TypeError(f"{fn}: argument 'weight' expected the dtype of 'input' {input.dtype}, got {weight.dtype}")
     if bias is not None:
         check_tensor(fn, "bias", bias)
-        if bias.shape not in ([nodes, 1], [nodes]) or bias.dtype != input.dtype:
+        if dtypes_differ(bias, input):
+            raise TypeError(f"{fn}: argument 'bias' expected the dtype of 'input' {input.dtype}, got {bias.dtype}")
+        if bias.shape not in ([nodes, 1], [nodes]):
             raise ValueError(f"{fn}: argument 'bias' expected {input.dtype}[{nodes}, 1], got "
                              f"{bias.dtype}{bias.shape}")
     labels = _F.reshape(label, [rows, 1])
