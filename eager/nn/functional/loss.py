@@ -1071,6 +1071,8 @@ def ctc_loss(log_probs: Tensor, labels: Tensor, input_lengths: Tensor, label_len
     check_float(fn, "log_probs", log_probs)
     check_reduction(fn, reduction)
     for arg, value in (("labels", labels), ("input_lengths", input_lengths), ("label_lengths", label_lengths)):
+        if value is None:  # Paddle's static graph takes LoD inputs without lengths; its dygraph refuses (ValueError)
+            raise ValueError(f"{fn}: argument '{arg}' expected an integer Tensor (the lengths are required), got None")
         check_integer(fn, arg, value)
     blank = _check_int(fn, "blank", blank)
     if not isinstance(norm_by_times, bool):
