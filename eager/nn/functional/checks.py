@@ -78,6 +78,9 @@ def check_float_number(fn: str, arg: str, value) -> float:
 
 
 def check_reduction(fn: str, reduction) -> str:
+    """``reduction``, or a ValueError naming fn unless it is 'mean', 'sum' or 'none'.
+    The losses call it before their other checks, as Paddle's do: a bad reduction
+    is the ValueError whatever else is wrong (Paddle's tests pass NumPy inputs)."""
     if not isinstance(reduction, str) or reduction not in _REDUCTIONS:
         raise ValueError(
             f"{fn}: argument 'reduction' expected one of 'mean', 'sum', 'none', got {reduction!r}")

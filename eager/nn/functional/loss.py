@@ -41,6 +41,7 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
                     and type(reduction) is str and reduction in REDUCTIONS):
                 return _F.fused_mse_loss(input, label, reduction)  # one op; its backward is one pass
     fn = "mse_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
     if input.shape != label.shape:
@@ -58,9 +59,7 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
                             f"got {label.dtype}")
     else:
         check_same_shape(fn, "input", input, "label", label)
-        check_reduction(fn, reduction)
         return _F.fused_mse_loss(input, label, reduction)  # one op; its backward is one pass
-    check_reduction(fn, reduction)
     diff = _F.subtract(input, label)
     return reduce_loss(fn, _F.multiply(diff, diff), reduction)
 
@@ -94,10 +93,10 @@ def l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) ->
     1.5
     """
     fn = "l1_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
     check_same_shape(fn, "input", input, "label", label)
-    check_reduction(fn, reduction)
     diff = _F.subtract(input, label)
     return reduce_loss(fn, _F.multiply(diff, _F.sign(diff)), reduction)
 
@@ -118,10 +117,10 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
     0.4562
     """
     fn = "binary_cross_entropy_with_logits"
+    check_reduction(fn, reduction)
     check_float(fn, "logit", logit)
     check_tensor(fn, "label", label)
     check_same_shape(fn, "logit", logit, "label", label)
-    check_reduction(fn, reduction)
     if pos_weight is not None:
         check_tensor(fn, "pos_weight", pos_weight)
         if dtypes_differ(pos_weight, logit):
@@ -174,9 +173,9 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         fused = _fused_cross_entropy(fn, input, label, ignore_index, reduction, axis)
         if fused is not None:
             return fused
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
-    check_reduction(fn, reduction)
     if input.ndim < 1:
         raise ValueError(f"{fn}: argument 'input' expected at least 1 dimension, got shape {input.shape}")
     _check_int(fn, "ignore_index", ignore_index)
@@ -425,9 +424,9 @@ def nll_loss(input: Tensor, label: Tensor, weight=None, ignore_index: int = -100
     0.3937
     """
     fn = "nll_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
-    check_reduction(fn, reduction)
     ignore_index = _check_int(fn, "ignore_index", ignore_index)
     if input.ndim < 2:
         raise ValueError(f"{fn}: argument 'input' expected at least 2 dimensions [N, C, ...], got shape "
@@ -472,10 +471,10 @@ def binary_cross_entropy(input: Tensor, label: Tensor, weight=None, reduction: s
     0.6554
     """
     fn = "binary_cross_entropy"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
     check_same_shape(fn, "input", input, "label", label)
-    check_reduction(fn, reduction)
     loss = _renamed(fn, "bce_loss", lambda: _F.bce_loss(input, label))
     return reduce_loss(fn, _scaled_by(fn, loss, weight, input), reduction)
 
@@ -512,10 +511,10 @@ def smooth_l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", delta:
     array([0.125, 2.5  ], dtype=float32)
     """
     fn = "smooth_l1_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
     check_same_shape(fn, "input", input, "label", label)
-    check_reduction(fn, reduction)
     delta = check_number(fn, "delta", delta)
     diff = _F.subtract(input, label)
     size = _F.multiply(diff, _F.sign(diff))   # |d| with gradient 0 at 0
@@ -540,12 +539,12 @@ def kl_div(input: Tensor, label: Tensor, reduction: str = "mean", log_target: bo
     0.0391
     """
     fn = "kl_div"
-    check_float(fn, "input", input)
-    check_tensor(fn, "label", label)
-    check_same_shape(fn, "input", input, "label", label)
     if not isinstance(reduction, str) or reduction not in ("mean", "batchmean", "sum", "none"):
         raise ValueError(f"{fn}: argument 'reduction' expected one of 'mean', 'batchmean', 'sum', 'none', "
                          f"got {reduction!r}")
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
+    check_same_shape(fn, "input", input, "label", label)
     if not isinstance(log_target, bool):
         raise TypeError(f"{fn}: argument 'log_target' expected a bool, got {log_target!r}")
     if log_target:
@@ -573,12 +572,12 @@ def margin_ranking_loss(input: Tensor, other: Tensor, label: Tensor, margin: flo
     0.75
     """
     fn = "margin_ranking_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "other", other)
     check_same_shape(fn, "input", input, "other", other)
     check_tensor(fn, "label", label)
     check_same_shape(fn, "input", input, "label", label)
-    check_reduction(fn, reduction)
     margin = check_number(fn, "margin", margin)
     out = _F.multiply(_F.neg(label), _F.subtract(input, other))
     return reduce_loss(fn, _F.relu(_F.scale(out, 1.0, margin, True)), reduction)
@@ -594,7 +593,7 @@ def hinge_embedding_loss(input: Tensor, label: Tensor, margin: float = 1.0, redu
     array([0.3, 0.6], dtype=float32)
     """
     fn = "hinge_embedding_loss"
-    check_reduction(fn, reduction)   # first, as Paddle: a bad reduction is the ValueError whatever the inputs
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     label = _like_input(fn, "label", input, label)
     margin = check_number(fn, "margin", margin)
@@ -619,6 +618,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, label: Tensor, margin:
     array([0., 0.], dtype=float32)
     """
     fn = "cosine_embedding_loss"
+    check_reduction(fn, reduction)
     check_tensor(fn, "input1", input1)
     check_tensor(fn, "input2", input2)
     check_tensor(fn, "label", label)
@@ -631,7 +631,6 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, label: Tensor, margin:
     check_float(fn, "input2", input2)   # float32 with float64 promotes, as in Paddle's multiply
     if input1.shape != input2.shape:
         raise ValueError(f"{fn}: argument 'input2' expected the shape of 'input1' {input1.shape}, got {input2.shape}")
-    check_reduction(fn, reduction)
     margin = check_number(fn, "margin", margin)
     if input1.ndim not in (1, 2):
         raise ValueError(f"{fn}: argument 'input1' expected shape [N, M] or [M], got {input1.shape}")
@@ -666,11 +665,11 @@ def triplet_margin_loss(input: Tensor, positive: Tensor, negative: Tensor, margi
     0.0
     """
     fn = "triplet_margin_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     for arg, other in (("positive", positive), ("negative", negative)):
         check_tensor(fn, arg, other)
         check_same_shape(fn, "input", input, arg, other)
-    check_reduction(fn, reduction)
     margin, p, epsilon = (check_number(fn, a, v) for a, v in (("margin", margin), ("p", p), ("epsilon", epsilon)))
     if margin < 0:  # (as Paddle)
         raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {margin}")
@@ -703,11 +702,11 @@ def triplet_margin_with_distance_loss(input: Tensor, positive: Tensor, negative:
     2.0
     """
     fn = "triplet_margin_with_distance_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     for arg, other in (("positive", positive), ("negative", negative)):
         check_tensor(fn, arg, other)
         check_same_shape(fn, "input", input, arg, other)
-    check_reduction(fn, reduction)
     margin = check_number(fn, "margin", margin)
     if margin < 0:
         raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {margin}")
@@ -746,9 +745,9 @@ def soft_margin_loss(input: Tensor, label: Tensor, reduction: str = "mean", name
     array([  0.6931472, 100.       ], dtype=float32)
     """
     fn = "soft_margin_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     label = _like_input(fn, "label", input, label)
-    check_reduction(fn, reduction)
     return reduce_loss(fn, _softplus(_F.neg(_F.multiply(label, input))), reduction)
 
 
@@ -764,9 +763,9 @@ def multi_label_soft_margin_loss(input: Tensor, label: Tensor, weight=None, redu
     0.6931
     """
     fn = "multi_label_soft_margin_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     label = _like_input(fn, "label", input, label)
-    check_reduction(fn, reduction)
     if input.ndim < 1:
         raise ValueError(f"{fn}: argument 'input' expected shape [N, C], got {input.shape}")
     loss = _F.sigmoid_cross_entropy_with_logits(input, label, None, False, -100)
@@ -786,9 +785,9 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
     0.325
     """
     fn = "multi_margin_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
-    check_reduction(fn, reduction)
     p = check_positive_int(fn, "p", p, ValueError)
     margin = check_number(fn, "margin", margin)
     if input.ndim != 2:
@@ -835,10 +834,10 @@ def sigmoid_focal_loss(logit: Tensor, label: Tensor, normalizer=None, alpha: flo
     1.2809
     """
     fn = "sigmoid_focal_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "logit", logit)
     check_tensor(fn, "label", label)
     check_same_shape(fn, "logit", logit, "label", label)
-    check_reduction(fn, reduction)
     alpha, gamma = check_number(fn, "alpha", alpha), check_number(fn, "gamma", gamma)
     loss = _F.sigmoid_cross_entropy_with_logits(logit, label, None, False, -100)
     alpha_t = _F.scale(label, 2.0 * alpha - 1.0, 1.0 - alpha, True)
@@ -869,9 +868,9 @@ def poisson_nll_loss(input: Tensor, label: Tensor, log_input: bool = True, full:
     0.8591
     """
     fn = "poisson_nll_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     label = _like_input(fn, "label", input, label)   # any dtype, cast to input's (as Paddle)
-    check_reduction(fn, reduction)
     epsilon = check_number(fn, "epsilon", epsilon)
     if epsilon <= 0:
         raise ValueError(f"{fn}: argument 'epsilon' expected a positive number, got {epsilon}")
@@ -1068,8 +1067,8 @@ def ctc_loss(log_probs: Tensor, labels: Tensor, input_lengths: Tensor, label_len
     1.0986
     """
     fn = "ctc_loss"
-    check_float(fn, "log_probs", log_probs)
     check_reduction(fn, reduction)
+    check_float(fn, "log_probs", log_probs)
     for arg, value in (("labels", labels), ("input_lengths", input_lengths), ("label_lengths", label_lengths)):
         if value is None:  # Paddle's static graph takes LoD inputs without lengths; its dygraph refuses (ValueError)
             raise ValueError(f"{fn}: argument '{arg}' expected an integer Tensor (the lengths are required), got None")
@@ -1200,9 +1199,9 @@ def multi_label_margin_loss(input: Tensor, label: Tensor, reduction: str = "mean
     0.85
     """
     fn = "multi_label_margin_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_integer(fn, "label", label)
-    check_reduction(fn, reduction)
     if input.ndim not in (1, 2):
         raise ValueError(f"{fn}: argument 'input' expected a 2-d tensor [N, C] (or 1-d [C]), got shape {input.shape}")
     if label.shape != input.shape:
