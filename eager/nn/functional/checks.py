@@ -12,6 +12,7 @@ from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES, DataType
 
 from ...arguments import describe, to_int
 from ...autograd.op_modes import MODES
+from ...type_promotion import promoted_dtype
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 
@@ -108,6 +109,22 @@ def check_same_shape(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) ->
     if dtypes_differ(a, b):
         raise TypeError(
             f"{fn}: argument '{b_name}' expected the dtype of '{a_name}' {a.dtype}, got {b.dtype}")
+
+
+def same_shape_promoted(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) -> tuple:
+    """(a, b) after check_same_shape's shape check, cast to one dtype where the two
+    are floating dtypes that differ: Paddle's losses composed of elementwise ops
+    promote them (float32 with float64 gives float64); any other mix is a TypeError."""
+    if a.shape != b.shape:
+        raise ValueError(
+            f"{fn}: argument '{b_name}' expected the shape of '{a_name}' {a.shape}, got {b.shape}")
+    if dtypes_differ(a, b):
+        dtype = promoted_dtype(a.dtype, b.dtype) if a.dtype in FLOATING_TYPES and b.dtype in FLOATING_TYPES else None
+        if dtype is None:
+            raise TypeError(
+                f"{fn}: argument '{b_name}' expected the dtype of '{a_name}' {a.dtype}, got {b.dtype}")
+        a, b = (t if t.dtype == dtype else _F.cast(t, dtype) for t in (a, b))
+    return a, b
 
 
 _AMP_MIX = frozenset({DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32})

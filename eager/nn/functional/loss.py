@@ -17,7 +17,7 @@ from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import (FLOAT_ARRAY_DTYPES, REDUCTIONS, as_int64, check_axis, check_float, check_integer, check_number,
                      check_positive_int, check_reduction, check_same_shape, check_tensor, dtypes_differ, reads_values,
-                     reduce_loss, value_range)
+                     reduce_loss, same_shape_promoted, value_range)
 from .common import pairwise_distance
 from .levenshtein import edit_distance  # noqa: F401  (Paddle keeps edit_distance in this module)
 from .margin_softmax import margin_cross_entropy  # noqa: F401  (so does Paddle's paddle.nn.functional.loss)
@@ -54,11 +54,11 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
         warnings.warn(f"{fn}: input of shape {input.shape} and label of shape {label.shape} are "
                       f"broadcast together, as Paddle does; reshape one if that is not meant",
                       stacklevel=2)
-        if dtypes_differ(input, label):
+        if dtypes_differ(input, label) and (input.dtype not in FLOATING_TYPES or label.dtype not in FLOATING_TYPES):
             raise TypeError(f"{fn}: argument 'label' expected the dtype of 'input' {input.dtype}, "
                             f"got {label.dtype}")
     else:
-        check_same_shape(fn, "input", input, "label", label)
+        input, label = same_shape_promoted(fn, "input", input, "label", label)
         return _F.fused_mse_loss(input, label, reduction)  # one op; its backward is one pass
     diff = _F.subtract(input, label)
     return reduce_loss(fn, _F.multiply(diff, diff), reduction)
@@ -74,7 +74,7 @@ def square_error_cost(input: Tensor, label: Tensor) -> Tensor:
     fn = "square_error_cost"
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
-    if dtypes_differ(input, label):
+    if dtypes_differ(input, label) and (input.dtype not in FLOATING_TYPES or label.dtype not in FLOATING_TYPES):
         raise TypeError(f"{fn}: argument 'label' expected the dtype of 'input' {input.dtype}, got {label.dtype}")
     try:
         np.broadcast_shapes(tuple(input.shape), tuple(label.shape))
@@ -96,7 +96,7 @@ def l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) ->
     check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
-    check_same_shape(fn, "input", input, "label", label)
+    input, label = same_shape_promoted(fn, "input", input, "label", label)
     diff = _F.subtract(input, label)
     return reduce_loss(fn, _F.multiply(diff, _F.sign(diff)), reduction)
 
@@ -383,11 +383,12 @@ def _like_input(fn: str, arg: str, input: Tensor, other) -> Tensor:
 
 
 def _scaled_by(fn: str, loss: Tensor, weight, reference: Tensor) -> Tensor:
-    """loss * weight, where weight broadcasts to the loss's shape and has its dtype."""
+    """loss * weight, where weight broadcasts to the loss's shape; another float
+    dtype promotes (as Paddle's multiply: float32 with float64 gives float64)."""
     if weight is None:
         return loss
     check_tensor(fn, "weight", weight)
-    if dtypes_differ(weight, reference):
+    if dtypes_differ(weight, reference) and weight.dtype not in FLOATING_TYPES:
         raise TypeError(f"{fn}: argument 'weight' expected dtype {reference.dtype}, got {weight.dtype}")
     _check_broadcasts(fn, "weight", weight, loss.shape, "the loss's shape")
     return _F.multiply(loss, weight)
@@ -544,7 +545,7 @@ def kl_div(input: Tensor, label: Tensor, reduction: str = "mean", log_target: bo
                          f"got {reduction!r}")
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
-    check_same_shape(fn, "input", input, "label", label)
+    input, label = same_shape_promoted(fn, "input", input, "label", label)
     if not isinstance(log_target, bool):
         raise TypeError(f"{fn}: argument 'log_target' expected a bool, got {log_target!r}")
     if log_target:
@@ -575,9 +576,10 @@ def margin_ranking_loss(input: Tensor, other: Tensor, label: Tensor, margin: flo
     check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "other", other)
-    check_same_shape(fn, "input", input, "other", other)
+    input, other = same_shape_promoted(fn, "input", input, "other", other)
     check_tensor(fn, "label", label)
-    check_same_shape(fn, "input", input, "label", label)
+    input, label = same_shape_promoted(fn, "input", input, "label", label)
+    other = other if other.dtype == input.dtype else _F.cast(other, input.dtype)
     margin = check_number(fn, "margin", margin)
     out = _F.multiply(_F.neg(label), _F.subtract(input, other))
     return reduce_loss(fn, _F.relu(_F.scale(out, 1.0, margin, True)), reduction)
@@ -667,9 +669,11 @@ def triplet_margin_loss(input: Tensor, positive: Tensor, negative: Tensor, margi
     fn = "triplet_margin_loss"
     check_reduction(fn, reduction)
     check_float(fn, "input", input)
-    for arg, other in (("positive", positive), ("negative", negative)):
-        check_tensor(fn, arg, other)
-        check_same_shape(fn, "input", input, arg, other)
+    check_tensor(fn, "positive", positive)
+    check_tensor(fn, "negative", negative)
+    input, positive = same_shape_promoted(fn, "input", input, "positive", positive)
+    input, negative = same_shape_promoted(fn, "input", input, "negative", negative)
+    positive = positive if positive.dtype == input.dtype else _F.cast(positive, input.dtype)
     margin, p, epsilon = (check_number(fn, a, v) for a, v in (("margin", margin), ("p", p), ("epsilon", epsilon)))
     if margin < 0:  # (as Paddle)
         raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {margin}")
@@ -704,9 +708,11 @@ def triplet_margin_with_distance_loss(input: Tensor, positive: Tensor, negative:
     fn = "triplet_margin_with_distance_loss"
     check_reduction(fn, reduction)
     check_float(fn, "input", input)
-    for arg, other in (("positive", positive), ("negative", negative)):
-        check_tensor(fn, arg, other)
-        check_same_shape(fn, "input", input, arg, other)
+    check_tensor(fn, "positive", positive)
+    check_tensor(fn, "negative", negative)
+    input, positive = same_shape_promoted(fn, "input", input, "positive", positive)
+    input, negative = same_shape_promoted(fn, "input", input, "negative", negative)
+    positive = positive if positive.dtype == input.dtype else _F.cast(positive, input.dtype)
     margin = check_number(fn, "margin", margin)
     if margin < 0:
         raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {margin}")
@@ -799,7 +805,8 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
                          f"{label.shape}")
     if weight is not None:
         check_tensor(fn, "weight", weight)
-        if weight.shape != [classes] or dtypes_differ(weight, input):
+        # another float dtype promotes in the product below, as in Paddle's
+        if weight.shape != [classes] or (dtypes_differ(weight, input) and weight.dtype not in FLOATING_TYPES):
             raise ValueError(f"{fn}: argument 'weight' expected {input.dtype}[{classes}] (one per class), got "
                              f"{weight.dtype}{weight.shape}")
     if rows and reads_values(label):
