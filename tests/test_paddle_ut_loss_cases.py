@@ -30,6 +30,9 @@ Found:
   wrong kinds (TypeError, as Paddle's checks in test_hsigmoid_op).
 - ctc_loss with ``input_lengths``/``label_lengths`` None raised TypeError;
   Paddle's dygraph raises ValueError (test_warpctc_op's test_dygraph_errors).
+- cross_entropy(soft_label=True, label_smoothing > 0) refused class-index
+  labels; Paddle one-hots them whatever soft_label says (test_cross_entropy_loss's
+  integer_label_smoothing cases).
 
 Paddle 2.6.2 quirks met and left (eager keeps its behaviour; docs/nn.md rows
 where they are differences): cross_entropy's label_smoothing and soft-label
@@ -194,3 +197,22 @@ def test_ctc_loss_without_lengths_is_a_value_error():
     labels = t(rng.integers(0, 14, (15, 1)).astype(np.int32))
     with pytest.raises(ValueError, match="ctc_loss: argument 'input_lengths' expected an integer Tensor"):
         F.ctc_loss(logits, labels, None, None, reduction="none")
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 2, 2, 5)])
+def test_cross_entropy_soft_label_with_smoothing_takes_class_indices(shape):
+    # Paddle: with label_smoothing > 0, soft_label does not matter, and class
+    # indices are one-hot first (test_cross_entropy_loss's integer_label_smoothing
+    # cases pass soft_label=True with an index label)
+    x = rng.uniform(0.1, 1.0, shape)
+    classes = shape[-1]
+    label = rng.integers(0, classes, shape[:-1])
+    weight, epsilon = rng.uniform(0.1, 1.0, classes), 0.4
+    log_softmax = x - np.log(np.exp(x).sum(-1, keepdims=True))
+    target = np.eye(classes)[label] * (1 - epsilon) + epsilon / classes
+    per_sample = -(target * log_softmax).sum(-1)
+    out = F.cross_entropy(t(x), t(label), soft_label=True, label_smoothing=epsilon, reduction="none")
+    np.testing.assert_allclose(out.numpy(), per_sample, rtol=1e-12)
+    sample_weight = target @ weight
+    out = F.cross_entropy(t(x), t(label), weight=t(weight), soft_label=True, label_smoothing=epsilon)
+    np.testing.assert_allclose(out.numpy(), (per_sample * sample_weight).sum() / sample_weight.sum(), rtol=1e-12)

@@ -201,6 +201,9 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         weight = weight.astype(input.dtype) if weight.dtype != input.dtype else weight
         weight = reshape_exactly(weight, [classes if d == axis else 1 for d in range(input.ndim)])
 
+    if label_smoothing > 0 and soft_label and label.dtype in INTEGER_TYPES and label.ndim == input.ndim - 1:
+        # (as Paddle: with smoothing, soft_label does not matter; class indices are one-hot first)
+        soft_label = False
     if (label_smoothing > 0 and not soft_label and label.dtype in FLOATING_TYPES and label.ndim == input.ndim
             and label.shape[axis] != 1):
         # (as Paddle: with smoothing, a float label shaped like input is a distribution, a one-hot
