@@ -30,6 +30,9 @@ Found:
   wrong kinds (TypeError, as Paddle's checks in test_hsigmoid_op).
 - ctc_loss with ``input_lengths``/``label_lengths`` None raised TypeError;
   Paddle's dygraph raises ValueError (test_warpctc_op's test_dygraph_errors).
+- margin_ranking_loss refused inputs/labels of different shapes; Paddle
+  broadcasts them (test_margin_rank_loss_op's broadcast case); eager now
+  broadcasts too, with mse_loss's warning.
 - cross_entropy(soft_label=True, label_smoothing > 0) refused class-index
   labels; Paddle one-hots them whatever soft_label says (test_cross_entropy_loss's
   integer_label_smoothing cases).
@@ -216,3 +219,21 @@ def test_cross_entropy_soft_label_with_smoothing_takes_class_indices(shape):
     sample_weight = target @ weight
     out = F.cross_entropy(t(x), t(label), weight=t(weight), soft_label=True, label_smoothing=epsilon)
     np.testing.assert_allclose(out.numpy(), (per_sample * sample_weight).sum() / sample_weight.sum(), rtol=1e-12)
+
+
+def test_margin_ranking_loss_broadcasts_as_paddle():
+    # test_margin_rank_loss_op's run_dynamic_broadcast_api: a [10] label for [10, 10] inputs
+    x, y = rng.random((10, 10)), rng.random((10, 10))
+    label = rng.choice([-1.0, 1.0], 10)
+    for reduction in ("none", "mean", "sum"):
+        with pytest.warns(UserWarning, match="broadcast together"):
+            out = eager.nn.MarginRankingLoss(margin=0.2, reduction=reduction)(t(x), t(y), t(label))
+        want = np.maximum(-label * (x - y) + 0.2, 0)
+        np.testing.assert_allclose(out.numpy(), {"none": want, "mean": want.mean(), "sum": want.sum()}[reduction],
+                                   rtol=1e-12)
+    xt = t(x, grad=True)
+    with pytest.warns(UserWarning, match="broadcast together"):
+        F.margin_ranking_loss(xt, t(y[0]), t(label), margin=0.1, reduction="sum").backward()
+    np.testing.assert_allclose(xt.grad.numpy(), np.where(-label * (x - y[0]) + 0.1 > 0, -label, 0.0), rtol=1e-12)
+    with pytest.raises(ValueError, match="margin_ranking_loss: arguments .* do not broadcast"):
+        F.margin_ranking_loss(t(x), t(y), t(label[:3]))

@@ -101,30 +101,41 @@ def check_axis(fn: str, x: Tensor, axis) -> int:
     return int(axis) % ndim
 
 
-def check_same_shape(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) -> None:
+def check_same_shape(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor, dtypes: bool = True) -> None:
+    """A ValueError unless a and b share a shape, and (where ``dtypes``) a TypeError
+    unless they share a dtype (callers that promote check dtypes with promote_floats)."""
     # Losses do not broadcast: [N, 1] against [N] would silently give an N x N loss.
     if a.shape != b.shape:
         raise ValueError(
             f"{fn}: argument '{b_name}' expected the shape of '{a_name}' {a.shape}, got {b.shape}")
-    if dtypes_differ(a, b):
+    if dtypes and dtypes_differ(a, b):
         raise TypeError(
             f"{fn}: argument '{b_name}' expected the dtype of '{a_name}' {a.dtype}, got {b.dtype}")
 
 
 def same_shape_promoted(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) -> tuple:
-    """(a, b) after check_same_shape's shape check, cast to one dtype where the two
-    are floating dtypes that differ: Paddle's losses composed of elementwise ops
-    promote them (float32 with float64 gives float64); any other mix is a TypeError."""
-    if a.shape != b.shape:
-        raise ValueError(
-            f"{fn}: argument '{b_name}' expected the shape of '{a_name}' {a.shape}, got {b.shape}")
-    if dtypes_differ(a, b):
-        dtype = promoted_dtype(a.dtype, b.dtype) if a.dtype in FLOATING_TYPES and b.dtype in FLOATING_TYPES else None
-        if dtype is None:
-            raise TypeError(
-                f"{fn}: argument '{b_name}' expected the dtype of '{a_name}' {a.dtype}, got {b.dtype}")
-        a, b = (t if t.dtype == dtype else _F.cast(t, dtype) for t in (a, b))
-    return a, b
+    """(a, b) after check_same_shape's shape check, cast to one dtype as
+    :func:`promote_floats` says."""
+    check_same_shape(fn, a_name, a, b_name, b, dtypes=False)
+    return promote_floats(fn, a_name, a, (b_name, b))
+
+
+def promote_floats(fn: str, first_name: str, first: Tensor, *others) -> list:
+    """[first, *others' tensors] (``others``: (name, tensor) pairs) cast to one
+    dtype where floating dtypes differ: Paddle's losses composed of elementwise
+    ops promote them (float32 with float64 gives float64); any other mix is a
+    TypeError naming the argument."""
+    tensors = [first] + [tensor for _, tensor in others]
+    dtype = first.dtype
+    for name, tensor in others:
+        if dtype_mismatch(dtype, tensor.dtype):
+            wider = promoted_dtype(dtype, tensor.dtype) if (
+                dtype in FLOATING_TYPES and tensor.dtype in FLOATING_TYPES) else None
+            if wider is None:
+                raise TypeError(
+                    f"{fn}: argument '{name}' expected the dtype of '{first_name}' {first.dtype}, got {tensor.dtype}")
+            dtype = wider
+    return [_F.cast(t, dtype) if dtype_mismatch(dtype, t.dtype) else t for t in tensors]
 
 
 _AMP_MIX = frozenset({DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32})

@@ -17,7 +17,7 @@ from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import (FLOAT_ARRAY_DTYPES, REDUCTIONS, as_int64, check_axis, check_float, check_integer, check_number,
                      check_positive_int, check_reduction, check_same_shape, check_tensor, dtypes_differ, reads_values,
-                     reduce_loss, same_shape_promoted, value_range)
+                     promote_floats, reduce_loss, same_shape_promoted, value_range)
 from .common import pairwise_distance
 from .levenshtein import edit_distance  # noqa: F401  (Paddle keeps edit_distance in this module)
 from .margin_softmax import margin_cross_entropy  # noqa: F401  (so does Paddle's paddle.nn.functional.loss)
@@ -579,10 +579,19 @@ def margin_ranking_loss(input: Tensor, other: Tensor, label: Tensor, margin: flo
     check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "other", other)
-    input, other = same_shape_promoted(fn, "input", input, "other", other)
     check_tensor(fn, "label", label)
-    input, label = same_shape_promoted(fn, "input", input, "label", label)
-    other = other if other.dtype == input.dtype else _F.cast(other, input.dtype)
+    if not input.shape == other.shape == label.shape:
+        try:
+            np.broadcast_shapes(tuple(input.shape), tuple(other.shape), tuple(label.shape))
+        except ValueError:
+            raise ValueError(f"{fn}: arguments 'input' {input.shape}, 'other' {other.shape} and 'label' "
+                             f"{label.shape} do not broadcast together") from None
+        # Paddle broadcasts (its tests pass a [N] label for [N, N] inputs); a [N, 1] against a [N] is
+        # an N x N loss, so say so, as mse_loss does
+        warnings.warn(f"{fn}: input of shape {input.shape}, other of shape {other.shape} and label of shape "
+                      f"{label.shape} are broadcast together, as Paddle does; reshape one if that is not meant",
+                      stacklevel=2)
+    input, other, label = promote_floats(fn, "input", input, ("other", other), ("label", label))
     margin = check_number(fn, "margin", margin)
     out = _F.multiply(_F.neg(label), _F.subtract(input, other))
     return reduce_loss(fn, _F.relu(_F.scale(out, 1.0, margin, True)), reduction)
@@ -674,9 +683,9 @@ def triplet_margin_loss(input: Tensor, positive: Tensor, negative: Tensor, margi
     check_float(fn, "input", input)
     check_tensor(fn, "positive", positive)
     check_tensor(fn, "negative", negative)
-    input, positive = same_shape_promoted(fn, "input", input, "positive", positive)
-    input, negative = same_shape_promoted(fn, "input", input, "negative", negative)
-    positive = positive if positive.dtype == input.dtype else _F.cast(positive, input.dtype)
+    check_same_shape(fn, "input", input, "positive", positive, dtypes=False)
+    check_same_shape(fn, "input", input, "negative", negative, dtypes=False)
+    input, positive, negative = promote_floats(fn, "input", input, ("positive", positive), ("negative", negative))
     margin, p, epsilon = (check_number(fn, a, v) for a, v in (("margin", margin), ("p", p), ("epsilon", epsilon)))
     if margin < 0:  # (as Paddle)
         raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {margin}")
@@ -713,9 +722,9 @@ def triplet_margin_with_distance_loss(input: Tensor, positive: Tensor, negative:
     check_float(fn, "input", input)
     check_tensor(fn, "positive", positive)
     check_tensor(fn, "negative", negative)
-    input, positive = same_shape_promoted(fn, "input", input, "positive", positive)
-    input, negative = same_shape_promoted(fn, "input", input, "negative", negative)
-    positive = positive if positive.dtype == input.dtype else _F.cast(positive, input.dtype)
+    check_same_shape(fn, "input", input, "positive", positive, dtypes=False)
+    check_same_shape(fn, "input", input, "negative", negative, dtypes=False)
+    input, positive, negative = promote_floats(fn, "input", input, ("positive", positive), ("negative", negative))
     margin = check_number(fn, "margin", margin)
     if margin < 0:
         raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {margin}")
