@@ -23,7 +23,8 @@ Found:
   square_error_cost, margin_ranking_loss, triplet_margin_loss(_with_distance),
   cosine_embedding_loss, gaussian_nll_loss and the ``weight`` of
   binary_cross_entropy(_with_logits), multi_label_soft_margin_loss and
-  multi_margin_loss (float64 results, as Paddle 2.6.2's).
+  multi_margin_loss (float64 results, as Paddle 2.6.2's); a float32
+  pos_weight with float64 logits is cast up, as Paddle's arithmetic does.
 - poisson_nll_loss refused an integer label (or a float label of another
   dtype); Paddle casts the label to the input's dtype.
 - hsigmoid_loss raised ValueError for a float label and an int32 bias; they are
@@ -237,3 +238,17 @@ def test_margin_ranking_loss_broadcasts_as_paddle():
     np.testing.assert_allclose(xt.grad.numpy(), np.where(-label * (x - y[0]) + 0.1 > 0, -label, 0.0), rtol=1e-12)
     with pytest.raises(ValueError, match="margin_ranking_loss: arguments .* do not broadcast"):
         F.margin_ranking_loss(t(x), t(y), t(label[:3]))
+
+
+def test_bce_with_logits_takes_a_narrower_float_pos_weight():
+    # Paddle 2.6.2: a float32 pos_weight with float64 logits gives the float64 loss
+    # (a float64 pos_weight with float32 logits it refuses, and so does eager)
+    x, z, pw = rng.normal(size=(4, 3)), (rng.random((4, 3)) > 0.5).astype(np.float64), rng.random(3) * 2
+    out = F.binary_cross_entropy_with_logits(t(x), t(z), pos_weight=t(pw.astype(np.float32)), reduction="none")
+    assert out.dtype == eager.float64
+    log_sigmoid = -(np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0))
+    pw32 = pw.astype(np.float32).astype(np.float64)
+    want = -(pw32 * z * log_sigmoid + (1 - z) * (log_sigmoid - x))
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-12)
+    with pytest.raises(TypeError, match="argument 'pos_weight' expected dtype paddle.float32"):
+        F.binary_cross_entropy_with_logits(t(x.astype(np.float32)), t(z.astype(np.float32)), pos_weight=t(pw))

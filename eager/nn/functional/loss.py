@@ -15,6 +15,7 @@ from ...composite.spine import reshape_exactly
 from ...creation import to_tensor
 from ...generated import forward_api as _F
 from ...tensor import Tensor
+from ...type_promotion import promoted_dtype
 from .checks import (FLOAT_ARRAY_DTYPES, REDUCTIONS, as_int64, check_axis, check_float, check_integer, check_number,
                      check_positive_int, check_reduction, check_same_shape, check_tensor, dtypes_differ, reads_values,
                      promote_floats, reduce_loss, same_shape_promoted, value_range)
@@ -124,8 +125,13 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
     if pos_weight is not None:
         check_tensor(fn, "pos_weight", pos_weight)
         if dtypes_differ(pos_weight, logit):
-            raise TypeError(f"{fn}: argument 'pos_weight' expected dtype {logit.dtype}, got "
-                            f"{pos_weight.dtype}")
+            # a narrower float one is cast up, as Paddle's arithmetic on it does; a wider one
+            # would change the loss's dtype, which Paddle's kernel refuses too
+            if (pos_weight.dtype not in FLOATING_TYPES or logit.dtype not in FLOATING_TYPES
+                    or promoted_dtype(logit.dtype, pos_weight.dtype) != logit.dtype):
+                raise TypeError(f"{fn}: argument 'pos_weight' expected dtype {logit.dtype}, got "
+                                f"{pos_weight.dtype}")
+            pos_weight = _F.cast(pos_weight, logit.dtype)
         _check_broadcasts(fn, "pos_weight", pos_weight, logit.shape, "the shape of 'logit'")
         pos_weight = _F.expand(pos_weight, logit.shape)
     loss = _F.sigmoid_cross_entropy_with_logits(logit, label, pos_weight)
