@@ -34,6 +34,8 @@ Found:
 - margin_ranking_loss refused inputs/labels of different shapes; Paddle
   broadcasts them (test_margin_rank_loss_op's broadcast case); eager now
   broadcasts too, with mse_loss's warning.
+- MultiMarginLoss/multi_margin_loss refused a non-integer power (p=1.5) and
+  GaussianNLLLoss/gaussian_nll_loss an epsilon <= 0; Paddle takes both.
 - cross_entropy(soft_label=True, label_smoothing > 0) refused class-index
   labels; Paddle one-hots them whatever soft_label says (test_cross_entropy_loss's
   integer_label_smoothing cases).
@@ -252,3 +254,16 @@ def test_bce_with_logits_takes_a_narrower_float_pos_weight():
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-12)
     with pytest.raises(TypeError, match="argument 'pos_weight' expected dtype paddle.float32"):
         F.binary_cross_entropy_with_logits(t(x.astype(np.float32)), t(z.astype(np.float32)), pos_weight=t(pw))
+
+
+def test_multi_margin_loss_takes_a_real_power_and_gaussian_nll_any_epsilon():
+    # Paddle 2.6.2 takes MultiMarginLoss(p=1.5) (its ** takes any power) and
+    # GaussianNLLLoss(epsilon=0) (the clamp's floor); eager refused both
+    x, label = rng.normal(size=(4, 3)), rng.integers(0, 3, 4)
+    hinge = np.maximum(1 - x[np.arange(4), label][:, None] + x, 0) ** 1.5
+    hinge[np.arange(4), label] = 0
+    np.testing.assert_allclose(eager.nn.MultiMarginLoss(p=1.5, reduction="none")(t(x), t(label)).numpy(),
+                               hinge.sum(1) / 3, rtol=1e-12)
+    y, v = rng.normal(size=(4, 3)), rng.random((4, 3)) + 0.1
+    np.testing.assert_allclose(eager.nn.GaussianNLLLoss(epsilon=0, reduction="sum")(t(x), t(y), t(v)).numpy(),
+                               (0.5 * (np.log(v) + (x - y) ** 2 / v)).sum(), rtol=1e-12)

@@ -305,9 +305,10 @@ class MultiMarginLoss(_Loss):
     def __init__(self, p: int = 1, margin: float = 1.0, weight=None, reduction: str = "mean", name=None):
         super().__init__(reduction, name)
         fn = "MultiMarginLoss"
-        if isinstance(p, bool) or not isinstance(p, int) or p < 1:
-            raise ValueError(f"{fn}: argument 'p' expected a positive int, got {p!r}")
-        self.p, self.margin, self.weight = int(p), check_number(fn, "margin", margin), weight
+        p = check_number(fn, "p", p)
+        if not p > 0:
+            raise ValueError(f"{fn}: argument 'p' expected a positive number, got {p!r}")
+        self.p, self.margin, self.weight = p, check_number(fn, "margin", margin), weight
 
     def forward(self, input, label):
         """The loss of input against label."""
@@ -385,8 +386,6 @@ class GaussianNLLLoss(_Loss):
         if not isinstance(full, bool):
             raise TypeError(f"{fn}: argument 'full' expected a bool, got {full!r}")
         self.full, self.epsilon = full, check_number(fn, "epsilon", epsilon)
-        if not self.epsilon > 0:
-            raise ValueError(f"{fn}: argument 'epsilon' expected a positive number, got {self.epsilon}")
 
     def forward(self, input, label, variance):
         """The loss of label under N(input, variance)."""

@@ -17,7 +17,7 @@ from ...generated import forward_api as _F
 from ...tensor import Tensor
 from ...type_promotion import promoted_dtype
 from .checks import (FLOAT_ARRAY_DTYPES, REDUCTIONS, as_int64, check_axis, check_float, check_integer, check_number,
-                     check_positive_int, check_reduction, check_same_shape, check_tensor, dtypes_differ, reads_values,
+                     check_reduction, check_same_shape, check_tensor, dtypes_differ, reads_values,
                      promote_floats, reduce_loss, same_shape_promoted, value_range)
 from .common import pairwise_distance
 from .levenshtein import edit_distance  # noqa: F401  (Paddle keeps edit_distance in this module)
@@ -801,7 +801,7 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
                       reduction: str = "mean", name=None) -> Tensor:
     """Multi-class hinge loss: per sample i of input [N, C] with class y = label[i],
     ``sum_{j != y} weight[y] * max(0, margin - x[i, y] + x[i, j]) ** p / C``.
-    ``label``: integer [N]; ``weight``: per-class [C] (default all 1); ``p``: a positive int.
+    ``label``: integer [N]; ``weight``: per-class [C] (default all 1); ``p``: a positive number.
     Labels out of range raise on the CPU (on a GPU in anomaly mode only).
 
     >>> x = eager.to_tensor([[0.1, 0.2, 0.4, 0.8]])
@@ -812,7 +812,9 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
     check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
-    p = check_positive_int(fn, "p", p, ValueError)
+    p = check_number(fn, "p", p)   # any positive power, as Paddle's ** (PyTorch: 1 or 2)
+    if not p > 0:
+        raise ValueError(f"{fn}: argument 'p' expected a positive number, got {p!r}")
     margin = check_number(fn, "margin", margin)
     if input.ndim != 2:
         raise ValueError(f"{fn}: argument 'input' expected a 2-d tensor [N, C], got shape {input.shape}")
@@ -837,8 +839,8 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
     hinge = _F.relu(_F.add(_F.scale(input, 1.0, margin, True), _F.neg(target)))
     if p == 2:
         hinge = _F.multiply(hinge, hinge)
-    elif p > 2:
-        hinge = _F.pow(hinge, float(p))
+    elif p != 1:
+        hinge = _F.pow(hinge, p)
     others = _F.not_equal(_F.unsqueeze(_F.arange(0, classes, 1, DataType.INT64, input.place), [0]), column)
     hinge = _F.where(others, hinge, _zeros(hinge))
     if weight is not None:
@@ -939,9 +941,7 @@ def gaussian_nll_loss(input: Tensor, label: Tensor, variance: Tensor, full: bool
             raise ValueError(f"{fn}: argument '{arg}' expected a float32 or float64 Tensor, got {value.dtype}")
     if not isinstance(full, bool):
         raise TypeError(f"{fn}: argument 'full' expected a bool, got {full!r}")
-    epsilon = check_number(fn, "epsilon", epsilon)
-    if not epsilon > 0:
-        raise ValueError(f"{fn}: argument 'epsilon' expected a positive number, got {epsilon}")
+    epsilon = check_number(fn, "epsilon", epsilon)   # any number, as Paddle (the clamp's floor)
     shape = input.shape
     if label.shape != shape and not (input.ndim and label.shape == shape[:-1] + [1]):
         raise ValueError(f"{fn}: argument 'label' expected shape {shape} (or with a last dimension of 1), got "
