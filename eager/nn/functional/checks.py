@@ -12,9 +12,9 @@ from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES, DataType
 
 from ...arguments import describe, to_int
 from ...autograd.op_modes import MODES
-from ...type_promotion import promoted_dtype
 from ...generated import forward_api as _F
 from ...tensor import Tensor
+from ...type_promotion import promoted_dtype
 
 _REDUCTIONS = ("mean", "sum", "none")
 REDUCTIONS = _REDUCTIONS  # what check_reduction accepts, for the functionals' in-line checks
