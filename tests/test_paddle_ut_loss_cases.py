@@ -49,14 +49,20 @@ cosine_embedding_loss taking any reduction string, SmoothL1Loss/
 CrossEntropyLoss not checking it at construction, rnnt_loss's CPU kernel
 reading unnormalised scores, gaussian_nll_loss giving the variance no
 gradient, binary_cross_entropy_with_logits' pos_weight (also with soft
-labels), multi_margin_loss with weight and p > 1, multi_label_soft_margin_loss
+labels), multi_margin_loss with weight and p > 1, p <= 0 or margin < 0,
+hinge_embedding_loss/sigmoid_focal_loss turning a 0-d input into [1],
+multi_label_soft_margin_loss
 and multi_margin_loss with an integer label/input giving integer garbage,
 npair_loss failing on float64 and on NumPy inputs (ValueError for TypeError),
 dice_loss's AssertionError for a rank mismatch (eager: ValueError),
 label_smooth of a 0-d label, HSigmoidLoss/initializer.Assign taking a value of
 another shape, margin_cross_entropy (GPU-only kernel) raising
-NotImplementedError for a float label (eager: TypeError). Newer than 2.6.2 and
-left out: ctc_loss ``zero_infinity``, cross_entropy's ``target`` alias,
+NotImplementedError for a float label (eager: TypeError), cross_entropy taking
+float class indices forward only (its backward and ``weight`` fail),
+identity_loss raising a bare Exception for an unknown reduction string (eager:
+ValueError; Paddle 3: TypeError), bool flags given as 0/1 (eager: TypeError),
+the 1e-8 float32 rounding of Paddle's p_norm for p = 3 and of its
+label_smooth. Newer than 2.6.2 and left out: ctc_loss ``zero_infinity``, cross_entropy's ``target`` alias,
 KLDivLoss ``log_target`` (eager has it).
 """
 import numpy as np
