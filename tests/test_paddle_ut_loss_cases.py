@@ -36,6 +36,7 @@ Found:
   broadcasts too, with mse_loss's warning.
 - MultiMarginLoss/multi_margin_loss refused a non-integer power (p=1.5) and
   GaussianNLLLoss/gaussian_nll_loss an epsilon <= 0; Paddle takes both.
+- the loss layers had no public ``name`` attribute, which Paddle's keep.
 - cross_entropy(soft_label=True, label_smoothing > 0) refused class-index
   labels; Paddle one-hots them whatever soft_label says (test_cross_entropy_loss's
   integer_label_smoothing cases).
@@ -273,3 +274,11 @@ def test_multi_margin_loss_takes_a_real_power_and_gaussian_nll_any_epsilon():
     y, v = rng.normal(size=(4, 3)), rng.random((4, 3)) + 0.1
     np.testing.assert_allclose(eager.nn.GaussianNLLLoss(epsilon=0, reduction="sum")(t(x), t(y), t(v)).numpy(),
                                (0.5 * (np.log(v) + (x - y) ** 2 / v)).sum(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("layer", [eager.nn.BCELoss, eager.nn.CrossEntropyLoss, eager.nn.L1Loss, eager.nn.SmoothL1Loss,
+                                   eager.nn.MarginRankingLoss, eager.nn.TripletMarginLoss, eager.nn.GaussianNLLLoss])
+def test_loss_layers_keep_their_name_as_paddle(layer):
+    # Paddle's loss layers store ``name`` as a public attribute (test_nll_loss's TestNLLLossName reads result names)
+    assert layer(name="my_loss").name == "my_loss"
+    assert layer().name is None

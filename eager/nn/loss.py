@@ -14,7 +14,17 @@ from .functional.checks import check_number, check_positive_int, check_reduction
 from .layer import Layer
 
 
+def _set_name(layer, value) -> None:
+    layer._name = value
+
+
+# Paddle's loss layers keep their ``name`` argument as a public attribute
+_NAME = property(lambda layer: layer._name, _set_name, doc="The ``name`` the loss was built with (or None).")
+
+
 class _Loss(Layer):
+    name = _NAME
+
     def __init__(self, reduction: str = "mean", name=None):
         super().__init__()
         self._name = name
@@ -35,6 +45,8 @@ class MSELoss(Layer):
 
 class CrossEntropyLoss(Layer):
     """Layer form of :func:`eager.nn.functional.cross_entropy`."""
+
+    name = _NAME
 
     def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean",
                  soft_label: bool = False, axis: int = -1, use_softmax: bool = True,
