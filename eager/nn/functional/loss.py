@@ -575,7 +575,8 @@ def kl_div(input: Tensor, label: Tensor, reduction: str = "mean", log_target: bo
 def margin_ranking_loss(input: Tensor, other: Tensor, label: Tensor, margin: float = 0.0,
                         reduction: str = "mean", name=None) -> Tensor:
     """``max(0, -label * (input - other) + margin)``: label 1 wants input ranked
-    above other, -1 below.
+    above other, -1 below. The three broadcast together, as in Paddle (with a
+    warning where their shapes differ); float32 with float64 promotes.
 
     >>> a, b = eager.to_tensor([1.0, 2.0]), eager.to_tensor([2.0, 1.0])
     >>> float(eager.nn.functional.margin_ranking_loss(a, b, eager.to_tensor([1.0, 1.0]), 0.5))
