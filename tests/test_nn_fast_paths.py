@@ -170,8 +170,9 @@ def test_mse_loss_errors_after_a_call_that_passed():
     with pytest.raises(ValueError, match="mse_loss: argument 'reduction' expected one of 'mean', 'sum', 'none', "
                                          "got 'avg'"):
         F.mse_loss(a, a, "avg")
-    with pytest.raises(TypeError, match="mse_loss: argument 'label' expected the dtype of 'input' paddle.float32, got paddle.float64"):
-        F.mse_loss(a, tensor(np.ones((2, 3))))
+    with pytest.raises(TypeError, match="mse_loss: argument 'label' expected the dtype of 'input' paddle.float32, got paddle.int64"):
+        F.mse_loss(a, tensor(np.ones((2, 3), "int64")))
+    assert F.mse_loss(a, tensor(np.ones((2, 3)))).dtype == eager.float64   # promoted, as Paddle's
     with pytest.raises(TypeError, match="mse_loss: argument 'input' expected a floating-point Tensor, got paddle.int64"):
         F.mse_loss(tensor(np.ones((2, 3), "int64")), tensor(np.ones((2, 3), "int64")))
     with pytest.raises(TypeError, match="mse_loss: argument 'label' expected a Tensor"):

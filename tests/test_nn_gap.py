@@ -104,7 +104,7 @@ def test_square_error_cost_and_log_loss():
     with pytest.raises(ValueError, match=r"square_error_cost: argument 'label' of shape \[2\] cannot be broadcast"):
         F.square_error_cost(t(a), t(np.ones(2)))
     with pytest.raises(TypeError, match=r"square_error_cost: argument 'label' expected the dtype"):
-        F.square_error_cost(t(a), t(b.astype(np.float32)))
+        F.square_error_cost(t(a), t(b.astype(np.int64)))
 
     p, z = rng.uniform(0.05, 0.95, size=(5, 1)), rng.integers(0, 2, size=(5, 1)).astype(np.float64)
     want = -z * np.log(p + 1e-4) - (1 - z) * np.log(1 - p + 1e-4)
@@ -238,10 +238,10 @@ def test_gaussian_nll_loss_bad_input(device):
         F.gaussian_nll_loss(x, x, t(np.ones((3, 2))))
     with pytest.raises(ValueError, match=r"gaussian_nll_loss: argument 'label' expected shape \[2, 3\]"):
         F.gaussian_nll_loss(x, t(np.zeros(3)), t(np.ones((2, 3))))
-    with pytest.raises(TypeError, match=r"gaussian_nll_loss: argument 'variance' expected the dtype"):
-        F.gaussian_nll_loss(x, x, t(np.ones((2, 3), np.float32)))
-    with pytest.raises(ValueError, match=r"GaussianNLLLoss: argument 'epsilon' expected a positive number"):
-        eager.nn.GaussianNLLLoss(epsilon=0)
+    with pytest.raises(ValueError, match=r"gaussian_nll_loss: argument 'variance' expected a float32 or float64"):
+        F.gaussian_nll_loss(x, x, t(np.ones((2, 3), np.int64)))
+    with pytest.raises(TypeError, match=r"GaussianNLLLoss: argument 'epsilon' expected a number"):
+        eager.nn.GaussianNLLLoss(epsilon="0")
 
 
 @pytest.mark.parametrize("p", [1, 2, 3])
@@ -275,7 +275,7 @@ def test_multi_margin_loss_bad_input(device):
     x = t(np.zeros((2, 3)))
     with value_checks(device), pytest.raises(ValueError, match=r"multi_margin_loss: argument 'label' expected class "):
         F.multi_margin_loss(x, t(np.array([0, 3])))
-    with pytest.raises(ValueError, match=r"multi_margin_loss: argument 'p' expected a positive int"):
+    with pytest.raises(ValueError, match=r"multi_margin_loss: argument 'p' expected a positive number"):
         F.multi_margin_loss(x, t(np.array([0, 1])), p=0)
     with pytest.raises(ValueError, match=r"multi_margin_loss: argument 'label' expected shape \[2\]"):
         F.multi_margin_loss(x, t(np.array([[0], [1]])))

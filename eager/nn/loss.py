@@ -14,7 +14,17 @@ from .functional.checks import check_number, check_positive_int, check_reduction
 from .layer import Layer
 
 
+def _set_name(layer, value) -> None:
+    layer._name = value
+
+
+# Paddle's loss layers keep their ``name`` argument as a public attribute
+_NAME = property(lambda layer: layer._name, _set_name, doc="The ``name`` the loss was built with (or None).")
+
+
 class _Loss(Layer):
+    name = _NAME
+
     def __init__(self, reduction: str = "mean", name=None):
         super().__init__()
         self._name = name
@@ -35,6 +45,8 @@ class MSELoss(Layer):
 
 class CrossEntropyLoss(Layer):
     """Layer form of :func:`eager.nn.functional.cross_entropy`."""
+
+    name = _NAME
 
     def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean",
                  soft_label: bool = False, axis: int = -1, use_softmax: bool = True,
@@ -202,6 +214,8 @@ class CosineEmbeddingLoss(_Loss):
     def __init__(self, margin: float = 0, reduction: str = "mean", name=None):
         super().__init__(reduction, name)
         self.margin = check_number("CosineEmbeddingLoss", "margin", margin)
+        if not -1 <= self.margin <= 1:  # a cosine lies in [-1, 1] (Paddle refuses it too)
+            raise ValueError(f"CosineEmbeddingLoss: argument 'margin' expected a number in [-1, 1], got {margin!r}")
 
     def forward(self, input1, input2, label):
         """The loss of input1 against input2 as label (1 or -1) says."""
@@ -303,9 +317,10 @@ class MultiMarginLoss(_Loss):
     def __init__(self, p: int = 1, margin: float = 1.0, weight=None, reduction: str = "mean", name=None):
         super().__init__(reduction, name)
         fn = "MultiMarginLoss"
-        if isinstance(p, bool) or not isinstance(p, int) or p < 1:
-            raise ValueError(f"{fn}: argument 'p' expected a positive int, got {p!r}")
-        self.p, self.margin, self.weight = int(p), check_number(fn, "margin", margin), weight
+        p = check_number(fn, "p", p)
+        if not p > 0:
+            raise ValueError(f"{fn}: argument 'p' expected a positive number, got {p!r}")
+        self.p, self.margin, self.weight = p, check_number(fn, "margin", margin), weight
 
     def forward(self, input, label):
         """The loss of input against label."""
@@ -383,8 +398,6 @@ class GaussianNLLLoss(_Loss):
         if not isinstance(full, bool):
             raise TypeError(f"{fn}: argument 'full' expected a bool, got {full!r}")
         self.full, self.epsilon = full, check_number(fn, "epsilon", epsilon)
-        if not self.epsilon > 0:
-            raise ValueError(f"{fn}: argument 'epsilon' expected a positive number, got {self.epsilon}")
 
     def forward(self, input, label, variance):
         """The loss of label under N(input, variance)."""

@@ -14,6 +14,7 @@ from ...arguments import describe, to_int
 from ...autograd.op_modes import MODES
 from ...generated import forward_api as _F
 from ...tensor import Tensor
+from ...type_promotion import promoted_dtype
 
 _REDUCTIONS = ("mean", "sum", "none")
 REDUCTIONS = _REDUCTIONS  # what check_reduction accepts, for the functionals' in-line checks
@@ -78,6 +79,9 @@ def check_float_number(fn: str, arg: str, value) -> float:
 
 
 def check_reduction(fn: str, reduction) -> str:
+    """``reduction``, or a ValueError naming fn unless it is 'mean', 'sum' or 'none'.
+    The losses call it before their other checks, as Paddle's do: a bad reduction
+    is the ValueError whatever else is wrong (Paddle's tests pass NumPy inputs)."""
     if not isinstance(reduction, str) or reduction not in _REDUCTIONS:
         raise ValueError(
             f"{fn}: argument 'reduction' expected one of 'mean', 'sum', 'none', got {reduction!r}")
@@ -97,14 +101,41 @@ def check_axis(fn: str, x: Tensor, axis) -> int:
     return int(axis) % ndim
 
 
-def check_same_shape(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) -> None:
+def check_same_shape(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor, dtypes: bool = True) -> None:
+    """A ValueError unless a and b share a shape, and (where ``dtypes``) a TypeError
+    unless they share a dtype (callers that promote check dtypes with promote_floats)."""
     # Losses do not broadcast: [N, 1] against [N] would silently give an N x N loss.
     if a.shape != b.shape:
         raise ValueError(
             f"{fn}: argument '{b_name}' expected the shape of '{a_name}' {a.shape}, got {b.shape}")
-    if dtypes_differ(a, b):
+    if dtypes and dtypes_differ(a, b):
         raise TypeError(
             f"{fn}: argument '{b_name}' expected the dtype of '{a_name}' {a.dtype}, got {b.dtype}")
+
+
+def same_shape_promoted(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) -> tuple:
+    """(a, b) after check_same_shape's shape check, cast to one dtype as
+    :func:`promote_floats` says."""
+    check_same_shape(fn, a_name, a, b_name, b, dtypes=False)
+    return promote_floats(fn, a_name, a, (b_name, b))
+
+
+def promote_floats(fn: str, first_name: str, first: Tensor, *others) -> list:
+    """[first, *others' tensors] (``others``: (name, tensor) pairs) cast to one
+    dtype where floating dtypes differ: Paddle's losses composed of elementwise
+    ops promote them (float32 with float64 gives float64); any other mix is a
+    TypeError naming the argument."""
+    tensors = [first] + [tensor for _, tensor in others]
+    dtype = first.dtype
+    for name, tensor in others:
+        if dtype_mismatch(dtype, tensor.dtype):
+            wider = promoted_dtype(dtype, tensor.dtype) if (
+                dtype in FLOATING_TYPES and tensor.dtype in FLOATING_TYPES) else None
+            if wider is None:
+                raise TypeError(
+                    f"{fn}: argument '{name}' expected the dtype of '{first_name}' {first.dtype}, got {tensor.dtype}")
+            dtype = wider
+    return [_F.cast(t, dtype) if dtype_mismatch(dtype, t.dtype) else t for t in tensors]
 
 
 _AMP_MIX = frozenset({DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32})

@@ -15,9 +15,10 @@ from ...composite.spine import reshape_exactly
 from ...creation import to_tensor
 from ...generated import forward_api as _F
 from ...tensor import Tensor
+from ...type_promotion import promoted_dtype
 from .checks import (FLOAT_ARRAY_DTYPES, REDUCTIONS, as_int64, check_axis, check_float, check_integer, check_number,
-                     check_positive_int, check_reduction, check_same_shape, check_tensor, dtypes_differ, reads_values,
-                     reduce_loss, value_range)
+                     check_reduction, check_same_shape, check_tensor, dtypes_differ, reads_values,
+                     promote_floats, reduce_loss, same_shape_promoted, value_range)
 from .common import pairwise_distance
 from .levenshtein import edit_distance  # noqa: F401  (Paddle keeps edit_distance in this module)
 from .margin_softmax import margin_cross_entropy  # noqa: F401  (so does Paddle's paddle.nn.functional.loss)
@@ -41,6 +42,7 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
                     and type(reduction) is str and reduction in REDUCTIONS):
                 return _F.fused_mse_loss(input, label, reduction)  # one op; its backward is one pass
     fn = "mse_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
     if input.shape != label.shape:
@@ -53,14 +55,12 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
         warnings.warn(f"{fn}: input of shape {input.shape} and label of shape {label.shape} are "
                       f"broadcast together, as Paddle does; reshape one if that is not meant",
                       stacklevel=2)
-        if dtypes_differ(input, label):
+        if dtypes_differ(input, label) and (input.dtype not in FLOATING_TYPES or label.dtype not in FLOATING_TYPES):
             raise TypeError(f"{fn}: argument 'label' expected the dtype of 'input' {input.dtype}, "
                             f"got {label.dtype}")
     else:
-        check_same_shape(fn, "input", input, "label", label)
-        check_reduction(fn, reduction)
+        input, label = same_shape_promoted(fn, "input", input, "label", label)
         return _F.fused_mse_loss(input, label, reduction)  # one op; its backward is one pass
-    check_reduction(fn, reduction)
     diff = _F.subtract(input, label)
     return reduce_loss(fn, _F.multiply(diff, diff), reduction)
 
@@ -75,7 +75,7 @@ def square_error_cost(input: Tensor, label: Tensor) -> Tensor:
     fn = "square_error_cost"
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
-    if dtypes_differ(input, label):
+    if dtypes_differ(input, label) and (input.dtype not in FLOATING_TYPES or label.dtype not in FLOATING_TYPES):
         raise TypeError(f"{fn}: argument 'label' expected the dtype of 'input' {input.dtype}, got {label.dtype}")
     try:
         np.broadcast_shapes(tuple(input.shape), tuple(label.shape))
@@ -94,10 +94,10 @@ def l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) ->
     1.5
     """
     fn = "l1_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
-    check_same_shape(fn, "input", input, "label", label)
-    check_reduction(fn, reduction)
+    input, label = same_shape_promoted(fn, "input", input, "label", label)
     diff = _F.subtract(input, label)
     return reduce_loss(fn, _F.multiply(diff, _F.sign(diff)), reduction)
 
@@ -118,15 +118,20 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
     0.4562
     """
     fn = "binary_cross_entropy_with_logits"
+    check_reduction(fn, reduction)
     check_float(fn, "logit", logit)
     check_tensor(fn, "label", label)
     check_same_shape(fn, "logit", logit, "label", label)
-    check_reduction(fn, reduction)
     if pos_weight is not None:
         check_tensor(fn, "pos_weight", pos_weight)
         if dtypes_differ(pos_weight, logit):
-            raise TypeError(f"{fn}: argument 'pos_weight' expected dtype {logit.dtype}, got "
-                            f"{pos_weight.dtype}")
+            # a narrower float one is cast up, as Paddle's arithmetic on it does; a wider one
+            # would change the loss's dtype, which Paddle's kernel refuses too
+            if (pos_weight.dtype not in FLOATING_TYPES or logit.dtype not in FLOATING_TYPES
+                    or promoted_dtype(logit.dtype, pos_weight.dtype) != logit.dtype):
+                raise TypeError(f"{fn}: argument 'pos_weight' expected dtype {logit.dtype}, got "
+                                f"{pos_weight.dtype}")
+            pos_weight = _F.cast(pos_weight, logit.dtype)
         _check_broadcasts(fn, "pos_weight", pos_weight, logit.shape, "the shape of 'logit'")
         pos_weight = _F.expand(pos_weight, logit.shape)
     loss = _F.sigmoid_cross_entropy_with_logits(logit, label, pos_weight)
@@ -174,9 +179,9 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         fused = _fused_cross_entropy(fn, input, label, ignore_index, reduction, axis)
         if fused is not None:
             return fused
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
-    check_reduction(fn, reduction)
     if input.ndim < 1:
         raise ValueError(f"{fn}: argument 'input' expected at least 1 dimension, got shape {input.shape}")
     _check_int(fn, "ignore_index", ignore_index)
@@ -202,6 +207,9 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         weight = weight.astype(input.dtype) if weight.dtype != input.dtype else weight
         weight = reshape_exactly(weight, [classes if d == axis else 1 for d in range(input.ndim)])
 
+    if label_smoothing > 0 and soft_label and label.dtype in INTEGER_TYPES and label.ndim == input.ndim - 1:
+        # (as Paddle: with smoothing, soft_label does not matter; class indices are one-hot first)
+        soft_label = False
     if (label_smoothing > 0 and not soft_label and label.dtype in FLOATING_TYPES and label.ndim == input.ndim
             and label.shape[axis] != 1):
         # (as Paddle: with smoothing, a float label shaped like input is a distribution, a one-hot
@@ -384,11 +392,12 @@ def _like_input(fn: str, arg: str, input: Tensor, other) -> Tensor:
 
 
 def _scaled_by(fn: str, loss: Tensor, weight, reference: Tensor) -> Tensor:
-    """loss * weight, where weight broadcasts to the loss's shape and has its dtype."""
+    """loss * weight, where weight broadcasts to the loss's shape; another float
+    dtype promotes (as Paddle's multiply: float32 with float64 gives float64)."""
     if weight is None:
         return loss
     check_tensor(fn, "weight", weight)
-    if dtypes_differ(weight, reference):
+    if dtypes_differ(weight, reference) and weight.dtype not in FLOATING_TYPES:
         raise TypeError(f"{fn}: argument 'weight' expected dtype {reference.dtype}, got {weight.dtype}")
     _check_broadcasts(fn, "weight", weight, loss.shape, "the loss's shape")
     return _F.multiply(loss, weight)
@@ -425,9 +434,9 @@ def nll_loss(input: Tensor, label: Tensor, weight=None, ignore_index: int = -100
     0.3937
     """
     fn = "nll_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
-    check_reduction(fn, reduction)
     ignore_index = _check_int(fn, "ignore_index", ignore_index)
     if input.ndim < 2:
         raise ValueError(f"{fn}: argument 'input' expected at least 2 dimensions [N, C, ...], got shape "
@@ -472,10 +481,10 @@ def binary_cross_entropy(input: Tensor, label: Tensor, weight=None, reduction: s
     0.6554
     """
     fn = "binary_cross_entropy"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
     check_same_shape(fn, "input", input, "label", label)
-    check_reduction(fn, reduction)
     loss = _renamed(fn, "bce_loss", lambda: _F.bce_loss(input, label))
     return reduce_loss(fn, _scaled_by(fn, loss, weight, input), reduction)
 
@@ -512,10 +521,10 @@ def smooth_l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", delta:
     array([0.125, 2.5  ], dtype=float32)
     """
     fn = "smooth_l1_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
     check_same_shape(fn, "input", input, "label", label)
-    check_reduction(fn, reduction)
     delta = check_number(fn, "delta", delta)
     diff = _F.subtract(input, label)
     size = _F.multiply(diff, _F.sign(diff))   # |d| with gradient 0 at 0
@@ -540,12 +549,12 @@ def kl_div(input: Tensor, label: Tensor, reduction: str = "mean", log_target: bo
     0.0391
     """
     fn = "kl_div"
-    check_float(fn, "input", input)
-    check_tensor(fn, "label", label)
-    check_same_shape(fn, "input", input, "label", label)
     if not isinstance(reduction, str) or reduction not in ("mean", "batchmean", "sum", "none"):
         raise ValueError(f"{fn}: argument 'reduction' expected one of 'mean', 'batchmean', 'sum', 'none', "
                          f"got {reduction!r}")
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
+    input, label = same_shape_promoted(fn, "input", input, "label", label)
     if not isinstance(log_target, bool):
         raise TypeError(f"{fn}: argument 'log_target' expected a bool, got {log_target!r}")
     if log_target:
@@ -566,19 +575,30 @@ def kl_div(input: Tensor, label: Tensor, reduction: str = "mean", log_target: bo
 def margin_ranking_loss(input: Tensor, other: Tensor, label: Tensor, margin: float = 0.0,
                         reduction: str = "mean", name=None) -> Tensor:
     """``max(0, -label * (input - other) + margin)``: label 1 wants input ranked
-    above other, -1 below.
+    above other, -1 below. The three broadcast together, as in Paddle (with a
+    warning where their shapes differ); float32 with float64 promotes.
 
     >>> a, b = eager.to_tensor([1.0, 2.0]), eager.to_tensor([2.0, 1.0])
     >>> float(eager.nn.functional.margin_ranking_loss(a, b, eager.to_tensor([1.0, 1.0]), 0.5))
     0.75
     """
     fn = "margin_ranking_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "other", other)
-    check_same_shape(fn, "input", input, "other", other)
     check_tensor(fn, "label", label)
-    check_same_shape(fn, "input", input, "label", label)
-    check_reduction(fn, reduction)
+    if not input.shape == other.shape == label.shape:
+        try:
+            np.broadcast_shapes(tuple(input.shape), tuple(other.shape), tuple(label.shape))
+        except ValueError:
+            raise ValueError(f"{fn}: arguments 'input' {input.shape}, 'other' {other.shape} and 'label' "
+                             f"{label.shape} do not broadcast together") from None
+        # Paddle broadcasts (its tests pass a [N] label for [N, N] inputs); a [N, 1] against a [N] is
+        # an N x N loss, so say so, as mse_loss does
+        warnings.warn(f"{fn}: input of shape {input.shape}, other of shape {other.shape} and label of shape "
+                      f"{label.shape} are broadcast together, as Paddle does; reshape one if that is not meant",
+                      stacklevel=2)
+    input, other, label = promote_floats(fn, "input", input, ("other", other), ("label", label))
     margin = check_number(fn, "margin", margin)
     out = _F.multiply(_F.neg(label), _F.subtract(input, other))
     return reduce_loss(fn, _F.relu(_F.scale(out, 1.0, margin, True)), reduction)
@@ -594,9 +614,9 @@ def hinge_embedding_loss(input: Tensor, label: Tensor, margin: float = 1.0, redu
     array([0.3, 0.6], dtype=float32)
     """
     fn = "hinge_embedding_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     label = _like_input(fn, "label", input, label)
-    check_reduction(fn, reduction)
     margin = check_number(fn, "margin", margin)
     zeros = _zeros(input)
     positive = _F.where(_F.equal(label, _F.ones_like(label)), input, zeros)
@@ -619,20 +639,28 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, label: Tensor, margin:
     array([0., 0.], dtype=float32)
     """
     fn = "cosine_embedding_loss"
-    check_float(fn, "input1", input1)
-    check_tensor(fn, "input2", input2)
-    check_same_shape(fn, "input1", input1, "input2", input2)
-    check_tensor(fn, "label", label)
     check_reduction(fn, reduction)
+    check_tensor(fn, "input1", input1)
+    check_tensor(fn, "input2", input2)
+    check_tensor(fn, "label", label)
+    # Paddle checks these dtypes in dygraph too, and its check raises ValueError
+    if input1.dtype not in (DataType.FLOAT32, DataType.FLOAT64):
+        raise ValueError(f"{fn}: argument 'input1' expected a float32 or float64 Tensor, got {input1.dtype}")
+    if label.dtype not in (DataType.INT32, DataType.INT64, DataType.FLOAT32, DataType.FLOAT64):
+        raise ValueError(f"{fn}: argument 'label' expected an int32, int64, float32 or float64 Tensor, got "
+                         f"{label.dtype}")
+    check_float(fn, "input2", input2)   # float32 with float64 promotes, as in Paddle's multiply
+    if input1.shape != input2.shape:
+        raise ValueError(f"{fn}: argument 'input2' expected the shape of 'input1' {input1.shape}, got {input2.shape}")
     margin = check_number(fn, "margin", margin)
     if input1.ndim not in (1, 2):
         raise ValueError(f"{fn}: argument 'input1' expected shape [N, M] or [M], got {input1.shape}")
     rows = input1.shape[0] if input1.ndim == 2 else 1
     if label.ndim > 1 or (label.ndim == 1 and label.shape[0] != rows):
         raise ValueError(f"{fn}: argument 'label' expected shape [{rows}] (a 1-d label), got {label.shape}")
-    if label.dtype != input1.dtype:
-        label = _F.cast(label, input1.dtype)
     product = _F.sum(_F.multiply(input1, input2), [-1])
+    if label.dtype != product.dtype:
+        label = _F.cast(label, product.dtype)
     square1 = _F.scale(_F.sum(_F.multiply(input1, input1), [-1]), 1.0, 1e-11, True)
     square2 = _F.scale(_F.sum(_F.multiply(input2, input2), [-1]), 1.0, 1e-11, True)
     cos = _F.divide(product, _F.sqrt(_F.multiply(square1, square2)))
@@ -658,11 +686,13 @@ def triplet_margin_loss(input: Tensor, positive: Tensor, negative: Tensor, margi
     0.0
     """
     fn = "triplet_margin_loss"
-    check_float(fn, "input", input)
-    for arg, other in (("positive", positive), ("negative", negative)):
-        check_tensor(fn, arg, other)
-        check_same_shape(fn, "input", input, arg, other)
     check_reduction(fn, reduction)
+    check_float(fn, "input", input)
+    check_tensor(fn, "positive", positive)
+    check_tensor(fn, "negative", negative)
+    check_same_shape(fn, "input", input, "positive", positive, dtypes=False)
+    check_same_shape(fn, "input", input, "negative", negative, dtypes=False)
+    input, positive, negative = promote_floats(fn, "input", input, ("positive", positive), ("negative", negative))
     margin, p, epsilon = (check_number(fn, a, v) for a, v in (("margin", margin), ("p", p), ("epsilon", epsilon)))
     if margin < 0:  # (as Paddle)
         raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {margin}")
@@ -695,11 +725,13 @@ def triplet_margin_with_distance_loss(input: Tensor, positive: Tensor, negative:
     2.0
     """
     fn = "triplet_margin_with_distance_loss"
-    check_float(fn, "input", input)
-    for arg, other in (("positive", positive), ("negative", negative)):
-        check_tensor(fn, arg, other)
-        check_same_shape(fn, "input", input, arg, other)
     check_reduction(fn, reduction)
+    check_float(fn, "input", input)
+    check_tensor(fn, "positive", positive)
+    check_tensor(fn, "negative", negative)
+    check_same_shape(fn, "input", input, "positive", positive, dtypes=False)
+    check_same_shape(fn, "input", input, "negative", negative, dtypes=False)
+    input, positive, negative = promote_floats(fn, "input", input, ("positive", positive), ("negative", negative))
     margin = check_number(fn, "margin", margin)
     if margin < 0:
         raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {margin}")
@@ -738,9 +770,9 @@ def soft_margin_loss(input: Tensor, label: Tensor, reduction: str = "mean", name
     array([  0.6931472, 100.       ], dtype=float32)
     """
     fn = "soft_margin_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     label = _like_input(fn, "label", input, label)
-    check_reduction(fn, reduction)
     return reduce_loss(fn, _softplus(_F.neg(_F.multiply(label, input))), reduction)
 
 
@@ -756,9 +788,9 @@ def multi_label_soft_margin_loss(input: Tensor, label: Tensor, weight=None, redu
     0.6931
     """
     fn = "multi_label_soft_margin_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     label = _like_input(fn, "label", input, label)
-    check_reduction(fn, reduction)
     if input.ndim < 1:
         raise ValueError(f"{fn}: argument 'input' expected shape [N, C], got {input.shape}")
     loss = _F.sigmoid_cross_entropy_with_logits(input, label, None, False, -100)
@@ -770,7 +802,7 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
                       reduction: str = "mean", name=None) -> Tensor:
     """Multi-class hinge loss: per sample i of input [N, C] with class y = label[i],
     ``sum_{j != y} weight[y] * max(0, margin - x[i, y] + x[i, j]) ** p / C``.
-    ``label``: integer [N]; ``weight``: per-class [C] (default all 1); ``p``: a positive int.
+    ``label``: integer [N]; ``weight``: per-class [C] (default all 1); ``p``: a positive number.
     Labels out of range raise on the CPU (on a GPU in anomaly mode only).
 
     >>> x = eager.to_tensor([[0.1, 0.2, 0.4, 0.8]])
@@ -778,10 +810,12 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
     0.325
     """
     fn = "multi_margin_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
-    check_reduction(fn, reduction)
-    p = check_positive_int(fn, "p", p, ValueError)
+    p = check_number(fn, "p", p)   # any positive power, as Paddle's ** (PyTorch: 1 or 2)
+    if not p > 0:
+        raise ValueError(f"{fn}: argument 'p' expected a positive number, got {p!r}")
     margin = check_number(fn, "margin", margin)
     if input.ndim != 2:
         raise ValueError(f"{fn}: argument 'input' expected a 2-d tensor [N, C], got shape {input.shape}")
@@ -792,7 +826,8 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
                          f"{label.shape}")
     if weight is not None:
         check_tensor(fn, "weight", weight)
-        if weight.shape != [classes] or dtypes_differ(weight, input):
+        # another float dtype promotes in the product below, as in Paddle's
+        if weight.shape != [classes] or (dtypes_differ(weight, input) and weight.dtype not in FLOATING_TYPES):
             raise ValueError(f"{fn}: argument 'weight' expected {input.dtype}[{classes}] (one per class), got "
                              f"{weight.dtype}{weight.shape}")
     if rows and reads_values(label):
@@ -805,8 +840,8 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
     hinge = _F.relu(_F.add(_F.scale(input, 1.0, margin, True), _F.neg(target)))
     if p == 2:
         hinge = _F.multiply(hinge, hinge)
-    elif p > 2:
-        hinge = _F.pow(hinge, float(p))
+    elif p != 1:
+        hinge = _F.pow(hinge, p)
     others = _F.not_equal(_F.unsqueeze(_F.arange(0, classes, 1, DataType.INT64, input.place), [0]), column)
     hinge = _F.where(others, hinge, _zeros(hinge))
     if weight is not None:
@@ -827,10 +862,10 @@ def sigmoid_focal_loss(logit: Tensor, label: Tensor, normalizer=None, alpha: flo
     1.2809
     """
     fn = "sigmoid_focal_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "logit", logit)
     check_tensor(fn, "label", label)
     check_same_shape(fn, "logit", logit, "label", label)
-    check_reduction(fn, reduction)
     alpha, gamma = check_number(fn, "alpha", alpha), check_number(fn, "gamma", gamma)
     loss = _F.sigmoid_cross_entropy_with_logits(logit, label, None, False, -100)
     alpha_t = _F.scale(label, 2.0 * alpha - 1.0, 1.0 - alpha, True)
@@ -861,10 +896,9 @@ def poisson_nll_loss(input: Tensor, label: Tensor, log_input: bool = True, full:
     0.8591
     """
     fn = "poisson_nll_loss"
-    check_float(fn, "input", input)
-    check_tensor(fn, "label", label)
-    check_same_shape(fn, "input", input, "label", label)
     check_reduction(fn, reduction)
+    check_float(fn, "input", input)
+    label = _like_input(fn, "label", input, label)   # any dtype, cast to input's (as Paddle)
     epsilon = check_number(fn, "epsilon", epsilon)
     if epsilon <= 0:
         raise ValueError(f"{fn}: argument 'epsilon' expected a positive number, got {epsilon}")
@@ -900,17 +934,15 @@ def gaussian_nll_loss(input: Tensor, label: Tensor, variance: Tensor, full: bool
     0.5966
     """
     fn = "gaussian_nll_loss"
-    check_float(fn, "input", input)
     check_reduction(fn, reduction)
-    for arg, value in (("label", label), ("variance", variance)):
+    for arg, value in (("input", input), ("label", label), ("variance", variance)):
         check_tensor(fn, arg, value)
-        if dtypes_differ(value, input):
-            raise TypeError(f"{fn}: argument '{arg}' expected the dtype of 'input' {input.dtype}, got {value.dtype}")
+        # Paddle checks these dtypes in dygraph too (a ValueError); float32 with float64 promotes
+        if value.dtype not in (DataType.FLOAT32, DataType.FLOAT64):
+            raise ValueError(f"{fn}: argument '{arg}' expected a float32 or float64 Tensor, got {value.dtype}")
     if not isinstance(full, bool):
         raise TypeError(f"{fn}: argument 'full' expected a bool, got {full!r}")
-    epsilon = check_number(fn, "epsilon", epsilon)
-    if not epsilon > 0:
-        raise ValueError(f"{fn}: argument 'epsilon' expected a positive number, got {epsilon}")
+    epsilon = check_number(fn, "epsilon", epsilon)   # any number, as Paddle (the clamp's floor)
     shape = input.shape
     if label.shape != shape and not (input.ndim and label.shape == shape[:-1] + [1]):
         raise ValueError(f"{fn}: argument 'label' expected shape {shape} (or with a last dimension of 1), got "
@@ -960,7 +992,8 @@ def hsigmoid_loss(input: Tensor, label: Tensor, num_classes: int, weight: Tensor
     if input.ndim != 2:
         raise ValueError(f"{fn}: argument 'input' expected a 2-d tensor [N, D], got shape {input.shape}")
     rows, features = input.shape
-    if label.dtype not in INTEGER_TYPES or label.shape not in ([rows], [rows, 1]):
+    check_integer(fn, "label", label, "an integer Tensor of classes")   # a float label: TypeError, as Paddle
+    if label.shape not in ([rows], [rows, 1]):
         raise ValueError(f"{fn}: argument 'label' expected an integer tensor of shape [{rows}] or [{rows}, 1], "
                          f"got {label.dtype}{label.shape}")
     num_classes = _check_int(fn, "num_classes", num_classes)
@@ -989,7 +1022,9 @@ def hsigmoid_loss(input: Tensor, label: Tensor, num_classes: int, weight: Tensor
         raise TypeError(f"{fn}: argument 'weight' expected the dtype of 'input' {input.dtype}, got {weight.dtype}")
     if bias is not None:
         check_tensor(fn, "bias", bias)
-        if bias.shape not in ([nodes, 1], [nodes]) or bias.dtype != input.dtype:
+        if dtypes_differ(bias, input):
+            raise TypeError(f"{fn}: argument 'bias' expected the dtype of 'input' {input.dtype}, got {bias.dtype}")
+        if bias.shape not in ([nodes, 1], [nodes]):
             raise ValueError(f"{fn}: argument 'bias' expected {input.dtype}[{nodes}, 1], got "
                              f"{bias.dtype}{bias.shape}")
     labels = _F.reshape(label, [rows, 1])
@@ -1058,9 +1093,11 @@ def ctc_loss(log_probs: Tensor, labels: Tensor, input_lengths: Tensor, label_len
     1.0986
     """
     fn = "ctc_loss"
-    check_float(fn, "log_probs", log_probs)
     check_reduction(fn, reduction)
+    check_float(fn, "log_probs", log_probs)
     for arg, value in (("labels", labels), ("input_lengths", input_lengths), ("label_lengths", label_lengths)):
+        if value is None:  # Paddle's static graph takes LoD inputs without lengths; its dygraph refuses (ValueError)
+            raise ValueError(f"{fn}: argument '{arg}' expected an integer Tensor (the lengths are required), got None")
         check_integer(fn, arg, value)
     blank = _check_int(fn, "blank", blank)
     if not isinstance(norm_by_times, bool):
@@ -1188,9 +1225,9 @@ def multi_label_margin_loss(input: Tensor, label: Tensor, reduction: str = "mean
     0.85
     """
     fn = "multi_label_margin_loss"
+    check_reduction(fn, reduction)
     check_float(fn, "input", input)
     check_integer(fn, "label", label)
-    check_reduction(fn, reduction)
     if input.ndim not in (1, 2):
         raise ValueError(f"{fn}: argument 'input' expected a 2-d tensor [N, C] (or 1-d [C]), got shape {input.shape}")
     if label.shape != input.shape:
