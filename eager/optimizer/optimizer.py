@@ -114,6 +114,9 @@ class Optimizer:
     # Paddle's constructors take a float learning rate, not an int (LBFGS's
     # documented learning_rate=1 is the exception); set_lr takes both.
     _int_learning_rate: bool = False
+    # Regularizers of a parameter's own that the update op applies itself, so
+    # append_regularization_ops leaves them out (Momentum's L2Decay).
+    _fused_own_decay: tuple = ()
 
     def __init__(self, learning_rate: float = 0.001, parameters=None, weight_decay=None,
                  grad_clip=None, name=None):
@@ -370,6 +373,44 @@ class Optimizer:
         with no_grad():
             self._apply_optimize(pairs)
         return []
+
+    def append_regularization_ops(self, parameters_and_grads, regularization=None) -> list:
+        """``(parameter, gradient + decay term)`` for each pair, as Paddle's: a
+        parameter's own ``regularizer`` (its ParamAttr's) wins over
+        ``regularization`` (an ``L1Decay``/``L2Decay`` or None); a pair without
+        a gradient or without either regularizer comes back as given (so does
+        one whose own L2Decay Momentum's op adds itself). The new
+        gradients are new tensors (the given ones are left as they are); nothing
+        is updated.
+
+        >>> opt.append_regularization_ops([(w, g)], eager.regularizer.L2Decay(0.1))  # [(w, g + 0.1 * w)]
+        """
+        who = f"{type(self).__name__}.append_regularization_ops"
+        if regularization is not None and not isinstance(regularization, WeightDecayRegularizer):
+            raise TypeError(f"{who}: argument 'regularization' expected None or an "
+                            f"eager.regularizer.L1Decay/L2Decay, got {type(regularization).__name__}")
+        pairs = []
+        for i, pair in enumerate(parameters_and_grads):
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise TypeError(f"{who}: item {i} expected a (parameter, gradient) pair, got "
+                                f"{type(pair).__name__}")
+            param, grad = pair
+            if not isinstance(param, Tensor) or not (grad is None or isinstance(grad, Tensor)):
+                raise TypeError(f"{who}: item {i} expected a (Tensor, Tensor or None) pair, got "
+                                f"({type(param).__name__}, {type(grad).__name__})")
+            pairs.append((param, grad))
+        out = []
+        with no_grad():
+            for param, grad in pairs:
+                own = getattr(param, "regularizer", None)
+                if isinstance(own, self._fused_own_decay):  # Momentum's op adds it, as Paddle's
+                    out.append((param, grad))
+                    continue
+                regularizer = own or regularization
+                if grad is not None and regularizer is not None:
+                    grad = _decayed(regularizer, param, grad)
+                out.append((param, grad))
+        return out
 
     def _apply_optimize(self, params_grads) -> None:
         recorder = MODES.recorder  # the profiler's (eager.profiler): the update is one span
@@ -640,6 +681,22 @@ class Optimizer:
     clear_gradients = clear_grad
 
     # -- state ----------------------------------------------------------------
+    def _get_accumulator(self, name: str, param) -> Tensor:
+        """The live accumulator ``name`` of ``param`` (Paddle's semi-private
+        reader, which scripts and Paddle's own tests call); it is not made here:
+        one that no step has made yet raises, as Paddle's does."""
+        acc = self._accumulators.get((name, id(param)))
+        if acc is None:
+            known = [n for n, _, _ in self._accumulator_specs]
+            raise ValueError(f"{type(self).__name__}._get_accumulator: accumulator {name!r} does not exist for "
+                             f"parameter {getattr(param, 'name', param)!r} (this optimizer keeps {known}, made "
+                             f"at a parameter's first step)")
+        return acc
+
+    # Paddle keys a float16 parameter's state under its master weight's name; eager
+    # keeps one state per parameter (float32 under multi_precision), so both read it.
+    _get_accumulator_master = _get_accumulator
+
     def _state(self, param) -> tuple:
         """param's accumulators (DenseTensors in ``_accumulator_specs`` order),
         made on first use by phi's full on param's device."""
@@ -832,6 +889,7 @@ class Momentum(Optimizer):
     _takes_rows = False
     _group_keys = {"momentum": "_check_nonneg", "use_nesterov": "_check_flag", "rescale_grad": "_check_nonneg"}
     _plan_reads = Optimizer._plan_reads + ("_momentum", "_use_nesterov", "_rescale_grad")
+    _fused_own_decay = (L2Decay,)
 
     def __init__(self, learning_rate: float = 0.001, momentum: float = 0.9, parameters=None,
                  use_nesterov: bool = False, weight_decay=None, grad_clip=None,
@@ -1365,7 +1423,7 @@ def _check_learning_rate(who: str, value) -> float:
 
 def _check_parameter_groups(who: str, parameters, group_keys: dict) -> tuple:
     """(every parameter, the groups): ``parameters`` is a list of Tensors (no
-    group) or a list of dicts, each with 'params' (a list of Tensors) and
+    group) or a list of dicts, each with 'params' (a list of Tensors, or one) and
     optionally 'learning_rate' (a multiplier of the optimizer's rate, as
     Paddle), 'weight_decay' (float, L1Decay/L2Decay or None), 'grad_clip' (a
     clip or None, for the group's gradients) and the keys in group_keys. Each
@@ -1391,7 +1449,15 @@ def _check_parameter_groups(who: str, parameters, group_keys: dict) -> tuple:
         if unknown:
             raise ValueError(f"{who}: parameter group {index} has unknown keys {unknown}; expected "
                              f"some of {sorted(allowed)}")
-        group = {"params": _check_parameters(f"{who}: parameter group {index}", item["params"])}
+        group_params = item["params"]
+        # Paddle wraps a group's lone Tensor in a list (a top-level Tensor stays an error) and
+        # refuses a set, whose order would change from run to run.
+        if isinstance(group_params, Tensor):
+            group_params = [group_params]
+        elif isinstance(group_params, (set, frozenset)):
+            raise TypeError(f"{who}: parameter group {index} 'params' expected an ordered collection "
+                            f"(a list) of Tensors, got a set")
+        group = {"params": _check_parameters(f"{who}: parameter group {index}", group_params)}
         if "learning_rate" in item:
             value = item["learning_rate"]
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
