@@ -1,0 +1,156 @@
+"""Regression cases found by re-telling Paddle's own unit tests of the
+optimizers, regularizers and amp (second pass: test_momentum_op, test_sgd_op,
+test_adagrad_op, test_adadelta_op, test_adamax_api, test_lamb_op,
+test_imperative_optimizer_v2, test_regularizer_api, test_weight_decay-style
+ParamAttr decays, parameter groups, test_multi_tensor_adam / momentum,
+test_modelaverage, test_lookahead, the LBFGS / minimize_bfgs / minimize_lbfgs
+tests, test_amp_api, test_amp_decorate and the GradScaler API) against eager,
+each checked with the real Paddle 2.6.2.
+
+Found and fixed:
+- A parameter group whose 'params' is one Tensor was refused (TypeError);
+  Paddle wraps it in a list. A set there is refused (TypeError), as Paddle.
+- Optimizer.append_regularization_ops(parameters_and_grads, regularization)
+  was missing: the pairs with the decay term added, a parameter's own
+  regularizer winning; Momentum leaves a parameter's own L2Decay to its op.
+- Optimizer._get_accumulator(name, param) (and _get_accumulator_master) was
+  missing; Paddle's tests read ModelAverage's sums and counters through it.
+- An unsupported line_search_fn raised ValueError; Paddle raises
+  NotImplementedError (minimize_bfgs / minimize_lbfgs) and RuntimeError
+  (LBFGS): now UnsupportedOptionError, a NotImplementedError and a ValueError.
+
+Also compared and agreeing (no change): 3-step updates of Momentum (nesterov,
+L1/L2 weight decay, groups, multi-tensor, multi_precision, clip), SGD,
+Adagrad, Adadelta, Adamax, Lamb (exclude fn, groups, always_adapt), RMSProp,
+Adam/AdamW with ParamAttr learning rates and regularizers, on identical
+gradients; lr schedulers driving get_lr/set_lr; L1/L2 decay equal to the
+penalty written into the loss; ModelAverage's window counters and apply /
+restore; LookAhead's slow weights; decorate's excluded_layers.
+"""
+import numpy as np
+import pytest
+
+import eager as paddle
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+def _linear(w, b):
+    layer = paddle.nn.Linear(*w.shape)
+    layer.weight.set_value(w)
+    layer.bias.set_value(b)
+    return layer
+
+
+def test_parameter_group_takes_one_tensor_as_params():
+    w = np.array([[1.0, -2.0], [0.5, 3.0]], "float32")
+    layer = _linear(w, np.zeros(2, "float32"))
+    opt = paddle.optimizer.SGD(0.1, parameters=[{"params": layer.weight, "learning_rate": 0.5}])
+    assert len(opt._parameter_list) == 1
+    x = np.array([[1.0, 2.0]], "float32")
+    layer(paddle.to_tensor(x)).sum().backward()
+    opt.step()
+    grad = np.repeat(x.T, 2, axis=1)                # d sum(x @ W) / dW
+    np.testing.assert_allclose(layer.weight.numpy(), w - 0.1 * 0.5 * grad, rtol=1e-6)
+
+
+def test_parameter_group_refuses_a_set_of_params():
+    layer = _linear(np.eye(2, dtype="float32"), np.zeros(2, "float32"))
+    with pytest.raises(TypeError, match="parameter group 0 'params' expected an ordered collection"):
+        paddle.optimizer.SGD(0.1, parameters=[{"params": {layer.weight}}])
+
+
+def test_append_regularization_ops_adds_the_decay_term():
+    w = np.array([[1.0, -2.0], [3.0, 0.5]], "float32")
+    b = np.array([1.0, -1.0], "float32")
+    g = np.array([[0.1, 0.2], [0.3, 0.4]], "float32")
+    gb = np.array([0.5, -0.5], "float32")
+    layer = _linear(w, b)
+    opt = paddle.optimizer.Adam(0.1, parameters=layer.parameters())
+    grad = paddle.to_tensor(g)
+    pairs = opt.append_regularization_ops([(layer.weight, grad), (layer.bias, paddle.to_tensor(gb))],
+                                          paddle.regularizer.L2Decay(0.5))
+    assert pairs[0][0] is layer.weight and pairs[1][0] is layer.bias
+    np.testing.assert_allclose(pairs[0][1].numpy(), g + 0.5 * w, rtol=1e-6)
+    np.testing.assert_allclose(pairs[1][1].numpy(), gb + 0.5 * b, rtol=1e-6)
+    np.testing.assert_array_equal(grad.numpy(), g)          # the given gradient is left as it was
+    np.testing.assert_array_equal(layer.weight.numpy(), w)  # nothing is updated
+    l1 = opt.append_regularization_ops([(layer.weight, grad), (layer.bias, None)], paddle.regularizer.L1Decay(0.5))
+    np.testing.assert_allclose(l1[0][1].numpy(), g + 0.5 * np.sign(w), rtol=1e-6)
+    assert l1[1][1] is None
+    assert opt.append_regularization_ops([(layer.weight, grad)])[0][1] is grad
+
+
+def test_append_regularization_ops_param_attr_regularizer_wins():
+    w = np.array([[1.0, -2.0], [3.0, 0.5]], "float32")
+    g = np.full((2, 2), 0.25, "float32")
+    for name, own, expected in (("SGD", paddle.regularizer.L1Decay(0.2), g + 0.2 * np.sign(w)),
+                                ("Momentum", paddle.regularizer.L1Decay(0.2), g + 0.2 * np.sign(w)),
+                                # Momentum's op adds a parameter's own L2Decay itself (Paddle 2.6.2)
+                                ("Momentum", paddle.regularizer.L2Decay(0.2), g),
+                                ("SGD", paddle.regularizer.L2Decay(0.2), g + 0.2 * w)):
+        layer = paddle.nn.Linear(2, 2, weight_attr=paddle.ParamAttr(regularizer=own))
+        layer.weight.set_value(w)
+        opt = getattr(paddle.optimizer, name)(0.1, parameters=layer.parameters())
+        (pair,) = opt.append_regularization_ops([(layer.weight, paddle.to_tensor(g))], paddle.regularizer.L2Decay(0.5))
+        np.testing.assert_allclose(pair[1].numpy(), expected, rtol=1e-6, err_msg=f"{name} {own}")
+
+
+def test_append_regularization_ops_refuses_a_float_regularization():
+    layer = _linear(np.eye(2, dtype="float32"), np.zeros(2, "float32"))
+    opt = paddle.optimizer.SGD(0.1, parameters=layer.parameters())
+    with pytest.raises(TypeError, match="append_regularization_ops: argument 'regularization'"):
+        opt.append_regularization_ops([(layer.weight, paddle.ones([2, 2]))], 0.5)
+
+
+def test_get_accumulator_reads_the_live_state():
+    layer = _linear(np.eye(2, dtype="float32"), np.zeros(2, "float32"))
+    opt = paddle.optimizer.Adam(0.1, parameters=layer.parameters())
+    with pytest.raises(ValueError, match="accumulator 'moment1' does not exist"):
+        opt._get_accumulator("moment1", layer.weight)
+    layer(paddle.ones([1, 2])).sum().backward()
+    opt.step()
+    # one step from zero: moment1 = (1 - beta1) * g, g = 1 everywhere
+    np.testing.assert_allclose(opt._get_accumulator("moment1", layer.weight).numpy(), np.full((2, 2), 0.1),
+                               rtol=1e-6)
+    assert opt._get_accumulator_master("moment2", layer.weight) is opt._get_accumulator("moment2", layer.weight)
+
+
+def test_model_average_accumulators_as_paddles_unit_test_reads_them():
+    rng = np.random.RandomState(5)
+    layer = _linear(rng.randn(6, 3).astype("float32"), rng.randn(3).astype("float32"))
+    opt = paddle.optimizer.Momentum(0.2, momentum=0.1, parameters=layer.parameters())
+    average = paddle.incubate.optimizer.ModelAverage(0.15, parameters=layer.parameters(), min_average_window=2,
+                                                     max_average_window=10)
+    biases = []
+    for _ in range(12):
+        layer(paddle.to_tensor(rng.rand(4, 6).astype("float32"))).square().mean().backward()
+        opt.step()
+        average.step()
+        opt.clear_grad()
+        biases.append(layer.bias.numpy().copy())
+    acc = {name: average._get_accumulator(name, layer.bias).numpy()
+           for name in ("sum_1", "sum_2", "sum_3", "num_accumulates", "old_num_accumulates", "num_updates")}
+    # counters from Paddle 2.6.2 on the same schedule: the last full window holds 2 steps
+    assert (int(acc["num_accumulates"][0]), int(acc["old_num_accumulates"][0]), int(acc["num_updates"][0])) == \
+        (0, 2, 12)
+    np.testing.assert_array_equal(acc["sum_1"], np.zeros(3, "float32"))
+    np.testing.assert_allclose(acc["sum_3"], biases[-2] + biases[-1], rtol=1e-5)
+    with average.apply(need_restore=False):
+        np.testing.assert_allclose(layer.bias.numpy(), (biases[-2] + biases[-1]) / 2, rtol=1e-5)
+    np.testing.assert_array_equal(average._get_accumulator("restore", layer.bias).numpy(), biases[-1])
+    average.restore()
+    np.testing.assert_array_equal(layer.bias.numpy(), biases[-1])
+
+
+def test_unsupported_line_search_is_not_implemented():
+    x0 = paddle.to_tensor(np.array([0.5, 0.5], "float32"))
+    for minimize in (paddle.incubate.optimizer.functional.minimize_bfgs,
+                     paddle.incubate.optimizer.functional.minimize_lbfgs):
+        with pytest.raises(NotImplementedError, match="argument 'line_search_fn'"):
+            minimize(lambda x: (x * x).sum(), x0, line_search_fn="hager_zhang")
+        with pytest.raises(ValueError, match="argument 'line_search_fn'"):
+            minimize(lambda x: (x * x).sum(), x0, line_search_fn="hager_zhang")
+    layer = _linear(np.eye(2, dtype="float32"), np.zeros(2, "float32"))
+    with pytest.raises(RuntimeError, match="LBFGS: argument 'line_search_fn'"):   # Paddle: RuntimeError
+        paddle.optimizer.LBFGS(parameters=layer.parameters(), line_search_fn="foo")
