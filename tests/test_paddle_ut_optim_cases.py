@@ -15,6 +15,8 @@ Found and fixed:
   regularizer winning; Momentum leaves a parameter's own L2Decay to its op.
 - Optimizer._get_accumulator(name, param) (and _get_accumulator_master) was
   missing; Paddle's tests read ModelAverage's sums and counters through it.
+- Optimizer._dtype (the first parameter's dtype, None without one) was missing
+  (test_optimizer's TestOptimizerDtype).
 - An unsupported line_search_fn raised ValueError; Paddle raises
   NotImplementedError (minimize_bfgs / minimize_lbfgs) and RuntimeError
   (LBFGS): now UnsupportedOptionError, a NotImplementedError and a ValueError.
@@ -154,3 +156,12 @@ def test_unsupported_line_search_is_not_implemented():
     layer = _linear(np.eye(2, dtype="float32"), np.zeros(2, "float32"))
     with pytest.raises(RuntimeError, match="LBFGS: argument 'line_search_fn'"):   # Paddle: RuntimeError
         paddle.optimizer.LBFGS(parameters=layer.parameters(), line_search_fn="foo")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_optimizer_dtype_is_its_first_parameters(dtype):
+    # test_optimizer.py's TestOptimizerDtype reads opt._dtype
+    layer = paddle.nn.Linear(2, 3)
+    layer.to(dtype=dtype)
+    assert paddle.optimizer.Adam(parameters=layer.parameters())._dtype == getattr(paddle, dtype)
+    assert paddle.optimizer.SGD(0.1, parameters=[])._dtype is None

@@ -131,6 +131,8 @@ class Optimizer:
             who, parameters, self._group_keys)
         self._group_of = {id(p): group for group in self._param_groups for p in group["params"]}
         self._group_clips = any("grad_clip" in group for group in self._param_groups)
+        # Paddle's optimizer dtype: its first parameter's when built (None without one).
+        self._dtype = self._parameter_list[0].dtype if self._parameter_list else None
         self.regularization = _check_weight_decay(who, weight_decay)
         if grad_clip is not None and not isinstance(grad_clip, ClipGradBase):
             raise TypeError(f"{who}: argument 'grad_clip' expected None, eager.nn.ClipGradByValue, "
