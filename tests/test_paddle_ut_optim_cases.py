@@ -15,6 +15,11 @@ Found and fixed:
   regularizer winning; Momentum leaves a parameter's own L2Decay to its op.
 - Optimizer._get_accumulator(name, param) (and _get_accumulator_master) was
   missing; Paddle's tests read ModelAverage's sums and counters through it.
+- set_state_dict read only accumulator keys ending in "_0"; Paddle numbers
+  them by a process-wide counter ("w_0_moment1_1" for a second model built in
+  the saving process), whose state was dropped silently (found by resuming
+  Paddle 2.6.2 .pdopt files in eager: 8 optimizers, with and without a
+  scheduler, now continue as Paddle does).
 - Optimizer._dtype (the first parameter's dtype, None without one) was missing
   (test_optimizer's TestOptimizerDtype).
 - An unsupported line_search_fn raised ValueError; Paddle raises
@@ -165,3 +170,37 @@ def test_optimizer_dtype_is_its_first_parameters(dtype):
     layer.to(dtype=dtype)
     assert paddle.optimizer.Adam(parameters=layer.parameters())._dtype == getattr(paddle, dtype)
     assert paddle.optimizer.SGD(0.1, parameters=[])._dtype is None
+
+
+@pytest.mark.parametrize("name", ["Adam", "Momentum", "Lamb", "Adagrad", "RMSProp"])
+def test_set_state_dict_reads_paddles_numbered_accumulator_keys(name):
+    # Paddle names accumulators by a process-wide counter: a second model built in
+    # the saving process writes "linear_1.w_0_moment1_1". Its state was dropped silently.
+    rng = np.random.RandomState(0)
+    w, b = rng.randn(3, 2).astype("float32"), rng.randn(2).astype("float32")
+    xs = [paddle.to_tensor(rng.randn(4, 3).astype("float32")) for _ in range(4)]
+
+    def run(layer, opt, batch):
+        for x in batch:
+            (layer(x) ** 2).mean().backward()
+            opt.step()
+            opt.clear_grad()
+
+    straight = _linear(w, b)
+    run(straight, getattr(paddle.optimizer, name)(0.1, parameters=straight.parameters()), xs)
+    first = _linear(w, b)
+    opt = getattr(paddle.optimizer, name)(0.1, parameters=first.parameters())
+    run(first, opt, xs[:2])
+    resumed = _linear(w, b)
+    resumed.set_state_dict(first.state_dict())
+    renamed = {first.weight.name: resumed.weight.name, first.bias.name: resumed.bias.name}
+    state = {}
+    for key, value in opt.state_dict().items():
+        for old, new in renamed.items():
+            if key.startswith(old + "_") and key.endswith("_0"):
+                key = new + key[len(old):-2] + "_1"
+        state[key] = value
+    opt2 = getattr(paddle.optimizer, name)(0.1, parameters=resumed.parameters())
+    opt2.set_state_dict(state)
+    run(resumed, opt2, xs[2:])
+    np.testing.assert_allclose(resumed.weight.numpy(), straight.weight.numpy(), rtol=1e-6, atol=1e-7)

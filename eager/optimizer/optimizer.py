@@ -803,12 +803,13 @@ class Optimizer:
         if not isinstance(masters, dict):
             raise TypeError(f"{who}: {_MASTER_KEY!r} expected a dict of parameter name -> array, got "
                             f"{_describe(masters)}")
+        numbered = _numbered_keys(state_dict)
         staged = []  # (accumulator key or id of a master weight's param, param, DenseTensor)
         for param in self._parameter_list:
             name = names[id(param)]
             for acc_name, _, scalar in self._accumulator_specs:
-                key = f"{name}_{acc_name}_0"
-                if key in state_dict:
+                key = _accumulator_key(who, numbered, f"{name}_{acc_name}")
+                if key is not None:
                     dims, dtype = self._accumulator_meta(acc_name, param, scalar)
                     value = _staged_value(who, key, state_dict[key], dims, dtype, param,
                                           unit_interval=acc_name.endswith(("_pow_acc", "_pow"))
@@ -1325,6 +1326,31 @@ def _decayed(regularizer, param, grad):
 
 
 _OWN_TERM_DECAYS = (L1Decay, L2Decay)
+
+
+def _numbered_keys(state_dict) -> dict:
+    """{"<param>_<accumulator>": [its keys "<param>_<accumulator>_<n>"]} of a
+    state dict: Paddle numbers each accumulator's name by a process-wide counter,
+    so a second model built in the process saves "w_0_moment1_1", not "_0"."""
+    numbered = {}
+    for key in state_dict:
+        if isinstance(key, str):
+            base, sep, number = key.rpartition("_")
+            if sep and number.isdigit():
+                numbered.setdefault(base, []).append(key)
+    return numbered
+
+
+def _accumulator_key(who: str, numbered: dict, base: str):
+    """The key holding accumulator ``base`` ("<param>_<accumulator>"): "_0"
+    (eager's, and Paddle's first) when there, else the one numbered key; None
+    when absent. Two other numbers are ambiguous: ValueError."""
+    keys = numbered.get(base)
+    if not keys:
+        return None
+    if f"{base}_0" in keys or len(keys) == 1:
+        return f"{base}_0" if f"{base}_0" in keys else keys[0]
+    raise ValueError(f"{who}: the state dict holds {sorted(keys)} for one accumulator; keep one of them")
 
 
 def _dense(grad):
