@@ -20,6 +20,9 @@ Found and fixed:
   the saving process), whose state was dropped silently (found by resuming
   Paddle 2.6.2 .pdopt files in eager: 8 optimizers, with and without a
   scheduler, now continue as Paddle does).
+- amp.white_list()/black_list() listed eager's op names only, so
+  "linear_interp_v2" in black_list()["float16"]["O2"] was False (True in
+  Paddle 2.6.2, test_amp_list); they now hold Paddle's names of their ops too.
 - Optimizer._dtype (the first parameter's dtype, None without one) was missing
   (test_optimizer's TestOptimizerDtype).
 - An unsupported line_search_fn raised ValueError; Paddle raises
@@ -204,3 +207,21 @@ def test_set_state_dict_reads_paddles_numbered_accumulator_keys(name):
     opt2.set_state_dict(state)
     run(resumed, opt2, xs[2:])
     np.testing.assert_allclose(resumed.weight.numpy(), straight.weight.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_amp_lists_answer_for_paddles_op_names_too():
+    # test_amp_list's test_eager: Paddle 2.6.2's black list holds its interpolation ops
+    black = paddle.amp.black_list()["float16"]["O2"]
+    for op in ("linear_interp_v2", "nearest_interp_v2", "bilinear_interp_v2", "bicubic_interp_v2",
+               "trilinear_interp_v2"):
+        assert op in black and op[:-3] in black
+    white = paddle.amp.white_list()["float16"]["O1"]
+    assert {"matmul", "matmul_v2", "conv2d"} <= white
+    assert "elementwise_add" not in white and "log" not in white
+    # custom lists still change only the auto_cast that names them
+    with paddle.amp.auto_cast(custom_white_list={"elementwise_add"}):
+        out1 = paddle.rand([2, 3]) + paddle.rand([2, 3])
+        out2 = out1.mean()
+        out3 = paddle.log(out2)
+    assert (out1.dtype, out2.dtype, out3.dtype) == (paddle.float16, paddle.float32, paddle.float32)
+    assert "elementwise_add" not in paddle.amp.white_list()["float16"]["O1"]
