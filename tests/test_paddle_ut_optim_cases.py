@@ -19,7 +19,10 @@ Found and fixed:
   them by a process-wide counter ("w_0_moment1_1" for a second model built in
   the saving process), whose state was dropped silently (found by resuming
   Paddle 2.6.2 .pdopt files in eager: 8 optimizers, with and without a
-  scheduler, now continue as Paddle does).
+  scheduler, now continue as Paddle does). Likewise a float16 parameter's
+  multi_precision state, which Paddle keys by its master weight
+  ("w_0_fp32_master_0_velocity_0"; from Paddle 2.6.2's source, as its CPU
+  build has no float16 matmul to save one).
 - amp.white_list()/black_list() listed eager's op names only, so
   "linear_interp_v2" in black_list()["float16"]["O2"] was False (True in
   Paddle 2.6.2, test_amp_list); they now hold Paddle's names of their ops too.
@@ -225,3 +228,42 @@ def test_amp_lists_answer_for_paddles_op_names_too():
         out3 = paddle.log(out2)
     assert (out1.dtype, out2.dtype, out3.dtype) == (paddle.float16, paddle.float32, paddle.float32)
     assert "elementwise_add" not in paddle.amp.white_list()["float16"]["O1"]
+
+
+@pytest.mark.parametrize("name", ["Momentum", "Adam"])
+def test_set_state_dict_reads_paddles_master_weight_accumulator_keys(name):
+    # Paddle keys a float16 parameter's multi_precision state by its master weight:
+    # "linear_0.w_0_fp32_master_0_velocity_0" (Paddle 2.6.2 Optimizer._add_accumulator).
+    rng = np.random.RandomState(1)
+    w, b = rng.randn(3, 2).astype("float32"), rng.randn(2).astype("float32")
+    xs = [paddle.to_tensor(rng.randn(4, 3).astype("float16")) for _ in range(4)]
+
+    def build():
+        layer = _linear(w, b)
+        layer.to(dtype="float16")
+        return layer, getattr(paddle.optimizer, name)(0.1, parameters=layer.parameters(), multi_precision=True)
+
+    def run(layer, opt, batch):
+        for x in batch:
+            (layer(x).astype("float32") ** 2).mean().backward()
+            opt.step()
+            opt.clear_grad()
+
+    straight, opt = build()
+    run(straight, opt, xs)
+    first, opt = build()
+    run(first, opt, xs[:2])
+    resumed, opt2 = build()
+    resumed.set_state_dict(first.state_dict())
+    state = {}
+    for key, value in opt.state_dict().items():
+        for old, new in ((first.weight.name, resumed.weight.name), (first.bias.name, resumed.bias.name)):
+            if key.startswith(old + "_"):
+                key = f"{new}_fp32_master_0{key[len(old):]}"
+        if key == "master_weights":
+            value = {resumed.weight.name: value[first.weight.name], resumed.bias.name: value[first.bias.name]}
+        state[key] = value
+    assert any("_fp32_master_0_" in key for key in state)
+    opt2.set_state_dict(state)
+    run(resumed, opt2, xs[2:])
+    np.testing.assert_array_equal(resumed.weight.numpy(), straight.weight.numpy())

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import time
 
 import numpy as np
@@ -1331,14 +1332,21 @@ _OWN_TERM_DECAYS = (L1Decay, L2Decay)
 def _numbered_keys(state_dict) -> dict:
     """{"<param>_<accumulator>": [its keys "<param>_<accumulator>_<n>"]} of a
     state dict: Paddle numbers each accumulator's name by a process-wide counter,
-    so a second model built in the process saves "w_0_moment1_1", not "_0"."""
+    so a second model built in the process saves "w_0_moment1_1", not "_0"; and
+    names a float16 parameter's state after its master weight."""
     numbered = {}
     for key in state_dict:
         if isinstance(key, str):
             base, sep, number = key.rpartition("_")
             if sep and number.isdigit():
-                numbered.setdefault(base, []).append(key)
+                # A float16 parameter's state under multi_precision is its master
+                # weight's in Paddle: "w_0_fp32_master_0_moment1_0".
+                master = _PADDLE_MASTER_STATE.match(base)
+                numbered.setdefault(f"{master[1]}_{master[2]}" if master else base, []).append(key)
     return numbered
+
+
+_PADDLE_MASTER_STATE = re.compile(r"^(.+?)_fp32_master_\d+_(.+)$")
 
 
 def _accumulator_key(who: str, numbered: dict, base: str):
