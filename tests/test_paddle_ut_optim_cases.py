@@ -26,6 +26,12 @@ Found and fixed:
 - amp.white_list()/black_list() listed eager's op names only, so
   "linear_interp_v2" in black_list()["float16"]["O2"] was False (True in
   Paddle 2.6.2, test_amp_list); they now hold Paddle's names of their ops too.
+- A subclass of Optimizer written as Paddle's (_create_accumulators with
+  _add_accumulator, _append_optimize_op with _get_accumulator and
+  _create_param_lr) was updated by the base SGD rule, silently; it now runs its
+  own rule (values equal Paddle 2.6.2's for plain, scheduled, ParamAttr-rate,
+  decayed and clipped runs), its accumulators are saved and loaded, and
+  super()._append_optimize_op runs the optimizer's own update.
 - Optimizer._dtype (the first parameter's dtype, None without one) was missing
   (test_optimizer's TestOptimizerDtype).
 - An unsupported line_search_fn raised ValueError; Paddle raises
@@ -267,3 +273,65 @@ def test_set_state_dict_reads_paddles_master_weight_accumulator_keys(name):
     opt2.set_state_dict(state)
     run(resumed, opt2, xs[2:])
     np.testing.assert_array_equal(resumed.weight.numpy(), straight.weight.numpy())
+
+
+class _RootMeanSquare(paddle.optimizer.Optimizer):
+    """A custom optimizer written as Paddle's are (its own accumulators and rule)."""
+
+    def _create_accumulators(self, block, parameters):
+        for p in parameters:
+            self._add_accumulator("sq", p, fill_value=0.1)
+            self._add_accumulator("count", p, dtype="float32", shape=[1])
+
+    def _append_optimize_op(self, block, param_and_grad):
+        p, g = param_and_grad
+        sq, count = self._get_accumulator("sq", p), self._get_accumulator("count", p)
+        paddle.assign(sq + g * g, sq)
+        paddle.assign(count + 1, count)
+        paddle.assign(p - self._create_param_lr(param_and_grad) * g / paddle.sqrt(sq), p)
+
+
+def test_custom_optimizer_subclass_runs_its_own_rule():
+    # Paddle 2.6.2 runs _create_accumulators and _append_optimize_op at every step;
+    # eager ran its base SGD update instead, silently.
+    w = np.array([[1.0, -2.0], [0.5, 3.0]], "float32")
+    x = np.array([[1.0, 2.0], [3.0, -1.0]], "float32")
+    layer = paddle.nn.Linear(2, 2, weight_attr=paddle.ParamAttr(learning_rate=0.5), bias_attr=False)
+    layer.weight.set_value(w)
+    opt = _RootMeanSquare(0.1, parameters=layer.parameters(), weight_decay=paddle.regularizer.L2Decay(0.3))
+    ref, sq = w.astype("float64"), np.full((2, 2), 0.1)
+    for _ in range(3):
+        (layer(paddle.to_tensor(x)) ** 2).mean().backward()
+        g = x.T @ (2 * (x @ ref) / 4) + 0.3 * ref       # d mean((x W)^2) / dW + L2 decay
+        opt.step()
+        opt.clear_grad()
+        sq = sq + g * g
+        ref = ref - 0.1 * 0.5 * g / np.sqrt(sq)
+    np.testing.assert_allclose(layer.weight.numpy(), ref, rtol=1e-5)
+    state = opt.state_dict()
+    np.testing.assert_allclose(state[f"{layer.weight.name}_sq_0"], sq, rtol=1e-5)
+    np.testing.assert_array_equal(state[f"{layer.weight.name}_count_0"], [3.0])
+    fresh = _RootMeanSquare(0.1, parameters=layer.parameters())
+    fresh.set_state_dict(state)
+    np.testing.assert_allclose(fresh._get_accumulator("sq", layer.weight).numpy(), sq, rtol=1e-5)
+
+
+def test_subclass_calling_super_append_optimize_op_uses_the_optimizers_rule():
+    class HalfMomentum(paddle.optimizer.Momentum):   # (Adam would hide the halving: scale-invariant)
+        def _append_optimize_op(self, block, param_and_grad):
+            p, g = param_and_grad
+            return super()._append_optimize_op(block, (p, g * 0.5))
+
+    x = paddle.to_tensor(np.array([[1.0, 2.0], [3.0, -1.0]], "float32"))
+    w = np.array([[1.0, -2.0], [0.5, 3.0]], "float32")
+    ours, plain = _linear(w, np.zeros(2, "float32")), _linear(w, np.zeros(2, "float32"))
+    half = HalfMomentum(0.1, parameters=ours.parameters())
+    momentum = paddle.optimizer.Momentum(0.1, parameters=plain.parameters())
+    for _ in range(3):
+        (ours(x) ** 2).mean().backward()
+        (0.5 * (plain(x) ** 2).mean()).backward()   # the same halved gradient
+        half.step()
+        momentum.step()
+        half.clear_grad()
+        momentum.clear_grad()
+    np.testing.assert_allclose(ours.weight.numpy(), plain.weight.numpy(), rtol=1e-6)

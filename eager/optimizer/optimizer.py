@@ -41,6 +41,7 @@ float16 parameter are float32, as in Paddle.
 """
 from __future__ import annotations
 
+import builtins
 import math
 import numbers
 import re
@@ -115,6 +116,9 @@ class Optimizer:
     # Paddle's constructors take a float learning rate, not an int (LBFGS's
     # documented learning_rate=1 is the exception); set_lr takes both.
     _int_learning_rate: bool = False
+    # Set per instance in __init__ (class defaults for wrappers that skip it).
+    _paddle_style: bool = False
+    _added_accumulators: tuple = ()
     # Regularizers of a parameter's own that the update op applies itself, so
     # append_regularization_ops leaves them out (Momentum's L2Decay).
     _fused_own_decay: tuple = ()
@@ -151,6 +155,10 @@ class Optimizer:
         self._flat_groups: dict = {}      # multi-tensor key -> FlatGroup (multi_tensor.py)
         self._flat_seen: dict = {}        # multi-tensor key -> ids of the last step's .grad buffers
         self._hyper_tensors: dict = {}    # attribute -> (argument, Tensor, check): see _hyper_argument
+        # A subclass written as Paddle's (its own _append_optimize_op) updates through it;
+        # the accumulators its _create_accumulators adds are named here, in order.
+        self._paddle_style = type(self)._append_optimize_op is not Optimizer._append_optimize_op
+        self._added_accumulators: list = []
 
     # -- learning rate --------------------------------------------------------
     def get_lr(self) -> float:
@@ -435,6 +443,8 @@ class Optimizer:
             params_grads = self._clipped(params_grads)
         self._step_count += 1
         self._check_plans()
+        if self._paddle_style:
+            return self._run_paddle_style(params_grads)
         plans, lr, dense_only = self._plans, self._lr_value, not self._takes_rows
         pending = [] if self._use_multi_tensor else None  # (param, grad, plan) for _update_many
         for param, grad in params_grads:
@@ -470,6 +480,77 @@ class Optimizer:
             grad = None  # a clipped or decayed gradient goes before the next is made
         if pending:
             self._update_many(who, pending)
+
+    # -- Paddle's extension points: a subclass that defines _append_optimize_op ----
+    def _run_paddle_style(self, params_grads) -> None:
+        """A step as Paddle's: the (clipped) gradients get their weight decay,
+        ``_create_accumulators(None, parameters)`` runs, then
+        ``_append_optimize_op(None, (param, grad))`` for each parameter."""
+        pairs = []
+        for param, grad in params_grads:
+            if grad is None:
+                continue
+            regularizer = self._regularizer_of(param)
+            if regularizer is not None:
+                grad = _dense(grad)
+                _check_grad(type(self).__name__, param, grad)
+                grad = _decayed(regularizer, param, grad)
+            pairs.append((param, grad))
+        self._create_accumulators(None, [param for param, _ in pairs])
+        for pair in pairs:
+            self._append_optimize_op(None, pair)
+
+    def _create_accumulators(self, block, parameters) -> None:
+        """Paddle's hook: a subclass adds its accumulators here
+        (:meth:`_add_accumulator`); called before every Paddle-style step."""
+
+    def _append_optimize_op(self, block, param_and_grad) -> None:
+        """Paddle's hook: updates one ``(param, grad)`` pair in place. A subclass
+        overrides it (with :meth:`_get_accumulator`, :meth:`_create_param_lr` and
+        eager ops) to define its own rule; this one runs the optimizer's own
+        update, so ``super()._append_optimize_op(block, (param, grad))`` works."""
+        param, grad = param_and_grad
+        self._update_one(type(self).__name__, param, grad)
+
+    def _add_accumulator(self, name: str, param, dtype=None, fill_value=0.0, shape=None, type=None,
+                         device=None) -> Tensor:
+        """Adds (once; later calls return it) the accumulator ``name`` of
+        ``param``: ``shape`` (param's by default) filled with ``fill_value``, of
+        ``dtype`` (param's by default), on param's device. It is saved by
+        :meth:`state_dict` as "<param>_<name>_0". ``type`` and ``device`` are
+        Paddle's static-graph arguments, not used."""
+        acc = self._accumulators.get((name, id(param)))
+        if acc is not None:
+            return acc
+        if not isinstance(param, Tensor):
+            raise TypeError(f"{builtins.type(self).__name__}._add_accumulator: argument 'param' expected a "
+                            f"Tensor, got {builtins.type(param).__name__}")
+        dims = tuple(param.shape if shape is None else shape)
+        acc_dtype = param.impl.dtype if dtype is None else to_tensor(0, dtype=dtype).impl.dtype
+        acc = self._accumulators[(name, id(param))] = Tensor(phi_api.full(dims, fill_value, acc_dtype,
+                                                                           param.impl.place))
+        acc.name = f"{param.name}_{name}_0"
+        if name not in self._added_accumulators and all(name != n for n, _, _ in self._accumulator_specs):
+            self._added_accumulators = [*self._added_accumulators, name]
+        return acc
+
+    def _global_learning_rate(self, program=None) -> Tensor:
+        """The learning rate now, as Paddle's: a 0-D Tensor of the optimizer's
+        dtype (its first parameter's)."""
+        return to_tensor(self._lr_value, dtype=self._dtype or "float32")
+
+    def _create_param_lr(self, param_and_grad) -> Tensor:
+        """The learning rate of ``param_and_grad[0]``: the global one times its
+        group's or ParamAttr's ``learning_rate``, a 0-D Tensor as Paddle's."""
+        param = param_and_grad[0]
+        ratio = self._param_lr(param)
+        lr = self._lr_value * ratio
+        return to_tensor(lr, dtype=param.dtype if param.dtype.is_floating_point else "float32")
+
+    def _accumulator_names(self) -> list:
+        """The accumulators' names: the optimizer's own, then those added by
+        :meth:`_add_accumulator`."""
+        return [name for name, _, _ in self._accumulator_specs] + list(self._added_accumulators)
 
     def _clipped(self, params_grads):
         """The pairs with their gradients clipped by ``grad_clip``, as an iterator.
@@ -690,7 +771,7 @@ class Optimizer:
         one that no step has made yet raises, as Paddle's does."""
         acc = self._accumulators.get((name, id(param)))
         if acc is None:
-            known = [n for n, _, _ in self._accumulator_specs]
+            known = self._accumulator_names()
             raise ValueError(f"{type(self).__name__}._get_accumulator: accumulator {name!r} does not exist for "
                              f"parameter {getattr(param, 'name', param)!r} (this optimizer keeps {known}, made "
                              f"at a parameter's first step)")
@@ -746,8 +827,9 @@ class Optimizer:
         (no step taken for that parameter) are absent."""
         names = self._parameter_names("state_dict")
         state = {}
+        acc_names = self._accumulator_names()
         for param in self._parameter_list:
-            for acc_name, _, _ in self._accumulator_specs:
+            for acc_name in acc_names:
                 acc = self._accumulators.get((acc_name, id(param)))
                 if acc is not None:
                     state[f"{names[id(param)]}_{acc_name}_0"] = np.array(acc.numpy(), copy=True)
@@ -767,7 +849,7 @@ class Optimizer:
         turn); empty before the first step, as in Paddle."""
         names = self._parameter_names("get_opti_var_name_list")
         return [f"{names[id(param)]}_{acc_name}_0" for param in self._parameter_list
-                for acc_name, _, _ in self._accumulator_specs if (acc_name, id(param)) in self._accumulators]
+                for acc_name in self._accumulator_names() if (acc_name, id(param)) in self._accumulators]
 
     def set_state_dict(self, state_dict) -> None:
         """Restores what :meth:`state_dict` returned, matching parameters by name.
@@ -805,13 +887,22 @@ class Optimizer:
             raise TypeError(f"{who}: {_MASTER_KEY!r} expected a dict of parameter name -> array, got "
                             f"{_describe(masters)}")
         numbered = _numbered_keys(state_dict)
+        if self._paddle_style:  # its accumulators exist once made (Paddle's are made at the first step)
+            self._create_accumulators(None, list(self._parameter_list))
+        added = [(name, None, None) for name in self._added_accumulators]
         staged = []  # (accumulator key or id of a master weight's param, param, DenseTensor)
         for param in self._parameter_list:
             name = names[id(param)]
-            for acc_name, _, scalar in self._accumulator_specs:
+            for acc_name, _, scalar in tuple(self._accumulator_specs) + tuple(added):
                 key = _accumulator_key(who, numbered, f"{name}_{acc_name}")
                 if key is not None:
-                    dims, dtype = self._accumulator_meta(acc_name, param, scalar)
+                    if scalar is None:  # added by _add_accumulator: its own dims and dtype
+                        acc = self._accumulators.get((acc_name, id(param)))
+                        if acc is None:
+                            continue
+                        dims, dtype = tuple(acc.impl.dims), acc.impl.dtype
+                    else:
+                        dims, dtype = self._accumulator_meta(acc_name, param, scalar)
                     value = _staged_value(who, key, state_dict[key], dims, dtype, param,
                                           unit_interval=acc_name.endswith(("_pow_acc", "_pow"))
                                           or acc_name == "mu_product")
