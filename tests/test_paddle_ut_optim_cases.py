@@ -32,6 +32,8 @@ Found and fixed:
   own rule (values equal Paddle 2.6.2's for plain, scheduled, ParamAttr-rate,
   decayed and clipped runs), its accumulators are saved and loaded, and
   super()._append_optimize_op runs the optimizer's own update.
+- amp.decorate(models=[]) (or optimizers=[]) raised ValueError; Paddle
+  returns the empty lists.
 - Optimizer._dtype (the first parameter's dtype, None without one) was missing
   (test_optimizer's TestOptimizerDtype).
 - An unsupported line_search_fn raised ValueError; Paddle raises
@@ -335,3 +337,9 @@ def test_subclass_calling_super_append_optimize_op_uses_the_optimizers_rule():
         half.clear_grad()
         momentum.clear_grad()
     np.testing.assert_allclose(ours.weight.numpy(), plain.weight.numpy(), rtol=1e-6)
+
+
+def test_amp_decorate_takes_empty_lists():
+    # Paddle 2.6.2's decorate checks each listed model and returns the lists as given
+    assert paddle.amp.decorate(models=[], level="O2") == []
+    assert paddle.amp.decorate(models=[], optimizers=[], level="O2") == ([], [])
