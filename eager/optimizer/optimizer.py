@@ -55,7 +55,7 @@ from phi.common import DataType, TensorKind
 from phi.core import PhiError
 from phi.infermeta import optimizer_state_dtype
 
-from ..arguments import to_bool
+from ..arguments import to_bool, to_dtype
 from ..autograd.grad_mode import no_grad
 from ..autograd.op_modes import MODES
 from ..creation import to_tensor
@@ -526,7 +526,8 @@ class Optimizer:
             raise TypeError(f"{builtins.type(self).__name__}._add_accumulator: argument 'param' expected a "
                             f"Tensor, got {builtins.type(param).__name__}")
         dims = tuple(param.shape if shape is None else shape)
-        acc_dtype = param.impl.dtype if dtype is None else to_tensor(0, dtype=dtype).impl.dtype
+        acc_dtype = param.impl.dtype if dtype is None else to_dtype(
+            dtype, f"{builtins.type(self).__name__}._add_accumulator", "dtype")
         acc = self._accumulators[(name, id(param))] = Tensor(phi_api.full(dims, fill_value, acc_dtype,
                                                                            param.impl.place))
         acc.name = f"{param.name}_{name}_0"
