@@ -36,6 +36,15 @@ class ModelNotFoundError(FileNotFoundError, ValueError):
     """
 
 
+class UnsupportedOptionError(NotImplementedError, ValueError):
+    """A documented option value that Paddle names but does not implement
+    (``line_search_fn='hager_zhang'``).
+
+    A NotImplementedError (so a RuntimeError) as Paddle raises, and a ValueError
+    by eager's rule for wrong values.
+    """
+
+
 class AnomalyError(FloatingPointError):
     """Anomaly mode found a NaN or Inf in an op's output or a gradient."""
 

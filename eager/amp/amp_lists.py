@@ -65,21 +65,40 @@ PADDLE_OP_NAMES = {
 LEVELS = ("O0", "OD", "O1", "O2")
 
 
-def white_list() -> dict:
-    """``{dtype: {level: set of op names}}``: the ops run in the amp dtype (copies)."""
+def _white_tables() -> dict:
     return {
-        "float16": {"OD": set(FP16_WHITE_LIST), "O1": set(FP16_WHITE_LIST), "O2": set(FP16_WHITE_LIST)},
-        "bfloat16": {"OD": set(BF16_WHITE_LIST), "O1": set(BF16_WHITE_LIST), "O2": set(BF16_WHITE_LIST)},
+        "float16": {"OD": FP16_WHITE_LIST, "O1": FP16_WHITE_LIST, "O2": FP16_WHITE_LIST},
+        "bfloat16": {"OD": BF16_WHITE_LIST, "O1": BF16_WHITE_LIST, "O2": BF16_WHITE_LIST},
     }
+
+
+def _black_tables() -> dict:
+    return {
+        "float16": {"OD": frozenset(), "O1": FP16_BLACK_LIST | EXTRA_BLACK_LIST, "O2": EXTRA_BLACK_LIST},
+        "bfloat16": {"OD": frozenset(), "O1": BF16_BLACK_LIST | EXTRA_BLACK_LIST, "O2": EXTRA_BLACK_LIST},
+    }
+
+
+def _with_paddle_names(tables: dict) -> dict:
+    """Copies of the tables that also hold Paddle's names of their ops
+    (``linear_interp_v2`` beside ``linear_interp``), so a script that asks
+    ``"matmul_v2" in white_list()["float16"]["O1"]`` gets Paddle's answer."""
+    return {dtype: {level: set(ops) | {paddle for paddle, ours in PADDLE_OP_NAMES.items() if ours in ops}
+                    for level, ops in levels.items()}
+            for dtype, levels in tables.items()}
+
+
+def white_list() -> dict:
+    """``{dtype: {level: set of op names}}``: the ops run in the amp dtype (copies,
+    by eager's op names and Paddle's)."""
+    return _with_paddle_names(_white_tables())
 
 
 def black_list() -> dict:
-    """``{dtype: {level: set of op names}}``: the ops kept in float32 (copies). At
-    OD nothing is listed: every op outside the white list runs in float32."""
-    return {
-        "float16": {"OD": set(), "O1": set(FP16_BLACK_LIST | EXTRA_BLACK_LIST), "O2": set(EXTRA_BLACK_LIST)},
-        "bfloat16": {"OD": set(), "O1": set(BF16_BLACK_LIST | EXTRA_BLACK_LIST), "O2": set(EXTRA_BLACK_LIST)},
-    }
+    """``{dtype: {level: set of op names}}``: the ops kept in float32 (copies, by
+    eager's op names and Paddle's). At OD nothing is listed: every op outside the
+    white list runs in float32."""
+    return _with_paddle_names(_black_tables())
 
 
 def lists_for(level: str, dtype: str, custom_white, custom_black) -> tuple:
@@ -88,8 +107,8 @@ def lists_for(level: str, dtype: str, custom_white, custom_black) -> tuple:
     and a custom black op the white list."""
     if level == "O0":
         return frozenset(), frozenset()
-    white = set(white_list()[dtype][level])
-    black = set(black_list()[dtype][level])
+    white = set(_white_tables()[dtype][level])
+    black = set(_black_tables()[dtype][level])
     white = (white - set(custom_black)) | set(custom_white)
     black = (black - set(custom_white)) | set(custom_black)
     return frozenset(white), frozenset(black)

@@ -35,9 +35,7 @@ _SAVE_DTYPES = {"float16": DataType.FLOAT16, "bfloat16": DataType.BFLOAT16, "flo
 
 def _as_list(who: str, arg: str, value, kind, kind_name: str) -> tuple:
     """(items, was_a_list) for a single object or a list/tuple of them."""
-    items = list(value) if isinstance(value, (list, tuple)) else [value]
-    if not items:
-        raise ValueError(f"{who}: argument '{arg}' expected {kind_name} or a non-empty list of them, got an empty list")
+    items = list(value) if isinstance(value, (list, tuple)) else [value]  # an empty list is taken, as Paddle's
     for item in items:
         if not isinstance(item, kind):
             raise TypeError(f"{who}: argument '{arg}' expected {kind_name} or a list of them, got {describe(item)}")

@@ -30,6 +30,7 @@ from phi import api as phi_api
 
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..creation import to_tensor
+from ..errors import UnsupportedOptionError
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .optimizer import Optimizer, _check_finite, _dense
@@ -77,8 +78,8 @@ class LBFGS(Optimizer):
         for arg, value in (("tolerance_grad", tolerance_grad), ("tolerance_change", tolerance_change)):
             _check_finite(who, arg, value, positive=False)
         if line_search_fn not in (None, "strong_wolfe"):
-            raise ValueError(f"{who}: argument 'line_search_fn' expected None or 'strong_wolfe', got "
-                             f"{line_search_fn!r}")
+            raise UnsupportedOptionError(f"{who}: argument 'line_search_fn' expected None or 'strong_wolfe', got "
+                                         f"{line_search_fn!r}")
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         if self._param_groups:
             raise ValueError(f"{who}: argument 'parameters' expected a list of Tensors; LBFGS "

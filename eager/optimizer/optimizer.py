@@ -41,8 +41,10 @@ float16 parameter are float32, as in Paddle.
 """
 from __future__ import annotations
 
+import builtins
 import math
 import numbers
+import re
 import time
 
 import numpy as np
@@ -53,7 +55,7 @@ from phi.common import DataType, TensorKind
 from phi.core import PhiError
 from phi.infermeta import optimizer_state_dtype
 
-from ..arguments import to_bool
+from ..arguments import to_bool, to_dtype
 from ..autograd.grad_mode import no_grad
 from ..autograd.op_modes import MODES
 from ..creation import to_tensor
@@ -114,6 +116,12 @@ class Optimizer:
     # Paddle's constructors take a float learning rate, not an int (LBFGS's
     # documented learning_rate=1 is the exception); set_lr takes both.
     _int_learning_rate: bool = False
+    # Set per instance in __init__ (class defaults for wrappers that skip it).
+    _paddle_style: bool = False
+    _added_accumulators: tuple = ()
+    # Regularizers of a parameter's own that the update op applies itself, so
+    # append_regularization_ops leaves them out (Momentum's L2Decay).
+    _fused_own_decay: tuple = ()
 
     def __init__(self, learning_rate: float = 0.001, parameters=None, weight_decay=None,
                  grad_clip=None, name=None):
@@ -128,6 +136,8 @@ class Optimizer:
             who, parameters, self._group_keys)
         self._group_of = {id(p): group for group in self._param_groups for p in group["params"]}
         self._group_clips = any("grad_clip" in group for group in self._param_groups)
+        # Paddle's optimizer dtype: its first parameter's when built (None without one).
+        self._dtype = self._parameter_list[0].dtype if self._parameter_list else None
         self.regularization = _check_weight_decay(who, weight_decay)
         if grad_clip is not None and not isinstance(grad_clip, ClipGradBase):
             raise TypeError(f"{who}: argument 'grad_clip' expected None, eager.nn.ClipGradByValue, "
@@ -145,6 +155,10 @@ class Optimizer:
         self._flat_groups: dict = {}      # multi-tensor key -> FlatGroup (multi_tensor.py)
         self._flat_seen: dict = {}        # multi-tensor key -> ids of the last step's .grad buffers
         self._hyper_tensors: dict = {}    # attribute -> (argument, Tensor, check): see _hyper_argument
+        # A subclass written as Paddle's (its own _append_optimize_op) updates through it;
+        # the accumulators its _create_accumulators adds are named here, in order.
+        self._paddle_style = type(self)._append_optimize_op is not Optimizer._append_optimize_op
+        self._added_accumulators: list = []
 
     # -- learning rate --------------------------------------------------------
     def get_lr(self) -> float:
@@ -371,6 +385,44 @@ class Optimizer:
             self._apply_optimize(pairs)
         return []
 
+    def append_regularization_ops(self, parameters_and_grads, regularization=None) -> list:
+        """``(parameter, gradient + decay term)`` for each pair, as Paddle's: a
+        parameter's own ``regularizer`` (its ParamAttr's) wins over
+        ``regularization`` (an ``L1Decay``/``L2Decay`` or None); a pair without
+        a gradient or without either regularizer comes back as given (so does
+        one whose own L2Decay Momentum's op adds itself). The new
+        gradients are new tensors (the given ones are left as they are); nothing
+        is updated.
+
+        >>> opt.append_regularization_ops([(w, g)], eager.regularizer.L2Decay(0.1))  # [(w, g + 0.1 * w)]
+        """
+        who = f"{type(self).__name__}.append_regularization_ops"
+        if regularization is not None and not isinstance(regularization, WeightDecayRegularizer):
+            raise TypeError(f"{who}: argument 'regularization' expected None or an "
+                            f"eager.regularizer.L1Decay/L2Decay, got {type(regularization).__name__}")
+        pairs = []
+        for i, pair in enumerate(parameters_and_grads):
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise TypeError(f"{who}: item {i} expected a (parameter, gradient) pair, got "
+                                f"{type(pair).__name__}")
+            param, grad = pair
+            if not isinstance(param, Tensor) or not (grad is None or isinstance(grad, Tensor)):
+                raise TypeError(f"{who}: item {i} expected a (Tensor, Tensor or None) pair, got "
+                                f"({type(param).__name__}, {type(grad).__name__})")
+            pairs.append((param, grad))
+        out = []
+        with no_grad():
+            for param, grad in pairs:
+                own = getattr(param, "regularizer", None)
+                if isinstance(own, self._fused_own_decay):  # Momentum's op adds it, as Paddle's
+                    out.append((param, grad))
+                    continue
+                regularizer = own or regularization
+                if grad is not None and regularizer is not None:
+                    grad = _decayed(regularizer, param, grad)
+                out.append((param, grad))
+        return out
+
     def _apply_optimize(self, params_grads) -> None:
         recorder = MODES.recorder  # the profiler's (eager.profiler): the update is one span
         if recorder is None:
@@ -391,6 +443,8 @@ class Optimizer:
             params_grads = self._clipped(params_grads)
         self._step_count += 1
         self._check_plans()
+        if self._paddle_style:
+            return self._run_paddle_style(params_grads)
         plans, lr, dense_only = self._plans, self._lr_value, not self._takes_rows
         pending = [] if self._use_multi_tensor else None  # (param, grad, plan) for _update_many
         for param, grad in params_grads:
@@ -426,6 +480,78 @@ class Optimizer:
             grad = None  # a clipped or decayed gradient goes before the next is made
         if pending:
             self._update_many(who, pending)
+
+    # -- Paddle's extension points: a subclass that defines _append_optimize_op ----
+    def _run_paddle_style(self, params_grads) -> None:
+        """A step as Paddle's: the (clipped) gradients get their weight decay,
+        ``_create_accumulators(None, parameters)`` runs, then
+        ``_append_optimize_op(None, (param, grad))`` for each parameter."""
+        pairs = []
+        for param, grad in params_grads:
+            if grad is None:
+                continue
+            regularizer = self._regularizer_of(param)
+            if regularizer is not None:
+                grad = _dense(grad)
+                _check_grad(type(self).__name__, param, grad)
+                grad = _decayed(regularizer, param, grad)
+            pairs.append((param, grad))
+        self._create_accumulators(None, [param for param, _ in pairs])
+        for pair in pairs:
+            self._append_optimize_op(None, pair)
+
+    def _create_accumulators(self, block, parameters) -> None:
+        """Paddle's hook: a subclass adds its accumulators here
+        (:meth:`_add_accumulator`); called before every Paddle-style step."""
+
+    def _append_optimize_op(self, block, param_and_grad) -> None:
+        """Paddle's hook: updates one ``(param, grad)`` pair in place. A subclass
+        overrides it (with :meth:`_get_accumulator`, :meth:`_create_param_lr` and
+        eager ops) to define its own rule; this one runs the optimizer's own
+        update, so ``super()._append_optimize_op(block, (param, grad))`` works."""
+        param, grad = param_and_grad
+        self._update_one(type(self).__name__, param, grad)
+
+    def _add_accumulator(self, name: str, param, dtype=None, fill_value=0.0, shape=None, type=None,
+                         device=None) -> Tensor:
+        """Adds (once; later calls return it) the accumulator ``name`` of
+        ``param``: ``shape`` (param's by default) filled with ``fill_value``, of
+        ``dtype`` (param's by default), on param's device. It is saved by
+        :meth:`state_dict` as "<param>_<name>_0". ``type`` and ``device`` are
+        Paddle's static-graph arguments, not used."""
+        acc = self._accumulators.get((name, id(param)))
+        if acc is not None:
+            return acc
+        if not isinstance(param, Tensor):
+            raise TypeError(f"{builtins.type(self).__name__}._add_accumulator: argument 'param' expected a "
+                            f"Tensor, got {builtins.type(param).__name__}")
+        dims = tuple(param.shape if shape is None else shape)
+        acc_dtype = param.impl.dtype if dtype is None else to_dtype(
+            dtype, f"{builtins.type(self).__name__}._add_accumulator", "dtype")
+        acc = self._accumulators[(name, id(param))] = Tensor(phi_api.full(dims, fill_value, acc_dtype,
+                                                                           param.impl.place))
+        acc.name = f"{param.name}_{name}_0"
+        if name not in self._added_accumulators and all(name != n for n, _, _ in self._accumulator_specs):
+            self._added_accumulators = [*self._added_accumulators, name]
+        return acc
+
+    def _global_learning_rate(self, program=None) -> Tensor:
+        """The learning rate now, as Paddle's: a 0-D Tensor of the optimizer's
+        dtype (its first parameter's)."""
+        return to_tensor(self._lr_value, dtype=self._dtype or "float32")
+
+    def _create_param_lr(self, param_and_grad) -> Tensor:
+        """The learning rate of ``param_and_grad[0]``: the global one times its
+        group's or ParamAttr's ``learning_rate``, a 0-D Tensor as Paddle's."""
+        param = param_and_grad[0]
+        ratio = self._param_lr(param)
+        lr = self._lr_value * ratio
+        return to_tensor(lr, dtype=param.dtype if param.dtype.is_floating_point else "float32")
+
+    def _accumulator_names(self) -> list:
+        """The accumulators' names: the optimizer's own, then those added by
+        :meth:`_add_accumulator`."""
+        return [name for name, _, _ in self._accumulator_specs] + list(self._added_accumulators)
 
     def _clipped(self, params_grads):
         """The pairs with their gradients clipped by ``grad_clip``, as an iterator.
@@ -640,6 +766,22 @@ class Optimizer:
     clear_gradients = clear_grad
 
     # -- state ----------------------------------------------------------------
+    def _get_accumulator(self, name: str, param) -> Tensor:
+        """The live accumulator ``name`` of ``param`` (Paddle's semi-private
+        reader, which scripts and Paddle's own tests call); it is not made here:
+        one that no step has made yet raises, as Paddle's does."""
+        acc = self._accumulators.get((name, id(param)))
+        if acc is None:
+            known = self._accumulator_names()
+            raise ValueError(f"{type(self).__name__}._get_accumulator: accumulator {name!r} does not exist for "
+                             f"parameter {getattr(param, 'name', param)!r} (this optimizer keeps {known}, made "
+                             f"at a parameter's first step)")
+        return acc
+
+    # Paddle keys a float16 parameter's state under its master weight's name; eager
+    # keeps one state per parameter (float32 under multi_precision), so both read it.
+    _get_accumulator_master = _get_accumulator
+
     def _state(self, param) -> tuple:
         """param's accumulators (DenseTensors in ``_accumulator_specs`` order),
         made on first use by phi's full on param's device."""
@@ -686,8 +828,9 @@ class Optimizer:
         (no step taken for that parameter) are absent."""
         names = self._parameter_names("state_dict")
         state = {}
+        acc_names = self._accumulator_names()
         for param in self._parameter_list:
-            for acc_name, _, _ in self._accumulator_specs:
+            for acc_name in acc_names:
                 acc = self._accumulators.get((acc_name, id(param)))
                 if acc is not None:
                     state[f"{names[id(param)]}_{acc_name}_0"] = np.array(acc.numpy(), copy=True)
@@ -707,7 +850,7 @@ class Optimizer:
         turn); empty before the first step, as in Paddle."""
         names = self._parameter_names("get_opti_var_name_list")
         return [f"{names[id(param)]}_{acc_name}_0" for param in self._parameter_list
-                for acc_name, _, _ in self._accumulator_specs if (acc_name, id(param)) in self._accumulators]
+                for acc_name in self._accumulator_names() if (acc_name, id(param)) in self._accumulators]
 
     def set_state_dict(self, state_dict) -> None:
         """Restores what :meth:`state_dict` returned, matching parameters by name.
@@ -744,13 +887,23 @@ class Optimizer:
         if not isinstance(masters, dict):
             raise TypeError(f"{who}: {_MASTER_KEY!r} expected a dict of parameter name -> array, got "
                             f"{_describe(masters)}")
+        numbered = _numbered_keys(state_dict)
+        if self._paddle_style:  # its accumulators exist once made (Paddle's are made at the first step)
+            self._create_accumulators(None, list(self._parameter_list))
+        added = [(name, None, None) for name in self._added_accumulators]
         staged = []  # (accumulator key or id of a master weight's param, param, DenseTensor)
         for param in self._parameter_list:
             name = names[id(param)]
-            for acc_name, _, scalar in self._accumulator_specs:
-                key = f"{name}_{acc_name}_0"
-                if key in state_dict:
-                    dims, dtype = self._accumulator_meta(acc_name, param, scalar)
+            for acc_name, _, scalar in tuple(self._accumulator_specs) + tuple(added):
+                key = _accumulator_key(who, numbered, f"{name}_{acc_name}")
+                if key is not None:
+                    if scalar is None:  # added by _add_accumulator: its own dims and dtype
+                        acc = self._accumulators.get((acc_name, id(param)))
+                        if acc is None:
+                            continue
+                        dims, dtype = tuple(acc.impl.dims), acc.impl.dtype
+                    else:
+                        dims, dtype = self._accumulator_meta(acc_name, param, scalar)
                     value = _staged_value(who, key, state_dict[key], dims, dtype, param,
                                           unit_interval=acc_name.endswith(("_pow_acc", "_pow"))
                                           or acc_name == "mu_product")
@@ -832,6 +985,7 @@ class Momentum(Optimizer):
     _takes_rows = False
     _group_keys = {"momentum": "_check_nonneg", "use_nesterov": "_check_flag", "rescale_grad": "_check_nonneg"}
     _plan_reads = Optimizer._plan_reads + ("_momentum", "_use_nesterov", "_rescale_grad")
+    _fused_own_decay = (L2Decay,)
 
     def __init__(self, learning_rate: float = 0.001, momentum: float = 0.9, parameters=None,
                  use_nesterov: bool = False, weight_decay=None, grad_clip=None,
@@ -1267,6 +1421,38 @@ def _decayed(regularizer, param, grad):
 _OWN_TERM_DECAYS = (L1Decay, L2Decay)
 
 
+def _numbered_keys(state_dict) -> dict:
+    """{"<param>_<accumulator>": [its keys "<param>_<accumulator>_<n>"]} of a
+    state dict: Paddle numbers each accumulator's name by a process-wide counter,
+    so a second model built in the process saves "w_0_moment1_1", not "_0"; and
+    names a float16 parameter's state after its master weight."""
+    numbered = {}
+    for key in state_dict:
+        if isinstance(key, str):
+            base, sep, number = key.rpartition("_")
+            if sep and number.isdigit():
+                # A float16 parameter's state under multi_precision is its master
+                # weight's in Paddle: "w_0_fp32_master_0_moment1_0".
+                master = _PADDLE_MASTER_STATE.match(base)
+                numbered.setdefault(f"{master[1]}_{master[2]}" if master else base, []).append(key)
+    return numbered
+
+
+_PADDLE_MASTER_STATE = re.compile(r"^(.+?)_fp32_master_\d+_(.+)$")
+
+
+def _accumulator_key(who: str, numbered: dict, base: str):
+    """The key holding accumulator ``base`` ("<param>_<accumulator>"): "_0"
+    (eager's, and Paddle's first) when there, else the one numbered key; None
+    when absent. Two other numbers are ambiguous: ValueError."""
+    keys = numbered.get(base)
+    if not keys:
+        return None
+    if f"{base}_0" in keys or len(keys) == 1:
+        return f"{base}_0" if f"{base}_0" in keys else keys[0]
+    raise ValueError(f"{who}: the state dict holds {sorted(keys)} for one accumulator; keep one of them")
+
+
 def _dense(grad):
     """grad, or the dense form of a SelectedRows gradient: every update rule here
     gives a row missing from it the same update as a zero row, so it is exact."""
@@ -1365,7 +1551,7 @@ def _check_learning_rate(who: str, value) -> float:
 
 def _check_parameter_groups(who: str, parameters, group_keys: dict) -> tuple:
     """(every parameter, the groups): ``parameters`` is a list of Tensors (no
-    group) or a list of dicts, each with 'params' (a list of Tensors) and
+    group) or a list of dicts, each with 'params' (a list of Tensors, or one) and
     optionally 'learning_rate' (a multiplier of the optimizer's rate, as
     Paddle), 'weight_decay' (float, L1Decay/L2Decay or None), 'grad_clip' (a
     clip or None, for the group's gradients) and the keys in group_keys. Each
@@ -1391,7 +1577,15 @@ def _check_parameter_groups(who: str, parameters, group_keys: dict) -> tuple:
         if unknown:
             raise ValueError(f"{who}: parameter group {index} has unknown keys {unknown}; expected "
                              f"some of {sorted(allowed)}")
-        group = {"params": _check_parameters(f"{who}: parameter group {index}", item["params"])}
+        group_params = item["params"]
+        # Paddle wraps a group's lone Tensor in a list (a top-level Tensor stays an error) and
+        # refuses a set, whose order would change from run to run.
+        if isinstance(group_params, Tensor):
+            group_params = [group_params]
+        elif isinstance(group_params, (set, frozenset)):
+            raise TypeError(f"{who}: parameter group {index} 'params' expected an ordered collection "
+                            f"(a list) of Tensors, got a set")
+        group = {"params": _check_parameters(f"{who}: parameter group {index}", group_params)}
         if "learning_rate" in item:
             value = item["learning_rate"]
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (

@@ -23,6 +23,7 @@ import numpy as np
 
 from ....autograd.grad_mode import no_grad
 from ....creation import to_tensor
+from ....errors import UnsupportedOptionError
 from ....generated import forward_api as _F
 from ....tensor import Tensor
 from .line_search import dot, strong_wolfe, value_and_gradient
@@ -42,7 +43,8 @@ def _check(op: str, objective_func, initial_position, dtype, line_search_fn, cou
         raise TypeError(f"{op}: argument 'initial_position' expected dtype {dtype} (the 'dtype' argument), got "
                         f"{initial_position.dtype}")
     if line_search_fn != "strong_wolfe":
-        raise ValueError(f"{op}: argument 'line_search_fn' expected 'strong_wolfe' (the only one Paddle offers), "
+        raise UnsupportedOptionError(f"{op}: argument 'line_search_fn' expected 'strong_wolfe' (the only one "
+                                     f"Paddle offers), "
                          f"got {line_search_fn!r}")
     for arg, value in counts.items():
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
