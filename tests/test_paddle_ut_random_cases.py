@@ -23,6 +23,8 @@ What they found (one test per bug below; each failed before its fix):
 - assign of a list of shape-[1] Tensors gave shape [n]; Paddle 2.6.2 builds
   np.array of the list: [n, 1], Tensors of any one shape stack, 0-d ones mix
   with numbers.
+- tril_indices / triu_indices of a negative row or col raised ValueError only;
+  Paddle's check raises TypeError ("row should be a non-negative int"): both.
 - to_tensor of data holding None or strings, of bytes or of an unsupported NumPy
   dtype raised TypeError only; Paddle raises ValueError: now both.
 
@@ -170,3 +172,12 @@ def test_to_tensor_of_data_of_the_wrong_kind_is_also_a_value_error(data):
     with pytest.raises(ValueError) as caught:
         eager.to_tensor(data)
     assert isinstance(caught.value, TypeError) and "to_tensor:" in str(caught.value)
+
+
+@pytest.mark.parametrize("op", [eager.tril_indices, eager.triu_indices])
+@pytest.mark.parametrize("row, col", [(4, -1), (-1, 4)])
+def test_triangle_indices_of_a_negative_size_is_also_a_type_error(op, row, col):
+    # Paddle's check: TypeError "row should be a non-negative int" (test_tril_indices_op)
+    with pytest.raises(TypeError) as caught:
+        op(row, col, 0)
+    assert isinstance(caught.value, ValueError) and "expected an int >= 0, got -1" in str(caught.value)

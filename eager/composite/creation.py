@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from phi.common import DataType
-from phi.core.errors import ArgumentKindError, InvalidArgumentError, UnsupportedDtypeError
+from phi.core.errors import ArgumentKindError, InvalidArgumentError, NegativeCountError, UnsupportedDtypeError
 from phi.infermeta.checks import check_result_shape
 
 from ..arguments import to_bool
@@ -97,8 +97,10 @@ def complex_double_grad(real, imag, grad_real_grad, grad_imag_grad):
 # -- Paddle API functions composed of the ops above (eager.tril_indices, eager.polar, ...) --
 
 def _triangle_indices(op: str, pick, row, col, offset, dtype):
-    row = _check.integer(op, "row", row, minimum=0)
-    col = _check.integer(op, "col", col, minimum=0)
+    row, col = _check.integer(op, "row", row), _check.integer(op, "col", col)
+    for arg, value in (("row", row), ("col", col)):
+        if value < 0:  # Paddle: TypeError "row should be a non-negative int" (test_tril_indices_op)
+            raise NegativeCountError(f"{op}: argument '{arg}' expected an int >= 0, got {value}")
     offset = _check.integer(op, "offset", offset)
     index_dtype = _check.index_dtype(op, dtype)
     try:  # NumPy picks the coordinates from a row x col mask
