@@ -210,8 +210,8 @@ def to_dtype(value, op: str, arg: str, default=None):
         return value
     try:
         return convert_dtype(value)
-    except TypeError as error:
-        raise TypeError(f"{op}: argument '{arg}': {error}") from None
+    except TypeError as error:  # also a ValueError, as Paddle's "Not supported numpy dtype uint4"
+        raise ArgumentKindError(f"{op}: argument '{arg}': {error}") from None
 
 
 def to_required_dtype(value, op: str, arg: str) -> DataType:

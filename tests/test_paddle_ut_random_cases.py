@@ -181,3 +181,17 @@ def test_triangle_indices_of_a_negative_size_is_also_a_type_error(op, row, col):
     with pytest.raises(TypeError) as caught:
         op(row, col, 0)
     assert isinstance(caught.value, ValueError) and "expected an int >= 0, got -1" in str(caught.value)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: eager.full([1], 5, dtype="uint4"),
+    lambda: eager.zeros([2], dtype="uint4"),
+    lambda: eager.full_like(eager.ones([2]), 2, dtype="uint4"),
+    lambda: eager.empty([2], dtype="uint4"),
+])
+def test_an_unknown_dtype_name_is_a_type_and_a_value_error(call):
+    # test_full_op / test_full_like_op expect TypeError; Paddle 2.6.2's dygraph raises
+    # ValueError ("Not supported numpy dtype uint4")
+    with pytest.raises(ValueError) as caught:
+        call()
+    assert isinstance(caught.value, TypeError) and "unknown dtype string 'uint4'" in str(caught.value)
