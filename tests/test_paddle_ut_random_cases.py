@@ -19,6 +19,7 @@ What they found (one test per bug below; each failed before its fix):
   range of the target type ([0, 1] for bool) and raises ValueError.
 - normal of a float32 and a float64 Tensor (mean, std) raised TypeError; Paddle
   promotes them (float64).
+- poisson did not record: x.grad stayed None; Paddle's poisson_grad is zero.
 - Generator.random() needed a shape; Paddle's returns one random 64-bit int.
 - assign of a list of shape-[1] Tensors gave shape [n]; Paddle 2.6.2 builds
   np.array of the list: [n, 1], Tensors of any one shape stack, 0-d ones mix
@@ -195,3 +196,13 @@ def test_an_unknown_dtype_name_is_a_type_and_a_value_error(call):
     with pytest.raises(ValueError) as caught:
         call()
     assert isinstance(caught.value, TypeError) and "unknown dtype string 'uint4'" in str(caught.value)
+
+
+def test_poisson_passes_a_zero_gradient_as_paddle():
+    # Paddle 2.6.2: poisson's output records (stop_gradient False) and poisson_grad is zero
+    x = eager.to_tensor(np.array([[0.5, 2.0], [3.0, 1.0]]), stop_gradient=False)
+    y = eager.poisson(x)
+    assert not y.stop_gradient
+    (y * 2.0).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros((2, 2)))
+    assert eager.poisson(eager.full([3], 2.0)).stop_gradient
