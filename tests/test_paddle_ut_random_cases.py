@@ -19,6 +19,8 @@ What they found (one test per bug below; each failed before its fix):
   range of the target type ([0, 1] for bool) and raises ValueError.
 - normal of a float32 and a float64 Tensor (mean, std) raised TypeError; Paddle
   promotes them (float64).
+- bernoulli of a probability outside [0, 1] raised ValueError only; Paddle's
+  kernel raises IndexError (OutOfRange): now both.
 - poisson did not record: x.grad stayed None; Paddle's poisson_grad is zero.
 - Generator.random() needed a shape; Paddle's returns one random 64-bit int.
 - assign of a list of shape-[1] Tensors gave shape [n]; Paddle 2.6.2 builds
@@ -206,3 +208,11 @@ def test_poisson_passes_a_zero_gradient_as_paddle():
     (y * 2.0).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.zeros((2, 2)))
     assert eager.poisson(eager.full([3], 2.0)).stop_gradient
+
+
+@pytest.mark.parametrize("p", [2.0, -1.0, float("nan")])
+def test_bernoulli_of_a_probability_out_of_range_is_also_an_index_error(p):
+    # Paddle 2.6.2's bernoulli kernel: IndexError "(OutOfRange) The probability should be <= 1"
+    with pytest.raises(IndexError) as caught:
+        eager.bernoulli(eager.full([3], p))
+    assert isinstance(caught.value, ValueError) and "expected probabilities in [0, 1]" in str(caught.value)

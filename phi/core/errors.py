@@ -65,6 +65,12 @@ class ElementIndexError(InvalidArgumentError, OutOfRangeError):
     against Paddle's type or Python's IndexError catches it."""
 
 
+class ProbabilityOutOfRangeError(InvalidArgumentError, OutOfRangeError):
+    """A probability outside [0, 1] (bernoulli's x): a ValueError as eager's other
+    value checks, and the IndexError Paddle's bernoulli kernel raises for its
+    OutOfRange check ("The probability should be <= 1, but got 2")."""
+
+
 class AssertedArgumentError(InvalidArgumentError, AssertionError):
     """A bad argument that Paddle's Python code rejects with ``assert``: a malformed
     einsum equation (a stray '.', a second '->', terms that do not match the
