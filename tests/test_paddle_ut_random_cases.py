@@ -211,8 +211,10 @@ def test_poisson_passes_a_zero_gradient_as_paddle():
 
 
 @pytest.mark.parametrize("p", [2.0, -1.0, float("nan")])
-def test_bernoulli_of_a_probability_out_of_range_is_also_an_index_error(p):
+def test_bernoulli_of_a_probability_out_of_range_is_also_an_index_error(p, device):
     # Paddle 2.6.2's bernoulli kernel: IndexError "(OutOfRange) The probability should be <= 1"
+    if device != "cpu":
+        pytest.skip("the value check reads the device only in anomaly mode")
     with pytest.raises(IndexError) as caught:
         eager.bernoulli(eager.full([3], p))
     assert isinstance(caught.value, ValueError) and "expected probabilities in [0, 1]" in str(caught.value)
