@@ -44,7 +44,10 @@ empty(3) and rand(3) fail on an int shape; empty(float shape tensor), rand(float
 ndarray shape) and seed(1.5) / seed('1') truncate; linspace's num as an int64
 Tensor is refused, 1.33 truncated; randint(0, 2**40) overflows; randint_like
 takes int8 / complex dtypes by casting; the gradient of normal with broadcast
-mean and std fails. geometric_'s continuous values are in docs/ops.md.
+mean and std fails; zeros(None) / ones(None) give a 0-d tensor; exponential_
+leaves inplace_version as it was, cauchy_ and geometric_ move it by 6 and 3
+(eager: 1 for each fill). geometric_'s continuous values are in docs/ops.md,
+the dtype name 'uint16' (bfloat16 in Paddle) in docs/dtypes.md.
 """
 import numpy as np
 import pytest
