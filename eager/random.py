@@ -8,10 +8,12 @@ import numbers
 from phi.core.errors import PhiError, UnsupportedDtypeError
 from phi.infermeta.checks import broadcast_dims
 
+from .composite._paddle_api import composed
 from .generated import forward_api as _F
 from .tensor import Tensor
 
 
+@composed  # an error of the gaussian op it calls says normal: too
 def normal(mean=0.0, std=1.0, shape=None, name=None) -> Tensor:
     """Normal samples with mean ``mean`` and standard deviation ``std``.
 

@@ -22,6 +22,7 @@ What they found (one test per bug below; each failed before its fix):
 - bernoulli of a probability outside [0, 1] raised ValueError only; Paddle's
   kernel raises IndexError (OutOfRange): now both.
 - poisson did not record: x.grad stayed None; Paddle's poisson_grad is zero.
+- normal's errors from the gaussian op it calls did not name normal.
 - Generator.random() needed a shape; Paddle's returns one random 64-bit int.
 - assign of a list of shape-[1] Tensors gave shape [n]; Paddle 2.6.2 builds
   np.array of the list: [n, 1], Tensors of any one shape stack, 0-d ones mix
@@ -221,3 +222,8 @@ def test_bernoulli_of_a_probability_out_of_range_is_also_an_index_error(p, devic
     with pytest.raises(IndexError) as caught:
         eager.bernoulli(eager.full([3], p))
     assert isinstance(caught.value, ValueError) and "expected probabilities in [0, 1]" in str(caught.value)
+
+
+def test_normal_names_itself_in_an_error_of_the_gaussian_it_calls():
+    with pytest.raises(TypeError, match=r"^normal: gaussian: argument 'shape' expected a list of ints"):
+        eager.normal(0.0, 1.0, [2.0])
