@@ -1,0 +1,61 @@
+"""Regression cases found by re-telling Paddle's own unit tests of paddle.jit
+(test/dygraph_to_static/*, test/legacy_test/test_jit_save_load.py, ...) against
+eager, each checked with the real Paddle 2.6.2 where it runs.
+
+Found and fixed:
+- jit.save of an RNN (LSTM, GRU, SimpleRNN, any direction and depth, with or
+  without sequence_length) whose InputSpec leaves both the batch and the time
+  axis None raised "depends on the size of a None dimension beyond a multiple
+  of it": the layer flattens [batch, time, H] to [batch * time, H] for its
+  input projection, a product of two None sizes. The program format now keeps
+  such a product ({"dims": [d, e], "times": k}), so the loaded layer runs and
+  fine-tunes on any batch and length, as Paddle's saved program does
+  (test_lstm.py, test_sentiment.py, test_jit_save_load.py: LinearNetWithLSTM).
+"""
+import numpy as np
+import pytest
+
+import eager as paddle
+from eager import nn
+from eager.static import InputSpec
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+class _SeqNet(nn.Layer):
+    def __init__(self, cell, **kw):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+        self.rnn = cell(8, 6, **kw)
+        self.fc = nn.Linear(12 if kw.get("direction") == "bidirect" else 6, 2)
+
+    def forward(self, ids):
+        out, _ = self.rnn(self.emb(ids))
+        return self.fc(out)
+
+
+@pytest.mark.parametrize("cell, kw", [
+    (nn.LSTM, {}),
+    (nn.GRU, {"direction": "bidirect", "num_layers": 2}),
+    (nn.SimpleRNN, {}),
+])
+def test_jit_save_rnn_with_free_batch_and_time(tmp_path, cell, kw):
+    net = _SeqNet(cell, **kw)
+    net.eval()
+    path = str(tmp_path / "seq")
+    paddle.jit.save(net, path, input_spec=[InputSpec([None, None], "int64")])
+    loaded = paddle.jit.load(path)
+    rng = np.random.RandomState(0)
+    for batch, time in ((3, 5), (2, 9), (1, 1)):
+        ids = paddle.to_tensor(rng.randint(0, 20, (batch, time)).astype("int64"))
+        out = loaded(ids)
+        assert out.shape == [batch, time, 2]
+        np.testing.assert_allclose(out.numpy(), net(ids).numpy(), rtol=1e-6, atol=1e-6)
+    # the saved training program runs on a new length as well
+    loaded.train()
+    net.train()
+    ids = paddle.to_tensor(rng.randint(0, 20, (2, 7)).astype("int64"))
+    loaded(ids).sum().backward()
+    net(ids).sum().backward()
+    for mine, theirs in zip(loaded.parameters(), net.parameters()):
+        np.testing.assert_allclose(mine.grad.numpy(), theirs.grad.numpy(), rtol=1e-5, atol=1e-6)
