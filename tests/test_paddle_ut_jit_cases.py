@@ -11,6 +11,12 @@ Found and fixed:
   such a product ({"dims": [d, e], "times": k}), so the loaded layer runs and
   fine-tunes on any batch and length, as Paddle's saved program does
   (test_lstm.py, test_sentiment.py, test_jit_save_load.py: LinearNetWithLSTM).
+- A program saved by jit.save whose forward adds in place (`out = 0; for
+  name in self.layer_dict: out += self.layer_dict[name](x)`, test_loop.py:
+  TestForLoopMeetDict) could not run after jit.load: the loader bound the
+  in-place `add` from the plain dispatch table, whose bare NumPy function
+  takes no `into=` (TypeError: add() got an unexpected keyword argument
+  'into'); it now binds such calls from the `into` table, as the recorder did.
 """
 import numpy as np
 import pytest
@@ -59,3 +65,28 @@ def test_jit_save_rnn_with_free_batch_and_time(tmp_path, cell, kw):
     net(ids).sum().backward()
     for mine, theirs in zip(loaded.parameters(), net.parameters()):
         np.testing.assert_allclose(mine.grad.numpy(), theirs.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+class _DictSum(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.layer_dict = nn.LayerDict({f"conv{i}": nn.Conv2D(3, 3, 1) for i in range(3)})
+
+    def forward(self, x):
+        out = 0
+        for name in self.layer_dict:
+            out += self.layer_dict[name](x)
+        return out
+
+
+def test_jit_load_runs_an_in_place_add(tmp_path):
+    net = _DictSum()
+    model = paddle.jit.to_static(net, input_spec=[InputSpec([None, 3, 8, 8], "float32")])
+    path = str(tmp_path / "inference")
+    paddle.jit.save(model, path)
+    loaded = paddle.jit.load(path)
+    x = paddle.to_tensor(np.random.RandomState(0).rand(2, 3, 8, 8).astype("float32"))
+    weights = [(net.layer_dict[k].weight.numpy(), net.layer_dict[k].bias.numpy()) for k in net.layer_dict]
+    expected = sum(np.einsum("oi,nihw->nohw", w[:, :, 0, 0], x.numpy()) + b[None, :, None, None]
+                   for w, b in weights)
+    np.testing.assert_allclose(loaded(x).numpy(), expected, rtol=1e-5, atol=1e-5)

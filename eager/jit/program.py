@@ -250,7 +250,10 @@ def decode(program, n_inputs: int, state_slots: dict, array_type, seeds: int = 0
         try:
             kind = TensorKind(entry["kind"])
             key = (array_type, np.dtype(entry["dtype"]))
-            fn = KERNELS.dispatch_table(name, kind)[key]
+            # A call that writes into a given array (``out += y``) binds from the
+            # ``into`` table: the bare xp function of the plain table names that keyword ``out``.
+            into = isinstance(entry.get("kwargs"), dict) and "into" in entry["kwargs"]
+            fn = KERNELS.dispatch_table(name, kind, into=into)[key]
         except Exception as error:  # an unknown kind or dtype, or no kernel registered for it
             raise ProgramError(f"call {index}: kernel {name!r} has no {entry.get('kind')} "
                                f"{entry.get('dtype')} kernel here ({error})") from None
