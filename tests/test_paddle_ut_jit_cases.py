@@ -17,6 +17,12 @@ Found and fixed:
   in-place `add` from the plain dispatch table, whose bare NumPy function
   takes no `into=` (TypeError: add() got an unexpected keyword argument
   'into'); it now binds such calls from the `into` table, as the recorder did.
+- jit.save of a Layer whose forward calls paddle.grad on its own graph
+  (test_grad.py: GradLinearLayer, `x.stop_gradient = False; ...;
+  paddle.grad([out], [x], create_graph=True)`) raised AutogradError: the
+  inference program was traced under no_grad only. It is now traced with
+  gradients on when the forward needs them, and the loaded layer gives the
+  input gradient as Paddle's saved program does.
 """
 import numpy as np
 import pytest
@@ -90,3 +96,28 @@ def test_jit_load_runs_an_in_place_add(tmp_path):
     expected = sum(np.einsum("oi,nihw->nohw", w[:, :, 0, 0], x.numpy()) + b[None, :, None, None]
                    for w, b in weights)
     np.testing.assert_allclose(loaded(x).numpy(), expected, rtol=1e-5, atol=1e-5)
+
+
+class _GradInForward(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(5, 5, bias_attr=False)
+
+    def forward(self, x):
+        x.stop_gradient = False
+        tmp = x + x
+        for _ in range(3):
+            tmp = self.linear(tmp)
+        return paddle.grad([tmp], [x], None, create_graph=True, allow_unused=False)[0]
+
+
+def test_jit_save_of_a_forward_that_calls_grad(tmp_path):
+    net = _GradInForward()
+    path = str(tmp_path / "grad_in_forward")
+    paddle.jit.save(paddle.jit.to_static(net), path, input_spec=[InputSpec([4, 5], "float32")])
+    loaded = paddle.jit.load(path)
+    x = paddle.ones([4, 5])
+    w = net.linear.weight.numpy().astype("float64")  # [in, out]
+    # d sum(2 x W W W) / dx = 2 * (W W W) @ ones
+    expected = np.tile(2 * (w @ w @ w).sum(axis=1), (4, 1))
+    np.testing.assert_allclose(loaded(x).numpy(), expected, rtol=1e-5, atol=1e-6)

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..creation import to_tensor
+from ..errors import AutogradError
 from ..nn.initializer import get_rng_state, set_rng_state
 from ..nn.layer import Layer
 from ..serialization import save as _save_state
@@ -193,9 +194,14 @@ def _inputs(specs, symbols, sizes, grad=False):
 def _trace(layer, specs, symbols, sizes, state):
     """The inference trace of ``layer``'s forward (no_grad): (the JSON program,
     outputs template, bumps)."""
-    inputs = _inputs(specs, symbols, sizes)
-    with no_grad():
-        return record_forward(layer, inputs, state)[:3]
+    try:
+        with no_grad():
+            return record_forward(layer, _inputs(specs, symbols, sizes), state)[:3]
+    except AutogradError:
+        # A forward that differentiates its own graph (paddle.grad inside forward) needs
+        # the graph even to infer: its program records the backward kernels that grad runs.
+        with enable_grad():
+            return record_forward(layer, _inputs(specs, symbols, sizes), state)[:3]
 
 
 def record_forward(layer, inputs, state):
