@@ -23,6 +23,23 @@ Found and fixed:
   inference program was traced under no_grad only. It is now traced with
   gradients on when the forward needs them, and the loaded layer gives the
   input gradient as Paddle's saved program does.
+- jit.save(layer, path, input_spec=[example_tensor]) saved the example's exact
+  batch, so the loaded layer refused another batch size (a model saved from a
+  training batch of 8 could not predict one sample); Paddle's program runs any
+  batch. Example Tensors now leave the batch free where the forward allows it,
+  as the shapes of a to_static call already did (test_jit_save_load:
+  TestJitSaveLoad.test_save_load).
+- eager.load (paddle.load) of a missing path raised FileNotFoundError; Paddle
+  raises ValueError: now ModelNotFoundError, both (test_jit_save_load:
+  test_load_dygraph_no_path).
+- jit.save with fewer input specs than the forward's arguments raised the
+  forward's own TypeError from inside the trace; Paddle raises ValueError
+  naming the missing argument (test_jit_save_load:
+  test_prune_input_spec_name_error).
+- jit.save(layer, path, input_spec=...) of a Layer with to_static methods other
+  than forward saved them silently; Paddle raises ValueError (input_spec must
+  be None then) (test_jit_save_load:
+  test_jit_save_load_multi_methods_inputspec).
 """
 import numpy as np
 import pytest
@@ -121,3 +138,59 @@ def test_jit_save_of_a_forward_that_calls_grad(tmp_path):
     # d sum(2 x W W W) / dx = 2 * (W W W) @ ones
     expected = np.tile(2 * (w @ w @ w).sum(axis=1), (4, 1))
     np.testing.assert_allclose(loaded(x).numpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_jit_save_of_example_tensors_leaves_the_batch_free(tmp_path):
+    net = nn.Linear(6, 2)
+    path = str(tmp_path / "example")
+    example = paddle.to_tensor(np.random.RandomState(0).rand(8, 6).astype("float32"))
+    paddle.jit.save(net, path, input_spec=[example])
+    loaded = paddle.jit.load(path)
+    x = np.random.RandomState(1).rand(1, 6).astype("float32")
+    expected = x @ net.weight.numpy() + net.bias.numpy()
+    np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_load_of_a_missing_path_is_a_value_error(tmp_path):
+    with pytest.raises(ValueError, match="there is no file"):
+        paddle.load(str(tmp_path / "no_path" / "model_path"))
+    with pytest.raises(FileNotFoundError):  # still a FileNotFoundError
+        paddle.load(str(tmp_path / "no_path" / "model_path"))
+
+
+class _WithLabel(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self._linear = nn.Linear(4, 1)
+
+    def forward(self, x, label):
+        out = self._linear(x)
+        return out, paddle.mean(out - label)
+
+
+def test_jit_save_with_too_few_input_specs_is_a_value_error(tmp_path):
+    with pytest.raises(ValueError, match=r"_WithLabel.forward cannot take the 1 input\(s\).*'label'"):
+        paddle.jit.save(_WithLabel(), str(tmp_path / "m"), input_spec=[InputSpec([None, 4], "float32")])
+    assert not (tmp_path / "m.pdmodel").exists()
+
+
+class _MultiFunc(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self._linear = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self._linear(x)
+
+    @paddle.jit.to_static
+    def forward_general(self, x):
+        return self._linear(x) * 2.0
+
+
+def test_jit_save_refuses_input_spec_beside_other_static_methods(tmp_path):
+    layer = _MultiFunc()
+    with pytest.raises(ValueError, match="forward_general.*'input_spec' must be None"):
+        paddle.jit.save(layer, str(tmp_path / "m"), input_spec=[InputSpec([None, 4])])
+    layer.forward_extra = paddle.jit.to_static(layer.forward)  # set on the instance, as Paddle's test does
+    with pytest.raises(ValueError, match="forward_extra"):
+        paddle.jit.save(paddle.jit.to_static(layer), str(tmp_path / "m"), input_spec=[InputSpec([None, 4])])

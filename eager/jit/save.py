@@ -23,6 +23,7 @@ runs on copies of them).
 """
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import types
@@ -101,7 +102,13 @@ def _specs(who, target, input_spec):
                         f"Tensor, got {type(input_spec).__name__}")
     specs = []
     tree = [_flatten_spec(who, spec, f"input_spec[{i}]", specs) for i, spec in enumerate(input_spec)]
-    return specs, (False if all("spec" in node for node in tree) else tree)
+    if all("spec" in node for node in tree):
+        if input_spec and all(isinstance(spec, Tensor) for spec in input_spec):
+            # Example Tensors, as the inputs of a call: Paddle's program from them runs
+            # any batch, so the batch is left free where the forward allows it.
+            return specs, "call"
+        return specs, False
+    return specs, tree
 
 
 def _flatten_spec(who, spec, where, specs):
@@ -405,6 +412,17 @@ def save(layer, path, input_spec=None, **configs) -> None:
     if configs:
         raise ValueError(f"{who}: the configs {sorted(configs)} are not supported (Paddle's output_spec, "
                          f"clip_extra, ... change a static program eager does not build)")
+    if input_spec is not None and isinstance(layer, Layer):
+        others = [name for name, _ in _other_static_methods(layer)]
+        # set on the instance (net.f = to_static(net.f)); "_to_static_*" are a class method's bound copies
+        others += [k for k, v in vars(layer).items()
+                   if isinstance(v, StaticFunction) and k != "forward" and not k.startswith("_to_static_")]
+        if others:
+            # As Paddle: input_spec describes forward only, and the other methods would be saved with it.
+            raise ValueError(f"{who}: {type(layer).__name__} has to_static methods other than forward "
+                             f"({', '.join(sorted(set(others)))}) to save, so argument 'input_spec' must be None "
+                             f"(each method's input_spec comes from its to_static), got "
+                             f"{type(input_spec).__name__}")
     document, state = _document_of(who, layer, target, what, input_spec)
     if isinstance(layer, Layer):
         methods = {}
@@ -438,6 +456,7 @@ def _other_static_methods(layer):
 def _document_of(who, layer, target, what, input_spec):
     """(the program document, the saved state) of ``target`` (a Layer, or a function as a Layer)."""
     specs, how = _specs(who, layer, input_spec)
+    _check_arity(who, layer, what, len(how) if isinstance(how, list) else len(specs))
     owner = getattr(target, "owner", None) if isinstance(target, _FunctionLayer) else None
     state_root = owner if owner is not None else target
     tree = None
@@ -460,6 +479,20 @@ def _document_of(who, layer, target, what, input_spec):
             except ValueError:
                 pass
     return _save_program(who, layer, target, what, specs, state_root, tree)
+
+
+def _check_arity(who, layer, what, count):
+    """A ValueError, as Paddle raises, when the forward cannot take ``count`` positional inputs."""
+    forward = layer.forward if isinstance(layer, Layer) else layer
+    try:
+        signature = inspect.signature(forward)
+    except (TypeError, ValueError):  # a callable without a readable signature: its call tells
+        return
+    try:
+        signature.bind(*range(count))
+    except TypeError as error:
+        raise ValueError(f"{who}: {what} cannot take the {count} input(s) input_spec gives ({error}); give "
+                         f"one InputSpec or Tensor per argument of {signature}") from None
 
 
 def _save_program(who, layer, target, what, specs, state_root, tree):
