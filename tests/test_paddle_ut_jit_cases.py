@@ -40,6 +40,11 @@ Found and fixed:
   than forward saved them silently; Paddle raises ValueError (input_spec must
   be None then) (test_jit_save_load:
   test_jit_save_load_multi_methods_inputspec).
+- jit.save of a Layer with forward pre/post hooks (on itself or a sublayer)
+  raised "a forward hook ... runs Python"; Paddle saves the hooks' ops in the
+  program (test_layer_hook.py). The save trace now records the hooks' kernels
+  as the forward's (to_static replays still refuse hooks: their guard does
+  not follow hooks added between calls).
 """
 import numpy as np
 import pytest
@@ -194,3 +199,29 @@ def test_jit_save_refuses_input_spec_beside_other_static_methods(tmp_path):
     layer.forward_extra = paddle.jit.to_static(layer.forward)  # set on the instance, as Paddle's test does
     with pytest.raises(ValueError, match="forward_extra"):
         paddle.jit.save(paddle.jit.to_static(layer), str(tmp_path / "m"), input_spec=[InputSpec([None, 4])])
+
+
+class _Hooked(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(4, 4)
+        self.fc1.register_forward_post_hook(lambda layer, inputs, output: output + output)
+        self.fc2 = nn.Linear(4, 4)
+        self.fc2.register_forward_pre_hook(lambda layer, inputs: (inputs[0] * 2,))
+        self.register_forward_pre_hook(lambda layer, inputs: (inputs[0] * 2,))
+        self.register_forward_post_hook(lambda layer, inputs, output: output + output)
+
+    def forward(self, x):
+        return paddle.mean(self.fc2(self.fc1(x)))
+
+
+def test_jit_save_keeps_forward_hooks(tmp_path):
+    net = _Hooked()
+    path = str(tmp_path / "hooked")
+    paddle.jit.save(net, path, input_spec=[InputSpec([None, 4], "float32")])
+    x = np.random.RandomState(0).randn(3, 4).astype("float32")
+    w1, b1 = net.fc1.weight.numpy(), net.fc1.bias.numpy()
+    w2, b2 = net.fc2.weight.numpy(), net.fc2.bias.numpy()
+    h = 2 * ((2 * x) @ w1 + b1)
+    expected = 2 * np.mean((2 * h) @ w2 + b2)
+    np.testing.assert_allclose(float(paddle.jit.load(path)(paddle.to_tensor(x))), expected, rtol=1e-5)

@@ -141,9 +141,13 @@ class Recorder:
     input tensors' DenseTensors, in the order the replay passes their arrays.
     """
 
-    def __init__(self, inputs, located):
+    def __init__(self, inputs, located, layer_hooks=False):
         self.thread = threading.get_ident()
         self.depth = 0
+        # A one-time trace (jit.save) records the kernels of Layer forward hooks as
+        # the forward's own; a to_static capture refuses them: its guard does not
+        # follow hooks added or removed between calls.
+        self.layer_hooks = layer_hooks
         self.reason = None  # why the capture cannot be replayed
         # Whether that is an array the trace cannot locate: one the call itself may
         # have put into the state (a multi-tensor optimizer's first flat buffers),
@@ -333,7 +337,7 @@ def _walk(roots, holders, captures, create_graph, cut):
 
 def _layer_call(self, *inputs, **kwargs):
     recorder = _mine()
-    if recorder is not None and (self._forward_pre_hooks or self._forward_post_hooks):
+    if recorder is not None and not recorder.layer_hooks and (self._forward_pre_hooks or self._forward_post_hooks):
         recorder.fail(f"a forward hook of {type(self).__name__} runs Python")
     return _original_layer_call(self, *inputs, **kwargs)
 
