@@ -45,6 +45,9 @@ Found and fixed:
   program (test_layer_hook.py). The save trace now records the hooks' kernels
   as the forward's (to_static replays still refuse hooks: their guard does
   not follow hooks added between calls).
+- A loaded TranslatedLayer had no _input_spec() / _output_spec() (Paddle's
+  accessors of the saved program's feeds and fetches, test_jit_save_load:
+  TestSaveLoadWithDictInput): added, flattened in order.
 """
 import numpy as np
 import pytest
@@ -225,3 +228,26 @@ def test_jit_save_keeps_forward_hooks(tmp_path):
     h = 2 * ((2 * x) @ w1 + b1)
     expected = 2 * np.mean((2 * h) @ w2 + b2)
     np.testing.assert_allclose(float(paddle.jit.load(path)(paddle.to_tensor(x))), expected, rtol=1e-5)
+
+
+class _DictInput(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self._linear = nn.Linear(8, 3)
+
+    def forward(self, img):
+        out = self._linear(img["img"] + img["img2"])
+        return out, {"double": out * 2, "img": img["img"]}
+
+
+def test_translated_layer_input_and_output_specs(tmp_path):
+    path = str(tmp_path / "dict_input")
+    paddle.jit.save(_DictInput(), path, input_spec=[{"img": InputSpec([None, 8], "float32", "img"),
+                                                      "img2": InputSpec([None, 8], "float32", "img2")}])
+    loaded = paddle.jit.load(path)
+    inputs = loaded._input_spec()
+    assert [(s.shape, s.name) for s in inputs] == [((None, 8), "img"), ((None, 8), "img2")]
+    outputs = loaded._output_spec()
+    assert [(s.shape, s.dtype) for s in outputs] == [((None, 3), paddle.float32)] * 2 + [((None, 8), paddle.float32)]
+    with pytest.raises(ValueError, match="method_name"):
+        loaded._input_spec("infer")
