@@ -48,6 +48,10 @@ Found and fixed:
 - A loaded TranslatedLayer had no _input_spec() / _output_spec() (Paddle's
   accessors of the saved program's feeds and fetches, test_jit_save_load:
   TestSaveLoadWithDictInput): added, flattened in order.
+- jit.save(..., combine_params=True) (test_jit_save_load:
+  TestJitSaveCombineProperty) raised ValueError like every config; the
+  switches that change nothing eager writes (combine_params, with_hook,
+  clip_extra, skip_prune_program) are now accepted as bools.
 """
 import numpy as np
 import pytest
@@ -251,3 +255,17 @@ def test_translated_layer_input_and_output_specs(tmp_path):
     assert [(s.shape, s.dtype) for s in outputs] == [((None, 3), paddle.float32)] * 2 + [((None, 8), paddle.float32)]
     with pytest.raises(ValueError, match="method_name"):
         loaded._input_spec("infer")
+
+
+def test_jit_save_accepts_neutral_configs(tmp_path):
+    net = nn.Linear(4, 2)
+    path = str(tmp_path / "combined")
+    paddle.jit.save(net, path, input_spec=[InputSpec([None, 4])], combine_params=True, with_hook=False,
+                    clip_extra=True, skip_prune_program=False)
+    x = np.ones((2, 4), "float32")
+    np.testing.assert_allclose(paddle.jit.load(path)(paddle.to_tensor(x)).numpy(),
+                               x @ net.weight.numpy() + net.bias.numpy(), rtol=1e-6)
+    with pytest.raises(TypeError, match="combine_params"):
+        paddle.jit.save(net, path, input_spec=[InputSpec([None, 4])], combine_params="yes")
+    with pytest.raises(ValueError, match="output_spec"):
+        paddle.jit.save(net, path, input_spec=[InputSpec([None, 4])], output_spec=[])

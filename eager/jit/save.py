@@ -31,6 +31,7 @@ import warnings
 
 import numpy as np
 
+from ..arguments import to_bool
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..creation import to_tensor
 from ..errors import AutogradError
@@ -82,6 +83,12 @@ class _FunctionLayer(Layer):
 
     def forward(self, *inputs):
         return self._function(*inputs)
+
+
+# Paddle's jit.save switches that change nothing eager writes: one parameters file
+# always (combine_params), Layer hooks always traced (with_hook), no program
+# attributes to clip or prune (clip_extra, skip_prune_program).
+_NEUTRAL_CONFIGS = frozenset({"combine_params", "with_hook", "clip_extra", "skip_prune_program"})
 
 
 def _specs(who, target, input_spec):
@@ -409,9 +416,11 @@ def save(layer, path, input_spec=None, **configs) -> None:
         raise TypeError(f"{who}: argument 'layer' expected an eager.nn.Layer or a function, got "
                         f"{type(layer).__name__}")
     path = check_path(who, path)
+    for key in _NEUTRAL_CONFIGS.intersection(configs):
+        to_bool(configs.pop(key), who, key)
     if configs:
         raise ValueError(f"{who}: the configs {sorted(configs)} are not supported (Paddle's output_spec, "
-                         f"clip_extra, ... change a static program eager does not build)")
+                         f"input_names_after_prune, ... prune a static program eager does not build)")
     if input_spec is not None and isinstance(layer, Layer):
         others = [name for name, _ in _other_static_methods(layer)]
         # set on the instance (net.f = to_static(net.f)); "_to_static_*" are a class method's bound copies
