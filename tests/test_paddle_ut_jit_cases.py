@@ -52,6 +52,14 @@ Found and fixed:
   TestJitSaveCombineProperty) raised ValueError like every config; the
   switches that change nothing eager writes (combine_params, with_hook,
   clip_extra, skip_prune_program) are now accepted as bools.
+- jit.save(to_static(net, input_spec=[image, label]), path,
+  input_spec=[image]) raised (the forward needs label); Paddle prunes the
+  inputs the outputs do not need, by name, and refuses a spec whose dtype,
+  rank or fixed size does not fit to_static's (test_jit_save_load:
+  test_prune_input_to_static_no_train, test_prune_useless_input_to_static_
+  no_train, TestInputSpecCompatibility). Found beside it: cross_entropy with
+  use_softmax=False returned its logits array itself as the softmax, so a
+  recorded program took the logits as made by the loss call.
 """
 import numpy as np
 import pytest
@@ -269,3 +277,45 @@ def test_jit_save_accepts_neutral_configs(tmp_path):
         paddle.jit.save(net, path, input_spec=[InputSpec([None, 4])], combine_params="yes")
     with pytest.raises(ValueError, match="output_spec"):
         paddle.jit.save(net, path, input_spec=[InputSpec([None, 4])], output_spec=[])
+
+
+class _PruneInput(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self._linear = nn.Linear(6, 3)
+
+    def forward(self, x, label):
+        out = paddle.nn.functional.softmax(self._linear(x))
+        loss = paddle.nn.functional.cross_entropy(out, label, reduction="none", use_softmax=False)
+        return out
+
+
+def _pruned_net():
+    return paddle.jit.to_static(_PruneInput(), input_spec=[InputSpec([None, 6], "float32", "image"),
+                                                          InputSpec([None, 1], "int64", "label")])
+
+
+def test_jit_save_prunes_inputs_the_outputs_do_not_need(tmp_path):
+    net = _pruned_net()
+    path = str(tmp_path / "pruned")
+    paddle.jit.save(net, path, input_spec=[InputSpec([None, 6], "float32", "image")])
+    loaded = paddle.jit.load(path)
+    x = np.random.RandomState(0).rand(5, 6).astype("float32")
+    logits = x @ net._linear.weight.numpy() + net._linear.bias.numpy()
+    expected = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
+    np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(), expected, rtol=1e-5, atol=1e-6)
+    loaded.train()  # the training program takes the image alone too
+    loaded(paddle.to_tensor(x)).sum().backward()
+    assert loaded._linear.weight.grad is not None
+    with pytest.raises(ValueError, match="must name one of its inputs"):
+        paddle.jit.save(net, path, input_spec=[InputSpec([None, 6], "float32")])
+
+
+def test_jit_save_refuses_a_spec_that_does_not_fit_to_static(tmp_path):
+    net = _pruned_net()
+    for specs in ([InputSpec([None, 6], "float64"), InputSpec([None, 1], "int64")],
+                  [InputSpec([None, 6, 1], "float32"), InputSpec([None, 1], "int64")],
+                  [InputSpec([None, 5], "float32"), InputSpec([None, 1], "int64")]):
+        with pytest.raises(ValueError, match="does not fit the forward's to_static input_spec"):
+            paddle.jit.save(net, str(tmp_path / "m"), input_spec=specs)
+    paddle.jit.save(net, str(tmp_path / "m"), input_spec=[InputSpec([4, 6], "float32"), InputSpec([4, 1], "int64")])

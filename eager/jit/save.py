@@ -35,6 +35,7 @@ from ..arguments import to_bool
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..creation import to_tensor
 from ..errors import AutogradError
+from ..generated.ops_creation import full
 from ..nn.initializer import get_rng_state, set_rng_state
 from ..nn.layer import Layer
 from ..serialization import save as _save_state
@@ -42,7 +43,8 @@ from ..tensor import Tensor
 from . import recorder as _recorder
 from .backward import MAX_GRAD_OUTPUTS, NotCapturable, capture_backward
 from .input_spec import InputSpec
-from .program import FORMAT, MODEL_SUFFIX, PARAMS_SUFFIX, VERSION, ProgramError, encode, result_slots, unify
+from .program import (FORMAT, MODEL_SUFFIX, PARAMS_SUFFIX, VERSION, ProgramError, encode, prune, result_slots,
+                      unify)
 from .static_function import StaticFunction
 
 # The sizes a None dimension is traced with (two traces, unified): primes, so that
@@ -160,6 +162,29 @@ class _Packed(Layer):
         return self.inner(*pack_inputs(self._tree, flat))
 
 
+class _Pruned(Layer):
+    """Calls ``inner`` with the inputs at positions ``kept`` of ``specs`` given and the
+    others made inside: zeros of their dtype, a None size taken from a given input's
+    size at the same axis position (the batch), else 1."""
+
+    def __init__(self, inner, kept, specs):
+        super().__init__()
+        self.inner = inner
+        self._kept, self._specs = kept, specs
+
+    def forward(self, *given):
+        inputs = [None] * len(self._specs)
+        for position, value in zip(self._kept, given):
+            inputs[position] = value
+        for i, spec in enumerate(self._specs):
+            if inputs[i] is None:
+                shape = [size if size is not None else next(
+                    (t.shape[axis] for t in given if axis < len(t.shape)), 1)
+                    for axis, size in enumerate(spec.shape)]
+                inputs[i] = full(shape, 0, spec.dtype)
+        return self.inner(*inputs)
+
+
 def _batch_free(specs, min_rank):
     """``specs`` with the first size of each of rank ``min_rank`` or more left free: the batch."""
     return [InputSpec((None,) + spec.shape[1:], spec.dtype, spec.name, spec.stop_gradient)
@@ -186,7 +211,8 @@ def _named_state(layer):
 
 
 def _inputs(specs, symbols, sizes, grad=False):
-    """Tensors of ones for ``specs`` (the i-th None size is ``sizes[symbols[i]]``);
+    """Tensors for ``specs`` (the i-th None size is ``sizes[symbols[i]]``): ones, and
+    zeros for integers (a valid index and class label for any size: ids, labels);
     with ``grad``, the floating ones whose spec allows it require a gradient."""
     inputs, d = [], 0
     for spec in specs:
@@ -198,7 +224,8 @@ def _inputs(specs, symbols, sizes, grad=False):
             else:
                 shape.append(size)
         dtype = spec.dtype.numpy_dtype
-        t = to_tensor(np.ones(shape, dtype=dtype))
+        fill = np.zeros if np.issubdtype(dtype, np.integer) else np.ones
+        t = to_tensor(fill(shape, dtype=dtype))
         if grad and not spec.stop_gradient and np.issubdtype(dtype, np.inexact):
             t.stop_gradient = False
         inputs.append(t)
@@ -465,6 +492,15 @@ def _other_static_methods(layer):
 def _document_of(who, layer, target, what, input_spec):
     """(the program document, the saved state) of ``target`` (a Layer, or a function as a Layer)."""
     specs, how = _specs(who, layer, input_spec)
+    declared = _declared_specs(layer) if input_spec is not None and how is False else None
+    kept = None
+    if declared is not None and len(specs) == len(declared):
+        _check_compatible(who, specs, declared)
+    elif declared is not None and len(specs) < len(declared):
+        # As Paddle: the program of to_static's inputs, fed only those input_spec names.
+        kept = _kept_inputs(who, specs, declared)
+        given = dict(zip(kept, specs))
+        specs = [given.get(i, spec) for i, spec in enumerate(declared)]
     _check_arity(who, layer, what, len(how) if isinstance(how, list) else len(specs))
     owner = getattr(target, "owner", None) if isinstance(target, _FunctionLayer) else None
     state_root = owner if owner is not None else target
@@ -487,7 +523,76 @@ def _document_of(who, layer, target, what, input_spec):
                 return _save_program(who, layer, target, what, free, state_root, tree)
             except ValueError:
                 pass
-    return _save_program(who, layer, target, what, specs, state_root, tree)
+    document, state = _save_program(who, layer, target, what, specs, state_root, tree)
+    if kept is None:
+        return document, state
+    # The traced program of every input shows which the outputs need; the saved one is
+    # traced with the inputs left out made inside (their use in a loss stays, unread),
+    # so its training programs take the given inputs only.
+    _drop_inputs(who, what, document, kept)
+    pruned = _Pruned(target, kept, specs)
+    return _save_program(who, layer, pruned, what, [specs[i] for i in kept], state_root, tree)
+
+
+def _declared_specs(layer):
+    """The flat InputSpecs a Layer's to_static forward was given, or None."""
+    forward = layer.forward if isinstance(layer, Layer) else None
+    declared = forward._input_spec if isinstance(forward, StaticFunction) else None
+    if declared and all(isinstance(spec, InputSpec) for spec in declared):
+        return list(declared)
+    return None
+
+
+def _check_compatible(who, specs, declared):
+    """ValueError, as Paddle's, where an input_spec disagrees with to_static's in dtype, rank or a fixed size."""
+    for i, (spec, own) in enumerate(zip(specs, declared)):
+        fits = spec.dtype == own.dtype and len(spec.shape) == len(own.shape) and all(
+            a is None or b is None or a == b for a, b in zip(spec.shape, own.shape))
+        if not fits:
+            raise ValueError(f"{who}: input_spec[{i}] {spec} does not fit the forward's to_static input_spec[{i}] "
+                             f"{own} (same dtype and rank; sizes equal where both are fixed)")
+
+
+def _kept_inputs(who, specs, declared):
+    """The positions in to_static's ``declared`` specs of the fewer ``specs`` given, by name."""
+    names = [spec.name for spec in declared]
+    kept = []
+    for i, spec in enumerate(specs):
+        if spec.name is None or spec.name not in names:
+            raise ValueError(f"{who}: input_spec[{i}] {spec} leaves out inputs of the forward's to_static "
+                             f"input_spec, so each given spec must name one of its inputs {names}")
+        kept.append(names.index(spec.name))
+    if len(set(kept)) != len(kept):
+        raise ValueError(f"{who}: input_spec names an input of the to_static input_spec twice: {kept}")
+    return kept
+
+
+def _drop_inputs(who, what, document, kept):
+    """ValueError when the inference program of ``document``, pruned to what its outputs
+    need, reads an input not in ``kept``."""
+    left = {i for i in range(len(document["inputs"])) if i not in kept}
+    calls, outputs = document["calls"], document["outputs"]
+    if not document["bumps"]:  # a program that writes into its state keeps every call
+        calls, outputs = prune(calls, outputs)
+    read = sorted(left & _inputs_read([calls, outputs]))
+    if read:
+        names = [document["inputs"][i]["name"] for i in read]
+        raise ValueError(f"{who}: cannot save {what} without the inputs {names}: its outputs need them")
+
+
+def _inputs_read(node, found=None):
+    """The input positions ``{"in": i}`` that a JSON node refers to."""
+    found = set() if found is None else found
+    if type(node) is dict:
+        if len(node) == 1 and "in" in node:
+            found.add(node["in"])
+        else:
+            for value in node.values():
+                _inputs_read(value, found)
+    elif type(node) is list:
+        for value in node:
+            _inputs_read(value, found)
+    return found
 
 
 def _check_arity(who, layer, what, count):
