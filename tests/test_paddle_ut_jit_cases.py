@@ -255,7 +255,8 @@ class _DictInput(nn.Layer):
 
     def forward(self, img):
         out = self._linear(img["img"] + img["img2"])
-        return out, {"double": out * 2, "img": img["img"]}
+        dropped = paddle.nn.functional.dropout(out, 0.5)  # a kernel with two results (out, mask)
+        return out, {"double": out * 2, "img": img["img"], "dropped": dropped}
 
 
 def test_translated_layer_input_and_output_specs(tmp_path):
@@ -266,7 +267,8 @@ def test_translated_layer_input_and_output_specs(tmp_path):
     inputs = loaded._input_spec()
     assert [(s.shape, s.name) for s in inputs] == [((None, 8), "img"), ((None, 8), "img2")]
     outputs = loaded._output_spec()
-    assert [(s.shape, s.dtype) for s in outputs] == [((None, 3), paddle.float32)] * 2 + [((None, 8), paddle.float32)]
+    assert [(s.shape, s.dtype) for s in outputs] == ([((None, 3), paddle.float32)] * 2 + [((None, 8), paddle.float32)]
+                                                     + [((None, 3), paddle.float32)])
     with pytest.raises(ValueError, match="method_name"):
         loaded._input_spec("infer")
 

@@ -215,6 +215,17 @@ def _spec(meta, name=None):
     return InputSpec([None if type(size) is dict else size for size in meta["shape"]], meta["dtype"], name)
 
 
+def _array_results(outs, found=None):
+    """A call entry's array results ({"shape", "dtype"}), in the order "out" counts them."""
+    found = [] if found is None else found
+    if type(outs) is dict and ("tuple" in outs or "list" in outs):
+        for value in outs.get("tuple", outs.get("list")):
+            _array_results(value, found)
+    elif outs is not None:
+        found.append(outs)
+    return found
+
+
 def _output_specs(section):
     """InputSpecs (shape and dtype) of a program section's output tensors, flattened in order."""
     state = {entry["name"]: entry for entry in section["state"]}
@@ -222,8 +233,7 @@ def _output_specs(section):
 
     def walk(node):
         if "call" in node:
-            outs = section["calls"][node["call"]]["outs"]
-            specs.append(_spec(outs[node["out"]] if type(outs) is list else outs))
+            specs.append(_spec(_array_results(section["calls"][node["call"]]["outs"])[node["out"]]))
         elif "in" in node:
             specs.append(_spec(section["inputs"][node["in"]]))
         elif "state" in node:
