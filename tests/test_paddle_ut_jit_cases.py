@@ -66,12 +66,16 @@ Found and fixed:
   with a .grad, hooks or a retained gradient"). A view whose base the call
   made and keeps nowhere now replays (outputs, gradients and Adam steps
   bitwise those of eager).
+- jit.save of a forward that applies a PyLayer (test_save_inference_model:
+  SimplePyLayerNet) raised; Paddle saves it. Its forward kernels, and its
+  backward's in the training programs, are now traced like the forward's.
 """
 import numpy as np
 import pytest
 
 import eager as paddle
 from eager import nn
+from eager.autograd import PyLayer
 from eager.static import InputSpec
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -365,3 +369,42 @@ def test_to_static_replays_a_forward_returning_an_internal_view():
         np.testing.assert_array_equal(a, b)
     for a, b in zip(eager_net.parameters(), static_net.parameters()):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+class _CusTanh(PyLayer):
+    @staticmethod
+    def forward(ctx, x):
+        y = paddle.tanh(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        (y,) = ctx.saved_tensor()
+        return dy * (1 - paddle.square(y))
+
+
+class _PyLayerNet(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self._linear = nn.Linear(5, 5)
+
+    def forward(self, x):
+        out = _CusTanh.apply(self._linear(x))
+        return paddle.mean(out), out
+
+
+def test_jit_save_of_a_pylayer_forward(tmp_path):
+    net = _PyLayerNet()
+    path = str(tmp_path / "pylayer")
+    paddle.jit.save(net, path, input_spec=[InputSpec([None, 5], "float32")])
+    loaded = paddle.jit.load(path)
+    x = np.random.RandomState(0).rand(3, 5).astype("float32")
+    w, b = net._linear.weight.numpy().astype("float64"), net._linear.bias.numpy().astype("float64")
+    expected = np.tanh(x @ w + b)
+    np.testing.assert_allclose(loaded(paddle.to_tensor(x))[1].numpy(), expected, rtol=1e-5, atol=1e-6)
+    loaded.train()
+    loaded(paddle.to_tensor(x))[0].backward()
+    # d mean(tanh(x W + b)) / dW = x^T (1 - tanh^2) / n
+    np.testing.assert_allclose(loaded._linear.weight.grad.numpy(), x.T @ (1 - expected ** 2) / expected.size,
+                               rtol=1e-5, atol=1e-6)

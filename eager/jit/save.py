@@ -253,7 +253,7 @@ def record_forward(layer, inputs, state):
     cannot express."""
     located = {id(t.impl.array): t.impl.array for _, t, *_ in state}
     name_of = {id(t.impl.array): name for name, t, *_ in state}
-    rec = _recorder.Recorder([t.impl for t in inputs], located, layer_hooks=True)
+    rec = _recorder.Recorder([t.impl for t in inputs], located, once=True)
     _recorder.start(rec)
     try:
         result = layer(*inputs)
@@ -312,7 +312,7 @@ def _trace_grad(layer, specs, symbols, sizes, state, input_grads=True):
 def _record_grad(layer, inputs, state):
     located = {id(t.impl.array): t.impl.array for _, t, *_ in state}
     name_of = {id(t.impl.array): name for name, t, *_ in state}
-    rec = _recorder.Recorder([t.impl for t in inputs], located, layer_hooks=True)
+    rec = _recorder.Recorder([t.impl for t in inputs], located, once=True)
     reason, recorded = None, None
     _recorder.start(rec)
     try:
