@@ -69,6 +69,8 @@ Found and fixed:
 - jit.save of a forward that applies a PyLayer (test_save_inference_model:
   SimplePyLayerNet) raised; Paddle saves it. Its forward kernels, and its
   backward's in the training programs, are now traced like the forward's.
+- StaticFunction lacked Paddle's dygraph_function and is_property
+  (test_jit_save_load / test_declarative read them): added.
 """
 import numpy as np
 import pytest
@@ -408,3 +410,24 @@ def test_jit_save_of_a_pylayer_forward(tmp_path):
     # d mean(tanh(x W + b)) / dW = x^T (1 - tanh^2) / n
     np.testing.assert_allclose(loaded._linear.weight.grad.numpy(), x.T @ (1 - expected ** 2) / expected.size,
                                rtol=1e-5, atol=1e-6)
+
+
+def test_static_function_dygraph_function_and_is_property():
+    def double(x):
+        return x * 2
+
+    static = paddle.jit.to_static(double)
+    assert static.dygraph_function is double and static.is_property is False
+
+    class Net(nn.Layer):
+        @paddle.jit.to_static(property=True)
+        def size(self):
+            return 4
+
+        def forward(self, x):
+            return x
+
+    net = Net()
+    assert net.size.is_property is True
+    assert net.size.dygraph_function.__self__ is net  # bound to its layer, as Paddle's
+    assert net.size() == 4

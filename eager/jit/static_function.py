@@ -165,6 +165,16 @@ class StaticFunction:
         return self._function
 
     @property
+    def dygraph_function(self):
+        """The decorated function, bound to its Layer for a method (Paddle's name for ``function``)."""
+        return self._function
+
+    @property
+    def is_property(self) -> bool:
+        """Whether ``to_static`` was given ``property=True`` (Paddle exports such a method's value)."""
+        return bool(self._kwargs.get("property", False))
+
+    @property
     def reasons(self) -> dict:
         return {key: entry.reason for key, entry in self._cache.items() if type(entry) is _Eager}
 
