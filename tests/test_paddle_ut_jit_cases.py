@@ -71,6 +71,11 @@ Found and fixed:
   backward's in the training programs, are now traced like the forward's.
 - StaticFunction lacked Paddle's dygraph_function and is_property
   (test_jit_save_load / test_declarative read them): added.
+- jit.save of a Transformer encoder with ids [None, None] and an attention
+  mask [None, 1, None, None] tied the batch to the sequence length (the
+  loaded layer took only B == T): no grouping of the None sizes it tried had
+  one batch and one length. It now also tries the first axes as one size and
+  every other None as another (test_transformer.py, test_bert.py shapes).
 """
 import numpy as np
 import pytest
@@ -431,3 +436,27 @@ def test_static_function_dygraph_function_and_is_property():
     assert net.size.is_property is True
     assert net.size.dygraph_function.__self__ is net  # bound to its layer, as Paddle's
     assert net.size() == 4
+
+
+class _Encoder(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50, 16)
+        self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0), 1)
+
+    def forward(self, ids, mask):
+        return self.enc(self.emb(ids), mask)
+
+
+def test_jit_save_keeps_batch_and_length_apart_beside_a_mask(tmp_path):
+    net = _Encoder()
+    net.eval()
+    path = str(tmp_path / "encoder")
+    paddle.jit.save(net, path, input_spec=[InputSpec([None, None], "int64"),
+                                           InputSpec([None, 1, None, None], "float32")])
+    loaded = paddle.jit.load(path)
+    for batch, length in ((2, 3), (3, 7)):
+        ids = paddle.to_tensor(np.random.RandomState(batch).randint(0, 50, (batch, length)).astype("int64"))
+        mask = paddle.to_tensor(np.triu(np.full((length, length), -1e4, "float32"), 1)[None, None]
+                                .repeat(batch, 0))
+        np.testing.assert_allclose(loaded(ids, mask).numpy(), net(ids, mask).numpy(), rtol=1e-5, atol=1e-5)

@@ -663,12 +663,21 @@ def state_entries(state) -> list:
 
 def _symbol_choices(specs, free: int) -> list:
     """The groupings of the ``free`` None sizes to trace with, loosest first: each
-    its own dimension, those at the same axis position sharing one, all sharing one."""
+    its own dimension, those at the same axis position sharing one, the first axes
+    sharing one and all others another (a batch and a sequence length: ids
+    [None, None] beside an attention mask [None, 1, None, None]), all sharing one."""
     by_axis = {}
     axes = [by_axis.setdefault(axis, len(by_axis))
             for spec in specs for axis, size in enumerate(spec.shape) if size is None]
-    choices = [[*range(free)], axes, [0] * free]
+    first_rest = [0 if axis == 0 else 1 for spec in specs for axis, size in enumerate(spec.shape) if size is None]
+    choices = [_first_seen([*range(free)]), _first_seen(axes), _first_seen(first_rest), [0] * free]
     return [c for i, c in enumerate(choices) if c not in choices[:i]]
+
+
+def _first_seen(symbols):
+    """``symbols`` renumbered in order of first appearance (one grouping, one list)."""
+    order = {}
+    return [order.setdefault(symbol, len(order)) for symbol in symbols]
 
 
 def _build_document(target, specs, state, layer_name, failure, hint="", grad=True) -> dict:
