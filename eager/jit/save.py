@@ -11,15 +11,19 @@ to_static on inputs of the specs' shapes and writes two files:
 - ``path + ".pdiparams"``: the parameters and buffers, as :func:`eager.save`
   writes them (safetensors, keyed by structured name).
 
-Three traces make the programs: the inference program (eval mode, no_grad),
-and for each of train and eval mode a forward with gradients on whose backward
+Three traces make the programs: the inference program (eval mode, no_grad;
+with gradients on for a forward that calls grad on its own graph), and for
+each of train and eval mode a forward with gradients on whose backward
 is recorded too, as a forward-only ``to_static`` call records it (backward.py):
 one backward program per subset of the outputs that carry a gradient, seeded
 with the incoming gradients, ending at the *boundaries*, the inputs and
 trainable parameters. A TranslatedLayer runs these to be fine-tuned. The
 traces leave the layer as they found it: its modes, the random generators,
 and the values and versions of its parameters and buffers (a train-mode trace
-runs on copies of them).
+runs on copies of them). Layer forward hooks and PyLayers run in the traces
+like the forward's own code. Input specs fewer than a to_static forward's own
+are Paddle's input pruning: the inputs left out are made inside (zeros) and
+must not feed the outputs.
 """
 from __future__ import annotations
 
