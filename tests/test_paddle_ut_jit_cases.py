@@ -76,6 +76,11 @@ Found and fixed:
   loaded layer took only B == T): no grouping of the None sizes it tried had
   one batch and one length. It now also tries the first axes as one size and
   every other None as another (test_transformer.py, test_bert.py shapes).
+- paddle.to_tensor(tensor) copied through the host (numpy()), so a to_static
+  function starting with `x = paddle.to_tensor(x)`, as most of
+  test/dygraph_to_static's do, read values on the host and ran eagerly for
+  good (and a GPU tensor went device-host-device). A tensor already on the
+  target place is now copied (and cast) by phi kernels on its device.
 """
 import numpy as np
 import pytest
@@ -460,3 +465,25 @@ def test_jit_save_keeps_batch_and_length_apart_beside_a_mask(tmp_path):
         mask = paddle.to_tensor(np.triu(np.full((length, length), -1e4, "float32"), 1)[None, None]
                                 .repeat(batch, 0))
         np.testing.assert_allclose(loaded(ids, mask).numpy(), net(ids, mask).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_to_tensor_of_a_tensor_copies_on_its_device_and_replays():
+    x = paddle.to_tensor(np.arange(6, dtype="float32").reshape(2, 3), stop_gradient=False)
+    y = paddle.to_tensor(x)
+    assert y.stop_gradient and y.grad_node is None and y.dtype == paddle.float32
+    y[0, 0] = 7.0  # a copy of its own
+    assert float(x[0, 0]) == 0.0
+    z = paddle.to_tensor(x, dtype="int64", stop_gradient=False)
+    assert z.dtype == paddle.int64 and not z.stop_gradient
+    np.testing.assert_array_equal(z.numpy(), np.arange(6).reshape(2, 3))
+
+    @paddle.jit.to_static
+    def pop(a):
+        a = paddle.to_tensor(a)
+        named = {"red": a, "green": a + 1}
+        return a + named.pop("red") + named.pop("black", 3)
+
+    for i in range(4):
+        out = pop(paddle.to_tensor(np.arange(3) * i))
+        np.testing.assert_array_equal(out.numpy(), 2 * np.arange(3) * i + 3)
+    assert pop.replays == 3  # calls 2 to 4 (no state to settle)
