@@ -81,6 +81,8 @@ Found and fixed:
   test/dygraph_to_static's do, read values on the host and ran eagerly for
   good (and a GPU tensor went device-host-device). A tensor already on the
   target place is now copied (and cast) by phi kernels on its device.
+- jit.save after jit.enable_to_static(False) saved; Paddle 2.6.2 raises
+  RuntimeError (its docstring example's PADDLE_ERROR in the examples run).
 """
 import numpy as np
 import pytest
@@ -487,3 +489,13 @@ def test_to_tensor_of_a_tensor_copies_on_its_device_and_replays():
         out = pop(paddle.to_tensor(np.arange(3) * i))
         np.testing.assert_array_equal(out.numpy(), 2 * np.arange(3) * i + 3)
     assert pop.replays == 3  # calls 2 to 4 (no state to settle)
+
+
+def test_jit_save_refuses_while_to_static_is_disabled(tmp_path):
+    paddle.jit.enable_to_static(False)
+    try:
+        with pytest.raises(RuntimeError, match="enable_to_static"):
+            paddle.jit.save(nn.Linear(2, 2), str(tmp_path / "m"), input_spec=[InputSpec([None, 2])])
+    finally:
+        paddle.jit.enable_to_static(True)
+    assert not (tmp_path / "m.pdmodel").exists()

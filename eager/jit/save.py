@@ -49,7 +49,7 @@ from .backward import MAX_GRAD_OUTPUTS, NotCapturable, capture_backward
 from .input_spec import InputSpec
 from .program import (FORMAT, MODEL_SUFFIX, PARAMS_SUFFIX, VERSION, ProgramError, encode, prune, result_slots,
                       unify)
-from .static_function import StaticFunction
+from .static_function import SWITCH, StaticFunction
 
 # The sizes a None dimension is traced with (two traces, unified): primes, so that
 # a size that happens to equal another dimension is unlikely.
@@ -438,6 +438,8 @@ def save(layer, path, input_spec=None, **configs) -> None:
     >>> eager.jit.save(net, "out/mlp", input_spec=[InputSpec([None, 784], "float32")])
     """
     who = "eager.jit.save"
+    if not SWITCH.enabled:  # as Paddle, whose save builds the program by converting
+        raise RuntimeError(f"{who} does not work after eager.jit.enable_to_static(False); enable it to save")
     if isinstance(layer, Layer):
         target, what = layer, f"{type(layer).__name__}.forward"
     elif isinstance(layer, (StaticFunction, types.FunctionType, types.MethodType)):
