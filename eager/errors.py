@@ -29,7 +29,7 @@ class ArgumentKindError(TypeError, ValueError):
 
 
 class ModelNotFoundError(FileNotFoundError, ValueError):
-    """``jit.load`` found no saved program at the path.
+    """``load`` found no file, or ``jit.load`` no saved program, at the path.
 
     A FileNotFoundError, and a ValueError as Paddle raises for a missing model,
     so a ported ``except ValueError`` still catches it.
