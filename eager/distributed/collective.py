@@ -44,6 +44,7 @@ from phi.core import DenseTensor
 
 from .. import autograd  # noqa: F401  (the autograd core before eager.tensor, which needs it loaded)
 from ..creation import to_tensor
+from ..errors import ArgumentKindError
 from ..tensor import Tensor
 from . import nccl
 from .env import mpi_module
@@ -136,7 +137,8 @@ def _call(fn: str, method, *args, **kwargs):
 
 def _check_tensor(fn: str, arg: str, value) -> None:
     if not isinstance(value, Tensor):
-        raise TypeError(f"{fn}: argument '{arg}' expected a Tensor, got {type(value).__name__}")
+        # also a ValueError: Paddle's argument parsing raises one ("must be Tensor")
+        raise ArgumentKindError(f"{fn}: argument '{arg}' expected a Tensor, got {type(value).__name__}")
     if value.impl.kind is not TensorKind.DENSE:
         raise TypeError(f"{fn}: argument '{arg}' expected a dense Tensor, got a {value.impl.kind.name} "
                         f"one; convert it first (e.g. phi.api.selected_rows_to_dense)")
@@ -153,7 +155,7 @@ def _check_like(fn: str, arg: str, value, reference: Tensor) -> None:
 def _check_list(fn: str, arg: str, values, reference: Tensor, counts: tuple) -> None:
     """``values`` must be a list (or tuple) of ``counts`` tensors like ``reference``."""
     if not isinstance(values, (list, tuple)):
-        raise TypeError(f"{fn}: argument '{arg}' expected a list of Tensors, got {type(values).__name__}")
+        raise ArgumentKindError(f"{fn}: argument '{arg}' expected a list of Tensors, got {type(values).__name__}")
     if len(values) not in counts:
         wanted = " or ".join(map(str, counts))
         raise ValueError(f"{fn}: argument '{arg}' expected {wanted} tensors (the group has {counts[-1]} "
@@ -170,7 +172,8 @@ def _check_sync(fn: str, sync_op) -> None:
 def _check_op(fn: str, op, dtype: DataType) -> ReduceOp:
     if type(op) is not ReduceOp:  # Paddle's ops are plain ints: take those too, but not bools
         if isinstance(op, bool) or not isinstance(op, int) or op not in _OP_VALUES:
-            raise TypeError(f"{fn}: argument 'op' expected an eager.distributed.ReduceOp (SUM, MAX, "
+            # also a ValueError, Paddle's "Unknown reduce_op type"
+            raise ArgumentKindError(f"{fn}: argument 'op' expected an eager.distributed.ReduceOp (SUM, MAX, "
                             f"MIN, PROD, AVG), got {op!r}")
         op = ReduceOp(op)
     if op is _AVG and not (dtype.is_floating_point or dtype.is_complex):
@@ -477,7 +480,7 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True) -> Task:
     elif isinstance(tensor_list, list):
         _check_list(fn, "tensor_list", tensor_list, tensor, (0, nranks))
     else:
-        raise TypeError(f"{fn}: argument 'tensor_list' expected a list of Tensors or a Tensor, got "
+        raise ArgumentKindError(f"{fn}: argument 'tensor_list' expected a list of Tensors or a Tensor, got "
                         f"{type(tensor_list).__name__}")
     targets = [tensor_list] if isinstance(tensor_list, Tensor) else tensor_list
     if nranks > 1 and nccl.usable(group, tensor, *targets):
@@ -872,6 +875,56 @@ def irecv(tensor, src=None, group=None) -> Task:
     return recv(tensor, src, group, sync_op=False)
 
 
+class P2POp:
+    """One point-to-point operation for :func:`batch_isend_irecv` (Paddle's
+    ``P2POp``): ``op`` is :func:`isend` or :func:`irecv`, ``tensor`` what is
+    sent or received into, ``peer`` the other side's global rank, ``group``
+    the group (the world when None).
+
+    >>> send_op = dist.P2POp(dist.isend, send_t, (rank + 1) % world_size)
+    """
+
+    def __init__(self, op, tensor, peer, group=None):
+        if op is not isend and op is not irecv:
+            raise RuntimeError(f"P2POp: argument 'op' expected eager.distributed.isend or "
+                               f"eager.distributed.irecv, got {op!r}")
+        self.op = op
+        self.tensor = tensor
+        self.peer = peer
+        self.group = resolve_group("P2POp", group)
+
+    def __repr__(self):
+        return f"P2POp({self.op.__name__}, peer={self.peer}, group={self.group.id})"
+
+
+def batch_isend_irecv(p2p_op_list) -> list:
+    """Starts every :class:`P2POp` of ``p2p_op_list``, in order, and returns
+    their tasks (Paddle's ``batch_isend_irecv``). Each send must be matched by
+    a receive on its peer, in the same order; MPI's sends do not block, so a
+    ring (each rank sends to the next and receives from the previous) needs no
+    ordering between the ranks. Every operation is checked before any starts,
+    so a bad one leaves no message in flight. A process outside the ops' group
+    gets None, as in Paddle.
+
+    >>> tasks = dist.batch_isend_irecv([send_op, recv_op])
+    >>> for task in tasks:
+    ...     task.wait()
+    """
+    fn = "batch_isend_irecv"
+    if not isinstance(p2p_op_list, list) or not p2p_op_list or not all(
+            isinstance(p2p_op, P2POp) for p2p_op in p2p_op_list):
+        raise RuntimeError(f"{fn}: argument 'p2p_op_list' expected a non-empty list of "
+                           f"eager.distributed.P2POp, got {p2p_op_list!r:.120}")
+    if not p2p_op_list[0].group.is_member():
+        return None
+    for index, p2p_op in enumerate(p2p_op_list):
+        _check_tensor(fn, f"p2p_op_list[{index}].tensor", p2p_op.tensor)
+        group = resolve_group(fn, p2p_op.group)
+        if group.is_member() and not (p2p_op.op is irecv and p2p_op.peer is None):
+            _peer(fn, f"p2p_op_list[{index}].peer", p2p_op.peer, group)
+    return [p2p_op.op(p2p_op.tensor, p2p_op.peer, p2p_op.group) for p2p_op in p2p_op_list]
+
+
 def barrier(group=None) -> None:
     """Waits until every rank of ``group`` has reached this call.
 
@@ -979,5 +1032,6 @@ def scatter_object_list(out_object_list, in_object_list=None, src=0, group=None)
 
 
 __all__ = ["ReduceOp", "Task", "all_reduce", "broadcast", "reduce", "all_gather", "scatter", "gather",
-           "reduce_scatter", "alltoall", "alltoall_single", "send", "recv", "isend", "irecv", "barrier", "wait",
-           "all_gather_object", "broadcast_object_list", "scatter_object_list"]
+           "reduce_scatter", "alltoall", "alltoall_single", "send", "recv", "isend", "irecv", "P2POp",
+           "batch_isend_irecv", "barrier", "wait", "all_gather_object", "broadcast_object_list",
+           "scatter_object_list"]
