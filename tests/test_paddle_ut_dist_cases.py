@@ -18,6 +18,9 @@ What they found, one test each below:
   ValueError.
 - ``ParallelEnv`` had no ``device_type``, ``current_endpoint``,
   ``trainer_endpoints``, ``nrings``.
+- Tasks had no ``is_sync()`` / ``synchronize()``; an empty list given to an
+  asynchronous ``all_gather``/``alltoall``/``gather`` stayed empty until the
+  wait (Paddle's has its tensors at once, written at the wait).
 
 Everything else the ported tests check agreed with Paddle 2.6.2 (or, where Gloo
 lacks the collective, with the tests' NumPy expectations): every collective and
@@ -84,11 +87,31 @@ else:
 t = eager.to_tensor([float(rank)])
 dist.all_reduce(t)
 assert t.numpy().tolist() == [1.0]
+
+# Paddle 2.6.2's tasks also have is_sync() and synchronize(); an empty list given to
+# an asynchronous all_gather / alltoall / gather (on dst) has its tensors at once
+x = eager.to_tensor([float(rank), 1.0])
+parts = []
+task = dist.all_gather(parts, x, sync_op=False)
+assert len(parts) == 2 and not task.is_sync()
+assert task.synchronize() is None and task.is_completed()
+assert [p.numpy().tolist() for p in parts] == [[0.0, 1.0], [1.0, 1.0]]
+out = []
+task = dist.alltoall([x * 1, x * 2], out, sync_op=False)
+assert len(out) == 2
+task.wait()
+assert [o.numpy().tolist() for o in out] == [[0.0, 1.0 + rank], [1.0 + rank, 1.0 + rank]]
+found = []
+task = dist.gather(x, found, dst=0, sync_op=False)
+assert len(found) == (2 if rank == 0 else 0)
+task.wait()
+assert [f.numpy().tolist() for f in found] == ([[0.0, 1.0], [1.0, 1.0]] if rank == 0 else [])
+assert dist.all_reduce(x).is_sync()
 open(f"ok_{rank}", "w").write("ok")
 '''
 
 
-def test_batch_isend_irecv_ring_on_two_ranks(tmp_path):
+def test_batch_isend_irecv_ring_and_tasks_on_two_ranks(tmp_path):
     run_ranks(2, TWO_RANKS, tmp_path, timeout=90)
     assert sorted(p.name for p in tmp_path.glob("ok_*")) == ["ok_0", "ok_1"]
 

@@ -113,6 +113,16 @@ class Task:
                 self._complete()
         return self._done
 
+    def is_sync(self) -> bool:
+        """Whether the collective was synchronous (``sync_op=True``): it was
+        complete when the call returned."""
+        return self._group is None
+
+    def synchronize(self) -> None:
+        """Paddle's ``synchronize``: waits for the collective, as :meth:`wait`
+        does (there is no separate communication stream to order with)."""
+        self.wait()
+
     def _complete(self) -> None:
         finish, self._finish, self._requests = self._finish, None, []
         self._done = True
@@ -300,6 +310,16 @@ def _fill(tensor_list: list, parts: np.ndarray, place) -> None:
         # parts[i, ...], not iteration: iterating a 1-d array yields NumPy scalars, which would
         # make the parts of 0-d tensors 1-d (or unreadable) instead of 0-d
         tensor_list.extend(_new_tensor(parts[index, ...], place) for index in range(len(parts)))
+
+
+def _fill_later(tensor_list: list, parts: np.ndarray, place, sync_op: bool):
+    """What fills ``tensor_list`` with ``parts`` once the collective is done. An
+    empty list given to a ``sync_op=False`` call gets its tensors at once, as
+    Paddle's does, and they are written at the wait; a synchronous call hands
+    ``parts`` over without a copy."""
+    if not sync_op and not tensor_list:
+        tensor_list.extend(_new_tensor(np.empty_like(parts[index, ...]), place) for index in range(len(parts)))
+    return lambda: _fill(tensor_list, parts, place)
 
 
 def _reduce_buffer(array: np.ndarray) -> np.ndarray:
@@ -503,8 +523,7 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True) -> Task:
         finish = (lambda: _store(tensor_list, receive)) if staged else None  # noqa: E731
     else:
         receive = np.empty((nranks, *send.shape), send.dtype)
-        place = tensor.place
-        finish = lambda: _fill(tensor_list, receive, place)  # noqa: E731
+        finish = _fill_later(tensor_list, receive, tensor.place, sync_op)
     if nranks == 1:
         receive.reshape(-1)[...] = send.reshape(-1)
         return _done((), finish, fn, True)
@@ -584,8 +603,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, sync_op=True) -> Task:
         _check_list(fn, "gather_list", gather_list, tensor, (0, nranks))
     send = _host_read(tensor)
     receive = np.empty((nranks, *send.shape), send.dtype) if mine else None
-    place = tensor.place
-    finish = (lambda: _fill(gather_list, receive, place)) if mine else None  # noqa: E731
+    finish = _fill_later(gather_list, receive, tensor.place, sync_op) if mine else None
     if nranks == 1:
         receive[0] = send
         return _done((), finish, fn, True)
@@ -627,8 +645,7 @@ def alltoall(in_tensor_list, out_tensor_list, group=None, sync_op=True) -> Task:
     _check_list(fn, "out_tensor_list", out_tensor_list, reference, (0, nranks))
     send = np.concatenate([_host_read(t).reshape(-1) for t in in_tensor_list])
     receive = np.empty((nranks, *reference.shape), send.dtype)
-    place = reference.place
-    finish = lambda: _fill(out_tensor_list, receive, place)  # noqa: E731
+    finish = _fill_later(out_tensor_list, receive, reference.place, sync_op)
     if nranks == 1:
         receive.reshape(-1)[...] = send
         return _done((), finish, fn, True)
