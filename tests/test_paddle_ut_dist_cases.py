@@ -18,6 +18,8 @@ What they found, one test each below:
   ValueError.
 - ``ParallelEnv`` had no ``device_type``, ``current_endpoint``,
   ``trainer_endpoints``, ``nrings``.
+- ``python -m eager.distributed.launch`` refused Paddle's ``--devices`` /
+  ``--gpus`` (one rank per listed GPU).
 - Tasks had no ``is_sync()`` / ``synchronize()``; an empty list given to an
   asynchronous ``all_gather``/``alltoall``/``gather`` stayed empty until the
   wait (Paddle's has its tensors at once, written at the wait).
@@ -30,6 +32,9 @@ tensors, sync and async; objects; groups; DataParallel's gradients, ``no_sync``,
 """
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -39,7 +44,7 @@ import eager
 import eager.distributed as dist
 import eager.distributed.communication as communication
 from eager.distributed import env
-from mpi_run import require_mpi, run_ranks
+from mpi_run import ROOT, require_mpi, run_ranks
 
 TWO_RANKS = '''
 import numpy as np
@@ -200,3 +205,23 @@ def test_parallel_env_has_paddles_launcher_fields(monkeypatch):
     monkeypatch.setenv("FLAGS_nccl_nrings", "9")
     with pytest.raises(ValueError, match="FLAGS_nccl_nrings expected 1 to 8, got 9"):
         penv.nrings
+
+
+def test_launch_takes_paddles_devices_option(tmp_path):
+    require_mpi()
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import os\n"
+        "import eager.distributed as dist\n"
+        "dist.init_parallel_env()\n"
+        "print('rank', dist.get_rank(), dist.get_world_size(), os.environ.get('CUDA_VISIBLE_DEVICES'), flush=True)\n")
+    environment = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    for option in ("--gpus", "--devices"):  # Paddle's two spellings: one rank per listed GPU
+        result = subprocess.run([sys.executable, "-m", "eager.distributed.launch", option, "0,1", str(script)],
+                                capture_output=True, text=True, timeout=90, env=environment, cwd=str(tmp_path))
+        assert result.returncode == 0, result.stderr
+        lines = sorted(line for line in result.stdout.splitlines() if line.startswith("rank"))
+        assert lines == ["rank 0 2 0,1", "rank 1 2 0,1"], result.stdout
+    result = subprocess.run([sys.executable, "-m", "eager.distributed.launch", "--devices", "a,b", str(script)],
+                            capture_output=True, text=True, timeout=90, env=environment, cwd=str(tmp_path))
+    assert result.returncode == 2 and "--devices expected comma-separated GPU ids" in result.stderr
