@@ -20,6 +20,9 @@ What they found, one test each below:
   ``trainer_endpoints``, ``nrings``.
 - ``python -m eager.distributed.launch`` refused Paddle's ``--devices`` /
   ``--gpus`` (one rank per listed GPU).
+- Under ``EAGER_DISTRIBUTED_DEBUG=1`` an ``irecv`` read the sender's signature
+  at once, blocking: two ranks that each irecv before they isend (a
+  ``batch_isend_irecv`` in that order) deadlocked; it is now checked at the wait.
 - Tasks had no ``is_sync()`` / ``synchronize()``; an empty list given to an
   asynchronous ``all_gather``/``alltoall``/``gather`` stayed empty until the
   wait (Paddle's has its tensors at once, written at the wait).
@@ -112,6 +115,28 @@ assert len(found) == (2 if rank == 0 else 0)
 task.wait()
 assert [f.numpy().tolist() for f in found] == ([[0.0, 1.0], [1.0, 1.0]] if rank == 0 else [])
 assert dist.all_reduce(x).is_sync()
+
+# under EAGER_DISTRIBUTED_DEBUG an irecv posted before the isend does not block (it
+# checks the sender's shape at the wait): both ranks receiving first used to deadlock
+import os
+os.environ["EAGER_DISTRIBUTED_DEBUG"] = "1"
+mine, theirs = eager.to_tensor([float(rank), 7.0]), eager.zeros([2])
+tasks = dist.batch_isend_irecv([dist.P2POp(dist.irecv, theirs, 1 - rank), dist.P2POp(dist.isend, mine, 1 - rank)])
+for task in tasks:
+    task.wait()
+assert theirs.numpy().tolist() == [float(1 - rank), 7.0]
+short = eager.zeros([1])
+receiving = dist.irecv(short, 1 - rank)
+sending = dist.isend(mine, 1 - rank)
+try:
+    receiving.wait()
+except RuntimeError as error:
+    assert "sent a tensor of paddle.float32[2], but this rank receives into paddle.float32[1]" in str(error), error
+else:
+    raise AssertionError("a receive into a tensor of the wrong shape went unnoticed")
+sending.wait()
+os.environ["EAGER_DISTRIBUTED_DEBUG"] = "0"
+dist.barrier()
 open(f"ok_{rank}", "w").write("ok")
 '''
 

@@ -861,15 +861,15 @@ def recv(tensor, src=0, group=None, sync_op=True) -> Task:
         peer = MPI.ANY_SOURCE
     else:
         peer = _peer(fn, "src", src, group)
-    if _debugging():
+    # the sender's signature under EAGER_DISTRIBUTED_DEBUG: read now, or, for an irecv
+    # from a known rank, at the wait (blocking here would deadlock two ranks that
+    # each irecv before they isend, as batch_isend_irecv lets them)
+    deferred = _debugging() and not sync_op and src is not None
+    if _debugging() and not deferred:
         status = MPI.Status()
         theirs = _call(fn, comm.recv, source=peer, tag=_DEBUG_TAG, status=status)
         peer = status.Get_source()
-        mine = (tuple(tensor.shape), str(tensor.dtype))
-        if theirs != mine:
-            raise RuntimeError(f"{fn}: rank {group._ranks[peer]} sent a tensor of {theirs[1]}"
-                               f"{list(theirs[0])}, but this rank receives into {mine[1]}{list(mine[0])} "
-                               f"(found by EAGER_DISTRIBUTED_DEBUG=1)")
+        _check_signature(fn, group, peer, theirs, tensor)
     buffer, staged = _host_view(tensor)
     if not staged:
         tensor.impl.bump_version()
@@ -877,7 +877,41 @@ def recv(tensor, src=0, group=None, sync_op=True) -> Task:
     if sync_op:
         _call(fn, comm.Recv, [buffer, MPI.BYTE], source=peer, tag=_TAG)
         return _done((), finish, fn, True)
+    if deferred:
+        signature = _call(fn, comm.irecv, source=peer, tag=_DEBUG_TAG)
+        data = _call(fn, comm.Irecv, [buffer, MPI.BYTE], source=peer, tag=_TAG)
+
+        def checked_finish():
+            try:
+                _check_signature(fn, group, peer, _call(fn, signature.wait), tensor)
+            except RuntimeError:
+                _cancel(data)  # the message does not fit this tensor: leave no receive pending
+                raise
+            _call(fn, data.Wait)
+            if finish is not None:
+                finish()
+        return _done((), checked_finish, fn, False, group)
     return _done([_call(fn, comm.Irecv, [buffer, MPI.BYTE], source=peer, tag=_TAG)], finish, fn, False, group)
+
+
+def _cancel(request) -> None:
+    """Cancels a pending receive and frees it; one that already matched its
+    message (too long for the buffer) is freed with its error swallowed."""
+    MPI = mpi_module()
+    try:
+        request.Cancel()
+        request.Wait()
+    except MPI.Exception:
+        pass
+
+
+def _check_signature(fn: str, group: Group, peer: int, theirs, tensor: Tensor) -> None:
+    """Under EAGER_DISTRIBUTED_DEBUG: the sender's (shape, dtype) must be the receiving tensor's."""
+    mine = (tuple(tensor.shape), str(tensor.dtype))
+    if theirs != mine:
+        raise RuntimeError(f"{fn}: rank {group._ranks[peer]} sent a tensor of {theirs[1]}"
+                           f"{list(theirs[0])}, but this rank receives into {mine[1]}{list(mine[0])} "
+                           f"(found by EAGER_DISTRIBUTED_DEBUG=1)")
 
 
 def isend(tensor, dst, group=None) -> Task:
