@@ -50,6 +50,8 @@ from eager.distributed import env
 from mpi_run import ROOT, require_mpi, run_ranks
 
 TWO_RANKS = '''
+import os
+
 import numpy as np
 import eager
 import eager.distributed as dist
@@ -118,7 +120,6 @@ assert dist.all_reduce(x).is_sync()
 
 # under EAGER_DISTRIBUTED_DEBUG an irecv posted before the isend does not block (it
 # checks the sender's shape at the wait): both ranks receiving first used to deadlock
-import os
 os.environ["EAGER_DISTRIBUTED_DEBUG"] = "1"
 mine, theirs = eager.to_tensor([float(rank), 7.0]), eager.zeros([2])
 tasks = dist.batch_isend_irecv([dist.P2POp(dist.irecv, theirs, 1 - rank), dist.P2POp(dist.isend, mine, 1 - rank)])

@@ -184,7 +184,7 @@ def _check_op(fn: str, op, dtype: DataType) -> ReduceOp:
         if isinstance(op, bool) or not isinstance(op, int) or op not in _OP_VALUES:
             # also a ValueError, Paddle's "Unknown reduce_op type"
             raise ArgumentKindError(f"{fn}: argument 'op' expected an eager.distributed.ReduceOp (SUM, MAX, "
-                            f"MIN, PROD, AVG), got {op!r}")
+                                    f"MIN, PROD, AVG), got {op!r}")
         op = ReduceOp(op)
     if op is _AVG and not (dtype.is_floating_point or dtype.is_complex):
         raise TypeError(f"{fn}: ReduceOp.AVG needs a floating-point or complex tensor, got {dtype}; "
@@ -501,7 +501,7 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True) -> Task:
         _check_list(fn, "tensor_list", tensor_list, tensor, (0, nranks))
     else:
         raise ArgumentKindError(f"{fn}: argument 'tensor_list' expected a list of Tensors or a Tensor, got "
-                        f"{type(tensor_list).__name__}")
+                                f"{type(tensor_list).__name__}")
     targets = [tensor_list] if isinstance(tensor_list, Tensor) else tensor_list
     if nranks > 1 and nccl.usable(group, tensor, *targets):
         if _debugging():
