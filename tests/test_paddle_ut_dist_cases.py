@@ -240,14 +240,19 @@ def test_launch_takes_paddles_devices_option(tmp_path):
         "import os\n"
         "import eager.distributed as dist\n"
         "dist.init_parallel_env()\n"
-        "print('rank', dist.get_rank(), dist.get_world_size(), os.environ.get('CUDA_VISIBLE_DEVICES'), flush=True)\n")
+        "rank = dist.get_rank()\n"
+        "# one file per rank: two ranks' prints can interleave within a line of the launcher's stdout\n"
+        "with open(f'rank{rank}.txt', 'w') as f:\n"
+        "    f.write(f\"rank {rank} {dist.get_world_size()} {os.environ.get('CUDA_VISIBLE_DEVICES')}\")\n")
     environment = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     for option in ("--gpus", "--devices"):  # Paddle's two spellings: one rank per listed GPU
         result = subprocess.run([sys.executable, "-m", "eager.distributed.launch", option, "0,1", str(script)],
                                 capture_output=True, text=True, timeout=90, env=environment, cwd=str(tmp_path))
         assert result.returncode == 0, result.stderr
-        lines = sorted(line for line in result.stdout.splitlines() if line.startswith("rank"))
+        lines = [(tmp_path / f"rank{rank}.txt").read_text() for rank in (0, 1)]
         assert lines == ["rank 0 2 0,1", "rank 1 2 0,1"], result.stdout
+        for rank in (0, 1):
+            (tmp_path / f"rank{rank}.txt").unlink()
     result = subprocess.run([sys.executable, "-m", "eager.distributed.launch", "--devices", "a,b", str(script)],
                             capture_output=True, text=True, timeout=90, env=environment, cwd=str(tmp_path))
     assert result.returncode == 2 and "--devices expected comma-separated GPU ids" in result.stderr
