@@ -1,0 +1,41 @@
+"""Cases found by re-running the dygraph parts of PaddlePaddle's own unit tests for
+paddle.audio, paddle.text, paddle.incubate and paddle.geometric (test_audio_functions,
+test_audio_mel_feature, test_audio_logmel_feature, ...) against eager, each checked
+against the real Paddle 2.6.2.
+
+What they found (one test per bug below; each failed before its fix):
+- audio.functional.get_window refused win_length=0; Paddle 2.6.2 (and SciPy)
+  return an empty window.
+- audio.functional.hz_to_mel / mel_to_hz with htk=True on a float32 Tensor lost
+  about 5e-5 relatively at low frequencies (1 + f/700 and exp(.) - 1 cancel):
+  now log1p / expm1, correct to float32 rounding.
+"""
+import numpy as np
+import pytest
+
+import eager
+
+pytestmark = pytest.mark.usefixtures("device")
+
+AF = eager.audio.functional
+
+
+@pytest.mark.parametrize("window", ["hann", "hamming", "triang", ("gaussian", 7), ("tukey", 0.3)])
+@pytest.mark.parametrize("fftbins", [True, False])
+def test_get_window_of_length_zero_is_empty(window, fftbins):
+    w = AF.get_window(window, 0, fftbins)
+    assert w.shape == [0] and w.dtype == eager.float64
+    with pytest.raises(ValueError, match="argument 'win_length' expected an int >= 0, got -1"):
+        AF.get_window(window, -1, fftbins)
+
+
+def test_htk_mel_scale_is_accurate_in_float32():
+    hz = np.array([0.01, 1.0, 3.0, 9.0, 25.0, 440.0, 8000.0], dtype="float32")
+    mel_ref = 2595.0 * np.log10(1.0 + hz.astype("float64") / 700.0)
+    got = AF.hz_to_mel(eager.to_tensor(hz), htk=True).numpy()
+    np.testing.assert_allclose(got, mel_ref, rtol=4e-7)
+    mel = hz
+    hz_ref = 700.0 * (10.0 ** (mel.astype("float64") / 2595.0) - 1.0)
+    got = AF.mel_to_hz(eager.to_tensor(mel), htk=True).numpy()
+    np.testing.assert_allclose(got, hz_ref, rtol=4e-7)
+    assert AF.mel_to_hz(9.0, htk=True) == pytest.approx(700.0 * (10.0 ** (9.0 / 2595.0) - 1.0), rel=1e-14)
