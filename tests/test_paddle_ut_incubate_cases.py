@@ -9,6 +9,8 @@ What they found (one test per bug below; each failed before its fix):
 - audio.functional.hz_to_mel / mel_to_hz with htk=True on a float32 Tensor lost
   about 5e-5 relatively at low frequencies (1 + f/700 and exp(.) - 1 cancel):
   now log1p / expm1, correct to float32 rounding.
+- nn.functional.flash_attention.sdp_kernel (the backend-choosing context that
+  test_scaled_dot_product_attention uses) was missing.
 """
 import numpy as np
 import pytest
@@ -39,3 +41,25 @@ def test_htk_mel_scale_is_accurate_in_float32():
     got = AF.mel_to_hz(eager.to_tensor(mel), htk=True).numpy()
     np.testing.assert_allclose(got, hz_ref, rtol=4e-7)
     assert AF.mel_to_hz(9.0, htk=True) == pytest.approx(700.0 * (10.0 ** (9.0 / 2595.0) - 1.0), rel=1e-14)
+
+
+def test_sdp_kernel_selects_backends_and_refuses_none():
+    from eager.nn.functional.flash_attention import flash_attention, sdp_kernel
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((2, 3, 2, 4)) for _ in range(3))
+    scores = np.einsum("bshd,bthd->bhst", q, k) / 2.0
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    weights /= weights.sum(-1, keepdims=True)
+    ref = np.einsum("bhst,bthd->bshd", weights, v)
+    with sdp_kernel(enable_math=True, enable_flash=False, enable_mem_efficient=False):
+        out, _ = flash_attention(eager.to_tensor(q), eager.to_tensor(k), eager.to_tensor(v))
+    np.testing.assert_allclose(out.numpy(), ref, rtol=1e-10)
+    with sdp_kernel(False, False, False):
+        with pytest.raises(AssertionError, match="flash_attention: no backend is enabled"):
+            flash_attention(eager.to_tensor(q), eager.to_tensor(k), eager.to_tensor(v))
+    # the block's end restores the default
+    out, _ = flash_attention(eager.to_tensor(q), eager.to_tensor(k), eager.to_tensor(v))
+    np.testing.assert_allclose(out.numpy(), ref, rtol=1e-10)
+    with pytest.raises(TypeError, match="sdp_kernel: argument 'enable_flash' expected a bool"):
+        with sdp_kernel(True, "no"):
+            pass
