@@ -11,6 +11,8 @@ What they found (one test per bug below; each failed before its fix):
   now log1p / expm1, correct to float32 rounding.
 - nn.functional.flash_attention.sdp_kernel (the backend-choosing context that
   test_scaled_dot_product_attention uses) was missing.
+- incubate.nn.functional.fused_multi_head_attention(transpose_qkv_wb=True)
+  refused a NumPy integer num_heads, which Paddle's attribute parser takes.
 """
 import numpy as np
 import pytest
@@ -63,3 +65,24 @@ def test_sdp_kernel_selects_backends_and_refuses_none():
     with pytest.raises(TypeError, match="sdp_kernel: argument 'enable_flash' expected a bool"):
         with sdp_kernel(True, "no"):
             pass
+
+
+def test_fused_multi_head_attention_takes_a_numpy_int_num_heads():
+    F = eager.incubate.nn.functional
+    rng = np.random.default_rng(1)
+    B, S, H, Dh = 2, 3, 2, 2
+    E = H * Dh
+    x = rng.standard_normal((B, S, E))
+    qkvw = rng.standard_normal((3, H, Dh, E))
+    lw = rng.standard_normal((E, E))
+    # the pseudo code of Paddle's docstring: post layer norm (unit scale), residual, no dropout
+    qkv = np.einsum("bse,thde->tbhsd", x, qkvw)
+    scores = qkv[0] * Dh ** -0.5 @ qkv[1].transpose(0, 1, 3, 2)
+    w = np.exp(scores - scores.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    o = x + (w @ qkv[2]).transpose(0, 2, 1, 3).reshape(B, S, E) @ lw
+    ref = (o - o.mean(-1, keepdims=True)) / np.sqrt(o.var(-1, keepdims=True) + 1e-5)
+    packed = eager.to_tensor(qkvw.reshape(3 * E, E).T.copy())
+    got = F.fused_multi_head_attention(eager.to_tensor(x), packed, eager.to_tensor(lw), dropout_rate=0.0,
+                                       attn_dropout_rate=0.0, num_heads=np.int64(H), transpose_qkv_wb=True)
+    np.testing.assert_allclose(got.numpy(), ref, rtol=1e-9, atol=1e-9)
