@@ -13,6 +13,9 @@ What they found (one test per bug below; each failed before its fix):
   test_scaled_dot_product_attention uses) was missing.
 - incubate.nn.functional.fused_multi_head_attention(transpose_qkv_wb=True)
   refused a NumPy integer num_heads, which Paddle's attribute parser takes.
+- geometric.sample_neighbors / weighted_sample_neighbors (test_graph_sample_neighbors,
+  test_weighted_sample_neighbors): a colptr, eids or edge_weight of another dtype
+  raised TypeError only; Paddle's kernels raise ValueError: now both.
 """
 import numpy as np
 import pytest
@@ -86,3 +89,28 @@ def test_fused_multi_head_attention_takes_a_numpy_int_num_heads():
     got = F.fused_multi_head_attention(eager.to_tensor(x), packed, eager.to_tensor(lw), dropout_rate=0.0,
                                        attn_dropout_rate=0.0, num_heads=np.int64(H), transpose_qkv_wb=True)
     np.testing.assert_allclose(got.numpy(), ref, rtol=1e-9, atol=1e-9)
+
+
+def _csc_graph():
+    # node 0 <- {0, 1, 2}, node 1 <- {0, 1}
+    return np.array([0, 1, 2, 0, 1], "int64"), np.array([0, 3, 5], "int64"), np.array([0, 1], "int64")
+
+
+def test_sample_neighbors_dtype_mismatches_are_value_errors_too():
+    row, colptr, nodes = _csc_graph()
+    T = eager.to_tensor
+    # Paddle 2.6.2's kernels raise ValueError ("the type of data ... does not match")
+    with pytest.raises(ValueError, match="sample_neighbors: argument 'colptr' expected row's dtype paddle.int32"):
+        eager.geometric.sample_neighbors(T(row.astype("int32")), T(colptr), T(nodes.astype("int32")), sample_size=2)
+    with pytest.raises(ValueError, match="sample_neighbors: argument 'eids' expected row's dtype paddle.int64"):
+        eager.geometric.sample_neighbors(T(row), T(colptr), T(nodes), eids=T(np.arange(5, dtype="int32")),
+                                         sample_size=2, return_eids=True)
+    with pytest.raises(ValueError, match="weighted_sample_neighbors: argument 'edge_weight' expected a floating"):
+        eager.geometric.weighted_sample_neighbors(T(row), T(colptr), T(np.ones(5, "int64")), T(nodes), sample_size=2)
+    with pytest.raises(TypeError):
+        eager.geometric.sample_neighbors(T(row.astype("int32")), T(colptr), T(nodes), sample_size=2)
+    # sampling everything is deterministic: every neighbor, in CSC order (as Paddle 2.6.2 for sample_size=100)
+    nb, cnt, eids = eager.geometric.sample_neighbors(T(row), T(colptr), T(nodes), eids=T(np.arange(5)),
+                                                     sample_size=100, return_eids=True)
+    assert nb.numpy().tolist() == [0, 1, 2, 0, 1] and cnt.numpy().tolist() == [3, 2]
+    assert eids.numpy().tolist() == [0, 1, 2, 3, 4] and cnt.dtype == eager.int32
