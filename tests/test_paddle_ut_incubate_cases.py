@@ -16,6 +16,10 @@ What they found (one test per bug below; each failed before its fix):
 - geometric.sample_neighbors / weighted_sample_neighbors (test_graph_sample_neighbors,
   test_weighted_sample_neighbors): a colptr, eids or edge_weight of another dtype
   raised TypeError only; Paddle's kernels raise ValueError: now both.
+- geometric.reindex_graph / reindex_heter_graph / incubate.graph_reindex
+  (test_graph_reindex) refused [N, 1] x, neighbors and count, which Paddle's
+  InferMeta takes; a count or neighbors of another dtype raised TypeError only
+  (Paddle: ValueError): now both.
 """
 import numpy as np
 import pytest
@@ -114,3 +118,25 @@ def test_sample_neighbors_dtype_mismatches_are_value_errors_too():
                                                      sample_size=100, return_eids=True)
     assert nb.numpy().tolist() == [0, 1, 2, 0, 1] and cnt.numpy().tolist() == [3, 2]
     assert eids.numpy().tolist() == [0, 1, 2, 3, 4] and cnt.dtype == eager.int32
+
+
+def test_reindex_graph_takes_column_tensors_and_raises_dtype_mismatches_as_value_errors():
+    T = eager.to_tensor
+    x = np.array([0, 1, 2], "int64")
+    nb = np.array([8, 9, 0, 4, 7, 6, 7], "int64")
+    cnt = np.array([2, 3, 2], "int32")
+    # values from Paddle 2.6.2, whose GraphReindexInferMeta takes [N, 1] for x, neighbors and count
+    want = ([3, 4, 0, 5, 6, 7, 6], [0, 0, 1, 1, 1, 2, 2], [0, 1, 2, 8, 9, 4, 7, 6])
+    for args in [(x[:, None], nb, cnt), (x, nb[:, None], cnt[:, None])]:
+        got = eager.geometric.reindex_graph(*map(T, args))
+        assert tuple(t.numpy().tolist() for t in got) == want
+    got = eager.geometric.reindex_heter_graph(T(x[:, None]), [T(nb[:, None])], [T(cnt[:, None])])
+    assert tuple(t.numpy().tolist() for t in got) == want
+    got = eager.incubate.graph_reindex(T(x[:, None]), T(nb[:, None]), T(cnt[:, None]))
+    assert tuple(t.numpy().tolist() for t in got) == want
+    with pytest.raises(ValueError, match=r"argument 'x' expected a 1-d Tensor \(or \[N, 1\]\), got shape \[1, 3\]"):
+        eager.geometric.reindex_graph(T(x[None]), T(nb), T(cnt))
+    with pytest.raises(ValueError, match="reindex_graph: argument 'count' expected an int32 Tensor"):
+        eager.geometric.reindex_graph(T(x), T(nb), T(cnt.astype("int64")))
+    with pytest.raises(ValueError, match="reindex_graph: argument 'neighbors' expected x's dtype paddle.int32"):
+        eager.geometric.reindex_graph(T(x.astype("int32")), T(nb), T(cnt))
