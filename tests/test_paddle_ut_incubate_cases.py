@@ -20,6 +20,9 @@ What they found (one test per bug below; each failed before its fix):
   (test_graph_reindex) refused [N, 1] x, neighbors and count, which Paddle's
   InferMeta takes; a count or neighbors of another dtype raised TypeError only
   (Paddle: ValueError): now both.
+- incubate.nn.functional.fused_ec_moe and incubate.nn.FusedEcMoe
+  (test_fused_ec_moe_op) were missing: now composed of softmax, topk, gathers and
+  batched matmuls (Paddle 2.6.2 has only a GPU kernel).
 """
 import numpy as np
 import pytest
@@ -140,3 +143,48 @@ def test_reindex_graph_takes_column_tensors_and_raises_dtype_mismatches_as_value
         eager.geometric.reindex_graph(T(x), T(nb), T(cnt.astype("int64")))
     with pytest.raises(ValueError, match="reindex_graph: argument 'neighbors' expected x's dtype paddle.int32"):
         eager.geometric.reindex_graph(T(x.astype("int32")), T(nb), T(cnt))
+
+
+def _ec_moe_reference(x, gate, w0, b0, w1, b1, act):
+    """Expert choice by loops: each expert takes the seq_len // 16 most probable tokens of each sequence."""
+    batch, seq_len, _ = x.shape
+    probs = np.exp(gate - gate.max(-1, keepdims=True))
+    probs /= probs.sum(-1, keepdims=True)
+    out = x.copy()
+    for b in range(batch):
+        for e in range(gate.shape[-1]):
+            for s in np.argsort(-probs[b, :, e], kind="stable")[:seq_len // 16]:
+                h = x[b, s] @ w0[e] + b0[e, 0]
+                if act == "relu":
+                    h = np.maximum(h, 0.0)
+                else:  # the tanh approximation of the kernel's GELU epilogue
+                    h = 0.5 * h * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (h + 0.044715 * h ** 3)))
+                out[b, s] += probs[b, s, e] * (h @ w1[e] + b1[e, 0])
+    return out
+
+
+@pytest.mark.parametrize("act", ["gelu", "relu"])
+@pytest.mark.parametrize("shape", [(2, 32, 4, 3, 5), (1, 16, 2, 2, 3), (2, 15, 3, 2, 2)])
+def test_fused_ec_moe_matches_expert_choice_by_loops(act, shape):
+    batch, seq_len, hidden, experts, inter = shape
+    rng = np.random.default_rng(seq_len)
+    arrays = [rng.standard_normal(s) for s in [(batch, seq_len, hidden), (batch, seq_len, experts),
+                                                (experts, hidden, inter), (experts, 1, inter),
+                                                (experts, inter, hidden), (experts, 1, hidden)]]
+    got = eager.incubate.nn.functional.fused_ec_moe(*map(eager.to_tensor, arrays), act)
+    np.testing.assert_allclose(got.numpy(), _ec_moe_reference(*arrays, act), rtol=1e-12, atol=1e-12)
+
+
+def test_fused_ec_moe_layer_has_paddles_parameters_and_checks():
+    moe = eager.incubate.nn.FusedEcMoe(4, 8, 2, act_type="gelu")
+    # names and shapes of Paddle 2.6.2's FusedEcMoe.state_dict()
+    assert {k: v.shape for k, v in moe.state_dict().items()} == {
+        "bmm_weight0": [2, 4, 8], "bmm_bias0": [2, 1, 8], "bmm_weight1": [2, 8, 4], "bmm_bias1": [2, 1, 4]}
+    x = eager.to_tensor(np.random.default_rng(0).standard_normal((1, 32, 4)).astype("float32"), stop_gradient=False)
+    out = moe(x, eager.ones([1, 32, 2]))
+    out.sum().backward()
+    assert out.shape == [1, 32, 4] and x.grad is not None and moe.bmm_weight0.grad is not None
+    with pytest.raises(NotImplementedError, match="FusedEcMoe: argument 'act_type' expected 'gelu' or 'relu'"):
+        eager.incubate.nn.FusedEcMoe(4, 8, 2, act_type="silu")
+    with pytest.raises(ValueError, match="fused_ec_moe: argument 'gate' expected shape"):
+        moe(x, eager.ones([1, 16, 2]))
