@@ -23,6 +23,10 @@ What they found (one test per bug below; each failed before its fix):
 - incubate.nn.functional.fused_ec_moe and incubate.nn.FusedEcMoe
   (test_fused_ec_moe_op) were missing: now composed of softmax, topk, gathers and
   batched matmuls (Paddle 2.6.2 has only a GPU kernel).
+- audio.info's AudioInfo named its sample count num_frames; Paddle's is
+  num_samples (num_frames stays as an alias). A file that is not 16-bit PCM WAV
+  and set_backend of an unknown name raised ValueError only; Paddle raises
+  NotImplementedError, which test_audio_backend catches: now both.
 """
 import numpy as np
 import pytest
@@ -188,3 +192,22 @@ def test_fused_ec_moe_layer_has_paddles_parameters_and_checks():
         eager.incubate.nn.FusedEcMoe(4, 8, 2, act_type="silu")
     with pytest.raises(ValueError, match="fused_ec_moe: argument 'gate' expected shape"):
         moe(x, eager.ones([1, 16, 2]))
+
+
+def test_audio_backend_errors_and_info_as_paddles_test_audio_backend_reads_them(tmp_path):
+    path = str(tmp_path / "tone.wav")
+    wav = (np.linspace(-1.0, 1.0, 8000, dtype="float32") * 0.1)[None]
+    eager.audio.save(path, eager.to_tensor(wav), 16000, channels_first=True)
+    info = eager.audio.info(path)
+    # Paddle 2.6.2's AudioInfo fields
+    assert (info.sample_rate, info.num_samples, info.num_channels, info.bits_per_sample, info.encoding) == (
+        16000, 8000, 1, 16, "PCM_S")
+    bad = str(tmp_path / "bad.wav")
+    with open(bad, "wb") as f:
+        f.write(b"RIFF1234notawave")
+    for call in (lambda: eager.audio.info(bad), lambda: eager.audio.load(bad),
+                 lambda: eager.audio.backends.set_backend("jfiji")):
+        with pytest.raises(NotImplementedError):  # what Paddle raises (and its test catches)
+            call()
+        with pytest.raises(ValueError):
+            call()
