@@ -9,6 +9,8 @@ What they found (one test per bug below; each failed before its fix):
 - audio.functional.hz_to_mel / mel_to_hz with htk=True on a float32 Tensor lost
   about 5e-5 relatively at low frequencies (1 + f/700 and exp(.) - 1 cancel):
   now log1p / expm1, correct to float32 rounding.
+- hz_to_mel / mel_to_hz refused integer Tensors; Paddle 2.6.2 computes them in
+  float32.
 - nn.functional.flash_attention.sdp_kernel (the backend-choosing context that
   test_scaled_dot_product_attention uses) was missing.
 - incubate.nn.functional.fused_multi_head_attention(transpose_qkv_wb=True)
@@ -211,3 +213,19 @@ def test_audio_backend_errors_and_info_as_paddles_test_audio_backend_reads_them(
             call()
         with pytest.raises(ValueError):
             call()
+
+
+def test_mel_scale_takes_integer_tensors_as_float32():
+    hz = np.array([440, 1500, 8000])
+    for dtype in ("int32", "int64", "uint8"):
+        x = hz.astype(dtype)
+        got = AF.hz_to_mel(eager.to_tensor(x), htk=True)
+        assert got.dtype == eager.float32  # as Paddle 2.6.2 (int / float gives float32)
+        np.testing.assert_allclose(got.numpy(), 2595.0 * np.log10(1.0 + x / 700.0), rtol=1e-6)
+        mel = np.array([5, 20, 40]).astype(dtype)
+        got = AF.mel_to_hz(eager.to_tensor(mel), htk=False)
+        assert got.dtype == eager.float32
+        np.testing.assert_allclose(got.numpy(), AF.mel_to_hz(eager.to_tensor(mel.astype("float64"))).numpy(),
+                                   rtol=1e-6)
+    with pytest.raises(TypeError, match="argument 'freq' expected a floating-point or integer Tensor, got paddle.bool"):
+        AF.hz_to_mel(eager.to_tensor([True]))

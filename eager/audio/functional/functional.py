@@ -38,10 +38,12 @@ _LOGSTEP = math.log(6.4) / 27.0
 
 def _frequency(fn: str, arg: str, value):
     if isinstance(value, Tensor):
-        if not value.dtype.is_floating_point:
-            raise TypeError(f"audio.functional.{fn}: argument '{arg}' expected a floating-point Tensor, got "
-                            f"{value.dtype}")
-        return value
+        if value.dtype.is_floating_point:
+            return value
+        if value.dtype.is_integer:  # Paddle's arithmetic with Python floats gives float32
+            return _F.cast(value, "float32")
+        raise TypeError(f"audio.functional.{fn}: argument '{arg}' expected a floating-point or integer Tensor, "
+                        f"got {value.dtype}")
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"audio.functional.{fn}: argument '{arg}' expected a number or a Tensor, got "
                         f"{type(value).__name__} {value!r}")
