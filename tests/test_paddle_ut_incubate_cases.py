@@ -29,6 +29,24 @@ What they found (one test per bug below; each failed before its fix):
   num_samples (num_frames stays as an alias). A file that is not 16-bit PCM WAV
   and set_backend of an unknown name raised ValueError only; Paddle raises
   NotImplementedError, which test_audio_backend catches: now both.
+
+Checked and in agreement (no change): the audio features (Spectrogram, MelSpectrogram,
+LogMelSpectrogram, MFCC), windows, fbank and dct matrices; viterbi_decode /
+ViterbiDecoder on random draws; softmax_mask_fuse, identity_loss; the fused ops
+(fused_feedforward, fused_multi_head_attention, fused_bias_dropout_residual_layer_norm,
+fused_matmul_bias / fused_linear(_activation), fused_rotary_position_embedding,
+fused_rms_norm / fused_layer_norm, FusedTransformerEncoderLayer) against Paddle's
+unfused ops; LookAhead / ModelAverage trajectories; sample_neighbors,
+weighted_sample_neighbors, graph_khop_sampler, reindex, segment_* and send_* with
+gradients.
+
+Paddle quirks kept out (eager keeps its answer): layer_norm's x gradient ignores a
+scale whose stop_gradient is True (as if no scale); scaled_dot_product_attention
+without a mask ignores training=False (dropout still applied); viterbi_decode with
+one or two tags fails in the kernel (slice index errors); graph_sample_neighbors /
+sample_neighbors with sample_size=-1 abort the process on CPU; reindex_heter_graph
+with all counts zero fails in concat; audio.load with frame_offset past the end
+returns the whole file; the float32 mel scale is less accurate in Paddle.
 """
 import numpy as np
 import pytest
