@@ -97,7 +97,8 @@ def _sample(op, row, colptr, edge_weight, input_nodes, sample_size, eids, return
     if edge_weight is not None:
         _check.tensor(op, "edge_weight", edge_weight)
         if not edge_weight.dtype.is_floating_point:
-            raise ArgumentKindError(f"{op}: argument 'edge_weight' expected a floating-point Tensor, got {edge_weight.dtype}")
+            raise ArgumentKindError(f"{op}: argument 'edge_weight' expected a floating-point Tensor, got "
+                                    f"{edge_weight.dtype}")
         weights = _F.reshape(edge_weight, [-1]).numpy().astype(np.float64)  # a conversion point: sampling odds
         if weights.shape != edges.shape:
             raise ValueError(f"{op}: argument 'edge_weight' expected one weight per edge ({edges.size}), "
