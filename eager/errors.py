@@ -28,6 +28,16 @@ class ArgumentKindError(TypeError, ValueError):
     so a ported ``except ValueError`` still catches it."""
 
 
+class UnsupportedAudioError(ValueError, NotImplementedError):
+    """An audio file or backend the wave backend does not handle (not 16-bit PCM WAV,
+    a backend other than ``wave_backend``).
+
+    A ValueError by eager's rule for bad values, and a NotImplementedError as
+    Paddle raises for the same inputs, so a ported ``except NotImplementedError``
+    (Paddle's test_audio_backend) still catches it.
+    """
+
+
 class ModelNotFoundError(FileNotFoundError, ValueError):
     """``load`` found no file, or ``jit.load`` no saved program, at the path.
 
