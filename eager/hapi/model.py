@@ -182,11 +182,17 @@ class Model:
                 return [f"input_{i}" for i in range(_forward_arity(self.network))]
             return []
         if isinstance(specs, dict):
-            return list(specs.values())
-        if isinstance(specs, (str, bytes)):
+            specs = list(specs.values())
+        elif isinstance(specs, (str, bytes)):
             raise TypeError(f"Model: argument {arg!r} expected InputSpecs (one, a list or a dict) or None, "
                             f"got a {type(specs).__name__}")
-        return _to_list(specs)
+        specs = _to_list(specs)
+        for i, spec in enumerate(specs):
+            # Paddle names the feeds of save(training=False) after the specs
+            if isinstance(spec, InputSpec) and spec.name is None:
+                raise ValueError(f"Model: argument {arg!r}: InputSpec {i} needs a name, got name=None "
+                                 f"in {spec}")
+        return specs
 
     # -- setup ----------------------------------------------------------------
     def prepare(self, optimizer=None, loss=None, metrics=None, amp_configs=None):
@@ -401,7 +407,8 @@ class Model:
         outputs = []
         loss_sum, loss_count = None, 0
         self._reset_metrics()
-        n_inputs = len(self._inputs)
+        # Paddle's predict feeds the whole batch when _inputs was reset to None
+        n_inputs = None if self._inputs is None and mode == "predict" else len(self._inputs)
         for step, data in enumerate(loader):
             data = _flatten(data)
             if not data:
@@ -582,7 +589,7 @@ class Model:
         """The network's outputs over ``test_data`` (a Dataset, batched with
         ``batch_size``, or a DataLoader / iterable of batches; only the first
         ``len(inputs)`` fields of each batch are fed). Returns one entry per
-        output: a list of per-batch NumPy arrays, or with ``stack_outputs`` one
+        output: a tuple of per-batch NumPy arrays, or with ``stack_outputs`` one
         array stacking all batches.
 
         >>> (logits,) = model.predict(test_dataset, batch_size=64, stack_outputs=True, verbose=0)
@@ -599,7 +606,7 @@ class Model:
         try:
             cbks.on_begin("predict", {"steps": test_steps})
             logs, outputs = self._run_one_epoch(test_loader, cbks, "predict", test_steps)
-            outputs = [list(per_output) for per_output in zip(*outputs)]
+            outputs = list(zip(*outputs))  # one tuple of per-batch arrays per output, as Paddle
             if stack_outputs:
                 outputs = [_stack_batches(who, i, per_output) for i, per_output in enumerate(outputs)]
             cbks.on_end("predict", logs)
