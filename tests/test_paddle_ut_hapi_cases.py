@@ -13,8 +13,13 @@ Found and fixed:
   (test_model: TestRaiseError.test_input_without_name).
 - Model.predict after model._inputs = None raised TypeError (len(None));
   Paddle feeds the whole batch (test_model: test_predict_without_inputs).
-- Model.predict(stack_outputs=False) gave one list of batches per output;
-  Paddle gives a tuple (list(zip(*batches))).
+- prepare(amp_configs={'level': 'O2', 'use_pure_fp16': True}) (and
+  {'use_pure_fp16': True}, taken as 'O2') was accepted; Paddle 2.6.2 raises
+  ValueError (the level alone decides). A dict with level 'O0' is off whatever
+  its other keys, as Paddle reads none of them (test_hapi_amp).
+- ProgressBar(-1) and ProgressBar(0) raised ValueError / were accepted; Paddle
+  raises TypeError for a count below 1. update(1e4, ...) with a float step
+  failed in the format; Paddle prints it as %d (test_progressbar).
 
 Checked and agreeing (no change): fit/evaluate/predict against a hand-written
 loop, DistributedBatchSampler(num_replicas=2, rank=0) in fit, num_iters, batch
@@ -29,6 +34,7 @@ import numpy as np
 import pytest
 
 import eager as paddle
+from eager.hapi.progressbar import ProgressBar
 from eager.static import InputSpec
 
 
@@ -75,9 +81,38 @@ def test_model_predict_with_inputs_reset_to_none_feeds_the_batch():
     np.testing.assert_allclose(out, x @ weight + bias, rtol=1e-5, atol=1e-6)
 
 
-def test_model_predict_unstacked_outputs_are_tuples_of_batches():
-    net, model = _predict_model()
-    x = np.random.RandomState(1).rand(6, 20).astype("float32")
-    outputs = model.predict(paddle.io.TensorDataset([paddle.to_tensor(x)]), batch_size=4, verbose=0)
-    assert isinstance(outputs, list) and len(outputs) == 1
-    assert isinstance(outputs[0], tuple) and [b.shape for b in outputs[0]] == [(4, 10), (2, 10)]
+
+def _amp_model():
+    net = _Linear20()
+    model = paddle.Model(net)
+    return model, paddle.optimizer.Adam(learning_rate=0.001, parameters=model.parameters())
+
+
+@pytest.mark.parametrize("cfg", [{"level": "O2", "use_pure_fp16": True}, {"use_pure_fp16": True},
+                                 {"level": "O1", "use_pure_fp16": False}])
+def test_amp_configs_use_pure_fp16_is_refused_as_paddle(cfg):
+    model, opt = _amp_model()
+    with pytest.raises(ValueError, match="use_pure_fp16"):
+        model.prepare(optimizer=opt, loss=paddle.nn.CrossEntropyLoss(), amp_configs=cfg)
+
+
+def test_amp_configs_level_o0_reads_no_other_key():
+    model, opt = _amp_model()
+    model.prepare(optimizer=opt, loss=paddle.nn.CrossEntropyLoss(),
+                  amp_configs={"level": "O0", "use_pure_fp16": True, "test": 0})
+    assert model._amp_level == "O0"
+
+
+@pytest.mark.parametrize("num", [-1, 0])
+def test_progressbar_count_below_one_is_type_error(num):
+    with pytest.raises(TypeError, match="ProgressBar: argument 'num'"):
+        ProgressBar(num)
+
+
+def test_progressbar_float_step_prints_truncated(capsys):
+    bar = ProgressBar(50, verbose=2)
+    bar.update(1e4, [("loss", 0.5)])
+    bar.update(7.9, [("loss", 0.5)])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("step 10000/50 - loss: 0.5000")
+    assert lines[1].startswith("step  7/50 - loss: 0.5000")

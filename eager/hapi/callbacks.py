@@ -219,7 +219,8 @@ class ProgBarLogger(Callback):
         self._counts[mode] = 0
         self._samples[mode] = 0
         # verbose=3 prints verbose=2's lines with more columns
-        self._bars[mode] = ProgressBar(num=steps, verbose=min(self.verbose, 2)) if self._printing() else None
+        # no steps (an empty loader) shows as an unknown count
+        self._bars[mode] = ProgressBar(num=steps or None, verbose=min(self.verbose, 2)) if self._printing() else None
         if self.verbose == 3:
             self._timers[mode] = {"reader": 0.0, "batch": 0.0, "count": 0, "samples": 0,
                                   "mark": time.perf_counter()}

@@ -202,10 +202,9 @@ class Model:
 
         ``amp_configs`` (automatic mixed precision, Paddle's): None or 'O0' (off),
         'O1' or 'O2', or a dict with 'level' ('O1' by default), 'custom_white_list',
-        'custom_black_list' (for eager.amp.auto_cast), 'use_pure_fp16' (True means
-        'O2') and GradScaler's arguments ('init_loss_scaling', 'incr_ratio',
-        'decr_ratio', 'incr_every_n_steps', 'decr_every_n_nan_or_inf',
-        'use_dynamic_loss_scaling'). Batches then run under auto_cast, training
+        'custom_black_list' (for eager.amp.auto_cast) and GradScaler's arguments
+        ('init_loss_scaling', 'incr_ratio', 'decr_ratio', 'incr_every_n_steps',
+        'decr_every_n_nan_or_inf', 'use_dynamic_loss_scaling'). Batches then run under auto_cast, training
         steps through a GradScaler; 'O2' also decorates the network and the
         optimizer (eager.amp.decorate).
 
@@ -589,7 +588,7 @@ class Model:
         """The network's outputs over ``test_data`` (a Dataset, batched with
         ``batch_size``, or a DataLoader / iterable of batches; only the first
         ``len(inputs)`` fields of each batch are fed). Returns one entry per
-        output: a tuple of per-batch NumPy arrays, or with ``stack_outputs`` one
+        output: a list of per-batch NumPy arrays, or with ``stack_outputs`` one
         array stacking all batches.
 
         >>> (logits,) = model.predict(test_dataset, batch_size=64, stack_outputs=True, verbose=0)
@@ -606,7 +605,7 @@ class Model:
         try:
             cbks.on_begin("predict", {"steps": test_steps})
             logs, outputs = self._run_one_epoch(test_loader, cbks, "predict", test_steps)
-            outputs = list(zip(*outputs))  # one tuple of per-batch arrays per output, as Paddle
+            outputs = [list(per_output) for per_output in zip(*outputs)]
             if stack_outputs:
                 outputs = [_stack_batches(who, i, per_output) for i, per_output in enumerate(outputs)]
             cbks.on_end("predict", logs)
@@ -807,16 +806,19 @@ def _amp_settings(amp_configs) -> tuple:
     level = amp_configs.get("level", "O1")
     if level not in ("O0", "O1", "O2"):
         raise ValueError(f"{who}: amp_configs['level'] expected 'O0', 'O1' or 'O2', got {level!r}")
+    if level == "O0":
+        return "O0", {}, {}  # Paddle reads no other key when mixed precision is off
+    if "use_pure_fp16" in amp_configs:
+        raise ValueError(f"{who}: amp_configs key 'use_pure_fp16' is not taken (as in Paddle 2.6): the level "
+                         f"alone, 'O1' or 'O2', says whether training is pure float16")
     static_only = {"custom_black_varnames", "use_fp16_guard"} & set(amp_configs)
     if static_only:
         raise ValueError(f"{who}: amp_configs keys {sorted(static_only)} are for static graphs (Paddle's "
                          f"static mode) only")
-    unknown = set(amp_configs) - {"level", "use_pure_fp16", *_AMP_LIST_KEYS, *_AMP_SCALER_KEYS}
+    unknown = set(amp_configs) - {"level", *_AMP_LIST_KEYS, *_AMP_SCALER_KEYS}
     if unknown:
         raise ValueError(f"{who}: amp_configs keys {sorted(unknown)} are not mixed precision settings; "
-                         f"expected 'level', 'use_pure_fp16', {', '.join(map(repr, _AMP_LIST_KEYS + _AMP_SCALER_KEYS))}")
-    if amp_configs.get("use_pure_fp16", False) is True and "level" not in amp_configs:
-        level = "O2"
+                         f"expected 'level', {', '.join(map(repr, _AMP_LIST_KEYS + _AMP_SCALER_KEYS))}")
     lists = {key: amp_configs[key] for key in _AMP_LIST_KEYS if key in amp_configs}
     scaling = {key: amp_configs[key] for key in _AMP_SCALER_KEYS if key in amp_configs}
     return level, lists, scaling
