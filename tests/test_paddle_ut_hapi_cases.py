@@ -20,6 +20,9 @@ Found and fixed:
 - ProgressBar(-1) and ProgressBar(0) raised ValueError / were accepted; Paddle
   raises TypeError for a count below 1. update(1e4, ...) with a float step
   failed in the format; Paddle prints it as %d (test_progressbar).
+- DataLoader(batch_size='2') (and num_workers/prefetch_factor/timeout given a
+  string) raised ValueError; Paddle raises TypeError for a value that is not a
+  number (a bad number stays a ValueError) (test_multiprocess_dataloader_exception).
 
 Checked and agreeing (no change): fit/evaluate/predict against a hand-written
 loop, DistributedBatchSampler(num_replicas=2, rank=0) in fit, num_iters, batch
@@ -116,3 +119,19 @@ def test_progressbar_float_step_prints_truncated(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("step 10000/50 - loss: 0.5000")
     assert lines[1].startswith("step  7/50 - loss: 0.5000")
+
+
+@pytest.mark.parametrize("kwargs", [dict(batch_size="2"), dict(num_workers="1"), dict(prefetch_factor="2"),
+                                    dict(timeout="1")])
+def test_dataloader_count_of_wrong_kind_is_type_error(kwargs):
+    dataset = paddle.io.TensorDataset([paddle.zeros([4, 2])])
+    with pytest.raises(TypeError, match=f"DataLoader: argument '{next(iter(kwargs))}'"):
+        paddle.io.DataLoader(dataset, **kwargs)
+
+
+@pytest.mark.parametrize("kwargs", [dict(batch_size=0), dict(num_workers=-1), dict(prefetch_factor=0),
+                                    dict(timeout=-1)])
+def test_dataloader_bad_count_stays_value_error(kwargs):
+    dataset = paddle.io.TensorDataset([paddle.zeros([4, 2])])
+    with pytest.raises(ValueError, match=f"DataLoader: argument '{next(iter(kwargs))}'"):
+        paddle.io.DataLoader(dataset, **kwargs)

@@ -78,7 +78,8 @@ class DataLoader:
         drop_last = to_bool(drop_last, "DataLoader", "drop_last")
         if batch_size is not None:
             if not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool) or batch_size <= 0:
-                raise ValueError(f"DataLoader: argument 'batch_size' expected a positive int or None, got {batch_size!r}")
+                raise _bad_count(batch_size)(f"DataLoader: argument 'batch_size' expected a positive int or None, "
+                                             f"got {batch_size!r}")
             batch_size = int(batch_size)
         if self.dataset_kind_iterable:
             if batch_sampler is not None:
@@ -105,13 +106,14 @@ class DataLoader:
         self.collate_fn = collate_fn if collate_fn is not None else (
             default_collate_fn if self.auto_collate else default_convert_fn)
         if not isinstance(num_workers, numbers.Integral) or isinstance(num_workers, bool) or num_workers < 0:
-            raise ValueError(f"DataLoader: argument 'num_workers' expected an int >= 0, got {num_workers!r}")
+            raise _bad_count(num_workers)(f"DataLoader: argument 'num_workers' expected an int >= 0, got {num_workers!r}")
         self.num_workers = int(num_workers)
         if not isinstance(prefetch_factor, numbers.Integral) or isinstance(prefetch_factor, bool) or prefetch_factor <= 0:
-            raise ValueError(f"DataLoader: argument 'prefetch_factor' expected a positive int, got {prefetch_factor!r}")
+            raise _bad_count(prefetch_factor)(f"DataLoader: argument 'prefetch_factor' expected a positive int, "
+                                              f"got {prefetch_factor!r}")
         self.prefetch_factor = int(prefetch_factor)
         if not isinstance(timeout, numbers.Real) or isinstance(timeout, bool) or not timeout >= 0:  # NaN too
-            raise ValueError(f"DataLoader: argument 'timeout' expected a number of seconds >= 0, got {timeout!r}")
+            raise _bad_count(timeout)(f"DataLoader: argument 'timeout' expected a number of seconds >= 0, got {timeout!r}")
         self.timeout = float(timeout)
         if worker_init_fn is not None and not callable(worker_init_fn):
             raise TypeError(f"DataLoader: argument 'worker_init_fn' expected a callable, "
@@ -157,6 +159,12 @@ class DataLoader:
                                  f"{len(self._feed_names)}")
             return dict(zip(self._feed_names, fields))
         return out
+
+
+def _bad_count(value) -> type:
+    """The error for a bad count or duration: TypeError when it is not a number
+    at all (as Paddle's comparison with 0 raises), ValueError for a bad number."""
+    return TypeError if isinstance(value, bool) or not isinstance(value, numbers.Number) else ValueError
 
 
 def _first_place(places):
