@@ -23,6 +23,11 @@ Found and fixed:
 - DataLoader(batch_size='2') (and num_workers/prefetch_factor/timeout given a
   string) raised ValueError; Paddle raises TypeError for a value that is not a
   number (a bad number stays a ValueError) (test_multiprocess_dataloader_exception).
+- summary tables of vision models listed layers in another order than Paddle's:
+  ResNet's BasicBlock/BottleneckBlock ran the downsample shortcut before the
+  main branch, InceptionV3's InceptionC/E ran branch1x1 last and InceptionD its
+  3x3 branch after the 7x7 one; now Paddle's order (summary of 18 vision models
+  equal row by row to Paddle 2.6.2's; forward hooks see the same order).
 
 Checked and agreeing (no change): fit/evaluate/predict against a hand-written
 loop, DistributedBatchSampler(num_replicas=2, rank=0) in fit, num_iters, batch
@@ -135,3 +140,34 @@ def test_dataloader_bad_count_stays_value_error(kwargs):
     dataset = paddle.io.TensorDataset([paddle.zeros([4, 2])])
     with pytest.raises(ValueError, match=f"DataLoader: argument '{next(iter(kwargs))}'"):
         paddle.io.DataLoader(dataset, **kwargs)
+
+
+def _call_order(net, x):
+    order = []
+    for name, layer in net.named_sublayers():
+        layer.register_forward_post_hook(lambda layer, inputs, output, name=name: order.append(name))
+    net(x)
+    return order
+
+
+def test_resnet_blocks_run_the_shortcut_after_the_main_branch_as_paddle():
+    from eager.vision.models.resnet import BasicBlock, BottleneckBlock
+    for block, last in ((BasicBlock, "bn2"), (BottleneckBlock, "bn3")):
+        inplanes, planes = 4, 2
+        out = planes * block.expansion
+        downsample = paddle.nn.Sequential(paddle.nn.Conv2D(inplanes, out, 1, stride=2),
+                                          paddle.nn.BatchNorm2D(out))
+        order = _call_order(block(inplanes, planes, stride=2, downsample=downsample), paddle.rand([1, 4, 6, 6]))
+        assert order.index(last) < order.index("downsample.0") < order.index("downsample")
+
+
+def test_inception_blocks_run_their_branches_in_paddles_order():
+    from eager.vision.models.inceptionv3 import InceptionC, InceptionD, InceptionE
+    order = _call_order(InceptionC(8, 4), paddle.rand([1, 8, 5, 5]))
+    assert order.index("branch1x1") < order.index("branch7x7_1") < order.index("branch7x7dbl_1") \
+        < order.index("branch_pool")
+    order = _call_order(InceptionD(8), paddle.rand([1, 8, 7, 7]))
+    assert order.index("branch3x3_2") < order.index("branch7x7x3_1") < order.index("branch_pool")
+    order = _call_order(InceptionE(8), paddle.rand([1, 8, 3, 3]))
+    assert order.index("branch1x1") < order.index("branch3x3_1") < order.index("branch3x3_2b") \
+        < order.index("branch3x3dbl_1") < order.index("branch_pool")
