@@ -28,6 +28,10 @@ Found and fixed:
   main branch, InceptionV3's InceptionC/E ran branch1x1 last and InceptionD its
   3x3 branch after the 7x7 one; now Paddle's order (summary of 18 vision models
   equal row by row to Paddle 2.6.2's; forward hooks see the same order).
+- `from paddle.io.dataloader import Dataset` (and the other names Paddle's
+  paddle.io.dataloader re-exports: samplers, datasets, get_worker_info,
+  random_split) and `from paddle.hapi.callbacks import VisualDL,
+  WandbCallback` failed with ImportError.
 
 Checked and agreeing (no change): fit/evaluate/predict against a hand-written
 loop, DistributedBatchSampler(num_replicas=2, rank=0) in fit, num_iters, batch
@@ -171,3 +175,20 @@ def test_inception_blocks_run_their_branches_in_paddles_order():
     order = _call_order(InceptionE(8), paddle.rand([1, 8, 3, 3]))
     assert order.index("branch1x1") < order.index("branch3x3_1") < order.index("branch3x3_2b") \
         < order.index("branch3x3dbl_1") < order.index("branch_pool")
+
+
+@pytest.mark.parametrize("name", ["ChainDataset", "ComposeDataset", "ConcatDataset", "Dataset",
+                                  "DistributedBatchSampler", "RandomSampler", "Sampler", "SequenceSampler", "Subset",
+                                  "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "get_worker_info",
+                                  "random_split"])
+def test_io_dataloader_package_reexports_paddles_names(name):
+    import eager.io.dataloader as dataloader
+    assert getattr(dataloader, name) is getattr(paddle.io, name)
+
+
+def test_hapi_callbacks_holds_the_tracker_callbacks():
+    import eager.hapi.callbacks as callbacks
+    assert callbacks.VisualDL is paddle.callbacks.VisualDL
+    assert callbacks.WandbCallback is paddle.callbacks.WandbCallback
+    with pytest.raises(AttributeError):
+        callbacks.NoSuchCallback

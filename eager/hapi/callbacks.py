@@ -9,6 +9,7 @@ epoch and batch, with the running logs (loss, metrics, step, batch_size).
 """
 from __future__ import annotations
 
+import importlib
 import numbers
 import os
 import time
@@ -612,3 +613,14 @@ def config_callbacks(callbacks=None, model=None, batch_size=None, epochs=None, s
 
 __all__ = ["Callback", "CallbackList", "ProgBarLogger", "ModelCheckpoint", "EarlyStopping", "LRScheduler",
            "ReduceLROnPlateau", "config_callbacks"]
+
+
+# Paddle's paddle.hapi.callbacks also holds VisualDL and WandbCallback; they live in
+# tracker_callbacks, which imports Callback from here, so they are looked up on use.
+_TRACKERS = frozenset({"VisualDL", "WandbCallback"})
+
+
+def __getattr__(name):
+    if name in _TRACKERS:
+        return getattr(importlib.import_module(".tracker_callbacks", __package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -207,7 +207,16 @@ __all__ = ["DataLoader"]
 _PADDLE_FILES = frozenset({"batch_sampler", "collate", "dataset", "sampler", "worker"})
 
 
+# The names Paddle's paddle.io.dataloader package re-exports from its files; eager.io
+# imports this package, so they are looked up there on use.
+_PADDLE_REEXPORTS = frozenset({"ChainDataset", "ComposeDataset", "ConcatDataset", "Dataset", "DistributedBatchSampler",
+                               "RandomSampler", "Sampler", "SequenceSampler", "Subset", "SubsetRandomSampler",
+                               "TensorDataset", "WeightedRandomSampler", "get_worker_info", "random_split"})
+
+
 def __getattr__(name):
     if name in _PADDLE_FILES:
         return importlib.import_module(f".{name}", __name__)
+    if name in _PADDLE_REEXPORTS:
+        return getattr(importlib.import_module(__package__.rpartition(".")[0]), name)
     raise AttributeError(f"module 'eager.io.dataloader' has no attribute {name!r}")
