@@ -32,6 +32,10 @@ Found and fixed:
   paddle.io.dataloader re-exports: samplers, datasets, get_worker_info,
   random_split) and `from paddle.hapi.callbacks import VisualDL,
   WandbCallback` failed with ImportError.
+- Model.fit/evaluate/predict over a Dataset of dict samples raised TypeError;
+  Paddle flattens a batch with paddle.utils.flatten, a dict's values in the
+  order of its sorted keys (differential of Model over dict, tuple and nested
+  samples).
 
 Checked and agreeing (no change): fit/evaluate/predict against a hand-written
 loop, DistributedBatchSampler(num_replicas=2, rank=0) in fit, num_iters, batch
@@ -192,3 +196,37 @@ def test_hapi_callbacks_holds_the_tracker_callbacks():
     assert callbacks.WandbCallback is paddle.callbacks.WandbCallback
     with pytest.raises(AttributeError):
         callbacks.NoSuchCallback
+
+
+class _Sum2(paddle.nn.Layer):
+    def __init__(self, weight):
+        super().__init__()
+        self.fc = paddle.nn.Linear(4, 3)
+        self.fc.set_state_dict({"weight": weight, "bias": np.zeros(3, "float32")})
+
+    def forward(self, a, b):
+        return self.fc(a - 2 * b)
+
+
+def test_model_takes_dict_samples_by_sorted_keys():
+    rng = np.random.RandomState(0)
+    a, b = rng.rand(6, 4).astype("float32"), rng.rand(6, 4).astype("float32")
+    y = rng.randint(0, 3, (6, 1)).astype("int64")
+    weight = np.linspace(-1, 1, 12).reshape(4, 3).astype("float32")
+
+    class DictSamples(paddle.io.Dataset):
+        def __len__(self):
+            return 6
+
+        def __getitem__(self, i):  # not in sorted order: the keys are sorted, as Paddle's flatten does
+            return {"y": y[i], "b": b[i], "a": a[i]}
+
+    model = paddle.Model(_Sum2(weight))
+    model.prepare(loss=paddle.nn.CrossEntropyLoss())
+    loss = model.evaluate(DictSamples(), batch_size=6, verbose=0)["loss"][0]
+    logits = (a - 2 * b).astype("float64") @ weight
+    log_softmax = logits - logits.max(1, keepdims=True)
+    log_softmax -= np.log(np.exp(log_softmax).sum(1, keepdims=True))
+    np.testing.assert_allclose(loss, -log_softmax[np.arange(6), y[:, 0]].mean(), rtol=1e-5)
+    (out,) = model.predict(DictSamples(), batch_size=4, stack_outputs=True, verbose=0)
+    np.testing.assert_allclose(out, logits, rtol=1e-5, atol=1e-6)

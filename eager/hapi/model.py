@@ -55,11 +55,17 @@ def _to_list(value) -> list:
 
 
 def _flatten(data) -> list:
-    """A batch as a flat list: (nested) lists and tuples are unpacked."""
+    """A batch as a flat list: (nested) lists and tuples are unpacked, and dicts
+    give their values in the order of their sorted keys (as paddle.utils.flatten)."""
     if isinstance(data, (list, tuple)):
         out = []
         for item in data:
             out.extend(_flatten(item))
+        return out
+    if isinstance(data, dict):
+        out = []
+        for key in sorted(data):
+            out.extend(_flatten(data[key]))
         return out
     return [data]
 
