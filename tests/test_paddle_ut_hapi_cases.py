@@ -36,6 +36,11 @@ Found and fixed:
   Paddle flattens a batch with paddle.utils.flatten, a dict's values in the
   order of its sorted keys (differential of Model over dict, tuple and nested
   samples).
+- ProgBarLogger over batches of unknown number (a DataLoader of an
+  IterableDataset) wrote the last step's line twice at the end of each epoch
+  and evaluation and 'Eval samples: N'; Paddle writes no closing line and no
+  sample count then. predict's closing line followed Paddle's other rule (none
+  when the last step's periodic line was written, verbose=2).
 
 Checked and agreeing (no change): fit/evaluate/predict against a hand-written
 loop, DistributedBatchSampler(num_replicas=2, rank=0) in fit, num_iters, batch
@@ -230,3 +235,42 @@ def test_model_takes_dict_samples_by_sorted_keys():
     np.testing.assert_allclose(loss, -log_softmax[np.arange(6), y[:, 0]].mean(), rtol=1e-5)
     (out,) = model.predict(DictSamples(), batch_size=4, stack_outputs=True, verbose=0)
     np.testing.assert_allclose(out, logits, rtol=1e-5, atol=1e-6)
+
+
+class _Rows(paddle.io.IterableDataset):
+    def __iter__(self):
+        rng = np.random.RandomState(0)
+        for _ in range(8):
+            yield rng.rand(4).astype("float32"), rng.randint(0, 3, (1,)).astype("int64")
+
+
+def _fitted_lines(capsys, run):
+    import re
+    capsys.readouterr()
+    run()
+    return [re.sub(r" - \d+(ms|us|s)/step$", "", line) for line in capsys.readouterr().out.splitlines()]
+
+
+def test_progbar_unknown_steps_writes_no_closing_line_as_paddle(capsys):
+    paddle.seed(0)
+    net = paddle.nn.Linear(4, 3)
+    model = paddle.Model(net)
+    model.prepare(paddle.optimizer.SGD(0.1, parameters=net.parameters()), paddle.nn.CrossEntropyLoss())
+    loader = paddle.io.DataLoader(_Rows(), batch_size=3)
+    lines = _fitted_lines(capsys, lambda: model.fit(loader, loader, epochs=1, verbose=2, log_freq=1))
+    steps = [line.split(" - ")[0] for line in lines if line.startswith("step")]
+    # Paddle 2.6.2: step 1..3 once for training, once for evaluation; no repeat, no sample count
+    assert steps == ["step   1", "step   2", "step   3"] * 2
+    assert not any(line.startswith("Eval samples") for line in lines)
+
+
+def test_progbar_predict_closing_line_as_paddle(capsys):
+    model = paddle.Model(paddle.nn.Linear(4, 3))
+    model.prepare()
+    data = paddle.io.TensorDataset([paddle.ones([20, 4])])
+    # Paddle 2.6.2: no line at all when the last step is a multiple of log_freq
+    for log_freq, expected in ((10, []), (3, ["step  3/10", "step  6/10", "step  9/10", "step 10/10"])):
+        logger = paddle.callbacks.ProgBarLogger(log_freq=log_freq, verbose=2)
+        lines = _fitted_lines(capsys, lambda: model.predict(data, batch_size=2, verbose=2, callbacks=[logger]))
+        assert [line for line in lines if line.startswith("step")] == expected
+        assert lines[-1] == "Predict samples: 20"
