@@ -49,7 +49,20 @@ save/load (training=True/False), LRScheduler by_step/by_epoch with
 LinearWarmup(PiecewiseDecay), summary of RNNs/dict/list inputs/dtypes, and
 paddle.flops of 14 vision models (LeNet ... inception_v3) and pooling/norm/
 transposed-conv stacks: totals and every table row equal to Paddle 2.6.2's
-(BatchNorm1D/3D counting is the documented difference).
+(BatchNorm1D/3D counting is the documented difference); callbacks
+(ProgBarLogger verbose 0-3 lines, EarlyStopping, ModelCheckpoint,
+ReduceLROnPlateau, LRScheduler by step/epoch) on one run with Paddle's weights,
+and EarlyStopping and ReduceLROnPlateau driven with 300 random settings and
+value sequences each (stop epochs, saves, learning rates, messages); samplers
+(Sequence, Random with replacement/num_samples/generator, SubsetRandom,
+Weighted, BatchSampler, DistributedBatchSampler with num_replicas/rank),
+TensorDataset, ComposeDataset, ChainDataset, Subset, ConcatDataset,
+random_split, collate of nested tuples/dicts/strings/numbers, get_worker_info
+and worker_init_fn splitting an IterableDataset, persistent_workers, timeout,
+use_shared_memory, autotune.set_config; batch order of map-style and iterable
+loaders with 0-3 workers; training losses with 0 and 2 workers; checkpoints
+written by Paddle's Model.save read by Model.load (predictions and the next
+Adam step equal); hub.load/list/help of a local repository.
 """
 import numpy as np
 import pytest
