@@ -41,6 +41,9 @@ Found and fixed:
   and evaluation and 'Eval samples: N'; Paddle writes no closing line and no
   sample count then. predict's closing line followed Paddle's other rule (none
   when the last step's periodic line was written, verbose=2).
+- summary(net, [(2, 3)], dtypes=['float32', 'float32']) (more dtypes than
+  inputs) raised ValueError; Paddle pairs inputs and dtypes with zip and
+  ignores the rest (fewer dtypes than inputs stays a ValueError).
 
 Checked and agreeing (no change): fit/evaluate/predict against a hand-written
 loop, DistributedBatchSampler(num_replicas=2, rank=0) in fit, num_iters, batch
@@ -287,3 +290,11 @@ def test_progbar_predict_closing_line_as_paddle(capsys):
         lines = _fitted_lines(capsys, lambda: model.predict(data, batch_size=2, verbose=2, callbacks=[logger]))
         assert [line for line in lines if line.startswith("step")] == expected
         assert lines[-1] == "Predict samples: 20"
+
+
+def test_summary_ignores_extra_dtypes_as_paddle():
+    # Paddle 2.6.2: {'total_params': 8, 'trainable_params': 8} for both calls
+    assert paddle.summary(paddle.nn.Linear(3, 2), [(2, 3)], dtypes=["float32", "float32"]) == \
+        {"total_params": 8, "trainable_params": 8}
+    assert paddle.summary(paddle.nn.Linear(3, 2), (2, 3), dtypes=("float32", "int32", "int64")) == \
+        {"total_params": 8, "trainable_params": 8}

@@ -170,7 +170,7 @@ def _dtypes_per_argument(sizes: list, dtypes) -> list:
     elif not isinstance(dtypes, (list, tuple)):
         raise TypeError(f"summary: argument 'dtypes' expected a str or a list of str, "
                         f"got {type(dtypes).__name__}")
-    elif len(dtypes) != len(sizes):
+    elif len(dtypes) < len(sizes):
         raise ValueError(f"summary: argument 'dtypes' expected one dtype per input "
                          f"({len(sizes)}), got {len(dtypes)}: {list(dtypes)!r}")
     for dtype in dtypes:
@@ -179,7 +179,7 @@ def _dtypes_per_argument(sizes: list, dtypes) -> list:
                 convert_dtype(one)
             except (TypeError, ValueError) as error:
                 raise TypeError(f"summary: argument 'dtypes': {error}") from None
-    return list(dtypes)
+    return list(dtypes)[:len(sizes)]  # Paddle pairs them with zip: extra dtypes are ignored
 
 
 def _build_inputs(sizes: list, dtypes: list) -> list:
