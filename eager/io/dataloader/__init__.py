@@ -106,14 +106,16 @@ class DataLoader:
         self.collate_fn = collate_fn if collate_fn is not None else (
             default_collate_fn if self.auto_collate else default_convert_fn)
         if not isinstance(num_workers, numbers.Integral) or isinstance(num_workers, bool) or num_workers < 0:
-            raise _bad_count(num_workers)(f"DataLoader: argument 'num_workers' expected an int >= 0, got {num_workers!r}")
+            raise _bad_count(num_workers)(f"DataLoader: argument 'num_workers' expected an int >= 0, "
+                                          f"got {num_workers!r}")
         self.num_workers = int(num_workers)
         if not isinstance(prefetch_factor, numbers.Integral) or isinstance(prefetch_factor, bool) or prefetch_factor <= 0:
             raise _bad_count(prefetch_factor)(f"DataLoader: argument 'prefetch_factor' expected a positive int, "
                                               f"got {prefetch_factor!r}")
         self.prefetch_factor = int(prefetch_factor)
         if not isinstance(timeout, numbers.Real) or isinstance(timeout, bool) or not timeout >= 0:  # NaN too
-            raise _bad_count(timeout)(f"DataLoader: argument 'timeout' expected a number of seconds >= 0, got {timeout!r}")
+            raise _bad_count(timeout)(f"DataLoader: argument 'timeout' expected a number of seconds >= 0, "
+                                      f"got {timeout!r}")
         self.timeout = float(timeout)
         if worker_init_fn is not None and not callable(worker_init_fn):
             raise TypeError(f"DataLoader: argument 'worker_init_fn' expected a callable, "
