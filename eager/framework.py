@@ -215,7 +215,8 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, sci_mode=No
     ``precision``: digits after the point (8); ``threshold``: above this many
     elements only the edges print (1000); ``edgeitems``: how many at each edge
     (3); ``sci_mode``: scientific notation for floats (False); ``linewidth``:
-    characters per line (80).
+    characters per line (80; a line holds at least one item, so 0 prints one
+    item a line).
 
     >>> eager.set_printoptions(precision=2)
     >>> print(eager.to_tensor([1.0, 0.123456]))
@@ -225,13 +226,15 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, sci_mode=No
     """
     changes = {}
     for arg, value, minimum in (("precision", precision, 0), ("threshold", threshold, 0),
-                                ("edgeitems", edgeitems, 1), ("linewidth", linewidth, 1)):
+                                ("edgeitems", edgeitems, 1), ("linewidth", linewidth, 0)):
         if value is not None:
             _check_count(arg, value, minimum)
             changes[arg] = int(value)
     if sci_mode is not None:
-        if not isinstance(sci_mode, (bool, np.bool_)):
-            raise TypeError(f"set_printoptions: argument 'sci_mode' expected a bool, got {sci_mode!r}")
+        # Paddle 2.6 takes 0 and 1 too (its core converts the value to bool)
+        if not isinstance(sci_mode, (bool, np.bool_)) and not (
+                isinstance(sci_mode, numbers.Integral) and sci_mode in (0, 1)):
+            raise TypeError(f"set_printoptions: argument 'sci_mode' expected a bool (or 0 or 1), got {sci_mode!r}")
         changes["sci_mode"] = bool(sci_mode)
     with _LOCK:
         _print_options[0] = replace(_print_options[0], **changes)

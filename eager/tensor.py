@@ -510,7 +510,9 @@ def format_values(array: np.ndarray, options, prefix: str = "       ") -> str:
     ``precision`` digits (``1.`` for a whole number, scientific under
     ``sci_mode``); every item padded to the width of the widest printed one, a
     non-negative item that is narrower getting a space where a sign would go
-    when some item is negative; once there are more than ``threshold`` items,
+    when some item is negative, the widest and the negative ones looked for
+    among the ``edgeitems`` at the edges of each axis only (Paddle's rule, even
+    when nothing is left out); once there are more than ``threshold`` items,
     only ``edgeitems`` at each edge of an axis and ``...`` between them; a row
     holds as many items as fit ``linewidth`` after its indent, ``...``
     counting as one; an empty axis still shows its brackets (``[[], []]``).
@@ -535,7 +537,10 @@ def format_values(array: np.ndarray, options, prefix: str = "       ") -> str:
     else:
         text_of = str
     summary = array.ndim > 0 and array.size > options.threshold
-    shown = _summarized(array, options) if summary else array
+    # The width and the sign column come from the edge items only, summarized or not, as in
+    # Paddle 2.6 (whose strings eager reproduces): below the threshold a wider middle item
+    # prints unpadded, past the column ([1., 2., 3., -4., 5., 6., 7.] with the default options).
+    shown = _summarized(array, options)
     texts = [text_of(v) for v in shown.ravel()]
     if kind == "c":
         signed = any(_negative(t) for t in texts)

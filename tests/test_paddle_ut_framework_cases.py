@@ -1,0 +1,76 @@
+"""Paddle's framework-level unit tests (test_default_dtype, test_var_base's tensor_str
+cases, test_get_set_flags, test_unique_name, test_lazy_init, test_is_tensor/is_complex/
+is_integer/is_floating_point, test_batch, test_deprecated, test_try_import, places and
+devices, ...) re-told against eager, each checked against the real Paddle 2.6.2.
+
+What was found and fixed:
+
+- Tensor printing: Paddle 2.6 takes the width of the printed items and whether a sign
+  column is kept from the ``edgeitems`` at the edges of each axis only, even when the
+  tensor is below ``threshold`` and prints whole; eager took them from every item, so
+  e.g. ``[1., 2., 3., -4., 5., 6., 7.]`` printed padded where Paddle prints it as is.
+- ``set_printoptions(sci_mode=1)`` and ``linewidth=0``, which Paddle 2.6.2 takes, were
+  refused.
+
+Deliberate differences met (already in the docs' tables): LazyGuard builds parameters at
+once (docs/training.md), ``FLAGS_check_nan_inf`` is refused in favour of
+``eager.autograd.detect_anomaly`` (docs/architecture.md), ``utils.deprecated`` warns and
+raises where Paddle 2.6.2's is a no-op (docs/training.md), ``paddle.Tensor(ndarray)``
+(docs/architecture.md), ``Tensor.numpy()`` shares the buffer (docs/architecture.md).
+Paddle quirks left: ``CPUPlace() == CPUPlace()`` is False in Paddle (eager: True);
+``set_printoptions(precision=1.5)`` raises RuntimeError in Paddle (eager: TypeError);
+``batch(reader, 2.5)`` truncates to 2 in Paddle (eager: TypeError).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import eager
+
+
+@pytest.fixture
+def print_defaults():
+    yield
+    eager.set_printoptions(precision=8, threshold=1000, edgeitems=3, linewidth=80, sci_mode=False)
+
+
+def _values(text: str) -> str:
+    """The values part of a repr (after the header line)."""
+    return text.split("\n", 1)[1]
+
+
+def test_print_width_and_sign_from_edge_items_only(print_defaults):
+    # strings from Paddle 2.6.2: the middle item (-4., 400) is not looked at for the width/sign
+    assert _values(str(eager.to_tensor([1., 2., 3., -4., 5., 6., 7.]))) == \
+        "       [1., 2., 3., -4., 5., 6., 7.])"
+    assert _values(str(eager.to_tensor([[1, 2, 3, 4, 5, 6, 7], [1, 2, 3, 400, 5, 6, 7]]))) == \
+        "       [[1, 2, 3, 4, 5, 6, 7],\n        [1, 2, 3, 400, 5, 6, 7]])"
+
+
+def test_print_edgeitems_below_threshold(print_defaults):
+    # strings from Paddle 2.6.2 under threshold=5, edgeitems=1: three items print whole,
+    # padded to the edges' width only
+    eager.set_printoptions(threshold=5, edgeitems=1)
+    assert _values(str(eager.to_tensor([True, False, True]))) == "       [True, False, True])"
+    assert _values(str(eager.to_tensor([0, 255, 7], dtype="uint8"))) == "       [0, 255, 7])"
+    nan_inf = eager.to_tensor(np.array([np.nan, np.inf, -np.inf, 1.5], "float32"))
+    assert _values(str(nan_inf)) == "       [nan       , inf.      , -inf.     , 1.50000000])"
+
+
+def test_print_aligned_when_edges_are_widest(print_defaults):
+    # the usual case stays aligned (Paddle 2.6.2's string)
+    assert _values(str(eager.to_tensor([[-1.5111111, 1.0], [0, -0.5]]))) == \
+        "       [[-1.51111114,  1.        ],\n        [ 0.        , -0.50000000]])"
+
+
+def test_set_printoptions_takes_sci_mode_0_1_and_linewidth_0(print_defaults):
+    eager.set_printoptions(sci_mode=1)
+    assert "1.25000000e+00" in str(eager.to_tensor([1.25]))
+    eager.set_printoptions(sci_mode=0, linewidth=0)
+    # Paddle 2.6.2: a line holds at least one item
+    assert _values(str(eager.to_tensor([1.25, -2.5]))) == "       [ 1.25000000,\n        -2.50000000])"
+    with pytest.raises(TypeError, match="sci_mode"):
+        eager.set_printoptions(sci_mode=2)
+    with pytest.raises(TypeError, match="linewidth"):
+        eager.set_printoptions(linewidth=-1)
