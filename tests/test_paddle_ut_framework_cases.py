@@ -11,12 +11,16 @@ What was found and fixed:
   e.g. ``[1., 2., 3., -4., 5., 6., 7.]`` printed padded where Paddle prints it as is.
 - ``set_printoptions(sci_mode=1)`` and ``linewidth=0``, which Paddle 2.6.2 takes, were
   refused.
+- ``paddle.create_parameter`` left ``do_model_average`` None (the ParamAttr's value, True by
+  default, in Paddle) and refused ``attr=False``, for which Paddle returns None.
 
 Deliberate differences met (already in the docs' tables): LazyGuard builds parameters at
 once (docs/training.md), ``FLAGS_check_nan_inf`` is refused in favour of
 ``eager.autograd.detect_anomaly`` (docs/architecture.md), ``utils.deprecated`` warns and
 raises where Paddle 2.6.2's is a no-op (docs/training.md), ``paddle.Tensor(ndarray)``
-(docs/architecture.md), ``Tensor.numpy()`` shares the buffer (docs/architecture.md).
+(docs/architecture.md), ``Tensor.numpy()`` shares the buffer (docs/architecture.md); newly
+added (docs/nn.md): ``create_parameter`` of an integer or bool dtype without an initializer
+gives zeros where Paddle raises TypeError.
 Paddle quirks left: ``CPUPlace() == CPUPlace()`` is False in Paddle (eager: True);
 ``set_printoptions(precision=1.5)`` raises RuntimeError in Paddle (eager: TypeError);
 ``batch(reader, 2.5)`` truncates to 2 in Paddle (eager: TypeError).
@@ -74,3 +78,16 @@ def test_set_printoptions_takes_sci_mode_0_1_and_linewidth_0(print_defaults):
         eager.set_printoptions(sci_mode=2)
     with pytest.raises(TypeError, match="linewidth"):
         eager.set_printoptions(linewidth=-1)
+
+
+def test_create_parameter_keeps_do_model_average():
+    # Paddle 2.6.2: True by default, the ParamAttr's value otherwise (as Layer.create_parameter)
+    assert eager.create_parameter([2], "float32").do_model_average is True
+    attr = eager.ParamAttr(do_model_average=False)
+    assert eager.create_parameter([2], "float32", attr=attr).do_model_average is False
+
+
+def test_create_parameter_attr_false_gives_none():
+    # Paddle 2.6.2 returns None, as Layer.create_parameter(attr=False) does
+    assert eager.create_parameter([2], "float32", attr=False) is None
+    assert eager.nn.Layer().create_parameter([2], attr=False) is None
