@@ -13,6 +13,8 @@ What was found and fixed:
   refused.
 - ``paddle.create_parameter`` left ``do_model_average`` None (the ParamAttr's value, True by
   default, in Paddle) and refused ``attr=False``, for which Paddle returns None.
+- ``base.dygraph.to_variable(zero_copy=True)`` discarded the argument silently; Paddle 2.6.2
+  warns (test_imperative_numpy_bridge looks for its words).
 
 Deliberate differences met (already in the docs' tables): LazyGuard builds parameters at
 once (docs/training.md), ``FLAGS_check_nan_inf`` is refused in favour of
@@ -91,3 +93,12 @@ def test_create_parameter_attr_false_gives_none():
     # Paddle 2.6.2 returns None, as Layer.create_parameter(attr=False) does
     assert eager.create_parameter([2], "float32", attr=False) is None
     assert eager.nn.Layer().create_parameter([2], attr=False) is None
+
+
+def test_to_variable_warns_on_zero_copy_and_copies():
+    # test_imperative_numpy_bridge: Paddle 2.6.2 warns that zero_copy is discarded
+    data = np.array([[2, 3, 1]], "float32")
+    with pytest.warns(UserWarning, match="zero_copy is not supported"):
+        var = eager.base.dygraph.to_variable(data, zero_copy=True)
+    data[0, 0] = -1
+    assert var.numpy()[0, 0] == 2
