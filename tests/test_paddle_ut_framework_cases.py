@@ -15,6 +15,8 @@ What was found and fixed:
   default, in Paddle) and refused ``attr=False``, for which Paddle returns None.
 - ``base.dygraph.to_variable(zero_copy=True)`` discarded the argument silently; Paddle 2.6.2
   warns (test_imperative_numpy_bridge looks for its words).
+- ``scale(x, 1j)`` of a real x returned zeros (the complex product cast back to x's dtype);
+  now a TypeError as pow's for a complex exponent (Paddle 2.6.2 returns wrong complex values).
 
 Deliberate differences met (already in the docs' tables): LazyGuard builds parameters at
 once (docs/training.md), ``FLAGS_check_nan_inf`` is refused in favour of
@@ -102,3 +104,15 @@ def test_to_variable_warns_on_zero_copy_and_copies():
         var = eager.base.dygraph.to_variable(data, zero_copy=True)
     data[0, 0] = -1
     assert var.numpy()[0, 0] == 2
+
+
+@pytest.mark.usefixtures("device")
+def test_scale_of_a_real_tensor_refuses_a_complex_factor():
+    # scale keeps x's dtype: a complex factor lost its imaginary part (scale(x, 1j) gave zeros)
+    x = eager.to_tensor([1.0, 2.0])
+    with pytest.raises(TypeError, match="argument 'scale' is the complex number 1j"):
+        eager.scale(x, 1j)
+    with pytest.raises(TypeError, match="argument 'bias' is the complex number"):
+        x.scale_(1.0, 2j)
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
+    np.testing.assert_allclose(eager.scale(x.astype("complex64"), 1j).numpy(), [1j, 2j])
