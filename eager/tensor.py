@@ -481,7 +481,8 @@ def _host_array(impl) -> np.ndarray:
 def _sparse_repr(x) -> str:
     """A sparse tensor printed as Paddle prints one: its stored parts (COO: indices
     and values; CSR: crows, cols and values), each formatted like a dense tensor's
-    values, and the dtype written ``paddle.float32``."""
+    values, and the dtype written ``paddle.float32``; a space ends each line but
+    the last, as in Paddle's string."""
     impl, options = x.impl, print_options()
     if impl.kind is TensorKind.SPARSE_COO:
         parts = (("indices", impl.indices), ("values", impl.values))
@@ -490,8 +491,9 @@ def _sparse_repr(x) -> str:
     indent = " " * len("Tensor(")
     texts = [f"{name}=" + format_values(_host_array(part), options, prefix=indent + " " * len(name + "="))
              for name, part in parts]
-    return (f"Tensor(shape={x.shape}, dtype={x.dtype}, place={x.place}, stop_gradient={x.stop_gradient},\n"
-            + ",\n".join(indent + text for text in texts) + ")")
+    # ", \n" with its space before each part, as Paddle 2.6's template writes it
+    return (f"Tensor(shape={x.shape}, dtype={x.dtype}, place={x.place}, stop_gradient={x.stop_gradient}, \n"
+            + ", \n".join(indent + text for text in texts) + ")")
 
 
 def _float_text(value, options) -> str:

@@ -9,6 +9,7 @@ What was found and fixed:
   column is kept from the ``edgeitems`` at the edges of each axis only, even when the
   tensor is below ``threshold`` and prints whole; eager took them from every item, so
   e.g. ``[1., 2., 3., -4., 5., 6., 7.]`` printed padded where Paddle prints it as is.
+- A sparse tensor's repr lacked the space Paddle's template puts before each newline.
 - ``set_printoptions(sci_mode=1)`` and ``linewidth=0``, which Paddle 2.6.2 takes, were
   refused.
 - ``paddle.create_parameter`` left ``do_model_average`` None (the ParamAttr's value, True by
@@ -116,3 +117,11 @@ def test_scale_of_a_real_tensor_refuses_a_complex_factor():
         x.scale_(1.0, 2j)
     np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
     np.testing.assert_allclose(eager.scale(x.astype("complex64"), 1j).numpy(), [1j, 2j])
+
+
+def test_sparse_repr_lines_end_as_paddles():
+    # Paddle 2.6.2's string: each line but the last ends with ", " before the newline
+    coo = eager.sparse.sparse_coo_tensor([[0, 1, 2], [1, 2, 0]], [1.5, -2.0, 3.0], [3, 3])
+    assert str(coo) == ("Tensor(shape=[3, 3], dtype=paddle.float32, place=Place(cpu), stop_gradient=True, \n"
+                        "       indices=[[0, 1, 2],\n                [1, 2, 0]], \n"
+                        "       values=[1.50000000, -2.       ,  3.       ])")
