@@ -320,8 +320,30 @@ _PADDLE_ONLY_FLAGS = {
     "FLAGS_call_stack_level": 1,
 }
 _paddle_only_values = dict(_PADDLE_ONLY_FLAGS)
-# Flags whose job eager does another way: the error says which.
-_INSTEAD = {"FLAGS_check_nan_inf": "eager.autograd.detect_anomaly() checks every op's results for nan/inf"}
+
+# Paddle's switch of the nan/inf check after every op (its FLAGS_check_nan_inf, which Paddle's
+# own docstring examples and debugging scripts set), served by eager's anomaly mode: set
+# True, the thread that sets it runs as inside eager.autograd.detect_anomaly() (every op's
+# results checked, forward and backward, the error naming the op) until it is set False.
+# FLAGS_check_nan_inf_level (Paddle's choice between raising and only printing statistics)
+# is kept and read back: eager always raises.
+_NAN_INF_FLAG = "FLAGS_check_nan_inf"
+_PADDLE_ONLY_FLAGS["FLAGS_check_nan_inf_level"] = 0
+_paddle_only_values["FLAGS_check_nan_inf_level"] = 0
+_nan_inf_guard = [None]  # the detect_anomaly() entered by set_flags while the flag is on
+
+
+def _set_check_nan_inf(on: bool) -> None:
+    if on == (_nan_inf_guard[0] is not None):
+        return
+    if on:
+        # eager.autograd is a layer above this module (which only phi may import statically)
+        guard = importlib.import_module("eager.autograd").detect_anomaly()
+        guard.__enter__()
+        _nan_inf_guard[0] = guard
+    else:
+        guard, _nan_inf_guard[0] = _nan_inf_guard[0], None
+        guard.__exit__(None, None, None)
 
 
 def _flag_attribute(op: str, name) -> str:
@@ -330,16 +352,17 @@ def _flag_attribute(op: str, name) -> str:
     if not isinstance(name, str):
         raise TypeError(f"{op}: a flag name must be a str such as 'FLAGS_check_infer_meta', "
                         f"got {type(name).__name__} {name!r}")
-    if name in _PADDLE_ONLY_FLAGS:
+    if name in _PADDLE_ONLY_FLAGS or name == _NAN_INF_FLAG:
         return name
     if name not in names:
-        instead = f" ({_INSTEAD[name]})" if name in _INSTEAD else ""
-        raise ValueError(f"{op}: unknown flag {name!r}{instead}; eager has the flags {sorted(names)} "
+        raise ValueError(f"{op}: unknown flag {name!r}; eager has the flags {sorted([*names, _NAN_INF_FLAG])} "
                          f"and accepts, without effect, {sorted(_PADDLE_ONLY_FLAGS)}")
     return names[name]
 
 
 def _flag_value(attribute: str):
+    if attribute == _NAN_INF_FLAG:
+        return _nan_inf_guard[0] is not None
     if attribute in _PADDLE_ONLY_FLAGS:
         return _paddle_only_values[attribute]
     return getattr(FLAGS, attribute)
@@ -348,8 +371,9 @@ def _flag_value(attribute: str):
 def get_flags(flags) -> dict:
     """The values of the named flags ('FLAGS_<name>', a str or a list/tuple of them)
     as a dict, as Paddle's ``paddle.get_flags``. eager's flags are phi's debug
-    switches; Paddle's cuDNN/oneDNN tuning flags (``FLAGS_cudnn_deterministic``,
-    ...) are kept and read back but have no effect (eager uses neither library);
+    switches and ``FLAGS_check_nan_inf`` (see :func:`set_flags`); Paddle's
+    cuDNN/oneDNN tuning flags (``FLAGS_cudnn_deterministic``, ...) are kept and
+    read back but have no effect (eager uses neither library);
     an unknown name raises ValueError listing the known ones.
 
     >>> list(eager.get_flags(["FLAGS_check_infer_meta"]))
@@ -365,6 +389,9 @@ def get_flags(flags) -> dict:
 def set_flags(flags) -> None:
     """Sets flags from a dict ``{'FLAGS_<name>': value}``, as Paddle's
     ``paddle.set_flags``; every name and value is checked before any is set.
+    ``FLAGS_check_nan_inf`` set True turns on eager's anomaly mode
+    (``eager.autograd.detect_anomaly``) in the calling thread until it is set
+    False: every op's results are checked for NaN/Inf, forward and backward.
 
     >>> before = eager.get_flags("FLAGS_check_infer_meta")
     >>> eager.set_flags({"FLAGS_check_infer_meta": True})
@@ -394,7 +421,9 @@ def set_flags(flags) -> None:
         updates[attribute] = value
     with _LOCK:
         for attribute, value in updates.items():
-            if attribute in _PADDLE_ONLY_FLAGS:
+            if attribute == _NAN_INF_FLAG:
+                _set_check_nan_inf(value)
+            elif attribute in _PADDLE_ONLY_FLAGS:
                 _paddle_only_values[attribute] = value
             else:
                 setattr(FLAGS, attribute, value)

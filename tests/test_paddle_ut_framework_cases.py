@@ -9,6 +9,9 @@ What was found and fixed:
   column is kept from the ``edgeitems`` at the edges of each axis only, even when the
   tensor is below ``threshold`` and prints whole; eager took them from every item, so
   e.g. ``[1., 2., 3., -4., 5., 6., 7.]`` printed padded where Paddle prints it as is.
+- ``set_flags({'FLAGS_check_nan_inf': 1})`` (test_nan_inf, the docstring example of
+  ``paddle.get_flags``) raised ValueError: the flag now runs the thread in anomaly mode, as
+  ``eager.autograd.detect_anomaly`` (FLAGS_check_nan_inf_level is kept: eager always raises).
 - A sparse tensor's repr lacked the space Paddle's template puts before each newline.
 - ``set_printoptions(sci_mode=1)`` and ``linewidth=0``, which Paddle 2.6.2 takes, were
   refused.
@@ -20,8 +23,7 @@ What was found and fixed:
   now a TypeError as pow's for a complex exponent (Paddle 2.6.2 returns wrong complex values).
 
 Deliberate differences met (already in the docs' tables): LazyGuard builds parameters at
-once (docs/training.md), ``FLAGS_check_nan_inf`` is refused in favour of
-``eager.autograd.detect_anomaly`` (docs/architecture.md), ``utils.deprecated`` warns and
+once (docs/training.md), ``utils.deprecated`` warns and
 raises where Paddle 2.6.2's is a no-op (docs/training.md), ``paddle.Tensor(ndarray)``
 (docs/architecture.md), ``Tensor.numpy()`` shares the buffer (docs/architecture.md); newly
 added (docs/nn.md): ``create_parameter`` of an integer or bool dtype without an initializer
@@ -125,3 +127,20 @@ def test_sparse_repr_lines_end_as_paddles():
     assert str(coo) == ("Tensor(shape=[3, 3], dtype=paddle.float32, place=Place(cpu), stop_gradient=True, \n"
                         "       indices=[[0, 1, 2],\n                [1, 2, 0]], \n"
                         "       values=[1.50000000, -2.       ,  3.       ])")
+
+
+def test_flags_check_nan_inf_turns_anomaly_mode_on_and_off():
+    # test_nan_inf sets {"FLAGS_check_nan_inf": 1, "FLAGS_check_nan_inf_level": 0}; Paddle 2.6.2
+    # then raises on an op that makes Inf, here log(0)
+    x = eager.to_tensor([0.0, 1.0])
+    assert eager.get_flags("FLAGS_check_nan_inf") == {"FLAGS_check_nan_inf": False}
+    eager.set_flags({"FLAGS_check_nan_inf": 1, "FLAGS_check_nan_inf_level": 0})
+    try:
+        assert eager.get_flags(["FLAGS_check_nan_inf", "FLAGS_check_nan_inf_level"]) == \
+            {"FLAGS_check_nan_inf": True, "FLAGS_check_nan_inf_level": 0}
+        with pytest.raises(FloatingPointError, match="log: output 0 .* contains Inf"):
+            eager.log(x)
+    finally:
+        eager.set_flags({"FLAGS_check_nan_inf": False})
+    assert not eager.autograd.is_anomaly_enabled()
+    np.testing.assert_array_equal(eager.log(x).numpy(), [-np.inf, 0.0])
