@@ -12,6 +12,11 @@ What was found and fixed:
 - ``set_flags({'FLAGS_check_nan_inf': 1})`` (test_nan_inf, the docstring example of
   ``paddle.get_flags``) raised ValueError: the flag now runs the thread in anomaly mode, as
   ``eager.autograd.detect_anomaly`` (FLAGS_check_nan_inf_level is kept: eager always raises).
+- ``LazyGuard`` made the parameters at once (a documented difference until now): test_lazy_init
+  expects them empty, a forward to raise RuntimeError, and ``param.initialize()`` to draw
+  them. They are now shape-only until ``initialize()`` (or ``set_value``/``set_state_dict``),
+  ``paddle.create_parameter`` under the guard too (as Paddle 2.6.2); an op given one raises
+  NoDataError (RuntimeError and the TypeError it was).
 - A sparse tensor's repr lacked the space Paddle's template puts before each newline.
 - ``set_printoptions(sci_mode=1)`` and ``linewidth=0``, which Paddle 2.6.2 takes, were
   refused.
@@ -22,8 +27,7 @@ What was found and fixed:
 - ``scale(x, 1j)`` of a real x returned zeros (the complex product cast back to x's dtype);
   now a TypeError as pow's for a complex exponent (Paddle 2.6.2 returns wrong complex values).
 
-Deliberate differences met (already in the docs' tables): LazyGuard builds parameters at
-once (docs/training.md), ``utils.deprecated`` warns and
+Deliberate differences met (already in the docs' tables): ``utils.deprecated`` warns and
 raises where Paddle 2.6.2's is a no-op (docs/training.md), ``paddle.Tensor(ndarray)``
 (docs/architecture.md), ``Tensor.numpy()`` shares the buffer (docs/architecture.md); newly
 added (docs/nn.md): ``create_parameter`` of an integer or bool dtype without an initializer
@@ -144,3 +148,45 @@ def test_flags_check_nan_inf_turns_anomaly_mode_on_and_off():
         eager.set_flags({"FLAGS_check_nan_inf": False})
     assert not eager.autograd.is_anomaly_enabled()
     np.testing.assert_array_equal(eager.log(x).numpy(), [-np.inf, 0.0])
+
+
+def _lazy_linear():
+    init = eager.nn.initializer
+    with eager.LazyGuard():
+        return eager.nn.Linear(10, 10, weight_attr=eager.ParamAttr(initializer=init.Constant(0.6)),
+                               bias_attr=eager.ParamAttr(initializer=init.Constant(0.3)))
+
+
+def test_lazy_guard_parameters_hold_no_data_until_initialize():
+    # test_lazy_init (Paddle 2.6.2): no memory before initialize(), a forward raises RuntimeError
+    fc = _lazy_linear()
+    x = eager.randn([2, 10])
+    assert fc.weight.shape == [10, 10] and not fc.weight._is_initialized()
+    with pytest.raises(RuntimeError, match="holds no data"):
+        fc(x)
+    for param in fc.parameters():
+        param.initialize()
+    assert fc(x).shape == [2, 10]
+    np.testing.assert_allclose(fc.weight.numpy(), np.full([10, 10], 0.6, np.float32))
+    np.testing.assert_allclose(fc.bias.numpy(), np.full([10], 0.3, np.float32))
+    with eager.LazyGuard():
+        p = eager.create_parameter([2], "float32")
+    assert not p._is_initialized()
+
+
+def test_lazy_guard_model_loads_a_state_dict_without_initializing():
+    fc = _lazy_linear()
+    source = eager.nn.Linear(10, 10)
+    fc.set_state_dict(source.state_dict())
+    for param in fc.parameters():
+        param.initialize()  # keeps the loaded values
+    np.testing.assert_array_equal(fc.weight.numpy(), source.weight.numpy())
+    np.testing.assert_array_equal(fc.bias.numpy(), source.bias.numpy())
+
+
+def test_lazy_embedding_zeroes_its_padding_row_when_initialized():
+    with eager.LazyGuard():
+        emb = eager.nn.Embedding(5, 3, padding_idx=1)
+    emb.weight.initialize()
+    np.testing.assert_array_equal(emb.weight.numpy()[1], np.zeros(3, np.float32))
+    assert np.all(emb.weight.numpy()[[0, 2, 3, 4]] != 0)
