@@ -116,7 +116,8 @@ class Parameter(Tensor):
         >>> layer.weight._is_initialized()
         True
         """
-        init, self._init_func = self._init_func, None
+        # (getattr: a Parameter unpickled from a file written before the slot existed lacks it)
+        init, self._init_func = getattr(self, "_init_func", None), None
         if init is None or self.impl.initialized():
             return
         self.impl.array = _parameter_impl(init()).array
