@@ -17,6 +17,8 @@ What was found and fixed:
   them. They are now shape-only until ``initialize()`` (or ``set_value``/``set_state_dict``),
   ``paddle.create_parameter`` under the guard too (as Paddle 2.6.2); an op given one raises
   NoDataError (RuntimeError and the TypeError it was).
+- ``utils.run_check()`` failed after ``set_grad_enabled(False)`` (no gradients in its backward
+  stage); it now runs with gradients on, as Paddle's passes.
 - A sparse tensor's repr lacked the space Paddle's template puts before each newline.
 - ``set_printoptions(sci_mode=1)`` and ``linewidth=0``, which Paddle 2.6.2 takes, were
   refused.
@@ -190,3 +192,15 @@ def test_lazy_embedding_zeroes_its_padding_row_when_initialized():
     emb.weight.initialize()
     np.testing.assert_array_equal(emb.weight.numpy()[1], np.zeros(3, np.float32))
     assert np.all(emb.weight.numpy()[[0, 2, 3, 4]] != 0)
+
+
+def test_run_check_works_with_gradients_turned_off(capsys):
+    # Paddle 2.6.2's run_check passes after set_grad_enabled(False) (its docstring example
+    # leaves the mode off); eager's backward stage found no gradient
+    eager.set_grad_enabled(False)
+    try:
+        eager.utils.run_check()
+        assert not eager.is_grad_enabled()
+    finally:
+        eager.set_grad_enabled(True)
+    assert "eager works well on 1 CPU." in capsys.readouterr().out
