@@ -24,7 +24,8 @@ from phi.common import CPUPlace, DataType, GPUPlace, Place
 from phi.common.data_type import default_float_dtype, set_default_float_dtype
 
 __all__ = ["get_default_dtype", "set_default_dtype", "get_device", "set_device", "set_printoptions",
-           "disable_static", "enable_static", "in_dynamic_mode", "get_flags", "set_flags"]
+           "disable_static", "enable_static", "in_dynamic_mode", "in_dynamic_or_pir_mode", "in_pir_mode",
+           "use_pir_api", "get_flags", "set_flags"]
 
 _LOCK = threading.Lock()
 _FLOATS = {"float16": DataType.FLOAT16, "bfloat16": DataType.BFLOAT16, "float32": DataType.FLOAT32,
@@ -251,6 +252,37 @@ def in_dynamic_mode() -> bool:
     """True: eager runs every op as it is called (Paddle's dynamic graph mode), always.
 
     >>> eager.in_dynamic_mode()
+    True
+    """
+    return True
+
+
+def in_pir_mode() -> bool:
+    """False: Paddle's query for static mode under its PIR program representation
+    (eager has no static mode), as ``paddle.framework.in_pir_mode()`` answers in
+    dynamic mode.
+
+    >>> eager.framework.in_pir_mode()
+    False
+    """
+    return False
+
+
+def use_pir_api() -> bool:
+    """False: whether Paddle's static graph would be built as PIR (Paddle 2.6's
+    default is the old program; eager builds none).
+
+    >>> eager.framework.use_pir_api()
+    False
+    """
+    return False
+
+
+def in_dynamic_or_pir_mode() -> bool:
+    """True: dynamic mode or PIR static mode, Paddle's test before its dygraph
+    fast path; eager is always in dynamic mode.
+
+    >>> eager.framework.in_dynamic_or_pir_mode()
     True
     """
     return True

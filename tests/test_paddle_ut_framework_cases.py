@@ -19,6 +19,8 @@ What was found and fixed:
   NoDataError (RuntimeError and the TypeError it was).
 - ``utils.run_check()`` failed after ``set_grad_enabled(False)`` (no gradients in its backward
   stage); it now runs with gradients on, as Paddle's passes.
+- ``paddle.framework.use_pir_api`` / ``in_pir_mode`` / ``in_dynamic_or_pir_mode`` (test_lazy_init
+  calls the first) were missing.
 - A sparse tensor's repr lacked the space Paddle's template puts before each newline.
 - ``set_printoptions(sci_mode=1)`` and ``linewidth=0``, which Paddle 2.6.2 takes, were
   refused.
@@ -204,3 +206,10 @@ def test_run_check_works_with_gradients_turned_off(capsys):
     finally:
         eager.set_grad_enabled(True)
     assert "eager works well on 1 CPU." in capsys.readouterr().out
+
+
+def test_framework_pir_mode_queries():
+    # paddle.framework's (test_lazy_init calls use_pir_api); Paddle 2.6.2 in dynamic mode
+    assert eager.framework.use_pir_api() is False
+    assert eager.framework.in_pir_mode() is False
+    assert eager.framework.in_dynamic_or_pir_mode() is True
