@@ -40,8 +40,19 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
         target = None if dtype is None else convert_dtype(dtype).numpy_dtype
     except TypeError as error:
         raise TypeError(f"to_tensor: argument 'dtype': {error}") from None
-    array = _to_host_array(data, target)
     place = current_place() if place is None else convert_place(place)
+    if isinstance(data, Tensor) and type(data.impl) is DenseTensor and data.impl.place == place:
+        # A copy by phi kernels on the tensor's own device: a GPU tensor does not go
+        # through the host, and a to_static trace records the copy (a host read would
+        # make the call run eagerly for good).
+        impl = phi_api.assign(data.impl)
+        if target is not None and target != impl.array.dtype:
+            impl = phi_api.cast(impl, convert_dtype(dtype))
+        tensor = Tensor(impl)
+        if not stop_gradient:
+            tensor.stop_gradient = False
+        return tensor
+    array = _to_host_array(data, target)
     if place.is_gpu_place():
         refuse_bfloat16(array.dtype, "to_tensor")
         try:

@@ -24,8 +24,18 @@ class PyLayerResultError(TypeError, ValueError):
     """
 
 
+class UnsupportedAudioError(ValueError, NotImplementedError):
+    """An audio file or backend the wave backend does not handle (not 16-bit PCM WAV,
+    a backend other than ``wave_backend``).
+
+    A ValueError by eager's rule for bad values, and a NotImplementedError as
+    Paddle raises for the same inputs, so a ported ``except NotImplementedError``
+    (Paddle's test_audio_backend) still catches it.
+    """
+
+
 class ModelNotFoundError(FileNotFoundError, ValueError):
-    """``jit.load`` found no saved program at the path.
+    """``load`` found no file, or ``jit.load`` no saved program, at the path.
 
     A FileNotFoundError, and a ValueError as Paddle raises for a missing model,
     so a ported ``except ValueError`` still catches it.

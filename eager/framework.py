@@ -24,7 +24,8 @@ from phi.common import CPUPlace, DataType, GPUPlace, Place
 from phi.common.data_type import default_float_dtype, set_default_float_dtype
 
 __all__ = ["get_default_dtype", "set_default_dtype", "get_device", "set_device", "set_printoptions",
-           "disable_static", "enable_static", "in_dynamic_mode", "get_flags", "set_flags"]
+           "disable_static", "enable_static", "in_dynamic_mode", "in_dynamic_or_pir_mode", "in_pir_mode",
+           "use_pir_api", "get_flags", "set_flags"]
 
 _LOCK = threading.Lock()
 _FLOATS = {"float16": DataType.FLOAT16, "bfloat16": DataType.BFLOAT16, "float32": DataType.FLOAT32,
@@ -215,7 +216,8 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, sci_mode=No
     ``precision``: digits after the point (8); ``threshold``: above this many
     elements only the edges print (1000); ``edgeitems``: how many at each edge
     (3); ``sci_mode``: scientific notation for floats (False); ``linewidth``:
-    characters per line (80).
+    characters per line (80; a line holds at least one item, so 0 prints one
+    item a line).
 
     >>> eager.set_printoptions(precision=2)
     >>> print(eager.to_tensor([1.0, 0.123456]))
@@ -225,13 +227,15 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, sci_mode=No
     """
     changes = {}
     for arg, value, minimum in (("precision", precision, 0), ("threshold", threshold, 0),
-                                ("edgeitems", edgeitems, 1), ("linewidth", linewidth, 1)):
+                                ("edgeitems", edgeitems, 1), ("linewidth", linewidth, 0)):
         if value is not None:
             _check_count(arg, value, minimum)
             changes[arg] = int(value)
     if sci_mode is not None:
-        if not isinstance(sci_mode, (bool, np.bool_)):
-            raise TypeError(f"set_printoptions: argument 'sci_mode' expected a bool, got {sci_mode!r}")
+        # Paddle 2.6 takes 0 and 1 too (its core converts the value to bool)
+        if not isinstance(sci_mode, (bool, np.bool_)) and not (
+                isinstance(sci_mode, numbers.Integral) and sci_mode in (0, 1)):
+            raise TypeError(f"set_printoptions: argument 'sci_mode' expected a bool (or 0 or 1), got {sci_mode!r}")
         changes["sci_mode"] = bool(sci_mode)
     with _LOCK:
         _print_options[0] = replace(_print_options[0], **changes)
@@ -248,6 +252,37 @@ def in_dynamic_mode() -> bool:
     """True: eager runs every op as it is called (Paddle's dynamic graph mode), always.
 
     >>> eager.in_dynamic_mode()
+    True
+    """
+    return True
+
+
+def in_pir_mode() -> bool:
+    """False: Paddle's query for static mode under its PIR program representation
+    (eager has no static mode), as ``paddle.framework.in_pir_mode()`` answers in
+    dynamic mode.
+
+    >>> eager.framework.in_pir_mode()
+    False
+    """
+    return False
+
+
+def use_pir_api() -> bool:
+    """False: whether Paddle's static graph would be built as PIR (Paddle 2.6's
+    default is the old program; eager builds none).
+
+    >>> eager.framework.use_pir_api()
+    False
+    """
+    return False
+
+
+def in_dynamic_or_pir_mode() -> bool:
+    """True: dynamic mode or PIR static mode, Paddle's test before its dygraph
+    fast path; eager is always in dynamic mode.
+
+    >>> eager.framework.in_dynamic_or_pir_mode()
     True
     """
     return True
@@ -317,8 +352,30 @@ _PADDLE_ONLY_FLAGS = {
     "FLAGS_call_stack_level": 1,
 }
 _paddle_only_values = dict(_PADDLE_ONLY_FLAGS)
-# Flags whose job eager does another way: the error says which.
-_INSTEAD = {"FLAGS_check_nan_inf": "eager.autograd.detect_anomaly() checks every op's results for nan/inf"}
+
+# Paddle's switch of the nan/inf check after every op (its FLAGS_check_nan_inf, which Paddle's
+# own docstring examples and debugging scripts set), served by eager's anomaly mode: set
+# True, the thread that sets it runs as inside eager.autograd.detect_anomaly() (every op's
+# results checked, forward and backward, the error naming the op) until it is set False.
+# FLAGS_check_nan_inf_level (Paddle's choice between raising and only printing statistics)
+# is kept and read back: eager always raises.
+_NAN_INF_FLAG = "FLAGS_check_nan_inf"
+_PADDLE_ONLY_FLAGS["FLAGS_check_nan_inf_level"] = 0
+_paddle_only_values["FLAGS_check_nan_inf_level"] = 0
+_nan_inf_guard = [None]  # the detect_anomaly() entered by set_flags while the flag is on
+
+
+def _set_check_nan_inf(on: bool) -> None:
+    if on == (_nan_inf_guard[0] is not None):
+        return
+    if on:
+        # eager.autograd is a layer above this module (which only phi may import statically)
+        guard = importlib.import_module("eager.autograd").detect_anomaly()
+        guard.__enter__()
+        _nan_inf_guard[0] = guard
+    else:
+        guard, _nan_inf_guard[0] = _nan_inf_guard[0], None
+        guard.__exit__(None, None, None)
 
 
 def _flag_attribute(op: str, name) -> str:
@@ -327,16 +384,17 @@ def _flag_attribute(op: str, name) -> str:
     if not isinstance(name, str):
         raise TypeError(f"{op}: a flag name must be a str such as 'FLAGS_check_infer_meta', "
                         f"got {type(name).__name__} {name!r}")
-    if name in _PADDLE_ONLY_FLAGS:
+    if name in _PADDLE_ONLY_FLAGS or name == _NAN_INF_FLAG:
         return name
     if name not in names:
-        instead = f" ({_INSTEAD[name]})" if name in _INSTEAD else ""
-        raise ValueError(f"{op}: unknown flag {name!r}{instead}; eager has the flags {sorted(names)} "
+        raise ValueError(f"{op}: unknown flag {name!r}; eager has the flags {sorted([*names, _NAN_INF_FLAG])} "
                          f"and accepts, without effect, {sorted(_PADDLE_ONLY_FLAGS)}")
     return names[name]
 
 
 def _flag_value(attribute: str):
+    if attribute == _NAN_INF_FLAG:
+        return _nan_inf_guard[0] is not None
     if attribute in _PADDLE_ONLY_FLAGS:
         return _paddle_only_values[attribute]
     return getattr(FLAGS, attribute)
@@ -345,8 +403,9 @@ def _flag_value(attribute: str):
 def get_flags(flags) -> dict:
     """The values of the named flags ('FLAGS_<name>', a str or a list/tuple of them)
     as a dict, as Paddle's ``paddle.get_flags``. eager's flags are phi's debug
-    switches; Paddle's cuDNN/oneDNN tuning flags (``FLAGS_cudnn_deterministic``,
-    ...) are kept and read back but have no effect (eager uses neither library);
+    switches and ``FLAGS_check_nan_inf`` (see :func:`set_flags`); Paddle's
+    cuDNN/oneDNN tuning flags (``FLAGS_cudnn_deterministic``, ...) are kept and
+    read back but have no effect (eager uses neither library);
     an unknown name raises ValueError listing the known ones.
 
     >>> list(eager.get_flags(["FLAGS_check_infer_meta"]))
@@ -362,6 +421,9 @@ def get_flags(flags) -> dict:
 def set_flags(flags) -> None:
     """Sets flags from a dict ``{'FLAGS_<name>': value}``, as Paddle's
     ``paddle.set_flags``; every name and value is checked before any is set.
+    ``FLAGS_check_nan_inf`` set True turns on eager's anomaly mode
+    (``eager.autograd.detect_anomaly``) in the calling thread until it is set
+    False: every op's results are checked for NaN/Inf, forward and backward.
 
     >>> before = eager.get_flags("FLAGS_check_infer_meta")
     >>> eager.set_flags({"FLAGS_check_infer_meta": True})
@@ -391,7 +453,9 @@ def set_flags(flags) -> None:
         updates[attribute] = value
     with _LOCK:
         for attribute, value in updates.items():
-            if attribute in _PADDLE_ONLY_FLAGS:
+            if attribute == _NAN_INF_FLAG:
+                _set_check_nan_inf(value)
+            elif attribute in _PADDLE_ONLY_FLAGS:
                 _paddle_only_values[attribute] = value
             else:
                 setattr(FLAGS, attribute, value)

@@ -1,16 +1,20 @@
 """Paddle's ``paddle.create_parameter``: a Parameter made outside any Layer."""
 from __future__ import annotations
 
+import functools
 import numbers
 
 from phi.common import DataType, convert_dtype
+from phi.core import ArraySpec, DenseTensor
 
+from .framework import current_place
 from .nn import initializer as _init
 from .nn.layer import Parameter, ParamAttr
 from .utils import unique_name
 
 
-def create_parameter(shape, dtype, name=None, attr=None, is_bias: bool = False, default_initializer=None):
+def create_parameter(shape, dtype, name=None, attr=None, is_bias: bool = False,
+                     default_initializer=None) -> Parameter | None:
     """A new trainable Parameter of ``shape`` and ``dtype`` (floating, integer or
     bool, as Paddle allows), as a Layer's ``create_parameter`` makes it:
     initialized by ``attr.initializer``, else the global one
@@ -19,7 +23,8 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias: bool = False, 
     integer parameter reports ``stop_gradient=False`` but never gets a gradient
     (see Tensor.stop_gradient). ``name`` is used when ``attr`` is None; without either the
     parameter is named as in Paddle, ``create_parameter_<n>.w_0`` (``.b_0`` for
-    a bias).
+    a bias). ``attr=False`` gives None (no parameter), as in Paddle. Under ``LazyGuard`` the
+    parameter holds no values until ``initialize()`` (see :class:`eager.LazyGuard`).
 
     >>> import eager
     >>> w = eager.create_parameter([2, 3], "float32")
@@ -43,13 +48,18 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias: bool = False, 
         raise TypeError(f"create_parameter: argument 'default_initializer' expected an initializer, got "
                         f"{type(default_initializer).__name__}")
     attr = ParamAttr(name=name) if attr is None else ParamAttr.from_argument(attr, "create_parameter", "attr")
-    if attr is False:
-        raise TypeError("create_parameter: argument 'attr' expected None, a ParamAttr, a name or an initializer, "
-                        "got False")
+    if attr is False:  # no parameter, as Layer.create_parameter (and Paddle 2.6.2's create_parameter)
+        return None
     init = attr.initializer or _init.global_initializer(is_bias) or default_initializer or \
         _init.default_initializer(resolved, is_bias)
-    array = init([int(d) for d in shape], resolved)
+    dims = [int(d) for d in shape]
+    lazy = _init.lazy_init_active()  # under LazyGuard: shape and dtype only, as Layer.create_parameter
+    array = DenseTensor(ArraySpec(tuple(dims), resolved.numpy_dtype, current_place())) if lazy else init(dims, resolved)
     param_name = attr.name or unique_name.generate(
         f"{unique_name.generate('create_parameter')}.{'b' if is_bias else 'w'}")
-    return Parameter(array, trainable=attr.trainable, name=param_name, learning_rate=attr.learning_rate,
-                     need_clip=attr.need_clip, regularizer=attr.regularizer)
+    param = Parameter(array, trainable=attr.trainable, name=param_name, learning_rate=attr.learning_rate,
+                      need_clip=attr.need_clip, regularizer=attr.regularizer)
+    param.do_model_average = attr.do_model_average
+    if lazy:
+        param._init_func = functools.partial(init, dims, resolved)
+    return param

@@ -81,7 +81,8 @@ refused, before anything is imported or called. A PyTorch zip archive
 (``torch.save``) is refused with an explanation; convert it where you trust
 the file and save its arrays with ``eager.save``. A file that is truncated,
 empty, or whose header is not what eager writes raises a ValueError naming
-the path and what is wrong; a missing file raises FileNotFoundError.
+the path and what is wrong; a missing file raises ModelNotFoundError (a
+FileNotFoundError and the ValueError Paddle raises).
 (safetensors keeps no checksum: a byte changed inside the array data goes
 unnoticed.)
 
@@ -126,7 +127,8 @@ Differences from Paddle
   its inference-model formats (``paddle.jit.save``), which eager does not
   read; giving them raises. ``use_binary_format`` only matters for Paddle's
   static graph and is accepted and ignored.
-- A missing file raises FileNotFoundError (Paddle: ValueError).
+- A missing file raises ModelNotFoundError: a FileNotFoundError, and the
+  ValueError Paddle raises.
 - Saving to a path is atomic: the file is written under a temporary name in
   the same directory and renamed, so a failed save leaves an existing file as
   it was. As in Paddle, missing parent directories are created.
@@ -148,7 +150,7 @@ from phi.common.data_type import BFloat16Unavailable, bfloat16_numpy_dtype
 from phi.core import DenseTensor
 
 from . import autograd  # noqa: F401  (the autograd core before eager.tensor, which needs it loaded)
-from .errors import ArgumentKindError
+from .errors import ArgumentKindError, ModelNotFoundError
 from .restricted_pickle import RefusedGlobal, RestrictedUnpickler, check_arrays
 from .tensor import Tensor
 
@@ -531,7 +533,7 @@ def _load_source(who: str, path):
         hint = next((f"; did you mean {path + suffix!r}? give the full file name"
                      for suffix in (".pdparams", ".pdopt", ".pdtensor", ".safetensors")
                      if os.path.isfile(path + suffix)), "")
-        raise FileNotFoundError(f"{who}: there is no file {path!r}{hint}")
+        raise ModelNotFoundError(f"{who}: there is no file {path!r}{hint}")
     return path
 
 

@@ -481,7 +481,8 @@ def _host_array(impl) -> np.ndarray:
 def _sparse_repr(x) -> str:
     """A sparse tensor printed as Paddle prints one: its stored parts (COO: indices
     and values; CSR: crows, cols and values), each formatted like a dense tensor's
-    values, and the dtype written ``paddle.float32``."""
+    values, and the dtype written ``paddle.float32``; a space ends each line but
+    the last, as in Paddle's string."""
     impl, options = x.impl, print_options()
     if impl.kind is TensorKind.SPARSE_COO:
         parts = (("indices", impl.indices), ("values", impl.values))
@@ -490,8 +491,9 @@ def _sparse_repr(x) -> str:
     indent = " " * len("Tensor(")
     texts = [f"{name}=" + format_values(_host_array(part), options, prefix=indent + " " * len(name + "="))
              for name, part in parts]
-    return (f"Tensor(shape={x.shape}, dtype={x.dtype}, place={x.place}, stop_gradient={x.stop_gradient},\n"
-            + ",\n".join(indent + text for text in texts) + ")")
+    # ", \n" with its space before each part, as Paddle 2.6's template writes it
+    return (f"Tensor(shape={x.shape}, dtype={x.dtype}, place={x.place}, stop_gradient={x.stop_gradient}, \n"
+            + ", \n".join(indent + text for text in texts) + ")")
 
 
 def _float_text(value, options) -> str:
@@ -510,7 +512,9 @@ def format_values(array: np.ndarray, options, prefix: str = "       ") -> str:
     ``precision`` digits (``1.`` for a whole number, scientific under
     ``sci_mode``); every item padded to the width of the widest printed one, a
     non-negative item that is narrower getting a space where a sign would go
-    when some item is negative; once there are more than ``threshold`` items,
+    when some item is negative, the widest and the negative ones looked for
+    among the ``edgeitems`` at the edges of each axis only (Paddle's rule, even
+    when nothing is left out); once there are more than ``threshold`` items,
     only ``edgeitems`` at each edge of an axis and ``...`` between them; a row
     holds as many items as fit ``linewidth`` after its indent, ``...``
     counting as one; an empty axis still shows its brackets (``[[], []]``).
@@ -535,7 +539,10 @@ def format_values(array: np.ndarray, options, prefix: str = "       ") -> str:
     else:
         text_of = str
     summary = array.ndim > 0 and array.size > options.threshold
-    shown = _summarized(array, options) if summary else array
+    # The width and the sign column come from the edge items only, summarized or not, as in
+    # Paddle 2.6 (whose strings eager reproduces): below the threshold a wider middle item
+    # prints unpadded, past the column ([1., 2., 3., -4., 5., 6., 7.] with the default options).
+    shown = _summarized(array, options)
     texts = [text_of(v) for v in shown.ravel()]
     if kind == "c":
         signed = any(_negative(t) for t in texts)

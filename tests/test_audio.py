@@ -342,10 +342,11 @@ def test_wav_errors(tmp_path):
     (lambda: AF.get_window(3, 8), TypeError, r"argument 'window' expected a window name or a tuple"),
     # Paddle 2.6.2 raises ValueError for a window of the wrong kind
     (lambda: AF.get_window(1043, 8), ValueError, r"argument 'window' expected a window name or a tuple"),
-    (lambda: AF.get_window("hann", 0), ValueError, r"argument 'win_length' expected an int >= 1, got 0"),
+    (lambda: AF.get_window("hann", -1), ValueError, r"argument 'win_length' expected an int >= 0, got -1"),
     (lambda: AF.get_window("hann", 8, dtype="int32"), TypeError, r"argument 'dtype' expected 'float32' or 'float64'"),
     (lambda: AF.hz_to_mel("440"), TypeError, r"audio.functional.hz_to_mel: argument 'freq' expected a number or"),
-    (lambda: AF.mel_to_hz(eager.ones([2], dtype="int64")), TypeError, r"argument 'mel' expected a floating-point"),
+    (lambda: AF.mel_to_hz(eager.ones([2], dtype="bool")), TypeError,
+     r"argument 'mel' expected a floating-point or integer"),
     (lambda: AF.fft_frequencies(0, 8), ValueError, r"audio.functional.fft_frequencies: argument 'sr' expected a number > 0"),
     (lambda: AF.compute_fbank_matrix(8000, 64, f_min=5000.0), ValueError, r"expected 0 <= f_min < f_max"),
     (lambda: AF.compute_fbank_matrix(8000, 64, norm="l2"), ValueError, r"argument 'norm' expected 'slaney', a number"),

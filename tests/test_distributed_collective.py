@@ -572,8 +572,8 @@ def test_communication_is_paddles_path_to_the_same_objects():
     stream = communication_stream
     assert dist.communication is communication and communication.stream is stream
     assert set(communication.__all__) == {
-        "ReduceOp", "all_gather", "all_gather_object", "all_reduce", "alltoall", "alltoall_single", "barrier",
-        "broadcast", "broadcast_object_list", "destroy_process_group", "gather", "get_backend", "get_group",
+        "P2POp", "ReduceOp", "all_gather", "all_gather_object", "all_reduce", "alltoall", "alltoall_single",
+        "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list", "destroy_process_group", "gather", "get_backend", "get_group",
         "irecv", "is_initialized", "isend", "recv", "reduce", "reduce_scatter", "scatter", "scatter_object_list",
         "send", "stream", "wait"}
     for name in communication.__all__:

@@ -799,6 +799,7 @@ def test_errors_name_the_function_and_argument():
                                     "eager.incubate.nn.layer", "eager.incubate.nn.functional.linear",
                                     "eager.incubate.nn.functional.transformer", "eager.incubate.nn.functional.norm",
                                     "eager.incubate.nn.functional.activation", "eager.incubate.nn.functional.rotary",
+                                    "eager.incubate.nn.functional.moe",
                                     "eager.incubate.autotune"])
 def test_docstring_examples_run(module, device):
     if device == "gpu":

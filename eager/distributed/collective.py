@@ -44,6 +44,7 @@ from phi.core import DenseTensor
 
 from .. import autograd  # noqa: F401  (the autograd core before eager.tensor, which needs it loaded)
 from ..creation import to_tensor
+from ..errors import ArgumentKindError
 from ..tensor import Tensor
 from . import nccl
 from .env import mpi_module
@@ -112,6 +113,16 @@ class Task:
                 self._complete()
         return self._done
 
+    def is_sync(self) -> bool:
+        """Whether the collective was synchronous (``sync_op=True``): it was
+        complete when the call returned."""
+        return self._group is None
+
+    def synchronize(self) -> None:
+        """Paddle's ``synchronize``: waits for the collective, as :meth:`wait`
+        does (there is no separate communication stream to order with)."""
+        self.wait()
+
     def _complete(self) -> None:
         finish, self._finish, self._requests = self._finish, None, []
         self._done = True
@@ -136,7 +147,8 @@ def _call(fn: str, method, *args, **kwargs):
 
 def _check_tensor(fn: str, arg: str, value) -> None:
     if not isinstance(value, Tensor):
-        raise TypeError(f"{fn}: argument '{arg}' expected a Tensor, got {type(value).__name__}")
+        # also a ValueError: Paddle's argument parsing raises one ("must be Tensor")
+        raise ArgumentKindError(f"{fn}: argument '{arg}' expected a Tensor, got {type(value).__name__}")
     if value.impl.kind is not TensorKind.DENSE:
         raise TypeError(f"{fn}: argument '{arg}' expected a dense Tensor, got a {value.impl.kind.name} "
                         f"one; convert it first (e.g. phi.api.selected_rows_to_dense)")
@@ -153,7 +165,7 @@ def _check_like(fn: str, arg: str, value, reference: Tensor) -> None:
 def _check_list(fn: str, arg: str, values, reference: Tensor, counts: tuple) -> None:
     """``values`` must be a list (or tuple) of ``counts`` tensors like ``reference``."""
     if not isinstance(values, (list, tuple)):
-        raise TypeError(f"{fn}: argument '{arg}' expected a list of Tensors, got {type(values).__name__}")
+        raise ArgumentKindError(f"{fn}: argument '{arg}' expected a list of Tensors, got {type(values).__name__}")
     if len(values) not in counts:
         wanted = " or ".join(map(str, counts))
         raise ValueError(f"{fn}: argument '{arg}' expected {wanted} tensors (the group has {counts[-1]} "
@@ -170,8 +182,9 @@ def _check_sync(fn: str, sync_op) -> None:
 def _check_op(fn: str, op, dtype: DataType) -> ReduceOp:
     if type(op) is not ReduceOp:  # Paddle's ops are plain ints: take those too, but not bools
         if isinstance(op, bool) or not isinstance(op, int) or op not in _OP_VALUES:
-            raise TypeError(f"{fn}: argument 'op' expected an eager.distributed.ReduceOp (SUM, MAX, "
-                            f"MIN, PROD, AVG), got {op!r}")
+            # also a ValueError, Paddle's "Unknown reduce_op type"
+            raise ArgumentKindError(f"{fn}: argument 'op' expected an eager.distributed.ReduceOp (SUM, MAX, "
+                                    f"MIN, PROD, AVG), got {op!r}")
         op = ReduceOp(op)
     if op is _AVG and not (dtype.is_floating_point or dtype.is_complex):
         raise TypeError(f"{fn}: ReduceOp.AVG needs a floating-point or complex tensor, got {dtype}; "
@@ -297,6 +310,16 @@ def _fill(tensor_list: list, parts: np.ndarray, place) -> None:
         # parts[i, ...], not iteration: iterating a 1-d array yields NumPy scalars, which would
         # make the parts of 0-d tensors 1-d (or unreadable) instead of 0-d
         tensor_list.extend(_new_tensor(parts[index, ...], place) for index in range(len(parts)))
+
+
+def _fill_later(tensor_list: list, parts: np.ndarray, place, sync_op: bool):
+    """What fills ``tensor_list`` with ``parts`` once the collective is done. An
+    empty list given to a ``sync_op=False`` call gets its tensors at once, as
+    Paddle's does, and they are written at the wait; a synchronous call hands
+    ``parts`` over without a copy."""
+    if not sync_op and not tensor_list:
+        tensor_list.extend(_new_tensor(np.empty_like(parts[index, ...]), place) for index in range(len(parts)))
+    return lambda: _fill(tensor_list, parts, place)
 
 
 def _reduce_buffer(array: np.ndarray) -> np.ndarray:
@@ -477,8 +500,8 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True) -> Task:
     elif isinstance(tensor_list, list):
         _check_list(fn, "tensor_list", tensor_list, tensor, (0, nranks))
     else:
-        raise TypeError(f"{fn}: argument 'tensor_list' expected a list of Tensors or a Tensor, got "
-                        f"{type(tensor_list).__name__}")
+        raise ArgumentKindError(f"{fn}: argument 'tensor_list' expected a list of Tensors or a Tensor, got "
+                                f"{type(tensor_list).__name__}")
     targets = [tensor_list] if isinstance(tensor_list, Tensor) else tensor_list
     if nranks > 1 and nccl.usable(group, tensor, *targets):
         if _debugging():
@@ -500,8 +523,7 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True) -> Task:
         finish = (lambda: _store(tensor_list, receive)) if staged else None  # noqa: E731
     else:
         receive = np.empty((nranks, *send.shape), send.dtype)
-        place = tensor.place
-        finish = lambda: _fill(tensor_list, receive, place)  # noqa: E731
+        finish = _fill_later(tensor_list, receive, tensor.place, sync_op)
     if nranks == 1:
         receive.reshape(-1)[...] = send.reshape(-1)
         return _done((), finish, fn, True)
@@ -581,8 +603,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, sync_op=True) -> Task:
         _check_list(fn, "gather_list", gather_list, tensor, (0, nranks))
     send = _host_read(tensor)
     receive = np.empty((nranks, *send.shape), send.dtype) if mine else None
-    place = tensor.place
-    finish = (lambda: _fill(gather_list, receive, place)) if mine else None  # noqa: E731
+    finish = _fill_later(gather_list, receive, tensor.place, sync_op) if mine else None
     if nranks == 1:
         receive[0] = send
         return _done((), finish, fn, True)
@@ -624,8 +645,7 @@ def alltoall(in_tensor_list, out_tensor_list, group=None, sync_op=True) -> Task:
     _check_list(fn, "out_tensor_list", out_tensor_list, reference, (0, nranks))
     send = np.concatenate([_host_read(t).reshape(-1) for t in in_tensor_list])
     receive = np.empty((nranks, *reference.shape), send.dtype)
-    place = reference.place
-    finish = lambda: _fill(out_tensor_list, receive, place)  # noqa: E731
+    finish = _fill_later(out_tensor_list, receive, reference.place, sync_op)
     if nranks == 1:
         receive.reshape(-1)[...] = send
         return _done((), finish, fn, True)
@@ -841,15 +861,15 @@ def recv(tensor, src=0, group=None, sync_op=True) -> Task:
         peer = MPI.ANY_SOURCE
     else:
         peer = _peer(fn, "src", src, group)
-    if _debugging():
+    # the sender's signature under EAGER_DISTRIBUTED_DEBUG: read now, or, for an irecv
+    # from a known rank, at the wait (blocking here would deadlock two ranks that
+    # each irecv before they isend, as batch_isend_irecv lets them)
+    deferred = _debugging() and not sync_op and src is not None
+    if _debugging() and not deferred:
         status = MPI.Status()
         theirs = _call(fn, comm.recv, source=peer, tag=_DEBUG_TAG, status=status)
         peer = status.Get_source()
-        mine = (tuple(tensor.shape), str(tensor.dtype))
-        if theirs != mine:
-            raise RuntimeError(f"{fn}: rank {group._ranks[peer]} sent a tensor of {theirs[1]}"
-                               f"{list(theirs[0])}, but this rank receives into {mine[1]}{list(mine[0])} "
-                               f"(found by EAGER_DISTRIBUTED_DEBUG=1)")
+        _check_signature(fn, group, peer, theirs, tensor)
     buffer, staged = _host_view(tensor)
     if not staged:
         tensor.impl.bump_version()
@@ -857,7 +877,41 @@ def recv(tensor, src=0, group=None, sync_op=True) -> Task:
     if sync_op:
         _call(fn, comm.Recv, [buffer, MPI.BYTE], source=peer, tag=_TAG)
         return _done((), finish, fn, True)
+    if deferred:
+        signature = _call(fn, comm.irecv, source=peer, tag=_DEBUG_TAG)
+        data = _call(fn, comm.Irecv, [buffer, MPI.BYTE], source=peer, tag=_TAG)
+
+        def checked_finish():
+            try:
+                _check_signature(fn, group, peer, _call(fn, signature.wait), tensor)
+            except RuntimeError:
+                _cancel(data)  # the message does not fit this tensor: leave no receive pending
+                raise
+            _call(fn, data.Wait)
+            if finish is not None:
+                finish()
+        return _done((), checked_finish, fn, False, group)
     return _done([_call(fn, comm.Irecv, [buffer, MPI.BYTE], source=peer, tag=_TAG)], finish, fn, False, group)
+
+
+def _cancel(request) -> None:
+    """Cancels a pending receive and frees it; one that already matched its
+    message (too long for the buffer) is freed with its error swallowed."""
+    MPI = mpi_module()
+    try:
+        request.Cancel()
+        request.Wait()
+    except MPI.Exception:
+        pass
+
+
+def _check_signature(fn: str, group: Group, peer: int, theirs, tensor: Tensor) -> None:
+    """Under EAGER_DISTRIBUTED_DEBUG: the sender's (shape, dtype) must be the receiving tensor's."""
+    mine = (tuple(tensor.shape), str(tensor.dtype))
+    if theirs != mine:
+        raise RuntimeError(f"{fn}: rank {group._ranks[peer]} sent a tensor of {theirs[1]}"
+                           f"{list(theirs[0])}, but this rank receives into {mine[1]}{list(mine[0])} "
+                           f"(found by EAGER_DISTRIBUTED_DEBUG=1)")
 
 
 def isend(tensor, dst, group=None) -> Task:
@@ -870,6 +924,56 @@ def irecv(tensor, src=None, group=None) -> Task:
     """Starts receiving into ``tensor`` from global rank ``src`` (any when None);
     returns a :class:`Task`; ``tensor`` holds the message after ``wait()``."""
     return recv(tensor, src, group, sync_op=False)
+
+
+class P2POp:
+    """One point-to-point operation for :func:`batch_isend_irecv` (Paddle's
+    ``P2POp``): ``op`` is :func:`isend` or :func:`irecv`, ``tensor`` what is
+    sent or received into, ``peer`` the other side's global rank, ``group``
+    the group (the world when None).
+
+    >>> send_op = dist.P2POp(dist.isend, send_t, (rank + 1) % world_size)
+    """
+
+    def __init__(self, op, tensor, peer, group=None):
+        if op is not isend and op is not irecv:
+            raise RuntimeError(f"P2POp: argument 'op' expected eager.distributed.isend or "
+                               f"eager.distributed.irecv, got {op!r}")
+        self.op = op
+        self.tensor = tensor
+        self.peer = peer
+        self.group = resolve_group("P2POp", group)
+
+    def __repr__(self):
+        return f"P2POp({self.op.__name__}, peer={self.peer}, group={self.group.id})"
+
+
+def batch_isend_irecv(p2p_op_list) -> list:
+    """Starts every :class:`P2POp` of ``p2p_op_list``, in order, and returns
+    their tasks (Paddle's ``batch_isend_irecv``). Each send must be matched by
+    a receive on its peer, in the same order; MPI's sends do not block, so a
+    ring (each rank sends to the next and receives from the previous) needs no
+    ordering between the ranks. Every operation is checked before any starts,
+    so a bad one leaves no message in flight. A process outside the ops' group
+    gets None, as in Paddle.
+
+    >>> tasks = dist.batch_isend_irecv([send_op, recv_op])
+    >>> for task in tasks:
+    ...     task.wait()
+    """
+    fn = "batch_isend_irecv"
+    if not isinstance(p2p_op_list, list) or not p2p_op_list or not all(
+            isinstance(p2p_op, P2POp) for p2p_op in p2p_op_list):
+        raise RuntimeError(f"{fn}: argument 'p2p_op_list' expected a non-empty list of "
+                           f"eager.distributed.P2POp, got {p2p_op_list!r:.120}")
+    if not p2p_op_list[0].group.is_member():
+        return None
+    for index, p2p_op in enumerate(p2p_op_list):
+        _check_tensor(fn, f"p2p_op_list[{index}].tensor", p2p_op.tensor)
+        group = resolve_group(fn, p2p_op.group)
+        if group.is_member() and not (p2p_op.op is irecv and p2p_op.peer is None):
+            _peer(fn, f"p2p_op_list[{index}].peer", p2p_op.peer, group)
+    return [p2p_op.op(p2p_op.tensor, p2p_op.peer, p2p_op.group) for p2p_op in p2p_op_list]
 
 
 def barrier(group=None) -> None:
@@ -979,5 +1083,6 @@ def scatter_object_list(out_object_list, in_object_list=None, src=0, group=None)
 
 
 __all__ = ["ReduceOp", "Task", "all_reduce", "broadcast", "reduce", "all_gather", "scatter", "gather",
-           "reduce_scatter", "alltoall", "alltoall_single", "send", "recv", "isend", "irecv", "barrier", "wait",
-           "all_gather_object", "broadcast_object_list", "scatter_object_list"]
+           "reduce_scatter", "alltoall", "alltoall_single", "send", "recv", "isend", "irecv", "P2POp",
+           "batch_isend_irecv", "barrier", "wait", "all_gather_object", "broadcast_object_list",
+           "scatter_object_list"]

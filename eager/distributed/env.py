@@ -237,7 +237,12 @@ class ParallelEnv:
     """This process's place in the job (Paddle's ``paddle.distributed.ParallelEnv``):
     ``rank``, ``world_size`` (and Paddle's aliases ``local_rank``, ``nranks``),
     ``device_id``/``dev_id`` (the GPU this rank uses: its rank on the node,
-    modulo the visible GPUs; 0 on the CPU).
+    modulo the visible GPUs; 0 on the CPU). ``device_type``,
+    ``current_endpoint``, ``trainer_endpoints`` and ``nrings`` read Paddle's
+    launcher variables as Paddle does (``PADDLE_XCCL_BACKEND``,
+    ``PADDLE_CURRENT_ENDPOINT``, ``PADDLE_TRAINER_ENDPOINTS``,
+    ``FLAGS_nccl_nrings``); under ``mpiexec`` they are empty, as MPI ranks have
+    no TCP endpoints.
 
     >>> env = ParallelEnv()
     >>> (env.rank, env.world_size)
@@ -265,6 +270,27 @@ class ParallelEnv:
         return 0 if local is None else local
 
     dev_id = device_id
+
+    @property
+    def device_type(self) -> str:
+        return os.environ.get("PADDLE_XCCL_BACKEND", "")
+
+    @property
+    def current_endpoint(self) -> str:
+        return os.environ.get("PADDLE_CURRENT_ENDPOINT", "")
+
+    @property
+    def trainer_endpoints(self) -> list:
+        return os.environ.get("PADDLE_TRAINER_ENDPOINTS", "").split(",")
+
+    @property
+    def nrings(self) -> int:
+        rings = _env_int("FLAGS_nccl_nrings")
+        if rings is None:
+            return 1
+        if not 0 < rings < 9:
+            raise ValueError(f"ParallelEnv: environment variable FLAGS_nccl_nrings expected 1 to 8, got {rings}")
+        return rings
 
     def __repr__(self):
         return f"ParallelEnv(rank={self.rank}, world_size={self.world_size})"

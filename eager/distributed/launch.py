@@ -10,11 +10,15 @@ exit code. ``--ips host1,host2`` spreads ``--nproc_per_node`` ranks on each
 host (MPICH's ``-hosts``/``-ppn`` or Open MPI's ``--host h:n``; the hosts need
 the same Python environment and passwordless ssh, as MPI itself does). The
 ``mpiexec`` used is ``--mpiexec``, else the one beside this Python (the mpich
-wheel installs it there), else the first on PATH.
+wheel installs it there), else the first on PATH. ``--devices 0,1`` (or
+Paddle's other spelling ``--gpus``) starts one rank per listed GPU, unless
+``--nproc_per_node`` says how many, and shows the ranks only those GPUs
+(``CUDA_VISIBLE_DEVICES``), which they share out by local rank.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -54,8 +58,11 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m eager.distributed.launch",
         description="Run a training script on several ranks with MPI (mpiexec). Each rank runs "
                     "the script; eager.distributed.init_parallel_env() joins them.")
-    parser.add_argument("--nproc_per_node", type=int, default=1,
-                        help="ranks to start on each host (default 1)")
+    parser.add_argument("--nproc_per_node", type=int, default=None,
+                        help="ranks to start on each host (default: one per --devices id, else 1)")
+    parser.add_argument("--devices", "--gpus", dest="devices", default=None,
+                        help="comma-separated GPU ids the ranks share out, e.g. 0,1 (one rank per id "
+                             "unless --nproc_per_node is given)")
     parser.add_argument("--ips", default=None,
                         help="comma-separated hosts to run on (default: this machine only)")
     parser.add_argument("--mpiexec", default=None,
@@ -70,6 +77,13 @@ def main(argv=None) -> int:
     """Parses ``argv`` (``sys.argv[1:]`` when None), runs mpiexec, returns its exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
+    devices = None
+    if args.devices is not None:
+        devices = [part.strip() for part in args.devices.split(",")]
+        if not all(part.isdigit() for part in devices):
+            parser.error(f"--devices expected comma-separated GPU ids such as 0,1, got {args.devices!r}")
+    if args.nproc_per_node is None:
+        args.nproc_per_node = len(devices) if devices else 1
     if args.nproc_per_node < 1:
         parser.error(f"--nproc_per_node expected a positive number of ranks, got {args.nproc_per_node}")
     if not Path(args.training_script).is_file():
@@ -82,8 +96,11 @@ def main(argv=None) -> int:
     flavor = mpi_flavor(mpiexec) if args.ips else "mpich"
     command = build_command(mpiexec, args.nproc_per_node, args.ips, args.training_script,
                             args.training_script_args, flavor)
+    environment = None
+    if devices is not None:
+        environment = dict(os.environ, CUDA_VISIBLE_DEVICES=",".join(devices))
     try:
-        code = subprocess.call(command)
+        code = subprocess.call(command, env=environment)
     except KeyboardInterrupt:  # mpiexec got the same Ctrl-C and stops its ranks
         code = 130
     return 128 - code if code < 0 else code  # killed by a signal: the shell's 128 + signal

@@ -42,8 +42,10 @@ import sys
 import tempfile
 import time
 import traceback
+import warnings
 from pathlib import Path
 
+from ..errors import ArgumentKindError
 from . import env
 
 _ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding the eager package
@@ -52,6 +54,8 @@ _BOOTSTRAP = ("import sys; sys.path.insert(0, sys.argv[2]); "
 _START_METHODS = (None, "spawn", "forkserver")
 _BACKENDS = (None, "auto", "mpi", "nccl", "gloo", "bkcl", "xccl")
 _LOCAL_IPS = (None, "", "127.0.0.1", "localhost")
+# Paddle 1.x options that Paddle 2.x spawn accepts with a DeprecationWarning and ignores
+_DEPRECATED_OPTIONS = ("selected_devices", "started_port", "cluster_node_ips", "node_ip", "use_paddlecloud")
 # A launcher's variables must not leak into the mpiexec we start (a spawn from inside an MPI job).
 _LAUNCHER_PREFIXES = ("PMI_", "PMIX_", "HYDRA_", "MPI_LOCAL", "MPIR_", "OMPI_", "PADDLE_TRAINER")
 
@@ -185,8 +189,14 @@ def _check_options(options: dict):
     """The GPU ids ``options`` names (None for all), after checking every option."""
     known = ("start_method", "gpus", "xpus", "ips", "backend", "print_config")
     for name in options:
-        if name not in known:
-            raise TypeError(f"spawn: got an unexpected option {name!r}; the options are {', '.join(known)}")
+        if name in _DEPRECATED_OPTIONS:
+            # Paddle 2.x warns and ignores these Paddle 1.x options, so old scripts still start
+            warnings.warn(f"spawn: option {name!r} is deprecated and ignored (as in Paddle); the options are "
+                          f"{', '.join(known)}", DeprecationWarning, stacklevel=3)
+        elif name not in known:
+            # also the ValueError Paddle raises for an option it does not know
+            raise ArgumentKindError(f"spawn: got an unexpected option {name!r}; the options are "
+                                    f"{', '.join(known)}")
     if options.get("start_method") not in _START_METHODS:
         method = options["start_method"]
         why = ("every rank is a new Python started by mpiexec, so nothing can be forked"

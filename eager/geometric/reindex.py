@@ -11,14 +11,17 @@ import numpy as np
 
 from ..composite import _paddle_api as _check
 from ..creation import to_tensor
+from ..errors import ArgumentKindError
 from ..tensor import Tensor
 from . import _args
 
 
 def _ids(op: str, arg: str, value, dtype=None) -> np.ndarray:
-    ids = _args.index(op, arg, value)
+    # [N, 1] too: Paddle's GraphReindexInferMeta takes a 2-d tensor whose last dim is 1
+    ids = _args.index(op, arg, value, column=True)
     if dtype is not None and value.dtype != dtype:
-        raise TypeError(f"{op}: argument '{arg}' expected x's dtype {dtype}, got {value.dtype}")
+        # Paddle's kernel raises ValueError (its tensor holds another type): both
+        raise ArgumentKindError(f"{op}: argument '{arg}' expected x's dtype {dtype}, got {value.dtype}")
     return ids
 
 
@@ -44,8 +47,8 @@ def _reindex(op: str, x, neighbors_list, count_list, neighbor_args, count_args, 
         ids = _ids(op, n_arg, neighbors, x.dtype)
         _check.tensor(op, c_arg, count)
         if count.dtype.value != "int32":
-            raise TypeError(f"{op}: argument '{c_arg}' expected an int32 Tensor, got {count.dtype}")
-        counts = _args.index(op, c_arg, count)
+            raise ArgumentKindError(f"{op}: argument '{c_arg}' expected an int32 Tensor, got {count.dtype}")
+        counts = _args.index(op, c_arg, count, column=True)
         types = counts.shape[0] // nodes.shape[0] if concatenated and counts.shape[0] % nodes.shape[0] == 0 else 1
         if counts.shape[0] != nodes.shape[0] * types or types == 0:
             raise ValueError(f"{op}: argument '{c_arg}' expected one count per node of x ({nodes.shape[0]})"

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..composite import _paddle_api as _check
 from ..creation import to_tensor
+from ..errors import ArgumentKindError
 from ..generated import forward_api as _F
 from . import _args
 
@@ -23,7 +24,8 @@ def _csc(op: str, arg: str, value, dtype) -> np.ndarray:
     """A [n] or [n, 1] int tensor of ``dtype`` as a 1-d host array."""
     _check.tensor(op, arg, value)
     if value.dtype != dtype:
-        raise TypeError(f"{op}: argument '{arg}' expected row's dtype {dtype}, got {value.dtype}")
+        # Paddle's kernel raises ValueError (its tensor holds another type): both
+        raise ArgumentKindError(f"{op}: argument '{arg}' expected row's dtype {dtype}, got {value.dtype}")
     if len(value.shape) == 2 and value.shape[1] == 1:
         value = _F.reshape(value, [-1])
     return _args.index(op, arg, value)
@@ -95,7 +97,8 @@ def _sample(op, row, colptr, edge_weight, input_nodes, sample_size, eids, return
     if edge_weight is not None:
         _check.tensor(op, "edge_weight", edge_weight)
         if not edge_weight.dtype.is_floating_point:
-            raise TypeError(f"{op}: argument 'edge_weight' expected a floating-point Tensor, got {edge_weight.dtype}")
+            raise ArgumentKindError(f"{op}: argument 'edge_weight' expected a floating-point Tensor, got "
+                                    f"{edge_weight.dtype}")
         weights = _F.reshape(edge_weight, [-1]).numpy().astype(np.float64)  # a conversion point: sampling odds
         if weights.shape != edges.shape:
             raise ValueError(f"{op}: argument 'edge_weight' expected one weight per edge ({edges.size}), "

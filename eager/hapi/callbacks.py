@@ -9,6 +9,7 @@ epoch and batch, with the running logs (loss, metrics, step, batch_size).
 """
 from __future__ import annotations
 
+import importlib
 import numbers
 import os
 import time
@@ -219,7 +220,8 @@ class ProgBarLogger(Callback):
         self._counts[mode] = 0
         self._samples[mode] = 0
         # verbose=3 prints verbose=2's lines with more columns
-        self._bars[mode] = ProgressBar(num=steps, verbose=min(self.verbose, 2)) if self._printing() else None
+        # no steps (an empty loader) shows as an unknown count
+        self._bars[mode] = ProgressBar(num=steps or None, verbose=min(self.verbose, 2)) if self._printing() else None
         if self.verbose == 3:
             self._timers[mode] = {"reader": 0.0, "batch": 0.0, "count": 0, "samples": 0,
                                   "mark": time.perf_counter()}
@@ -269,11 +271,12 @@ class ProgBarLogger(Callback):
             return  # plain lines (verbose=2, or 1 off a terminal) only every log_freq steps, as Paddle
         bar.update(count, self._values(logs, names) + self._timing_values(mode))
 
-    def _end(self, mode: str, logs, names) -> None:
+    def _end(self, mode: str, logs, names, final: bool = True) -> None:
         bar = self._bars.pop(mode, None)
         if bar is None:
             return
-        bar.update(self._counts.get(mode, 0), self._values(logs, names) + self._timing_values(mode))
+        if final:
+            bar.update(self._counts.get(mode, 0), self._values(logs, names) + self._timing_values(mode))
         bar.close()
 
     # -- train ----------------------------------------------------------------
@@ -298,7 +301,9 @@ class ProgBarLogger(Callback):
         self._batch_end("train", logs, self.train_metrics, self.steps)
 
     def on_epoch_end(self, epoch, logs=None):
-        self._end("train", logs, self.train_metrics)
+        # as Paddle: no closing line when the number of steps is unknown (the
+        # per-step lines stand), and none is written twice
+        self._end("train", logs, self.train_metrics, final=self.steps is not None)
 
     # -- eval -----------------------------------------------------------------
     def on_eval_begin(self, logs=None):
@@ -316,8 +321,8 @@ class ProgBarLogger(Callback):
         self._batch_end("eval", logs, self.eval_metrics, self.eval_steps)
 
     def on_eval_end(self, logs=None):
-        self._end("eval", logs, self.eval_metrics)
-        if self._printing():
+        self._end("eval", logs, self.eval_metrics, final=self.eval_steps is not None)
+        if self._printing() and self.eval_steps is not None:  # Paddle counts only a sized evaluation
             print(f"Eval samples: {self._samples.get('eval', 0)}")
 
     # -- predict --------------------------------------------------------------
@@ -335,7 +340,9 @@ class ProgBarLogger(Callback):
         self._batch_end("predict", logs, [], self.test_steps)
 
     def on_predict_end(self, logs=None):
-        self._end("predict", logs, [])
+        # Paddle's rule: the closing line unless the last step's periodic line was written
+        final = self.verbose == 1 or self._counts.get("predict", 0) % self.log_freq != 0
+        self._end("predict", logs, [], final=final)
         if self._printing():
             print(f"Predict samples: {self._samples.get('predict', 0)}")
 
@@ -611,3 +618,14 @@ def config_callbacks(callbacks=None, model=None, batch_size=None, epochs=None, s
 
 __all__ = ["Callback", "CallbackList", "ProgBarLogger", "ModelCheckpoint", "EarlyStopping", "LRScheduler",
            "ReduceLROnPlateau", "config_callbacks"]
+
+
+# Paddle's paddle.hapi.callbacks also holds VisualDL and WandbCallback; they live in
+# tracker_callbacks, which imports Callback from here, so they are looked up on use.
+_TRACKERS = frozenset({"VisualDL", "WandbCallback"})
+
+
+def __getattr__(name):
+    if name in _TRACKERS:
+        return getattr(importlib.import_module(".tracker_callbacks", __package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -55,11 +55,17 @@ def _to_list(value) -> list:
 
 
 def _flatten(data) -> list:
-    """A batch as a flat list: (nested) lists and tuples are unpacked."""
+    """A batch as a flat list: (nested) lists and tuples are unpacked, and dicts
+    give their values in the order of their sorted keys (as paddle.utils.flatten)."""
     if isinstance(data, (list, tuple)):
         out = []
         for item in data:
             out.extend(_flatten(item))
+        return out
+    if isinstance(data, dict):
+        out = []
+        for key in sorted(data):
+            out.extend(_flatten(data[key]))
         return out
     return [data]
 
@@ -182,11 +188,17 @@ class Model:
                 return [f"input_{i}" for i in range(_forward_arity(self.network))]
             return []
         if isinstance(specs, dict):
-            return list(specs.values())
-        if isinstance(specs, (str, bytes)):
+            specs = list(specs.values())
+        elif isinstance(specs, (str, bytes)):
             raise TypeError(f"Model: argument {arg!r} expected InputSpecs (one, a list or a dict) or None, "
                             f"got a {type(specs).__name__}")
-        return _to_list(specs)
+        specs = _to_list(specs)
+        for i, spec in enumerate(specs):
+            # Paddle names the feeds of save(training=False) after the specs
+            if isinstance(spec, InputSpec) and spec.name is None:
+                raise ValueError(f"Model: argument {arg!r}: InputSpec {i} needs a name, got name=None "
+                                 f"in {spec}")
+        return specs
 
     # -- setup ----------------------------------------------------------------
     def prepare(self, optimizer=None, loss=None, metrics=None, amp_configs=None):
@@ -196,10 +208,9 @@ class Model:
 
         ``amp_configs`` (automatic mixed precision, Paddle's): None or 'O0' (off),
         'O1' or 'O2', or a dict with 'level' ('O1' by default), 'custom_white_list',
-        'custom_black_list' (for eager.amp.auto_cast), 'use_pure_fp16' (True means
-        'O2') and GradScaler's arguments ('init_loss_scaling', 'incr_ratio',
-        'decr_ratio', 'incr_every_n_steps', 'decr_every_n_nan_or_inf',
-        'use_dynamic_loss_scaling'). Batches then run under auto_cast, training
+        'custom_black_list' (for eager.amp.auto_cast) and GradScaler's arguments
+        ('init_loss_scaling', 'incr_ratio', 'decr_ratio', 'incr_every_n_steps',
+        'decr_every_n_nan_or_inf', 'use_dynamic_loss_scaling'). Batches then run under auto_cast, training
         steps through a GradScaler; 'O2' also decorates the network and the
         optimizer (eager.amp.decorate).
 
@@ -401,7 +412,8 @@ class Model:
         outputs = []
         loss_sum, loss_count = None, 0
         self._reset_metrics()
-        n_inputs = len(self._inputs)
+        # Paddle's predict feeds the whole batch when _inputs was reset to None
+        n_inputs = None if self._inputs is None and mode == "predict" else len(self._inputs)
         for step, data in enumerate(loader):
             data = _flatten(data)
             if not data:
@@ -800,16 +812,19 @@ def _amp_settings(amp_configs) -> tuple:
     level = amp_configs.get("level", "O1")
     if level not in ("O0", "O1", "O2"):
         raise ValueError(f"{who}: amp_configs['level'] expected 'O0', 'O1' or 'O2', got {level!r}")
+    if level == "O0":
+        return "O0", {}, {}  # Paddle reads no other key when mixed precision is off
+    if "use_pure_fp16" in amp_configs:
+        raise ValueError(f"{who}: amp_configs key 'use_pure_fp16' is not taken (as in Paddle 2.6): the level "
+                         f"alone, 'O1' or 'O2', says whether training is pure float16")
     static_only = {"custom_black_varnames", "use_fp16_guard"} & set(amp_configs)
     if static_only:
         raise ValueError(f"{who}: amp_configs keys {sorted(static_only)} are for static graphs (Paddle's "
                          f"static mode) only")
-    unknown = set(amp_configs) - {"level", "use_pure_fp16", *_AMP_LIST_KEYS, *_AMP_SCALER_KEYS}
+    unknown = set(amp_configs) - {"level", *_AMP_LIST_KEYS, *_AMP_SCALER_KEYS}
     if unknown:
         raise ValueError(f"{who}: amp_configs keys {sorted(unknown)} are not mixed precision settings; "
-                         f"expected 'level', 'use_pure_fp16', {', '.join(map(repr, _AMP_LIST_KEYS + _AMP_SCALER_KEYS))}")
-    if amp_configs.get("use_pure_fp16", False) is True and "level" not in amp_configs:
-        level = "O2"
+                         f"expected 'level', {', '.join(map(repr, _AMP_LIST_KEYS + _AMP_SCALER_KEYS))}")
     lists = {key: amp_configs[key] for key in _AMP_LIST_KEYS if key in amp_configs}
     scaling = {key: amp_configs[key] for key in _AMP_SCALER_KEYS if key in amp_configs}
     return level, lists, scaling

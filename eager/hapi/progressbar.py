@@ -95,8 +95,9 @@ class ProgressBar:
 
     def __init__(self, num=None, width: int = 30, verbose: int = 1, start: bool = True, file=None,
                  name: str = "step", use_tqdm: bool = True):
-        if num is not None and (isinstance(num, bool) or not isinstance(num, numbers.Integral) or num < 0):
-            raise ValueError(f"ProgressBar: argument 'num' expected None or a non-negative int, got {num!r}")
+        if num is not None and (isinstance(num, bool) or not isinstance(num, numbers.Integral) or num <= 0):
+            # TypeError for a count below 1 too, as Paddle raises
+            raise TypeError(f"ProgressBar: argument 'num' expected None or a positive int, got {num!r}")
         if verbose not in (1, 2):
             raise ValueError(f"ProgressBar: argument 'verbose' expected 1 or 2, got {verbose!r}")
         self._num = None if num is None else int(num)
@@ -156,7 +157,8 @@ class ProgressBar:
             self._file.flush()
 
     # -- the three displays -------------------------------------------------
-    def _count(self, current_num: int) -> str:
+    def _count(self, current_num) -> str:
+        current_num = int(current_num)  # Paddle's '%d': a float step count prints truncated
         if self._num:
             digits = len(str(self._num))
             return f"{self.name} {current_num:{digits}d}/{self._num}"

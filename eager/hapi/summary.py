@@ -112,7 +112,10 @@ def _check_shape(shape, where: str) -> tuple:
         elif isinstance(item, numbers.Integral) and not isinstance(item, bool) and item > 0:
             out.append(int(item))
         else:
-            raise ValueError(f"summary: {where} expected positive ints (or None/-1 for the batch "
+            # Paddle: a dimension that is not a number (a str) is a TypeError, a
+            # float, bool or one below 1 a ValueError
+            error = ValueError if isinstance(item, numbers.Number) else TypeError
+            raise error(f"summary: {where} expected positive ints (or None/-1 for the batch "
                              f"size), got {item!r} in {shape!r}")
     return tuple(out)
 
@@ -134,6 +137,9 @@ def _normalize_sizes(input_size) -> list:
     if not isinstance(input_size, (tuple, list)):
         raise TypeError(f"summary: argument 'input_size' expected a tuple or InputSpec (one input), a "
                         f"list of them (several inputs) or an int, got {type(input_size).__name__}")
+    if not input_size:
+        raise ValueError(f"summary: argument 'input_size' expected at least one input's shape, got "
+                         f"{input_size!r}")
     if isinstance(input_size, tuple) and _is_shape(input_size):
         entries = [input_size]
     else:
@@ -164,7 +170,7 @@ def _dtypes_per_argument(sizes: list, dtypes) -> list:
     elif not isinstance(dtypes, (list, tuple)):
         raise TypeError(f"summary: argument 'dtypes' expected a str or a list of str, "
                         f"got {type(dtypes).__name__}")
-    elif len(dtypes) != len(sizes):
+    elif len(dtypes) < len(sizes):
         raise ValueError(f"summary: argument 'dtypes' expected one dtype per input "
                          f"({len(sizes)}), got {len(dtypes)}: {list(dtypes)!r}")
     for dtype in dtypes:
@@ -173,7 +179,7 @@ def _dtypes_per_argument(sizes: list, dtypes) -> list:
                 convert_dtype(one)
             except (TypeError, ValueError) as error:
                 raise TypeError(f"summary: argument 'dtypes': {error}") from None
-    return list(dtypes)
+    return list(dtypes)[:len(sizes)]  # Paddle pairs them with zip: extra dtypes are ignored
 
 
 def _build_inputs(sizes: list, dtypes: list) -> list:

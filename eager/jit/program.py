@@ -18,7 +18,9 @@ registry, so a program that names an unknown kernel or tag raises ValueError.
 A dimension that an ``InputSpec`` leaves as None is found by tracing twice with
 two sizes for it and :func:`unify`-ing the programs: every integer that differs
 between the traces must be the same multiple of that dimension's size in both,
-and becomes ``{"dim": d, "times": k}``; anything else that differs (another
+and becomes ``{"dim": d, "times": k}`` (or, for two None dimensions flattened
+into one, k times the product of their sizes in both: ``{"dims": [d, e],
+"times": k}``); anything else that differs (another
 kernel, a float computed from the size) makes the program unsaveable.
 """
 from __future__ import annotations
@@ -159,15 +161,26 @@ def unify(a, b, sizes_a, sizes_b, where="program"):
         for d, (sa, sb) in enumerate(zip(sizes_a, sizes_b)):
             if a % sa == 0 and b % sb == 0 and a // sa == b // sb and a // sa > 0:
                 return {"dim": d, "times": a // sa}
+        # Two None sizes flattened into one (a [batch, time, H] input reshaped to
+        # [batch * time, H] before a projection, as an RNN or a sequence loss does).
+        for d in range(len(sizes_a)):
+            for e in range(d, len(sizes_a)):
+                sa, sb = sizes_a[d] * sizes_a[e], sizes_b[d] * sizes_b[e]
+                if a % sa == 0 and b % sb == 0 and a // sa == b // sb and a // sa > 0:
+                    return {"dims": [d, e], "times": a // sa}
     raise ProgramError(f"the program depends on the size of a None dimension beyond a multiple of it "
                        f"(at {where}: {a!r} vs {b!r}); give input_spec a fixed size there")
 
 
 def resolve(node, dims):
-    """``node`` with each ``{"dim": d, "times": k}`` replaced by k * dims[d]."""
+    """``node`` with each ``{"dim": d, "times": k}`` replaced by k * dims[d]
+    (``{"dims": [d, e], "times": k}`` by k * dims[d] * dims[e])."""
     if type(node) is dict:
-        if "dim" in node and "times" in node and len(node) == 2:
-            return dims[node["dim"]] * node["times"]
+        if "times" in node and len(node) == 2:
+            if "dim" in node:
+                return dims[node["dim"]] * node["times"]
+            if "dims" in node:
+                return math.prod(dims[d] for d in node["dims"]) * node["times"]
         return {k: resolve(v, dims) for k, v in node.items()}
     if type(node) is list:
         return [resolve(v, dims) for v in node]
@@ -237,7 +250,10 @@ def decode(program, n_inputs: int, state_slots: dict, array_type, seeds: int = 0
         try:
             kind = TensorKind(entry["kind"])
             key = (array_type, np.dtype(entry["dtype"]))
-            fn = KERNELS.dispatch_table(name, kind)[key]
+            # A call that writes into a given array (``out += y``) binds from the
+            # ``into`` table: the bare xp function of the plain table names that keyword ``out``.
+            into = isinstance(entry.get("kwargs"), dict) and "into" in entry["kwargs"]
+            fn = KERNELS.dispatch_table(name, kind, into=into)[key]
         except Exception as error:  # an unknown kind or dtype, or no kernel registered for it
             raise ProgramError(f"call {index}: kernel {name!r} has no {entry.get('kind')} "
                                f"{entry.get('dtype')} kernel here ({error})") from None

@@ -141,9 +141,14 @@ class Recorder:
     input tensors' DenseTensors, in the order the replay passes their arrays.
     """
 
-    def __init__(self, inputs, located):
+    def __init__(self, inputs, located, once=False):
         self.thread = threading.get_ident()
         self.depth = 0
+        # A one-time trace (``once``: jit.save) records the kernels that Layer forward
+        # hooks and PyLayers run as the forward's own; a to_static capture refuses
+        # them: its guard does not follow hooks added between calls, nor what a
+        # PyLayer's Python reads.
+        self.once = once
         self.reason = None  # why the capture cannot be replayed
         # Whether that is an array the trace cannot locate: one the call itself may
         # have put into the state (a multi-tensor optimizer's first flat buffers),
@@ -301,7 +306,7 @@ def _bump(self):
 
 def _apply(cls, *args, **kwargs):
     recorder = _mine()
-    if recorder is not None:
+    if recorder is not None and not recorder.once:
         recorder.fail(f"it runs PyLayer {cls.__name__} (Python code in forward and backward)")
     return _original_apply.__func__(cls, *args, **kwargs)
 
@@ -333,7 +338,7 @@ def _walk(roots, holders, captures, create_graph, cut):
 
 def _layer_call(self, *inputs, **kwargs):
     recorder = _mine()
-    if recorder is not None and (self._forward_pre_hooks or self._forward_post_hooks):
+    if recorder is not None and not recorder.once and (self._forward_pre_hooks or self._forward_post_hooks):
         recorder.fail(f"a forward hook of {type(self).__name__} runs Python")
     return _original_layer_call(self, *inputs, **kwargs)
 

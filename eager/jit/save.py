@@ -11,18 +11,23 @@ to_static on inputs of the specs' shapes and writes two files:
 - ``path + ".pdiparams"``: the parameters and buffers, as :func:`eager.save`
   writes them (safetensors, keyed by structured name).
 
-Three traces make the programs: the inference program (eval mode, no_grad),
-and for each of train and eval mode a forward with gradients on whose backward
+Three traces make the programs: the inference program (eval mode, no_grad;
+with gradients on for a forward that calls grad on its own graph), and for
+each of train and eval mode a forward with gradients on whose backward
 is recorded too, as a forward-only ``to_static`` call records it (backward.py):
 one backward program per subset of the outputs that carry a gradient, seeded
 with the incoming gradients, ending at the *boundaries*, the inputs and
 trainable parameters. A TranslatedLayer runs these to be fine-tuned. The
 traces leave the layer as they found it: its modes, the random generators,
 and the values and versions of its parameters and buffers (a train-mode trace
-runs on copies of them).
+runs on copies of them). Layer forward hooks and PyLayers run in the traces
+like the forward's own code. Input specs fewer than a to_static forward's own
+are Paddle's input pruning: the inputs left out are made inside (zeros) and
+must not feed the outputs.
 """
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import types
@@ -30,8 +35,11 @@ import warnings
 
 import numpy as np
 
+from ..arguments import to_bool
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..creation import to_tensor
+from ..errors import AutogradError
+from ..generated.ops_creation import full
 from ..nn.initializer import get_rng_state, set_rng_state
 from ..nn.layer import Layer
 from ..serialization import save as _save_state
@@ -39,8 +47,9 @@ from ..tensor import Tensor
 from . import recorder as _recorder
 from .backward import MAX_GRAD_OUTPUTS, NotCapturable, capture_backward
 from .input_spec import InputSpec
-from .program import FORMAT, MODEL_SUFFIX, PARAMS_SUFFIX, VERSION, ProgramError, encode, result_slots, unify
-from .static_function import StaticFunction
+from .program import (FORMAT, MODEL_SUFFIX, PARAMS_SUFFIX, VERSION, ProgramError, encode, prune, result_slots,
+                      unify)
+from .static_function import SWITCH, StaticFunction
 
 # The sizes a None dimension is traced with (two traces, unified): primes, so that
 # a size that happens to equal another dimension is unlikely.
@@ -82,6 +91,12 @@ class _FunctionLayer(Layer):
         return self._function(*inputs)
 
 
+# Paddle's jit.save switches that change nothing eager writes: one parameters file
+# always (combine_params), Layer hooks always traced (with_hook), no program
+# attributes to clip or prune (clip_extra, skip_prune_program).
+_NEUTRAL_CONFIGS = frozenset({"combine_params", "with_hook", "clip_extra", "skip_prune_program"})
+
+
 def _specs(who, target, input_spec):
     if input_spec is None:
         forward = target.forward if isinstance(target, Layer) else target
@@ -100,7 +115,13 @@ def _specs(who, target, input_spec):
                         f"Tensor, got {type(input_spec).__name__}")
     specs = []
     tree = [_flatten_spec(who, spec, f"input_spec[{i}]", specs) for i, spec in enumerate(input_spec)]
-    return specs, (False if all("spec" in node for node in tree) else tree)
+    if all("spec" in node for node in tree):
+        if input_spec and all(isinstance(spec, Tensor) for spec in input_spec):
+            # Example Tensors, as the inputs of a call: Paddle's program from them runs
+            # any batch, so the batch is left free where the forward allows it.
+            return specs, "call"
+        return specs, False
+    return specs, tree
 
 
 def _flatten_spec(who, spec, where, specs):
@@ -145,6 +166,29 @@ class _Packed(Layer):
         return self.inner(*pack_inputs(self._tree, flat))
 
 
+class _Pruned(Layer):
+    """Calls ``inner`` with the inputs at positions ``kept`` of ``specs`` given and the
+    others made inside: zeros of their dtype, a None size taken from a given input's
+    size at the same axis position (the batch), else 1."""
+
+    def __init__(self, inner, kept, specs):
+        super().__init__()
+        self.inner = inner
+        self._kept, self._specs = kept, specs
+
+    def forward(self, *given):
+        inputs = [None] * len(self._specs)
+        for position, value in zip(self._kept, given):
+            inputs[position] = value
+        for i, spec in enumerate(self._specs):
+            if inputs[i] is None:
+                shape = [size if size is not None else next(
+                    (t.shape[axis] for t in given if axis < len(t.shape)), 1)
+                    for axis, size in enumerate(spec.shape)]
+                inputs[i] = full(shape, 0, spec.dtype)
+        return self.inner(*inputs)
+
+
 def _batch_free(specs, min_rank):
     """``specs`` with the first size of each of rank ``min_rank`` or more left free: the batch."""
     return [InputSpec((None,) + spec.shape[1:], spec.dtype, spec.name, spec.stop_gradient)
@@ -171,7 +215,8 @@ def _named_state(layer):
 
 
 def _inputs(specs, symbols, sizes, grad=False):
-    """Tensors of ones for ``specs`` (the i-th None size is ``sizes[symbols[i]]``);
+    """Tensors for ``specs`` (the i-th None size is ``sizes[symbols[i]]``): ones, and
+    zeros for integers (a valid index and class label for any size: ids, labels);
     with ``grad``, the floating ones whose spec allows it require a gradient."""
     inputs, d = [], 0
     for spec in specs:
@@ -183,7 +228,8 @@ def _inputs(specs, symbols, sizes, grad=False):
             else:
                 shape.append(size)
         dtype = spec.dtype.numpy_dtype
-        t = to_tensor(np.ones(shape, dtype=dtype))
+        fill = np.zeros if np.issubdtype(dtype, np.integer) else np.ones
+        t = to_tensor(fill(shape, dtype=dtype))
         if grad and not spec.stop_gradient and np.issubdtype(dtype, np.inexact):
             t.stop_gradient = False
         inputs.append(t)
@@ -193,9 +239,14 @@ def _inputs(specs, symbols, sizes, grad=False):
 def _trace(layer, specs, symbols, sizes, state):
     """The inference trace of ``layer``'s forward (no_grad): (the JSON program,
     outputs template, bumps)."""
-    inputs = _inputs(specs, symbols, sizes)
-    with no_grad():
-        return record_forward(layer, inputs, state)[:3]
+    try:
+        with no_grad():
+            return record_forward(layer, _inputs(specs, symbols, sizes), state)[:3]
+    except AutogradError:
+        # A forward that differentiates its own graph (paddle.grad inside forward) needs
+        # the graph even to infer: its program records the backward kernels that grad runs.
+        with enable_grad():
+            return record_forward(layer, _inputs(specs, symbols, sizes), state)[:3]
 
 
 def record_forward(layer, inputs, state):
@@ -206,7 +257,7 @@ def record_forward(layer, inputs, state):
     cannot express."""
     located = {id(t.impl.array): t.impl.array for _, t, *_ in state}
     name_of = {id(t.impl.array): name for name, t, *_ in state}
-    rec = _recorder.Recorder([t.impl for t in inputs], located)
+    rec = _recorder.Recorder([t.impl for t in inputs], located, once=True)
     _recorder.start(rec)
     try:
         result = layer(*inputs)
@@ -265,7 +316,7 @@ def _trace_grad(layer, specs, symbols, sizes, state, input_grads=True):
 def _record_grad(layer, inputs, state):
     located = {id(t.impl.array): t.impl.array for _, t, *_ in state}
     name_of = {id(t.impl.array): name for name, t, *_ in state}
-    rec = _recorder.Recorder([t.impl for t in inputs], located)
+    rec = _recorder.Recorder([t.impl for t in inputs], located, once=True)
     reason, recorded = None, None
     _recorder.start(rec)
     try:
@@ -387,6 +438,8 @@ def save(layer, path, input_spec=None, **configs) -> None:
     >>> eager.jit.save(net, "out/mlp", input_spec=[InputSpec([None, 784], "float32")])
     """
     who = "eager.jit.save"
+    if not SWITCH.enabled:  # as Paddle, whose save builds the program by converting
+        raise RuntimeError(f"{who} does not work after eager.jit.enable_to_static(False); enable it to save")
     if isinstance(layer, Layer):
         target, what = layer, f"{type(layer).__name__}.forward"
     elif isinstance(layer, (StaticFunction, types.FunctionType, types.MethodType)):
@@ -396,9 +449,22 @@ def save(layer, path, input_spec=None, **configs) -> None:
         raise TypeError(f"{who}: argument 'layer' expected an eager.nn.Layer or a function, got "
                         f"{type(layer).__name__}")
     path = check_path(who, path)
+    for key in _NEUTRAL_CONFIGS.intersection(configs):
+        to_bool(configs.pop(key), who, key)
     if configs:
         raise ValueError(f"{who}: the configs {sorted(configs)} are not supported (Paddle's output_spec, "
-                         f"clip_extra, ... change a static program eager does not build)")
+                         f"input_names_after_prune, ... prune a static program eager does not build)")
+    if input_spec is not None and isinstance(layer, Layer):
+        others = [name for name, _ in _other_static_methods(layer)]
+        # set on the instance (net.f = to_static(net.f)); "_to_static_*" are a class method's bound copies
+        others += [k for k, v in vars(layer).items()
+                   if isinstance(v, StaticFunction) and k != "forward" and not k.startswith("_to_static_")]
+        if others:
+            # As Paddle: input_spec describes forward only, and the other methods would be saved with it.
+            raise ValueError(f"{who}: {type(layer).__name__} has to_static methods other than forward "
+                             f"({', '.join(sorted(set(others)))}) to save, so argument 'input_spec' must be None "
+                             f"(each method's input_spec comes from its to_static), got "
+                             f"{type(input_spec).__name__}")
     document, state = _document_of(who, layer, target, what, input_spec)
     if isinstance(layer, Layer):
         methods = {}
@@ -432,6 +498,16 @@ def _other_static_methods(layer):
 def _document_of(who, layer, target, what, input_spec):
     """(the program document, the saved state) of ``target`` (a Layer, or a function as a Layer)."""
     specs, how = _specs(who, layer, input_spec)
+    declared = _declared_specs(layer) if input_spec is not None and how is False else None
+    kept = None
+    if declared is not None and len(specs) == len(declared):
+        _check_compatible(who, specs, declared)
+    elif declared is not None and len(specs) < len(declared):
+        # As Paddle: the program of to_static's inputs, fed only those input_spec names.
+        kept = _kept_inputs(who, specs, declared)
+        given = dict(zip(kept, specs))
+        specs = [given.get(i, spec) for i, spec in enumerate(declared)]
+    _check_arity(who, layer, what, len(how) if isinstance(how, list) else len(specs))
     owner = getattr(target, "owner", None) if isinstance(target, _FunctionLayer) else None
     state_root = owner if owner is not None else target
     tree = None
@@ -453,7 +529,90 @@ def _document_of(who, layer, target, what, input_spec):
                 return _save_program(who, layer, target, what, free, state_root, tree)
             except ValueError:
                 pass
-    return _save_program(who, layer, target, what, specs, state_root, tree)
+    document, state = _save_program(who, layer, target, what, specs, state_root, tree)
+    if kept is None:
+        return document, state
+    # The traced program of every input shows which the outputs need; the saved one is
+    # traced with the inputs left out made inside (their use in a loss stays, unread),
+    # so its training programs take the given inputs only.
+    _drop_inputs(who, what, document, kept)
+    pruned = _Pruned(target, kept, specs)
+    return _save_program(who, layer, pruned, what, [specs[i] for i in kept], state_root, tree)
+
+
+def _declared_specs(layer):
+    """The flat InputSpecs a Layer's to_static forward was given, or None."""
+    forward = layer.forward if isinstance(layer, Layer) else None
+    declared = forward._input_spec if isinstance(forward, StaticFunction) else None
+    if declared and all(isinstance(spec, InputSpec) for spec in declared):
+        return list(declared)
+    return None
+
+
+def _check_compatible(who, specs, declared):
+    """ValueError, as Paddle's, where an input_spec disagrees with to_static's in dtype, rank or a fixed size."""
+    for i, (spec, own) in enumerate(zip(specs, declared)):
+        fits = spec.dtype == own.dtype and len(spec.shape) == len(own.shape) and all(
+            a is None or b is None or a == b for a, b in zip(spec.shape, own.shape))
+        if not fits:
+            raise ValueError(f"{who}: input_spec[{i}] {spec} does not fit the forward's to_static input_spec[{i}] "
+                             f"{own} (same dtype and rank; sizes equal where both are fixed)")
+
+
+def _kept_inputs(who, specs, declared):
+    """The positions in to_static's ``declared`` specs of the fewer ``specs`` given, by name."""
+    names = [spec.name for spec in declared]
+    kept = []
+    for i, spec in enumerate(specs):
+        if spec.name is None or spec.name not in names:
+            raise ValueError(f"{who}: input_spec[{i}] {spec} leaves out inputs of the forward's to_static "
+                             f"input_spec, so each given spec must name one of its inputs {names}")
+        kept.append(names.index(spec.name))
+    if len(set(kept)) != len(kept):
+        raise ValueError(f"{who}: input_spec names an input of the to_static input_spec twice: {kept}")
+    return kept
+
+
+def _drop_inputs(who, what, document, kept):
+    """ValueError when the inference program of ``document``, pruned to what its outputs
+    need, reads an input not in ``kept``."""
+    left = {i for i in range(len(document["inputs"])) if i not in kept}
+    calls, outputs = document["calls"], document["outputs"]
+    if not document["bumps"]:  # a program that writes into its state keeps every call
+        calls, outputs = prune(calls, outputs)
+    read = sorted(left & _inputs_read([calls, outputs]))
+    if read:
+        names = [document["inputs"][i]["name"] for i in read]
+        raise ValueError(f"{who}: cannot save {what} without the inputs {names}: its outputs need them")
+
+
+def _inputs_read(node, found=None):
+    """The input positions ``{"in": i}`` that a JSON node refers to."""
+    found = set() if found is None else found
+    if type(node) is dict:
+        if len(node) == 1 and "in" in node:
+            found.add(node["in"])
+        else:
+            for value in node.values():
+                _inputs_read(value, found)
+    elif type(node) is list:
+        for value in node:
+            _inputs_read(value, found)
+    return found
+
+
+def _check_arity(who, layer, what, count):
+    """A ValueError, as Paddle raises, when the forward cannot take ``count`` positional inputs."""
+    forward = layer.forward if isinstance(layer, Layer) else layer
+    try:
+        signature = inspect.signature(forward)
+    except (TypeError, ValueError):  # a callable without a readable signature: its call tells
+        return
+    try:
+        signature.bind(*range(count))
+    except TypeError as error:
+        raise ValueError(f"{who}: {what} cannot take the {count} input(s) input_spec gives ({error}); give "
+                         f"one InputSpec or Tensor per argument of {signature}") from None
 
 
 def _save_program(who, layer, target, what, specs, state_root, tree):
@@ -510,12 +669,21 @@ def state_entries(state) -> list:
 
 def _symbol_choices(specs, free: int) -> list:
     """The groupings of the ``free`` None sizes to trace with, loosest first: each
-    its own dimension, those at the same axis position sharing one, all sharing one."""
+    its own dimension, those at the same axis position sharing one, the first axes
+    sharing one and all others another (a batch and a sequence length: ids
+    [None, None] beside an attention mask [None, 1, None, None]), all sharing one."""
     by_axis = {}
     axes = [by_axis.setdefault(axis, len(by_axis))
             for spec in specs for axis, size in enumerate(spec.shape) if size is None]
-    choices = [[*range(free)], axes, [0] * free]
+    first_rest = [0 if axis == 0 else 1 for spec in specs for axis, size in enumerate(spec.shape) if size is None]
+    choices = [_first_seen([*range(free)]), _first_seen(axes), _first_seen(first_rest), [0] * free]
     return [c for i, c in enumerate(choices) if c not in choices[:i]]
+
+
+def _first_seen(symbols):
+    """``symbols`` renumbered in order of first appearance (one grouping, one list)."""
+    order = {}
+    return [order.setdefault(symbol, len(order)) for symbol in symbols]
 
 
 def _build_document(target, specs, state, layer_name, failure, hint="", grad=True) -> dict:

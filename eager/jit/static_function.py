@@ -165,6 +165,16 @@ class StaticFunction:
         return self._function
 
     @property
+    def dygraph_function(self):
+        """The decorated function, bound to its Layer for a method (Paddle's name for ``function``)."""
+        return self._function
+
+    @property
+    def is_property(self) -> bool:
+        """Whether ``to_static`` was given ``property=True`` (Paddle exports such a method's value)."""
+        return bool(self._kwargs.get("property", False))
+
+    @property
     def reasons(self) -> dict:
         return {key: entry.reason for key, entry in self._cache.items() if type(entry) is _Eager}
 
@@ -557,6 +567,19 @@ def _out_slots(outs):
             yield from _out_slots(o)
 
 
+def _internal_view(meta, rec, tensors, held, parts) -> bool:
+    """Whether the returned tensor's autograd extras are only that it is a view of a
+    tensor the call made and keeps nowhere (an RNN's output transposed back, a last
+    reshape): the replay's plain tensor behaves the same, the base being unreachable."""
+    if set(meta.__dict__) != {"view"} or meta.view is None:
+        return False
+    base = meta.view.base
+    if type(base.impl) is not DenseTensor or any(base is t for t in (*tensors, *held, *parts)):
+        return False
+    slot = rec.slot(base.impl.array)
+    return slot is not None and slot >= len(tensors) and id(base.impl.array) not in rec.located
+
+
 def _template(value, rec, tensors, held, parts, forward=None):
     """How to rebuild the call's return value from replayed arrays."""
     if isinstance(value, Tensor):
@@ -580,7 +603,7 @@ def _template(value, rec, tensors, held, parts, forward=None):
             raise _Unsupported("it returns a tensor whose graph a backward outside the call would use "
                                "(a forward-only function: the replay returns no graph)")
         meta = value._meta
-        if meta is not None and meta.__dict__:
+        if meta is not None and meta.__dict__ and not _internal_view(meta, rec, tensors, held, parts):
             raise _Unsupported("it returns a tensor with a .grad, hooks or a retained gradient, which "
                                "a replay does not rebuild")
         parts.append(value)

@@ -135,6 +135,15 @@ class TranslatedLayer(Layer):
                 holder.register_buffer(leaf, tensor, persistable=bool(entry["persistable"]))
                 program.state.append(tensor)
 
+    # Paddle's private accessors (underscored: no saved layer's member takes their names).
+    def _input_spec(self, method_name="forward"):
+        """The saved program's inputs as InputSpecs (a None size is free), in order."""
+        return [_spec(meta, meta.get("name")) for meta in _section(self, method_name, "_input_spec")["inputs"]]
+
+    def _output_spec(self, method_name="forward"):
+        """The saved program's output tensors as InputSpecs (shape and dtype), flattened in order."""
+        return _output_specs(_section(self, method_name, "_output_spec"))
+
     def forward(self, *inputs):
         program = program_of(self)
         document = program.document
@@ -188,6 +197,56 @@ class TranslatedLayer(Layer):
             for slot, key in enumerate(keys):
                 made[key]._meta = AutogradMeta(node, slot)
         return assemble(compiled.outputs, made, inputs, program.state, program.index)
+
+
+def _section(layer, method_name, who):
+    """The document of ``layer``'s saved ``method_name`` (forward, or a saved to_static method)."""
+    document = program_of(layer).document
+    if method_name == "forward":
+        return document
+    methods = document.get("methods", {})
+    if method_name not in methods:
+        raise ValueError(f"{who}: argument 'method_name' expected one of {['forward', *methods]}, got "
+                         f"{method_name!r}")
+    return methods[method_name]
+
+
+def _spec(meta, name=None):
+    return InputSpec([None if type(size) is dict else size for size in meta["shape"]], meta["dtype"], name)
+
+
+def _array_results(outs, found=None):
+    """A call entry's array results ({"shape", "dtype"}), in the order "out" counts them."""
+    found = [] if found is None else found
+    if type(outs) is dict and ("tuple" in outs or "list" in outs):
+        for value in outs.get("tuple", outs.get("list")):
+            _array_results(value, found)
+    elif outs is not None:
+        found.append(outs)
+    return found
+
+
+def _output_specs(section):
+    """InputSpecs (shape and dtype) of a program section's output tensors, flattened in order."""
+    state = {entry["name"]: entry for entry in section["state"]}
+    specs = []
+
+    def walk(node):
+        if "call" in node:
+            specs.append(_spec(_array_results(section["calls"][node["call"]]["outs"])[node["out"]]))
+        elif "in" in node:
+            specs.append(_spec(section["inputs"][node["in"]]))
+        elif "state" in node:
+            specs.append(_spec(state[node["state"]]))
+        elif "tuple" in node or "list" in node:
+            for value in node.get("tuple", node.get("list")):
+                walk(value)
+        elif "dict" in node:
+            for _, value in node["dict"]:
+                walk(value)
+
+    walk(section["outputs"])
+    return specs
 
 
 def _program_for(program, dims, array_type, mode=None):

@@ -1,6 +1,7 @@
 """The Embedding layer (Paddle's ``paddle.nn.Embedding``)."""
 from __future__ import annotations
 
+import functools
 import numbers
 
 from ..autograd import no_grad
@@ -55,8 +56,11 @@ class Embedding(Layer):
         self.weight = self.create_parameter([self._num_embeddings, self._embedding_dim], self._weight_attr,
                                             default_initializer=_init.XavierUniform(), generator=generator)
         if padding != -1:
-            with no_grad():
-                self.weight[padding] = 0.0
+            if self.weight._init_func is not None:  # made under LazyGuard: zeroed when initialize() draws it
+                self.weight._init_func = functools.partial(_zero_row, self.weight._init_func, padding)
+            else:
+                with no_grad():
+                    self.weight[padding] = 0.0
 
     def forward(self, x):
         """The rows of weight that the ids in x pick."""
@@ -72,3 +76,11 @@ class Embedding(Layer):
 
 
 __all__ = ["Embedding"]
+
+
+def _zero_row(draw, row: int):
+    """The values ``draw()`` gives (a NumPy array), with ``row`` zeroed: the padding row
+    of an Embedding built under LazyGuard."""
+    values = draw()
+    values[row] = 0
+    return values

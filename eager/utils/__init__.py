@@ -94,7 +94,7 @@ def _check_on(place) -> None:
 def run_check() -> None:
     """Checks that eager works: one forward pass, backward pass and SGD step of a
     small linear model on the CPU, and on the GPU when CuPy sees one, each compared
-    with NumPy. Prints what worked; raises RuntimeError naming the device and the
+    with NumPy (gradients on, whatever the caller's grad mode). Prints what worked; raises RuntimeError naming the device and the
     stage that failed.
 
     >>> eager.utils.run_check()
@@ -108,7 +108,8 @@ def run_check() -> None:
         devices.append(("GPU", GPUPlace(0)))
     for label, place in devices:
         try:
-            _check_on(place)
+            with eager.enable_grad():  # a script may have turned gradients off (set_grad_enabled(False))
+                _check_on(place)
         except _StepFailed as error:
             raise RuntimeError(f"run_check: eager does not work on the {label} ({place}): {error}") from (
                 error.__cause__)

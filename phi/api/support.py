@@ -6,8 +6,9 @@ import numpy as np
 from ..backends.gpu_context import import_cupy
 from ..common.data_type import DataType
 from ..common.tensor_kind import TensorKind
-from ..core.dense_tensor import DenseTensor
-from ..core.errors import InvalidArgumentError, NotFoundError, PhiError, PreconditionNotMetError, UnimplementedError
+from ..core.dense_tensor import ArraySpec, DenseTensor
+from ..core.errors import (InvalidArgumentError, NoDataError, NotFoundError, PhiError, PreconditionNotMetError,
+                           UnimplementedError)
 from ..core.kernel_registry import KERNELS
 from ..core.tensor_base import TensorBase
 
@@ -60,6 +61,10 @@ def same_place(names: tuple, values: tuple) -> tuple:
     """
     flat = [(f"{n}[{i}]" if isinstance(v, list) else n, t) for n, v in zip(names, values)
             for i, t in enumerate(v if isinstance(v, list) else (v,)) if t is not None]
+    empty = next((n for n, t in flat if type(t.array) is ArraySpec), None)
+    if empty is not None:  # its array type differs from the others' because it has no array
+        raise NoDataError(f"argument '{empty}' holds no data (shape and dtype only: not initialized; a "
+                          f"parameter made under LazyGuard gets its values from initialize())")
     device = next((t for _, t in flat if type(t.array) is not np.ndarray), None)
     if device is None:
         return values

@@ -22,7 +22,7 @@ import numpy as np
 from ..common.backend import Backend
 from ..common.data_type import DataType
 from ..common.tensor_kind import TensorKind
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, NoDataError
 from .cpu_context import CPU_CONTEXT, CPUContext
 from .gpu_context import GPUContext, import_cupy, refuse_bfloat16
 
@@ -94,7 +94,8 @@ def backend_of_array_type(array_type) -> Backend:
     if array_type.__module__.startswith("cupy"):
         return Backend.GPU
     if array_type.__name__ == "ArraySpec":  # phi.core's shape-only stand-in (it imports this module)
-        raise TypeError("phi cannot compute on a tensor that holds no data (shape and dtype only: not initialized)")
+        raise NoDataError("phi cannot compute on a tensor that holds no data (shape and dtype only: not "
+                          "initialized; a parameter made under LazyGuard gets its values from initialize())")
     raise TypeError(f"phi cannot compute on arrays of type {array_type.__module__}.{array_type.__name__}")
 
 
@@ -119,7 +120,7 @@ def bind_kernel(factory, name: str, array_type, np_dtype, kind: TensorKind = Ten
     try:
         backend = backend_of_array_type(array_type)
     except TypeError as error:
-        raise TypeError(f"{name}: {error}") from None
+        raise type(error)(f"{name}: {error}") from None
     if backend is not Backend.CPU:
         refuse_bfloat16(np_dtype, name)
     kernel, needs_transfer = factory.select(name, backend, DataType.from_numpy(np_dtype), kind=kind)

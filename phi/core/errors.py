@@ -120,6 +120,13 @@ class PreconditionNotMetError(PhiError, RuntimeError):
     """The call is valid but the state it needs is not there."""
 
 
+class NoDataError(PreconditionNotMetError, TypeError):
+    """An op given a tensor that holds no data (shape and dtype only: a placeholder of
+    create_tensor, a parameter made under LazyGuard before ``initialize()``): the
+    RuntimeError Paddle raises there (its test_lazy_init expects it), and a TypeError
+    as eager raised it before."""
+
+
 class UnimplementedError(PhiError, NotImplementedError):
     """The operation is not implemented for these arguments."""
 

@@ -90,7 +90,10 @@ def cross_entropy_with_softmax(ctx, logits, label, soft_label, use_softmax, nume
         log_p = log_softmax(ctx, logits, axis)
         softmax_out = xp.exp(log_p)  # one pass of max, exp and sum instead of two
     else:
-        softmax_out = logits
+        # A view, not logits itself: the result is an array of its own, so a recorded
+        # program does not take the logits as made by this call (jit.save's pruning
+        # would then keep the loss for a forward that returns only the logits).
+        softmax_out = logits.view()
         with np.errstate(divide="ignore"):
             # Paddle's kernels pass the log through TolerableValue: log(0) is
             # -1e20, so a zero probability's loss is 1e20, not inf (the

@@ -128,6 +128,12 @@ def scale(ctx, x, scale, bias, bias_after_scale, *, into=None):
         # factor and the bias to x's type: scale 0.5 is 0): through float64 an int64
         # beyond 2**53 would be rounded (``-x`` of int64's maximum gave its minimum).
         scale, bias = _in_dtype(scale, x.dtype), _in_dtype(bias, x.dtype)
+    if (type(scale) is complex or type(bias) is complex) and x.dtype.kind != "c":
+        # The result keeps x's dtype: the cast below would drop the imaginary part (scale(x, 1j)
+        # of a real x gave zeros). Paddle 2.6.2 returns wrong complex values here.
+        arg, value = ("scale", scale) if type(scale) is complex else ("bias", bias)
+        raise InvalidTypeError(f"argument '{arg}' is the complex number {value!r} but x is {x.dtype.name}: the "
+                               f"result keeps x's dtype; cast x to a complex dtype, or pass a real number")
     if bias_after_scale:
         out = x * scale + bias if bias else x * scale
     else:

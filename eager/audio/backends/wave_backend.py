@@ -6,7 +6,7 @@ default ``wave_backend`` of ``paddle.audio``: ``load``, ``save``, ``info``).
 >>> tone = eager.to_tensor(0.5 * np.sin(np.linspace(0, 100, 800))[None].astype("float32"))
 >>> eager.audio.save(path, tone, 8000)
 >>> info = eager.audio.info(path)
->>> info.sample_rate, info.num_frames, info.num_channels, info.bits_per_sample, info.encoding
+>>> info.sample_rate, info.num_samples, info.num_channels, info.bits_per_sample, info.encoding
 (8000, 800, 1, 16, 'PCM_S')
 >>> wave_data, sr = eager.audio.load(path)
 >>> wave_data.shape, sr, bool(abs(wave_data.numpy() - tone.numpy()).max() < 1e-4)
@@ -21,41 +21,49 @@ import wave
 import numpy as np
 
 from ...creation import to_tensor
+from ...errors import UnsupportedAudioError
 from ...tensor import Tensor
 
 __all__ = ["AudioInfo", "info", "load", "save"]
 
 
 class AudioInfo:
-    """What :func:`info` reads from a file's header: ``sample_rate``, ``num_frames``
-    (samples per channel), ``num_channels``, ``bits_per_sample``, ``encoding``."""
+    """What :func:`info` reads from a file's header: ``sample_rate``, ``num_samples``
+    (samples per channel; Paddle's name, also readable as ``num_frames``),
+    ``num_channels``, ``bits_per_sample``, ``encoding``."""
 
-    def __init__(self, sample_rate, num_frames, num_channels, bits_per_sample, encoding):
+    def __init__(self, sample_rate, num_samples, num_channels, bits_per_sample, encoding):
         self.sample_rate = sample_rate
-        self.num_frames = num_frames
+        self.num_samples = num_samples
         self.num_channels = num_channels
         self.bits_per_sample = bits_per_sample
         self.encoding = encoding
 
+    @property
+    def num_frames(self):
+        """``num_samples`` under the name of torchaudio's AudioMetaData."""
+        return self.num_samples
+
     def __repr__(self):
-        return (f"AudioInfo(sample_rate={self.sample_rate}, num_frames={self.num_frames}, num_channels="
+        return (f"AudioInfo(sample_rate={self.sample_rate}, num_samples={self.num_samples}, num_channels="
                 f"{self.num_channels}, bits_per_sample={self.bits_per_sample}, encoding={self.encoding!r})")
 
 
 def _open(fn: str, filepath):
-    """A ``wave`` reader of a path or a binary file object; ValueError unless it is PCM16 WAV."""
+    """A ``wave`` reader of a path or a binary file object; UnsupportedAudioError unless it is PCM16 WAV."""
     if not (hasattr(filepath, "read") or isinstance(filepath, (str, os.PathLike))):
         raise TypeError(f"audio.{fn}: argument 'filepath' expected a path or a binary file object, got "
                         f"{type(filepath).__name__}")
     try:
         reader = wave.open(filepath if hasattr(filepath, "read") else os.fspath(filepath), "rb")
     except (wave.Error, EOFError) as error:
-        raise ValueError(f"audio.{fn}: {filepath!r} is not a WAV file the wave backend reads (16-bit PCM only): "
-                         f"{error}") from None
+        raise UnsupportedAudioError(f"audio.{fn}: {filepath!r} is not a WAV file the wave backend reads (16-bit PCM "
+                                    f"only): {error}") from None
     if reader.getsampwidth() != 2:
         bits = reader.getsampwidth() * 8
         reader.close()
-        raise ValueError(f"audio.{fn}: {filepath!r} holds {bits}-bit samples; the wave backend reads 16-bit PCM only")
+        raise UnsupportedAudioError(f"audio.{fn}: {filepath!r} holds {bits}-bit samples; the wave backend reads 16-bit "
+                                    f"PCM only")
     return reader
 
 

@@ -38,10 +38,12 @@ _LOGSTEP = math.log(6.4) / 27.0
 
 def _frequency(fn: str, arg: str, value):
     if isinstance(value, Tensor):
-        if not value.dtype.is_floating_point:
-            raise TypeError(f"audio.functional.{fn}: argument '{arg}' expected a floating-point Tensor, got "
-                            f"{value.dtype}")
-        return value
+        if value.dtype.is_floating_point:
+            return value
+        if value.dtype.is_integer:  # Paddle's arithmetic with Python floats gives float32
+            return _F.cast(value, "float32")
+        raise TypeError(f"audio.functional.{fn}: argument '{arg}' expected a floating-point or integer Tensor, "
+                        f"got {value.dtype}")
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"audio.functional.{fn}: argument '{arg}' expected a number or a Tensor, got "
                         f"{type(value).__name__} {value!r}")
@@ -71,8 +73,9 @@ def hz_to_mel(freq, htk=False):
     htk = to_bool(htk, "audio.functional.hz_to_mel", "htk")
     if htk:
         if isinstance(freq, Tensor):
-            return _F.log10(freq / 700.0 + 1.0) * 2595.0
-        return 2595.0 * math.log10(1.0 + freq / 700.0)
+            # log1p: 1 + f/700 rounds away most of a low frequency in float32
+            return _F.log1p(freq / 700.0) * (2595.0 / math.log(10.0))
+        return 2595.0 / math.log(10.0) * math.log1p(freq / 700.0)
     if isinstance(freq, Tensor):
         linear = freq / _F_SP
         # the log branch, on frequencies clamped into its domain so neither branch is NaN
@@ -94,8 +97,9 @@ def mel_to_hz(mel, htk=False):
     htk = to_bool(htk, "audio.functional.mel_to_hz", "htk")
     if htk:
         if isinstance(mel, Tensor):
-            return (_F.exp(mel * (math.log(10.0) / 2595.0)) - 1.0) * 700.0
-        return 700.0 * (10.0 ** (mel / 2595.0) - 1.0)
+            # expm1: exp(.) - 1 cancels most digits of a low mel in float32
+            return _F.expm1(mel * (math.log(10.0) / 2595.0)) * 700.0
+        return 700.0 * math.expm1(mel * math.log(10.0) / 2595.0)
     if isinstance(mel, Tensor):
         linear = mel * _F_SP
         log = _F.exp((_F.minimum(mel, _F.full_like(mel, 1e4)) - _MIN_LOG_MEL) * _LOGSTEP) * _MIN_LOG_HZ

@@ -161,7 +161,7 @@ def get_window(window, win_length, fftbins=True, dtype="float64"):
             ``('kaiser', beta)``, ``('gaussian', std)``,
             ``('general_gaussian', p, sig)``, ``('exponential', center, tau)``
             (the last four only as tuples).
-        win_length: the number of points, >= 1.
+        win_length: the number of points, >= 0 (0 gives an empty window, as in Paddle and SciPy).
         fftbins: True for the periodic window (for spectra), False for the
             symmetric one.
         dtype: 'float32' or 'float64' (default).
@@ -191,14 +191,14 @@ def get_window(window, win_length, fftbins=True, dtype="float64"):
         if value is not None and (isinstance(value, bool) and name != "taylor"
                                   or not isinstance(value, (numbers.Real, bool))):
             raise TypeError(f"{fn}: the '{name}' window's parameters must be numbers, got {params!r}")
-    if not isinstance(win_length, numbers.Integral) or isinstance(win_length, bool) or win_length < 1:
-        raise ValueError(f"{fn}: argument 'win_length' expected an int >= 1, got {win_length!r}")
+    if not isinstance(win_length, numbers.Integral) or isinstance(win_length, bool) or win_length < 0:
+        raise ValueError(f"{fn}: argument 'win_length' expected an int >= 0, got {win_length!r}")
     if not isinstance(fftbins, (bool, np.bool_)):
         raise TypeError(f"{fn}: argument 'fftbins' expected a bool, got {type(fftbins).__name__} {fftbins!r}")
     dtype = window_dtype(fn, dtype)
     m = int(win_length)
-    if m == 1:
-        values = np.ones(1)
+    if m <= 1:
+        values = np.ones(m)
     elif fftbins:
         values = function(m + 1, *params)[:-1]
     else:

@@ -5,8 +5,9 @@ functionals in ``eager.incubate.nn.functional``.
 [3, 4]
 """
 from . import functional
-from .layer import (FusedBiasDropoutResidualLayerNorm, FusedDropout, FusedDropoutAdd, FusedFeedForward, FusedLinear,
-                    FusedMultiHeadAttention, FusedMultiTransformer, FusedTransformerEncoderLayer)
+from .layer import (FusedBiasDropoutResidualLayerNorm, FusedDropout, FusedDropoutAdd, FusedEcMoe, FusedFeedForward,
+                    FusedLinear, FusedMultiHeadAttention, FusedMultiTransformer, FusedTransformerEncoderLayer)
 
-__all__ = ["FusedBiasDropoutResidualLayerNorm", "FusedDropout", "FusedDropoutAdd", "FusedFeedForward", "FusedLinear",
-           "FusedMultiHeadAttention", "FusedMultiTransformer", "FusedTransformerEncoderLayer", "functional"]
+__all__ = ["FusedBiasDropoutResidualLayerNorm", "FusedDropout", "FusedDropoutAdd", "FusedEcMoe", "FusedFeedForward",
+           "FusedLinear", "FusedMultiHeadAttention", "FusedMultiTransformer", "FusedTransformerEncoderLayer",
+           "functional"]

@@ -445,5 +445,40 @@ class FusedMultiTransformer(Layer):
                 f"normalize_before={self.normalize_before}, epsilon={self._epsilon}")
 
 
-__all__ = ["FusedBiasDropoutResidualLayerNorm", "FusedDropoutAdd", "FusedFeedForward", "FusedLinear",
+class FusedEcMoe(Layer):
+    """An expert-choice mixture of experts run by ``fused_ec_moe``: per expert a
+    feed-forward network ``bmm_weight0`` ``[num_experts, hidden_size,
+    inter_size]``, ``bmm_bias0`` ``[num_experts, 1, inter_size]``, ``bmm_weight1``
+    ``[num_experts, inter_size, hidden_size]``, ``bmm_bias1`` ``[num_experts, 1,
+    hidden_size]`` (Paddle's names and shapes); ``act_type`` 'gelu' or 'relu'.
+
+    >>> moe = eager.incubate.nn.FusedEcMoe(4, 8, 2, act_type="relu")
+    >>> moe(eager.ones([1, 16, 4]), eager.ones([1, 16, 2])).shape
+    [1, 16, 4]
+    """
+
+    def __init__(self, hidden_size, inter_size, num_experts, act_type, weight_attr=None, bias_attr=None):
+        super().__init__()
+        who = "FusedEcMoe"
+        hidden_size = check_positive_int(who, "hidden_size", hidden_size, ValueError)
+        inter_size = check_positive_int(who, "inter_size", inter_size, ValueError)
+        num_experts = check_positive_int(who, "num_experts", num_experts, ValueError)
+        if not (isinstance(act_type, str) and act_type in ("gelu", "relu")):
+            # Paddle raises NotImplementedError ("Currently only support `gelu`, `relu`")
+            raise NotImplementedError(f"{who}: argument 'act_type' expected 'gelu' or 'relu', got {act_type!r}")
+        self.bmm_weight0 = self.create_parameter([num_experts, hidden_size, inter_size], attr=weight_attr,
+                                                 is_bias=False)
+        self.bmm_bias0 = self.create_parameter([num_experts, 1, inter_size], attr=bias_attr, is_bias=True)
+        self.bmm_weight1 = self.create_parameter([num_experts, inter_size, hidden_size], attr=weight_attr,
+                                                 is_bias=False)
+        self.bmm_bias1 = self.create_parameter([num_experts, 1, hidden_size], attr=bias_attr, is_bias=True)
+        self.act_type = act_type
+
+    def forward(self, x, gate):
+        """x ``[batch, seq_len, hidden_size]``, gate ``[batch, seq_len, num_experts]`` (logits)."""
+        return IF.fused_ec_moe(x, gate, self.bmm_weight0, self.bmm_bias0, self.bmm_weight1, self.bmm_bias1,
+                               self.act_type)
+
+
+__all__ = ["FusedBiasDropoutResidualLayerNorm", "FusedDropoutAdd", "FusedEcMoe", "FusedFeedForward", "FusedLinear",
            "FusedMultiHeadAttention", "FusedMultiTransformer", "FusedTransformerEncoderLayer"]

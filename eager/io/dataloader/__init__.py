@@ -78,7 +78,8 @@ class DataLoader:
         drop_last = to_bool(drop_last, "DataLoader", "drop_last")
         if batch_size is not None:
             if not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool) or batch_size <= 0:
-                raise ValueError(f"DataLoader: argument 'batch_size' expected a positive int or None, got {batch_size!r}")
+                raise _bad_count(batch_size)(f"DataLoader: argument 'batch_size' expected a positive int or None, "
+                                             f"got {batch_size!r}")
             batch_size = int(batch_size)
         if self.dataset_kind_iterable:
             if batch_sampler is not None:
@@ -105,13 +106,16 @@ class DataLoader:
         self.collate_fn = collate_fn if collate_fn is not None else (
             default_collate_fn if self.auto_collate else default_convert_fn)
         if not isinstance(num_workers, numbers.Integral) or isinstance(num_workers, bool) or num_workers < 0:
-            raise ValueError(f"DataLoader: argument 'num_workers' expected an int >= 0, got {num_workers!r}")
+            raise _bad_count(num_workers)(f"DataLoader: argument 'num_workers' expected an int >= 0, "
+                                          f"got {num_workers!r}")
         self.num_workers = int(num_workers)
         if not isinstance(prefetch_factor, numbers.Integral) or isinstance(prefetch_factor, bool) or prefetch_factor <= 0:
-            raise ValueError(f"DataLoader: argument 'prefetch_factor' expected a positive int, got {prefetch_factor!r}")
+            raise _bad_count(prefetch_factor)(f"DataLoader: argument 'prefetch_factor' expected a positive int, "
+                                              f"got {prefetch_factor!r}")
         self.prefetch_factor = int(prefetch_factor)
         if not isinstance(timeout, numbers.Real) or isinstance(timeout, bool) or not timeout >= 0:  # NaN too
-            raise ValueError(f"DataLoader: argument 'timeout' expected a number of seconds >= 0, got {timeout!r}")
+            raise _bad_count(timeout)(f"DataLoader: argument 'timeout' expected a number of seconds >= 0, "
+                                      f"got {timeout!r}")
         self.timeout = float(timeout)
         if worker_init_fn is not None and not callable(worker_init_fn):
             raise TypeError(f"DataLoader: argument 'worker_init_fn' expected a callable, "
@@ -159,6 +163,12 @@ class DataLoader:
         return out
 
 
+def _bad_count(value) -> type:
+    """The error for a bad count or duration: TypeError when it is not a number
+    at all (as Paddle's comparison with 0 raises), ValueError for a bad number."""
+    return TypeError if isinstance(value, bool) or not isinstance(value, numbers.Number) else ValueError
+
+
 def _first_place(places):
     if places is None:
         return None
@@ -199,7 +209,16 @@ __all__ = ["DataLoader"]
 _PADDLE_FILES = frozenset({"batch_sampler", "collate", "dataset", "sampler", "worker"})
 
 
+# The names Paddle's paddle.io.dataloader package re-exports from its files; eager.io
+# imports this package, so they are looked up there on use.
+_PADDLE_REEXPORTS = frozenset({"ChainDataset", "ComposeDataset", "ConcatDataset", "Dataset", "DistributedBatchSampler",
+                               "RandomSampler", "Sampler", "SequenceSampler", "Subset", "SubsetRandomSampler",
+                               "TensorDataset", "WeightedRandomSampler", "get_worker_info", "random_split"})
+
+
 def __getattr__(name):
     if name in _PADDLE_FILES:
         return importlib.import_module(f".{name}", __name__)
+    if name in _PADDLE_REEXPORTS:
+        return getattr(importlib.import_module(__package__.rpartition(".")[0]), name)
     raise AttributeError(f"module 'eager.io.dataloader' has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """Paddle's ``paddle.nn.functional.flash_attention`` module: flash_attention,
-flash_attn_unpadded and scaled_dot_product_attention.
+flash_attn_unpadded, scaled_dot_product_attention and the sdp_kernel context.
 
 There is no flash kernel here: each function computes the same mathematics,
 softmax(Q K^T * scale + causal mask) V, with the ops of
@@ -13,17 +13,49 @@ top left (query i sees keys <= i) when the two lengths differ.
 """
 from __future__ import annotations
 
+import contextlib
 import numbers
 
 from phi.common.data_type import INTEGER_TYPES
 
+from ...arguments import to_bool
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .attention import _attention_heads_first, _causal_mask, scaled_dot_product_attention
 from .checks import check_float, check_tensor
 from .dropout import _check_p, dropout
 
-__all__ = ["flash_attention", "flash_attn_unpadded", "scaled_dot_product_attention"]
+__all__ = ["flash_attention", "flash_attn_unpadded", "scaled_dot_product_attention", "sdp_kernel"]
+
+# (enable_math, enable_flash, enable_mem_efficient) inside an sdp_kernel block, else None
+_sdp_backends = None
+
+
+@contextlib.contextmanager
+def sdp_kernel(enable_math=False, enable_flash=True, enable_mem_efficient=True):
+    """A block in which flash_attention may use only the enabled backends.
+
+    Every backend computes the same mathematics here (there is no flash or
+    memory-efficient kernel), so the choice changes no result; as in Paddle,
+    flash_attention inside a block that enables none of the three raises
+    AssertionError.
+
+    >>> from eager.nn.functional.flash_attention import flash_attention, sdp_kernel
+    >>> q = eager.ones([1, 2, 1, 4])
+    >>> with sdp_kernel(enable_math=True, enable_flash=False, enable_mem_efficient=False):
+    ...     out, _ = flash_attention(q, q, q)
+    >>> out.shape
+    [1, 2, 1, 4]
+    """
+    global _sdp_backends
+    fn = "nn.functional.flash_attention.sdp_kernel"
+    flags = (to_bool(enable_math, fn, "enable_math"), to_bool(enable_flash, fn, "enable_flash"),
+             to_bool(enable_mem_efficient, fn, "enable_mem_efficient"))
+    outer, _sdp_backends = _sdp_backends, flags
+    try:
+        yield
+    finally:
+        _sdp_backends = outer
 
 
 def _flags(fn: str, **flags) -> None:
@@ -66,6 +98,9 @@ def flash_attention(query: Tensor, key: Tensor, value: Tensor, dropout: float = 
     ([2, 6, 4, 8], [2, 4, 6, 6])
     """
     fn = "flash_attention"
+    if _sdp_backends is not None and not any(_sdp_backends):
+        raise AssertionError(f"{fn}: no backend is enabled: the enclosing sdp_kernel(...) disables math, flash and "
+                             f"mem_efficient")
     _same_dtypes(fn, query, key, value)
     for arg, tensor in (("query", query), ("key", key), ("value", value)):
         if tensor.ndim != 4:

@@ -491,24 +491,40 @@ def default_initializer(dtype, is_bias: bool):
     return XavierUniform()
 
 
+_lazy_depth = [0]  # how many LazyGuards are open (Paddle's lazy state is process-wide too)
+
+
 class LazyGuard:
-    """Paddle's ``paddle.LazyGuard``: ``with LazyGuard(): model = Net()``. Paddle
-    defers the parameters' initialization until ``param.initialize()``; eager
-    creates them at once, inside the guard as outside, with the same draws from
-    the same generator, so a model built under the guard equals one built
-    without it after the same seed (nothing is left to initialize later).
+    """Paddle's ``paddle.LazyGuard``: ``with LazyGuard(): model = Net()`` makes the
+    parameters that layers create with ``create_parameter`` without their values
+    (shape, dtype and attributes only: no memory), each keeping its initializer;
+    ``param.initialize()`` draws them then, or ``set_value`` /
+    ``set_state_dict`` fills them (a model too large to initialize twice loads
+    its checkpoint directly). An op given a parameter that is still empty raises
+    RuntimeError, as Paddle's.
 
     >>> with eager.LazyGuard():
     ...     layer = eager.nn.Linear(2, 3)
-    >>> layer.weight.shape
-    [2, 3]
+    >>> layer.weight.shape, layer.weight._is_initialized()
+    ([2, 3], False)
+    >>> for p in layer.parameters():
+    ...     p.initialize()
+    >>> layer.weight._is_initialized()
+    True
     """
 
     def __enter__(self):
+        _lazy_depth[0] += 1
         return self
 
     def __exit__(self, *exc_info):
+        _lazy_depth[0] -= 1
         return False
+
+
+def lazy_init_active() -> bool:
+    """Whether a LazyGuard is open (read by Layer.create_parameter)."""
+    return _lazy_depth[0] > 0
 
 
 def _check_shape(who: str, shape) -> tuple:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import collections.abc
 import copy
+import functools
 import importlib
 import numbers
 import pkgutil
@@ -28,7 +29,7 @@ import numpy as np
 from phi import api as phi_api
 from phi.common import DataType, TensorKind, convert_dtype
 from phi.common.data_type import FLOATING_TYPES, bfloat16_numpy_dtype
-from phi.core import DenseTensor, InvalidArgumentError
+from phi.core import ArraySpec, DenseTensor, InvalidArgumentError
 from phi.infermeta.checks import check_result_shape
 
 from ...arguments import to_bool, to_float, to_str
@@ -66,8 +67,9 @@ class Parameter(Tensor):
     # split_axis (unset otherwise) is the axis of the full weight it was cut along;
     # do_model_average: the ParamAttr's, for Paddle code that reads them; is_firstly_shared: False on
     # the copies of a pipeline's shared weight (fleet's SharedLayerDesc) other than the first stage's.
+    # _init_func: under LazyGuard, what draws the values that initialize() gives (None otherwise).
     __slots__ = ("optimize_attr", "need_clip", "regularizer", "is_distributed", "split_axis", "do_model_average",
-                 "is_firstly_shared")
+                 "is_firstly_shared", "_init_func")
 
     def __init__(self, value, trainable: bool = True, name: str | None = None,
                  learning_rate: float = 1.0, need_clip: bool = True, regularizer=None):
@@ -86,6 +88,7 @@ class Parameter(Tensor):
         self.is_distributed = False
         self.do_model_average = None
         self.is_firstly_shared = True
+        self._init_func = None
 
     @property
     def trainable(self) -> bool:
@@ -101,16 +104,24 @@ class Parameter(Tensor):
         self.stop_gradient = not value
 
     def initialize(self) -> None:
-        """Paddle's ``param.initialize()``, which fills a parameter that
-        ``LazyGuard`` left uninitialized. Here every parameter gets its values
-        when it is created (under ``LazyGuard`` too), so there is nothing left
-        to do: the values are kept as they are.
+        """Paddle's ``param.initialize()``: fills a parameter that ``LazyGuard``
+        left without values, with its initializer's draw. A parameter that holds
+        values (made outside the guard, initialized already, or filled by
+        ``set_value``/``set_state_dict``) keeps them.
 
         >>> with eager.LazyGuard():
         ...     layer = eager.nn.Linear(2, 2)
         >>> for p in layer.parameters():
         ...     p.initialize()
+        >>> layer.weight._is_initialized()
+        True
         """
+        # (getattr: a Parameter unpickled from a file written before the slot existed lacks it)
+        init, self._init_func = getattr(self, "_init_func", None), None
+        if init is None or self.impl.initialized():
+            return
+        self.impl.array = _parameter_impl(init()).array
+        self.impl.bump_version()
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
@@ -570,18 +581,25 @@ class Layer:
         dtype = self._dtype if dtype is None else _layer_dtype("create_parameter", dtype)
         init = attr.initializer or _init.global_initializer(is_bias) or default_initializer or \
             _init.default_initializer(dtype, is_bias)
-        try:
-            array = init(shape, dtype, generator)  # a NumPy array: Parameter puts it on the default device
-        except (ValueError, MemoryError):
-            # A size from the layer's constructor too large for any array: say which layer
-            # and shape, not NumPy's "array is too big" from inside the initializer.
+        lazy = _init.lazy_init_active()
+        if lazy:  # shape and dtype only; initialize() draws the values (see LazyGuard)
             _check_parameter_size(type(self).__name__, shape, dtype)
-            raise
+            array = DenseTensor(ArraySpec(tuple(shape), dtype.numpy_dtype, current_place()))
+        else:
+            try:
+                array = init(shape, dtype, generator)  # a NumPy array: Parameter puts it on the default device
+            except (ValueError, MemoryError):
+                # A size from the layer's constructor too large for any array: say which layer
+                # and shape, not NumPy's "array is too big" from inside the initializer.
+                _check_parameter_size(type(self).__name__, shape, dtype)
+                raise
         name = attr.name or unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
         param = Parameter(array, trainable=attr.trainable, name=name,
                           learning_rate=attr.learning_rate, need_clip=attr.need_clip,
                           regularizer=attr.regularizer)
         param.do_model_average = attr.do_model_average
+        if lazy:
+            param._init_func = functools.partial(init, shape, dtype, generator)
         return param
 
     # -- traversal ----------------------------------------------------------
@@ -918,7 +936,11 @@ class Layer:
         loaded = {id(target) for target, _ in staged}
         missing = [k for k, t in own.items() if id(t) not in loaded]
         for target, source in staged:
-            phi_api.assign_out_(source, target.impl)
+            if target.impl.initialized():
+                phi_api.assign_out_(source, target.impl)
+            else:  # a parameter made under LazyGuard: the checkpoint gives its first values
+                target.impl.array = phi_api.assign(source).array
+                target.impl.bump_version()
         if missing:
             warnings.warn(f"set_state_dict: {len(missing)} key(s) of the layer not in the dict, left "
                           f"as they were: {missing}", stacklevel=2)

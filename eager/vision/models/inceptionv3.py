@@ -106,11 +106,12 @@ class InceptionC(nn.Layer):
         self.branch_pool_conv = _cna(num_channels, 192, 1)
 
     def forward(self, x):
+        b1 = self.branch1x1(x)  # the branches run in Paddle's order (the order hooks and summary see)
         b7 = self.branch7x7_3(self.branch7x7_2(self.branch7x7_1(x)))
         d7 = self.branch7x7dbl_1(x)
         for layer in (self.branch7x7dbl_2, self.branch7x7dbl_3, self.branch7x7dbl_4, self.branch7x7dbl_5):
             d7 = layer(d7)
-        return _F.concat([self.branch1x1(x), b7, d7, self.branch_pool_conv(self.branch_pool(x))], axis=1)
+        return _F.concat([b1, b7, d7, self.branch_pool_conv(self.branch_pool(x))], axis=1)
 
 
 class InceptionD(nn.Layer):
@@ -131,8 +132,9 @@ class InceptionD(nn.Layer):
         self.branch_pool = nn.MaxPool2D(kernel_size=3, stride=2)
 
     def forward(self, x):
+        b3 = self.branch3x3_2(self.branch3x3_1(x))  # Paddle's branch order
         b7 = self.branch7x7x3_4(self.branch7x7x3_3(self.branch7x7x3_2(self.branch7x7x3_1(x))))
-        return _F.concat([self.branch3x3_2(self.branch3x3_1(x)), b7, self.branch_pool(x)], axis=1)
+        return _F.concat([b3, b7, self.branch_pool(x)], axis=1)
 
 
 class InceptionE(nn.Layer):
@@ -156,10 +158,12 @@ class InceptionE(nn.Layer):
         self.branch_pool_conv = _cna(num_channels, 192, 1)
 
     def forward(self, x):
+        b1 = self.branch1x1(x)  # Paddle's branch order
         b3 = self.branch3x3_1(x)
+        b3a, b3b = self.branch3x3_2a(b3), self.branch3x3_2b(b3)
         d3 = self.branch3x3dbl_2(self.branch3x3dbl_1(x))
-        return _F.concat([self.branch1x1(x), self.branch3x3_2a(b3), self.branch3x3_2b(b3), self.branch3x3dbl_3a(d3),
-                          self.branch3x3dbl_3b(d3), self.branch_pool_conv(self.branch_pool(x))], axis=1)
+        return _F.concat([b1, b3a, b3b, self.branch3x3dbl_3a(d3), self.branch3x3dbl_3b(d3),
+                          self.branch_pool_conv(self.branch_pool(x))], axis=1)
 
 
 class InceptionV3(nn.Layer):

@@ -35,9 +35,10 @@ class BasicBlock(nn.Layer):
         self.stride = stride
 
     def forward(self, x):
-        identity = x if self.downsample is None else self.downsample(x)
         out = self.relu(self.bn1(self.conv1(x)))
         out = self.bn2(self.conv2(out))
+        # the shortcut runs after the main branch, as Paddle's (the order hooks and summary see)
+        identity = x if self.downsample is None else self.downsample(x)
         return self.relu(out + identity)
 
 
@@ -69,10 +70,10 @@ class BottleneckBlock(nn.Layer):
         self.stride = stride
 
     def forward(self, x):
-        identity = x if self.downsample is None else self.downsample(x)
         out = self.relu(self.bn1(self.conv1(x)))
         out = self.relu(self.bn2(self.conv2(out)))
         out = self.bn3(self.conv3(out))
+        identity = x if self.downsample is None else self.downsample(x)  # after the main branch, as Paddle's
         return self.relu(out + identity)
 
 

@@ -8,12 +8,14 @@ array([4., 4., 4., 4.], dtype=float32)
 """
 from .activation import fused_dropout_add, swiglu
 from .linear import fused_linear, fused_linear_activation, fused_matmul_bias
+from .moe import fused_ec_moe
 from .multi_transformer import fused_multi_transformer
 from .norm import fused_layer_norm, fused_rms_norm
 from .rotary import fused_rotary_position_embedding
 from .transformer import fused_bias_dropout_residual_layer_norm, fused_feedforward, fused_multi_head_attention
 
-__all__ = ["fused_bias_dropout_residual_layer_norm", "fused_dropout_add", "fused_feedforward", "fused_layer_norm",
+__all__ = ["fused_bias_dropout_residual_layer_norm", "fused_dropout_add", "fused_ec_moe", "fused_feedforward",
+           "fused_layer_norm",
            "fused_linear", "fused_linear_activation", "fused_matmul_bias", "fused_multi_head_attention",
            "fused_multi_transformer",
            "fused_rms_norm", "fused_rotary_position_embedding", "swiglu"]

@@ -6,6 +6,8 @@ Paddle's kernels (qkv_weight ``[3, num_heads, head_dim, embed_dim]``), so the
 weights of a Paddle model load as they are."""
 from __future__ import annotations
 
+import numbers
+
 from ....composite._paddle_api import composed_in
 from ....generated import forward_api as _F
 from ....nn import functional as F
@@ -130,9 +132,11 @@ def _qkv_shapes(fn: str, x, qkv_weight, qkv_bias, num_heads, transpose_qkv_wb: b
         heads, head_dim = qkv_weight.shape[1], qkv_weight.shape[2]
         _checks.like(fn, "qkv_bias", qkv_bias, x, shape=[3, heads, head_dim])
         return heads, head_dim
-    if isinstance(num_heads, bool) or not isinstance(num_heads, int) or num_heads <= 0:
+    # a NumPy integer too: Paddle's attribute parser takes it
+    if isinstance(num_heads, bool) or not isinstance(num_heads, numbers.Integral) or num_heads <= 0:
         raise ValueError(f"{_checks.who(fn)}: argument 'num_heads' expected a positive int with "
                          f"transpose_qkv_wb=True, got {num_heads!r}")
+    num_heads = int(num_heads)
     if qkv_weight.ndim != 2 or qkv_weight.shape[0] != embed or qkv_weight.shape[1] % (3 * num_heads):
         raise ValueError(f"{_checks.who(fn)}: argument 'qkv_weight' expected shape [{embed}, 3 * num_heads * "
                          f"head_dim] with transpose_qkv_wb=True, got {qkv_weight.shape}")
