@@ -14,7 +14,7 @@ from phi.common import DataType, Place, convert_dtype, convert_place
 from phi.common.scalar import to_int_array as _phi_to_int_array
 from phi.common.scalar import to_scalar as _phi_to_scalar
 from phi.common.tensor_kind import TensorKind
-from phi.core.errors import PhiError
+from phi.core.errors import ArgumentKindError, PhiError
 from phi.core.errors import describe_value as describe
 from phi.infermeta.checks import check_representable
 
@@ -172,7 +172,7 @@ def to_int(value, op: str, arg: str) -> int:
         array = np.asarray(value.numpy())
         if array.size == 1 and array.dtype.kind in "iu":
             return to_int(array.reshape(()).item(), op, arg)
-    raise TypeError(f"{op}: argument '{arg}' expected an int, got {describe(value)}")
+    raise ArgumentKindError(f"{op}: argument '{arg}' expected an int, got {describe(value)}")
 
 
 def to_float(value, op: str, arg: str) -> float:
@@ -194,7 +194,7 @@ def to_bool(value, op: str, arg: str) -> bool:
         return value
     if isinstance(value, np.bool_):
         return bool(value)
-    raise TypeError(f"{op}: argument '{arg}' expected a bool, got {describe(value)}")
+    raise ArgumentKindError(f"{op}: argument '{arg}' expected a bool, got {describe(value)}")
 
 
 def to_str(value, op: str, arg: str) -> str:
@@ -210,8 +210,8 @@ def to_dtype(value, op: str, arg: str, default=None):
         return value
     try:
         return convert_dtype(value)
-    except TypeError as error:
-        raise TypeError(f"{op}: argument '{arg}': {error}") from None
+    except TypeError as error:  # also a ValueError, as Paddle's "Not supported numpy dtype uint4"
+        raise ArgumentKindError(f"{op}: argument '{arg}': {error}") from None
 
 
 def to_required_dtype(value, op: str, arg: str) -> DataType:

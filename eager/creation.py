@@ -9,6 +9,7 @@ from phi import api as phi_api
 from phi.backends.gpu_context import import_cupy, refuse_bfloat16
 from phi.common import DataType, convert_dtype, convert_place
 from phi.core import DenseTensor
+from phi.core.errors import ArgumentKindError
 
 from .framework import current_place, default_dtype, parse_device, require_pinned_memory
 from .tensor import Tensor
@@ -106,8 +107,8 @@ def _to_host_array(data, target):
             ) from None
         if array.dtype == object or array.dtype == np.uint64:  # the failure path only
             _check_int64_range(data)
-            if array.dtype == object:
-                raise TypeError(
+            if array.dtype == object:  # a TypeError, and the ValueError Paddle raises
+                raise ArgumentKindError(
                     f"to_tensor: data must hold numbers only, got {type(data).__name__} {data!r:.80}"
                 )
         if target is None and not isinstance(data, np.generic):
@@ -122,7 +123,7 @@ def _to_host_array(data, target):
     elif type(data).__module__.startswith("cupy"):
         array = data.get()
     else:
-        raise TypeError(
+        raise ArgumentKindError(
             f"to_tensor: data expected a number, list, tuple, numpy array or Tensor, got "
             f"{type(data).__name__}"
         )
@@ -131,7 +132,7 @@ def _to_host_array(data, target):
     except TypeError:
         hint = ("; Paddle stores bfloat16 as uint16 bits: pass array.view(ml_dtypes.bfloat16) for those"
                 if array.dtype == np.uint16 else "")
-        raise TypeError(f"to_tensor: unsupported dtype {array.dtype} of data{hint}") from None
+        raise ArgumentKindError(f"to_tensor: unsupported dtype {array.dtype} of data{hint}") from None
     if target is not None and array.dtype != target:
         array = array.astype(target)
     return array

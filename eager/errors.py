@@ -4,6 +4,8 @@ static-graph names, in one module at the bottom of the house so every layer can
 import them."""
 from __future__ import annotations
 
+from phi.core.errors import ArgumentKindError  # defined in phi: its argument parsers raise it too
+
 
 class AutogradError(RuntimeError, ValueError):
     """An autograd rule was broken: a released graph, a modified saved tensor, ...
@@ -20,12 +22,6 @@ class PyLayerResultError(TypeError, ValueError):
     A TypeError by eager's rule for wrong kinds, and a ValueError as Paddle
     raises for the same mistakes.
     """
-
-
-class ArgumentKindError(TypeError, ValueError):
-    """An argument of the wrong kind where Paddle raises ValueError (``paddle.save``'s
-    ``protocol=2.0``): a TypeError by eager's rule for wrong kinds, and a ValueError
-    so a ported ``except ValueError`` still catches it."""
 
 
 class UnsupportedAudioError(ValueError, NotImplementedError):

@@ -5,20 +5,23 @@ from __future__ import annotations
 
 import numbers
 
-from phi.core.errors import PhiError
+from phi.core.errors import PhiError, UnsupportedDtypeError
 from phi.infermeta.checks import broadcast_dims
 
+from .composite._paddle_api import composed
 from .generated import forward_api as _F
 from .tensor import Tensor
 
 
+@composed  # an error of the gaussian op it calls says normal: too
 def normal(mean=0.0, std=1.0, shape=None, name=None) -> Tensor:
     """Normal samples with mean ``mean`` and standard deviation ``std``.
 
     With numbers for both, the result has ``shape`` and dtype float32 (it is
     ``eager.gaussian``). With a Tensor for either, the result has the broadcast
     shape and floating dtype of the tensor(s) (``shape`` is ignored, as in
-    Paddle), each element drawn with its own mean and std; it is computed as
+    Paddle; a float32 and a float64 tensor give float64, as Paddle's
+    promotion does), each element drawn with its own mean and std; it is computed as
     ``mean + std * standard_normal``, so gradients flow to tensor means and
     stds (the reparameterization Paddle's composition gives too).
     """
@@ -33,9 +36,8 @@ def normal(mean=0.0, std=1.0, shape=None, name=None) -> Tensor:
     tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
     for t in tensors:
         if not t.dtype.is_floating_point:
-            raise TypeError(f"normal: a Tensor mean or std must be floating, got {t.dtype}")
-    if mean_is_tensor and std_is_tensor and mean.dtype != std.dtype:
-        raise TypeError(f"normal: mean and std expected one dtype, got {mean.dtype} and {std.dtype}")
+            # as Paddle, whose gaussian kernel has no integer dtype (RuntimeError there)
+            raise UnsupportedDtypeError(f"normal: a Tensor mean or std must be floating, got {t.dtype}")
     if not std_is_tensor and std < 0:
         raise ValueError(f"normal: argument 'std' expected a standard deviation >= 0, got {std}")
     try:

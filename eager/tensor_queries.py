@@ -19,7 +19,7 @@ import numpy as np
 from phi.common import TensorKind
 from phi.common.data_type import dtype_name
 from phi.common.scalar import to_scalar
-from phi.core.errors import PhiError
+from phi.core.errors import PhiError, UnsupportedDtypeError
 from phi.infermeta.checks import broadcast_dims
 
 from .arguments import as_called, bad_tensor
@@ -161,10 +161,12 @@ def _fill(op: str, x, value):
 
 def _float_tensor(op: str, x):
     """x, the floating-point target of the inplace fill ``op``, checked before any
-    sample is drawn: a tensor, floating, and writable (:func:`_writable`)."""
+    sample is drawn: a tensor, floating, and writable (:func:`_writable`). Another
+    dtype is an UnsupportedDtypeError: a TypeError, and the RuntimeError Paddle raises
+    when no kernel of the fill takes the dtype."""
     _check.tensor(op, "x", x)
     if not x.dtype.is_floating_point:
-        raise TypeError(f"{op}: expected a floating-point tensor, got {x.dtype}")
+        raise UnsupportedDtypeError(f"{op}: expected a floating-point tensor, got {x.dtype}")
     _writable(op, x)
     return x
 

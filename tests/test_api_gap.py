@@ -845,12 +845,17 @@ def test_assign_of_numbers_lists_and_arrays_keeps_their_numpy_dtype(data, shape,
     np.testing.assert_array_equal(out.numpy().reshape(-1), np.asarray(data).reshape(-1))
 
 
-def test_assign_of_a_list_of_shape_1_tensors_stacks_them_differentiably():
-    a = paddle.to_tensor([2.0], stop_gradient=False)
+def test_assign_of_a_list_of_tensors_stacks_them_differentiably():
+    # Paddle 2.6.2 builds np.array(x): 0-d Tensors mix with numbers, shape-[1] ones give [n, 1]
+    a = paddle.to_tensor(2.0, stop_gradient=False)
     y = paddle.assign([a, a * 3, 4.0])
     np.testing.assert_array_equal(y.numpy(), [2.0, 6.0, 4.0])
     y.sum().backward()
-    np.testing.assert_array_equal(a.grad.numpy(), [4.0])
+    np.testing.assert_array_equal(a.grad.numpy(), 4.0)
+    b = paddle.to_tensor([2.0], stop_gradient=False)
+    y = paddle.assign([b, b * 3])
+    assert y.shape == [2, 1]
+    np.testing.assert_array_equal(y.numpy(), [[2.0], [6.0]])
 
 
 def test_assign_of_a_tensor_copies_it():
@@ -863,7 +868,8 @@ def test_assign_of_a_tensor_copies_it():
 @pytest.mark.parametrize("args, error, message", [
     (("abc",), TypeError, "assign: argument 'x' expected a Tensor, NumPy array, list, tuple or number, got str"),
     ((np.array(["a"]),), TypeError, "assign: argument 'x' expected numbers, got an array of dtype <U1"),
-    (([paddle.ones([2]), 1.0],), TypeError, "each must have shape [1], got shapes [[2], [1]]"),
+    (([paddle.ones([2]), 1.0],), TypeError, "must have one shape to be stacked, got shapes [[2], []]"),
+    (([paddle.ones([1]), 1.0],), ValueError, "must have one shape to be stacked, got shapes [[1], []]"),
     ((paddle.ones([2]), "out"), TypeError, "assign: argument 'output' expected a Tensor"),
     ((paddle.ones([2]), paddle.to_tensor([0.0, 0.0, 0.0], stop_gradient=False)), ValueError,
      "expected x's shape and dtype [2] paddle.float32"),

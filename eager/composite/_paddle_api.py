@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import numbers
 
-from phi.core.errors import AxisError, UnsupportedDtypeError
+from phi.core.errors import ArgumentKindError, AxisError, UnsupportedDtypeError
 
 from ..arguments import bad_tensor, in_called
 from ..tensor import Tensor
@@ -80,9 +80,10 @@ def integral(op: str, arg: str, value) -> Tensor:
 
 
 def integer(op: str, arg: str, value, minimum=None) -> int:
-    """A Python int (not a bool) of at least ``minimum``, else TypeError/ValueError."""
+    """A Python int (not a bool) of at least ``minimum``, else an ArgumentKindError (a
+    TypeError, and the ValueError Paddle's argument parser raises) or a ValueError."""
     if not isinstance(value, numbers.Integral) or isinstance(value, bool):
-        raise TypeError(f"{op}: argument '{arg}' expected an int, got {type(value).__name__} {value!r}")
+        raise ArgumentKindError(f"{op}: argument '{arg}' expected an int, got {type(value).__name__} {value!r}")
     if minimum is not None and value < minimum:
         raise ValueError(f"{op}: argument '{arg}' expected an int >= {minimum}, got {value}")
     return int(value)

@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from phi.common import DataType
-from phi.core.errors import InvalidArgumentError, UnsupportedDtypeError
+from phi.core.errors import ArgumentKindError, InvalidArgumentError, NegativeCountError, UnsupportedDtypeError
 from phi.infermeta.checks import check_result_shape
 
 from ..arguments import to_bool
@@ -97,8 +97,10 @@ def complex_double_grad(real, imag, grad_real_grad, grad_imag_grad):
 # -- Paddle API functions composed of the ops above (eager.tril_indices, eager.polar, ...) --
 
 def _triangle_indices(op: str, pick, row, col, offset, dtype):
-    row = _check.integer(op, "row", row, minimum=0)
-    col = _check.integer(op, "col", col, minimum=0)
+    row, col = _check.integer(op, "row", row), _check.integer(op, "col", col)
+    for arg, value in (("row", row), ("col", col)):
+        if value < 0:  # Paddle: TypeError "row should be a non-negative int" (test_tril_indices_op)
+            raise NegativeCountError(f"{op}: argument '{arg}' expected an int >= 0, got {value}")
     offset = _check.integer(op, "offset", offset)
     index_dtype = _check.index_dtype(op, dtype)
     try:  # NumPy picks the coordinates from a row x col mask
@@ -232,13 +234,19 @@ def write_into(op: str, arg: str, target, value, what: str):
     return target
 
 
-def _stacked_scalars(items):
-    """Paddle's assign of a list holding shape-[1] Tensors (and numbers): one 1-d tensor."""
-    parts = [item if isinstance(item, Tensor) else to_tensor([item]) for item in items]
-    if any(part.shape != [1] for part in parts):
-        raise TypeError(f"assign: argument 'x' is a list holding Tensors: each must have shape [1], got "
-                        f"shapes {[part.shape for part in parts]} (eager.stack joins larger ones)")
-    return _F.squeeze(_F.stack(parts, 0), [-1])
+def _stacked(items):
+    """Paddle's assign of a list holding Tensors (and numbers): NumPy's ``np.array`` of
+    the list, as Paddle 2.6.2 builds it. The items (a number as a 0-d tensor) must
+    share one shape and are stacked along a new first axis in NumPy's common dtype,
+    float64 becoming float32 as for any list; here the stack is differentiable."""
+    parts = [item if isinstance(item, Tensor) else to_tensor(item) for item in items]
+    shapes = [part.shape for part in parts]
+    if any(shape != shapes[0] for shape in shapes):
+        raise ArgumentKindError(f"assign: argument 'x' is a list holding Tensors: they (and numbers, as 0-d) "
+                                f"must have one shape to be stacked, got shapes {shapes}")
+    dtype = np.result_type(*(part.dtype.numpy_dtype for part in parts))
+    dtype = np.dtype(np.float32) if dtype == np.float64 else dtype  # Paddle 2.6's assign_value: float32 only
+    return _F.stack([part if part.dtype.numpy_dtype == dtype else _F.cast(part, dtype) for part in parts], 0)
 
 
 @_check.composed
@@ -249,8 +257,9 @@ def assign(x, output=None):
     ``x`` is a Tensor (copied by the differentiable assign op), a NumPy array, a
     list or tuple (their NumPy dtype, but float64 becomes float32, as Paddle 2.6:
     Python floats give float32) or a number (a tensor of shape [1], as Paddle); a
-    list mixing numbers and shape-[1] Tensors is stacked, differentiably, into a
-    1-d tensor. Writing into an ``output`` of x's shape and dtype is the recorded
+    list holding Tensors of one shape (and numbers, with 0-d Tensors) is stacked
+    along a new first axis, as NumPy's ``np.array`` of it in Paddle, and
+    differentiably. Writing into an ``output`` of x's shape and dtype is the recorded
     in-place setitem: output's version counter moves and gradients reach a Tensor
     x. An ``output`` of another shape or dtype takes x's, as Paddle resizes it (it
     becomes a copy of x), unless gradients are recorded for it (then x must match).
@@ -264,7 +273,7 @@ def assign(x, output=None):
     if output is not None:
         _check.tensor("assign", "output", output)
     if isinstance(x, (list, tuple)) and any(isinstance(item, Tensor) for item in x):
-        value = _stacked_scalars(x)
+        value = _stacked(x)
     elif isinstance(x, Tensor):
         value = x
     else:

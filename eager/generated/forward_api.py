@@ -637,6 +637,7 @@ from .ops_sampling import (  # noqa: F401
     poisson,
     binomial,
     multinomial,
+    poisson_grad,
 )
 from .ops_search_sort import (  # noqa: F401
     argmax,

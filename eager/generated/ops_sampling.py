@@ -61,6 +61,24 @@ __all__ = [
 ]
 
 
+class PoissonGradNode(GradNodeBase):
+    """Runs poisson_grad for poisson."""
+
+    __slots__ = ()
+    backward_op = "poisson_grad"
+    forward_op = "poisson"
+    num_grad_slots = 1
+    is_view = False
+    fresh_grads = True
+    saved_names = ()
+    attr_names = ()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        grad = _composite.zero_grad(out_grad)
+        return ((grad,), )
+
+
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, place=None, name=None):
     """Uniform on [min, max) from the global generator (eager.seed), or from a generator of its own when seed is not 0; dtype defaults to float32.
 
@@ -203,9 +221,9 @@ def bernoulli(x, name=None):
 
 
 def poisson(x, name=None):
-    """Poisson counts with rates x, elementwise, in x's dtype; rates must be finite and >= 0.
+    """Poisson counts with rates x, elementwise, in x's dtype; rates must be finite and >= 0 (the gradient is zero, as Paddle's poisson_grad).
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("poisson", "x", x)
@@ -213,6 +231,13 @@ def poisson(x, name=None):
         return _modes.call("poisson", _this.poisson, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.poisson(x.impl), None, None
+    _x_meta = x._meta
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = _new(PoissonGradNode)  # PoissonGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
     return out
 
 
@@ -246,3 +271,16 @@ def multinomial(x, num_samples=1, replacement=False, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.multinomial(x.impl, num_samples, replacement), None, None
     return out
+
+
+def poisson_grad(out_grad, name=None):
+    """poisson_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("poisson_grad", "out_grad", out_grad)
+    try:
+        return _composite.zero_grad(out_grad)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "poisson_grad") from None

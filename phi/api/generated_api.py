@@ -13407,7 +13407,7 @@ _poisson_seen = KERNELS.signature_cache("poisson", "poisson")
 
 
 def poisson(x):
-    """Poisson counts with rates x, elementwise, in x's dtype; rates must be finite and >= 0."""
+    """Poisson counts with rates x, elementwise, in x's dtype; rates must be finite and >= 0 (the gradient is zero, as Paddle's poisson_grad)."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape)
         seen = _poisson_seen.get(signature)

@@ -5,6 +5,7 @@ import numbers
 
 import numpy as np
 
+from ..core.errors import ArgumentKindError
 from ..core.errors import describe_value as _describe
 
 
@@ -30,7 +31,8 @@ class Scalar:
 
 
 def to_scalar(value, op: str = "Scalar", arg: str = "value"):
-    """The Python number an attribute value stands for; raises TypeError naming op and arg."""
+    """The Python number an attribute value stands for; raises an ArgumentKindError (a
+    TypeError and, as Paddle's argument parser, a ValueError) naming op and arg."""
     if isinstance(value, (bool, numbers.Number)):
         return value.item() if isinstance(value, np.generic) else value
     if isinstance(value, np.generic) and value.dtype.kind in "biufc":
@@ -44,7 +46,7 @@ def to_scalar(value, op: str = "Scalar", arg: str = "value"):
         except ValueError:
             raise ValueError(f"{op}: argument '{arg}' expected a number or a numeric string, got "
                              f"{_describe(value)}") from None
-    raise TypeError(
+    raise ArgumentKindError(
         f"{op}: argument '{arg}' expected a number (int, float, bool or a one-element "
         f"tensor), got {_describe(value)}"
     )
@@ -63,7 +65,8 @@ class IntArray:
 
 
 def to_int_array(value, op: str = "IntArray", arg: str = "value") -> tuple:
-    """A tuple of ints from an int, a sequence of ints, or an integer tensor."""
+    """A tuple of ints from an int, a sequence of ints, or an integer tensor; anything
+    else is an ArgumentKindError (a TypeError, and a ValueError as in Paddle)."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return (int(value),)
     if isinstance(value, (list, tuple)):
@@ -76,7 +79,7 @@ def to_int_array(value, op: str = "IntArray", arg: str = "value") -> tuple:
             if array is not None and array.size == 1 and array.dtype.kind in "iu":
                 out.append(int(array.reshape(()).item()))
                 continue
-            raise TypeError(
+            raise ArgumentKindError(
                 f"{op}: argument '{arg}' expected a list of ints, got an element "
                 f"{_describe(item)} in {value!r}"
             )
@@ -84,7 +87,7 @@ def to_int_array(value, op: str = "IntArray", arg: str = "value") -> tuple:
     array = _as_array(value)
     if array is not None and array.ndim <= 1 and array.dtype.kind in "iu":
         return tuple(int(v) for v in array.reshape(-1).tolist())
-    raise TypeError(
+    raise ArgumentKindError(
         f"{op}: argument '{arg}' expected an int, a list of ints or a 1-D integer tensor, "
         f"got {_describe(value)}"
     )

@@ -28,6 +28,15 @@ class InvalidTypeError(PhiError, TypeError):
     """An argument has the wrong Python type."""
 
 
+class ArgumentKindError(InvalidTypeError, ValueError):
+    """An argument of the wrong kind where Paddle raises ValueError: a float or a
+    string given for an int, bool or int-list attribute (Paddle's dygraph argument
+    parser says "(InvalidArgument) randint(): argument (position 3) must be list of
+    int, but got float"), ``paddle.save``'s ``protocol=2.0``. A TypeError by eager's
+    rule for wrong kinds, and a ValueError so a ported ``except ValueError`` still
+    catches it."""
+
+
 class NegativeCountError(InvalidArgumentError, TypeError):
     """A negative count where Paddle's own check calls it the wrong kind of argument
     (eye's "num_rows should be a non-negative int" is a TypeError): both, so code
@@ -54,6 +63,12 @@ class ElementIndexError(InvalidArgumentError, OutOfRangeError):
     """An element index outside the tensor where Paddle's own check raises
     ValueError (``Tensor.item(i)``'s InvalidArgument): both, so code written
     against Paddle's type or Python's IndexError catches it."""
+
+
+class ProbabilityOutOfRangeError(InvalidArgumentError, OutOfRangeError):
+    """A probability outside [0, 1] (bernoulli's x): a ValueError as eager's other
+    value checks, and the IndexError Paddle's bernoulli kernel raises for its
+    OutOfRange check ("The probability should be <= 1, but got 2")."""
 
 
 class AssertedArgumentError(InvalidArgumentError, AssertionError):
@@ -83,6 +98,15 @@ class InvalidDtypeError(InvalidArgumentError, TypeError):
     """A tensor of a dtype the op refuses where Paddle's own check raises TypeError
     (bincount of floats: its test_bincount_op expects TypeError): a ValueError as
     eager's other argument checks, and that TypeError."""
+
+
+class UnsupportedDtypeArgumentError(InvalidDtypeError, RuntimeError):
+    """A ``dtype`` argument that no kernel of the op produces (randint's float32,
+    arange's int8, uniform's int32): a ValueError as eager's other argument checks,
+    the TypeError Paddle's static-graph dtype check raises (its test_randint_op,
+    test_arange and test_linspace expect it), and the RuntimeError of Paddle's
+    dynamic mode, whose kernel lookup fails ("(NotFound) The kernel ... is not
+    registered")."""
 
 
 class UnsupportedInputDtypeError(InvalidArgumentError, RuntimeError):

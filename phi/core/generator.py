@@ -134,9 +134,12 @@ class Generator:
         return self._engine
 
     # -- the primitives kernels draw with ------------------------------------------
-    def random(self, shape) -> "np.ndarray":
-        """float64 uniform on [0, 1)."""
+    def random(self, shape=None):
+        """float64 uniform on [0, 1) of ``shape``; with no shape, one random unsigned
+        64-bit Python int (what Paddle's ``Generator.random()`` returns)."""
         with self._lock:
+            if shape is None:
+                return int(self._engine.integers(0, 2 ** 64, dtype=np.uint64))
             return self._engine.random(tuple(shape))
 
     def standard_normal(self, shape):
@@ -190,8 +193,12 @@ class CupyGenerator(Generator):
     def _seeded_state(self, seed: int):
         return (seed, 0)
 
-    def random(self, shape):
+    def random(self, shape=None):
         with self._lock:
+            if shape is None:  # drawn on the host from the (seed, offset) stream: no device round trip
+                value = _mix(self._engine.seed, self._engine.offset)
+                self._engine.offset += 1
+                return value
             return self._engine.draw("random_sample", tuple(shape), np.float64)
 
     def standard_normal(self, shape):

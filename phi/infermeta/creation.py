@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from ..common.data_type import DataType, convert_dtype, default_float_dtype, float_info
-from ..core.errors import InvalidArgumentError, NegativeCountError
+from ..core.errors import ArgumentKindError, InvalidArgumentError, NegativeCountError, UnsupportedDtypeArgumentError
 from ..core.meta_tensor import MetaTensor
 from .checks import broadcast_dims, check_representable, check_result_shape, normalize_axis
 from .nullary import create_infer_meta
@@ -18,9 +18,10 @@ _INDEX_TYPES = (DataType.INT32, DataType.INT64)
 
 
 def _real(arg: str, value) -> None:
-    """A finite real attribute (no complex, nan or inf)."""
+    """A finite real attribute (no complex, nan or inf). A complex one is of the
+    wrong kind: a TypeError as Paddle's ``float(value)`` raises, and a ValueError."""
     if isinstance(value, complex) or not isinstance(value, numbers.Real):
-        raise InvalidArgumentError(f"argument '{arg}' expected a real number, got {value!r}")
+        raise ArgumentKindError(f"argument '{arg}' expected a real number, got {value!r}")
     if not math.isfinite(value):
         raise InvalidArgumentError(f"argument '{arg}' expected a finite number, got {value!r}")
 
@@ -31,7 +32,7 @@ def _dtype_or(dtype, default: DataType) -> DataType:
 
 def _dtype_in(arg: str, dtype: DataType, allowed) -> None:
     if dtype not in allowed:
-        raise InvalidArgumentError(
+        raise UnsupportedDtypeArgumentError(
             f"argument '{arg}' expected one of {', '.join(str(d) for d in allowed)}, got {dtype}")
 
 

@@ -121,10 +121,15 @@ def create_like_infer_meta(x, dtype, out) -> None:
 def full_like_infer_meta(x, fill_value, dtype, out) -> None:
     """x's meta (or dtype), filled with ``fill_value``, which must fit the dtype:
     as Paddle's full_like, a finite real beyond a floating dtype's range is
-    refused rather than stored as inf (inf and nan themselves are taken)."""
+    refused rather than stored as inf (inf and nan themselves are taken), and a
+    bool out takes values in [0, 1] only (Paddle's full_like checks the range of
+    every target type; full does not)."""
     create_like_infer_meta(x, dtype, out)
     check_representable("fill_value", fill_value, out.dtype)
     check_in_float_range("fill_value", fill_value, out.dtype)
+    if out.dtype is DataType.BOOL and not 0 <= getattr(fill_value, "real", fill_value) <= 1:
+        raise InvalidArgumentError(f"argument 'fill_value' expected a number in [0, 1] for dtype {out.dtype}, "
+                                   f"got {fill_value!r}")
 
 
 def expand_infer_meta(x, shape, out) -> None:

@@ -9,7 +9,7 @@ call leaves the generator's state as it was.
 import numpy as np
 
 from ..common.data_type import DataType as T
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, ProbabilityOutOfRangeError
 from ..core.bfloat16_kernels import computing_in_float32
 from ..core.generator import generator_for_call
 from ..core.kernel_registry import register_kernel
@@ -83,7 +83,7 @@ def _check_probabilities(ctx, x, what, arg="x"):
     inside = (x >= 0) & (x <= 1)
     if not bool(xp.all(inside)):
         bad = x[~inside].reshape(-1)[0]
-        raise InvalidArgumentError(f"argument '{arg}' expected {what} in [0, 1], got {float(bad)!r}")
+        raise ProbabilityOutOfRangeError(f"argument '{arg}' expected {what} in [0, 1], got {float(bad)!r}")
 
 
 @register_kernel("bernoulli", ALL_BACKENDS, FLOATS)

@@ -394,6 +394,7 @@ SPECS: list = [
             Case(((2,), (0,), (3,), (2, 0, 3), (2, 0, 3), (2, 0, 3)))), wrt=(3, 4, 5)),
     OpSpec("fill_grad", F.fill_grad, np.zeros_like, ("real",), (Case(((3, 4),)), Case(((),)))),
     OpSpec("zero_grad", F.zero_grad, np.zeros_like, ("real",), (Case(((3, 4),)), Case(((),)))),
+    OpSpec("poisson_grad", F.poisson_grad, np.zeros_like, ("real",), (Case(((3, 4),)), Case(((),)))),
     OpSpec("complex_grad", F.complex_grad,
            lambda real, imag, g: (linear_vjp(lambda v: np.real(g) * 0 + v, real.shape, np.real(g), real.dtype),
                                   linear_vjp(lambda v: np.imag(g) * 0 + v, imag.shape, np.imag(g), imag.dtype)),
