@@ -1,0 +1,113 @@
+"""Cases found by re-running the dygraph parts of PaddlePaddle's own indexing unit
+tests (test/indexing: test_getitem, test_getitem_appendix, test_setitem,
+test_setitem_appendix; test/legacy_test: test_set_value_op's dygraph API classes,
+test_var_base's slicing and setitem parts, test_select_scatter_op,
+test_diagonal_scatter) with ``import eager as paddle`` and checking each failure
+against real Paddle 2.6.2. Each test failed before its fix:
+
+- Tensor.expand_as(y) / expand_as(x, y) with y a NumPy array was refused; Paddle
+  2.6.2 reads only y.shape, so an array works as a Tensor does;
+- x[index] = value with a list or tuple value was taken (as a NumPy array);
+  Paddle 2.6.2 refuses it with ValueError ("Value type error"), PyTorch with
+  TypeError (test_set_value_op's error test): now ArgumentKindError, both;
+- x[index] with an index array past its axis (x[[1, 3]] of x [2, 5]), more index
+  arrays than axes, or two Ellipses raised an IndexError only; Paddle 2.6.2 raises
+  ValueError there (and IndexError for an int past the axis): the error is now
+  both, for getitem and setitem alike.
+
+Seen and kept (Paddle 2.6.2 bugs or limits; eager keeps the correct value or its
+clear error): ``x[index] = v`` with an index array into an x that needs no gradient
+leaves v.grad None in Paddle (test_setitem's inplace_with_stride_bwd cases expect
+it set, as eager does; Paddle 3 fixed it); x[True] and x[to_tensor(True)] of a 0-d
+x crash Paddle; a getitem gradient through an all-False mask crashes it; an index
+array past the axis in setitem writes outside the buffer (heap corruption); NaN /
+inf or 300 into an int8 x are written as garbage (eager: ValueError naming the
+value); a masked setitem into a bool or complex x has no CPU kernel in Paddle; a
+NumPy scalar of an integer type (np.int64(3)) and a NumPy array into an int8 x are
+refused by Paddle and taken here. x[3:-3:-1], x[-3:3] and x[[], []] of an empty x
+raise in Paddle 2.6.2 and are empty here (docs/autograd.md, "Ops that differ").
+"""
+import numpy as np
+import pytest
+
+import eager
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+# -- expand_as with a NumPy y --------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [lambda x, y: x.expand_as(y), lambda x, y: eager.expand_as(x, y)])
+def test_expand_as_takes_a_numpy_array_y(call):
+    data = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    x = eager.to_tensor(data, stop_gradient=False)
+    out = call(x, np.zeros((2, 3)))
+    assert out.shape == [2, 3] and out.dtype == eager.float32
+    np.testing.assert_array_equal(out.numpy(), np.broadcast_to(data, (2, 3)))
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0, 2.0])
+
+
+def test_expand_as_numpy_y_of_a_shape_x_cannot_reach():
+    with pytest.raises(ValueError, match="expand"):
+        eager.to_tensor([1.0, 2.0, 3.0]).expand_as(np.zeros((2, 4)))
+
+
+# -- setitem with a list value -------------------------------------------------------------
+
+@pytest.mark.parametrize("index", [0, slice(1, None), [0, 1], Ellipsis])
+@pytest.mark.parametrize("value", [[1.0, 2.0, 3.0], (1.0,), [[3.9]]])
+def test_setitem_refuses_a_list_value(index, value):
+    x = eager.zeros([3, 3])
+    with pytest.raises(ValueError, match="setitem: argument 'value' expected a Tensor, a NumPy array or a number"):
+        x[index] = value
+    with pytest.raises(TypeError):
+        x[index] = value
+    np.testing.assert_array_equal(x.numpy(), np.zeros((3, 3)))
+    assert x.inplace_version == 0
+
+
+def test_setitem_still_takes_arrays_numbers_and_tensors_of_other_dtypes():
+    x = eager.zeros([2, 3], dtype="int32")
+    x[0] = np.array([1.7, 2.2, -3.9])
+    x[1, 1:] = 2.9
+    x[1, 0] = eager.to_tensor(True)
+    # value from Paddle 2.6.2: each value cast to int32 (truncated towards zero)
+    np.testing.assert_array_equal(x.numpy(), [[1, 2, -3], [1, 2, 2]])
+    assert x.inplace_version == 3
+
+
+# -- index errors: IndexError and Paddle's ValueError ---------------------------------------
+
+@pytest.mark.parametrize("index", [[1, 3], ([0, 1], [3, 2], [1, 1]), (Ellipsis, Ellipsis), (slice(None), [5])])
+def test_getitem_index_array_errors_are_paddles_value_error(index):
+    x = eager.to_tensor(np.arange(10).reshape(2, 5))
+    for kind in (ValueError, IndexError):
+        with pytest.raises(kind, match="getitem: argument 'index'"):
+            x[index]
+
+
+def test_getitem_index_array_past_the_axis_names_the_axis():
+    x = eager.to_tensor(np.arange(10).reshape(2, 5))
+    with pytest.raises(ValueError, match="index 3 is out of bounds for axis 0 with size 2"):
+        x[eager.to_tensor([1, 3])]
+    with pytest.raises(IndexError, match="index 7 is out of bounds for axis 1 with size 5"):
+        x[:, [7]]
+
+
+@pytest.mark.parametrize("index", [[5], ([0, 1], [0, 3]), (Ellipsis, Ellipsis)])
+def test_setitem_index_errors_are_both_and_write_nothing(index):
+    x = eager.zeros([5, 3])
+    for kind in (ValueError, IndexError):
+        with pytest.raises(kind, match="setitem: argument 'index'"):
+            x[index] = 1.0
+    np.testing.assert_array_equal(x.numpy(), np.zeros((5, 3)))
+    assert x.inplace_version == 0
+
+
+def test_zero_d_tensor_index_errors():
+    x = eager.to_tensor(42)
+    with pytest.raises(ValueError):  # Paddle 2.6.2: ValueError (too many indices)
+        x[:]
+    with pytest.raises(IndexError):
+        x[0]
