@@ -13,7 +13,12 @@ against real Paddle 2.6.2. Each test failed before its fix:
 - x[index] with an index array past its axis (x[[1, 3]] of x [2, 5]), more index
   arrays than axes, or two Ellipses raised an IndexError only; Paddle 2.6.2 raises
   ValueError there (and IndexError for an int past the axis): the error is now
-  both, for getitem and setitem alike.
+  both, for getitem and setitem alike;
+- select_scatter refused values of another dtype (Paddle 2.6.2 casts them to x's),
+  and an index below the axis raised IndexError only (Paddle: ValueError);
+- diagonal_scatter's checks of x's rank, the axes and y's shape raised ValueError
+  only; Paddle asserts them (test_diagonal_scatter expects AssertionError): now
+  AssertedArgumentError, both.
 
 Seen and kept (Paddle 2.6.2 bugs or limits; eager keeps the correct value or its
 clear error): ``x[index] = v`` with an index array into an x that needs no gradient
@@ -24,7 +29,11 @@ array past the axis in setitem writes outside the buffer (heap corruption); NaN 
 inf or 300 into an int8 x are written as garbage (eager: ValueError naming the
 value); a masked setitem into a bool or complex x has no CPU kernel in Paddle; a
 NumPy scalar of an integer type (np.int64(3)) and a NumPy array into an int8 x are
-refused by Paddle and taken here. x[3:-3:-1], x[-3:3] and x[[], []] of an empty x
+refused by Paddle and taken here. diagonal_scatter gives y no gradient in Paddle
+2.6.2 (docs/autograd.md); index_fill_ along an axis other than 0 fills along axis 0
+there (docs row updated); index_fill with a 0-d Tensor value of another dtype is
+refused by Paddle's kernel and cast here; an index past the axis in index_fill,
+select_scatter or index_put (more index tensors than axes) gives garbage in Paddle. x[3:-3:-1], x[-3:3] and x[[], []] of an empty x
 raise in Paddle 2.6.2 and are empty here (docs/autograd.md, "Ops that differ").
 """
 import numpy as np
@@ -111,3 +120,41 @@ def test_zero_d_tensor_index_errors():
         x[:]
     with pytest.raises(IndexError):
         x[0]
+
+
+# -- select_scatter / diagonal_scatter -------------------------------------------------------
+
+def test_select_scatter_casts_values_to_x_dtype():
+    data = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    values = np.full((2, 4), 0.5)  # float64 into a float32 x: Paddle 2.6.2 casts (values.astype)
+    x = eager.to_tensor(data, stop_gradient=False)
+    v = eager.to_tensor(values, stop_gradient=False)
+    out = eager.select_scatter(x, v, 1, 1)
+    want = data.copy()
+    want[:, 1, :] = values
+    assert out.dtype == eager.float32
+    np.testing.assert_array_equal(out.numpy(), want)
+    out.sum().backward()
+    assert v.grad.dtype == eager.float64
+    np.testing.assert_array_equal(v.grad.numpy(), np.ones((2, 4)))
+
+
+def test_select_scatter_index_below_the_axis_is_a_value_error():
+    x = eager.zeros([2, 3, 4])
+    for kind in (ValueError, IndexError):  # Paddle 2.6.2: ValueError for index -4
+        with pytest.raises(kind, match="select_scatter: argument 'index' expected a position in"):
+            eager.select_scatter(x, eager.ones([2, 4]), 1, -4)
+
+
+@pytest.mark.parametrize("args", [
+    (eager.to_tensor([1.0]), eager.to_tensor(np.zeros(0, np.float32))),  # x of one dimension
+    (eager.ones([10, 10]), eager.to_tensor([1.0])),  # y not the diagonal's shape
+    (eager.ones([10, 10]), eager.ones([10]), 0, 1000, 1),  # axis1 out of range
+    (eager.ones([10, 10]), eager.ones([10]), 0, 0, -1000),  # axis2 out of range
+    (eager.ones([10, 10]), eager.ones([10]), 0, 0, 0),  # the same axis twice
+])
+def test_diagonal_scatter_errors_are_paddles_assertion_error(args):
+    # test_diagonal_scatter expects AssertionError (Paddle's asserts); still a ValueError here
+    for kind in (AssertionError, ValueError):
+        with pytest.raises(kind, match="diagonal_scatter: argument"):
+            eager.diagonal_scatter(*args)
