@@ -18,7 +18,10 @@ against real Paddle 2.6.2. Each test failed before its fix:
   and an index below the axis raised IndexError only (Paddle: ValueError);
 - diagonal_scatter's checks of x's rank, the axes and y's shape raised ValueError
   only; Paddle asserts them (test_diagonal_scatter expects AssertionError): now
-  AssertedArgumentError, both.
+  AssertedArgumentError, both;
+- tensor_array_to_tensor(use_stack=True) returned sizes of 1 per input; Paddle
+  2.6.2's dynamic mode returns each input's size along axis (stacked or not), and
+  an IndexError for an axis the inputs lack (test_tensor_array_to_tensor).
 
 Seen and kept (Paddle 2.6.2 bugs or limits; eager keeps the correct value or its
 clear error): ``x[index] = v`` with an index array into an x that needs no gradient
@@ -158,3 +161,22 @@ def test_diagonal_scatter_errors_are_paddles_assertion_error(args):
     for kind in (AssertionError, ValueError):
         with pytest.raises(kind, match="diagonal_scatter: argument"):
             eager.diagonal_scatter(*args)
+
+
+# -- tensor_array_to_tensor's sizes ----------------------------------------------------------
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+def test_tensor_array_to_tensor_stack_sizes_are_the_inputs_sizes_along_axis(axis):
+    parts = [np.random.default_rng(k).random((2, 3, 4)).astype(np.float32) for k in range(2)]
+    array = eager.tensor.create_array("float32", [eager.to_tensor(p) for p in parts])
+    out, sizes = eager.tensor.tensor_array_to_tensor(array, axis=axis, use_stack=True)
+    np.testing.assert_array_equal(out.numpy(), np.stack(parts, axis=axis))
+    # Paddle 2.6.2's dynamic mode: [x.shape[axis] for x in input], stacked or not
+    assert sizes.dtype == eager.int64
+    np.testing.assert_array_equal(sizes.numpy(), [parts[0].shape[axis]] * 2)
+
+
+def test_tensor_array_to_tensor_stack_along_a_new_last_axis_is_refused():
+    array = [eager.ones([2, 3]), eager.ones([2, 3])]
+    with pytest.raises(IndexError, match="tensor_array_to_tensor: argument 'axis'"):  # Paddle: IndexError
+        eager.tensor.tensor_array_to_tensor(array, axis=2, use_stack=True)
