@@ -180,3 +180,9 @@ def test_tensor_array_to_tensor_stack_along_a_new_last_axis_is_refused():
     array = [eager.ones([2, 3]), eager.ones([2, 3])]
     with pytest.raises(IndexError, match="tensor_array_to_tensor: argument 'axis'"):  # Paddle: IndexError
         eager.tensor.tensor_array_to_tensor(array, axis=2, use_stack=True)
+
+
+def test_array_write_past_the_end_is_paddles_assertion_error():
+    for kind in (AssertionError, ValueError):
+        with pytest.raises(kind, match="array_write: argument 'i' expected a position <= the array's length 0"):
+            eager.tensor.array_write(eager.ones([2]), eager.to_tensor([3]), eager.tensor.create_array("float32"))
