@@ -441,7 +441,7 @@ class TensorMethods:
             value = value.astype(self.dtype)
         try:
             _F.setitem_(self, value, index)
-        except PhiError as error:  # the user wrote x[index] = value, not setitem_
+        except (PhiError, ArgumentKindError) as error:  # the user wrote x[index] = value, not setitem_
             raise as_called(error, "setitem_", "setitem") from None
 
     def __iadd__(self, other):

@@ -14,6 +14,9 @@ against real Paddle 2.6.2. Each test failed before its fix:
   arrays than axes, or two Ellipses raised an IndexError only; Paddle 2.6.2 raises
   ValueError there (and IndexError for an int past the axis): the error is now
   both, for getitem and setitem alike;
+- an index of a wrong kind (a str, a float, [None]) raised TypeError only, and x[index]
+  = v named the inplace op (``setitem_:``) in its message; Paddle 2.6.2 raises
+  ValueError: now ArgumentKindError (both), naming setitem;
 - select_scatter refused values of another dtype (Paddle 2.6.2 casts them to x's),
   and an index below the axis raised IndexError only (Paddle: ValueError);
 - diagonal_scatter's checks of x's rank, the axes and y's shape raised ValueError
@@ -186,3 +189,13 @@ def test_array_write_past_the_end_is_paddles_assertion_error():
     for kind in (AssertionError, ValueError):
         with pytest.raises(kind, match="array_write: argument 'i' expected a position <= the array's length 0"):
             eager.tensor.array_write(eager.ones([2]), eager.to_tensor([3]), eager.tensor.create_array("float32"))
+
+
+@pytest.mark.parametrize("index", ["a", 1.0, [None], {0: 1}, np.array([1.0])])
+def test_index_of_a_wrong_kind_is_also_paddles_value_error(index):
+    x = eager.zeros([3])
+    for kind in (TypeError, ValueError):  # Paddle 2.6.2: ValueError ("only allows indexing by ...")
+        with pytest.raises(kind, match="getitem: argument 'index' expected ints, slices"):
+            x[index]
+        with pytest.raises(kind, match="setitem: argument 'index' expected ints, slices"):  # not setitem_
+            x[index] = 1.0
