@@ -29,7 +29,7 @@ from .autograd.inplace import check_inplace_leaf
 from .autograd.meta import is_flag_only_trainable
 from . import signal as _signal
 from .creation import to_tensor
-from .errors import ArgumentKindError
+from .errors import ArgumentKindError, AutogradError
 from .composite import creation as _creation
 from .composite import gather_scatter as _gather_scatter
 from .composite import linalg as _linalg
@@ -441,7 +441,7 @@ class TensorMethods:
             value = value.astype(self.dtype)
         try:
             _F.setitem_(self, value, index)
-        except (PhiError, ArgumentKindError) as error:  # the user wrote x[index] = value, not setitem_
+        except (PhiError, ArgumentKindError, AutogradError) as error:  # the user wrote x[index] = value, not setitem_
             raise as_called(error, "setitem_", "setitem") from None
 
     def __iadd__(self, other):

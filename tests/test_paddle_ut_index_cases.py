@@ -16,7 +16,8 @@ against real Paddle 2.6.2. Each test failed before its fix:
   both, for getitem and setitem alike;
 - an index of a wrong kind (a str, a float, [None]) raised TypeError only, and x[index]
   = v named the inplace op (``setitem_:``) in its message; Paddle 2.6.2 raises
-  ValueError: now ArgumentKindError (both), naming setitem;
+  ValueError: now ArgumentKindError (both), naming setitem; the error for a write
+  into a leaf that needs a gradient also named setitem_;
 - select_scatter refused values of another dtype (Paddle 2.6.2 casts them to x's),
   and an index below the axis raised IndexError only (Paddle: ValueError);
 - diagonal_scatter's checks of x's rank, the axes and y's shape raised ValueError
@@ -199,3 +200,10 @@ def test_index_of_a_wrong_kind_is_also_paddles_value_error(index):
             x[index]
         with pytest.raises(kind, match="setitem: argument 'index' expected ints, slices"):  # not setitem_
             x[index] = 1.0
+
+
+def test_setitem_into_a_leaf_that_needs_grad_names_setitem():
+    x = eager.to_tensor([1.0, 2.0], stop_gradient=False)
+    with pytest.raises(ValueError, match="^setitem: a leaf tensor with stop_gradient=False"):  # Paddle: ValueError
+        x[0] = 5.0
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
