@@ -18,6 +18,9 @@ against real Paddle 2.6.2. Each test failed before its fix:
   = v named the inplace op (``setitem_:``) in its message; Paddle 2.6.2 raises
   ValueError: now ArgumentKindError (both), naming setitem; the error for a write
   into a leaf that needs a gradient also named setitem_;
+- index_add / index_select / scatter (every kernel's index range check) raised an
+  IndexError only; Paddle 2.6.2 raises ValueError for index_add and index_select
+  (IndexError for scatter): now ElementIndexError, both;
 - select_scatter refused values of another dtype (Paddle 2.6.2 casts them to x's),
   and an index below the axis raised IndexError only (Paddle: ValueError);
 - diagonal_scatter's checks of x's rank, the axes and y's shape raised ValueError
@@ -207,3 +210,20 @@ def test_setitem_into_a_leaf_that_needs_grad_names_setitem():
     with pytest.raises(ValueError, match="^setitem: a leaf tensor with stop_gradient=False"):  # Paddle: ValueError
         x[0] = 5.0
     np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: eager.index_add(x, eager.to_tensor([5]), 0, eager.ones([1, 3])),
+    lambda x: eager.index_add(x, eager.to_tensor([-1]), 0, eager.ones([1, 3])),
+    lambda x: eager.index_select(x, eager.to_tensor([5])),
+    lambda x: eager.scatter(x, eager.to_tensor([5]), eager.ones([1, 3])),
+])
+def test_index_op_range_errors_are_both_index_and_value_errors(call, device):
+    if device == "gpu":
+        pytest.skip("the range check reads the index back: anomaly mode only on the GPU")
+    x = eager.zeros([4, 3])
+    # Paddle 2.6.2: ValueError for index_add / index_select, IndexError for scatter
+    for kind in (ValueError, IndexError):
+        with pytest.raises(kind, match="argument 'index' expected index values in"):
+            call(x)
+    np.testing.assert_array_equal(x.numpy(), np.zeros((4, 3)))
