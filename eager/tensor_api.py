@@ -834,7 +834,8 @@ def set_value(self, value) -> "Tensor":
 _DISPATCHING_METHODS = {"pow": pow, "equal": equal, "lerp": lerp, "lerp_": lerp_, "nonzero": nonzero, "index_add": index_add,
                         "index_add_": index_add_, "set_value": set_value,
                         # Paddle's argument lists over the generated ones (x.where(...), x.scale(..., act)):
-                        "where": where, "gather": gather, "scale": scale, "scale_": scale_, "expand_as": expand_as,
+                        "where": where, "gather": gather, "scale": scale, "scale_": scale_,
+                        "expand_as": expand_as,  # y may be a NumPy array (only its shape is read)
                         "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
                         "logical_not": logical_not, "bitwise_and": bitwise_and, "bitwise_or": bitwise_or,
                         "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not,

@@ -43,8 +43,13 @@ refused by Paddle and taken here. diagonal_scatter gives y no gradient in Paddle
 2.6.2 (docs/autograd.md); index_fill_ along an axis other than 0 fills along axis 0
 there (docs row updated); index_fill with a 0-d Tensor value of another dtype is
 refused by Paddle's kernel and cast here; an index past the axis in index_fill,
-select_scatter or index_put (more index tensors than axes) gives garbage in Paddle. x[3:-3:-1], x[-3:3] and x[[], []] of an empty x
-raise in Paddle 2.6.2 and are empty here (docs/autograd.md, "Ops that differ").
+select_scatter or index_put (more index tensors than axes) gives garbage in Paddle.
+x[3:-3:-1], x[-3:3] and x[[], []] of an empty x raise in Paddle 2.6.2 and are empty
+here; Paddle's slice clamps an axis of 100 to the last one; None after a sliced axis
+with an int further on, an empty masked write and a broadcast value in an advanced
+write differ too (docs/autograd.md, "Ops that differ from Paddle").
+Not in Paddle 2.6.2 (so not a target): masked_scatter and slice_scatter (Paddle 3
+broadcasts x with a larger mask in masked_scatter; eager refuses it).
 """
 import numpy as np
 import pytest
