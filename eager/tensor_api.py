@@ -430,19 +430,19 @@ class TensorMethods:
     def __setitem__(self, index, value) -> None:
         """``x[index] = value`` in place (value broadcasts); differentiable for x's other
         elements and for value. Not allowed on a leaf that requires grad while recording."""
-        if not isinstance(value, Tensor):
-            if isinstance(value, (list, tuple)):
-                raise ArgumentKindError(
-                    f"setitem: argument 'value' expected a Tensor, a NumPy array or a number, got "
-                    f"{type(value).__name__} {value!r:.80}; as in Paddle, a list or tuple is not taken "
-                    f"(convert it with numpy.array or to_tensor)")
-            value = _operand(self, value, "setitem_")  # an array keeps its dtype here
-        if value.dtype != self.dtype:  # a Tensor or NumPy array of another dtype: cast, as Paddle
-            value = value.astype(self.dtype)
         try:
+            if not isinstance(value, Tensor):
+                if isinstance(value, (list, tuple)):
+                    raise ArgumentKindError(
+                        f"setitem: argument 'value' expected a Tensor, a NumPy array or a number, got "
+                        f"{type(value).__name__} {value!r:.80}; as in Paddle, a list or tuple is not "
+                        f"taken (convert it with numpy.array or to_tensor)")
+                value = _operand(self, value, "setitem_")  # an array keeps its dtype here
+            if value.dtype != self.dtype:  # a Tensor or NumPy array of another dtype: cast, as Paddle
+                value = value.astype(self.dtype)
             _F.setitem_(self, value, index)
-        except (PhiError, ArgumentKindError, AutogradError) as error:  # the user wrote x[index] = value, not setitem_
-            raise as_called(error, "setitem_", "setitem") from None
+        except (PhiError, ArgumentKindError, AutogradError) as error:  # the user wrote x[index] = value
+            raise as_called(error, "setitem_", "setitem", {"other": "value"}) from None
 
     def __iadd__(self, other):
         if _is_number(other):

@@ -17,7 +17,10 @@ against real Paddle 2.6.2. Each test failed before its fix:
 - an index of a wrong kind (a str, a float, [None]) raised TypeError only, and x[index]
   = v named the inplace op (``setitem_:``) in its message; Paddle 2.6.2 raises
   ValueError: now ArgumentKindError (both), naming setitem; the error for a write
-  into a leaf that needs a gradient also named setitem_;
+  into a leaf that needs a gradient, and for a number x's dtype cannot hold, also
+  named setitem_ (the latter its argument 'other');
+- NaN or inf into a bool tensor (x[0] = nan, full([2], nan, 'bool'), full_like) was
+  refused as not finite; Paddle 2.6.2 (and NumPy's cast) store True;
 - index_add / index_select / scatter (every kernel's index range check) raised an
   IndexError only; Paddle 2.6.2 raises ValueError for index_add and index_select
   (IndexError for scatter): now ElementIndexError, both;
@@ -215,3 +218,24 @@ def test_index_op_range_errors_are_both_index_and_value_errors(call, device):
         with pytest.raises(kind, match="argument 'index' expected index values in"):
             call(x)
     np.testing.assert_array_equal(x.numpy(), np.zeros((4, 3)))
+
+
+# -- numbers into a bool tensor ----------------------------------------------------------------
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
+def test_nan_and_inf_into_bool_are_true(value):
+    # values from Paddle 2.6.2 (and NumPy's cast): a nonzero number is True
+    x = eager.zeros([2], dtype="bool")
+    x[0] = value
+    np.testing.assert_array_equal(x.numpy(), [True, False])
+    np.testing.assert_array_equal(eager.full([2], value, "bool").numpy(), [True, True])
+    np.testing.assert_array_equal(eager.full_like(x, value).numpy(), [True, True])
+
+
+def test_number_out_of_an_integer_range_names_setitem_and_value():
+    x = eager.zeros([2], dtype="int32")
+    with pytest.raises(ValueError, match="^setitem: argument 'value' expected a finite number for dtype"):
+        x[0] = float("nan")
+    with pytest.raises(ValueError, match=r"^setitem: argument 'value' expected a number in \[-2147483648"):
+        x[0] = 2 ** 40
+    np.testing.assert_array_equal(x.numpy(), [0, 0])
