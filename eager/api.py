@@ -71,6 +71,7 @@ from .tensor_api import (bitwise_and, bitwise_left_shift, bitwise_left_shift_, b
                          bitwise_right_shift, bitwise_right_shift_, bitwise_xor, gather, logical_and,
                          logical_not, logical_or, logical_xor, meshgrid, scale, scale_, unbind, where)
 from .tensor_api import diag_embed  # Paddle converts an array or list input with assign
+from .tensor_api import expand_as  # Paddle reads only y.shape: y may be a NumPy array
 from .inplace_composed import logical_not_  # a non-bool x becomes bool, as logical_and_ (Paddle's kernel)
 # Paddle's paddle.normal_(x, mean, std), bernoulli_(x, p), cauchy_(x, loc, scale), geometric_(x, probs)
 from .tensor_queries import bernoulli_, cauchy_, geometric_, normal_

@@ -256,8 +256,8 @@ def to_index(value, op: str, arg: str) -> tuple:
                 array = None
             if array is not None and array.size == 0 and isinstance(item, (list, tuple)):
                 array = array.astype(np.int64)  # [] selects nothing (Paddle, PyTorch); NumPy reads it as float
-            if array is None or array.dtype.kind not in "biu":
-                raise TypeError(
+            if array is None or array.dtype.kind not in "biu":  # a TypeError, and Paddle's ValueError
+                raise ArgumentKindError(
                     f"{op}: argument '{arg}' expected ints, slices, None, Ellipsis, or bool / integer "
                     f"arrays or tensors as indices, got {describe(item)}"
                 )

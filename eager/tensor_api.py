@@ -29,6 +29,7 @@ from .autograd.inplace import check_inplace_leaf
 from .autograd.meta import is_flag_only_trainable
 from . import signal as _signal
 from .creation import to_tensor
+from .errors import ArgumentKindError, AutogradError
 from .composite import creation as _creation
 from .composite import gather_scatter as _gather_scatter
 from .composite import linalg as _linalg
@@ -429,14 +430,19 @@ class TensorMethods:
     def __setitem__(self, index, value) -> None:
         """``x[index] = value`` in place (value broadcasts); differentiable for x's other
         elements and for value. Not allowed on a leaf that requires grad while recording."""
-        if not isinstance(value, Tensor):
-            value = _operand(self, value, "setitem_")  # an array keeps its dtype here
-        if value.dtype != self.dtype:  # a Tensor, list or NumPy array of another dtype: cast, as Paddle
-            value = value.astype(self.dtype)
         try:
+            if not isinstance(value, Tensor):
+                if isinstance(value, (list, tuple)):
+                    raise ArgumentKindError(
+                        f"setitem: argument 'value' expected a Tensor, a NumPy array or a number, got "
+                        f"{type(value).__name__} {value!r:.80}; as in Paddle, a list or tuple is not "
+                        f"taken (convert it with numpy.array or to_tensor)")
+                value = _operand(self, value, "setitem_")  # an array keeps its dtype here
+            if value.dtype != self.dtype:  # a Tensor or NumPy array of another dtype: cast, as Paddle
+                value = value.astype(self.dtype)
             _F.setitem_(self, value, index)
-        except PhiError as error:  # the user wrote x[index] = value, not setitem_
-            raise as_called(error, "setitem_", "setitem") from None
+        except (PhiError, ArgumentKindError, AutogradError) as error:  # the user wrote x[index] = value
+            raise as_called(error, "setitem_", "setitem", {"other": "value"}) from None
 
     def __iadd__(self, other):
         if _is_number(other):
@@ -633,6 +639,18 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1, name=None):  # noqa: A002  (Pa
     return _F.diag_embed(input, offset, dim1, dim2)
 
 
+def expand_as(x, y, name=None):
+    """x broadcast to the shape of ``y`` (differentiable in x). Only y's shape is read,
+    so, as in Paddle 2.6.2, y may also be a NumPy array.
+
+    >>> eager.expand_as(eager.to_tensor([1.0, 2.0]), np.zeros((3, 2))).shape
+    [3, 2]
+    """
+    if isinstance(y, np.ndarray):  # Paddle's expand_as passes y.shape on, whatever y is
+        return _F.expand(x, list(y.shape))
+    return _F.expand_as(x, y)
+
+
 def unbind(input, axis=0):  # noqa: A002  (Paddle's argument name)
     """The slices of ``input`` along ``axis``, each without that axis (views of
     input), under Paddle's argument names ``unbind(input, axis=0)``.
@@ -817,6 +835,7 @@ _DISPATCHING_METHODS = {"pow": pow, "equal": equal, "lerp": lerp, "lerp_": lerp_
                         "index_add_": index_add_, "set_value": set_value,
                         # Paddle's argument lists over the generated ones (x.where(...), x.scale(..., act)):
                         "where": where, "gather": gather, "scale": scale, "scale_": scale_,
+                        "expand_as": expand_as,  # y may be a NumPy array (only its shape is read)
                         "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
                         "logical_not": logical_not, "bitwise_and": bitwise_and, "bitwise_or": bitwise_or,
                         "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not,

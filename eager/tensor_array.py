@@ -17,6 +17,7 @@ import numbers
 
 from phi.core import DenseTensor
 from phi.core.dense_tensor import ArraySpec
+from phi.core.errors import AssertedArgumentError
 
 from .arguments import describe, to_dtype
 from .composite import _paddle_api as _check
@@ -82,9 +83,9 @@ def array_write(x, i, array=None) -> list:
     _check.tensor("array_write", "x", x)
     position = _index("array_write", i)
     array = [] if array is None else _array("array_write", array)
-    if position > len(array):
-        raise ValueError(f"array_write: argument 'i' expected a position <= the array's length {len(array)}, "
-                         f"got {position}")
+    if position > len(array):  # Paddle asserts it: AssertedArgumentError, also a ValueError
+        raise AssertedArgumentError(f"array_write: argument 'i' expected a position <= the array's length "
+                                    f"{len(array)}, got {position}")
     if position == len(array):
         array.append(x)
     else:

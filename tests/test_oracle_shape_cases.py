@@ -20,7 +20,7 @@ before its fix:
 - put_along_axis(reduce='assign') gave every value written to a repeated place
   that place's gradient; only the one written last (the one the result holds) gets
   it in Paddle, the overwritten ones get 0;
-- x[index] = value with a NumPy array (or list) value of another dtype was refused
+- x[index] = value with a NumPy array value of another dtype was refused
   ("expected dtype ... (that of x)"), though a Tensor value of another dtype is
   cast; Paddle casts both.
 
@@ -177,7 +177,7 @@ def test_put_along_axis_assign_gradient_goes_to_the_last_write_only():
     ("float32", np.array([2], dtype=np.int64), [0.0, 2.0, 2.0]),
     ("int64", np.array([1.7]), [0, 1, 1]),
     ("bool", np.array([2], dtype=np.int64), [False, True, True]),
-    ("int32", [[3.9]], [0, 3, 3]),
+    ("int32", np.array([[3.9]]), [0, 3, 3]),  # a list value is refused, as in Paddle 2.6.2
 ])
 def test_setitem_casts_an_array_value_to_x_dtype(xdtype, value, want):
     x = eager.zeros([3], dtype=xdtype)

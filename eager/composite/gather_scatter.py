@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from phi.common import DataType
-from phi.core.errors import ElementIndexError, PhiError, UnsupportedDtypeError
+from phi.core.errors import AssertedArgumentError, AxisError, ElementIndexError, PhiError, UnsupportedDtypeError
 
 from ..generated import forward_api as _F
 from ..tensor import Tensor
@@ -256,11 +256,11 @@ def select_scatter(x, values, axis, index, name=None):
     if not x.shape:
         raise ValueError("select_scatter: argument 'x' expected at least 1 dimension, got a 0-d tensor")
     size = x.shape[axis]
-    if not -size <= index < size:
-        raise IndexError(f"select_scatter: argument 'index' expected a position in [{-size}, {size}) along "
-                         f"axis {axis}, got {index}")
-    if values.dtype != x.dtype:
-        raise TypeError(f"select_scatter: argument 'values' expected dtype {x.dtype}, got {values.dtype}")
+    if not -size <= index < size:  # Paddle 2.6.2's set_value raises ValueError here: both
+        raise ElementIndexError(f"select_scatter: argument 'index' expected a position in [{-size}, {size}) "
+                                f"along axis {axis}, got {index}")
+    if values.dtype != x.dtype:  # cast, as Paddle 2.6.2's select_scatter does
+        values = _F.cast(values, x.dtype)
     out = _F.clone(x)
     out[_where_along(axis, index % size)] = values
     return out
@@ -315,15 +315,23 @@ def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
     _check.tensor("diagonal_scatter", "x", x)
     _check.tensor("diagonal_scatter", "y", y)
     offset = _check.integer("diagonal_scatter", "offset", offset)
+    # Paddle 2.6.2 checks x, the axes and y's shape with assert: AssertedArgumentError, a
+    # ValueError as eager's other argument checks and the AssertionError its tests expect.
     if len(x.shape) < 2:
-        raise ValueError(f"diagonal_scatter: argument 'x' expected at least 2 dimensions, got shape {x.shape}")
-    axis1 = _check.axis("diagonal_scatter", "axis1", axis1, len(x.shape))
-    axis2 = _check.axis("diagonal_scatter", "axis2", axis2, len(x.shape))
+        raise AssertedArgumentError(
+            f"diagonal_scatter: argument 'x' expected at least 2 dimensions, got shape {x.shape}")
+    try:
+        axis1 = _check.axis("diagonal_scatter", "axis1", axis1, len(x.shape))
+        axis2 = _check.axis("diagonal_scatter", "axis2", axis2, len(x.shape))
+    except AxisError as error:
+        raise AssertedArgumentError(str(error)) from None
     if axis1 == axis2:
-        raise ValueError(f"diagonal_scatter: arguments 'axis1' and 'axis2' must differ, both are {axis1}")
+        raise AssertedArgumentError(
+            f"diagonal_scatter: arguments 'axis1' and 'axis2' must differ, both are {axis1}")
     expected = _F.diagonal(x, offset, axis1, axis2).shape
     if y.shape != expected:
-        raise ValueError(f"diagonal_scatter: argument 'y' expected the diagonal's shape {expected}, got {y.shape}")
+        raise AssertedArgumentError(
+            f"diagonal_scatter: argument 'y' expected the diagonal's shape {expected}, got {y.shape}")
     if y.dtype != x.dtype:
         raise TypeError(f"diagonal_scatter: argument 'y' expected dtype {x.dtype}, got {y.dtype}")
     rows, cols = x.shape[axis1], x.shape[axis2]

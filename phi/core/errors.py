@@ -61,8 +61,9 @@ class ClassIndexOutOfRangeError(InvalidArgumentError, OutOfRangeError):
 
 class ElementIndexError(InvalidArgumentError, OutOfRangeError):
     """An element index outside the tensor where Paddle's own check raises
-    ValueError (``Tensor.item(i)``'s InvalidArgument): both, so code written
-    against Paddle's type or Python's IndexError catches it."""
+    ValueError (``Tensor.item(i)``'s InvalidArgument, an index array of ``x[index]``
+    past its axis): both, so code written against Paddle's type or Python's
+    IndexError catches it."""
 
 
 class ProbabilityOutOfRangeError(InvalidArgumentError, OutOfRangeError):

@@ -69,8 +69,10 @@ def check_representable(arg: str, value, dtype: DataType) -> None:
     """Raises unless the Python number ``value`` can be stored as ``dtype``.
 
     Integer dtypes take integers in range and finite reals (truncated, as
-    Paddle's full does); real dtypes refuse a complex value with an imaginary
-    part; an integer too large even for float64 is refused everywhere.
+    Paddle's full does); bool takes any number (NaN and inf are nonzero: True, as
+    Paddle's full and setitem and NumPy's cast read them); real dtypes refuse a
+    complex value with an imaginary part; an integer too large even for float64
+    is refused everywhere.
     """
     if isinstance(value, complex) and not dtype.is_complex:
         if value.imag != 0:
@@ -78,16 +80,17 @@ def check_representable(arg: str, value, dtype: DataType) -> None:
                 f"argument '{arg}' expected a real number for dtype {dtype}, got {value!r}; "
                 f"use a complex dtype")
         value = value.real
-    if dtype.is_integer or dtype is DataType.BOOL:
+    if dtype.is_integer:
         if isinstance(value, float) and not math.isfinite(value):
             raise InvalidArgumentError(
                 f"argument '{arg}' expected a finite number for dtype {dtype}, got {value!r}")
-        if dtype.is_integer:
-            info = np.iinfo(dtype.numpy_dtype)
-            if not info.min <= int(value) <= info.max:
-                raise InvalidArgumentError(
-                    f"argument '{arg}' expected a number in [{info.min}, {info.max}] for dtype "
-                    f"{dtype}, got {value!r}")
+        info = np.iinfo(dtype.numpy_dtype)
+        if not info.min <= int(value) <= info.max:
+            raise InvalidArgumentError(
+                f"argument '{arg}' expected a number in [{info.min}, {info.max}] for dtype "
+                f"{dtype}, got {value!r}")
+    elif dtype is DataType.BOOL:
+        return
     elif isinstance(value, int) and not isinstance(value, bool):
         try:
             float(value)

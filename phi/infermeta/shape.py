@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import InvalidArgumentError, OutOfRangeError
+from ..core.errors import ElementIndexError, InvalidArgumentError
 from ..core.kernel_registry import SignatureCache
 from .checks import MAX_DIMS, normalize_axis
 
@@ -161,7 +161,9 @@ def indexed_dims(arg: str, dims, index) -> tuple:
             raise InvalidArgumentError(
                 f"argument '{arg}' {_describe_index(index)} cannot index x of shape {list(dims)}: {error}"
             ) from None
-        raise OutOfRangeError(
+        # An IndexError as Python's indexing raises, and a ValueError as Paddle 2.6.2 raises
+        # for an index array past the axis, too many index arrays or a second Ellipsis.
+        raise ElementIndexError(
             f"argument '{arg}' {_describe_index(index)} cannot index x of shape {list(dims)}: {error}"
         ) from None
     except (TypeError, ValueError) as error:

@@ -1,6 +1,8 @@
 """InferMeta of ops with one tensor input."""
 from __future__ import annotations
 
+import math
+
 from ..common.data_type import INTEGER_TYPES, DataType, convert_dtype
 from ..core.errors import InvalidArgumentError
 from .checks import check_in_float_range, check_representable, check_result_shape, normalize_axes, normalize_axis
@@ -122,12 +124,13 @@ def full_like_infer_meta(x, fill_value, dtype, out) -> None:
     """x's meta (or dtype), filled with ``fill_value``, which must fit the dtype:
     as Paddle's full_like, a finite real beyond a floating dtype's range is
     refused rather than stored as inf (inf and nan themselves are taken), and a
-    bool out takes values in [0, 1] only (Paddle's full_like checks the range of
-    every target type; full does not)."""
+    bool out takes finite values in [0, 1] only (Paddle's full_like checks the range of
+    every target type, which nan and inf pass: they are True; full does not check)."""
     create_like_infer_meta(x, dtype, out)
     check_representable("fill_value", fill_value, out.dtype)
     check_in_float_range("fill_value", fill_value, out.dtype)
-    if out.dtype is DataType.BOOL and not 0 <= getattr(fill_value, "real", fill_value) <= 1:
+    value = getattr(fill_value, "real", fill_value)
+    if out.dtype is DataType.BOOL and math.isfinite(value) and not 0 <= value <= 1:
         raise InvalidArgumentError(f"argument 'fill_value' expected a number in [0, 1] for dtype {out.dtype}, "
                                    f"got {fill_value!r}")
 

@@ -6,8 +6,8 @@ they are in range depends on the data, which InferMeta never sees. On a GPU
 the check would read two numbers back (the index's minimum and maximum), a device
 sync, so it runs there only where ``ctx.check_values`` (anomaly mode); Paddle's
 GPU kernels assert on the device instead. An out-of-range value
-raises OutOfRangeError (an IndexError) naming the argument, the range and the
-value; the generated API prefixes the op's name.
+raises ElementIndexError (an IndexError, and the ValueError Paddle raises) naming
+the argument, the range and the value; the generated API prefixes the op's name.
 
 Inplace ops (``x.scatter_(...)``, ``masked_fill_``, ``index_add_``, ``index_put_``,
 ``put_along_axis_``) pass their target as ``into`` (KernelFactory.writes_into), and
@@ -22,7 +22,7 @@ last write, as Paddle's CPU kernels do.
 """
 import numpy as np
 
-from ..core.errors import InvalidArgumentError, OutOfRangeError
+from ..core.errors import ElementIndexError, InvalidArgumentError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
 from .funcs import apart, copied_into, reduce_to_shape, scatter_add, want
@@ -37,7 +37,8 @@ def _check_range(ctx, index, low: int, high: int, arg: str, detail: str = "") ->
     smallest, largest = int(index.min()), int(index.max())
     if smallest < low or largest >= high:
         bad = smallest if smallest < low else largest
-        raise OutOfRangeError(f"argument '{arg}'{detail} expected index values in [{low}, {high}), got {bad}")
+        # an IndexError, and the ValueError Paddle's index checks raise (index_add, gather, scatter)
+        raise ElementIndexError(f"argument '{arg}'{detail} expected index values in [{low}, {high}), got {bad}")
 
 
 def _flat_index(index):
