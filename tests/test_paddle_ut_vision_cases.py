@@ -21,6 +21,8 @@ Found and fixed:
 - nms(..., category_idxs, categories) refused ``categories`` as a 1-D Tensor
   (Paddle iterates it); ``top_k=0`` with categories returned an empty result
   where Paddle raises ValueError (its topk needs k >= 1).
+- prior_box(aspect_ratios=[]) raised ValueError; Paddle always has ratio 1,
+  so an empty list gives the square priors (as ``[1.0]``).
 
 Paddle 2.6.2 quirks kept (docs/training.md differences table): roi_align's
 CPU gradient for an ``aligned=True`` box under one pixel; box_coder decode of
@@ -116,3 +118,14 @@ def test_nms_top_k_zero_with_categories_raises():
     with pytest.raises(ValueError, match=r"nms: argument 'top_k' expected an int >= 1"):
         V.nms(boxes, 0.5, scores, cats, [0, 1], 0)
     assert V.nms(boxes, 0.5, scores, cats, [0, 1], 1).numpy().tolist() == [1]
+
+
+def test_prior_box_with_no_aspect_ratios_gives_the_square_priors():
+    feature, image = paddle.zeros([1, 2, 3, 4]), paddle.zeros([1, 3, 30, 40])
+    boxes, variances = V.prior_box(feature, image, [4.0, 8.0], [6.0, 12.0], aspect_ratios=[])
+    expected_boxes, expected_vars = V.prior_box(feature, image, [4.0, 8.0], [6.0, 12.0], aspect_ratios=[1.0])
+    assert boxes.shape == [3, 4, 4, 4]
+    np.testing.assert_array_equal(boxes.numpy(), expected_boxes.numpy())
+    np.testing.assert_array_equal(variances.numpy(), expected_vars.numpy())
+    # first cell, first prior: the 4x4 square about (5, 5) in a 40x30 image (value from Paddle 2.6.2)
+    np.testing.assert_allclose(boxes.numpy()[0, 0, 0], [0.075, 0.1, 0.175, 0.2333333], rtol=1e-5)

@@ -793,7 +793,8 @@ def prior_box(input, image, min_sizes, max_sizes=None, aspect_ratios=[1.0], vari
     if any(m <= 0 for m in mins) or any(mx < mn for mn, mx in zip(mins, maxs)):
         raise ValueError(f"{fn}: min_sizes must be positive and each max size at least its min size, got "
                          f"min_sizes={min_sizes!r}, max_sizes={max_sizes!r}")
-    given = _floats(fn, "aspect_ratios", aspect_ratios)
+    # ratio 1 is always there, so an empty list gives the square priors alone (as Paddle's)
+    given = _floats(fn, "aspect_ratios", aspect_ratios, allow_empty=True)
     if any(not ar > 0 for ar in given):
         raise ValueError(f"{fn}: argument 'aspect_ratios' expected positive ratios, got {aspect_ratios!r}")
     flip = to_bool(flip, fn, "flip")
