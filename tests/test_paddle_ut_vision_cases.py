@@ -33,7 +33,10 @@ garbage on unchecked input that eager keeps refusing: roi_pool/roi_align
 with ``boxes_num`` not summing to the boxes, nms with fewer scores than
 boxes, prior_box variance of 3, yolo_box ``downsample_ratio=0``,
 distribute_fpn_proposals with 3-column rois; a zero-width ``aligned=True``
-roi_align box is NaN in Paddle, 0 in eager.
+roi_align box is NaN in Paddle, 0 in eager. Paddle crashes (SIGSEGV in
+deformable_conv_grad) on backward through DeformConv2D with a mask when offset
+and mask do not require gradients; matrix_nms among equal scores follows
+std::partial_sort's order (documented as backend-dependent).
 """
 import numpy as np
 import pytest
