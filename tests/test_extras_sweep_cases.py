@@ -110,7 +110,7 @@ def test_nms_category_listed_twice_keeps_its_boxes_once_and_ties_keep_box_order(
 
 def test_nms_refuses_a_non_list_categories_by_name():
     boxes, scores = eager.to_tensor(_BOXES[:2]), eager.to_tensor([0.3, 0.4])
-    with pytest.raises(TypeError, match="nms: argument 'categories' expected a list or tuple"):
+    with pytest.raises(TypeError, match="nms: argument 'categories' expected a list, tuple or 1-D Tensor"):
         V.nms(boxes, 0.5, scores, eager.to_tensor([0, 1]), 5)
     # float category ids compare by value, as in Paddle's python (category_idxs == category_id)
     assert V.nms(boxes, 0.5, scores, eager.to_tensor([0.0, 1.0]), [0, 1]).numpy().tolist() == [1, 0]

@@ -404,11 +404,16 @@ def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=No
                                  f"{labels.shape[0]}")
             if categories is None:
                 raise ValueError(f"{fn}: 'category_idxs' needs 'categories' (the list of category ids)")
+            if isinstance(categories, (Tensor, np.ndarray)) and len(categories.shape) == 1:
+                # Paddle iterates whatever it is given, so a 1-D Tensor or array of ids works as a list
+                categories = categories.numpy().tolist() if isinstance(categories, Tensor) else categories.tolist()
             if not isinstance(categories, (list, tuple)):
-                raise TypeError(f"{fn}: argument 'categories' expected a list or tuple of category ids, got "
-                                f"{type(categories).__name__}")
+                raise TypeError(f"{fn}: argument 'categories' expected a list, tuple or 1-D Tensor of category ids, "
+                                f"got {type(categories).__name__}")
             if top_k is not None and top_k > count:
                 raise ValueError(f"{fn}: argument 'top_k' ({top_k}) must not exceed the number of boxes ({count})")
+            if top_k == 0:
+                raise ValueError(f"{fn}: argument 'top_k' expected an int >= 1 (Paddle's topk), got 0")
             # a mask, as Paddle's, so a category listed twice keeps its boxes once and ties keep box order
             chosen = np.zeros(count, bool)
             for category in categories:
@@ -469,6 +474,10 @@ def deform_conv2d(x, offset, weight, bias=None, stride=1, padding=0, dilation=1,
                          f"{per_group * groups} channels, got {channels}")
     if channels % deformable_groups:
         raise ValueError(f"{fn}: the channels of x ({channels}) must be a multiple of deformable_groups "
+                         f"({deformable_groups})")
+    if out_c % deformable_groups:
+        # Paddle's InferMeta asks this of the filters too, though only x's channels are split by it
+        raise ValueError(f"{fn}: the output channels of weight ({out_c}) must be a multiple of deformable_groups "
                          f"({deformable_groups})")
     out_h = (height + 2 * padding[0] - (dilation[0] * (kh - 1) + 1)) // stride[0] + 1
     out_w = (width + 2 * padding[1] - (dilation[1] * (kw - 1) + 1)) // stride[1] + 1
@@ -568,8 +577,8 @@ def _centre_size(boxes, norm):
     return boxes[..., 0] + w * 0.5, boxes[..., 1] + h * 0.5, w, h
 
 
-def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_size", box_normalized=True,
-              name=None, axis=0):
+def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_size", box_normalized=True, axis=0,
+              name=None):
     """Encodes boxes as offsets from prior (anchor) boxes, or decodes offsets
     back to boxes (Paddle's ``box_coder``).
 
@@ -784,7 +793,8 @@ def prior_box(input, image, min_sizes, max_sizes=None, aspect_ratios=[1.0], vari
     if any(m <= 0 for m in mins) or any(mx < mn for mn, mx in zip(mins, maxs)):
         raise ValueError(f"{fn}: min_sizes must be positive and each max size at least its min size, got "
                          f"min_sizes={min_sizes!r}, max_sizes={max_sizes!r}")
-    given = _floats(fn, "aspect_ratios", aspect_ratios)
+    # ratio 1 is always there, so an empty list gives the square priors alone (as Paddle's)
+    given = _floats(fn, "aspect_ratios", aspect_ratios, allow_empty=True)
     if any(not ar > 0 for ar in given):
         raise ValueError(f"{fn}: argument 'aspect_ratios' expected positive ratios, got {aspect_ratios!r}")
     flip = to_bool(flip, fn, "flip")
@@ -1178,8 +1188,8 @@ def generate_proposals(scores, bbox_deltas, img_size, anchors, variances, pre_nm
     _tensor(fn, "scores", scores, ndim=4, floating=True)
     _tensor(fn, "bbox_deltas", bbox_deltas, ndim=4, floating=True)
     _tensor(fn, "img_size", img_size, ndim=2, last=2)
-    _tensor(fn, "anchors", anchors, ndim=4, last=4, floating=True)
-    _tensor(fn, "variances", variances, ndim=4, last=4, floating=True)
+    _tensor(fn, "anchors", anchors, floating=True)
+    _tensor(fn, "variances", variances, floating=True)
     n, a, h, w = (int(d) for d in scores.shape)
     if list(bbox_deltas.shape) != [n, 4 * a, h, w]:
         raise ValueError(f"{fn}: argument 'bbox_deltas' expected shape {[n, 4 * a, h, w]} (4 deltas per anchor of "
@@ -1188,9 +1198,10 @@ def generate_proposals(scores, bbox_deltas, img_size, anchors, variances, pre_nm
         raise ValueError(f"{fn}: argument 'img_size' expected shape [{n}, 2] (one (height, width) per image), got "
                          f"{list(img_size.shape)}")
     for arg, value in (("anchors", anchors), ("variances", variances)):
-        if list(value.shape) != [h, w, a, 4]:
-            raise ValueError(f"{fn}: argument '{arg}' expected shape [{h}, {w}, {a}, 4] (one box per anchor and "
-                             f"place of 'scores'), got {list(value.shape)}")
+        # Paddle reads anchors and variances as rows of 4 (in [H, W, A] order), so [H * W * A, 4] works too
+        if len(value.shape) < 2 or value.shape[-1] != 4 or math.prod(value.shape) != h * w * a * 4:
+            raise ValueError(f"{fn}: argument '{arg}' expected shape [{h}, {w}, {a}, 4] or [{h * w * a}, 4] (one box "
+                             f"per anchor and place of 'scores'), got {list(value.shape)}")
     for arg, value in (("pre_nms_top_n", pre_nms_top_n), ("post_nms_top_n", post_nms_top_n)):
         _check.integer(fn, arg, value)
     for arg, value in (("nms_thresh", nms_thresh), ("min_size", min_size), ("eta", eta)):
