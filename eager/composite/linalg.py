@@ -249,15 +249,17 @@ def matrix_power_grad(x, out_grad, n):
     return base_grad if n > 0 else inverse_grad(base, base_grad)
 
 
-def pinv_grad(x, out, out_grad):
+def pinv_grad(x, out, out_grad, hermitian=False):
     # Golub & Pereyra's derivative of X = A^+ where A's rank is locally constant:
     # gA = -X^T G X^T + (I - A X) G^T X X^T + X^T X G^T (I - X A).
+    # hermitian: A is symmetric, so only its symmetric part is the gradient (Paddle's, as eigh_grad's).
     first = _neg(_F.matmul(_F.matmul(out, out_grad, True, False), out, False, True))
     gt_xxt = _F.matmul(out_grad, _F.matmul(out, out, False, True), True, False)
     second = _F.subtract(gt_xxt, _F.matmul(_F.matmul(x, out), gt_xxt))
     xtx_gt = _F.matmul(_F.matmul(out, out, True, False), out_grad, False, True)
     third = _F.subtract(xtx_gt, _F.matmul(_F.matmul(xtx_gt, out), x))
-    return _F.add(_F.add(first, second), third)
+    grad = _F.add(_F.add(first, second), third)
+    return _F.scale(_F.add(grad, _mT(grad)), 0.5, 0.0, True) if hermitian else grad
 
 
 # -- decompositions (the same identities as their kernels, with ops) -------------------------
@@ -585,7 +587,7 @@ def dist(x, y, p=2, name=None):
     _check.floating("dist", "y", y)
     p = _check.number("dist", "p", p)
     if x.dtype != y.dtype:
-        raise TypeError(f"dist: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
+        raise InvalidDtypeError(f"dist: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
     difference = _F.subtract(x, y)
     # norm, also for p = 0 (the count of non-zero differences, with zero gradients as
     # Paddle's; count_nonzero would cut x and y off the graph). Not pow(sum(pow(size, p)),

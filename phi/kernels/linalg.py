@@ -471,7 +471,7 @@ def matrix_rank(ctx, x, tol, hermitian):
         # Paddle's and NumPy's default: the largest singular value times max(M, N) times eps.
         cutoff = s.max(axis=-1, keepdims=True) * max(m, n) * np.finfo(x.dtype).eps
     else:
-        cutoff = tol
+        cutoff = max(tol, 0)   # Paddle: a negative tol counts as 0
     return (s > cutoff).sum(axis=-1).astype(xp.int32)
 
 

@@ -1,0 +1,104 @@
+"""Cases found by re-running the dygraph parts of PaddlePaddle's own unit tests for
+paddle.linalg and the matrix ops (test_norm_all, test_linalg_cond, test_matrix_rank_op,
+test_linalg_pinv_op, test_linalg_lstsq_op, test_solve_op, test_triangular_solve_op,
+test_cholesky_op, test_cholesky_solve_op, test_lu_op, test_lu_unpack_op, test_eig_op,
+test_eigvals_op, test_eigh_op, test_eigvalsh_op, test_svd_op, test_qr_op, test_det_op,
+test_inverse_op, test_matrix_power_op, test_multi_dot_op, test_cross_op, test_dist_op,
+test_corrcoef, test_bmm_op, test_mv_op, test_dot_op, test_tensordot, ...) against eager,
+each checked against the real Paddle 2.6.2.
+
+What they found (one test per bug below; each failed before its fix):
+- a dtype no linalg kernel takes (an int or complex x to cholesky, svd, qr, eigh, lu,
+  pinv, matrix_rank, det, inverse, norm, cond, dist, ...) raised a ValueError or a
+  TypeError only; Paddle's dynamic mode raises RuntimeError (its kernel-registry miss):
+  now also a RuntimeError.
+- two dtypes given to triangular_solve, cholesky_solve, lstsq, multi_dot or dist raised
+  a TypeError only; Paddle's dynamic mode raises ValueError: now both.
+- matrix_rank with a negative float tol raised; Paddle counts it as 0 (as eager already
+  did for a Tensor tol).
+- pinv(hermitian=True)'s gradient was the general (non-symmetric) one; Paddle's, as
+  eigh's, is its symmetric part.
+
+Paddle quirks kept out (eager keeps the correct value or its clear error): linalg.norm
+with p='nuc' raises in 2.6.2 (documented); norms, inverses, solves, qr, eig and
+matrix_rank of 0-size batches raise in Paddle; the gradients of batched eigh /
+eigvalsh are wrong past the first matrix (eigvalsh's not even symmetric); eigh accepts
+any UPLO in dynamic mode (eager refuses all but 'L' / 'U'); pinv with a negative
+rcond gives inf / NaN; qr(mode='r') and eig crash (SIGSEGV) on backward.
+"""
+import numpy as np
+import pytest
+
+import eager
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+def _t(a, **kw):
+    return eager.to_tensor(np.asarray(a), **kw)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: eager.linalg.cholesky(x),
+    lambda x: eager.linalg.svd(x),
+    lambda x: eager.linalg.qr(x),
+    lambda x: eager.linalg.eigh(x),
+    lambda x: eager.linalg.pinv(x),
+    lambda x: eager.linalg.matrix_rank(x),
+    lambda x: eager.linalg.det(x),
+    lambda x: eager.linalg.inv(x),
+    lambda x: eager.linalg.norm(x, p=1),
+    lambda x: eager.linalg.cond(x),
+    lambda x: eager.dist(x, x),
+    lambda x: eager.logsumexp(x),
+])
+def test_a_dtype_no_linalg_kernel_takes_is_also_a_runtime_error(call):
+    # Paddle 2.6.2: RuntimeError "(NotFound) The kernel with key (CPU, ..., int64) ... is not registered"
+    x = _t(np.eye(3, dtype="int64"))
+    with pytest.raises(RuntimeError, match="int64"):
+        call(x)
+
+
+@pytest.mark.parametrize("call", [
+    lambda a, b: eager.linalg.triangular_solve(a, b),
+    lambda a, b: eager.linalg.cholesky_solve(b, a),
+    lambda a, b: eager.linalg.lstsq(a, b),
+    lambda a, b: eager.linalg.multi_dot([a, b]),
+    lambda a, b: eager.dist(a, b[:, 0]),
+])
+def test_two_dtypes_to_a_linalg_op_are_also_a_value_error(call):
+    # Paddle 2.6.2's dynamic mode: ValueError "The type of data we are trying to retrieve (float64) does not match"
+    a = _t(np.eye(3))
+    b = _t(np.ones((3, 3), "float32"))
+    with pytest.raises(ValueError, match="dtype") as info:
+        call(a, b)
+    assert isinstance(info.value, TypeError)
+
+
+def test_matrix_rank_counts_a_negative_float_tol_as_zero():
+    x = np.diag([3.0, 1e-3, 0.0])
+    # values from Paddle 2.6.2: a negative tol is max(tol, 0); singular values above 0 count
+    assert int(eager.linalg.matrix_rank(_t(x), -0.5)) == 2
+    assert int(eager.linalg.matrix_rank(_t(np.zeros((3, 3))), -1.0)) == 0
+    np.testing.assert_array_equal(eager.linalg.matrix_rank(_t(np.stack([x, np.eye(3)])), -1.0).numpy(), [2, 3])
+
+
+def test_hermitian_pinv_gradient_is_the_symmetric_part():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 3))
+    a = a @ a.T + 3 * np.eye(3)
+    g = rng.standard_normal((3, 3))
+    # the general gradient of sum(g * pinv(a)) by central differences, then its symmetric part
+    step, general = 1e-6, np.zeros_like(a)
+    for i, j in np.ndindex(a.shape):
+        e = np.zeros_like(a)
+        e[i, j] = step
+        general[i, j] = np.sum(g * (np.linalg.pinv(a + e) - np.linalg.pinv(a - e))) / (2 * step)
+    expected = (general + general.T) / 2
+    x = _t(a, stop_gradient=False)
+    (eager.linalg.pinv(x, hermitian=True) * _t(g)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6, atol=1e-8)
+    # without hermitian the general gradient stays
+    y = _t(a, stop_gradient=False)
+    (eager.linalg.pinv(y) * _t(g)).sum().backward()
+    np.testing.assert_allclose(y.grad.numpy(), general, rtol=1e-6, atol=1e-8)
