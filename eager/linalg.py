@@ -21,7 +21,7 @@ import numbers
 import numpy as np
 
 from phi.common import DataType
-from phi.core.errors import InvalidDtypeError, UnsupportedDtypeError
+from phi.core.errors import AssertedArgumentError, InvalidDtypeError, UnsupportedDtypeError
 
 from .arguments import as_called, bad_tensor
 from .generated import forward_api as _F
@@ -249,7 +249,8 @@ def _observations(fn: str, x, rowvar: bool) -> Tensor:
         raise TypeError(f"{fn}: argument 'rowvar' expected a bool, got {rowvar!r}")
     if x.ndim == 1:
         return _F.unsqueeze(x, [0])
-    return x if rowvar else _F.transpose(x, [1, 0])
+    # Paddle keeps a single row as one variable even with rowvar=False (numpy 2.x transposes it)
+    return x if rowvar or x.shape[0] == 1 else _F.transpose(x, [1, 0])
 
 
 def _weights(arg: str, w, count: int, dtype: DataType) -> Tensor:
@@ -275,7 +276,7 @@ def _weights(arg: str, w, count: int, dtype: DataType) -> Tensor:
 def cov(x, rowvar: bool = True, ddof: bool = True, fweights=None, aweights=None, name=None) -> Tensor:
     """The covariance matrix of the variables of x (Paddle's ``paddle.linalg.cov``):
     each row a variable and each column an observation (the reverse when
-    ``rowvar`` is False; a 1-D x is one variable). ``ddof`` True divides by
+    ``rowvar`` is False, except for a single row, as Paddle; a 1-D x is one variable). ``ddof`` True divides by
     N - 1 (the unbiased estimate), False by N, an int k by N - k (as Paddle;
     with ``aweights`` any nonzero ddof is numpy's ddof=1); frequency weights
     ``fweights`` (whole numbers) and ``aweights`` weigh the observations as in
@@ -686,11 +687,11 @@ def householder_product(x, tau, name=None) -> Tensor:
     if tau.dtype != x.dtype:
         raise TypeError(f"householder_product: argument 'tau' expected the dtype of x ({x.dtype}), got {tau.dtype}")
     if x.ndim < 2 or x.shape[-2] < x.shape[-1]:
-        raise ValueError(f"householder_product: argument 'x' expected matrices [..., M, N] with M >= N, "
-                         f"got shape {x.shape}")
+        raise AssertedArgumentError(f"householder_product: argument 'x' expected matrices [..., M, N] with "
+                                    f"M >= N, got shape {x.shape}")
     if tau.ndim != x.ndim - 1 or tau.shape[:-1] != x.shape[:-2] or tau.shape[-1] > x.shape[-1]:
-        raise ValueError(f"householder_product: argument 'tau' expected shape {x.shape[:-2]} + [K] with "
-                         f"K <= {x.shape[-1]}, got {tau.shape}")
+        raise AssertedArgumentError(f"householder_product: argument 'tau' expected shape {x.shape[:-2]} + [K] "
+                                    f"with K <= {x.shape[-1]}, got {tau.shape}")
     m, n = x.shape[-2], x.shape[-1]
     batch = x.shape[:-2]
     q = _F.expand(_F.eye(m, m, x.dtype, x.place), batch + [m, m])

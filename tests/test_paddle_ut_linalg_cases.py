@@ -18,6 +18,10 @@ What they found (one test per bug below; each failed before its fix):
   did for a Tensor tol).
 - pinv(hermitian=True)'s gradient was the general (non-symmetric) one; Paddle's, as
   eigh's, is its symmetric part.
+- cov / corrcoef of a single-row x with rowvar=False transposed it (N variables of one
+  observation: NaN); Paddle keeps one row as one variable (numpy 2.x transposes).
+- householder_product's shape errors and cdist's last-axis mismatch raised a ValueError
+  only; Paddle asserts (AssertionError): now both.
 
 Paddle quirks kept out (eager keeps the correct value or its clear error): linalg.norm
 with p='nuc' raises in 2.6.2 (documented); norms, inverses, solves, qr, eig and
@@ -102,3 +106,31 @@ def test_hermitian_pinv_gradient_is_the_symmetric_part():
     y = _t(a, stop_gradient=False)
     (eager.linalg.pinv(y) * _t(g)).sum().backward()
     np.testing.assert_allclose(y.grad.numpy(), general, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("rowvar", [True, False])
+def test_cov_and_corrcoef_keep_a_single_row_as_one_variable(rowvar):
+    row = np.array([[1.0, 2.0, 4.0, 7.0, 11.0]])
+    # value from Paddle 2.6.2: one variable, whatever rowvar says; numpy's var with ddof=1
+    np.testing.assert_allclose(eager.linalg.cov(_t(row), rowvar=rowvar).numpy(), np.var(row, ddof=1))
+    assert eager.linalg.cov(_t(row), rowvar=rowvar).shape == []
+    fweights = _t(np.array([1, 2, 1, 1, 3]))
+    expected = np.cov(row[0], fweights=fweights.numpy())
+    np.testing.assert_allclose(eager.linalg.cov(_t(row), rowvar=rowvar, fweights=fweights).numpy(), expected)
+    np.testing.assert_allclose(eager.linalg.corrcoef(_t(row), rowvar=rowvar).numpy(), 1.0)
+    # a single column with rowvar=False is one variable too (numpy agrees); with rowvar=True, 5 variables
+    assert eager.linalg.cov(_t(row.T), rowvar=False).shape == []
+    assert eager.linalg.cov(_t(row.T), rowvar=True).shape == [5, 5]
+
+
+@pytest.mark.parametrize("call", [
+    lambda: eager.linalg.householder_product(_t(np.ones((3, 4))), _t(np.ones(3))),
+    lambda: eager.linalg.householder_product(_t(np.ones((4, 3))), _t(np.ones(4))),
+    lambda: eager.cdist(_t(np.ones((3, 4))), _t(np.ones((5, 3)))),
+])
+def test_shape_errors_paddle_asserts_are_also_assertion_errors(call):
+    # Paddle 2.6.2 raises AssertionError ("The rows of input x must be greater than or equal to the columns",
+    # "The last dim of x must be greater than tau", "The x and y must have same last dimension")
+    with pytest.raises(ValueError) as info:
+        call()
+    assert isinstance(info.value, AssertionError)

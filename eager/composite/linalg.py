@@ -655,7 +655,7 @@ def cdist(x, y, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_n
     if x.dtype != y.dtype:
         raise TypeError(f"cdist: argument 'y' expected the dtype of x ({x.dtype}), got {y.dtype}")
     if x.shape[-1] != y.shape[-1]:
-        raise ValueError(f"cdist: x {x.shape} and y {y.shape} expected the same last axis (the coordinates)")
+        raise AssertedArgumentError(f"cdist: x {x.shape} and y {y.shape} expected the same last axis (the coordinates)")
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not p >= 0:
         raise ValueError(f"cdist: argument 'p' expected a float >= 0, got {p!r}")
     if not isinstance(compute_mode, str) or compute_mode not in _CDIST_MODES:
