@@ -18,6 +18,9 @@ What they found (one test per bug below; each failed before its fix):
   did for a Tensor tol).
 - pinv(hermitian=True)'s gradient was the general (non-symmetric) one; Paddle's, as
   eigh's, is its symmetric part.
+- pinv(hermitian=True) refused a complex x; Paddle (test_linalg_pinv_op's Hermitian
+  cases) decomposes it with eigh, values and gradients: now so does eager (the
+  gradient's conjugate transposes hold for real and complex x).
 - cov / corrcoef of a single-row x with rowvar=False transposed it (N variables of one
   observation: NaN); Paddle keeps one row as one variable (numpy 2.x transposes).
 - householder_product's shape errors and cdist's last-axis mismatch raised a ValueError
@@ -134,3 +137,32 @@ def test_shape_errors_paddle_asserts_are_also_assertion_errors(call):
     with pytest.raises(ValueError) as info:
         call()
     assert isinstance(info.value, AssertionError)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_pinv_takes_a_complex_hermitian_x(dtype):
+    rng = np.random.default_rng(1)
+    z = rng.random((3, 4, 4)) + 1j * rng.random((3, 4, 4))
+    a = (z + np.swapaxes(z, -1, -2).conj() + 4 * np.eye(4)).astype(dtype)
+    x = _t(a, stop_gradient=False)
+    out = eager.linalg.pinv(x, hermitian=True)
+    assert out.dtype == x.dtype
+    tol = 1e-4 if dtype == "complex64" else 1e-10
+    np.testing.assert_allclose(out.numpy(), np.linalg.pinv(a, hermitian=True), rtol=tol, atol=tol)
+    if dtype == "complex128":
+        g = rng.random((3, 4, 4)) + 1j * rng.random((3, 4, 4))
+        eager.real((out * _t(g)).sum()).backward()
+        grad = x.grad.numpy()
+
+        def loss(m):
+            return np.real(np.sum(np.linalg.pinv(m, hermitian=True) * g))
+
+        # the directional derivative along Hermitian perturbations: Re sum(conj(grad) * E)
+        for _ in range(3):
+            e = rng.standard_normal((3, 4, 4)) + 1j * rng.standard_normal((3, 4, 4))
+            e = e + np.swapaxes(e, -1, -2).conj()
+            numeric = (loss(a + 1e-6 * e) - loss(a - 1e-6 * e)) / 2e-6
+            np.testing.assert_allclose(np.real(np.sum(np.conj(grad) * e)), numeric, rtol=1e-6)
+        np.testing.assert_allclose(grad, np.swapaxes(grad, -1, -2).conj(), atol=1e-12)
+    with pytest.raises(RuntimeError, match="complex"):  # the svd path: Paddle has no complex svd kernel
+        eager.linalg.pinv(_t(a))

@@ -251,15 +251,17 @@ def matrix_power_grad(x, out_grad, n):
 
 def pinv_grad(x, out, out_grad, hermitian=False):
     # Golub & Pereyra's derivative of X = A^+ where A's rank is locally constant:
-    # gA = -X^T G X^T + (I - A X) G^T X X^T + X^T X G^T (I - X A).
-    # hermitian: A is symmetric, so only its symmetric part is the gradient (Paddle's, as eigh_grad's).
-    first = _neg(_F.matmul(_F.matmul(out, out_grad, True, False), out, False, True))
-    gt_xxt = _F.matmul(out_grad, _F.matmul(out, out, False, True), True, False)
-    second = _F.subtract(gt_xxt, _F.matmul(_F.matmul(x, out), gt_xxt))
-    xtx_gt = _F.matmul(_F.matmul(out, out, True, False), out_grad, False, True)
-    third = _F.subtract(xtx_gt, _F.matmul(_F.matmul(xtx_gt, out), x))
+    # gA = -X^H G X^H + (I - A X) G^H X X^H + X^H X G^H (I - X A) (^H the conjugate transpose).
+    # hermitian: A is Hermitian, so only its Hermitian part is the gradient (Paddle's, as eigh_grad's).
+    out_h = conj_if_complex(_mT(out))
+    grad_h = conj_if_complex(_mT(out_grad))
+    first = _neg(_F.matmul(_F.matmul(out_h, out_grad), out_h))
+    gh_xxh = _F.matmul(grad_h, _F.matmul(out, out_h))
+    second = _F.subtract(gh_xxh, _F.matmul(_F.matmul(x, out), gh_xxh))
+    xhx_gh = _F.matmul(_F.matmul(out_h, out), grad_h)
+    third = _F.subtract(xhx_gh, _F.matmul(_F.matmul(xhx_gh, out), x))
     grad = _F.add(_F.add(first, second), third)
-    return _F.scale(_F.add(grad, _mT(grad)), 0.5, 0.0, True) if hermitian else grad
+    return _F.scale(_F.add(grad, conj_if_complex(_mT(grad))), 0.5, 0.0, True) if hermitian else grad
 
 
 # -- decompositions (the same identities as their kernels, with ops) -------------------------

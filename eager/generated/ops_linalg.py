@@ -1288,7 +1288,7 @@ def eigh(x, UPLO='L', name=None):
 
 
 def pinv(x, rcond=1e-15, hermitian=False, name=None):
-    """Moore-Penrose pseudo-inverse; singular values at most rcond times the largest count as zero.
+    """Moore-Penrose pseudo-inverse; singular values at most rcond times the largest count as zero. With hermitian, eigh decomposes x, which may then be complex (the svd path takes real x only, as Paddle).
 
     Differentiable to any order.
     """

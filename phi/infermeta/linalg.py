@@ -467,8 +467,12 @@ def eigh_infer_meta(x, UPLO, out_w, out_v) -> None:
 
 
 def pinv_infer_meta(x, rcond, hermitian, out) -> None:
-    """x [..., M, N] gives [..., N, M]; rcond is a non-negative cutoff."""
-    _require_float("x", x)
+    """x [..., M, N] gives [..., N, M]; rcond is a non-negative cutoff. A Hermitian x may be
+    complex (eigh decomposes it, as in Paddle); the svd path takes float32 / float64."""
+    if hermitian:
+        _require_float_or_complex("x", x)
+    else:
+        _require_float("x", x)
     _require_matrix("x", x, square=bool(hermitian))
     if not rcond >= 0:
         raise InvalidArgumentError(f"argument 'rcond' expected a non-negative number, got {rcond!r}")
