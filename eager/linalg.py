@@ -21,6 +21,7 @@ import numbers
 import numpy as np
 
 from phi.common import DataType
+from phi.core.errors import AssertedArgumentError, InvalidDtypeError, UnsupportedDtypeError
 
 from .arguments import as_called, bad_tensor
 from .generated import forward_api as _F
@@ -90,7 +91,7 @@ def matrix_rank(x, tol=None, hermitian=False, name=None):
     times the dtype's epsilon, per matrix. A float ``tol`` holds for every matrix;
     a Tensor ``tol`` (Paddle's matrix_rank_tol) is cast to x's dtype and broadcast
     against x's batch axes, the result taking the broadcast shape; a negative entry
-    counts as 0, as in Paddle (a negative float ``tol`` raises).
+    counts as 0, as in Paddle (so does a negative float ``tol``).
 
     >>> import numpy as np, eager
     >>> x = eager.to_tensor(np.diag([3.0, 0.5, 0.0]))
@@ -167,7 +168,8 @@ def _floating(fn: str, arg: str, value: Tensor, ndims=None, complex_ok: bool = F
     _tensor(fn, arg, value)
     if not (value.dtype.is_floating_point or (complex_ok and value.dtype.is_complex)):
         kinds = "floating-point or complex" if complex_ok else "floating-point"
-        raise TypeError(f"{fn}: argument '{arg}' expected a {kinds} tensor, got {value.dtype}")
+        # a TypeError, and the RuntimeError of Paddle's missing kernel
+        raise UnsupportedDtypeError(f"{fn}: argument '{arg}' expected a {kinds} tensor, got {value.dtype}")
     if ndims is not None and value.ndim not in ndims:
         wanted = " or ".join(f"{d}-D" for d in ndims)
         raise ValueError(f"{fn}: argument '{arg}' expected a {wanted} tensor, got shape {value.shape}")
@@ -199,7 +201,8 @@ def multi_dot(x, name=None) -> Tensor:
     for i, item in enumerate(x):
         _floating("multi_dot", f"x[{i}]", item, complex_ok=True)  # a chain of matmuls, which take complex
         if item.dtype != x[0].dtype:
-            raise TypeError(f"multi_dot: argument 'x[{i}]' expected the dtype of x[0] ({x[0].dtype}), got {item.dtype}")
+            raise InvalidDtypeError(f"multi_dot: argument 'x[{i}]' expected the dtype of x[0] ({x[0].dtype}), "
+                                    f"got {item.dtype}")
         allowed = (1, 2) if i in (0, len(x) - 1) else (2,)
         if item.ndim not in allowed:
             raise ValueError(f"multi_dot: argument 'x[{i}]' expected a {' or '.join(f'{d}-D' for d in allowed)} "
@@ -246,7 +249,8 @@ def _observations(fn: str, x, rowvar: bool) -> Tensor:
         raise TypeError(f"{fn}: argument 'rowvar' expected a bool, got {rowvar!r}")
     if x.ndim == 1:
         return _F.unsqueeze(x, [0])
-    return x if rowvar else _F.transpose(x, [1, 0])
+    # Paddle keeps a single row as one variable even with rowvar=False (numpy 2.x transposes it)
+    return x if rowvar or x.shape[0] == 1 else _F.transpose(x, [1, 0])
 
 
 def _weights(arg: str, w, count: int, dtype: DataType) -> Tensor:
@@ -272,7 +276,7 @@ def _weights(arg: str, w, count: int, dtype: DataType) -> Tensor:
 def cov(x, rowvar: bool = True, ddof: bool = True, fweights=None, aweights=None, name=None) -> Tensor:
     """The covariance matrix of the variables of x (Paddle's ``paddle.linalg.cov``):
     each row a variable and each column an observation (the reverse when
-    ``rowvar`` is False; a 1-D x is one variable). ``ddof`` True divides by
+    ``rowvar`` is False, except for a single row, as Paddle; a 1-D x is one variable). ``ddof`` True divides by
     N - 1 (the unbiased estimate), False by N, an int k by N - k (as Paddle;
     with ``aweights`` any nonzero ddof is numpy's ddof=1); frequency weights
     ``fweights`` (whole numbers) and ``aweights`` weigh the observations as in
@@ -402,7 +406,7 @@ def triangular_solve(x, y, upper: bool = True, transpose: bool = False, unitrian
         if not isinstance(flag, bool):
             raise TypeError(f"triangular_solve: argument '{arg}' expected a bool, got {flag!r}")
     if y.dtype != x.dtype:
-        raise TypeError(f"triangular_solve: argument 'y' expected the dtype of x ({x.dtype}), got {y.dtype}")
+        raise InvalidDtypeError(f"triangular_solve: argument 'y' expected the dtype of x ({x.dtype}), got {y.dtype}")
     if y.shape[-2] != x.shape[-1]:
         raise ValueError(f"triangular_solve: argument 'y' expected {x.shape[-1]} rows (x is {x.shape}), "
                          f"got shape {y.shape}")
@@ -442,7 +446,7 @@ def lstsq(x, y, rcond=None, driver=None, name=None) -> tuple:
     _matrices("lstsq", "x", x)
     _matrices("lstsq", "y", y)
     if y.dtype != x.dtype:
-        raise TypeError(f"lstsq: argument 'y' expected the dtype of x ({x.dtype}), got {y.dtype}")
+        raise InvalidDtypeError(f"lstsq: argument 'y' expected the dtype of x ({x.dtype}), got {y.dtype}")
     if x.dtype not in (DataType.FLOAT32, DataType.FLOAT64):
         raise TypeError(f"lstsq: argument 'x' expected a float32 or float64 tensor, got {x.dtype}")
     if y.shape[-2] != x.shape[-2]:
@@ -618,7 +622,7 @@ def cholesky_solve(x, y, upper=False, name=None) -> Tensor:
         raise TypeError(f"cholesky_solve: argument 'upper' expected a bool, got {upper!r}")
     # Checked here: triangular_solve takes them the other way round (y first) and would name itself.
     if x.dtype != y.dtype:
-        raise TypeError(f"cholesky_solve: argument 'y' expected the dtype of x ({x.dtype}), got {y.dtype}")
+        raise InvalidDtypeError(f"cholesky_solve: argument 'y' expected the dtype of x ({x.dtype}), got {y.dtype}")
     if x.shape[-2] != y.shape[-1]:
         raise ValueError(f"cholesky_solve: argument 'x' expected {y.shape[-1]} rows (y is {y.shape}), "
                          f"got shape {x.shape}")
@@ -683,11 +687,11 @@ def householder_product(x, tau, name=None) -> Tensor:
     if tau.dtype != x.dtype:
         raise TypeError(f"householder_product: argument 'tau' expected the dtype of x ({x.dtype}), got {tau.dtype}")
     if x.ndim < 2 or x.shape[-2] < x.shape[-1]:
-        raise ValueError(f"householder_product: argument 'x' expected matrices [..., M, N] with M >= N, "
-                         f"got shape {x.shape}")
+        raise AssertedArgumentError(f"householder_product: argument 'x' expected matrices [..., M, N] with "
+                                    f"M >= N, got shape {x.shape}")
     if tau.ndim != x.ndim - 1 or tau.shape[:-1] != x.shape[:-2] or tau.shape[-1] > x.shape[-1]:
-        raise ValueError(f"householder_product: argument 'tau' expected shape {x.shape[:-2]} + [K] with "
-                         f"K <= {x.shape[-1]}, got {tau.shape}")
+        raise AssertedArgumentError(f"householder_product: argument 'tau' expected shape {x.shape[:-2]} + [K] "
+                                    f"with K <= {x.shape[-1]}, got {tau.shape}")
     m, n = x.shape[-2], x.shape[-1]
     batch = x.shape[:-2]
     q = _F.expand(_F.eye(m, m, x.dtype, x.place), batch + [m, m])

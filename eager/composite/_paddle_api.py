@@ -63,10 +63,11 @@ def tensor_list(op: str, arg: str, value, allow_one: bool = False) -> list:
 
 
 def floating(op: str, arg: str, value) -> Tensor:
-    """A floating-point Tensor, else TypeError."""
+    """A floating-point Tensor, else TypeError (UnsupportedDtypeError: also the
+    RuntimeError Paddle's dynamic mode raises for its missing kernel)."""
     tensor(op, arg, value)
     if not value.dtype.is_floating_point:
-        raise TypeError(f"{op}: argument '{arg}' expected a floating-point Tensor (float16, float32 or "
+        raise UnsupportedDtypeError(f"{op}: argument '{arg}' expected a floating-point Tensor (float16, float32 or "
                         f"float64), got {value.dtype}")
     return value
 

@@ -249,15 +249,19 @@ def matrix_power_grad(x, out_grad, n):
     return base_grad if n > 0 else inverse_grad(base, base_grad)
 
 
-def pinv_grad(x, out, out_grad):
+def pinv_grad(x, out, out_grad, hermitian=False):
     # Golub & Pereyra's derivative of X = A^+ where A's rank is locally constant:
-    # gA = -X^T G X^T + (I - A X) G^T X X^T + X^T X G^T (I - X A).
-    first = _neg(_F.matmul(_F.matmul(out, out_grad, True, False), out, False, True))
-    gt_xxt = _F.matmul(out_grad, _F.matmul(out, out, False, True), True, False)
-    second = _F.subtract(gt_xxt, _F.matmul(_F.matmul(x, out), gt_xxt))
-    xtx_gt = _F.matmul(_F.matmul(out, out, True, False), out_grad, False, True)
-    third = _F.subtract(xtx_gt, _F.matmul(_F.matmul(xtx_gt, out), x))
-    return _F.add(_F.add(first, second), third)
+    # gA = -X^H G X^H + (I - A X) G^H X X^H + X^H X G^H (I - X A) (^H the conjugate transpose).
+    # hermitian: A is Hermitian, so only its Hermitian part is the gradient (Paddle's, as eigh_grad's).
+    out_h = conj_if_complex(_mT(out))
+    grad_h = conj_if_complex(_mT(out_grad))
+    first = _neg(_F.matmul(_F.matmul(out_h, out_grad), out_h))
+    gh_xxh = _F.matmul(grad_h, _F.matmul(out, out_h))
+    second = _F.subtract(gh_xxh, _F.matmul(_F.matmul(x, out), gh_xxh))
+    xhx_gh = _F.matmul(_F.matmul(out_h, out), grad_h)
+    third = _F.subtract(xhx_gh, _F.matmul(_F.matmul(xhx_gh, out), x))
+    grad = _F.add(_F.add(first, second), third)
+    return _F.scale(_F.add(grad, conj_if_complex(_mT(grad))), 0.5, 0.0, True) if hermitian else grad
 
 
 # -- decompositions (the same identities as their kernels, with ops) -------------------------
@@ -585,7 +589,7 @@ def dist(x, y, p=2, name=None):
     _check.floating("dist", "y", y)
     p = _check.number("dist", "p", p)
     if x.dtype != y.dtype:
-        raise TypeError(f"dist: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
+        raise InvalidDtypeError(f"dist: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
     difference = _F.subtract(x, y)
     # norm, also for p = 0 (the count of non-zero differences, with zero gradients as
     # Paddle's; count_nonzero would cut x and y off the graph). Not pow(sum(pow(size, p)),
@@ -653,7 +657,7 @@ def cdist(x, y, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_n
     if x.dtype != y.dtype:
         raise TypeError(f"cdist: argument 'y' expected the dtype of x ({x.dtype}), got {y.dtype}")
     if x.shape[-1] != y.shape[-1]:
-        raise ValueError(f"cdist: x {x.shape} and y {y.shape} expected the same last axis (the coordinates)")
+        raise AssertedArgumentError(f"cdist: x {x.shape} and y {y.shape} expected the same last axis (the coordinates)")
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not p >= 0:
         raise ValueError(f"cdist: argument 'p' expected a float >= 0, got {p!r}")
     if not isinstance(compute_mode, str) or compute_mode not in _CDIST_MODES:

@@ -600,7 +600,7 @@ class PinvGradNode(GradNodeBase):
         out_grad = grads[0]
         x = self.x.recover(self)
         out = self.out.recover(self)
-        grad = _composite.pinv_grad(x, out, out_grad)
+        grad = _composite.pinv_grad(x, out, out_grad, self.hermitian)
         return ((grad,), )
 
 
@@ -1288,7 +1288,7 @@ def eigh(x, UPLO='L', name=None):
 
 
 def pinv(x, rcond=1e-15, hermitian=False, name=None):
-    """Moore-Penrose pseudo-inverse; singular values at most rcond times the largest count as zero.
+    """Moore-Penrose pseudo-inverse; singular values at most rcond times the largest count as zero. With hermitian, eigh decomposes x, which may then be complex (the svd path takes real x only, as Paddle).
 
     Differentiable to any order.
     """
@@ -1834,7 +1834,7 @@ def pinv_grad(x, out, out_grad, rcond, hermitian, name=None):
     rcond = rcond if type(rcond) is float else to_float(rcond, "pinv_grad", "rcond")
     hermitian = hermitian if type(hermitian) is bool else to_bool(hermitian, "pinv_grad", "hermitian")
     try:
-        return _composite.pinv_grad(x, out, out_grad)
+        return _composite.pinv_grad(x, out, out_grad, hermitian)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "pinv_grad") from None
 

@@ -14431,7 +14431,7 @@ _pinv_seen = KERNELS.signature_cache("pinv", "pinv")
 
 
 def pinv(x, rcond, hermitian):
-    """Moore-Penrose pseudo-inverse; singular values at most rcond times the largest count as zero."""
+    """Moore-Penrose pseudo-inverse; singular values at most rcond times the largest count as zero. With hermitian, eigh decomposes x, which may then be complex (the svd path takes real x only, as Paddle)."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, rcond, type(rcond), hermitian, type(hermitian))
         seen = _pinv_seen.get(signature)

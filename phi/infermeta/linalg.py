@@ -10,7 +10,7 @@ import string
 from dataclasses import dataclass
 
 from ..common.data_type import DataType
-from ..core.errors import AxisError, AssertedArgumentError, InvalidArgumentError
+from ..core.errors import AxisError, AssertedArgumentError, InvalidArgumentError, UnsupportedInputDtypeError
 from .checks import broadcast_dims, check_result_shape, normalize_axis, same_dtype
 
 __all__ = [
@@ -31,16 +31,17 @@ _REAL_PART = {DataType.COMPLEX64: DataType.FLOAT32, DataType.COMPLEX128: DataTyp
 
 
 def _require_float(arg: str, x) -> None:
-    """numpy.linalg / cupy.linalg decompose float32 and float64 only."""
+    """numpy.linalg / cupy.linalg decompose float32 and float64 only (Paddle has no
+    kernel for other dtypes: its RuntimeError, so UnsupportedInputDtypeError)."""
     if x.dtype not in _FLOAT_DTYPES:
-        raise InvalidArgumentError(
+        raise UnsupportedInputDtypeError(
             f"argument '{arg}' expected a float32 or float64 tensor, got {x.dtype}; cast it with .astype('float32')")
 
 
 def _require_float_or_complex(arg: str, x) -> None:
     """inverse, det and matrix_power: numpy.linalg / cupy.linalg also invert complex64/complex128."""
     if x.dtype not in _FLOAT_DTYPES and not x.dtype.is_complex:
-        raise InvalidArgumentError(
+        raise UnsupportedInputDtypeError(
             f"argument '{arg}' expected a float32, float64, complex64 or complex128 tensor, got {x.dtype}; "
             f"cast it with .astype('float32')")
 
@@ -457,9 +458,7 @@ def svd_infer_meta(x, full_matrices, u, s, vh) -> None:
 def eigh_infer_meta(x, UPLO, out_w, out_v) -> None:
     """Symmetric (float) or Hermitian (complex) matrices [..., N, N]: real eigenvalues
     [..., N] (ascending; float32 for complex64), eigenvectors [..., N, N] of x's dtype."""
-    if x.dtype not in _COMPLEX_OF:
-        raise InvalidArgumentError(
-            f"argument 'x' expected a float32, float64, complex64 or complex128 tensor, got {x.dtype}")
+    _require_float_or_complex("x", x)
     _require_matrix("x", x, square=True)
     if UPLO not in ("L", "U"):
         raise InvalidArgumentError(f"argument 'UPLO' expected 'L' or 'U', got {UPLO!r}")
@@ -468,8 +467,12 @@ def eigh_infer_meta(x, UPLO, out_w, out_v) -> None:
 
 
 def pinv_infer_meta(x, rcond, hermitian, out) -> None:
-    """x [..., M, N] gives [..., N, M]; rcond is a non-negative cutoff."""
-    _require_float("x", x)
+    """x [..., M, N] gives [..., N, M]; rcond is a non-negative cutoff. A Hermitian x may be
+    complex (eigh decomposes it, as in Paddle); the svd path takes float32 / float64."""
+    if hermitian:
+        _require_float_or_complex("x", x)
+    else:
+        _require_float("x", x)
     _require_matrix("x", x, square=bool(hermitian))
     if not rcond >= 0:
         raise InvalidArgumentError(f"argument 'rcond' expected a non-negative number, got {rcond!r}")
@@ -477,20 +480,19 @@ def pinv_infer_meta(x, rcond, hermitian, out) -> None:
 
 
 def matrix_rank_infer_meta(x, tol, hermitian, out) -> None:
-    """x [..., M, N] (a float tensor) gives int32 ranks [...] (Paddle's dtype); tol, when given, is non-negative."""
+    """x [..., M, N] (a float tensor) gives int32 ranks [...] (Paddle's dtype); tol, when given, is a
+    number (a negative one counts as 0, as in Paddle's kernel and for a Tensor tol), not NaN."""
     _require_float("x", x)
     _require_matrix("x", x, square=bool(hermitian))
-    if tol is not None and not tol >= 0:
-        raise InvalidArgumentError(f"argument 'tol' expected a non-negative number or None, got {tol!r}")
+    if tol is not None and tol != tol:
+        raise InvalidArgumentError(f"argument 'tol' expected a number or None, got {tol!r}")
     _set(out, x.dims[:-2], DataType.INT32, x.layout)
 
 
 def eig_infer_meta(x, out_w, out_v) -> None:
     """General square matrices [..., N, N] (float32/64, complex64/128): complex
     eigenvalues [..., N] and eigenvectors [..., N, N]."""
-    if x.dtype not in _COMPLEX_OF:
-        raise InvalidArgumentError(
-            f"argument 'x' expected a float32, float64, complex64 or complex128 tensor, got {x.dtype}")
+    _require_float_or_complex("x", x)
     _require_matrix("x", x, square=True)
     dtype = _COMPLEX_OF[x.dtype]
     _set(out_w, x.dims[:-1], dtype, x.layout)

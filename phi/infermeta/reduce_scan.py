@@ -8,7 +8,7 @@ import math
 import numbers
 
 from ..common.data_type import DataType, convert_dtype
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, UnsupportedInputDtypeError
 from ..core.meta_tensor import MetaTensor
 from .checks import normalize_axes, normalize_axis
 from .unary import reduce_infer_meta
@@ -48,8 +48,9 @@ def _cast_target(x, dtype):
 
 
 def _expect_floating(x) -> None:
+    # Paddle has no kernel for the other dtypes: its RuntimeError, so UnsupportedInputDtypeError
     if not x.dtype.is_floating_point:
-        raise InvalidArgumentError(
+        raise UnsupportedInputDtypeError(
             f"argument 'x' expected a floating-point tensor (float16, float32, float64), got dtype "
             f"{x.dtype}; cast it with .astype('float32')")
 

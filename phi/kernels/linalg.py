@@ -441,8 +441,10 @@ def eigh_grad(ctx, out_w, out_v, out_w_grad, out_v_grad, UPLO):
     return xp.matmul(xp.matmul(v, inner), _mH(xp, v))
 
 
-@register_kernel("pinv", ALL_BACKENDS, LINALG_FLOATS)
+@register_kernel("pinv", ALL_BACKENDS, LINALG_FLOATS + (T.COMPLEX64, T.COMPLEX128))
 def pinv(ctx, x, rcond, hermitian):
+    """numpy's pinv: by svd, or by eigh (real eigenvalues) for a Hermitian x, the one
+    path that takes complex x (InferMeta refuses the others, as Paddle has no complex svd)."""
     xp = ctx.xp
     *batch, m, n = x.shape
     if x.size == 0:
@@ -452,7 +454,7 @@ def pinv(ctx, x, rcond, hermitian):
         cutoff = rcond * xp.abs(w).max(axis=-1, keepdims=True)
         keep = xp.abs(w) > cutoff
         w_inv = xp.where(keep, 1 / xp.where(keep, w, 1), 0)
-        return xp.matmul(v * w_inv[..., None, :], _mT(v)).astype(x.dtype, copy=False)
+        return xp.matmul(v * w_inv[..., None, :], _mH(xp, v)).astype(x.dtype, copy=False)
     u, s, vh = _svd(ctx, x)
     cutoff = rcond * s.max(axis=-1, keepdims=True)
     keep = s > cutoff
@@ -471,7 +473,7 @@ def matrix_rank(ctx, x, tol, hermitian):
         # Paddle's and NumPy's default: the largest singular value times max(M, N) times eps.
         cutoff = s.max(axis=-1, keepdims=True) * max(m, n) * np.finfo(x.dtype).eps
     else:
-        cutoff = tol
+        cutoff = max(tol, 0)   # Paddle: a negative tol counts as 0
     return (s > cutoff).sum(axis=-1).astype(xp.int32)
 
 
