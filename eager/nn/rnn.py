@@ -298,11 +298,12 @@ class LSTMCell(_BuiltInCell):
         return text + f", proj_size={self.proj_size}" if self.proj_size else text
 
 
-def _check_hidden_size(who: str, hidden_size) -> int:
-    # Paddle's cells refuse a non-positive hidden_size with a ValueError; a wrong kind stays a TypeError
+def _check_hidden_size(who: str, hidden_size, arg: str = "hidden_size") -> int:
+    # Paddle's cells refuse a non-positive hidden_size with a ValueError; a wrong kind stays a TypeError.
+    # num_layers too: Paddle builds an RNN of 0 layers and fails in its forward.
     if isinstance(hidden_size, numbers.Integral) and not isinstance(hidden_size, bool) and hidden_size <= 0:
-        raise ValueError(f"{who}: argument 'hidden_size' expected a positive int, got {hidden_size!r}")
-    return check_positive_int(who, "hidden_size", hidden_size)
+        raise ValueError(f"{who}: argument '{arg}' expected a positive int, got {hidden_size!r}")
+    return check_positive_int(who, arg, hidden_size)
 
 
 def _check_proj_size(who: str, proj_size, hidden_size) -> int:
@@ -578,7 +579,7 @@ class RNNBase(LayerList):
         who = type(self).__name__
         self.input_size = check_positive_int(who, "input_size", input_size)
         self.hidden_size = _check_hidden_size(who, hidden_size)
-        self.num_layers = check_positive_int(who, "num_layers", num_layers)
+        self.num_layers = _check_hidden_size(who, num_layers, "num_layers")
         if not isinstance(direction, str) or direction not in _DIRECTIONS:
             raise ValueError(f"{who}: argument 'direction' expected 'forward', 'bidirect' or 'bidirectional', got "
                              f"{direction!r}")

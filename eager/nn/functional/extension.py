@@ -22,8 +22,8 @@ _LENGTH_TYPES = INTEGER_TYPES | {DataType.FLOAT32, DataType.FLOAT64}
 
 def sequence_mask(x: Tensor, maxlen=None, dtype="int64", name=None) -> Tensor:
     """The mask of sequences of lengths ``x``: ``out[..., j] = j < x[...]``, of shape
-    ``x.shape + [maxlen]`` and dtype ``dtype``. ``maxlen`` (an int or a 1-element
-    Tensor) defaults to the largest length in x (truncated to an int for float
+    ``x.shape + [maxlen]`` and dtype ``dtype``. ``maxlen`` (a non-zero int or a
+    1-element Tensor) defaults to the largest length in x (truncated to an int for float
     lengths; also when negative), which reads
     x's values (on a GPU, a wait for the device, as in Paddle).
 
@@ -44,6 +44,9 @@ def sequence_mask(x: Tensor, maxlen=None, dtype="int64", name=None) -> Tensor:
         maxlen = int(maxlen.numpy().reshape(-1)[0])
     elif maxlen is not None and (isinstance(maxlen, bool) or not isinstance(maxlen, numbers.Integral)):
         raise TypeError(f"{fn}: argument 'maxlen' expected an int, a Tensor or None, got {describe(maxlen)}")
+    if maxlen == 0:  # Paddle's op refuses it: 0 is neither a width nor "the largest length" (< 0)
+        raise ValueError(f"{fn}: argument 'maxlen' expected a positive int, or a negative one or None for the "
+                         f"largest length, got 0")
     if maxlen is None or maxlen < 0:  # as Paddle's op: a negative maxlen means the largest length
         maxlen = max(int(_F.max(x).numpy()), 0) if x.numel() else 0
     positions = _F.arange(0, maxlen, 1, x.dtype, x.place)

@@ -1,0 +1,70 @@
+"""Regressions found by re-telling the dygraph parts of Paddle's own RNN unit
+tests (test/rnn: test_rnn_nets, test_rnn_cells, test_wrappers, test_rnn_api;
+test_rnn_decode_api; sequence_mask, gather_tree, Transformer's
+generate_square_subsequent_mask) under ``import eager as paddle`` and checking
+each disagreement against the real Paddle 2.6.2, weights copied across.
+
+Agreed with Paddle 2.6.2 (no change needed): SimpleRNN (tanh/relu), LSTM and
+GRU over time_major, 'forward'/'bidirect'/'bidirectional', 1-2 layers, initial
+states given or None, sequence_length masks -- outputs, final states, the
+gradients of every parameter, the input and the initial states (2,760
+comparisons); the cells with bias_ih_attr/bias_hh_attr False; RNN (is_reverse)
+and BiRNN over built-in and user RNNCellBase cells (state_shape tuples);
+get_initial_states; BeamSearchDecoder + dynamic_decode over beam_size,
+max_step_num, output_time_major, impute_finished, is_test, return_length with
+GRU and LSTM cells (288 configurations); gather_tree; sequence_mask dtypes and
+maxlen (negative, Tensor).
+
+Found:
+- sequence_mask(maxlen=0) returned an empty mask; Paddle's op raises
+  ValueError (maxlen must be negative -- the largest length -- or at least 1).
+- Transformer.generate_square_subsequent_mask refused length 0 (Paddle: a
+  [0, 0] mask) and an integer Tensor length (Paddle's full takes it).
+- SimpleRNN/LSTM/GRU(num_layers=0) was a TypeError; a non-positive size is a
+  ValueError, as hidden_size's (Paddle builds the empty net and fails in forward).
+
+Paddle 2.6.2 quirks met and left (eager keeps its behaviour): the CPU rnn
+kernel's gradients of the reverse direction with both initial states and
+sequence_length (already noted in test_paddle_ut_nn2_cases); BiRNN requires an
+``input_size`` attribute on user cells (AttributeError) and fails in a matmul
+for cells of different hidden sizes; sequence_mask with an int64 Tensor maxlen
+dies in C++ (int32 only); dynamic_decode with BeamSearchDecoder fails under
+NumPy 2 (float() of a [1] start token) -- patched in the throwaway script only.
+"""
+import numpy as np
+import pytest
+
+import eager
+import eager.nn.functional as F
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+def test_sequence_mask_maxlen_zero_is_refused():
+    with pytest.raises(ValueError, match="maxlen"):
+        F.sequence_mask(eager.to_tensor([2, 4]), maxlen=0)
+    # a negative maxlen still means the largest length, as in Paddle 2.6.2
+    out = F.sequence_mask(eager.to_tensor([2, 4]), maxlen=-1).numpy()
+    np.testing.assert_array_equal(out, (np.arange(4)[None, :] < np.array([2, 4])[:, None]).astype("int64"))
+
+
+def test_generate_square_subsequent_mask_of_length_zero():
+    mask = eager.nn.Transformer(8, 2, 1, 1, 16).generate_square_subsequent_mask(0)
+    assert mask.shape == [0, 0]   # shape [0, 0] from Paddle 2.6.2
+
+
+@pytest.mark.parametrize("length", [lambda: eager.to_tensor(3), lambda: eager.to_tensor([3], dtype="int32")])
+def test_generate_square_subsequent_mask_of_a_tensor_length(length):
+    mask = eager.nn.Transformer(8, 2, 1, 1, 16).generate_square_subsequent_mask(length()).numpy()
+    expected = np.where(np.arange(3)[None, :] > np.arange(3)[:, None], -np.inf, 0.0).astype("float32")
+    np.testing.assert_array_equal(mask, expected)
+    with pytest.raises(ValueError, match="length"):
+        eager.nn.Transformer.generate_square_subsequent_mask(None, -1)
+
+
+@pytest.mark.parametrize("layer", ["SimpleRNN", "LSTM", "GRU"])
+def test_rnn_num_layers_zero_is_a_value_error(layer):
+    with pytest.raises(ValueError, match="num_layers"):
+        getattr(eager.nn, layer)(3, 4, num_layers=0)
+    with pytest.raises(TypeError, match="num_layers"):
+        getattr(eager.nn, layer)(3, 4, num_layers=1.5)
