@@ -17,7 +17,8 @@ from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import check_float, check_integer, check_tensor, reads_values, value_range
 
-_LENGTH_TYPES = INTEGER_TYPES | {DataType.FLOAT32, DataType.FLOAT64}
+# the dtypes Paddle's sequence_mask kernel is registered for (int8/int16/uint8 lengths have none)
+_LENGTH_TYPES = frozenset({DataType.INT32, DataType.INT64, DataType.FLOAT32, DataType.FLOAT64})
 
 
 def sequence_mask(x: Tensor, maxlen=None, dtype="int64", name=None) -> Tensor:
@@ -34,7 +35,7 @@ def sequence_mask(x: Tensor, maxlen=None, dtype="int64", name=None) -> Tensor:
     fn = "sequence_mask"
     check_tensor(fn, "x", x)
     if x.dtype not in _LENGTH_TYPES:    # Paddle's kernel takes float32/float64 lengths too: j < x[...]
-        raise TypeError(f"{fn}: argument 'x' expected an integer or float32/float64 Tensor of lengths, got "
+        raise TypeError(f"{fn}: argument 'x' expected an int32/int64/float32/float64 Tensor of lengths, got "
                         f"{x.dtype}{x.shape}")
     out_dtype = to_dtype(dtype, fn, "dtype")
     if isinstance(maxlen, Tensor):
