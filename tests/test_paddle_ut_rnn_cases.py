@@ -22,8 +22,11 @@ Found:
   [0, 0] mask) and an integer Tensor length (Paddle's full takes it).
 - sequence_mask of int8/uint8/int16 lengths failed inside arange with its
   error; Paddle has no kernel for them: a TypeError naming sequence_mask's x.
-- SimpleRNN/LSTM/GRU(num_layers=0) was a TypeError; a non-positive size is a
-  ValueError, as hidden_size's (Paddle builds the empty net and fails in forward).
+- SimpleRNN/LSTM/GRU(num_layers=0) and a non-positive input_size (cells and
+  nets) were TypeErrors; a non-positive size is a ValueError, as hidden_size's,
+  and hidden_size is checked first: test_rnn_cells' Cell(-1, 0) expects a
+  ValueError (Paddle builds the 0-layer net and fails in forward; an input_size
+  of 0 fails its create_parameter with an AssertionError).
 
 Paddle 2.6.2 quirks met and left (eager keeps its behaviour): the CPU rnn
 kernel's gradients of the reverse direction with both initial states and
@@ -84,3 +87,15 @@ def test_sequence_mask_refuses_lengths_without_a_kernel(dtype):
     # Paddle 2.6.2 has no sequence_mask kernel for these; eager failed inside arange (int8) instead
     with pytest.raises(TypeError, match="sequence_mask: argument 'x'"):
         F.sequence_mask(eager.to_tensor([2, 3], dtype=dtype))
+
+
+@pytest.mark.parametrize("layer", ["SimpleRNNCell", "LSTMCell", "GRUCell", "SimpleRNN", "LSTM", "GRU"])
+def test_non_positive_sizes_are_value_errors(layer):
+    # test_rnn_cells: Cell(-1, 0) raises ValueError (Paddle checks hidden_size first); eager raised a
+    # TypeError for the input_size
+    with pytest.raises(ValueError, match="hidden_size"):
+        getattr(eager.nn, layer)(-1, 0)
+    with pytest.raises(ValueError, match="input_size"):
+        getattr(eager.nn, layer)(0, 3)
+    with pytest.raises(TypeError, match="input_size"):
+        getattr(eager.nn, layer)(2.5, 3)

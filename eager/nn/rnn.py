@@ -113,8 +113,8 @@ class _BuiltInCell(RNNCellBase):
                bias_ih_attr, bias_hh_attr, recurrent_size: int | None = None) -> None:
         """The parameters; ``recurrent_size``: the width of the h fed back (the
         hidden size, or an LSTM's proj_size)."""
-        self.input_size = check_positive_int(who, "input_size", input_size)
-        self.hidden_size = _check_hidden_size(who, hidden_size)
+        self.hidden_size = _check_size(who, hidden_size)
+        self.input_size = _check_size(who, input_size, "input_size")
         init = _init.Uniform(-1.0 / math.sqrt(self.hidden_size), 1.0 / math.sqrt(self.hidden_size))
         rows = gates * self.hidden_size
 
@@ -298,12 +298,13 @@ class LSTMCell(_BuiltInCell):
         return text + f", proj_size={self.proj_size}" if self.proj_size else text
 
 
-def _check_hidden_size(who: str, hidden_size, arg: str = "hidden_size") -> int:
-    # Paddle's cells refuse a non-positive hidden_size with a ValueError; a wrong kind stays a TypeError.
-    # num_layers too: Paddle builds an RNN of 0 layers and fails in its forward.
-    if isinstance(hidden_size, numbers.Integral) and not isinstance(hidden_size, bool) and hidden_size <= 0:
-        raise ValueError(f"{who}: argument '{arg}' expected a positive int, got {hidden_size!r}")
-    return check_positive_int(who, arg, hidden_size)
+def _check_size(who: str, value, arg: str = "hidden_size") -> int:
+    # Paddle's cells refuse a non-positive hidden_size with a ValueError (their unit tests build
+    # SimpleRNNCell(-1, 0)); input_size and num_layers alike (Paddle fails later for those); a wrong
+    # kind stays a TypeError.
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value <= 0:
+        raise ValueError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
+    return check_positive_int(who, arg, value)
 
 
 def _check_proj_size(who: str, proj_size, hidden_size) -> int:
@@ -577,9 +578,9 @@ class RNNBase(LayerList):
                  **cell_kwargs):
         super().__init__()
         who = type(self).__name__
-        self.input_size = check_positive_int(who, "input_size", input_size)
-        self.hidden_size = _check_hidden_size(who, hidden_size)
-        self.num_layers = _check_hidden_size(who, num_layers, "num_layers")
+        self.hidden_size = _check_size(who, hidden_size)
+        self.input_size = _check_size(who, input_size, "input_size")
+        self.num_layers = _check_size(who, num_layers, "num_layers")
         if not isinstance(direction, str) or direction not in _DIRECTIONS:
             raise ValueError(f"{who}: argument 'direction' expected 'forward', 'bidirect' or 'bidirectional', got "
                              f"{direction!r}")
