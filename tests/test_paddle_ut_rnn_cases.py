@@ -27,6 +27,8 @@ Found:
   and hidden_size is checked first: test_rnn_cells' Cell(-1, 0) expects a
   ValueError (Paddle builds the 0-layer net and fails in forward; an input_size
   of 0 fails its create_parameter with an AssertionError).
+- RNN/BiRNN over a user cell whose outputs are a nested structure (a tuple)
+  failed in stack; Paddle stacks (BiRNN: concatenates) them leaf by leaf.
 
 Paddle 2.6.2 quirks met and left (eager keeps its behaviour): the CPU rnn
 kernel's gradients of the reverse direction with both initial states and
@@ -99,3 +101,45 @@ def test_non_positive_sizes_are_value_errors(layer):
         getattr(eager.nn, layer)(0, 3)
     with pytest.raises(TypeError, match="input_size"):
         getattr(eager.nn, layer)(2.5, 3)
+
+
+class _TwoOutputCell(eager.nn.RNNCellBase):
+    """A user cell whose outputs are a tuple (h, 2h) and whose states are (h, count)."""
+
+    def __init__(self):
+        super().__init__()
+        self.input_size = 3
+
+    def forward(self, x, states):
+        h, count = states
+        new_h = eager.tanh(x.sum(-1, keepdim=True) + h)
+        return (new_h, new_h * 2), (new_h, count + 1)
+
+    @property
+    def state_shape(self):
+        return ((1,), (2,))
+
+
+def _two_output_reference(x, reverse):
+    """NumPy: x [B, T, 3] -> each step's h [B, T, 1] and the last h."""
+    h = np.zeros((x.shape[0], 1))
+    steps = [None] * x.shape[1]
+    for t in (range(x.shape[1] - 1, -1, -1) if reverse else range(x.shape[1])):
+        h = np.tanh(x[:, t].sum(-1, keepdims=True) + h)
+        steps[t] = h
+    return np.stack(steps, 1), h
+
+
+def test_rnn_and_birnn_stack_nested_cell_outputs():
+    # Paddle stacks (and BiRNN concatenates) a cell's outputs leaf by leaf; eager's stack refused the tuples
+    x = np.random.RandomState(0).randn(2, 5, 3)
+    (y1, y2), (h, count) = eager.nn.RNN(_TwoOutputCell(), is_reverse=True)(eager.to_tensor(x))
+    want, want_h = _two_output_reference(x, reverse=True)
+    np.testing.assert_allclose(y1.numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(y2.numpy(), 2 * want, rtol=1e-6)
+    np.testing.assert_allclose(h.numpy(), want_h, rtol=1e-6)
+    np.testing.assert_array_equal(count.numpy(), np.full((2, 2), 5.0))
+    (b1, b2), _ = eager.nn.BiRNN(_TwoOutputCell(), _TwoOutputCell())(eager.to_tensor(x))
+    forward, _ = _two_output_reference(x, reverse=False)
+    np.testing.assert_allclose(b1.numpy(), np.concatenate([forward, want], -1), rtol=1e-6)
+    np.testing.assert_allclose(b2.numpy(), 2 * np.concatenate([forward, want], -1), rtol=1e-6)

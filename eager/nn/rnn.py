@@ -30,6 +30,7 @@ from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import initializer as _init
 from . import functional as F
+from .decode import _map
 from .functional.checks import check_float, check_positive_int, check_tensor, dtype_mismatch
 from .layer import Layer, ParamAttr, fixed_parameter
 from .layers import LayerList
@@ -442,7 +443,9 @@ def _run_cell(cell, inputs, state, valid, time_axis: int, reverse: bool, time_ma
         out, new = cell(xs[t], state, **(cell_kwargs or {}))
         state = new if masks is None else _where_valid(masks[t], new, state)
         outputs[t] = out
-    return _F.stack(outputs, 0 if time_major_out else time_axis), state
+    axis = 0 if time_major_out else time_axis
+    # a cell's outputs may be a nested structure (as Paddle's map_structure takes): stacked leaf by leaf
+    return _map(lambda *steps: _F.stack(list(steps), axis), *outputs), state
 
 
 def _as_state_tuple(states) -> tuple:
@@ -455,7 +458,8 @@ class RNN(Layer):
     ``forward(inputs, initial_states=None, sequence_length=None)`` takes inputs
     [batch, time, input_size] ([time, batch, input_size] with
     ``time_major=True``) and returns ``(outputs, final_states)``: the cell's
-    outputs stacked on the time axis and its last states. ``is_reverse`` runs
+    outputs (a Tensor, or a nested tuple/list/dict of them) stacked on the time
+    axis and its last states. ``is_reverse`` runs
     from the last step to the first. With ``sequence_length`` (int [batch]), a
     step past a sequence's length keeps the previous states (its output is
     still the cell's, as in Paddle). Other keyword arguments go to every call
@@ -561,7 +565,7 @@ class BiRNN(Layer):
                                           self.time_major, False, kwargs)
         out_bw, final_bw = _run_direction(who, self.cell_bw, inputs, initial_states[1], sequence_length,
                                           self.time_major, True, kwargs)
-        return _F.concat([out_fw, out_bw], -1), (final_fw, final_bw)
+        return _map(lambda fw, bw: _F.concat([fw, bw], -1), out_fw, out_bw), (final_fw, final_bw)
 
 
 # -- multi-layer networks -----------------------------------------------------------------
