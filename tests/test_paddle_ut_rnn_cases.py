@@ -29,6 +29,11 @@ Found:
   of 0 fails its create_parameter with an AssertionError).
 - RNN/BiRNN over a user cell whose outputs are a nested structure (a tuple)
   failed in stack; Paddle stacks (BiRNN: concatenates) them leaf by leaf.
+- RNNCellBase.get_initial_states made its states in batch_ref's dtype
+  (int64 from token ids); Paddle takes the cell's state_dtype (ignored
+  before), else the default dtype. Without a state_shape it raises
+  NotImplementedError (was TypeError). RNN/BiRNN keep the inputs' dtype for
+  cells without state_dtype (docs/nn.md: Paddle fails there for float64).
 
 Paddle 2.6.2 quirks met and left (eager keeps its behaviour): the CPU rnn
 kernel's gradients of the reverse direction with both initial states and
@@ -37,9 +42,10 @@ sequence_length (already noted in test_paddle_ut_nn2_cases); BiRNN requires an
 for cells of different hidden sizes; sequence_mask with an int64 Tensor maxlen
 dies in C++ (int32 only); dynamic_decode with BeamSearchDecoder fails under
 NumPy 2 (float() of a [1] start token) -- patched in the throwaway script only;
-RNN.get_initial_states of a user cell whose state_shape nests two layers of
-LSTM shapes fails (a -1 batch in full). Documented difference added
-(docs/nn.md): dynamic_decode with a user Decoder -- Paddle 2.6.2's dygraph loop
+get_initial_states with a list of shapes ([[1], [2]]) or of a user cell whose
+state_shape nests two layers of LSTM shapes fails (a -1 batch in full); BiRNN
+builds the backward states with cell_fw. Documented differences added
+(docs/nn.md): RNN/BiRNN initial states in the inputs' dtype; dynamic_decode with a user Decoder -- Paddle 2.6.2's dygraph loop
 assigns the new finished flags into the old tensor in place, so lengths are one
 less and impute_finished drops the finishing step's state; eager agrees with
 Paddle's static graph (checked by removing the alias in Paddle: then the
@@ -143,3 +149,30 @@ def test_rnn_and_birnn_stack_nested_cell_outputs():
     forward, _ = _two_output_reference(x, reverse=False)
     np.testing.assert_allclose(b1.numpy(), np.concatenate([forward, want], -1), rtol=1e-6)
     np.testing.assert_allclose(b2.numpy(), 2 * np.concatenate([forward, want], -1), rtol=1e-6)
+
+
+class _TypedStatesCell(eager.nn.RNNCellBase):
+    @property
+    def state_shape(self):
+        return ((3,), (2, 4))
+
+    @property
+    def state_dtype(self):
+        return ("float64", "int32")
+
+
+def test_get_initial_states_dtype_is_state_dtype_or_the_default():
+    # Paddle 2.6.2: dtype defaults to the cell's state_dtype, else the default dtype -- not batch_ref's,
+    # which was eager's (int64 states from token ids)
+    h = eager.nn.GRUCell(3, 4).get_initial_states(eager.to_tensor([[1, 2], [3, 4]]))
+    assert h.dtype == eager.float32 and h.shape == [2, 4]
+    h, c = _TypedStatesCell().get_initial_states(eager.ones([7, 5, 3]), init_value=2.5, batch_dim_idx=1)
+    assert (h.dtype, h.shape, c.dtype, c.shape) == (eager.float64, [5, 3], eager.int32, [5, 2, 4])
+    np.testing.assert_array_equal(h.numpy(), np.full((5, 3), 2.5))
+    np.testing.assert_array_equal(c.numpy(), np.full((5, 2, 4), 2))   # 2.5 filled into int32, as Paddle's full
+    assert _TypedStatesCell().get_initial_states(eager.ones([2, 3]), dtype="float16")[1].dtype == eager.float16
+
+
+def test_get_initial_states_without_state_shape_is_not_implemented():
+    with pytest.raises(NotImplementedError, match="state_shape"):
+        eager.nn.RNNCellBase().get_initial_states(eager.ones([2, 3]))

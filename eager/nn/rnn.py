@@ -26,6 +26,7 @@ import numbers
 from phi.common.data_type import DataType
 
 from ..arguments import to_bool
+from ..framework import get_default_dtype
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import initializer as _init
@@ -80,7 +81,10 @@ class RNNCellBase(Layer):
         shape in ``shape`` (default ``self.state_shape``; a leading -1 stands
         for the batch and may be left out), the batch size read
         from ``batch_ref`` (a tensor, or a nested list/tuple whose first tensor
-        is used) at axis ``batch_dim_idx``; ``dtype`` defaults to batch_ref's."""
+        is used) at axis ``batch_dim_idx``. ``dtype`` (one dtype, or one per
+        shape in the same nesting) defaults, as in Paddle, to the cell's
+        ``state_dtype`` where it defines one, else to the default dtype (not
+        batch_ref's: that may be integer token ids)."""
         who = f"{type(self).__name__}.get_initial_states"
         ref = batch_ref
         while isinstance(ref, (list, tuple)) and ref:
@@ -88,19 +92,34 @@ class RNNCellBase(Layer):
         check_tensor(who, "batch_ref", ref)
         if shape is None:
             shape = getattr(self, "state_shape", None)
-            if shape is None:
-                raise TypeError(f"{who}: {type(self).__name__} defines no state_shape; pass argument 'shape'")
+            if shape is None:   # Paddle's RNNCellBase.state_shape raises NotImplementedError
+                raise NotImplementedError(f"{who}: {type(self).__name__} defines no state_shape; pass argument "
+                                          f"'shape'")
+        if dtype is None:
+            dtype = getattr(self, "state_dtype", None)
+            if dtype is None:
+                dtype = get_default_dtype()
         batch = ref.shape[batch_dim_idx]
-        dtype = ref.dtype if dtype is None else dtype
 
-        def build(s):
-            if isinstance(s, (list, tuple)) and s and isinstance(s[0], (list, tuple)):
-                return tuple(build(part) for part in s)
-            dims = [int(d) for d in (s if isinstance(s, (list, tuple)) else [s])]
+        def nested(s) -> bool:
+            return isinstance(s, (list, tuple)) and bool(s) and isinstance(s[0], (list, tuple))
+
+        def build(s, d):
+            if nested(s):
+                parts = d if isinstance(d, (list, tuple)) else [d] * len(s)   # one dtype for every state
+                if len(parts) != len(s):
+                    raise ValueError(f"{who}: argument 'dtype' expected one dtype or one per state shape "
+                                     f"({len(s)}), got {d!r}")
+                return tuple(build(part, part_dtype) for part, part_dtype in zip(s, parts))
+            if isinstance(d, (list, tuple)):
+                if len(d) != 1:
+                    raise ValueError(f"{who}: argument 'dtype' expected one dtype for state shape {s!r}, got {d!r}")
+                d = d[0]
+            dims = [int(dim) for dim in (s if isinstance(s, (list, tuple)) else [s])]
             dims = [batch] + (dims[1:] if dims and dims[0] == -1 else dims)   # a leading -1 is the batch
-            return _F.full(dims, init_value, dtype, None)
+            return _F.full(dims, init_value, d, None)
 
-        return build(shape)
+        return build(shape, dtype)
 
 
 class _BuiltInCell(RNNCellBase):
@@ -520,7 +539,10 @@ def _run_direction(who, cell, inputs, initial_states, sequence_length, time_majo
         _check_params_dtype(who, cell, inputs)
         state = _initial_state(who, cell, inputs, initial_states, 1 - time_axis)
     elif initial_states is None:
-        state = cell.get_initial_states(inputs, batch_dim_idx=1 - time_axis)
+        # the inputs' dtype unless the cell says (state_dtype): Paddle's default dtype here fails in the cell
+        # for float64 inputs under a float32 default
+        dtype = None if getattr(cell, "state_dtype", None) is not None else inputs.dtype
+        state = cell.get_initial_states(inputs, dtype=dtype, batch_dim_idx=1 - time_axis)
     else:
         state = initial_states
     outputs, final = _run_cell(cell, inputs, state, valid, time_axis, reverse, cell_kwargs=cell_kwargs)
