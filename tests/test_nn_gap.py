@@ -126,7 +126,7 @@ def test_sequence_mask():
     close(F.sequence_mask(t(lengths), maxlen=7, dtype="float32"), (np.arange(7) < lengths[..., None]).astype(np.float32))
     close(F.sequence_mask(t(lengths), maxlen=t(np.array([2])), dtype=eager.bool), np.arange(2) < lengths[..., None])
     close(F.sequence_mask(t(lengths), maxlen=-1), want.astype(np.int64))   # negative: the largest length, as Paddle
-    with pytest.raises(TypeError, match=r"sequence_mask: argument 'x' expected an integer or float32/float64 Tensor"):
+    with pytest.raises(TypeError, match=r"sequence_mask: argument 'x' expected an int32/int64/float32/float64 Tensor"):
         F.sequence_mask(t(np.array([True, False])))
     with pytest.raises(TypeError, match=r"sequence_mask: argument 'maxlen' expected an int"):
         F.sequence_mask(t(lengths), maxlen=2.5)

@@ -175,7 +175,8 @@ def test_cell_without_biases_and_initial_states_helper():
     assert not cell.bias_ih.numpy().any() and not cell.bias_hh.numpy().any()
     cell = _double(cell)
     x = _tensor((2, 3), 5)
-    h0 = cell.get_initial_states(x, init_value=0.5)
+    assert cell.get_initial_states(x).dtype == eager.float32   # Paddle: the default dtype, not batch_ref's
+    h0 = cell.get_initial_states(x, init_value=0.5, dtype=x.dtype)
     assert h0.shape == [2, 4] and h0.dtype == x.dtype and np.all(h0.numpy() == 0.5)
     out, _ = cell(x, h0)
     want, _ = ref_step("gru", cell, x, (h0,))

@@ -482,7 +482,7 @@ def test_generate_square_subsequent_mask():
     (lambda: eager.nn.TransformerDecoderLayer(8, 2, 16)(eager.ones([2, 3, 8]), eager.ones([2, 3, 8]), cache=[1]),
      TypeError, "cache"),
     (lambda: eager.nn.Transformer(8, 2, 1, 1, 16, bias_attr=[None] * 4), ValueError, "bias_attr"),
-    (lambda: eager.nn.Transformer(8, 2, 1, 1, 16).generate_square_subsequent_mask(0), ValueError, "length"),
+    (lambda: eager.nn.Transformer(8, 2, 1, 1, 16).generate_square_subsequent_mask(-1), ValueError, "length"),
 ])
 def test_layers_reject_bad_input(call, error, words):
     with pytest.raises(error) as info:

@@ -26,10 +26,12 @@ import numbers
 from phi.common.data_type import DataType
 
 from ..arguments import to_bool
+from ..framework import get_default_dtype
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import initializer as _init
 from . import functional as F
+from .decode import _map
 from .functional.checks import check_float, check_positive_int, check_tensor, dtype_mismatch
 from .layer import Layer, ParamAttr, fixed_parameter
 from .layers import LayerList
@@ -79,7 +81,10 @@ class RNNCellBase(Layer):
         shape in ``shape`` (default ``self.state_shape``; a leading -1 stands
         for the batch and may be left out), the batch size read
         from ``batch_ref`` (a tensor, or a nested list/tuple whose first tensor
-        is used) at axis ``batch_dim_idx``; ``dtype`` defaults to batch_ref's."""
+        is used) at axis ``batch_dim_idx``. ``dtype`` (one dtype, or one per
+        shape in the same nesting) defaults, as in Paddle, to the cell's
+        ``state_dtype`` where it defines one, else to the default dtype (not
+        batch_ref's: that may be integer token ids)."""
         who = f"{type(self).__name__}.get_initial_states"
         ref = batch_ref
         while isinstance(ref, (list, tuple)) and ref:
@@ -87,19 +92,34 @@ class RNNCellBase(Layer):
         check_tensor(who, "batch_ref", ref)
         if shape is None:
             shape = getattr(self, "state_shape", None)
-            if shape is None:
-                raise TypeError(f"{who}: {type(self).__name__} defines no state_shape; pass argument 'shape'")
+            if shape is None:   # Paddle's RNNCellBase.state_shape raises NotImplementedError
+                raise NotImplementedError(f"{who}: {type(self).__name__} defines no state_shape; pass argument "
+                                          f"'shape'")
+        if dtype is None:
+            dtype = getattr(self, "state_dtype", None)
+            if dtype is None:
+                dtype = get_default_dtype()
         batch = ref.shape[batch_dim_idx]
-        dtype = ref.dtype if dtype is None else dtype
 
-        def build(s):
-            if isinstance(s, (list, tuple)) and s and isinstance(s[0], (list, tuple)):
-                return tuple(build(part) for part in s)
-            dims = [int(d) for d in (s if isinstance(s, (list, tuple)) else [s])]
+        def nested(s) -> bool:
+            return isinstance(s, (list, tuple)) and bool(s) and isinstance(s[0], (list, tuple))
+
+        def build(s, d):
+            if nested(s):
+                parts = d if isinstance(d, (list, tuple)) else [d] * len(s)   # one dtype for every state
+                if len(parts) != len(s):
+                    raise ValueError(f"{who}: argument 'dtype' expected one dtype or one per state shape "
+                                     f"({len(s)}), got {d!r}")
+                return tuple(build(part, part_dtype) for part, part_dtype in zip(s, parts))
+            if isinstance(d, (list, tuple)):
+                if len(d) != 1:
+                    raise ValueError(f"{who}: argument 'dtype' expected one dtype for state shape {s!r}, got {d!r}")
+                d = d[0]
+            dims = [int(dim) for dim in (s if isinstance(s, (list, tuple)) else [s])]
             dims = [batch] + (dims[1:] if dims and dims[0] == -1 else dims)   # a leading -1 is the batch
-            return _F.full(dims, init_value, dtype, None)
+            return _F.full(dims, init_value, d, None)
 
-        return build(shape)
+        return build(shape, dtype)
 
 
 class _BuiltInCell(RNNCellBase):
@@ -113,8 +133,8 @@ class _BuiltInCell(RNNCellBase):
                bias_ih_attr, bias_hh_attr, recurrent_size: int | None = None) -> None:
         """The parameters; ``recurrent_size``: the width of the h fed back (the
         hidden size, or an LSTM's proj_size)."""
-        self.input_size = check_positive_int(who, "input_size", input_size)
-        self.hidden_size = _check_hidden_size(who, hidden_size)
+        self.hidden_size = _check_size(who, hidden_size)
+        self.input_size = _check_size(who, input_size, "input_size")
         init = _init.Uniform(-1.0 / math.sqrt(self.hidden_size), 1.0 / math.sqrt(self.hidden_size))
         rows = gates * self.hidden_size
 
@@ -298,11 +318,13 @@ class LSTMCell(_BuiltInCell):
         return text + f", proj_size={self.proj_size}" if self.proj_size else text
 
 
-def _check_hidden_size(who: str, hidden_size) -> int:
-    # Paddle's cells refuse a non-positive hidden_size with a ValueError; a wrong kind stays a TypeError
-    if isinstance(hidden_size, numbers.Integral) and not isinstance(hidden_size, bool) and hidden_size <= 0:
-        raise ValueError(f"{who}: argument 'hidden_size' expected a positive int, got {hidden_size!r}")
-    return check_positive_int(who, "hidden_size", hidden_size)
+def _check_size(who: str, value, arg: str = "hidden_size") -> int:
+    # Paddle's cells refuse a non-positive hidden_size with a ValueError (their unit tests build
+    # SimpleRNNCell(-1, 0)); input_size and num_layers alike (Paddle fails later for those); a wrong
+    # kind stays a TypeError.
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value <= 0:
+        raise ValueError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
+    return check_positive_int(who, arg, value)
 
 
 def _check_proj_size(who: str, proj_size, hidden_size) -> int:
@@ -440,7 +462,9 @@ def _run_cell(cell, inputs, state, valid, time_axis: int, reverse: bool, time_ma
         out, new = cell(xs[t], state, **(cell_kwargs or {}))
         state = new if masks is None else _where_valid(masks[t], new, state)
         outputs[t] = out
-    return _F.stack(outputs, 0 if time_major_out else time_axis), state
+    axis = 0 if time_major_out else time_axis
+    # a cell's outputs may be a nested structure (as Paddle's map_structure takes): stacked leaf by leaf
+    return _map(lambda *steps: _F.stack(list(steps), axis), *outputs), state
 
 
 def _as_state_tuple(states) -> tuple:
@@ -453,7 +477,8 @@ class RNN(Layer):
     ``forward(inputs, initial_states=None, sequence_length=None)`` takes inputs
     [batch, time, input_size] ([time, batch, input_size] with
     ``time_major=True``) and returns ``(outputs, final_states)``: the cell's
-    outputs stacked on the time axis and its last states. ``is_reverse`` runs
+    outputs (a Tensor, or a nested tuple/list/dict of them) stacked on the time
+    axis and its last states. ``is_reverse`` runs
     from the last step to the first. With ``sequence_length`` (int [batch]), a
     step past a sequence's length keeps the previous states (its output is
     still the cell's, as in Paddle). Other keyword arguments go to every call
@@ -514,7 +539,10 @@ def _run_direction(who, cell, inputs, initial_states, sequence_length, time_majo
         _check_params_dtype(who, cell, inputs)
         state = _initial_state(who, cell, inputs, initial_states, 1 - time_axis)
     elif initial_states is None:
-        state = cell.get_initial_states(inputs, batch_dim_idx=1 - time_axis)
+        # the inputs' dtype unless the cell says (state_dtype): Paddle's default dtype here fails in the cell
+        # for float64 inputs under a float32 default
+        dtype = None if getattr(cell, "state_dtype", None) is not None else inputs.dtype
+        state = cell.get_initial_states(inputs, dtype=dtype, batch_dim_idx=1 - time_axis)
     else:
         state = initial_states
     outputs, final = _run_cell(cell, inputs, state, valid, time_axis, reverse, cell_kwargs=cell_kwargs)
@@ -559,7 +587,7 @@ class BiRNN(Layer):
                                           self.time_major, False, kwargs)
         out_bw, final_bw = _run_direction(who, self.cell_bw, inputs, initial_states[1], sequence_length,
                                           self.time_major, True, kwargs)
-        return _F.concat([out_fw, out_bw], -1), (final_fw, final_bw)
+        return _map(lambda fw, bw: _F.concat([fw, bw], -1), out_fw, out_bw), (final_fw, final_bw)
 
 
 # -- multi-layer networks -----------------------------------------------------------------
@@ -576,9 +604,9 @@ class RNNBase(LayerList):
                  **cell_kwargs):
         super().__init__()
         who = type(self).__name__
-        self.input_size = check_positive_int(who, "input_size", input_size)
-        self.hidden_size = _check_hidden_size(who, hidden_size)
-        self.num_layers = check_positive_int(who, "num_layers", num_layers)
+        self.hidden_size = _check_size(who, hidden_size)
+        self.input_size = _check_size(who, input_size, "input_size")
+        self.num_layers = _check_size(who, num_layers, "num_layers")
         if not isinstance(direction, str) or direction not in _DIRECTIONS:
             raise ValueError(f"{who}: argument 'direction' expected 'forward', 'bidirect' or 'bidirectional', got "
                              f"{direction!r}")

@@ -20,7 +20,7 @@ import math
 
 from phi.common.data_type import FLOATING_TYPES, DataType
 
-from ..arguments import to_bool
+from ..arguments import to_bool, to_int
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import functional as F
@@ -554,15 +554,20 @@ class Transformer(Layer):
         return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask)
 
     def generate_square_subsequent_mask(self, length: int) -> Tensor:
-        """[length, length] float32: 0 on and below the diagonal, -inf above it, so
-        position i attends to positions <= i.
+        """[length, length] float32 (Paddle: the default dtype; docs/nn.md): 0 on and
+        below the diagonal, -inf above it, so position i attends to positions <= i.
+        ``length`` is an int or an integer Tensor of one element; 0 gives a [0, 0]
+        mask, as in Paddle.
 
         >>> eager.nn.Transformer.generate_square_subsequent_mask(None, 3).numpy()
         array([[  0., -inf, -inf],
                [  0.,   0., -inf],
                [  0.,   0.,   0.]], dtype=float32)
         """
-        length = check_positive_int("Transformer.generate_square_subsequent_mask", "length", length, ValueError)
+        who = "Transformer.generate_square_subsequent_mask"
+        length = to_int(length, who, "length")
+        if length < 0:
+            raise ValueError(f"{who}: argument 'length' expected a non-negative int, got {length}")
         return _F.triu(_F.full([length, length], -math.inf, "float32"), 1)
 
 

@@ -17,13 +17,14 @@ from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import check_float, check_integer, check_tensor, reads_values, value_range
 
-_LENGTH_TYPES = INTEGER_TYPES | {DataType.FLOAT32, DataType.FLOAT64}
+# the dtypes Paddle's sequence_mask kernel is registered for (int8/int16/uint8 lengths have none)
+_LENGTH_TYPES = frozenset({DataType.INT32, DataType.INT64, DataType.FLOAT32, DataType.FLOAT64})
 
 
 def sequence_mask(x: Tensor, maxlen=None, dtype="int64", name=None) -> Tensor:
     """The mask of sequences of lengths ``x``: ``out[..., j] = j < x[...]``, of shape
-    ``x.shape + [maxlen]`` and dtype ``dtype``. ``maxlen`` (an int or a 1-element
-    Tensor) defaults to the largest length in x (truncated to an int for float
+    ``x.shape + [maxlen]`` and dtype ``dtype``. ``maxlen`` (a non-zero int or a
+    1-element Tensor) defaults to the largest length in x (truncated to an int for float
     lengths; also when negative), which reads
     x's values (on a GPU, a wait for the device, as in Paddle).
 
@@ -34,7 +35,7 @@ def sequence_mask(x: Tensor, maxlen=None, dtype="int64", name=None) -> Tensor:
     fn = "sequence_mask"
     check_tensor(fn, "x", x)
     if x.dtype not in _LENGTH_TYPES:    # Paddle's kernel takes float32/float64 lengths too: j < x[...]
-        raise TypeError(f"{fn}: argument 'x' expected an integer or float32/float64 Tensor of lengths, got "
+        raise TypeError(f"{fn}: argument 'x' expected an int32/int64/float32/float64 Tensor of lengths, got "
                         f"{x.dtype}{x.shape}")
     out_dtype = to_dtype(dtype, fn, "dtype")
     if isinstance(maxlen, Tensor):
@@ -44,6 +45,9 @@ def sequence_mask(x: Tensor, maxlen=None, dtype="int64", name=None) -> Tensor:
         maxlen = int(maxlen.numpy().reshape(-1)[0])
     elif maxlen is not None and (isinstance(maxlen, bool) or not isinstance(maxlen, numbers.Integral)):
         raise TypeError(f"{fn}: argument 'maxlen' expected an int, a Tensor or None, got {describe(maxlen)}")
+    if maxlen == 0:  # Paddle's op refuses it: 0 is neither a width nor "the largest length" (< 0)
+        raise ValueError(f"{fn}: argument 'maxlen' expected a positive int, or a negative one or None for the "
+                         f"largest length, got 0")
     if maxlen is None or maxlen < 0:  # as Paddle's op: a negative maxlen means the largest length
         maxlen = max(int(_F.max(x).numpy()), 0) if x.numel() else 0
     positions = _F.arange(0, maxlen, 1, x.dtype, x.place)
