@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from phi.common.data_type import float_info
-from phi.core import NotFoundError
+from phi.core import NotFoundError, UnsupportedDtypeError
 
 from ...arguments import describe, to_bool, to_dtype
 from ...composite.spine import reshape_exactly
@@ -24,13 +24,40 @@ def relu(x: Tensor, name=None) -> Tensor:
 
 
 def sigmoid(x: Tensor, name=None) -> Tensor:
-    """1 / (1 + exp(-x)) elementwise."""
-    return _F.sigmoid(check_float("sigmoid", "x", x))
+    """1 / (1 + exp(-x)) elementwise (a complex x too, as in Paddle).
+
+    >>> eager.nn.functional.sigmoid(eager.to_tensor([0.0, 2j])).numpy().round(4)
+    array([0.5+0.j    , 0.5+0.7787j], dtype=complex64)
+    """
+    return _F.sigmoid(check_float("sigmoid", "x", x, complex_ok=True))
 
 
 def tanh(x: Tensor, name=None) -> Tensor:
-    """Hyperbolic tangent elementwise."""
-    return _F.tanh(check_float("tanh", "x", x))
+    """Hyperbolic tangent elementwise (a complex x too, as ``eager.tanh``)."""
+    return _F.tanh(check_float("tanh", "x", x, complex_ok=True))
+
+
+# The complex forms of silu and log_sigmoid, which Paddle computes (its CPU kernels take
+# complex64/complex128): compositions of sigmoid, exp, log1p and multiply, whose complex
+# gradients (out_grad times the conjugate derivative, Paddle's convention) compose to
+# any order. Reached only from the float check's failure path, so real inputs keep
+# their fused kernels.
+
+def _complex_or_raise(fn: str, x, composed) -> Tensor:
+    """``composed(x)`` for a complex Tensor x; otherwise the error naming fn, x and the
+    dtypes fn takes (floating-point or complex)."""
+    if isinstance(x, Tensor) and x.dtype.is_complex:
+        return composed(x)
+    check_float(fn, "x", x, complex_ok=True)
+    raise AssertionError(f"{fn}: check_float passed a {x.dtype} x it refused")  # unreachable
+
+
+def _silu_complex(x: Tensor) -> Tensor:
+    return _F.multiply(x, _F.sigmoid(x))
+
+
+def _log_sigmoid_complex(x: Tensor) -> Tensor:
+    return _F.neg(_F.log1p(_F.exp(_F.neg(x))))
 
 
 def _cast_first(fn: str, x, dtype) -> Tensor:
@@ -40,8 +67,8 @@ def _cast_first(fn: str, x, dtype) -> Tensor:
         return check_float(fn, "x", x)
     check_tensor(fn, "x", x)
     dtype = to_dtype(dtype, fn, "dtype")
-    if not dtype.is_floating_point:
-        raise TypeError(f"{fn}: argument 'dtype' expected a floating-point dtype, got {dtype}")
+    if not dtype.is_floating_point:  # Paddle casts, then finds no kernel: also its RuntimeError
+        raise UnsupportedDtypeError(f"{fn}: argument 'dtype' expected a floating-point dtype, got {dtype}")
     return x if x.dtype == dtype else x.astype(dtype)
 
 
@@ -134,7 +161,7 @@ def tanh_(x: Tensor, name=None) -> Tensor:
     >>> eager.nn.functional.tanh_(eager.to_tensor([0.0])).numpy()
     array([0.], dtype=float32)
     """
-    return _F.tanh_(check_float("tanh_", "x", x))
+    return _F.tanh_(check_float("tanh_", "x", x, complex_ok=True))
 
 
 def gelu(x: Tensor, approximate: bool = False, name=None) -> Tensor:
@@ -151,12 +178,16 @@ def gelu(x: Tensor, approximate: bool = False, name=None) -> Tensor:
 
 
 def silu(x: Tensor, name=None) -> Tensor:
-    """x * sigmoid(x) (the sigmoid linear unit).
+    """x * sigmoid(x) (the sigmoid linear unit; a complex x too, as in Paddle).
 
     >>> eager.nn.functional.silu(eager.to_tensor([0.0, 1.0])).numpy().round(4)
     array([0.    , 0.7311], dtype=float32)
     """
-    return _F.silu(check_float("silu", "x", x))
+    try:
+        x = check_float("silu", "x", x)
+    except UnsupportedDtypeError:
+        return _complex_or_raise("silu", x, _silu_complex)
+    return _F.silu(x)
 
 
 def swish(x: Tensor, name=None) -> Tensor:
@@ -345,7 +376,11 @@ def log_sigmoid(x: Tensor, name=None) -> Tensor:
     >>> eager.nn.functional.log_sigmoid(eager.to_tensor([-200.0, 0.0])).numpy().round(4)
     array([-200.    ,   -0.6931], dtype=float32)
     """
-    return _F.log_sigmoid(check_float("log_sigmoid", "x", x))
+    try:
+        x = check_float("log_sigmoid", "x", x)
+    except UnsupportedDtypeError:
+        return _complex_or_raise("log_sigmoid", x, _log_sigmoid_complex)
+    return _F.log_sigmoid(x)
 
 
 def thresholded_relu(x: Tensor, threshold: float = 1.0, name=None) -> Tensor:
