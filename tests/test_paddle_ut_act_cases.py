@@ -22,6 +22,9 @@ What they found (one test per bug below; each failed before its fix):
   conjugate (1 / x, x / y and log gave other first-order gradients than without
   create_graph), and the double grads of exp, tanh and sigmoid of complex tensors
   were wrong (the conjugates of grad_x_grad and of the derivative were missing).
+- maxout with groups=1 returned x; Paddle's MaxOutInferMeta refuses it (ValueError).
+- elu_ with a negative alpha raised a ValueError only; Paddle asserts alpha >= 0
+  (AssertionError, test_activation_op's TestELUInplaceAPI): now both.
 
 Paddle 2.6.2 quirks met and left (eager keeps the correct value; docs/nn.md and
 docs/ops.md rows where they are differences): float activation attributes stored
@@ -181,3 +184,22 @@ def test_complex_softplus_softsign_hardswish_are_refused_by_name():
     for fn, name in ((F.softplus, "softplus"), (F.softsign, "softsign"), (F.hardswish, "hardswish")):
         with pytest.raises(TypeError, match=name):
             fn(x)
+
+
+def test_maxout_refuses_one_group_as_paddle():
+    # Paddle's MaxOutInferMeta: "Attr(groups) of Op(maxout) should be larger than 1"
+    x = _t(np.ones([1, 4, 2, 2], "float32"))
+    with pytest.raises(ValueError, match="groups"):
+        F.maxout(x, groups=1)
+    with pytest.raises(ValueError, match="groups"):
+        eager.nn.Maxout(groups=1)(x)
+
+
+def test_elu_inplace_with_a_negative_alpha_raises_paddles_assertion_error():
+    # TestELUInplaceAPI.test_alpha_error: Paddle asserts alpha >= 0 (AssertionError)
+    x = _t(np.array([-1.0, 2.0], "float32"))
+    with pytest.raises(AssertionError, match="alpha"):
+        F.elu_(x, -0.2)
+    with pytest.raises(ValueError, match="alpha"):
+        F.elu_(x, -0.2)
+    np.testing.assert_array_equal(x.numpy(), [-1.0, 2.0])

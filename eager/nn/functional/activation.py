@@ -5,6 +5,7 @@ import numpy as np
 
 from phi.common.data_type import float_info
 from phi.core import NotFoundError, UnsupportedDtypeError
+from phi.core.errors import AssertedArgumentError
 
 from ...arguments import describe, to_bool, to_dtype
 from ...composite.spine import reshape_exactly
@@ -29,12 +30,20 @@ def sigmoid(x: Tensor, name=None) -> Tensor:
     >>> eager.nn.functional.sigmoid(eager.to_tensor([0.0, 2j])).numpy().round(4)
     array([0.5+0.j    , 0.5+0.7787j], dtype=complex64)
     """
-    return _F.sigmoid(check_float("sigmoid", "x", x, complex_ok=True))
+    try:
+        x = check_float("sigmoid", "x", x)
+    except UnsupportedDtypeError:  # a complex x, or the error naming both kinds
+        x = check_float("sigmoid", "x", x, complex_ok=True)
+    return _F.sigmoid(x)
 
 
 def tanh(x: Tensor, name=None) -> Tensor:
     """Hyperbolic tangent elementwise (a complex x too, as ``eager.tanh``)."""
-    return _F.tanh(check_float("tanh", "x", x, complex_ok=True))
+    try:
+        x = check_float("tanh", "x", x)
+    except UnsupportedDtypeError:  # a complex x, or the error naming both kinds
+        x = check_float("tanh", "x", x, complex_ok=True)
+    return _F.tanh(x)
 
 
 # The complex forms of silu and log_sigmoid, which Paddle computes (its CPU kernels take
@@ -42,15 +51,6 @@ def tanh(x: Tensor, name=None) -> Tensor:
 # gradients (out_grad times the conjugate derivative, Paddle's convention) compose to
 # any order. Reached only from the float check's failure path, so real inputs keep
 # their fused kernels.
-
-def _complex_or_raise(fn: str, x, composed) -> Tensor:
-    """``composed(x)`` for a complex Tensor x; otherwise the error naming fn, x and the
-    dtypes fn takes (floating-point or complex)."""
-    if isinstance(x, Tensor) and x.dtype.is_complex:
-        return composed(x)
-    check_float(fn, "x", x, complex_ok=True)
-    raise AssertionError(f"{fn}: check_float passed a {x.dtype} x it refused")  # unreachable
-
 
 def _silu_complex(x: Tensor) -> Tensor:
     return _F.multiply(x, _F.sigmoid(x))
@@ -161,7 +161,11 @@ def tanh_(x: Tensor, name=None) -> Tensor:
     >>> eager.nn.functional.tanh_(eager.to_tensor([0.0])).numpy()
     array([0.], dtype=float32)
     """
-    return _F.tanh_(check_float("tanh_", "x", x, complex_ok=True))
+    try:
+        x = check_float("tanh_", "x", x)
+    except UnsupportedDtypeError:  # a complex x, or the error naming both kinds
+        x = check_float("tanh_", "x", x, complex_ok=True)
+    return _F.tanh_(x)
 
 
 def gelu(x: Tensor, approximate: bool = False, name=None) -> Tensor:
@@ -185,8 +189,8 @@ def silu(x: Tensor, name=None) -> Tensor:
     """
     try:
         x = check_float("silu", "x", x)
-    except UnsupportedDtypeError:
-        return _complex_or_raise("silu", x, _silu_complex)
+    except UnsupportedDtypeError:  # a complex x, or the error naming both kinds
+        return _silu_complex(check_float("silu", "x", x, complex_ok=True))
     return _F.silu(x)
 
 
@@ -237,8 +241,8 @@ def elu_(x: Tensor, alpha: float = 1.0, name=None) -> Tensor:
     """
     check_float("elu_", "x", x)
     alpha = check_number("elu_", "alpha", alpha)
-    if not alpha >= 0:
-        raise ValueError(f"elu_: argument 'alpha' expected a number >= 0, got {alpha}")
+    if not alpha >= 0:  # Paddle asserts it: AssertedArgumentError is that AssertionError and a ValueError
+        raise AssertedArgumentError(f"elu_: argument 'alpha' expected a number >= 0, got {alpha}")
     return _F.elu_(x, alpha)
 
 
@@ -378,8 +382,8 @@ def log_sigmoid(x: Tensor, name=None) -> Tensor:
     """
     try:
         x = check_float("log_sigmoid", "x", x)
-    except UnsupportedDtypeError:
-        return _complex_or_raise("log_sigmoid", x, _log_sigmoid_complex)
+    except UnsupportedDtypeError:  # a complex x, or the error naming both kinds
+        return _log_sigmoid_complex(check_float("log_sigmoid", "x", x, complex_ok=True))
     return _F.log_sigmoid(x)
 
 
@@ -495,6 +499,8 @@ def maxout(x: Tensor, groups: int, axis: int = 1, name=None) -> Tensor:
     """
     check_float("maxout", "x", x)
     groups = check_positive_int("maxout", "groups", groups, ValueError)
+    if groups == 1:  # Paddle's MaxOutInferMeta: "Attr(groups) of Op(maxout) should be larger than 1"
+        raise ValueError("maxout: argument 'groups' expected an int > 1, got 1")
     if x.ndim != 4:
         raise ValueError(f"maxout: argument 'x' expected a 4-d tensor, got shape {x.shape}")
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) or axis not in (1, -1, 3):
