@@ -68,8 +68,9 @@ def floating(op: str, arg: str, value, complex_ok: bool = False) -> Tensor:
     no kernel takes the dtype)."""
     tensor(op, arg, value)
     if not value.dtype.is_floating_point and not (complex_ok and value.dtype.is_complex):
-        kinds = "floating-point or complex" if complex_ok else "floating-point (float16, float32 or float64)"
-        raise UnsupportedDtypeError(f"{op}: argument '{arg}' expected a {kinds} Tensor, got {value.dtype}")
+        kinds = "floating-point or complex Tensor" if complex_ok else \
+            "floating-point Tensor (float16, float32 or float64)"
+        raise UnsupportedDtypeError(f"{op}: argument '{arg}' expected a {kinds}, got {value.dtype}")
     return value
 
 
