@@ -266,7 +266,7 @@ def ref_maxout(x, groups, axis):
     return np.moveaxis(out, 1, axis)
 
 
-@pytest.mark.parametrize("groups, axis", [(2, 1), (3, 1), (1, 1), (2, -1), (3, 3)])
+@pytest.mark.parametrize("groups, axis", [(2, 1), (3, 1), (6, 1), (2, -1), (3, 3)])
 def test_maxout(groups, axis):
     shape = (2, 6, 3, 2) if axis == 1 else (2, 3, 2, 6)
     x_np = np.random.default_rng(10).permutation(np.prod(shape)).reshape(shape) / 7.0  # no ties

@@ -62,13 +62,15 @@ def tensor_list(op: str, arg: str, value, allow_one: bool = False) -> list:
     return list(value)
 
 
-def floating(op: str, arg: str, value) -> Tensor:
-    """A floating-point Tensor, else TypeError (UnsupportedDtypeError: also the
-    RuntimeError Paddle's dynamic mode raises for its missing kernel)."""
+def floating(op: str, arg: str, value, complex_ok: bool = False) -> Tensor:
+    """A floating-point Tensor (or a complex one, where ``complex_ok``), else TypeError
+    (an UnsupportedDtypeError: also the RuntimeError Paddle's dynamic mode raises when
+    no kernel takes the dtype)."""
     tensor(op, arg, value)
-    if not value.dtype.is_floating_point:
-        raise UnsupportedDtypeError(f"{op}: argument '{arg}' expected a floating-point Tensor (float16, float32 or "
-                        f"float64), got {value.dtype}")
+    if not value.dtype.is_floating_point and not (complex_ok and value.dtype.is_complex):
+        kinds = "floating-point or complex Tensor" if complex_ok else \
+            "floating-point Tensor (float16, float32 or float64)"
+        raise UnsupportedDtypeError(f"{op}: argument '{arg}' expected a {kinds}, got {value.dtype}")
     return value
 
 

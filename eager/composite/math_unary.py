@@ -334,12 +334,12 @@ def sinc(x, name=None):
 
 @_check.composed
 def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):
-    """scale_b * tanh(scale_a * x) elementwise (Paddle's scaled tanh).
+    """scale_b * tanh(scale_a * x) elementwise (Paddle's scaled tanh; a complex x too).
 
     >>> eager.stanh(eager.to_tensor([0.0, 1.0])).numpy().round(4)
     array([0.    , 1.0038], dtype=float32)
     """
-    _check.floating("stanh", "x", x)
+    _check.floating("stanh", "x", x, complex_ok=True)
     scale_a = _check.number("stanh", "scale_a", scale_a)
     scale_b = _check.number("stanh", "scale_b", scale_b)
     return _F.scale(_F.tanh(_F.scale(x, scale_a, 0.0, True)), scale_b, 0.0, True)

@@ -83,9 +83,12 @@ def subtract_grad(x, y, out_grad):
 
 
 def divide_grad(x, y, out, out_grad):
-    x_grad = sum_to_shape(_F.divide(out_grad, y), x.shape)
-    y_grad = sum_to_shape(_F.scale(_F.divide(_F.multiply(out_grad, x), _F.multiply(y, y)), -1.0, 0.0, True),
-                          y.shape)
+    # out_grad / conj(y) and -out_grad * conj(x / y^2): the conjugates for complex
+    # operands, as the kernel (Paddle's convention)
+    y_conj = conj_if_complex(y)
+    x_grad = sum_to_shape(_F.divide(out_grad, y_conj), x.shape)
+    y_grad = sum_to_shape(_F.scale(_F.divide(_F.multiply(out_grad, conj_if_complex(x)), _F.multiply(y_conj, y_conj)),
+                                   -1.0, 0.0, True), y.shape)
     return x_grad, y_grad
 
 
@@ -124,27 +127,34 @@ def relu_grad(out, out_grad):
     return _F.where(_F.greater_than(out, _F.full_like(out, 0, None)), out_grad, _F.full_like(out_grad, 0, None))
 
 
+# The double grads below differentiate grad_x = grad_out * conj(h(out)) (h real-valued
+# on real tensors, where every conj is the identity): grad_out_grad = grad_x_grad * h(out)
+# and out_grad = conj(grad_x_grad) * grad_out * conj(h'(out)), Paddle's convention for
+# complex tensors (the first-order kernels take the conjugate derivative).
+
 def tanh_double_grad(out, grad_out, grad_x_grad):
-    # grad_x = grad_out * (1 - out^2)
-    out_grad = _F.scale(_F.multiply(_F.multiply(grad_x_grad, grad_out), out), -2.0, 0.0, True)
+    # grad_x = grad_out * conj(1 - out^2)
+    out_grad = _F.scale(_F.multiply(_F.multiply(conj_if_complex(grad_x_grad), grad_out), conj_if_complex(out)),
+                        -2.0, 0.0, True)
     grad_out_grad = _F.multiply(grad_x_grad, _F.scale(_F.multiply(out, out), -1.0, 1.0, True))
     return out_grad, grad_out_grad
 
 
 def sigmoid_double_grad(out, grad_out, grad_x_grad):
-    # grad_x = grad_out * out * (1 - out)
-    out_grad = _F.multiply(_F.multiply(grad_x_grad, grad_out), _F.scale(out, -2.0, 1.0, True))
+    # grad_x = grad_out * conj(out * (1 - out))
+    out_grad = _F.multiply(_F.multiply(conj_if_complex(grad_x_grad), grad_out),
+                           conj_if_complex(_F.scale(out, -2.0, 1.0, True)))
     grad_out_grad = _F.multiply(grad_x_grad, _F.multiply(out, _F.scale(out, -1.0, 1.0, True)))
     return out_grad, grad_out_grad
 
 
 def exp_double_grad(out, grad_out, grad_x_grad):
-    # grad_x = grad_out * out
-    return _F.multiply(grad_x_grad, grad_out), _F.multiply(grad_x_grad, out)
+    # grad_x = grad_out * conj(out)
+    return _F.multiply(conj_if_complex(grad_x_grad), grad_out), _F.multiply(grad_x_grad, out)
 
 
 def log_grad(x, out_grad):
-    return _F.divide(out_grad, x)
+    return _F.divide(out_grad, conj_if_complex(x))
 
 
 def sum_grad(x, out_grad, axis, keepdim):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ..common.data_type import DataType
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, UnsupportedInputDtypeError
 from ..core.meta_tensor import MetaTensor
 from .binary import compare_infer_meta, elementwise_infer_meta
 from .checks import broadcast_dims, check_representable, same_dtype
@@ -18,8 +18,10 @@ __all__ = [
 
 
 def _expect_dtype(arg: str, tensor, accepted: str, ok: bool) -> None:
+    # A dtype no kernel of the op takes: also the RuntimeError of Paddle's dynamic mode
+    # ("kernel ... is not registered"; bitwise_and of floats, pow of bools), as math_unary's.
     if not ok:
-        raise InvalidArgumentError(f"argument '{arg}' expected {accepted} tensor, got {tensor.dtype}")
+        raise UnsupportedInputDtypeError(f"argument '{arg}' expected {accepted} tensor, got {tensor.dtype}")
 
 
 def _is_real(dtype: DataType) -> bool:

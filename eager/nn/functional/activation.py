@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from phi.common.data_type import float_info
-from phi.core import NotFoundError
+from phi.core import NotFoundError, UnsupportedDtypeError
+from phi.core.errors import AssertedArgumentError
 
 from ...arguments import describe, to_bool, to_dtype
 from ...composite.spine import reshape_exactly
@@ -24,13 +25,39 @@ def relu(x: Tensor, name=None) -> Tensor:
 
 
 def sigmoid(x: Tensor, name=None) -> Tensor:
-    """1 / (1 + exp(-x)) elementwise."""
-    return _F.sigmoid(check_float("sigmoid", "x", x))
+    """1 / (1 + exp(-x)) elementwise (a complex x too, as in Paddle).
+
+    >>> eager.nn.functional.sigmoid(eager.to_tensor([0.0, 2j])).numpy().round(4)
+    array([0.5+0.j    , 0.5+0.7787j], dtype=complex64)
+    """
+    try:
+        x = check_float("sigmoid", "x", x)
+    except UnsupportedDtypeError:  # a complex x, or the error naming both kinds
+        x = check_float("sigmoid", "x", x, complex_ok=True)
+    return _F.sigmoid(x)
 
 
 def tanh(x: Tensor, name=None) -> Tensor:
-    """Hyperbolic tangent elementwise."""
-    return _F.tanh(check_float("tanh", "x", x))
+    """Hyperbolic tangent elementwise (a complex x too, as ``eager.tanh``)."""
+    try:
+        x = check_float("tanh", "x", x)
+    except UnsupportedDtypeError:  # a complex x, or the error naming both kinds
+        x = check_float("tanh", "x", x, complex_ok=True)
+    return _F.tanh(x)
+
+
+# The complex forms of silu and log_sigmoid, which Paddle computes (its CPU kernels take
+# complex64/complex128): compositions of sigmoid, exp, log1p and multiply, whose complex
+# gradients (out_grad times the conjugate derivative, Paddle's convention) compose to
+# any order. Reached only from the float check's failure path, so real inputs keep
+# their fused kernels.
+
+def _silu_complex(x: Tensor) -> Tensor:
+    return _F.multiply(x, _F.sigmoid(x))
+
+
+def _log_sigmoid_complex(x: Tensor) -> Tensor:
+    return _F.neg(_F.log1p(_F.exp(_F.neg(x))))
 
 
 def _cast_first(fn: str, x, dtype) -> Tensor:
@@ -40,8 +67,8 @@ def _cast_first(fn: str, x, dtype) -> Tensor:
         return check_float(fn, "x", x)
     check_tensor(fn, "x", x)
     dtype = to_dtype(dtype, fn, "dtype")
-    if not dtype.is_floating_point:
-        raise TypeError(f"{fn}: argument 'dtype' expected a floating-point dtype, got {dtype}")
+    if not dtype.is_floating_point:  # Paddle casts, then finds no kernel: also its RuntimeError
+        raise UnsupportedDtypeError(f"{fn}: argument 'dtype' expected a floating-point dtype, got {dtype}")
     return x if x.dtype == dtype else x.astype(dtype)
 
 
@@ -134,7 +161,11 @@ def tanh_(x: Tensor, name=None) -> Tensor:
     >>> eager.nn.functional.tanh_(eager.to_tensor([0.0])).numpy()
     array([0.], dtype=float32)
     """
-    return _F.tanh_(check_float("tanh_", "x", x))
+    try:
+        x = check_float("tanh_", "x", x)
+    except UnsupportedDtypeError:  # a complex x, or the error naming both kinds
+        x = check_float("tanh_", "x", x, complex_ok=True)
+    return _F.tanh_(x)
 
 
 def gelu(x: Tensor, approximate: bool = False, name=None) -> Tensor:
@@ -151,12 +182,16 @@ def gelu(x: Tensor, approximate: bool = False, name=None) -> Tensor:
 
 
 def silu(x: Tensor, name=None) -> Tensor:
-    """x * sigmoid(x) (the sigmoid linear unit).
+    """x * sigmoid(x) (the sigmoid linear unit; a complex x too, as in Paddle).
 
     >>> eager.nn.functional.silu(eager.to_tensor([0.0, 1.0])).numpy().round(4)
     array([0.    , 0.7311], dtype=float32)
     """
-    return _F.silu(check_float("silu", "x", x))
+    try:
+        x = check_float("silu", "x", x)
+    except UnsupportedDtypeError:  # a complex x, or the error naming both kinds
+        return _silu_complex(check_float("silu", "x", x, complex_ok=True))
+    return _F.silu(x)
 
 
 def swish(x: Tensor, name=None) -> Tensor:
@@ -206,8 +241,8 @@ def elu_(x: Tensor, alpha: float = 1.0, name=None) -> Tensor:
     """
     check_float("elu_", "x", x)
     alpha = check_number("elu_", "alpha", alpha)
-    if not alpha >= 0:
-        raise ValueError(f"elu_: argument 'alpha' expected a number >= 0, got {alpha}")
+    if not alpha >= 0:  # Paddle asserts it: AssertedArgumentError is that AssertionError and a ValueError
+        raise AssertedArgumentError(f"elu_: argument 'alpha' expected a number >= 0, got {alpha}")
     return _F.elu_(x, alpha)
 
 
@@ -345,7 +380,11 @@ def log_sigmoid(x: Tensor, name=None) -> Tensor:
     >>> eager.nn.functional.log_sigmoid(eager.to_tensor([-200.0, 0.0])).numpy().round(4)
     array([-200.    ,   -0.6931], dtype=float32)
     """
-    return _F.log_sigmoid(check_float("log_sigmoid", "x", x))
+    try:
+        x = check_float("log_sigmoid", "x", x)
+    except UnsupportedDtypeError:  # a complex x, or the error naming both kinds
+        return _log_sigmoid_complex(check_float("log_sigmoid", "x", x, complex_ok=True))
+    return _F.log_sigmoid(x)
 
 
 def thresholded_relu(x: Tensor, threshold: float = 1.0, name=None) -> Tensor:
@@ -460,6 +499,8 @@ def maxout(x: Tensor, groups: int, axis: int = 1, name=None) -> Tensor:
     """
     check_float("maxout", "x", x)
     groups = check_positive_int("maxout", "groups", groups, ValueError)
+    if groups == 1:  # Paddle's MaxOutInferMeta: "Attr(groups) of Op(maxout) should be larger than 1"
+        raise ValueError("maxout: argument 'groups' expected an int > 1, got 1")
     if x.ndim != 4:
         raise ValueError(f"maxout: argument 'x' expected a 4-d tensor, got shape {x.shape}")
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) or axis not in (1, -1, 3):
