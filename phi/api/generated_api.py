@@ -14737,7 +14737,7 @@ def silu(x):
     else:
         out_meta = MetaTensor()
         try:
-            _im.activation_infer_meta(x, out_meta)
+            _im.inexact_unary_infer_meta(x, out_meta)
         except PhiError as error:
             raise error.in_op("silu", x=x) from None
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -15508,7 +15508,7 @@ def log_sigmoid(x):
     else:
         out_meta = MetaTensor()
         try:
-            _im.activation_infer_meta(x, out_meta)
+            _im.inexact_unary_infer_meta(x, out_meta)
         except PhiError as error:
             raise error.in_op("log_sigmoid", x=x) from None
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind

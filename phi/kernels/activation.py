@@ -126,6 +126,21 @@ def sigmoid_grad(ctx, out, out_grad, *, into=None):
     return xp.multiply(out_grad, slope, out=slope if into is None else into)
 
 
+# Complex x: the same formulas on the complex plane, and each gradient out_grad times the
+# conjugate of f'(x) (Paddle's convention for holomorphic ops, as tanh_grad_complex).
+
+@register_kernel("sigmoid", ALL_BACKENDS, COMPLEX)
+def sigmoid_complex(ctx, x, *, into=None):
+    xp = ctx.xp
+    return copied_into(xp.divide(1, xp.exp(xp.negative(x)) + 1).astype(x.dtype, copy=False), into)
+
+
+@register_kernel("sigmoid_grad", ALL_BACKENDS, COMPLEX)
+def sigmoid_grad_complex(ctx, out, out_grad, *, into=None):
+    xp = ctx.xp
+    return xp.multiply(out_grad, xp.conj(out * (1 - out)), out=into)
+
+
 # -- the activation ops of issue #10 ----------------------------------------------------
 # Each forward kernel is written so that no intermediate overflows where the true
 # value is finite (exp only of non-positive arguments, log1p(exp(-|x|))), and each
@@ -203,6 +218,17 @@ def silu(ctx, x):
 def silu_grad(ctx, x, out_grad):
     s = _sigmoid(ctx.xp, x)
     return out_grad * (s * (1 + x * (1 - s)))
+
+
+@register_kernel("silu", ALL_BACKENDS, COMPLEX)
+def silu_complex(ctx, x):
+    return x * _sigmoid(ctx.xp, x)
+
+
+@register_kernel("silu_grad", ALL_BACKENDS, COMPLEX)
+def silu_grad_complex(ctx, x, out_grad):
+    s = _sigmoid(ctx.xp, x)
+    return out_grad * ctx.xp.conj(s * (1 + x * (1 - s)))
 
 
 @register_kernel("leaky_relu", ALL_BACKENDS, FLOATS)
@@ -376,6 +402,18 @@ def log_sigmoid(ctx, x):
 @register_kernel("log_sigmoid_grad", ALL_BACKENDS, FLOATS)
 def log_sigmoid_grad(ctx, x, out_grad):
     return out_grad * _sigmoid(ctx.xp, -x)
+
+
+@register_kernel("log_sigmoid", ALL_BACKENDS, COMPLEX)
+def log_sigmoid_complex(ctx, x):
+    # -log(1 + exp(-x)): the real-valued rewrite through |x| has no complex counterpart
+    xp = ctx.xp
+    return xp.negative(xp.log1p(xp.exp(xp.negative(x))))
+
+
+@register_kernel("log_sigmoid_grad", ALL_BACKENDS, COMPLEX)
+def log_sigmoid_grad_complex(ctx, x, out_grad):
+    return out_grad * ctx.xp.conj(_sigmoid(ctx.xp, -x))
 
 
 @register_kernel("thresholded_relu", ALL_BACKENDS, FLOATS)

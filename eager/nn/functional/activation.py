@@ -25,12 +25,12 @@ def relu(x: Tensor, name=None) -> Tensor:
 
 def sigmoid(x: Tensor, name=None) -> Tensor:
     """1 / (1 + exp(-x)) elementwise."""
-    return _F.sigmoid(check_float("sigmoid", "x", x))
+    return _F.sigmoid(check_float("sigmoid", "x", x, complex_ok=True))
 
 
 def tanh(x: Tensor, name=None) -> Tensor:
     """Hyperbolic tangent elementwise."""
-    return _F.tanh(check_float("tanh", "x", x))
+    return _F.tanh(check_float("tanh", "x", x, complex_ok=True))
 
 
 def _cast_first(fn: str, x, dtype) -> Tensor:
@@ -156,7 +156,7 @@ def silu(x: Tensor, name=None) -> Tensor:
     >>> eager.nn.functional.silu(eager.to_tensor([0.0, 1.0])).numpy().round(4)
     array([0.    , 0.7311], dtype=float32)
     """
-    return _F.silu(check_float("silu", "x", x))
+    return _F.silu(check_float("silu", "x", x, complex_ok=True))
 
 
 def swish(x: Tensor, name=None) -> Tensor:
@@ -345,7 +345,7 @@ def log_sigmoid(x: Tensor, name=None) -> Tensor:
     >>> eager.nn.functional.log_sigmoid(eager.to_tensor([-200.0, 0.0])).numpy().round(4)
     array([-200.    ,   -0.6931], dtype=float32)
     """
-    return _F.log_sigmoid(check_float("log_sigmoid", "x", x))
+    return _F.log_sigmoid(check_float("log_sigmoid", "x", x, complex_ok=True))
 
 
 def thresholded_relu(x: Tensor, threshold: float = 1.0, name=None) -> Tensor:
