@@ -16,6 +16,12 @@ What they found (one test per bug below; each failed before its fix):
   still refused, as Paddle's.
 - nn.functional.sigmoid, silu, log_sigmoid and tanh refused complex tensors,
   which Paddle 2.6.2 computes (with conjugate-Wirtinger gradients).
+- polar refused abs and angle of two float dtypes; Paddle's multiply promotes
+  them (float32 with float64 gives complex128).
+- complex() of integer parts raised a ValueError only, and the float-only
+  activations (relu, softmax, gelu, ...) a TypeError only, for a dtype no
+  kernel takes; Paddle's dygraph raises RuntimeError there (test_real_imag_op's
+  test_dtype_dygraph_error): eager's errors are now RuntimeErrors too.
 
 Paddle quirks kept out (eager keeps the correct value): cumprod's and acosh's
 complex gradients are wrong in Paddle 2.6.2 (checked against finite
@@ -160,3 +166,37 @@ def test_activations_still_refuse_integer_tensors():
     for name in ("sigmoid", "silu", "log_sigmoid", "tanh"):
         with pytest.raises(TypeError, match=f"{name}: argument 'x' expected a floating-point or complex"):
             getattr(F, name)(eager.to_tensor([1, 2]))
+
+
+def test_polar_of_two_float_dtypes_promotes():
+    # Paddle 2.6.2: polar(float32 abs, float64 angle) is complex128; each gradient in its input's dtype
+    a, t = np.array([2.0, 0.5], "float32"), np.array([1.0, -2.0])
+    g = np.array([1 + 2j, -0.5 + 1j])
+    abs_ = eager.to_tensor(a, stop_gradient=False)
+    angle = eager.to_tensor(t, stop_gradient=False)
+    out = eager.polar(abs_, angle)
+    assert out.dtype == eager.complex128
+    np.testing.assert_allclose(out.numpy(), a * np.exp(1j * t), rtol=1e-7)
+    out.backward(eager.to_tensor(g))
+    assert abs_.grad.dtype == eager.float32 and angle.grad.dtype == eager.float64
+    np.testing.assert_allclose(abs_.grad.numpy(), (g * np.conj(np.exp(1j * t))).real, rtol=1e-6)
+    np.testing.assert_allclose(angle.grad.numpy(), (g * np.conj(1j * a * np.exp(1j * t))).real, rtol=1e-6)
+
+
+def test_complex_of_integer_parts_is_also_a_runtime_error():
+    # Paddle 2.6.2 raises RuntimeError (no complex kernel for int64); eager's ValueError is one too
+    parts = eager.to_tensor([1, 2]), eager.to_tensor([3, 4])
+    with pytest.raises(RuntimeError, match="complex: argument 'real' expected one of paddle.float32"):
+        eager.complex(*parts)
+    with pytest.raises(ValueError):
+        eager.complex(*parts)
+
+
+def test_float_only_activations_refuse_complex_with_a_runtime_error():
+    # Paddle 2.6.2's relu / softmax / gelu of a complex tensor: RuntimeError (kernel not registered)
+    x = eager.to_tensor(np.array([1 + 1j, -2j]))
+    for fn in (F.relu, F.softmax, F.gelu, F.elu):
+        with pytest.raises(RuntimeError, match="expected a floating-point Tensor"):
+            fn(x)
+        with pytest.raises(TypeError):
+            fn(x)

@@ -9,6 +9,7 @@ import numpy as np
 
 from phi.backends.gpu_context import VALUE_CHECKS
 from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES, DataType
+from phi.core.errors import UnsupportedDtypeError
 
 from ...arguments import describe, to_int
 from ...autograd.op_modes import MODES
@@ -36,11 +37,12 @@ def check_tensor(fn: str, arg: str, value) -> Tensor:
 
 def check_float(fn: str, arg: str, value, complex_ok: bool = False) -> Tensor:
     """``value``, or a TypeError naming fn and arg unless it is a floating-point Tensor
-    (or a complex one, where ``complex_ok``)."""
+    (or a complex one, where ``complex_ok``); the error is also the RuntimeError that
+    Paddle's dynamic mode raises when no kernel takes the dtype (UnsupportedDtypeError)."""
     check_tensor(fn, arg, value)
     if value.dtype not in FLOATING_TYPES and not (complex_ok and value.dtype.is_complex):
         kinds = "floating-point or complex" if complex_ok else "floating-point"
-        raise TypeError(f"{fn}: argument '{arg}' expected a {kinds} Tensor, got {value.dtype}{value.shape}")
+        raise UnsupportedDtypeError(f"{fn}: argument '{arg}' expected a {kinds} Tensor, got {value.dtype}{value.shape}")
     return value
 
 
