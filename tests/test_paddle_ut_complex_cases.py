@@ -16,6 +16,8 @@ What they found (one test per bug below; each failed before its fix):
   still refused, as Paddle's.
 - nn.functional.sigmoid, silu, log_sigmoid and tanh refused complex tensors,
   which Paddle 2.6.2 computes (with conjugate-Wirtinger gradients).
+- nn.functional.linear (and nn.Linear) refused a complex x with float weights;
+  Paddle's linear is a matmul and an add, which promote that pair.
 - polar refused abs and angle of two float dtypes; Paddle's multiply promotes
   them (float32 with float64 gives complex128).
 - complex() of integer parts raised a ValueError only, and the float-only
@@ -200,3 +202,26 @@ def test_float_only_activations_refuse_complex_with_a_runtime_error():
             fn(x)
         with pytest.raises(TypeError):
             fn(x)
+
+
+def test_linear_of_a_complex_input_with_float_weights():
+    # Paddle 2.6.2: F.linear (and nn.Linear) of a complex64 x with float32 weight and bias
+    # is complex64; weight.grad and bias.grad stay float32 (the real part)
+    rng = np.random.default_rng(7)
+    a, w, b = _c(rng, 2, 3, dtype="complex64"), _r(rng, 3, 4, dtype="float32"), _r(rng, 4, dtype="float32")
+    g = _c(rng, 2, 4, dtype="complex64")
+    x = eager.to_tensor(a, stop_gradient=False)
+    weight = eager.to_tensor(w, stop_gradient=False)
+    bias = eager.to_tensor(b, stop_gradient=False)
+    out = F.linear(x, weight, bias)
+    assert out.dtype == eager.complex64
+    np.testing.assert_allclose(out.numpy(), a @ w + b, rtol=1e-5, atol=1e-5)
+    out.backward(eager.to_tensor(g))
+    assert x.grad.dtype == eager.complex64 and weight.grad.dtype == eager.float32 and bias.grad.dtype == eager.float32
+    np.testing.assert_allclose(x.grad.numpy(), g @ w.T, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(weight.grad.numpy(), (np.conj(a).T @ g).real, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(bias.grad.numpy(), g.sum(0).real, rtol=1e-5, atol=1e-5)
+    layer = eager.nn.Linear(3, 4)
+    np.testing.assert_allclose(layer(x).numpy(), a @ layer.weight.numpy() + layer.bias.numpy(), rtol=1e-5, atol=1e-5)
+    with pytest.raises(TypeError, match="linear: argument 'weight' expected the dtype of 'x'"):
+        F.linear(eager.ones([2, 3]), eager.ones([3, 4], dtype="float64"))  # two real dtypes: still refused
