@@ -16,6 +16,8 @@ What they found (one test per bug below; each failed before its fix):
   still refused, as Paddle's.
 - nn.functional.sigmoid, silu, log_sigmoid and tanh refused complex tensors,
   which Paddle 2.6.2 computes (with conjugate-Wirtinger gradients).
+- einsum and add_n refused a complex operand with real ones; Paddle's kernel takes
+  the first operand's complex dtype and casts the real operands to it.
 - nn.functional.linear (and nn.Linear) refused a complex x with float weights;
   Paddle's linear is a matmul and an add, which promote that pair.
 - polar refused abs and angle of two float dtypes; Paddle's multiply promotes
@@ -225,3 +227,27 @@ def test_linear_of_a_complex_input_with_float_weights():
     np.testing.assert_allclose(layer(x).numpy(), a @ layer.weight.numpy() + layer.bias.numpy(), rtol=1e-5, atol=1e-5)
     with pytest.raises(TypeError, match="linear: argument 'weight' expected the dtype of 'x'"):
         F.linear(eager.ones([2, 3]), eager.ones([3, 4], dtype="float64"))  # two real dtypes: still refused
+
+
+def test_einsum_and_add_n_cast_real_operands_to_a_complex_first_one():
+    # Paddle 2.6.2 takes the first operand's complex dtype and casts the real ones to it
+    # (complex64 with float64 stays complex64); each gradient in its input's dtype
+    rng = np.random.default_rng(8)
+    a, b = _c(rng, 2, 3, dtype="complex64"), _r(rng, 2, 3)
+    x = eager.to_tensor(a, stop_gradient=False)
+    y = eager.to_tensor(b, stop_gradient=False)
+    out = eager.einsum("ij,kj->ik", x, y)
+    assert out.dtype == eager.complex64
+    np.testing.assert_allclose(out.numpy(), a @ b.T, rtol=1e-5, atol=1e-5)
+    g = _c(rng, 2, 2, dtype="complex64")
+    out.backward(eager.to_tensor(g))
+    assert y.grad.dtype == eager.float64
+    np.testing.assert_allclose(x.grad.numpy(), g @ b, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(y.grad.numpy(), (g.T @ np.conj(a)).real, rtol=1e-5, atol=1e-5)
+    total = eager.add_n([eager.to_tensor(a), eager.to_tensor(b)])
+    assert total.dtype == eager.complex64
+    np.testing.assert_allclose(total.numpy(), a + b, rtol=1e-6)
+    # a real first operand: Paddle refuses; eager promotes to the complex type wide enough
+    assert eager.einsum("ij,kj->ik", y, x).dtype == eager.complex128
+    with pytest.raises(ValueError, match="add_n: argument 'inputs' expected tensors of one shape and dtype"):
+        eager.add_n([eager.ones([2]), eager.ones([2], dtype="int64")])  # no complex: still refused
