@@ -151,7 +151,7 @@ def complex_list_operands(tensors, error: Exception) -> list:
     complex type wide enough, as :func:`complex_operands`. ``error`` is raised again
     for any other mix (no complex operand, an integer one, one dtype)."""
     dtypes = [t.dtype for t in tensors]
-    first = dtypes[0]
+    first = dtypes[0] if dtypes else None
     if all(d is first for d in dtypes) or not any(d.is_complex for d in dtypes) \
             or not all(d.is_complex or d.is_floating_point for d in dtypes):
         raise error
