@@ -16,8 +16,9 @@ What they found (one test per bug below; each failed before its fix):
   still refused, as Paddle's.
 - nn.functional.sigmoid, silu, log_sigmoid and tanh refused complex tensors,
   which Paddle 2.6.2 computes (with conjugate-Wirtinger gradients).
-- einsum and add_n refused a complex operand with real ones; Paddle's kernel takes
-  the first operand's complex dtype and casts the real operands to it.
+- einsum, add_n and stack refused a complex operand with real ones (isclose a
+  complex x with a real y); Paddle's kernel takes the first operand's complex
+  dtype and casts the real operands to it.
 - nn.functional.linear (and nn.Linear) refused a complex x with float weights;
   Paddle's linear is a matmul and an add, which promote that pair.
 - polar refused abs and angle of two float dtypes; Paddle's multiply promotes
@@ -251,3 +252,24 @@ def test_einsum_and_add_n_cast_real_operands_to_a_complex_first_one():
     assert eager.einsum("ij,kj->ik", y, x).dtype == eager.complex128
     with pytest.raises(ValueError, match="add_n: argument 'inputs' expected tensors of one shape and dtype"):
         eager.add_n([eager.ones([2]), eager.ones([2], dtype="int64")])  # no complex: still refused
+
+
+def test_stack_and_isclose_take_a_complex_tensor_with_real_ones():
+    # Paddle 2.6.2: stack([complex64, float64]) is complex64 (the real one cast to the
+    # first's dtype); isclose(complex64, float32) compares in complex64
+    rng = np.random.default_rng(9)
+    a, b = _c(rng, 2, 3, dtype="complex64"), _r(rng, 2, 3)
+    x = eager.to_tensor(a, stop_gradient=False)
+    y = eager.to_tensor(b, stop_gradient=False)
+    out = eager.stack([x, y])
+    assert out.dtype == eager.complex64
+    np.testing.assert_allclose(out.numpy(), np.stack([a, b]), rtol=1e-6)
+    g = _c(rng, 2, 2, 3, dtype="complex64")
+    out.backward(eager.to_tensor(g))
+    assert y.grad.dtype == eager.float64
+    np.testing.assert_allclose(x.grad.numpy(), g[0], rtol=1e-6)
+    np.testing.assert_allclose(y.grad.numpy(), g[1].real, rtol=1e-6)
+    close = eager.isclose(eager.to_tensor(np.array([1 + 0j, 1 + 1j], "complex64")), eager.to_tensor([1.0, 1.0]))
+    np.testing.assert_array_equal(close.numpy(), [True, False])
+    with pytest.raises(ValueError, match="stack: argument 'x' expected tensors of one dtype"):
+        eager.stack([eager.ones([2]), eager.ones([2], dtype="int64")])  # no complex: still refused

@@ -514,13 +514,18 @@ def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
                                                   f"operator ('__radd__'), got {spec.reflected_operator!r}")
     for key in ("type_promotion", "complex_promotion"):
         names = getattr(spec, key)
-        if names and (
-                list(names) != [a.name for a in args if a.is_tensor] or len(names) != 2
-                or any(a.is_tensor_list or a.optional for a in spec.args) or spec.kernel is None
-                or len(spec.outputs) != 1 or spec.outputs[0].is_list):
-            raise SpecError(at(key), f"op {name!r}: {key} must name the op's two tensor "
-                                     f"arguments (x, y) of an op with a kernel and one Tensor output, "
+        tensors = [a for a in args if a.is_tensor]
+        # complex_promotion also takes an op's one Tensor[] argument (stack: x)
+        one_list = (key == "complex_promotion" and len(names) == 1 and len(tensors) == 1
+                    and tensors[0].is_tensor_list and list(names) == [tensors[0].name])
+        if names and not one_list and (
+                list(names) != [a.name for a in tensors] or len(names) != 2
+                or any(a.is_tensor_list or a.optional for a in spec.args)):
+            raise SpecError(at(key), f"op {name!r}: {key} must name the op's two tensor arguments (x, y)"
+                                     f"{' or its one Tensor[] argument' if key == 'complex_promotion' else ''}, "
                                      f"got {', '.join(names)!r}")
+        if names and (spec.kernel is None or len(spec.outputs) != 1 or spec.outputs[0].is_list):
+            raise SpecError(at(key), f"op {name!r}: {key} needs an op with a kernel and one Tensor output")
     if spec.type_promotion and spec.complex_promotion:
         raise SpecError(at("complex_promotion"), f"op {name!r}: type_promotion already promotes complex "
                                                  f"with real; give one of the two")
