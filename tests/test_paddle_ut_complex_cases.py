@@ -28,6 +28,10 @@ What they found (one test per bug below; each failed before its fix):
   kernel takes; Paddle's dygraph raises RuntimeError there (test_real_imag_op's
   test_dtype_dygraph_error): eager's errors are now RuntimeErrors too.
 
+Left as they are (eager refuses what Paddle 2.6.2 computes): softsign, softplus,
+hardswish and stanh of a complex tensor; logical_and/or/xor and index_put with a
+complex x and a real y (Paddle casts y to x's dtype).
+
 Paddle quirks kept out (eager keeps the correct value): cumprod's and acosh's
 complex gradients are wrong in Paddle 2.6.2 (checked against finite
 differences); a complex Python scalar with a real tensor (float32 - (1+1j),
