@@ -21,11 +21,12 @@ import numbers
 import numpy as np
 
 from phi.common import DataType
-from phi.core.errors import AssertedArgumentError, InvalidDtypeError, UnsupportedDtypeError
+from phi.core.errors import AssertedArgumentError, InvalidArgumentError, InvalidDtypeError, UnsupportedDtypeError
 
 from .arguments import as_called, bad_tensor
 from .generated import forward_api as _F
 from .tensor import Tensor
+from .type_promotion import complex_list_operands
 
 __all__ = [
     "cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_power", "matrix_rank", "norm", "pinv", "qr", "slogdet",
@@ -152,7 +153,12 @@ def einsum(equation, *operands):
     """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    return _F.einsum(list(operands), equation)
+    try:
+        return _F.einsum(list(operands), equation)
+    except InvalidArgumentError as error:  # a complex with a real operand: Paddle casts the real ones
+        if not all(isinstance(t, Tensor) for t in operands):
+            raise
+        return _F.einsum(complex_list_operands(operands, error), equation)
 
 
 # -- ops-gap: Paddle's linalg functions written as compositions of the ops ------------------

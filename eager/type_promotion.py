@@ -17,6 +17,11 @@ Promotion" gives them for Tensor-to-Tensor:
 
 ``@`` follows its own Paddle 2.6 rule (:func:`matmul_operands`): real with
 complex promotes, any other mix casts the right operand to the left's dtype.
+The products that ops.yaml marks with ``complex_promotion`` (matmul, kron, dot,
+inner, outer) promote only a floating tensor with a complex one
+(:func:`complex_operands`), as Paddle's kernel dispatch does: a complex input
+makes the kernel complex and the real input is cast to it; float32 with
+float64, or an integer with a complex tensor, stays an error.
 
 Each cast is a recorded ``cast``, so each input's gradient comes back in that
 input's own dtype. Scalars (``x + 1.5``) follow their own rules in
@@ -24,13 +29,14 @@ eager.tensor_api; inplace ops (``x.add_(y)``) keep refusing a mismatch.
 """
 from __future__ import annotations
 
+import functools
 import warnings
 
 from phi.common import DataType
 
 from .arguments import has_sparse, sparse_operation
 
-__all__ = ["matmul_operands", "promoted_dtype", "promote_binary", "operator_operands", "inplace_operator_operand"]
+__all__ = ["complex_list_operands", "complex_operands", "matmul_operands", "promoted_dtype", "promote_binary", "operator_operands", "inplace_operator_operand"]
 
 _FLOAT_WIDTH = {DataType.BFLOAT16: 16, DataType.FLOAT16: 16, DataType.FLOAT32: 32, DataType.FLOAT64: 64}
 # The real types whose values a complex64 cannot hold exactly enough: they need complex128.
@@ -120,6 +126,40 @@ def inplace_operator_operand(x, y, op: str, promotes: bool):
         return None
     _warn_right_cast(op, left, right, stacklevel=3)
     return y.astype(left)
+
+
+def complex_operands(x, y, error: Exception):
+    """x and y cast to the complex dtype wide enough for both, for an op whose
+    kernel refused them (``error``): Paddle 2.6's kernel dispatch promotes
+    a floating tensor with a complex one (float32 with complex64 is complex64,
+    float64 with complex64 complex128). ``error`` is raised again for any other
+    pair (two real dtypes, an integer with a complex one, equal dtypes)."""
+    left, right = x.dtype, y.dtype
+    if left is right or not (left.is_complex or right.is_complex) \
+            or not ((left.is_complex or left.is_floating_point) and (right.is_complex or right.is_floating_point)):
+        raise error
+    target = promoted_dtype(left, right)
+    return _cast(x, target), _cast(y, target)
+
+
+def complex_list_operands(tensors, error: Exception) -> list:
+    """The operands of a list op (einsum, add_n) in one dtype where a complex one meets
+    floating ones, after the op refused them (``error``): Paddle 2.6.2's kernel takes
+    the first operand's dtype and casts each real operand to it, so a complex first
+    operand keeps its dtype (complex64 with float64 is complex64, as Paddle's); where
+    Paddle refuses (a real first operand, two complex widths) the operands get the
+    complex type wide enough, as :func:`complex_operands`. ``error`` is raised again
+    for any other mix (no complex operand, an integer one, one dtype)."""
+    dtypes = [t.dtype for t in tensors]
+    first = dtypes[0] if dtypes else None
+    if all(d is first for d in dtypes) or not any(d.is_complex for d in dtypes) \
+            or not all(d.is_complex or d.is_floating_point for d in dtypes):
+        raise error
+    if first.is_complex and all(d is first or not d.is_complex for d in dtypes):
+        target = first
+    else:
+        target = functools.reduce(promoted_dtype, dtypes)
+    return [_cast(t, target) for t in tensors]
 
 
 def matmul_operands(x, y, error: Exception):

@@ -217,6 +217,7 @@ class OpSpec:
     scalar_operator: CallSpec | None = None  # the op the operator runs for a number y on a floating x
     reflected_operator: str | None = None  # the reflected operator ("__radd__") that is the same function
     type_promotion: tuple = ()  # tensor args cast to a common dtype when they differ (Paddle 2.6's rules)
+    complex_promotion: tuple = ()  # tensor args cast to one complex dtype when one is complex, the other floating
     doc: str = ""
     key_lines: dict = field(default_factory=dict, compare=False, hash=False)
 
@@ -417,7 +418,7 @@ def _sub_mapping(entry, key: str, allowed: tuple, where: Location) -> dict:
 
 _FORWARD_KEYS = ("op", "args", "output", "infer_meta", "kernel", "backward", "inplace", "view",
                  "scalar_tensor", "optional", "intermediate", "no_grad_outputs", "returned_if", "invoke",
-                 "operator", "scalar_operator", "reflected_operator", "type_promotion", "doc")
+                 "operator", "scalar_operator", "reflected_operator", "type_promotion", "complex_promotion", "doc")
 _BACKWARD_KEYS = ("backward_op", "forward", "args", "output", "infer_meta", "kernel", "backward",
                   "composite", "bilinear", "no_need_buffer", "optional", "inplace", "pass_through", "doc")
 
@@ -485,6 +486,8 @@ def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
                          if "scalar_operator" in entry else None),
         reflected_operator=_optional_str(entry, "reflected_operator", at),
         type_promotion=parse_name_list(entry.get("type_promotion", []), at("type_promotion"), "type_promotion"),
+        complex_promotion=parse_name_list(entry.get("complex_promotion", []), at("complex_promotion"),
+                                          "complex_promotion"),
         doc=_optional_str(entry, "doc", at) or "",
         key_lines=dict(entry.key_lines),
     )
@@ -509,13 +512,23 @@ def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
     if spec.reflected_operator is not None and not re.fullmatch(r"__r[a-z]+__", spec.reflected_operator):
         raise SpecError(at("reflected_operator"), f"op {name!r}: reflected_operator must be a reflected Tensor "
                                                   f"operator ('__radd__'), got {spec.reflected_operator!r}")
-    if spec.type_promotion and (
-            list(spec.type_promotion) != [a.name for a in args if a.is_tensor] or len(spec.type_promotion) != 2
-            or any(a.is_tensor_list or a.optional for a in spec.args) or spec.kernel is None
-            or len(spec.outputs) != 1 or spec.outputs[0].is_list):
-        raise SpecError(at("type_promotion"), f"op {name!r}: type_promotion must name the op's two tensor "
-                                              f"arguments (x, y) of an op with a kernel and one Tensor output, "
-                                              f"got {', '.join(spec.type_promotion)!r}")
+    for key in ("type_promotion", "complex_promotion"):
+        names = getattr(spec, key)
+        tensors = [a for a in args if a.is_tensor]
+        # complex_promotion also takes an op's one Tensor[] argument (stack: x)
+        one_list = (key == "complex_promotion" and len(names) == 1 and len(tensors) == 1
+                    and tensors[0].is_tensor_list and list(names) == [tensors[0].name])
+        if names and not one_list and (
+                list(names) != [a.name for a in tensors] or len(names) != 2
+                or any(a.is_tensor_list or a.optional for a in spec.args)):
+            raise SpecError(at(key), f"op {name!r}: {key} must name the op's two tensor arguments (x, y)"
+                                     f"{' or its one Tensor[] argument' if key == 'complex_promotion' else ''}, "
+                                     f"got {', '.join(names)!r}")
+        if names and (spec.kernel is None or len(spec.outputs) != 1 or spec.outputs[0].is_list):
+            raise SpecError(at(key), f"op {name!r}: {key} needs an op with a kernel and one Tensor output")
+    if spec.type_promotion and spec.complex_promotion:
+        raise SpecError(at("complex_promotion"), f"op {name!r}: type_promotion already promotes complex "
+                                                 f"with real; give one of the two")
     if spec.invoke is not None and (spec.kernel or spec.infer_meta or spec.backward):
         raise SpecError(at("invoke"), f"op {name!r} uses invoke, so it takes no kernel, infer_meta or backward")
     return spec

@@ -463,6 +463,7 @@ class ForwardPlan:
     scalar_operator: ScalarOperatorPlan | None = None  # the operator's number case, in the same frame
     reflected_operator: str | None = None  # the reflected operator (``__radd__``) that is the same function
     type_promotion: tuple = ()  # the tensor args cast to a common dtype when the kernel refuses theirs
+    complex_promotion: tuple = ()  # the tensor args cast to one complex dtype when the kernel refuses a real with a complex
 
     @property
     def list_output(self) -> bool:
@@ -524,6 +525,7 @@ def plan_forward(op: OpSpec, everything: dict) -> ForwardPlan:
         scalar_operator=None if op.scalar_operator is None else plan_scalar_operator(op, everything),
         reflected_operator=op.reflected_operator,
         type_promotion=op.type_promotion,
+        complex_promotion=op.complex_promotion,
     )
 
 

@@ -179,8 +179,8 @@ def polar(abs, angle, name=None):  # noqa: A002  (Paddle's argument name)
     """
     _complex_part("polar", "abs", abs)
     _complex_part("polar", "angle", angle)
-    if abs.dtype != angle.dtype:
-        raise TypeError(f"polar: arguments 'abs' and 'angle' expected the same dtype, got {abs.dtype} and {angle.dtype}")
+    # abs and angle of two float dtypes give the wider one's complex type, as Paddle's
+    # multiply promotes them (float32 with float64 is complex128)
     return _F.complex(_F.multiply(abs, _F.cos(angle)), _F.multiply(abs, _F.sin(angle)))
 
 

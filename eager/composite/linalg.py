@@ -22,6 +22,7 @@ from phi.infermeta.linalg import parse_einsum, solve_vector_rhs
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
+from ..type_promotion import complex_operands
 from . import _paddle_api as _check
 from .spine import conj_if_complex, reshape_exactly, sum_to_shape
 
@@ -556,8 +557,9 @@ def tensordot(x, y, axes=2, name=None):
     """
     _check.tensor("tensordot", "x", x)
     _check.tensor("tensordot", "y", y)
-    if x.dtype != y.dtype:
-        raise InvalidDtypeError(f"tensordot: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
+    if x.dtype != y.dtype:  # a floating with a complex tensor promotes, as Paddle's matmul; nothing else does
+        x, y = complex_operands(x, y, InvalidDtypeError(
+            f"tensordot: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}"))
     x_axes, y_axes = _tensordot_axes(axes, x, y)
     # Paddle's rule: a contracted axis of size 1 on one side broadcasts against the other
     # side's, which is summed over first (keeping the axis); other sizes must agree.

@@ -8,6 +8,7 @@ from phi.common.data_type import default_float_dtype
 from phi.core.errors import InvalidDtypeError
 
 from ..generated import forward_api as _F
+from ..type_promotion import complex_list_operands
 from . import _paddle_api as _check
 from .math_unary import signbit
 from .spine import conj_if_complex, exactly_equal, sum_to_shape, where_grad
@@ -211,10 +212,16 @@ def add_n(inputs, name=None):
     """
     inputs = _check.tensor_list("add_n", "inputs", inputs, allow_one=True)
     first = inputs[0]
-    for i, item in enumerate(inputs[1:], 1):
-        if item.shape != first.shape or item.dtype != first.dtype:
-            raise ValueError(f"add_n: argument 'inputs' expected tensors of one shape and dtype, element 0 "
-                             f"is {first.dtype}{first.shape} and element {i} is {item.dtype}{item.shape}")
+    mismatch = next((i for i, item in enumerate(inputs) if item.shape != first.shape or item.dtype != first.dtype), None)
+    if mismatch is not None:
+        item = inputs[mismatch]
+        error = ValueError(f"add_n: argument 'inputs' expected tensors of one shape and dtype, element 0 "
+                           f"is {first.dtype}{first.shape} and element {mismatch} is {item.dtype}{item.shape}")
+        if any(t.shape != first.shape for t in inputs):
+            raise error
+        # a complex with real inputs: Paddle's kernel casts the real ones (any other mix raises error)
+        inputs = complex_list_operands(inputs, error)
+        first = inputs[0]
     total = _F.assign(first) if len(inputs) == 1 else _F.add(inputs[0], inputs[1])
     for item in inputs[2:]:
         total = _F.add(total, item)

@@ -20,6 +20,7 @@ from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
 from phi.core.errors import PhiError as _PhiError  # noqa: F401  (inplace twins rename the kernel's errors)
+from phi.core import InvalidArgumentError as _InvalidArgumentError
 
 from ..arguments import (  # noqa: F401
     OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
@@ -39,6 +40,7 @@ from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+from ..type_promotion import complex_operands
 
 _this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
@@ -727,7 +729,11 @@ def dot(x, y, name=None):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("dot", _this.dot, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.dot(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.dot(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # a real with a complex operand: Paddle makes both complex (ops.yaml's complex_promotion)
+        x, y = complex_operands(x, y, error)
+        return _this.dot(x, y, )
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -791,7 +797,11 @@ def outer(x, y, name=None):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("outer", _this.outer, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.outer(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.outer(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # a real with a complex operand: Paddle makes both complex (ops.yaml's complex_promotion)
+        x, y = complex_operands(x, y, error)
+        return _this.outer(x, y, )
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -823,7 +833,11 @@ def inner(x, y, name=None):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("inner", _this.inner, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.inner(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.inner(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # a real with a complex operand: Paddle makes both complex (ops.yaml's complex_promotion)
+        x, y = complex_operands(x, y, error)
+        return _this.inner(x, y, )
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -889,7 +903,11 @@ def kron(x, y, name=None):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("kron", _this.kron, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.kron(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.kron(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # a real with a complex operand: Paddle makes both complex (ops.yaml's complex_promotion)
+        x, y = complex_operands(x, y, error)
+        return _this.kron(x, y, )
     _x_meta = x._meta
     _y_meta = y._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read

@@ -20,6 +20,7 @@ from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
 from phi.core.errors import PhiError as _PhiError  # noqa: F401  (inplace twins rename the kernel's errors)
+from phi.core import InvalidArgumentError as _InvalidArgumentError
 
 from ..arguments import (  # noqa: F401
     OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
@@ -39,6 +40,7 @@ from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+from ..type_promotion import complex_operands
 
 _this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
@@ -794,7 +796,11 @@ def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("isclose", _this.isclose, (x, y, rtol, atol, equal_nan, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.isclose(x.impl, y.impl, rtol, atol, equal_nan), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.isclose(x.impl, y.impl, rtol, atol, equal_nan), None, None
+    except _InvalidArgumentError as error:  # a real with a complex operand: Paddle makes both complex (ops.yaml's complex_promotion)
+        x, y = complex_operands(x, y, error)
+        return _this.isclose(x, y, rtol, atol, equal_nan, )
     return out
 
 

@@ -5,7 +5,7 @@ import collections
 import collections.abc
 import numbers
 
-from phi.core import NotFoundError
+from phi.core import InvalidArgumentError, NotFoundError
 
 from ..generated import forward_api as _F
 from ..tensor import Tensor
@@ -66,7 +66,12 @@ class Linear(Layer):
                 weight, bias = self.weight, self.bias
         else:  # a subclass may define them otherwise
             weight, bias = self.weight, self.bias
-        return _F.linear(x, weight, bias)  # one fused op: product, bias, one grad node
+        try:
+            return _F.linear(x, weight, bias)  # one fused op: product, bias, one grad node
+        except InvalidArgumentError:
+            if not any(t is not None and t.dtype.is_complex for t in (x, weight, bias)):
+                raise
+            return F.linear(x, weight, bias)  # a complex with a real dtype: promoted (Paddle's rule)
 
     def extra_repr(self) -> str:
         """Sizes and dtype, shown by repr."""

@@ -8,7 +8,8 @@ import numbers
 import numpy as np
 
 from ..common.data_type import DataType, convert_dtype, default_float_dtype, float_info
-from ..core.errors import ArgumentKindError, InvalidArgumentError, NegativeCountError, UnsupportedDtypeArgumentError
+from ..core.errors import (ArgumentKindError, InvalidArgumentError, NegativeCountError, UnsupportedDtypeArgumentError,
+                           UnsupportedInputDtypeError)
 from ..core.meta_tensor import MetaTensor
 from .checks import broadcast_dims, check_representable, check_result_shape, normalize_axis
 from .nullary import create_infer_meta
@@ -362,9 +363,12 @@ _COMPLEX_OF = {DataType.FLOAT32: DataType.COMPLEX64, DataType.FLOAT64: DataType.
 
 
 def complex_infer_meta(real, imag, out) -> None:
-    """The broadcast of real and imag (float32 or float64, one dtype), as complex64 or complex128."""
-    _dtype_in("real", real.dtype, tuple(_COMPLEX_OF))
-    _dtype_in("imag", imag.dtype, tuple(_COMPLEX_OF))
+    """The broadcast of real and imag (float32 or float64, one dtype), as complex64 or complex128.
+    A dtype outside those is also a RuntimeError (Paddle's kernel lookup fails there)."""
+    for arg, part in (("real", real), ("imag", imag)):
+        if part.dtype not in _COMPLEX_OF:
+            raise UnsupportedInputDtypeError(
+                f"argument '{arg}' expected one of paddle.float32, paddle.float64, got {part.dtype}")
     if real.dtype is not imag.dtype:
         raise InvalidArgumentError(
             f"arguments 'real' and 'imag' expected the same dtype, got {real.dtype} and {imag.dtype}")

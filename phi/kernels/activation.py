@@ -112,21 +112,6 @@ def sigmoid(ctx, x, *, into=None):  # into: see KernelFactory.writes_into
     return xp.divide(one, out, out=out)
 
 
-@register_kernel("sigmoid", ALL_BACKENDS, COMPLEX)
-def sigmoid_complex(ctx, x, *, into=None):
-    # 1 / (1 + exp(-x)), as Paddle's complex kernel (exp(-x) overflows only where the
-    # real part is below about -88 in complex64, where the value is 0 anyway)
-    xp = ctx.xp
-    return xp.divide(1, xp.exp(xp.negative(x)) + 1, out=into)
-
-
-@register_kernel("sigmoid_grad", ALL_BACKENDS, COMPLEX)
-def sigmoid_grad_complex(ctx, out, out_grad, *, into=None):
-    # out_grad times the conjugate derivative, Paddle's convention
-    xp = ctx.xp
-    return xp.multiply(out_grad, xp.conj(out * (1 - out)), out=into)
-
-
 @register_kernel("sigmoid_grad", ALL_BACKENDS, FLOATS)
 def sigmoid_grad(ctx, out, out_grad, *, into=None):
     # out_grad * (out * (1 - out)) in one temporary (see tanh_grad).
@@ -139,6 +124,21 @@ def sigmoid_grad(ctx, out, out_grad, *, into=None):
         return xp.multiply(out_grad, out * slope, out=into)
     xp.multiply(out, slope, out=slope)
     return xp.multiply(out_grad, slope, out=slope if into is None else into)
+
+
+# Complex x: the same formulas on the complex plane, and each gradient out_grad times the
+# conjugate of f'(x) (Paddle's convention for holomorphic ops, as tanh_grad_complex).
+
+@register_kernel("sigmoid", ALL_BACKENDS, COMPLEX)
+def sigmoid_complex(ctx, x, *, into=None):
+    xp = ctx.xp
+    return copied_into(xp.divide(1, xp.exp(xp.negative(x)) + 1).astype(x.dtype, copy=False), into)
+
+
+@register_kernel("sigmoid_grad", ALL_BACKENDS, COMPLEX)
+def sigmoid_grad_complex(ctx, out, out_grad, *, into=None):
+    xp = ctx.xp
+    return xp.multiply(out_grad, xp.conj(out * (1 - out)), out=into)
 
 
 # -- the activation ops of issue #10 ----------------------------------------------------

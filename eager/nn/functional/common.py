@@ -11,6 +11,7 @@ works), since importing them here would make an import cycle.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import numbers
 
@@ -23,6 +24,7 @@ from ...arguments import to_bool
 from ...composite.spine import reshape_exactly
 from ...generated import forward_api as _F
 from ...tensor import Tensor
+from ...type_promotion import promoted_dtype
 from .checks import check_axis, check_float, dtypes_differ
 
 
@@ -49,6 +51,11 @@ def linear(x: Tensor, weight: Tensor, bias=None, name=None) -> Tensor:
     # complex: Paddle's linear is a matmul and an add, which take complex
     check_float("linear", "x", x, complex_ok=True)
     check_float("linear", "weight", weight, complex_ok=True)
+    if bias is not None:
+        check_float("linear", "bias", bias, complex_ok=True)
+    if (dtypes_differ(x, weight) or (bias is not None and dtypes_differ(x, bias))) \
+            and any(t is not None and t.dtype.is_complex for t in (x, weight, bias)):
+        return linear(*_complex_operands(x, weight, bias))
     _same_dtype("linear", "x", x, "weight", weight)
     if weight.ndim != 2:
         raise ValueError(f"linear: argument 'weight' expected a 2-d tensor [in_features, out_features], got shape "
@@ -57,13 +64,21 @@ def linear(x: Tensor, weight: Tensor, bias=None, name=None) -> Tensor:
         raise ValueError(f"linear: argument 'x' expected a last dimension of {weight.shape[0]} (weight's "
                          f"in_features), got shape {x.shape}")
     if bias is not None:
-        check_float("linear", "bias", bias, complex_ok=True)
         _same_dtype("linear", "x", x, "bias", bias)
         if bias.shape != [weight.shape[1]]:
             return _broadcast_bias_linear(x, weight, bias)
     if signature is not None:
         _LINEAR_CHECKED.remember(signature, True)
     return _F.linear(x, weight, bias)
+
+
+def _complex_operands(*tensors):
+    """The tensors (None left as is) cast to the complex dtype wide enough for all:
+    Paddle's linear is a matmul and an add, which promote a floating tensor meeting a
+    complex one (a complex64 x with a float32 weight gives complex64). Each cast is
+    recorded, so each gradient comes back in its input's dtype."""
+    target = functools.reduce(promoted_dtype, (t.dtype for t in tensors if t is not None))
+    return tuple(t if t is None or t.dtype is target else t.astype(target) for t in tensors)
 
 
 def _broadcast_bias_linear(x: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
