@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS, INEXACT
-from .funcs import HALVES, ONES, ZEROS, copied_into
+from .funcs import ONES, ZEROS, copied_into
 from .fusion import fused
 from .math_unary_special import _erf_and_erfc
 
