@@ -382,7 +382,7 @@ def test_mse_loss_errors():
     with pytest.warns(UserWarning, match=r"mse_loss: input of shape \[4, 1\] and label of shape \[4\] are broadcast"):
         loss = F.mse_loss(eager.ones([4, 1]), eager.zeros([4]), reduction="none")
     assert loss.shape == [4, 4]
-    with pytest.raises(ValueError, match="cannot be broadcast"):
+    with pytest.raises(ValueError, match=r"mse_loss: arguments 'input' \[3\], 'label' \[4\] do not broadcast together"):
         F.mse_loss(eager.ones([3]), eager.ones([4]))
     with pytest.raises(ValueError, match="mse_loss: argument 'reduction' expected one of 'mean', 'sum', 'none', got 'avg'"):
         F.mse_loss(eager.ones([2]), eager.ones([2]), reduction="avg")

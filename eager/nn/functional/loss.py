@@ -46,15 +46,7 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
     if input.shape != label.shape:
-        try:
-            np.broadcast_shapes(tuple(input.shape), tuple(label.shape))
-        except ValueError:
-            raise ValueError(f"{fn}: argument 'label' of shape {label.shape} cannot be broadcast "
-                             f"with 'input' of shape {input.shape}") from None
-        # Paddle broadcasts here, so [N, 1] against [N] is an N x N loss: say so.
-        warnings.warn(f"{fn}: input of shape {input.shape} and label of shape {label.shape} are "
-                      f"broadcast together, as Paddle does; reshape one if that is not meant",
-                      stacklevel=2)
+        _broadcast_with_warning(fn, ("input", input), ("label", label))
         if dtypes_differ(input, label) and (input.dtype not in FLOATING_TYPES or label.dtype not in FLOATING_TYPES):
             raise TypeError(f"{fn}: argument 'label' expected the dtype of 'input' {input.dtype}, "
                             f"got {label.dtype}")
@@ -63,6 +55,21 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
         return _F.fused_mse_loss(input, label, reduction)  # one op; its backward is one pass
     diff = _F.subtract(input, label)
     return reduce_loss(fn, _F.multiply(diff, diff), reduction)
+
+
+def _broadcast_with_warning(fn: str, *named) -> None:
+    """A ValueError unless the (name, tensor) pairs' shapes broadcast together, else
+    a warning: Paddle broadcasts these losses' operands, so a [N, 1] against a [N]
+    is silently an N x N loss there; eager computes it too, and says so."""
+    try:
+        np.broadcast_shapes(*(tuple(tensor.shape) for _, tensor in named))
+    except ValueError:
+        listing = ", ".join(f"'{name}' {tensor.shape}" for name, tensor in named)
+        raise ValueError(f"{fn}: arguments {listing} do not broadcast together") from None
+    parts = [f"{name} of shape {tensor.shape}" for name, tensor in named]
+    listing = ", ".join(parts[:-1]) + " and " + parts[-1]
+    warnings.warn(f"{fn}: {listing} are broadcast together, as Paddle does; reshape one if that is not meant",
+                  stacklevel=3)
 
 
 def square_error_cost(input: Tensor, label: Tensor) -> Tensor:
@@ -587,17 +594,8 @@ def margin_ranking_loss(input: Tensor, other: Tensor, label: Tensor, margin: flo
     check_float(fn, "input", input)
     check_tensor(fn, "other", other)
     check_tensor(fn, "label", label)
-    if not input.shape == other.shape == label.shape:
-        try:
-            np.broadcast_shapes(tuple(input.shape), tuple(other.shape), tuple(label.shape))
-        except ValueError:
-            raise ValueError(f"{fn}: arguments 'input' {input.shape}, 'other' {other.shape} and 'label' "
-                             f"{label.shape} do not broadcast together") from None
-        # Paddle broadcasts (its tests pass a [N] label for [N, N] inputs); a [N, 1] against a [N] is
-        # an N x N loss, so say so, as mse_loss does
-        warnings.warn(f"{fn}: input of shape {input.shape}, other of shape {other.shape} and label of shape "
-                      f"{label.shape} are broadcast together, as Paddle does; reshape one if that is not meant",
-                      stacklevel=2)
+    if not input.shape == other.shape == label.shape:  # Paddle's tests pass a [N] label for [N, N] inputs
+        _broadcast_with_warning(fn, ("input", input), ("other", other), ("label", label))
     input, other, label = promote_floats(fn, "input", input, ("other", other), ("label", label))
     margin = check_number(fn, "margin", margin)
     out = _F.multiply(_F.neg(label), _F.subtract(input, other))
