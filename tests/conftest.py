@@ -22,7 +22,9 @@ import numpy as np
 import pytest
 
 import eager
+import eager.distributed as dist
 import phi.api
+from eager.distributed import env
 
 
 def _real_gpu() -> bool:
@@ -67,3 +69,16 @@ def device(request):
     finally:
         eager.set_device("cpu")
 
+
+@pytest.fixture
+def lone():
+    """A world of one without MPI, whatever this process had set up (the
+    distributed tests' in-process world, where every collective is an identity)."""
+    saved = env._import_mpi
+    dist.destroy_process_group()
+    env._import_mpi = lambda: None
+    try:
+        yield
+    finally:
+        env._import_mpi = saved
+        dist.destroy_process_group()

@@ -19,7 +19,7 @@ import eager.distributed as dist
 import eager.distributed.communication as communication
 import eager.distributed.communication.stream as communication_stream
 from eager.autograd import AutogradError
-from eager.distributed import ReduceOp, env
+from eager.distributed import ReduceOp
 from mpi_run import run_ranks
 from phi.core import DenseTensor, SelectedRows
 
@@ -443,20 +443,8 @@ def test_a_rank_that_raises_ends_the_job_naming_itself(tmp_path, when):
     assert "should never get here" not in result.stdout
 
 
-# -- the world of one, in-process (no MPI: every collective is an identity) -------
-@pytest.fixture
-def lone():
-    """A world of one without MPI, whatever this process had set up."""
-    saved = env._import_mpi
-    dist.destroy_process_group()
-    env._import_mpi = lambda: None
-    try:
-        yield
-    finally:
-        env._import_mpi = saved
-        dist.destroy_process_group()
-
-
+# -- the world of one, in-process (no MPI: every collective is an identity; the
+# `lone` fixture of conftest.py) ---------------------------------------------------
 def values(shape=(2, 3), dtype="float32"):
     return (np.arange(int(np.prod(shape))).reshape(shape) % 5 + 1).astype(dtype)
 

@@ -46,7 +46,6 @@ import pytest
 import eager
 import eager.distributed as dist
 import eager.distributed.communication as communication
-from eager.distributed import env
 from mpi_run import ROOT, require_mpi, run_ranks
 
 TWO_RANKS = '''
@@ -145,19 +144,6 @@ open(f"ok_{rank}", "w").write("ok")
 def test_batch_isend_irecv_ring_and_tasks_on_two_ranks(tmp_path):
     run_ranks(2, TWO_RANKS, tmp_path, timeout=90)
     assert sorted(p.name for p in tmp_path.glob("ok_*")) == ["ok_0", "ok_1"]
-
-
-@pytest.fixture
-def lone():
-    """A world of one without MPI, whatever this process had set up."""
-    saved = env._import_mpi
-    dist.destroy_process_group()
-    env._import_mpi = lambda: None
-    try:
-        yield
-    finally:
-        env._import_mpi = saved
-        dist.destroy_process_group()
 
 
 def test_p2p_op_and_batch_are_paddles_names_and_check_their_arguments(lone):
