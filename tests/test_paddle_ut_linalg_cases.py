@@ -34,8 +34,10 @@ eigvalsh are wrong past the first matrix (eigvalsh's not even symmetric); eigh a
 any UPLO in dynamic mode (eager refuses all but 'L' / 'U'); pinv with a negative
 rcond gives inf / NaN; qr(mode='r') and eig crash (SIGSEGV) on backward; cov of an int
 x truncates to ints (eager refuses it); householder_product of an int x computes
-garbage (eager: TypeError); cdist promotes float32 with float64 (eager refuses two
-dtypes, as for dist).
+garbage (eager: TypeError).
+
+Fixed afterwards: cdist of float32 with float64 now promotes to float64, as Paddle's
+(each input's gradient keeps its own dtype).
 """
 import numpy as np
 import pytest
@@ -170,3 +172,15 @@ def test_pinv_takes_a_complex_hermitian_x(dtype):
         np.testing.assert_allclose(grad, np.swapaxes(grad, -1, -2).conj(), atol=1e-12)
     with pytest.raises(RuntimeError, match="complex"):  # the svd path: Paddle has no complex svd kernel
         eager.linalg.pinv(_t(a))
+
+
+def test_cdist_promotes_float32_with_float64():
+    # Paddle 2.6.2: float64 [[0, 2.828427], [2.828427, 0]], with its type-promotion warning
+    x = eager.to_tensor([[1.0, 2.0], [3.0, 4.0]], stop_gradient=False)
+    y = eager.to_tensor([[1.0, 2.0], [3.0, 4.0]], dtype="float64", stop_gradient=False)
+    out = eager.cdist(x, y)
+    assert out.dtype == eager.float64
+    np.testing.assert_allclose(out.numpy(), [[0.0, 8 ** 0.5], [8 ** 0.5, 0.0]], rtol=1e-12)
+    out.sum().backward()
+    assert x.grad.dtype == eager.float32 and y.grad.dtype == eager.float64
+    np.testing.assert_allclose(x.grad.numpy(), [[-0.5 ** 0.5] * 2, [0.5 ** 0.5] * 2], rtol=1e-6)

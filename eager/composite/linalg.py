@@ -640,7 +640,7 @@ def cdist(x, y, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_n
     """The p-norm distance between each row of x [..., P, M] and each row of y
     [..., R, M]: out [..., P, R] (batch axes broadcast). p >= 0; p = 0 counts
     the differing coordinates, p = inf takes the largest. Differentiable (a zero
-    distance has gradient 0). ``compute_mode`` is checked and kept for Paddle's
+    distance has gradient 0). x and y of float32 and float64 give float64. ``compute_mode`` is checked and kept for Paddle's
     signature: every mode computes the differences directly (exact, but
     P * R * M elements of scratch).
 
@@ -656,8 +656,7 @@ def cdist(x, y, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_n
         _check.floating("cdist", arg, value)
         if value.ndim < 2:
             raise ValueError(f"cdist: argument '{arg}' expected at least 2 dimensions, got shape {value.shape}")
-    if x.dtype != y.dtype:
-        raise TypeError(f"cdist: argument 'y' expected the dtype of x ({x.dtype}), got {y.dtype}")
+    # float32 with float64: the differences promote to float64, as Paddle's subtraction does
     if x.shape[-1] != y.shape[-1]:
         raise AssertedArgumentError(f"cdist: x {x.shape} and y {y.shape} expected the same last axis (the coordinates)")
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not p >= 0:
