@@ -28,9 +28,13 @@ What they found (one test per bug below; each failed before its fix):
   kernel takes; Paddle's dygraph raises RuntimeError there (test_real_imag_op's
   test_dtype_dygraph_error): eager's errors are now RuntimeErrors too.
 
-Left as they are (eager refuses what Paddle 2.6.2 computes): softsign, softplus,
-hardswish and stanh of a complex tensor; logical_and/or/xor and index_put with a
+Left as they are (eager refuses what Paddle 2.6.2 computes): softsign, softplus and
+hardswish of a complex tensor (stanh was done by the activation pass); index_put with a
 complex x and a real y (Paddle casts y to x's dtype).
+
+Fixed afterwards: logical_and/or/xor of a complex x and a real y (ops.yaml's
+complex_promotion; a real x with a complex y is computed too, where Paddle 2.6.2's
+kernel raises).
 
 Paddle quirks kept out (eager keeps the correct value): cumprod's and acosh's
 complex gradients are wrong in Paddle 2.6.2 (checked against finite
@@ -277,3 +281,15 @@ def test_stack_and_isclose_take_a_complex_tensor_with_real_ones():
     np.testing.assert_array_equal(close.numpy(), [True, False])
     with pytest.raises(ValueError, match="stack: argument 'x' expected tensors of one dtype"):
         eager.stack([eager.ones([2]), eager.ones([2], dtype="int64")])  # no complex: still refused
+
+
+@pytest.mark.parametrize("op, expected", [("logical_and", [False, True, False]), ("logical_or", [True, True, False]),
+                                          ("logical_xor", [True, False, False])])
+def test_logical_ops_take_a_complex_x_with_a_real_y(op, expected):
+    # from Paddle 2.6.2: a purely imaginary element is nonzero (True)
+    z = eager.to_tensor([1j, 1 + 0j, 0j])
+    y = eager.to_tensor([0.0, 2.0, 0.0])
+    out = getattr(eager, op)(z, y)
+    assert out.dtype == eager.bool
+    np.testing.assert_array_equal(out.numpy(), expected)
+    np.testing.assert_array_equal(getattr(z, op)(y).numpy(), expected)

@@ -511,7 +511,11 @@ def logical_and(x, y, name=None):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("logical_and", _this.logical_and, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.logical_and(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.logical_and(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # a real with a complex operand: Paddle makes both complex (ops.yaml's complex_promotion)
+        x, y = complex_operands(x, y, error)
+        return _this.logical_and(x, y, )
     return out
 
 
@@ -527,7 +531,11 @@ def logical_or(x, y, name=None):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("logical_or", _this.logical_or, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.logical_or(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.logical_or(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # a real with a complex operand: Paddle makes both complex (ops.yaml's complex_promotion)
+        x, y = complex_operands(x, y, error)
+        return _this.logical_or(x, y, )
     return out
 
 
@@ -543,7 +551,11 @@ def logical_xor(x, y, name=None):
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
         return _modes.call("logical_xor", _this.logical_xor, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.logical_xor(x.impl, y.impl), None, None
+    try:  # no cost unless the kernel refuses the inputs
+        out.impl, out._meta, out._name = _phi.logical_xor(x.impl, y.impl), None, None
+    except _InvalidArgumentError as error:  # a real with a complex operand: Paddle makes both complex (ops.yaml's complex_promotion)
+        x, y = complex_operands(x, y, error)
+        return _this.logical_xor(x, y, )
     return out
 
 
