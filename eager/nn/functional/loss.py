@@ -671,6 +671,17 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, label: Tensor, margin:
     return reduce_loss(fn, _F.add(same, apart), reduction)
 
 
+def _triplet_operands(fn: str, input: Tensor, positive: Tensor, negative: Tensor) -> list:
+    """The three tensors of a triplet loss: one shape, floating, float32 with float64
+    promoted (Paddle composes both triplet losses of elementwise ops)."""
+    check_float(fn, "input", input)
+    check_tensor(fn, "positive", positive)
+    check_tensor(fn, "negative", negative)
+    check_same_shape(fn, "input", input, "positive", positive, dtypes=False)
+    check_same_shape(fn, "input", input, "negative", negative, dtypes=False)
+    return promote_floats(fn, "input", input, ("positive", positive), ("negative", negative))
+
+
 def triplet_margin_loss(input: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
                         p: float = 2, epsilon: float = 1e-6, swap: bool = False,
                         reduction: str = "mean", name=None) -> Tensor:
@@ -685,12 +696,7 @@ def triplet_margin_loss(input: Tensor, positive: Tensor, negative: Tensor, margi
     """
     fn = "triplet_margin_loss"
     check_reduction(fn, reduction)
-    check_float(fn, "input", input)
-    check_tensor(fn, "positive", positive)
-    check_tensor(fn, "negative", negative)
-    check_same_shape(fn, "input", input, "positive", positive, dtypes=False)
-    check_same_shape(fn, "input", input, "negative", negative, dtypes=False)
-    input, positive, negative = promote_floats(fn, "input", input, ("positive", positive), ("negative", negative))
+    input, positive, negative = _triplet_operands(fn, input, positive, negative)
     margin, p, epsilon = (check_number(fn, a, v) for a, v in (("margin", margin), ("p", p), ("epsilon", epsilon)))
     if margin < 0:  # (as Paddle)
         raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {margin}")
@@ -724,12 +730,7 @@ def triplet_margin_with_distance_loss(input: Tensor, positive: Tensor, negative:
     """
     fn = "triplet_margin_with_distance_loss"
     check_reduction(fn, reduction)
-    check_float(fn, "input", input)
-    check_tensor(fn, "positive", positive)
-    check_tensor(fn, "negative", negative)
-    check_same_shape(fn, "input", input, "positive", positive, dtypes=False)
-    check_same_shape(fn, "input", input, "negative", negative, dtypes=False)
-    input, positive, negative = promote_floats(fn, "input", input, ("positive", positive), ("negative", negative))
+    input, positive, negative = _triplet_operands(fn, input, positive, negative)
     margin = check_number(fn, "margin", margin)
     if margin < 0:
         raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {margin}")
