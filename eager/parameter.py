@@ -5,9 +5,7 @@ import functools
 import numbers
 
 from phi.common import DataType, convert_dtype
-from phi.core import ArraySpec, DenseTensor
 
-from .framework import current_place
 from .nn import initializer as _init
 from .nn.layer import Parameter, ParamAttr
 from .utils import unique_name
@@ -53,13 +51,8 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias: bool = False,
     init = attr.initializer or _init.global_initializer(is_bias) or default_initializer or \
         _init.default_initializer(resolved, is_bias)
     dims = [int(d) for d in shape]
-    lazy = _init.lazy_init_active()  # under LazyGuard: shape and dtype only, as Layer.create_parameter
-    array = DenseTensor(ArraySpec(tuple(dims), resolved.numpy_dtype, current_place())) if lazy else init(dims, resolved)
+    draw = functools.partial(init, dims, resolved)
+    value = None if _init.lazy_init_active() else draw()  # under LazyGuard: shape and dtype only, as Layer's
     param_name = attr.name or unique_name.generate(
         f"{unique_name.generate('create_parameter')}.{'b' if is_bias else 'w'}")
-    param = Parameter(array, trainable=attr.trainable, name=param_name, learning_rate=attr.learning_rate,
-                      need_clip=attr.need_clip, regularizer=attr.regularizer)
-    param.do_model_average = attr.do_model_average
-    if lazy:
-        param._init_func = functools.partial(init, dims, resolved)
-    return param
+    return Parameter._from_attr(attr, param_name, dims, resolved, value, draw)

@@ -90,6 +90,22 @@ class Parameter(Tensor):
         self.is_firstly_shared = True
         self._init_func = None
 
+    @classmethod
+    def _from_attr(cls, attr: "ParamAttr", name: str, shape, dtype: DataType, value, draw) -> "Parameter":
+        """The parameter ``create_parameter`` makes: ``attr``'s settings and ``name``,
+        holding ``value`` (the initializer's array); a ``value`` of None (under
+        LazyGuard) holds shape and dtype only, and keeps ``draw`` (the initializer's
+        call) for :meth:`initialize`."""
+        lazy = value is None
+        if lazy:
+            value = DenseTensor(ArraySpec(tuple(shape), dtype.numpy_dtype, current_place()))
+        param = cls(value, trainable=attr.trainable, name=name, learning_rate=attr.learning_rate,
+                    need_clip=attr.need_clip, regularizer=attr.regularizer)
+        param.do_model_average = attr.do_model_average
+        if lazy:
+            param._init_func = draw
+        return param
+
     @property
     def trainable(self) -> bool:
         """Whether the optimizer updates it (the same as ``not stop_gradient``)."""
@@ -581,26 +597,20 @@ class Layer:
         dtype = self._dtype if dtype is None else _layer_dtype("create_parameter", dtype)
         init = attr.initializer or _init.global_initializer(is_bias) or default_initializer or \
             _init.default_initializer(dtype, is_bias)
-        lazy = _init.lazy_init_active()
-        if lazy:  # shape and dtype only; initialize() draws the values (see LazyGuard)
+        draw = functools.partial(init, shape, dtype, generator)  # a NumPy array: Parameter puts it on the device
+        if _init.lazy_init_active():  # shape and dtype only; initialize() draws the values (see LazyGuard)
             _check_parameter_size(type(self).__name__, shape, dtype)
-            array = DenseTensor(ArraySpec(tuple(shape), dtype.numpy_dtype, current_place()))
+            value = None
         else:
             try:
-                array = init(shape, dtype, generator)  # a NumPy array: Parameter puts it on the default device
+                value = draw()
             except (ValueError, MemoryError):
                 # A size from the layer's constructor too large for any array: say which layer
                 # and shape, not NumPy's "array is too big" from inside the initializer.
                 _check_parameter_size(type(self).__name__, shape, dtype)
                 raise
         name = attr.name or unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
-        param = Parameter(array, trainable=attr.trainable, name=name,
-                          learning_rate=attr.learning_rate, need_clip=attr.need_clip,
-                          regularizer=attr.regularizer)
-        param.do_model_average = attr.do_model_average
-        if lazy:
-            param._init_func = functools.partial(init, shape, dtype, generator)
-        return param
+        return Parameter._from_attr(attr, name, shape, dtype, value, draw)
 
     # -- traversal ----------------------------------------------------------
     def named_parameters(self, prefix: str = "", include_sublayers: bool = True
