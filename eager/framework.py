@@ -350,6 +350,7 @@ _PADDLE_ONLY_FLAGS = {
     "FLAGS_paddle_num_threads": 1,
     "FLAGS_benchmark": False,
     "FLAGS_call_stack_level": 1,
+    "FLAGS_check_nan_inf_level": 0,  # kept and read back: eager's nan/inf check always raises (see below)
 }
 _paddle_only_values = dict(_PADDLE_ONLY_FLAGS)
 
@@ -360,8 +361,6 @@ _paddle_only_values = dict(_PADDLE_ONLY_FLAGS)
 # FLAGS_check_nan_inf_level (Paddle's choice between raising and only printing statistics)
 # is kept and read back: eager always raises.
 _NAN_INF_FLAG = "FLAGS_check_nan_inf"
-_PADDLE_ONLY_FLAGS["FLAGS_check_nan_inf_level"] = 0
-_paddle_only_values["FLAGS_check_nan_inf_level"] = 0
 _nan_inf_guard = [None]  # the detect_anomaly() entered by set_flags while the flag is on
 
 
