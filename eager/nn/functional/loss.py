@@ -47,9 +47,7 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
     check_tensor(fn, "label", label)
     if input.shape != label.shape:
         _broadcast_with_warning(fn, ("input", input), ("label", label))
-        if dtypes_differ(input, label) and (input.dtype not in FLOATING_TYPES or label.dtype not in FLOATING_TYPES):
-            raise TypeError(f"{fn}: argument 'label' expected the dtype of 'input' {input.dtype}, "
-                            f"got {label.dtype}")
+        input, label = promote_floats(fn, "input", input, ("label", label))
     else:
         input, label = same_shape_promoted(fn, "input", input, "label", label)
         return _F.fused_mse_loss(input, label, reduction)  # one op; its backward is one pass
@@ -82,8 +80,7 @@ def square_error_cost(input: Tensor, label: Tensor) -> Tensor:
     fn = "square_error_cost"
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
-    if dtypes_differ(input, label) and (input.dtype not in FLOATING_TYPES or label.dtype not in FLOATING_TYPES):
-        raise TypeError(f"{fn}: argument 'label' expected the dtype of 'input' {input.dtype}, got {label.dtype}")
+    input, label = promote_floats(fn, "input", input, ("label", label))
     try:
         np.broadcast_shapes(tuple(input.shape), tuple(label.shape))
     except ValueError:
