@@ -7,6 +7,8 @@ same initial weights (copied through NumPy) on the same batches: losses,
 gradients and updated weights agree per step (float32 to rounding).
 
 Found and fixed:
+- Tensor._zero_grads (Paddle's private in-place zeroing of .grad, called by
+  test_imperative_tensor_clear_gradient) was missing.
 - eager.grad refused ``no_grad_vars`` given as a set; Paddle takes a Tensor
   or a list, tuple or set of them (test_imperative_star_gan_with_gradient_
   penalty passes ``set(discriminator.parameters())``).
@@ -36,3 +38,14 @@ def test_grad_takes_no_grad_vars_as_a_set():
     np.testing.assert_allclose(dx.numpy(), [2.0, 12.0])
     (dx,) = eager.grad((w * x * x).sum(), x, no_grad_vars=frozenset())
     np.testing.assert_allclose(dx.numpy(), [4.0, 24.0])
+
+
+def test_tensor_zero_grads_zeroes_in_place():
+    # test_imperative_tensor_clear_gradient calls the private Tensor._zero_grads
+    linear = eager.nn.Linear(2, 3)
+    linear(eager.uniform([10, 2])).backward()
+    linear.weight._zero_grads()
+    np.testing.assert_array_equal(linear.weight.grad.numpy(), np.zeros([2, 3]))
+    x = eager.to_tensor([1.0], stop_gradient=False)
+    x._zero_grads()
+    assert x.grad is None
