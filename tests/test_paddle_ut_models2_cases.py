@@ -12,6 +12,10 @@ Found and fixed:
 - eager.grad refused ``no_grad_vars`` given as a set; Paddle takes a Tensor
   or a list, tuple or set of them (test_imperative_star_gan_with_gradient_
   penalty passes ``set(discriminator.parameters())``).
+- paddle.static.accuracy, which Paddle 2.6.2 runs in dygraph mode (the same
+  ops as paddle.metric.accuracy; test_layers' test_accuracy), said it needs a
+  static graph.
+- base.dygraph.to_variable ignored ``name``; Paddle names the tensor with it.
 
 Paddle 2.6.2 quirks met and left:
 - ParameterList[i] = tensor (or = 1) is an AssertionError in 2.6.2 (newer
@@ -49,3 +53,24 @@ def test_tensor_zero_grads_zeroes_in_place():
     x = eager.to_tensor([1.0], stop_gradient=False)
     x._zero_grads()
     assert x.grad is None
+
+
+def test_static_accuracy_runs_in_dygraph():
+    # test_layers.TestLayer.test_accuracy calls paddle.static.accuracy in dygraph mode
+    pred = eager.to_tensor([[0.1, 0.7, 0.2], [0.5, 0.3, 0.2], [0.2, 0.3, 0.5], [0.6, 0.3, 0.1]])
+    label = eager.to_tensor([[1], [1], [2], [2]])
+    acc = eager.static.accuracy(input=pred, label=label, k=1)
+    assert acc.shape == [] and acc.dtype == eager.float32
+    np.testing.assert_allclose(acc.numpy(), 0.5)
+    correct = eager.zeros([1], "int32")
+    total = eager.zeros([1], "int32")
+    acc2 = eager.static.accuracy(pred, label, k=2, correct=correct, total=total)
+    np.testing.assert_allclose(acc2.numpy(), 0.75)
+    assert int(correct) == 3 and int(total) == 4
+
+
+def test_to_variable_keeps_its_name():
+    # test_layers' TestBook makes its inputs with to_variable(value=..., name=...)
+    v = eager.base.dygraph.to_variable(value=np.ones([2, 3], "float32"), name="x", zero_copy=False)
+    assert v.name == "x"
+    assert v.stop_gradient
