@@ -214,6 +214,11 @@ class Tensor:
 
     clear_gradient = clear_grad
 
+    def _zero_grads(self) -> None:
+        """Zeroes ``.grad`` in place, leaving None as None (Paddle's private
+        ``Tensor._zero_grads``, which its tests call after a backward)."""
+        self.clear_grad(True)
+
     # -- places ---------------------------------------------------------------
     def _copy_to(self, place: Place, blocking: bool = True) -> "Tensor":
         """This tensor on ``place``: itself when it is there, else a copy that is a

@@ -44,8 +44,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     defaults to ``create_graph``; with ``create_graph`` the returned gradients
     are themselves differentiable. An input that the outputs do not depend on
     raises unless ``allow_unused=True``, which gives None for it. Inputs may be
-    intermediate tensors. ``no_grad_vars`` are treated as constants: no
-    gradient flows through them. ``only_inputs`` must be True, as in Paddle
+    intermediate tensors. ``no_grad_vars`` (a Tensor, or a list, tuple or set of
+    them) are treated as constants: no gradient flows through them. ``only_inputs`` must be True, as in Paddle
     (False is refused). ``outputs`` and ``inputs`` may not be empty.
 
     >>> x = eager.to_tensor(3.0, stop_gradient=False)
@@ -72,6 +72,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
         retain_graph = create_graph
     cut = None
     if no_grad_vars is not None:
+        # Paddle takes a set here too (a model's parameters(), as set(layer.parameters()))
+        if isinstance(no_grad_vars, (set, frozenset)):
+            no_grad_vars = list(no_grad_vars)
         cut = {edge for edge in (edge_of(t) for t in _as_tensor_list(
             no_grad_vars, "grad", "no_grad_vars")) if edge is not None}
     grads = run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=inputs,

@@ -14,17 +14,19 @@ True
 """
 from ..errors import static_graph_missing as missing
 from ..jit.input_spec import InputSpec
+from ..metric.metrics import accuracy
 from ..parameter import create_parameter
 from ..tensor_namespace import create_global_var
 from . import nn
 from .build_strategy import BuildStrategy
 
-__all__ = ["BuildStrategy", "InputSpec", "create_global_var", "create_parameter", "nn"]
+# accuracy: Paddle's static.accuracy runs the same top-k and accuracy ops as metric.accuracy in dygraph mode
+__all__ = ["BuildStrategy", "InputSpec", "accuracy", "create_global_var", "create_parameter", "nn"]
 
 # Paddle 2.6.2's paddle.static names that need a static graph: asking for one says so
 _STATIC_ONLY = frozenset({
     "CompiledProgram", "ExecutionStrategy", "Executor", "ExponentialMovingAverage", "IpuCompiledProgram",
-    "IpuStrategy", "Print", "Program", "Variable", "WeightNormParamAttr", "accuracy", "append_backward", "auc",
+    "IpuStrategy", "Print", "Program", "Variable", "WeightNormParamAttr", "append_backward", "auc",
     "cpu_places", "ctr_metric_bundle", "cuda_places", "data", "default_main_program", "default_startup_program",
     "deserialize_persistables", "deserialize_program", "device_guard", "global_scope", "gradients",
     "ipu_shard_guard", "load", "load_from_file", "load_inference_model", "load_program_state", "name_scope",

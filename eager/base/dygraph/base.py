@@ -76,9 +76,9 @@ def to_variable(value, name=None, zero_copy=None, dtype=None) -> Tensor:
     """A Tensor from a list, tuple or numpy.ndarray (a Tensor is returned as it
     is), as Paddle's ``base.dygraph.to_variable``: lists and tuples go through
     ``numpy.array`` (so Python floats give float64), ``dtype`` casts the data,
-    and the result has ``stop_gradient=True``, its own copy of the data. ``name``
-    and ``zero_copy`` are accepted and ignored (Paddle discards zero_copy too,
-    and warns on ``zero_copy=True`` as here).
+    and the result has ``stop_gradient=True``, its own copy of the data, named
+    ``name`` when one is given. ``zero_copy`` is accepted and ignored (Paddle
+    discards it too, and warns on ``zero_copy=True`` as here).
 
     >>> eager.base.dygraph.to_variable([1.5, 2.0]).dtype == eager.float64
     True
@@ -92,4 +92,7 @@ def to_variable(value, name=None, zero_copy=None, dtype=None) -> Tensor:
         # Paddle 2.6.2's words: scripts (and Paddle's tests) look for them
         warnings.warn("Currently, zero_copy is not supported, and it will be discarded.", stacklevel=2)
     array = value if isinstance(value, np.ndarray) else np.array(value)
-    return to_tensor(array, dtype=dtype)
+    tensor = to_tensor(array, dtype=dtype)
+    if name is not None:
+        tensor.name = name
+    return tensor
