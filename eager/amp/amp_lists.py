@@ -19,7 +19,7 @@ FP16_WHITE_LIST = frozenset({
     "einsum",
     "matmul",
     "max_pool2d_with_index",
-    "linear",  # one fused op here (Paddle's fused_gemm_epilogue: matmul + bias)
+    "linear",  # Paddle's fused_gemm_epilogue; auto_cast runs nn.Linear as matmul + add, as Paddle's dygraph
 })
 
 # Numerically dangerous in float16 (overflow, large sums, exp/log): run in float32 at O1.

@@ -137,6 +137,14 @@ class AmpState:
                     return DataType.FLOAT32
         return self.dtype
 
+    def linear(self, x: Tensor, weight: Tensor, bias) -> Tensor:
+        """``linear`` under auto_cast, as Paddle's dygraph runs it: ``matmul``
+        (white list: the amp dtype) and then ``add`` (promoted: float32 with a
+        float32 bias at O1, OD and O2 with use_promote), each through its own
+        cast, so the lists naming ``matmul`` or ``add`` decide."""
+        out = _F.matmul(x, weight, False, False)
+        return out if bias is None else _F.add(out, bias)
+
     def cast_inputs(self, op: str, args: tuple) -> tuple:
         dtype = self.target(op, args)
         if dtype is None:

@@ -159,6 +159,8 @@ class OpModes:
             start = time.perf_counter_ns()
         amp = state.amp
         if amp is not None and castable:
+            if op == "linear":  # Paddle's dygraph linear: a matmul and an add, each cast by its own list
+                return amp.linear(*args)
             args = amp.cast_inputs(op, args)
         state.bypass = True
         try:

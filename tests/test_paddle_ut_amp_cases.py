@@ -1,0 +1,55 @@
+"""Regression cases found by re-telling Paddle's own unit tests of paddle.amp
+(test/amp: test_amp_api, test_amp_list, test_amp_promote, test_amp_decorate,
+test_layer_convert_dtype, test_collect_operator_stats, test_tensor_checker;
+test/legacy_test: test_imperative_auto_mixed_precision's auto_cast, AmpScaler,
+GradScaler and decorate cases) against eager. Paddle 2.6.2 on the CPU turns
+auto_cast, GradScaler and decorate off (docs/amp.md), so the dtypes below are
+the tests' GPU expectations, checked against Paddle 2.6.2's source (its
+amp_guard, GradScaler and decorate) and, where the CPU runs them, its values.
+
+Found and fixed:
+- nn.Linear / F.linear under auto_cast ran as one white-listed op, float16 out;
+  Paddle's dygraph linear is a matmul (white) and an add (promoted), so a
+  float32 bias gives float32 at O1, OD and O2 with use_promote, and custom
+  lists naming matmul/add decide (test_amp_api OD, test_amp_promote).
+"""
+import numpy as np
+import pytest
+
+import eager as paddle
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+def _conv_and_linear():
+    paddle.seed(0)
+    return paddle.nn.Conv2D(1, 6, 3, bias_attr=False), paddle.nn.Linear(4, 4)
+
+
+@pytest.mark.parametrize("level, use_promote, expected", [
+    ("OD", True, ("float16", "float32", "float32")),    # test_amp_api: only the white list in float16
+    ("O2", True, ("float16", "float16", "float32")),    # test_amp_promote: the float32 bias promotes the add
+    ("O2", False, ("float16", "float16", "float16")),
+    ("O1", True, ("float16", "float16", "float32")),
+])
+def test_linear_under_auto_cast_is_a_matmul_then_a_promoted_add(level, use_promote, expected):
+    conv, linear = _conv_and_linear()
+    with paddle.amp.auto_cast(level=level, use_promote=use_promote):
+        out1 = conv(paddle.rand([1, 1, 6, 6], dtype="float32"))
+        out2 = out1 + paddle.rand(out1.shape, dtype="float16")
+        out3 = linear(out2)
+    assert (str(out1.dtype), str(out2.dtype), str(out3.dtype)) == tuple(f"paddle.{d}" for d in expected)
+    # the values are the matmul rounded to float16, then the add in the add's dtype
+    product = (out2.numpy().astype("float16").astype("float32") @ linear.weight.numpy().astype("float16")
+               .astype("float32")).astype("float16").astype("float32")
+    want = product + linear.bias.numpy().astype(out3.numpy().dtype).astype("float32")
+    np.testing.assert_allclose(out3.numpy().astype("float32"), want, rtol=2e-3, atol=2e-3)
+
+
+def test_custom_black_list_naming_matmul_keeps_linear_in_float32():
+    _, linear = _conv_and_linear()
+    x = paddle.rand([2, 4])
+    with paddle.amp.auto_cast(custom_black_list={"matmul_v2"}):
+        assert linear(x).dtype == paddle.float32
+    with paddle.amp.auto_cast(level="O2", use_promote=False):
+        assert linear(x).dtype == paddle.float16
