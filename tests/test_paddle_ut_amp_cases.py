@@ -12,6 +12,11 @@ Found and fixed:
   Paddle's dygraph linear is a matmul (white) and an add (promoted), so a
   float32 bias gives float32 at O1, OD and O2 with use_promote, and custom
   lists naming matmul/add decide (test_amp_api OD, test_amp_promote).
+- decorate(level='O2', save_dtype=...) replaced the model's state_dict method,
+  so set_state_dict (which reads the layer through state_dict(use_hook=False))
+  saw float32 targets for float16 parameters and refused a float16 dict
+  (TestStateDictHookForAMP); it is now a state-dict hook on every layer, as
+  Paddle registers it.
 """
 import numpy as np
 import pytest
@@ -53,3 +58,16 @@ def test_custom_black_list_naming_matmul_keeps_linear_in_float32():
         assert linear(x).dtype == paddle.float32
     with paddle.amp.auto_cast(level="O2", use_promote=False):
         assert linear(x).dtype == paddle.float16
+
+
+def test_decorate_save_dtype_is_a_state_dict_hook_and_set_state_dict_loads():
+    paddle.seed(100)
+    model = paddle.amp.decorate(models=paddle.nn.Linear(2, 4), level="O2", save_dtype="float32")
+    before = {name: p.numpy() for name, p in model.named_parameters()}
+    state = model.state_dict()
+    assert {str(v.dtype) for v in state.values()} == {"paddle.float32"}
+    assert {str(v.dtype) for v in model.state_dict(use_hook=False).values()} == {"paddle.float16"}
+    model.set_state_dict({key: value.cast("float16") for key, value in state.items()})
+    for name, p in model.named_parameters():
+        assert p.dtype == paddle.float16
+        np.testing.assert_array_equal(p.numpy(), before[name])
