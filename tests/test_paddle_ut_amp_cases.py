@@ -17,6 +17,8 @@ Found and fixed:
   saw float32 targets for float16 parameters and refused a float16 dict
   (TestStateDictHookForAMP); it is now a state-dict hook on every layer, as
   Paddle registers it.
+- decorate(level='O2') took a paddle.DataParallel model and cast it; Paddle
+  raises RuntimeError (decorate first, then wrap).
 """
 import numpy as np
 import pytest
@@ -71,3 +73,11 @@ def test_decorate_save_dtype_is_a_state_dict_hook_and_set_state_dict_loads():
     for name, p in model.named_parameters():
         assert p.dtype == paddle.float16
         np.testing.assert_array_equal(p.numpy(), before[name])
+
+
+def test_decorate_o2_refuses_a_data_parallel_model():
+    model = paddle.DataParallel(paddle.nn.Conv2D(3, 2, 3))
+    with pytest.raises(RuntimeError, match=r"decorate: argument 'models' holds a DataParallel"):
+        paddle.amp.decorate(models=model, level="O2")
+    assert model._layers.weight.dtype == paddle.float32  # nothing cast
+    assert paddle.amp.decorate(models=model, level="O1") is model  # O1 changes nothing, as Paddle

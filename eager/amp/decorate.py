@@ -20,6 +20,7 @@ from phi.common import DataType
 
 from ..arguments import describe, to_bool
 from ..autograd.grad_mode import no_grad
+from ..distributed.parallel import DataParallel
 from ..generated import forward_api as _F
 from ..nn import Layer
 from ..nn.norm import LayerNorm, _BatchNormBase, _InstanceNormBase
@@ -112,6 +113,10 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
         check_amp_dtype(who, save_dtype)  # ml_dtypes must be there
     kept = _excluded(who, dtype, excluded_layers)
     if level == "O2":
+        wrapped = [model for model in model_list if isinstance(model, DataParallel)]
+        if wrapped:  # the wrapper was set up for the float32 parameters (Paddle refuses it too)
+            raise RuntimeError(f"{who}: argument 'models' holds a DataParallel; at level 'O2' decorate the "
+                               f"model first, then wrap it: paddle.DataParallel(paddle.amp.decorate(model, ...))")
         for model in model_list:
             if dtype == "bfloat16":
                 model.bfloat16(excluded_layers=list(kept))
