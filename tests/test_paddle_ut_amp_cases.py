@@ -19,6 +19,9 @@ Found and fixed:
   Paddle registers it.
 - decorate(level='O2') took a paddle.DataParallel model and cast it; Paddle
   raises RuntimeError (decorate first, then wrap).
+- amp.is_float16_supported / is_bfloat16_supported took any str ('xxx': True)
+  and raised TypeError for 111; Paddle 2.6.2 raises ValueError for both
+  (test_layer_convert_dtype's TestSupportedTypeInfo).
 """
 import numpy as np
 import pytest
@@ -81,3 +84,11 @@ def test_decorate_o2_refuses_a_data_parallel_model():
         paddle.amp.decorate(models=model, level="O2")
     assert model._layers.weight.dtype == paddle.float32  # nothing cast
     assert paddle.amp.decorate(models=model, level="O1") is model  # O1 changes nothing, as Paddle
+
+
+@pytest.mark.parametrize("name", ["xxx", 111, "gpu:x"])
+@pytest.mark.parametrize("fn", ["is_float16_supported", "is_bfloat16_supported"])
+def test_amp_support_queries_refuse_what_is_no_device(fn, name):
+    with pytest.raises(ValueError, match=rf"{fn}: argument 'device' expected"):
+        getattr(paddle.amp, fn)(device=name)
+    assert getattr(paddle.amp, fn)(device="cpu") in (True, False)

@@ -24,7 +24,7 @@ from phi.common.data_type import BFloat16Unavailable, bfloat16_numpy_dtype
 
 from ..arguments import describe, to_bool
 from ..autograd.op_modes import MODES
-from ..framework import get_device
+from ..framework import _parse_device, current_place
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .amp_lists import LEVELS, PADDLE_OP_NAMES, lists_for
@@ -45,9 +45,8 @@ def is_bfloat16_supported(device=None) -> bool:
     current one): True on the CPU when the optional ml_dtypes package (NumPy's
     bfloat16 dtype) is installed; False without it, and on a GPU (CuPy has no
     bfloat16)."""
-    _check_device("is_bfloat16_supported", device)
-    name = get_device() if device is None else device
-    if not name.lower().startswith("cpu"):
+    place = _check_device("is_bfloat16_supported", device)
+    if not (current_place() if place is None else place).is_cpu_place():
         return False
     try:
         bfloat16_numpy_dtype()
@@ -56,10 +55,10 @@ def is_bfloat16_supported(device=None) -> bool:
     return True
 
 
-def _check_device(who: str, device) -> None:
-    if device is not None and not isinstance(device, str):
-        raise TypeError(f"{who}: argument 'device' expected None or a device name such as 'gpu:0', "
-                        f"got {describe(device)}")
+def _check_device(who: str, device):
+    """The Place ``device`` names (None for None); a name that is no device, or not
+    a str, is the ValueError Paddle raises."""
+    return None if device is None else _parse_device(device, who)
 
 
 def _op_names() -> frozenset:
