@@ -22,6 +22,10 @@ Found and fixed:
 - amp.is_float16_supported / is_bfloat16_supported took any str ('xxx': True)
   and raised TypeError for 111; Paddle 2.6.2 raises ValueError for both
   (test_layer_convert_dtype's TestSupportedTypeInfo).
+- paddle.base.core.get_low_precision_op_list() was missing: the operator
+  statistics as {op: "fp16,bf16,fp32,other"}, kept after the collection
+  ends, by Paddle's names too (elementwise_add, matmul_v2, reduce_mean;
+  test_collect_operator_stats, test_amp_promote, test_amp_api).
 """
 import numpy as np
 import pytest
@@ -92,3 +96,29 @@ def test_amp_support_queries_refuse_what_is_no_device(fn, name):
     with pytest.raises(ValueError, match=rf"{fn}: argument 'device' expected"):
         getattr(paddle.amp, fn)(device=name)
     assert getattr(paddle.amp, fn)(device="cpu") in (True, False)
+
+
+@pytest.mark.parametrize("use_context", [False, True])
+def test_get_low_precision_op_list_after_collecting(use_context):
+    conv = paddle.nn.Conv2D(3, 2, 3)
+    x = paddle.rand([2, 3, 8, 8])
+    if use_context:
+        with paddle.amp.debugging.collect_operator_stats():
+            with paddle.amp.auto_cast(enable=True, level="O2"):
+                out = conv(x)
+    else:
+        paddle.amp.debugging.enable_operator_stats_collection()
+        with paddle.amp.auto_cast(enable=True, level="O2"):
+            out = conv(x)
+        paddle.amp.debugging.disable_operator_stats_collection()
+    ops = paddle.base.core.get_low_precision_op_list()
+    assert ops == paddle.base.core.get_low_precision_op_list()  # kept, as Paddle's
+    assert ops["conv2d"] == "1,0,0,0"  # in float16
+    # the bias add: the float16 product meets the float32 bias, so it is promoted
+    assert ops["elementwise_add"] == ops["add"] == "0,0,1,0" and out.dtype == paddle.float32
+    assert ops["transfer_dtype"] == ops["cast"]
+    with paddle.amp.debugging.collect_operator_stats():
+        paddle.matmul(x, x).mean()
+        running = paddle.base.core.get_low_precision_op_list()
+    assert running["matmul_v2"] == running["matmul"] == "0,0,1,0" and "conv2d" not in running
+    assert running["reduce_mean"] == "0,0,1,0"

@@ -92,6 +92,10 @@ class OpModes:
         self._recount(state)
         return previous
 
+    def stats(self):
+        """This thread's operator statistics being counted, or None."""
+        return self._thread.stats
+
     def set_recorder(self, recorder, time_ops: bool) -> None:
         """Makes ``recorder`` (the profiler's, or None for none) receive the
         spans of every thread; with ``time_ops`` every op also goes through
