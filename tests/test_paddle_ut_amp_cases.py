@@ -26,6 +26,9 @@ Found and fixed:
   statistics as {op: "fp16,bf16,fp32,other"}, kept after the collection
   ends, by Paddle's names too (elementwise_add, matmul_v2, reduce_mean;
   test_collect_operator_stats, test_amp_promote, test_amp_api).
+- AmpScaler was a subclass of GradScaler; in Paddle GradScaler is the
+  subclass (isinstance(GradScaler(), AmpScaler) is True), each with its own
+  defaults.
 """
 import numpy as np
 import pytest
@@ -122,3 +125,14 @@ def test_get_low_precision_op_list_after_collecting(use_context):
         running = paddle.base.core.get_low_precision_op_list()
     assert running["matmul_v2"] == running["matmul"] == "0,0,1,0" and "conv2d" not in running
     assert running["reduce_mean"] == "0,0,1,0"
+
+
+def test_grad_scaler_is_the_subclass_of_amp_scaler():
+    assert issubclass(paddle.amp.GradScaler, paddle.amp.AmpScaler)
+    assert not issubclass(paddle.amp.AmpScaler, paddle.amp.GradScaler)
+    amp_scaler, grad_scaler = paddle.amp.AmpScaler(), paddle.amp.GradScaler()
+    assert isinstance(grad_scaler, paddle.amp.AmpScaler)
+    assert (amp_scaler.get_init_loss_scaling(), amp_scaler.get_incr_every_n_steps()) == (2.0 ** 15, 1000)
+    assert (grad_scaler.get_init_loss_scaling(), grad_scaler.get_incr_every_n_steps()) == (2.0 ** 16, 2000)
+    with pytest.raises(ValueError, match=r"AmpScaler: argument 'incr_ratio' expected a float > 1.0"):
+        paddle.amp.AmpScaler(incr_ratio=0.5)

@@ -69,19 +69,15 @@ def _agreed(optimizer, found: bool) -> bool:
     return found if agree is None else bool(agree(optimizer, found))
 
 
-class GradScaler:
-    """Dynamic (or fixed) loss scaling; see the module docstring.
-
-    Arguments and defaults are Paddle's: ``enable=True``,
-    ``init_loss_scaling=65536.0`` (2**16), ``incr_ratio=2.0``,
-    ``decr_ratio=0.5``, ``incr_every_n_steps=2000``,
-    ``decr_every_n_nan_or_inf=1``, ``use_dynamic_loss_scaling=True``. A
-    disabled scaler passes everything through (``scale`` returns the loss,
-    ``step`` / ``minimize`` call the optimizer's).
+class AmpScaler:
+    """Dynamic (or fixed) loss scaling (see the module docstring) with Paddle's
+    AmpScaler defaults (``init_loss_scaling=32768.0``,
+    ``incr_every_n_steps=1000``); :class:`GradScaler`, its subclass as in
+    Paddle, has Paddle's GradScaler defaults.
     """
 
-    def __init__(self, enable=True, init_loss_scaling=2.0 ** 16, incr_ratio=2.0, decr_ratio=0.5,
-                 incr_every_n_steps=2000, decr_every_n_nan_or_inf=1, use_dynamic_loss_scaling=True):
+    def __init__(self, enable=True, init_loss_scaling=2.0 ** 15, incr_ratio=2.0, decr_ratio=0.5,
+                 incr_every_n_steps=1000, decr_every_n_nan_or_inf=1, use_dynamic_loss_scaling=True):
         who = type(self).__name__
         self._enable = to_bool(enable, who, "enable")
         self._init_loss_scaling = _positive(who, "init_loss_scaling", init_loss_scaling)
@@ -332,11 +328,18 @@ class GradScaler:
         self._use_dynamic_loss_scaling = dynamic
 
 
-class AmpScaler(GradScaler):
-    """Paddle's older loss scaler: GradScaler with Paddle's AmpScaler defaults
-    (``init_loss_scaling=32768.0``, ``incr_every_n_steps=1000``)."""
+class GradScaler(AmpScaler):
+    """Dynamic (or fixed) loss scaling; see the module docstring.
 
-    def __init__(self, enable=True, init_loss_scaling=2.0 ** 15, incr_ratio=2.0, decr_ratio=0.5,
-                 incr_every_n_steps=1000, decr_every_n_nan_or_inf=1, use_dynamic_loss_scaling=True):
+    Arguments and defaults are Paddle's: ``enable=True``,
+    ``init_loss_scaling=65536.0`` (2**16), ``incr_ratio=2.0``,
+    ``decr_ratio=0.5``, ``incr_every_n_steps=2000``,
+    ``decr_every_n_nan_or_inf=1``, ``use_dynamic_loss_scaling=True``. A
+    disabled scaler passes everything through (``scale`` returns the loss,
+    ``step`` / ``minimize`` call the optimizer's).
+    """
+
+    def __init__(self, enable=True, init_loss_scaling=2.0 ** 16, incr_ratio=2.0, decr_ratio=0.5,
+                 incr_every_n_steps=2000, decr_every_n_nan_or_inf=1, use_dynamic_loss_scaling=True):
         super().__init__(enable, init_loss_scaling, incr_ratio, decr_ratio, incr_every_n_steps,
                          decr_every_n_nan_or_inf, use_dynamic_loss_scaling)
