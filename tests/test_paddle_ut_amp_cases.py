@@ -29,6 +29,8 @@ Found and fixed:
 - AmpScaler was a subclass of GradScaler; in Paddle GradScaler is the
   subclass (isinstance(GradScaler(), AmpScaler) is True), each with its own
   defaults.
+- GradScaler.state_dict()["scale"] was a Python float; Paddle's is a float32
+  array of shape [1] (its load_state_dict reads state_dict["scale"][0]).
 """
 import numpy as np
 import pytest
@@ -136,3 +138,16 @@ def test_grad_scaler_is_the_subclass_of_amp_scaler():
     assert (grad_scaler.get_init_loss_scaling(), grad_scaler.get_incr_every_n_steps()) == (2.0 ** 16, 2000)
     with pytest.raises(ValueError, match=r"AmpScaler: argument 'incr_ratio' expected a float > 1.0"):
         paddle.amp.AmpScaler(incr_ratio=0.5)
+
+
+def test_grad_scaler_state_dict_scale_is_paddles_float32_array():
+    scaler = paddle.amp.GradScaler(init_loss_scaling=14, incr_ratio=233.0, decr_ratio=0.523,
+                                   incr_every_n_steps=1090, decr_every_n_nan_or_inf=20)
+    state = scaler.state_dict()
+    assert isinstance(state["scale"], np.ndarray) and state["scale"].dtype == np.float32
+    assert state["scale"].shape == (1,) and state["scale"][0] == 14.0
+    other = paddle.amp.GradScaler()
+    other.load_state_dict(state)
+    assert (other.get_init_loss_scaling(), other.get_incr_ratio(), other.get_decr_ratio(),
+            other.get_incr_every_n_steps(), other.get_decr_every_n_nan_or_inf()) == (14, 233.0, 0.523, 1090, 20)
+    assert paddle.amp.GradScaler(enable=False).state_dict() == {}

@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 import numbers
 
+import numpy as np
+
 from phi.common import DataType
 
 from ..arguments import describe, to_bool
@@ -274,11 +276,13 @@ class AmpScaler:
 
     # -- state ------------------------------------------------------------------
     def state_dict(self) -> dict:
-        """The scaler's state (Paddle's keys); empty when the scaler is disabled."""
+        """The scaler's state (Paddle's keys and types: ``scale`` a float32 array
+        of shape [1], as Paddle saves its scale Tensor, so a checkpoint loads in
+        either); empty when the scaler is disabled."""
         if not self._enable:
             return {}
         return {
-            "scale": self._scale,
+            "scale": np.array([self._scale], dtype=np.float32),
             "incr_ratio": self._incr_ratio,
             "decr_ratio": self._decr_ratio,
             "incr_every_n_steps": self._incr_every_n_steps,
