@@ -31,6 +31,9 @@ Found and fixed:
   defaults.
 - GradScaler.state_dict()["scale"] was a Python float; Paddle's is a float32
   array of shape [1] (its load_state_dict reads state_dict["scale"][0]).
+- A tensor hook returning another dtype (an mm run in float16 by auto_cast
+  inside the hook) raised ValueError; Paddle raises RuntimeError
+  (TestAmpWithHook). Another shape, which Paddle takes, stays a ValueError.
 """
 import numpy as np
 import pytest
@@ -151,3 +154,19 @@ def test_grad_scaler_state_dict_scale_is_paddles_float32_array():
     assert (other.get_init_loss_scaling(), other.get_incr_ratio(), other.get_decr_ratio(),
             other.get_incr_every_n_steps(), other.get_decr_every_n_nan_or_inf()) == (14, 233.0, 0.523, 1090, 20)
     assert paddle.amp.GradScaler(enable=False).state_dict() == {}
+
+
+def test_hook_changing_the_gradient_dtype_is_a_runtime_error():
+    v = paddle.rand([3, 3])
+    v.stop_gradient = False
+    v.register_hook(lambda grad: paddle.mm(grad, grad))  # under auto_cast: float16
+    with paddle.amp.auto_cast():
+        loss = paddle.mm(v, v).sum()
+        with pytest.raises(RuntimeError, match=r"returned a gradient of paddle.float16\[3, 3\].*must keep "
+                                               r"paddle.float32\[3, 3\]"):
+            loss.backward()
+    w = paddle.rand([3, 3])
+    w.stop_gradient = False
+    w.register_hook(lambda grad: paddle.ones([2, 2]))
+    with pytest.raises(ValueError, match=r"must keep paddle.float32\[3, 3\]"):
+        paddle.mm(w, w).sum().backward()
