@@ -432,7 +432,7 @@ _last_stats = {}  # the last finished collection's counts, which Paddle's core k
 _PADDLE_STATS_NAMES = {
     **{ours: paddle for paddle, ours in PADDLE_OP_NAMES.items()
        if paddle.startswith(("elementwise_", "reduce_")) or paddle in ("matmul_v2", "lookup_table_v2")},
-    "cast": "transfer_dtype", "reshape": "reshape2",
+    "cast": "transfer_dtype", "reshape": "reshape2", "transpose": "transpose2", "full": "fill_constant",
 }
 
 
@@ -441,7 +441,7 @@ def get_low_precision_op_list() -> dict:
     the calling thread's running collection, else of the last one finished, as
     ``{op: "fp16,bf16,fp32,other"}`` call counts, keyed by eager's op names and by
     Paddle's names of them (``elementwise_add``, ``matmul_v2``, ``reduce_mean``,
-    ``transfer_dtype``, ``reshape2``, ...).
+    ``transfer_dtype``, ``reshape2``, ``transpose2``, ``fill_constant``, ...).
 
     >>> with eager.amp.debugging.collect_operator_stats():
     ...     y = eager.ones([2, 2]) + eager.ones([2, 2])
