@@ -34,6 +34,10 @@ Found and fixed:
 - A tensor hook returning another dtype (an mm run in float16 by auto_cast
   inside the hook) raised ValueError; Paddle raises RuntimeError
   (TestAmpWithHook). Another shape, which Paddle takes, stays a ValueError.
+- A depthwise Conv2D (groups == input channels) ran as the white-listed
+  conv2d; Paddle runs it as depthwise_conv2d, which is in neither list (so
+  promoted: float32 with a float32 filter at O1), and white_list() did not
+  list it (found comparing white_list()/black_list() with Paddle 2.6.2's).
 """
 import numpy as np
 import pytest
@@ -170,3 +174,20 @@ def test_hook_changing_the_gradient_dtype_is_a_runtime_error():
     w.register_hook(lambda grad: paddle.ones([2, 2]))
     with pytest.raises(ValueError, match=r"must keep paddle.float32\[3, 3\]"):
         paddle.mm(w, w).sum().backward()
+
+
+@pytest.mark.parametrize("data_format", ["NCHW", "NHWC"])
+def test_depthwise_conv2d_is_its_own_op_under_auto_cast(data_format):
+    depthwise = paddle.nn.Conv2D(4, 8, 3, groups=4, bias_attr=False, data_format=data_format)
+    grouped = paddle.nn.Conv2D(4, 8, 3, groups=2, bias_attr=False, data_format=data_format)
+    x = paddle.rand([1, 4, 6, 6] if data_format == "NCHW" else [1, 6, 6, 4])
+    with paddle.amp.auto_cast():
+        assert depthwise(x).dtype == paddle.float32  # promoted by its float32 filter
+        assert grouped(x).dtype == paddle.float16    # conv2d: white list
+    with paddle.amp.auto_cast(custom_white_list=["depthwise_conv2d"]):
+        out = depthwise(x)
+    assert out.dtype == paddle.float16
+    with paddle.amp.auto_cast(enable=False):
+        want = depthwise(x.astype("float16").astype("float32"))
+    np.testing.assert_allclose(out.numpy().astype("float32"), want.numpy(), rtol=1e-2, atol=1e-2)
+    assert "depthwise_conv2d" not in paddle.amp.white_list()["float16"]["O1"]

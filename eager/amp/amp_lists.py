@@ -59,7 +59,7 @@ PADDLE_OP_NAMES = {
     "linear_interp_v2": "linear_interp", "nearest_interp_v2": "nearest_interp",
     "bilinear_interp_v2": "bilinear_interp", "bicubic_interp_v2": "bicubic_interp",
     "trilinear_interp_v2": "trilinear_interp",
-    "depthwise_conv2d": "conv2d", "sync_batch_norm": "batch_norm",
+    "sync_batch_norm": "batch_norm",
 }
 
 LEVELS = ("O0", "OD", "O1", "O2")

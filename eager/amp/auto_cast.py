@@ -62,8 +62,9 @@ def _check_device(who: str, device):
 
 
 def _op_names() -> frozenset:
-    """The forward ops a custom list may name (eager's names)."""
-    return frozenset(name for name in _F.__all__ if not name.endswith("_"))
+    """The forward ops a custom list may name (eager's names, and depthwise_conv2d:
+    a conv2d whose groups are its input channels)."""
+    return frozenset(name for name in _F.__all__ if not name.endswith("_")) | {"depthwise_conv2d"}
 
 
 def check_level(who: str, level) -> str:
@@ -123,6 +124,8 @@ class AmpState:
         or None to leave them as they are."""
         if op == "cast":  # an explicit cast says its dtype itself
             return None
+        if op == "conv2d" and _depthwise(args):
+            op = "depthwise_conv2d"  # Paddle's own op for it, in neither default list
         if op in self.white:
             return self.dtype
         if op in self.black or self.level == "OD":
@@ -155,6 +158,15 @@ class AmpState:
             elif isinstance(arg, (list, tuple)) and arg and any(isinstance(t, Tensor) for t in arg):
                 out[index] = type(arg)(_cast(t, dtype) if isinstance(t, Tensor) else t for t in arg)
         return tuple(out)
+
+
+def _depthwise(args: tuple) -> bool:
+    """Whether conv2d's arguments (input, filter, ..., groups, data_format) make the
+    convolution Paddle runs as its depthwise_conv2d op: groups equal to the input's
+    channels (more than one), the output channels a multiple of them."""
+    x, weight, groups, data_format = args[0], args[1], args[6], args[7]
+    channels = x.impl.dims[-1 if data_format == "NHWC" else 1]
+    return groups == channels != 1 and weight.impl.dims[0] % channels == 0
 
 
 def _cast(tensor: Tensor, dtype: DataType) -> Tensor:
