@@ -38,6 +38,9 @@ Found and fixed:
   conv2d; Paddle runs it as depthwise_conv2d, which is in neither list (so
   promoted: float32 with a float32 filter at O1), and white_list() did not
   list it (found comparing white_list()/black_list() with Paddle 2.6.2's).
+- GradScaler.minimize returned (None, None) for a skipped (Inf/NaN) step;
+  Paddle hands found_inf to the optimizer's minimize, which skips the update
+  and still returns ([], params_grads).
 """
 import numpy as np
 import pytest
@@ -191,3 +194,20 @@ def test_depthwise_conv2d_is_its_own_op_under_auto_cast(data_format):
         want = depthwise(x.astype("float16").astype("float32"))
     np.testing.assert_allclose(out.numpy().astype("float32"), want.numpy(), rtol=1e-2, atol=1e-2)
     assert "depthwise_conv2d" not in paddle.amp.white_list()["float16"]["O1"]
+
+
+def test_grad_scaler_minimize_of_a_skipped_step_returns_the_pairs():
+    conv = paddle.nn.Conv2D(3, 4, 3)
+    opt = paddle.optimizer.SGD(0.01, parameters=conv.parameters())
+    before = [p.numpy().copy() for p in conv.parameters()]
+    x = np.random.default_rng(0).random((1, 3, 8, 8)).astype("float32")
+    x[0, 1, 2, 3] = np.nan
+    scaler = paddle.amp.AmpScaler(init_loss_scaling=1024)
+    scaled = scaler.scale(paddle.mean(conv(paddle.to_tensor(x))))
+    scaled.backward()
+    ops, params_grads = scaler.minimize(opt, scaled)
+    assert ops == [] and len(params_grads) == 2
+    assert all(p is q for (p, _), q in zip(params_grads, conv.parameters()))
+    for p, value in zip(conv.parameters(), before):
+        np.testing.assert_array_equal(p.numpy(), value)  # not updated
+    assert scaler.get_init_loss_scaling() == 1024 and scaler._scale == 512.0

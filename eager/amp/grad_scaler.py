@@ -179,7 +179,8 @@ class AmpScaler:
         """step() and update() in one call, Paddle's style: unscale_ (unless
         done), ``optimizer.minimize(*args, **kwargs)`` unless a gradient is
         Inf/NaN, then the scale update. Returns the optimizer's
-        ``(optimize_ops, params_grads)``, or ``(None, None)`` for a skipped step."""
+        ``(optimize_ops, params_grads)``; for a skipped step ``([], params_grads)``
+        with the pairs that were not applied, as Paddle's."""
         who = f"{type(self).__name__}.minimize"
         _check_optimizer(who, optimizer)
         if not self._enable:
@@ -189,9 +190,12 @@ class AmpScaler:
             raise RuntimeError(f"{who}: step() was already called on this optimizer; call update()")
         if state == _INIT:
             self.unscale_(optimizer)
-        result = (None, None)
         if self._found_inf:
             self._cache_found_inf = True
+            # Paddle hands found_inf to the optimizer's minimize, which skips the update but still
+            # returns its ([], params_grads): the pairs that would have been applied
+            backward = getattr(optimizer, "backward", None)
+            result = (None, None) if backward is None else ([], backward(*args, **kwargs))
         else:
             result = optimizer.minimize(*args, **kwargs)
             self._cache_found_inf = False
