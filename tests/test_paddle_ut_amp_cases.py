@@ -41,6 +41,26 @@ Found and fixed:
 - GradScaler.minimize returned (None, None) for a skipped (Inf/NaN) step;
   Paddle hands found_inf to the optimizer's minimize, which skips the update
   and still returns ([], params_grads).
+
+Also compared and agreeing (no change): auto_cast white/black ops and custom
+lists, amp_guard level/dtype errors, GradScaler get/set, unscale_ twice /
+after step and step twice (RuntimeError), load_state_dict({}) (RuntimeError),
+a disabled scaler's load_state_dict, skipped Inf/NaN steps keeping parameters
+and counters, parameter groups, O2 decorate with master weights (AdamW, the
+first step skipped by the float16 overflow of the 65536 scale, then equal to a
+NumPy AdamW), decorate's excluded_layers / norm layers / int buffers /
+master_weight, Layer.float16/bfloat16/float(excluded_layers), the tensor
+checker's debug_step and op lists (test_tensor_checker), check_numerics
+against Paddle 2.6.2 on 300 random float16/32/64 tensors with NaN/Inf/0, and
+operator statistics of float32/float64/int64 ops against Paddle 2.6.2.
+
+Paddle quirks left (eager keeps its behaviour): check_numerics' CPU kernel
+gives max = min = NaN when the FIRST element is NaN (else NaN is left out);
+GradScaler with use_dynamic_loss_scaling=False keeps an optimizer UNSCALED
+across update(), so the next unscale_ raises and a step() skips unscaling;
+a hook returning another shape is taken silently. Not ported: compare_accuracy
+(reads the flags-based checker's dump files, writes .xlsx), decorate's
+master_grad=True (refused with ValueError, docs/amp.md), static/PIR tests.
 """
 import numpy as np
 import pytest
