@@ -41,6 +41,8 @@ Found and fixed:
 - GradScaler.minimize returned (None, None) for a skipped (Inf/NaN) step;
   Paddle hands found_inf to the optimizer's minimize, which skips the update
   and still returns ([], params_grads).
+- paddle.amp.OptimizerState (INIT / UNSCALED / STEPPED), which Paddle 2.6.2's
+  paddle.amp holds, was missing.
 
 Also compared and agreeing (no change): auto_cast white/black ops and custom
 lists, amp_guard level/dtype errors, GradScaler get/set, unscale_ twice /
@@ -231,3 +233,18 @@ def test_grad_scaler_minimize_of_a_skipped_step_returns_the_pairs():
     for p, value in zip(conv.parameters(), before):
         np.testing.assert_array_equal(p.numpy(), value)  # not updated
     assert scaler.get_init_loss_scaling() == 1024 and scaler._scale == 512.0
+
+
+def test_optimizer_state_enum_tracks_the_scaler_round():
+    state = paddle.amp.OptimizerState
+    assert [(m.name, m.value) for m in state] == [("INIT", 0), ("UNSCALED", 1), ("STEPPED", 2)]
+    w = paddle.create_parameter([2], "float32")
+    opt = paddle.optimizer.SGD(0.1, parameters=[w])
+    scaler = paddle.amp.GradScaler(init_loss_scaling=4.0)
+    scaler.scale((w * w).sum()).backward()
+    scaler.unscale_(opt)
+    assert scaler._optimizer_states[id(opt)] is state.UNSCALED
+    scaler.step(opt)
+    assert scaler._optimizer_states[id(opt)] is state.STEPPED
+    scaler.update()
+    assert id(opt) not in scaler._optimizer_states

@@ -18,6 +18,7 @@ as they were). With dynamic loss scaling the scale is multiplied by
 """
 from __future__ import annotations
 
+import enum
 import math
 import numbers
 
@@ -31,7 +32,14 @@ from ..generated import forward_api as _F
 from ..optimizer.optimizer import Optimizer
 from ..tensor import Tensor
 
-_INIT, _UNSCALED, _STEPPED = "init", "unscaled", "stepped"  # an optimizer's state between updates
+class OptimizerState(enum.Enum):
+    """Where an optimizer is between two GradScaler updates (Paddle's ``paddle.amp.OptimizerState``)."""
+    INIT = 0
+    UNSCALED = 1
+    STEPPED = 2
+
+
+_INIT, _UNSCALED, _STEPPED = OptimizerState.INIT, OptimizerState.UNSCALED, OptimizerState.STEPPED
 
 
 def _positive(who: str, arg: str, value) -> float:
@@ -122,9 +130,9 @@ class AmpScaler:
         if not self._enable:
             return
         state = self._optimizer_states.get(id(optimizer), _INIT)
-        if state == _UNSCALED:
+        if state is _UNSCALED:
             raise RuntimeError(f"{who}: unscale_() was already called on this optimizer since the last update()")
-        if state == _STEPPED:
+        if state is _STEPPED:
             raise RuntimeError(f"{who}: unscale_() called after step(); call update() first")
         params = [p for p in optimizer._parameter_list if not p.stop_gradient and p.grad is not None]
         inverse = 1.0 / self._scale
@@ -151,9 +159,9 @@ class AmpScaler:
             optimizer.step()
             return
         state = self._optimizer_states.get(id(optimizer), _INIT)
-        if state == _STEPPED:
+        if state is _STEPPED:
             raise RuntimeError(f"{who}: step() was already called on this optimizer since the last update()")
-        if state == _INIT:
+        if state is _INIT:
             self.unscale_(optimizer)
         if self._found_inf:
             self._cache_found_inf = True
@@ -186,9 +194,9 @@ class AmpScaler:
         if not self._enable:
             return optimizer.minimize(*args, **kwargs)
         state = self._optimizer_states.get(id(optimizer), _INIT)
-        if state == _STEPPED:
+        if state is _STEPPED:
             raise RuntimeError(f"{who}: step() was already called on this optimizer; call update()")
-        if state == _INIT:
+        if state is _INIT:
             self.unscale_(optimizer)
         if self._found_inf:
             self._cache_found_inf = True
