@@ -126,7 +126,7 @@ def test_auto_cast_as_decorator_and_per_thread(rng):
 
 def test_to_static_runs_eagerly_inside_auto_cast(rng):
     x = _t(rng.standard_normal((3, 3)).astype("float32"))
-    net = eager.jit.to_static(eager.nn.Linear(3, 3))
+    net = eager.jit.to_static(eager.nn.Linear(3, 3, bias_attr=False))  # a matmul: white list
     for _ in range(3):  # captured and replayed outside auto_cast
         assert net(x).dtype == eager.float32
     with amp.auto_cast():
@@ -218,7 +218,8 @@ def test_grad_scaler_minimize_unscale_and_skipped_step_keeps_adam_state():
     bad = (w * _t(np.array([np.inf, 1.0, 1.0], dtype="float32"))).sum()
     scaled = scaler.scale(bad)
     scaled.backward()
-    assert scaler.minimize(opt, scaled) == (None, None)
+    ops, params_grads = scaler.minimize(opt, scaled)  # skipped: the pairs not applied, as Paddle's
+    assert ops == [] and params_grads[0][0] is w and not np.isfinite(params_grads[0][1].numpy()[0])
     np.testing.assert_array_equal(w.numpy(), before)
     after = opt.state_dict()
     assert after["@step"] == state["@step"] == 1
@@ -377,7 +378,9 @@ def test_model_prepare_amp_configs_trains(configs):
     last = model.eval_batch([xv], [yv])[0]
     assert float(last) < 0.2 * float(first)
     (out,) = model.predict_batch([xv])
-    assert out.dtype == np.float16  # the last Linear ran under auto_cast
+    # the last Linear ran under auto_cast: its matmul in float16, then (as in Paddle) the add
+    # promoted to float32 by O1's float32 bias, and kept in float16 by O2's decorated one
+    assert out.dtype == (np.float16 if isinstance(configs, dict) else np.float32)
 
 
 def test_model_prepare_amp_configs_refusals():

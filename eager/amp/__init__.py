@@ -21,7 +21,7 @@ from . import debugging  # noqa: F401  (paddle.amp.debugging)
 from .amp_lists import black_list, white_list
 from .auto_cast import amp_guard, amp_state, auto_cast, is_bfloat16_supported, is_float16_supported
 from .decorate import amp_decorate, decorate
-from .grad_scaler import AmpScaler, GradScaler
+from .grad_scaler import AmpScaler, GradScaler, OptimizerState  # noqa: F401  (OptimizerState: Paddle's, outside __all__)
 
 __all__ = [
     "AmpScaler", "GradScaler", "amp_decorate", "amp_guard", "amp_state", "auto_cast", "black_list", "decorate",

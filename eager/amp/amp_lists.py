@@ -19,7 +19,7 @@ FP16_WHITE_LIST = frozenset({
     "einsum",
     "matmul",
     "max_pool2d_with_index",
-    "linear",  # one fused op here (Paddle's fused_gemm_epilogue: matmul + bias)
+    "linear",  # Paddle's fused_gemm_epilogue; auto_cast runs nn.Linear as matmul + add, as Paddle's dygraph
 })
 
 # Numerically dangerous in float16 (overflow, large sums, exp/log): run in float32 at O1.
@@ -59,7 +59,7 @@ PADDLE_OP_NAMES = {
     "linear_interp_v2": "linear_interp", "nearest_interp_v2": "nearest_interp",
     "bilinear_interp_v2": "bilinear_interp", "bicubic_interp_v2": "bicubic_interp",
     "trilinear_interp_v2": "trilinear_interp",
-    "depthwise_conv2d": "conv2d", "sync_batch_norm": "batch_norm",
+    "sync_batch_norm": "batch_norm",
 }
 
 LEVELS = ("O0", "OD", "O1", "O2")

@@ -24,7 +24,7 @@ from phi.common.data_type import BFloat16Unavailable, bfloat16_numpy_dtype
 
 from ..arguments import describe, to_bool
 from ..autograd.op_modes import MODES
-from ..framework import get_device
+from ..framework import _parse_device, current_place
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .amp_lists import LEVELS, PADDLE_OP_NAMES, lists_for
@@ -45,9 +45,8 @@ def is_bfloat16_supported(device=None) -> bool:
     current one): True on the CPU when the optional ml_dtypes package (NumPy's
     bfloat16 dtype) is installed; False without it, and on a GPU (CuPy has no
     bfloat16)."""
-    _check_device("is_bfloat16_supported", device)
-    name = get_device() if device is None else device
-    if not name.lower().startswith("cpu"):
+    place = _check_device("is_bfloat16_supported", device)
+    if not (current_place() if place is None else place).is_cpu_place():
         return False
     try:
         bfloat16_numpy_dtype()
@@ -56,15 +55,16 @@ def is_bfloat16_supported(device=None) -> bool:
     return True
 
 
-def _check_device(who: str, device) -> None:
-    if device is not None and not isinstance(device, str):
-        raise TypeError(f"{who}: argument 'device' expected None or a device name such as 'gpu:0', "
-                        f"got {describe(device)}")
+def _check_device(who: str, device):
+    """The Place ``device`` names (None for None); a name that is no device, or not
+    a str, is the ValueError Paddle raises."""
+    return None if device is None else _parse_device(device, who)
 
 
 def _op_names() -> frozenset:
-    """The forward ops a custom list may name (eager's names)."""
-    return frozenset(name for name in _F.__all__ if not name.endswith("_"))
+    """The forward ops a custom list may name (eager's names, and depthwise_conv2d:
+    a conv2d whose groups are its input channels)."""
+    return frozenset(name for name in _F.__all__ if not name.endswith("_")) | {"depthwise_conv2d"}
 
 
 def check_level(who: str, level) -> str:
@@ -124,6 +124,8 @@ class AmpState:
         or None to leave them as they are."""
         if op == "cast":  # an explicit cast says its dtype itself
             return None
+        if op == "conv2d" and _depthwise(args):
+            op = "depthwise_conv2d"  # Paddle's own op for it, in neither default list
         if op in self.white:
             return self.dtype
         if op in self.black or self.level == "OD":
@@ -137,6 +139,14 @@ class AmpState:
                     return DataType.FLOAT32
         return self.dtype
 
+    def linear(self, x: Tensor, weight: Tensor, bias) -> Tensor:
+        """``linear`` under auto_cast, as Paddle's dygraph runs it: ``matmul``
+        (white list: the amp dtype) and then ``add`` (promoted: float32 with a
+        float32 bias at O1, OD and O2 with use_promote), each through its own
+        cast, so the lists naming ``matmul`` or ``add`` decide."""
+        out = _F.matmul(x, weight, False, False)
+        return out if bias is None else _F.add(out, bias)
+
     def cast_inputs(self, op: str, args: tuple) -> tuple:
         dtype = self.target(op, args)
         if dtype is None:
@@ -148,6 +158,15 @@ class AmpState:
             elif isinstance(arg, (list, tuple)) and arg and any(isinstance(t, Tensor) for t in arg):
                 out[index] = type(arg)(_cast(t, dtype) if isinstance(t, Tensor) else t for t in arg)
         return tuple(out)
+
+
+def _depthwise(args: tuple) -> bool:
+    """Whether conv2d's arguments (input, filter, ..., groups, data_format) make the
+    convolution Paddle runs as its depthwise_conv2d op: groups equal to the input's
+    channels (more than one), the output channels a multiple of them."""
+    x, weight, groups, data_format = args[0], args[1], args[6], args[7]
+    channels = x.impl.dims[-1 if data_format == "NHWC" else 1]
+    return groups == channels != 1 and weight.impl.dims[0] % channels == 0
 
 
 def _cast(tensor: Tensor, dtype: DataType) -> Tensor:

@@ -43,6 +43,7 @@ from ..autograd.py_layer import PyLayer
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
+from .amp_lists import PADDLE_OP_NAMES
 from .auto_cast import check_op_list
 
 __all__ = [
@@ -416,10 +417,44 @@ def enable_operator_stats_collection() -> None:
 
 def disable_operator_stats_collection() -> None:
     """Stops counting in the calling thread and prints the table of calls per op
-    and dtype (nothing when counting was off)."""
+    and dtype (nothing when counting was off); :func:`get_low_precision_op_list`
+    gives the counts afterwards."""
+    global _last_stats
     stats = MODES.set_stats(None)
     if stats is not None:
+        _last_stats = stats
         _print_operator_stats(stats)
+
+
+_last_stats = {}  # the last finished collection's counts, which Paddle's core keeps for its getter
+
+# Paddle's names of eager's ops in its statistics (its fluid kernel names, as Paddle 2.6.2 prints them).
+_PADDLE_STATS_NAMES = {
+    **{ours: paddle for paddle, ours in PADDLE_OP_NAMES.items()
+       if paddle.startswith(("elementwise_", "reduce_")) or paddle in ("matmul_v2", "lookup_table_v2")},
+    "cast": "transfer_dtype", "reshape": "reshape2", "transpose": "transpose2", "full": "fill_constant",
+}
+
+
+def get_low_precision_op_list() -> dict:
+    """Paddle's ``core.get_low_precision_op_list()``: the operator statistics of
+    the calling thread's running collection, else of the last one finished, as
+    ``{op: "fp16,bf16,fp32,other"}`` call counts, keyed by eager's op names and by
+    Paddle's names of them (``elementwise_add``, ``matmul_v2``, ``reduce_mean``,
+    ``transfer_dtype``, ``reshape2``, ``transpose2``, ``fill_constant``, ...).
+
+    >>> with eager.amp.debugging.collect_operator_stats():
+    ...     y = eager.ones([2, 2]) + eager.ones([2, 2])
+    >>> eager.base.core.get_low_precision_op_list()["elementwise_add"]
+    '0,0,1,0'
+    """
+    stats = MODES.stats()
+    stats = _last_stats if stats is None else stats
+    table = {op: ",".join(str(n) for n in counts) for op, counts in stats.items()}
+    for op, paddle in _PADDLE_STATS_NAMES.items():
+        if op in table:
+            table[paddle] = table[op]
+    return table
 
 
 @contextlib.contextmanager

@@ -20,6 +20,7 @@ from phi.common import DataType
 
 from ..arguments import describe, to_bool
 from ..autograd.grad_mode import no_grad
+from ..distributed.parallel import DataParallel
 from ..generated import forward_api as _F
 from ..nn import Layer
 from ..nn.norm import LayerNorm, _BatchNormBase, _InstanceNormBase
@@ -63,21 +64,23 @@ def _excluded(who: str, dtype: str, excluded_layers) -> tuple:
     return tuple(kept)
 
 
-class _StateDictIn:
-    """A model's state_dict with its floating tensors cast to ``save_dtype``
-    (decorate's ``save_dtype``): what eager.save(model.state_dict()) writes."""
+class _SaveDtypeHook:
+    """decorate's ``save_dtype``: a state-dict hook (on every layer of a model, as
+    Paddle registers it) that gives the dict's floating tensors in that dtype, so
+    ``eager.save(model.state_dict())`` writes them so; ``set_state_dict`` reads
+    the layer without hooks, as Paddle's."""
 
-    def __init__(self, model, dtype: DataType):
-        self._method = type(model).state_dict.__get__(model)
+    def __init__(self, dtype: DataType):
         self._dtype = dtype
 
-    def __call__(self, *args, **kwargs):
-        state = self._method(*args, **kwargs)
+    def __call__(self, state):
         with no_grad():
             for key, value in state.items():
                 if value.impl.dtype.is_floating_point and value.impl.dtype is not self._dtype:
-                    state[key] = _F.cast(value, self._dtype)
-        return state
+                    cast = _F.cast(value, self._dtype)
+                    cast.name = value.name
+                    state[key] = cast
+        return None
 
 
 def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight=None, save_dtype=None,
@@ -110,6 +113,10 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
         check_amp_dtype(who, save_dtype)  # ml_dtypes must be there
     kept = _excluded(who, dtype, excluded_layers)
     if level == "O2":
+        wrapped = [model for model in model_list if isinstance(model, DataParallel)]
+        if wrapped:  # the wrapper was set up for the float32 parameters (Paddle refuses it too)
+            raise RuntimeError(f"{who}: argument 'models' holds a DataParallel; at level 'O2' decorate the "
+                               f"model first, then wrap it: paddle.DataParallel(paddle.amp.decorate(model, ...))")
         for model in model_list:
             if dtype == "bfloat16":
                 model.bfloat16(excluded_layers=list(kept))
@@ -118,8 +125,10 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
         for opt in opt_list:
             opt._multi_precision = master_weight is None or master_weight
     if level == "O2" and save_dtype is not None:  # O1 leaves the models as they are (Paddle: save_dtype ignored)
+        hook = _SaveDtypeHook(_SAVE_DTYPES[save_dtype])
         for model in model_list:
-            object.__setattr__(model, "state_dict", _StateDictIn(model, _SAVE_DTYPES[save_dtype]))
+            for layer in model.sublayers(include_self=True):
+                layer.register_state_dict_hook(hook)
     models_out = model_list if models_listed else model_list[0]
     if optimizers is None:
         return models_out

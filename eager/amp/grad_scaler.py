@@ -18,8 +18,11 @@ as they were). With dynamic loss scaling the scale is multiplied by
 """
 from __future__ import annotations
 
+import enum
 import math
 import numbers
+
+import numpy as np
 
 from phi.common import DataType
 
@@ -29,7 +32,14 @@ from ..generated import forward_api as _F
 from ..optimizer.optimizer import Optimizer
 from ..tensor import Tensor
 
-_INIT, _UNSCALED, _STEPPED = "init", "unscaled", "stepped"  # an optimizer's state between updates
+class OptimizerState(enum.Enum):
+    """Where an optimizer is between two GradScaler updates (Paddle's ``paddle.amp.OptimizerState``)."""
+    INIT = 0
+    UNSCALED = 1
+    STEPPED = 2
+
+
+_INIT, _UNSCALED, _STEPPED = OptimizerState.INIT, OptimizerState.UNSCALED, OptimizerState.STEPPED
 
 
 def _positive(who: str, arg: str, value) -> float:
@@ -69,19 +79,15 @@ def _agreed(optimizer, found: bool) -> bool:
     return found if agree is None else bool(agree(optimizer, found))
 
 
-class GradScaler:
-    """Dynamic (or fixed) loss scaling; see the module docstring.
-
-    Arguments and defaults are Paddle's: ``enable=True``,
-    ``init_loss_scaling=65536.0`` (2**16), ``incr_ratio=2.0``,
-    ``decr_ratio=0.5``, ``incr_every_n_steps=2000``,
-    ``decr_every_n_nan_or_inf=1``, ``use_dynamic_loss_scaling=True``. A
-    disabled scaler passes everything through (``scale`` returns the loss,
-    ``step`` / ``minimize`` call the optimizer's).
+class AmpScaler:
+    """Dynamic (or fixed) loss scaling (see the module docstring) with Paddle's
+    AmpScaler defaults (``init_loss_scaling=32768.0``,
+    ``incr_every_n_steps=1000``); :class:`GradScaler`, its subclass as in
+    Paddle, has Paddle's GradScaler defaults.
     """
 
-    def __init__(self, enable=True, init_loss_scaling=2.0 ** 16, incr_ratio=2.0, decr_ratio=0.5,
-                 incr_every_n_steps=2000, decr_every_n_nan_or_inf=1, use_dynamic_loss_scaling=True):
+    def __init__(self, enable=True, init_loss_scaling=2.0 ** 15, incr_ratio=2.0, decr_ratio=0.5,
+                 incr_every_n_steps=1000, decr_every_n_nan_or_inf=1, use_dynamic_loss_scaling=True):
         who = type(self).__name__
         self._enable = to_bool(enable, who, "enable")
         self._init_loss_scaling = _positive(who, "init_loss_scaling", init_loss_scaling)
@@ -124,9 +130,9 @@ class GradScaler:
         if not self._enable:
             return
         state = self._optimizer_states.get(id(optimizer), _INIT)
-        if state == _UNSCALED:
+        if state is _UNSCALED:
             raise RuntimeError(f"{who}: unscale_() was already called on this optimizer since the last update()")
-        if state == _STEPPED:
+        if state is _STEPPED:
             raise RuntimeError(f"{who}: unscale_() called after step(); call update() first")
         params = [p for p in optimizer._parameter_list if not p.stop_gradient and p.grad is not None]
         inverse = 1.0 / self._scale
@@ -153,9 +159,9 @@ class GradScaler:
             optimizer.step()
             return
         state = self._optimizer_states.get(id(optimizer), _INIT)
-        if state == _STEPPED:
+        if state is _STEPPED:
             raise RuntimeError(f"{who}: step() was already called on this optimizer since the last update()")
-        if state == _INIT:
+        if state is _INIT:
             self.unscale_(optimizer)
         if self._found_inf:
             self._cache_found_inf = True
@@ -181,19 +187,23 @@ class GradScaler:
         """step() and update() in one call, Paddle's style: unscale_ (unless
         done), ``optimizer.minimize(*args, **kwargs)`` unless a gradient is
         Inf/NaN, then the scale update. Returns the optimizer's
-        ``(optimize_ops, params_grads)``, or ``(None, None)`` for a skipped step."""
+        ``(optimize_ops, params_grads)``; for a skipped step ``([], params_grads)``
+        with the pairs that were not applied, as Paddle's."""
         who = f"{type(self).__name__}.minimize"
         _check_optimizer(who, optimizer)
         if not self._enable:
             return optimizer.minimize(*args, **kwargs)
         state = self._optimizer_states.get(id(optimizer), _INIT)
-        if state == _STEPPED:
+        if state is _STEPPED:
             raise RuntimeError(f"{who}: step() was already called on this optimizer; call update()")
-        if state == _INIT:
+        if state is _INIT:
             self.unscale_(optimizer)
-        result = (None, None)
         if self._found_inf:
             self._cache_found_inf = True
+            # Paddle hands found_inf to the optimizer's minimize, which skips the update but still
+            # returns its ([], params_grads): the pairs that would have been applied
+            backward = getattr(optimizer, "backward", None)
+            result = (None, None) if backward is None else ([], backward(*args, **kwargs))
         else:
             result = optimizer.minimize(*args, **kwargs)
             self._cache_found_inf = False
@@ -278,11 +288,13 @@ class GradScaler:
 
     # -- state ------------------------------------------------------------------
     def state_dict(self) -> dict:
-        """The scaler's state (Paddle's keys); empty when the scaler is disabled."""
+        """The scaler's state (Paddle's keys and types: ``scale`` a float32 array
+        of shape [1], as Paddle saves its scale Tensor, so a checkpoint loads in
+        either); empty when the scaler is disabled."""
         if not self._enable:
             return {}
         return {
-            "scale": self._scale,
+            "scale": np.array([self._scale], dtype=np.float32),
             "incr_ratio": self._incr_ratio,
             "decr_ratio": self._decr_ratio,
             "incr_every_n_steps": self._incr_every_n_steps,
@@ -332,11 +344,18 @@ class GradScaler:
         self._use_dynamic_loss_scaling = dynamic
 
 
-class AmpScaler(GradScaler):
-    """Paddle's older loss scaler: GradScaler with Paddle's AmpScaler defaults
-    (``init_loss_scaling=32768.0``, ``incr_every_n_steps=1000``)."""
+class GradScaler(AmpScaler):
+    """Dynamic (or fixed) loss scaling; see the module docstring.
 
-    def __init__(self, enable=True, init_loss_scaling=2.0 ** 15, incr_ratio=2.0, decr_ratio=0.5,
-                 incr_every_n_steps=1000, decr_every_n_nan_or_inf=1, use_dynamic_loss_scaling=True):
+    Arguments and defaults are Paddle's: ``enable=True``,
+    ``init_loss_scaling=65536.0`` (2**16), ``incr_ratio=2.0``,
+    ``decr_ratio=0.5``, ``incr_every_n_steps=2000``,
+    ``decr_every_n_nan_or_inf=1``, ``use_dynamic_loss_scaling=True``. A
+    disabled scaler passes everything through (``scale`` returns the loss,
+    ``step`` / ``minimize`` call the optimizer's).
+    """
+
+    def __init__(self, enable=True, init_loss_scaling=2.0 ** 16, incr_ratio=2.0, decr_ratio=0.5,
+                 incr_every_n_steps=2000, decr_every_n_nan_or_inf=1, use_dynamic_loss_scaling=True):
         super().__init__(enable, init_loss_scaling, incr_ratio, decr_ratio, incr_every_n_steps,
                          decr_every_n_nan_or_inf, use_dynamic_loss_scaling)

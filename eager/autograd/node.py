@@ -181,7 +181,9 @@ def check_hook_result(hook, grad, replaced):
     if not isinstance(replaced, Tensor):
         raise TypeError(f"hook {name} returned {type(replaced).__name__}; a hook returns a Tensor or None")
     if replaced.shape != grad.shape or replaced.dtype != grad.dtype or replaced.place != grad.place:
-        raise ValueError(
+        # another dtype or place is Paddle's RuntimeError; another shape, which Paddle takes, a ValueError
+        error = ValueError if replaced.dtype == grad.dtype and replaced.place == grad.place else RuntimeError
+        raise error(
             f"hook {name} returned a gradient of {replaced.dtype}{replaced.shape} on "
             f"{replaced.place}; it must keep {grad.dtype}{grad.shape} on {grad.place}"
         )

@@ -92,6 +92,10 @@ class OpModes:
         self._recount(state)
         return previous
 
+    def stats(self):
+        """This thread's operator statistics being counted, or None."""
+        return self._thread.stats
+
     def set_recorder(self, recorder, time_ops: bool) -> None:
         """Makes ``recorder`` (the profiler's, or None for none) receive the
         spans of every thread; with ``time_ops`` every op also goes through
@@ -159,6 +163,8 @@ class OpModes:
             start = time.perf_counter_ns()
         amp = state.amp
         if amp is not None and castable:
+            if op == "linear":  # Paddle's dygraph linear: a matmul and an add, each cast by its own list
+                return amp.linear(*args)
             args = amp.cast_inputs(op, args)
         state.bypass = True
         try:

@@ -1,5 +1,6 @@
 """Paddle's ``paddle.base.core`` (its C++ core module), as far as dygraph scripts
-use it: the places, what the build supports and how many devices there are.
+use it: the places, what the build supports, how many devices there are and the
+operator statistics of paddle.amp.debugging (``get_low_precision_op_list``).
 Static-graph classes (VarDesc, Scope, ProgramDesc, LoDTensor, ...) are an
 AttributeError that says so; Paddle's other C++ internals are simply absent.
 
@@ -10,14 +11,15 @@ from __future__ import annotations
 
 from phi.common import CPUPlace, CUDAPinnedPlace, GPUPlace as CUDAPlace
 
+from ..amp.debugging import get_low_precision_op_list
 from ..device.build import (is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_with_custom_device,
                             is_compiled_with_ipu, is_compiled_with_rocm, is_compiled_with_xpu)
 from ..device.cuda import device_count as get_cuda_device_count
 from ..device.xpu import device_count as get_xpu_device_count
 from ..errors import static_graph_missing as missing
 
-__all__ = ["CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "get_cuda_device_count", "get_xpu_device_count",
-           "grad_var_suffix", "is_compiled_with_cinn", "is_compiled_with_cuda", "is_compiled_with_custom_device",
+__all__ = ["CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "get_cuda_device_count", "get_low_precision_op_list",
+           "get_xpu_device_count", "grad_var_suffix", "is_compiled_with_cinn", "is_compiled_with_cuda", "is_compiled_with_custom_device",
            "is_compiled_with_ipu", "is_compiled_with_rocm", "is_compiled_with_xpu"]
 
 _STATIC_ONLY = frozenset({"BlockDesc", "LoDTensor", "LoDTensorArray", "OpDesc", "ProgramDesc", "Scope",
