@@ -160,6 +160,13 @@ def test_from_generator_bad_capacity(capacity, error):
         base.io.DataLoader.from_generator(capacity=capacity)
 
 
+def test_from_generator_flags_are_bools():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # refused before any warning
+        with pytest.raises(TypeError, match="argument 'use_multiprocess' expected a bool"):
+            base.io.DataLoader.from_generator(capacity=2, use_multiprocess=1)
+
+
 def test_from_generator_dygraph_is_iterable_and_returns_lists_with_warnings():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -39,6 +39,7 @@ import numpy as np
 
 from phi.common import convert_place
 
+from ..arguments import to_bool
 from ..batch_reader import batch as _batch
 from ..tensor import Tensor
 from .batch_iterator import BatchIterator
@@ -265,9 +266,13 @@ class GeneratorLoader(BatchIterator):
                             f"got {type(capacity).__name__} {capacity!r}")
         if capacity < 0:
             raise ValueError(f"DataLoader.from_generator: argument 'capacity' expected a positive int, got {capacity}")
+        iterable = to_bool(iterable, "DataLoader.from_generator", "iterable")
+        return_list = to_bool(return_list, "DataLoader.from_generator", "return_list")
+        self._use_multiprocess = to_bool(use_multiprocess, "DataLoader.from_generator", "use_multiprocess")
         self._feed_list = feed_list
         self._capacity = int(capacity)
-        self._use_double_buffer = use_double_buffer  # no effect: the queue already reads ahead
+        # no effect: the queue already reads ahead
+        self._use_double_buffer = to_bool(use_double_buffer, "DataLoader.from_generator", "use_double_buffer")
         if not iterable:
             warnings.warn("Please NOTE: DygraphGeneratorLoader supports iterable mode only. Change to iterable mode.")
         self._iterable = True
@@ -275,7 +280,6 @@ class GeneratorLoader(BatchIterator):
             warnings.warn("Please NOTE: DygraphGeneratorLoader supports returning as list only. "
                           "Change to return as list.")
         self._return_list = True
-        self._use_multiprocess = bool(use_multiprocess)
         self._timeout = QUEUE_GET_TIMEOUT
         self._batch_reader = None
         self._places = None
