@@ -257,3 +257,19 @@ def test_use_pinned_memory_switch():
             use_pinned_memory(1)
     finally:
         generator_loader._PINNED[0] = before
+
+
+@pytest.mark.parametrize("use_multiprocess", [False, True])
+def test_from_generator_batches_land_on_the_current_or_given_place(device, use_multiprocess):
+    # test_imperative_data_loader_base.test_generator_no_places: no places -> the current place
+    def batches():
+        for i in range(2):
+            yield [np.full([2, 3], i, "float32")]
+
+    loader = _loader(use_multiprocess=use_multiprocess).set_batch_generator(batches)
+    got = [x for (x,) in loader()]
+    assert [str(x.place) for x in got] == [str(paddle.framework.current_place())] * 2
+    for i, x in enumerate(got):
+        np.testing.assert_array_equal(x.numpy(), np.full([2, 3], i, "float32"))
+    loader.set_batch_generator(batches, places=paddle.CPUPlace())
+    assert all(x.place.is_cpu_place() for (x,) in loader())
