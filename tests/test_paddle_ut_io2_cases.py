@@ -273,3 +273,12 @@ def test_from_generator_batches_land_on_the_current_or_given_place(device, use_m
         np.testing.assert_array_equal(x.numpy(), np.full([2, 3], i, "float32"))
     loader.set_batch_generator(batches, places=paddle.CPUPlace())
     assert all(x.place.is_cpu_place() for (x,) in loader())
+
+
+def test_from_generator_multiprocess_without_fork_reads_in_a_thread(monkeypatch):
+    # Paddle 2.6.2 turns use_multiprocess off with a warning where it cannot fork (macOS, Windows)
+    monkeypatch.setattr(paddle.io.worker, "START_METHOD", "spawn")
+    with pytest.warns(UserWarning, match="multiprocess mode needs the fork start method"):
+        loader = _loader(use_multiprocess=True)
+    loader.set_sample_generator(lambda: iter([(1,), (2,), (3,)]), batch_size=2, drop_last=False)
+    assert [b[0].numpy().tolist() for b in loader()] == [[1, 2], [3]]

@@ -12,9 +12,10 @@ How it reads
 ------------
 As in Paddle, a producer reads the generator ahead of the consumer into a queue
 of ``capacity`` batches: a thread of this process, or with
-``use_multiprocess=True`` a child process (forked where the platform can, so
-the generator need not be picklable; NumPy's random state is inherited, not
-reseeded, so a seeded generator yields the same data in both modes). Each
+``use_multiprocess=True`` a forked child process (the generator need not be
+picklable; NumPy's random state is inherited, not reseeded, so a seeded
+generator yields the same data in both modes; where the platform cannot fork,
+a thread reads instead, with a warning, as Paddle on macOS and Windows). Each
 field of a batch becomes a NumPy array in the producer (Tensors are copied to
 host, lists become arrays); the Tensors are made in the main process. An
 exception in the generator stops the producer and is raised again, with its
@@ -269,6 +270,12 @@ class GeneratorLoader(BatchIterator):
         iterable = to_bool(iterable, "DataLoader.from_generator", "iterable")
         return_list = to_bool(return_list, "DataLoader.from_generator", "return_list")
         self._use_multiprocess = to_bool(use_multiprocess, "DataLoader.from_generator", "use_multiprocess")
+        if self._use_multiprocess and _worker.START_METHOD != "fork":
+            # The set_*_generator wrappers are closures, which a spawned process cannot
+            # unpickle: read in a thread, as Paddle does on macOS and Windows.
+            warnings.warn("NOTE: DygraphGeneratorLoader with multiprocess mode needs the fork start method "
+                          f"(this platform uses {_worker.START_METHOD!r}); reading in a thread instead.")
+            self._use_multiprocess = False
         self._feed_list = feed_list
         self._capacity = int(capacity)
         # no effect: the queue already reads ahead
