@@ -282,3 +282,21 @@ def test_from_generator_multiprocess_without_fork_reads_in_a_thread(monkeypatch)
         loader = _loader(use_multiprocess=True)
     loader.set_sample_generator(lambda: iter([(1,), (2,), (3,)]), batch_size=2, drop_last=False)
     assert [b[0].numpy().tolist() for b in loader()] == [[1, 2], [3]]
+
+
+def test_pyreader_sample_list_generator_of_paddle_batch():
+    # the dygraph pattern of test_imperative_optimizer / _resnet: PyReader(capacity=1) over paddle.batch
+    images = np.random.RandomState(0).rand(10, 784).astype("float32")
+
+    def samples():
+        for i in range(10):
+            yield images[i].reshape(1, 28, 28), np.array(i % 7, "int64").reshape(1)
+
+    reader = base.io.PyReader(capacity=1, return_list=True)
+    reader.decorate_sample_list_generator(paddle.batch(samples, batch_size=4, drop_last=True), places=base.CPUPlace())
+    for _ in range(2):
+        got = [(x.numpy(), y.numpy()) for x, y in reader()]
+        assert len(got) == 2
+        for n, (x, y) in enumerate(got):
+            np.testing.assert_array_equal(x, images[4 * n:4 * n + 4].reshape(4, 1, 28, 28))
+            np.testing.assert_array_equal(y, (np.arange(4 * n, 4 * n + 4) % 7).reshape(4, 1))
