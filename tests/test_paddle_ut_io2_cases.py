@@ -29,14 +29,21 @@ Paddle quirks left (2.6.2): use_multiprocess=True fails here with "Memory map
 failed" (shared memory); an infinite generator broken out of and iterated again
 aborts the process (SIGABRT); a DataLoader whose dataset raises with
 num_workers=0 hangs after logging it; batches without arrays end the loader at
-once. paddle.io.DataLoader has no from_generator in 2.6.2 (only
-paddle.base.io.DataLoader), so eager.io.DataLoader has none either.
+once; DataLoader(timeout=t) never raises (t is only its poll interval);
+DistributedBatchSampler takes rank >= num_replicas and fails when iterated.
+paddle.io.DataLoader has no from_generator in 2.6.2 (only
+paddle.base.io.DataLoader), so eager.io.DataLoader has none either. Skipped as
+Paddle internals: test_imperative_data_loader_exit_func (CleanupFuncRegistrar,
+SIGCHLD handlers), _worker_loop and _generate_states.
 
-Checked and agreeing (no change): DataLoader batches of map-style, batched
+Checked and agreeing (no change): PyReader over paddle.batch (the imperative
+tests' pattern), the from_generator docstring's dygraph example; DataLoader batches of map-style, batched
 (batch_size=None), dict/nested/string samples, IterableDataset split by
 get_worker_info, batch_sampler, persistent_workers, collate_fn, return_list=False,
-worker_init_fn, with 0 and 2 workers; Dataset/IterableDataset base errors; the
-argument checks already documented.
+worker_init_fn, with 0 and 2 workers; test_multiprocess_dataloader_dataset's
+Tensor/Compose/Subset/Chain/Concat/NumpyMix/Complex/SingleField/drop_last cases;
+test_batch_sampler's samplers; Dataset/IterableDataset base errors; the argument
+checks already documented.
 """
 import queue
 import time
