@@ -118,18 +118,14 @@ class _ReaderProcessError(_worker.WorkerError):
         return "the DataLoader.from_generator reader process"
 
 
-class _GeneratorFailure:
-    """An exception raised by the generator (in the thread or the process), carried to the consumer."""
+class _ThreadFailure:
+    """An exception of the generator in the reader thread: the object itself is handed over."""
 
-    def __init__(self, exc: BaseException, where: str):
-        self.where = where
-        self.exc = exc if where == "thread" else None  # a thread hands over the object itself
-        self.carried = None if where == "thread" else _ReaderProcessError(0, "running the generator", exc)
+    def __init__(self, exc: BaseException):
+        self.exc = exc
 
     def reraise(self):
-        if self.exc is not None:
-            raise self.exc
-        self.carried.reraise()
+        raise self.exc
 
 
 def _put(q, item, stop) -> bool:
@@ -150,7 +146,7 @@ def _thread_loop(batch_reader, data_queue, stop):
                 return
         _put(data_queue, _End(), stop)
     except BaseException as exc:  # noqa: B036  handed to the consumer, which raises it
-        _put(data_queue, _GeneratorFailure(exc, "thread"), stop)
+        _put(data_queue, _ThreadFailure(exc), stop)
 
 
 def _reader_process_loop(batch_reader, data_queue):
@@ -164,7 +160,7 @@ def _reader_process_loop(batch_reader, data_queue):
     except KeyboardInterrupt:  # the main process handles Ctrl-C
         pass
     except Exception as exc:
-        data_queue.put(_GeneratorFailure(exc, "process"))
+        data_queue.put(_ReaderProcessError(0, "running the generator", exc))
         raise
 
 
@@ -320,7 +316,7 @@ class GeneratorLoader(BatchIterator):
         if item is None or isinstance(item, _End):
             self._stop_run()
             raise StopIteration
-        if isinstance(item, _GeneratorFailure):
+        if isinstance(item, (_ThreadFailure, _ReaderProcessError)):
             self._stop_run()
             item.reraise()
         return to_tensors(item, self._place)
