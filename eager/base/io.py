@@ -6,4 +6,4 @@
 from . import reader
 from .reader import DataLoader, PyReader
 
-__all__ = []  # as Paddle's: reached as paddle.base.io.<name>
+__all__ = ["DataLoader", "PyReader", "reader"]

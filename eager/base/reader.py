@@ -4,4 +4,5 @@ and the switches ``use_pinned_memory`` and ``keep_data_loader_order``."""
 from ..io.generator_loader import (QUEUE_GET_TIMEOUT, DataLoader, GeneratorLoader as DygraphGeneratorLoader, PyReader,
                                    _reader_process_loop, keep_data_loader_order, use_pinned_memory)
 
-__all__ = []  # as Paddle's: reached as paddle.base.reader.<name>
+__all__ = ["DataLoader", "DygraphGeneratorLoader", "PyReader", "QUEUE_GET_TIMEOUT", "_reader_process_loop",
+           "keep_data_loader_order", "use_pinned_memory"]
