@@ -240,9 +240,9 @@ class _Run:
         self.queue.close()
 
 
-class GeneratorLoader(BatchIterator):
-    """The loader :meth:`DataLoader.from_generator` makes (Paddle's
-    ``DygraphGeneratorLoader``): set a data source, then iterate.
+class DygraphGeneratorLoader(BatchIterator):
+    """The loader :meth:`DataLoader.from_generator` makes (Paddle's class of this
+    name): set a data source, then iterate.
 
     >>> loader = eager.base.io.DataLoader.from_generator(capacity=2, return_list=True)
     >>> def samples():
@@ -406,13 +406,13 @@ class DataLoader:
     @staticmethod
     def from_generator(feed_list=None, capacity=None, use_double_buffer=True, iterable=True, return_list=False,
                        use_multiprocess=False, drop_last=True):
-        """A :class:`GeneratorLoader` reading a Python generator through a queue of
+        """A :class:`DygraphGeneratorLoader` reading a Python generator through a queue of
         ``capacity`` batches (required), in a thread, or in a child process with
         ``use_multiprocess``. In dynamic mode, as Paddle's, it is always iterable
         and returns lists (``iterable=False`` and ``return_list=False`` warn);
         ``feed_list``, ``use_double_buffer`` and ``drop_last`` (static-graph
         settings) change nothing."""
-        return GeneratorLoader(feed_list, capacity, use_double_buffer, iterable, return_list, use_multiprocess)
+        return DygraphGeneratorLoader(feed_list, capacity, use_double_buffer, iterable, return_list, use_multiprocess)
 
     @staticmethod
     def from_dataset(dataset, places, drop_last=True):
@@ -443,16 +443,16 @@ class PyReader:
         return self._loader.__next__()
 
     def decorate_sample_generator(self, sample_generator, batch_size, drop_last=True, places=None):
-        """As :meth:`GeneratorLoader.set_sample_generator`."""
+        """As :meth:`DygraphGeneratorLoader.set_sample_generator`."""
         self._loader.set_sample_generator(sample_generator, batch_size, drop_last, places)
 
     def decorate_sample_list_generator(self, reader, places=None):
-        """As :meth:`GeneratorLoader.set_sample_list_generator`."""
+        """As :meth:`DygraphGeneratorLoader.set_sample_list_generator`."""
         self._loader.set_sample_list_generator(reader, places)
 
     def decorate_batch_generator(self, reader, places=None):
-        """As :meth:`GeneratorLoader.set_batch_generator`."""
+        """As :meth:`DygraphGeneratorLoader.set_batch_generator`."""
         self._loader.set_batch_generator(reader, places)
 
 
-__all__ = ["DataLoader", "GeneratorLoader", "PyReader", "keep_data_loader_order", "use_pinned_memory"]
+__all__ = ["DataLoader", "DygraphGeneratorLoader", "PyReader", "keep_data_loader_order", "use_pinned_memory"]
