@@ -307,3 +307,14 @@ def test_pyreader_sample_list_generator_of_paddle_batch():
         for n, (x, y) in enumerate(got):
             np.testing.assert_array_equal(x, images[4 * n:4 * n + 4].reshape(4, 1, 28, 28))
             np.testing.assert_array_equal(y, (np.arange(4 * n, 4 * n + 4) % 7).reshape(4, 1))
+
+
+def test_from_generator_copies_the_tensors_a_generator_yields(device):
+    source = paddle.to_tensor(np.array([1.0, 2.0], "float32"), stop_gradient=False)
+    loader = _loader().set_batch_generator(lambda: iter([[source, np.ones(2, "float32")]]))
+    ((x, ones),) = [batch for batch in loader()]
+    assert x is not source and x.stop_gradient and ones.stop_gradient
+    assert str(x.place) == str(source.place)
+    with paddle.no_grad():
+        source.set_value(np.array([5.0, 6.0], "float32"))
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])

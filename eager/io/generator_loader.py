@@ -42,6 +42,7 @@ from phi.common import convert_place
 
 from ..arguments import to_bool
 from ..batch_reader import batch as _batch
+from ..creation import to_tensor
 from ..tensor import Tensor
 from .batch_iterator import BatchIterator
 from .collate import to_tensors
@@ -85,10 +86,12 @@ def _describe_batch(batch) -> str:
     return f"{type(batch).__name__} {batch!r:.60}"
 
 
-def batch_to_arrays(batch) -> list:
+def batch_to_arrays(batch, keep_tensors: bool = False) -> list:
     """One batch of the generator as a list of NumPy arrays, one per field (what
-    Paddle's producer puts on its queue): Tensors copied to host, anything else
-    through ``np.asarray``. A batch must be an iterable of fields."""
+    Paddle's producer puts on its queue): Tensors copied to host (or, with
+    ``keep_tensors``, for the reader thread, kept: the consumer copies them where
+    they are, so a device Tensor is not read back), anything else through
+    ``np.asarray``. A batch must be an iterable of fields."""
     if batch is None or isinstance(batch, (str, bytes, dict)) or not hasattr(batch, "__iter__"):
         # ValueError as Paddle's conversion of a batch (None) in its reader process
         raise ValueError(f"DataLoader.from_generator: a batch must be a list or tuple of fields (arrays, Tensors, "
@@ -96,7 +99,7 @@ def batch_to_arrays(batch) -> list:
     fields = []
     for i, item in enumerate(batch):
         if isinstance(item, Tensor):
-            fields.append(item.numpy().copy())
+            fields.append(item if keep_tensors else item.numpy().copy())
             continue
         try:
             array = np.asarray(item)
@@ -142,7 +145,7 @@ def _put(q, item, stop) -> bool:
 def _thread_loop(batch_reader, data_queue, stop):
     try:
         for batch in batch_reader():
-            if not _put(data_queue, batch_to_arrays(batch), stop):
+            if not _put(data_queue, batch_to_arrays(batch, keep_tensors=True), stop):
                 return
         _put(data_queue, _End(), stop)
     except BaseException as exc:  # noqa: B036  handed to the consumer, which raises it
@@ -319,7 +322,9 @@ class DygraphGeneratorLoader(BatchIterator):
         if isinstance(item, (_ThreadFailure, _ReaderProcessError)):
             self._stop_run()
             item.reraise()
-        return to_tensors(item, self._place)
+        # A Tensor the generator yielded (reader thread) is copied, as Paddle copies it into its queue.
+        return [to_tensor(field, place=self._place) if isinstance(field, Tensor) else to_tensors(field, self._place)
+                for field in item]
 
     def _stop_run(self):
         # The ended run stays, so next() keeps answering StopIteration until the next iter().
