@@ -25,7 +25,7 @@ from __future__ import annotations
 import numbers
 
 from phi.common import convert_dtype
-from phi.core.errors import AxisError
+from phi.core.errors import AxisError, UnsupportedDtypeError
 
 from .framework import get_default_dtype
 from .generated import forward_api as _F
@@ -130,14 +130,17 @@ def _default_float(fn: str) -> str:
     refused here, by name, as Paddle's kernel refuses it."""
     default = get_default_dtype()
     if default not in _COMPLEX_OF:
-        raise TypeError(f"fft.{fn}: argument 'x' is an integer tensor, which is cast to the default dtype, "
+        raise UnsupportedDtypeError(f"fft.{fn}: argument 'x' is an integer tensor, which is cast to the default dtype, "
                         f"{default}, and the FFT takes float32 or float64 only; cast x to float32 or float64 "
                         f"or set_default_dtype('float32')")
     return default
 
 
 def _as_complex(fn: str, x):
-    """x as the complex input of c2c / c2r: integers through the default dtype."""
+    """x as the complex input of c2c / c2r: integers through the default dtype. Other
+    dtypes (bool, float16) are an UnsupportedDtypeError: the TypeError of a wrong kind
+    of tensor and the RuntimeError Paddle's missing kernel raises (its test_fft expects
+    RuntimeError for a bool x)."""
     dtype = _dtype(x)
     if dtype in ("complex64", "complex128"):
         return x
@@ -145,17 +148,21 @@ def _as_complex(fn: str, x):
         return _F.cast(x, _COMPLEX_OF[_default_float(fn)])
     if dtype in _COMPLEX_OF:
         return _F.cast(x, _COMPLEX_OF[dtype])
-    raise TypeError(f"fft.{fn}: argument 'x' expected a float32, float64, complex or integer tensor, got {dtype}")
+    raise UnsupportedDtypeError(f"fft.{fn}: argument 'x' expected a float32, float64, complex or integer tensor, "
+                                f"got {dtype}")
 
 
-def _as_real(fn: str, x):
-    """x as the real input of r2c: integers cast to the default dtype; complex refused."""
+def _as_real(fn: str, x, takes_complex: bool = False):
+    """x as the real input of r2c: integers cast to the default dtype; complex (and bool,
+    float16) refused as in :func:`_as_complex` (``takes_complex``: fn is a complex
+    transform, whose complex x went to c2c, so the message lists complex too)."""
     dtype = _dtype(x)
     if dtype in _COMPLEX_OF:
         return x
     if dtype in _INTEGERS:
         return _F.cast(x, _default_float(fn))
-    raise TypeError(f"fft.{fn}: argument 'x' expected a real (float32, float64 or integer) tensor, got {dtype}")
+    kinds = "float32, float64, complex or integer" if takes_complex else "real (float32, float64 or integer)"
+    raise UnsupportedDtypeError(f"fft.{fn}: argument 'x' expected a {kinds} tensor, got {dtype}")
 
 
 def _check_points(fn: str, x, s, axes) -> None:
@@ -197,7 +204,7 @@ def _c2c(fn, x, s, axes, norm, forward):
 def _r2c(fn, x, s, axes, norm, forward, onesided):
     _check_norm(fn, norm)
     _check_points(fn, x, s, axes)
-    x = _as_real(fn, x)
+    x = _as_real(fn, x, not onesided)
     if s is not None:
         x = _resize(x, s, axes)
     return _F.fft_r2c(x, axes, norm, forward, onesided)

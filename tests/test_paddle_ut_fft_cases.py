@@ -1,0 +1,125 @@
+"""Cases found by re-running the dygraph parts of PaddlePaddle's own unit tests for
+``paddle.fft`` and ``paddle.signal`` (test/fft/test_fft.py, test_spectral_op.py's
+NumPy gradient formulas, test/legacy_test/test_signal.py) against eager, each
+checked against the real Paddle 2.6.2.
+
+The values (every transform, norm, n / s padding and cropping, axes, float32 /
+float64 / complex / integer x, frame, overlap_add, stft, istft) and the gradients
+(600 random calls of the 18 transforms, compared with Paddle's x.grad) agreed.
+What they found (one test per bug below; each failed before its fix):
+
+- A transform given a tensor of a dtype it has no kernel for (a bool x, a complex
+  x to rfft / rfft2 / rfftn / ihfft*, float16 on the CPU) raised a TypeError only;
+  Paddle's dynamic mode raises RuntimeError ("kernel ... is not registered"), which
+  test_fft's test_bool_input / test_x_complex cases expect: now both.
+- signal.stft / signal.istft raised ValueError / TypeError for the arguments Paddle
+  ``assert``s (x's rank, n_fft, hop_length, win_length, the window's shape, pad_mode,
+  onesided with a complex x or return_complex, the frequency count, a complex
+  window without return_complex); test_signal's TestStftException /
+  TestIstftException expect AssertionError: now also AssertionError (the NOLA
+  check stays the ValueError Paddle raises). So are the other asserts of the
+  spectral features: Spectrogram's power, MFCC's n_mfcc > n_mels, create_dct's norm.
+
+Paddle quirks kept out (eager keeps its clear error or the NumPy value): fftn of a
+0-d x and fftn(s=()) segfault Paddle, an axis named twice aborts the process
+(C++ "axis specified repeatedly"), fftshift of a 0-d x fails in Paddle's roll,
+istft with an odd n_fft fails in Paddle's broadcast; fftfreq's dtype is ignored by
+2.6.2 (docs/fft.md).
+"""
+import numpy as np
+import pytest
+
+import eager
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+def _t(a, **kw):
+    return eager.to_tensor(np.asarray(a), **kw)
+
+
+@pytest.mark.parametrize("fn, dtype", [
+    ("fft", "bool"), ("fftn", "bool"), ("hfft", "bool"), ("irfft2", "bool"), ("hfftn", "bool"),
+    ("rfft", "complex128"), ("rfft2", "complex64"), ("rfftn", "complex128"), ("ihfft2", "complex128"),
+    ("ihfftn", "complex64"), ("fft", "float16"), ("rfft", "float16"),
+])
+def test_a_dtype_no_fft_kernel_takes_is_the_runtime_error_paddle_raises(fn, dtype):
+    x = np.ones((4, 4)) + (1j if dtype.startswith("complex") else 0)
+    with pytest.raises(RuntimeError, match=rf"fft\.{fn}: argument 'x' expected a .* tensor, got {dtype}"):
+        getattr(eager.fft, fn)(_t(x.astype(dtype)))
+    with pytest.raises(TypeError):  # eager's type for a wrong kind of tensor, kept
+        getattr(eager.fft, fn)(_t(x.astype(dtype)))
+
+
+_X = np.random.default_rng(0).standard_normal(600)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(x=np.zeros((1, 2, 3))), "argument 'x' expected a 1-D or 2-D Tensor"),
+    (dict(n_fft=64, hop_length=0), "argument 'hop_length' expected a positive int"),
+    (dict(n_fft=0), "argument 'n_fft' expected an int >= 1"),
+    (dict(n_fft=601), r"argument 'n_fft' expected an int in \(0, seq_length=600\]"),
+    (dict(n_fft=64, win_length=0), r"argument 'win_length' expected an int in \(0, n_fft=64\]"),
+    (dict(n_fft=64, win_length=65), r"argument 'win_length' expected an int in \(0, n_fft=64\]"),
+    (dict(n_fft=64, pad_mode="nonsense"), "argument 'pad_mode' expected one of 'reflect', 'constant'"),
+    (dict(x=_X + 1j, n_fft=64, center=False), "argument 'onesided' must be False for a complex x"),
+    (dict(n_fft=64, window=np.ones(32)), "argument 'window' expected a 1-D Tensor of win_length=64"),
+])
+def test_stft_argument_checks_are_the_assertion_errors_paddle_raises(kwargs, match):
+    kwargs = {"x": _X, "n_fft": 64, **kwargs}
+    kwargs["x"] = _t(kwargs["x"])
+    if "window" in kwargs:
+        kwargs["window"] = _t(kwargs["window"])
+    with pytest.raises(AssertionError, match="signal.stft: " + match):
+        eager.signal.stft(**kwargs)
+    with pytest.raises(ValueError):  # eager's type for a bad value, kept
+        eager.signal.stft(**kwargs)
+
+
+_SPEC = np.random.default_rng(1).standard_normal((1, 33, 20)) + 1j
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(x=np.zeros((1, 2, 3, 4)) + 0j), "argument 'x' expected a 2-D or 3-D Tensor"),
+    (dict(n_fft=33), r"argument 'x' expected 17 frequencies \(n_fft=33 // 2 \+ 1, onesided\)"),
+    (dict(hop_length=0), r"argument 'hop_length' expected an int in \(0, win_length=64\]"),
+    (dict(hop_length=65), r"argument 'hop_length' expected an int in \(0, win_length=64\]"),
+    (dict(win_length=0), r"argument 'win_length' expected an int in \(0, n_fft=64\]"),
+    (dict(win_length=65), r"argument 'win_length' expected an int in \(0, n_fft=64\]"),
+    (dict(onesided=False), r"argument 'x' expected 64 frequencies \(n_fft=64, onesided=False\)"),
+    (dict(win_length=63, window=np.ones(64)), "argument 'window' expected a 1-D Tensor of win_length=63"),
+    (dict(return_complex=True), "argument 'onesided' must be False when return_complex is True"),
+])
+def test_istft_argument_checks_are_the_assertion_errors_paddle_raises(kwargs, match):
+    kwargs = {"x": _SPEC, "n_fft": 64, **kwargs}
+    kwargs["x"] = _t(kwargs["x"])
+    if "window" in kwargs:
+        kwargs["window"] = _t(kwargs["window"])
+    with pytest.raises(AssertionError, match="signal.istft: " + match):
+        eager.signal.istft(**kwargs)
+    with pytest.raises(ValueError):
+        eager.signal.istft(**kwargs)
+
+
+def test_istft_complex_window_without_return_complex_is_an_assertion_error_too():
+    window = _t(np.hanning(64) + 1j)
+    with pytest.raises(AssertionError, match="signal.istft: argument 'window' must be real when return_complex"):
+        eager.signal.istft(_t(_SPEC), 64, window=window)
+    with pytest.raises(TypeError):  # eager's type for a wrong kind of tensor, kept
+        eager.signal.istft(_t(_SPEC), 64, window=window)
+    # the NOLA failure stays the ValueError Paddle raises, not an assertion
+    with pytest.raises(ValueError, match="NOLA") as info:
+        eager.signal.istft(_t(_SPEC), 64, hop_length=64, window=_t(np.hanning(64)))
+    assert not isinstance(info.value, AssertionError)
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: eager.audio.features.Spectrogram(power=0), "audio.features.Spectrogram: argument 'power'"),
+    (lambda: eager.audio.features.Spectrogram(power=-1.0), "audio.features.Spectrogram: argument 'power'"),
+    (lambda: eager.audio.features.MFCC(n_mfcc=80, n_mels=64), "audio.features.MFCC: argument 'n_mfcc'"),
+    (lambda: eager.audio.functional.create_dct(4, 8, norm="l2"), "audio.functional.create_dct: argument 'norm'"),
+])
+def test_audio_feature_checks_paddle_asserts_are_assertion_errors_too(make, match):
+    with pytest.raises(AssertionError, match=match) as info:  # Paddle 2.6.2: AssertionError
+        make()
+    assert isinstance(info.value, ValueError)  # eager's type for a bad value, kept
