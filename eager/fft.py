@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numbers
 
-from phi.common import convert_dtype
+from phi.common import convert_dtype, to_scalar
 from phi.core.errors import AxisError, UnsupportedDtypeError
 
 from .framework import get_default_dtype
@@ -391,7 +391,13 @@ def ihfft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
 
 # -- frequencies and shifts ---------------------------------------------------------------
 
-def _freq_args(fn: str, n, d, dtype) -> str:
+def _freq_args(fn: str, n, d, dtype):
+    """(n, d, dtype name), checked; a one-element Tensor n or d is read as its number,
+    as Paddle's arithmetic on them does."""
+    if isinstance(n, Tensor):
+        n = to_scalar(n, f"fft.{fn}", "n")
+    if isinstance(d, Tensor):
+        d = to_scalar(d, f"fft.{fn}", "d")
     if not _is_int(n) or n <= 0:
         raise ValueError(f"fft.{fn}: argument 'n' expected a positive integer, got {n!r}")
     if isinstance(d, bool) or not isinstance(d, numbers.Real) or d == 0 or d != d:
@@ -402,7 +408,7 @@ def _freq_args(fn: str, n, d, dtype) -> str:
         name = None
     if name not in _COMPLEX_OF:
         raise TypeError(f"fft.{fn}: argument 'dtype' expected float32 or float64, got {dtype!r}")
-    return name
+    return n, d, name
 
 
 def fftfreq(n, d=1.0, dtype=None, name=None):
@@ -414,14 +420,14 @@ def fftfreq(n, d=1.0, dtype=None, name=None):
     >>> eager.fft.fftfreq(4, d=0.5).numpy().tolist()
     [0.0, 0.5, -1.0, -0.5]
     """
-    dtype = _freq_args("fftfreq", n, d, dtype)
+    n, d, dtype = _freq_args("fftfreq", n, d, dtype)
     indices = _F.roll(_F.arange(-(n // 2), (n + 1) // 2, 1, dtype), [-(n // 2)], [0])
     return _F.scale(indices, 1.0 / (n * d), 0.0, True)
 
 
 def rfftfreq(n, d=1.0, dtype=None, name=None):
     """The sample frequencies of :func:`rfft`'s n//2+1 bins: ``[0, 1, ..., n//2] / (d * n)``."""
-    dtype = _freq_args("rfftfreq", n, d, dtype)
+    n, d, dtype = _freq_args("rfftfreq", n, d, dtype)
     return _F.scale(_F.arange(0, n // 2 + 1, 1, dtype), 1.0 / (n * d), 0.0, True)
 
 

@@ -19,6 +19,7 @@ What they found (one test per bug below; each failed before its fix):
   TestIstftException expect AssertionError: now also AssertionError (the NOLA
   check stays the ValueError Paddle raises). So are the other asserts of the
   spectral features: Spectrogram's power, MFCC's n_mfcc > n_mels, create_dct's norm.
+- fft.fftfreq / rfftfreq refused a one-element Tensor n or d, which Paddle takes.
 
 Paddle quirks kept out (eager keeps its clear error or the NumPy value): fftn of a
 0-d x and fftn(s=()) segfault Paddle, an axis named twice aborts the process
@@ -123,3 +124,14 @@ def test_audio_feature_checks_paddle_asserts_are_assertion_errors_too(make, matc
     with pytest.raises(AssertionError, match=match) as info:  # Paddle 2.6.2: AssertionError
         make()
     assert isinstance(info.value, ValueError)  # eager's type for a bad value, kept
+
+
+@pytest.mark.parametrize("fn", ["fftfreq", "rfftfreq"])
+def test_fftfreq_takes_one_element_tensors_for_n_and_d_as_paddle_does(fn):
+    want = getattr(np.fft, fn)(5, 0.5)
+    got = getattr(eager.fft, fn)(_t(5), d=_t(0.5, dtype="float32"))
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    assert got.dtype == eager.float32
+    np.testing.assert_allclose(getattr(eager.fft, fn)(5, _t([2])).numpy(), getattr(np.fft, fn)(5, 2), rtol=1e-6)
+    with pytest.raises(ValueError, match=rf"fft.{fn}: argument 'd' expected a non-zero real number, got 0.0"):
+        getattr(eager.fft, fn)(5, _t(0.0))
