@@ -23,18 +23,20 @@ from __future__ import annotations
 import numpy as np
 
 from phi.common import DataType
-from phi.core.errors import AssertedArgumentError, AssertedDtypeError
+from phi.core.errors import AssertedArgumentError, AssertedDtypeError, UnsupportedDtypeError
 
 from . import fft as _fft
 from .arguments import to_bool
 from .composite import _paddle_api as _api
 from .creation import to_tensor
+from .framework import get_default_dtype
 from .generated import forward_api as _F
 from .tensor import Tensor
 
 __all__ = ["frame", "overlap_add", "stft", "istft"]
 
 _REAL_OF = {"complex64": "float32", "complex128": "float64", "float32": "float32", "float64": "float64"}
+_INTEGERS = ("int8", "uint8", "int16", "int32", "int64")
 _COMPLEX_OF = {"float32": "complex64", "float64": "complex128", "complex64": "complex64",
                "complex128": "complex128"}
 
@@ -171,7 +173,7 @@ def overlap_add(x, hop_length, axis=-1, name=None):
     fn = "signal.overlap_add"
     _api.tensor(fn, "x", x)
     if x.dtype == DataType.BOOL:  # summing frames has no bool meaning (Paddle's kernel takes numbers only)
-        raise TypeError(f"{fn}: argument 'x' expected a numeric Tensor, got {x.dtype}")
+        raise UnsupportedDtypeError(f"{fn}: argument 'x' expected a numeric Tensor, got {x.dtype}")
     axis = _frame_axis("overlap_add", axis)
     if len(x.shape) < 2:
         raise ValueError(f"{fn}: argument 'x' expected a Tensor of at least 2 dimensions (frame_length and "
@@ -201,7 +203,8 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, p
 
     Args:
         x: a 1-D ``[seq_length]`` or 2-D ``[batch, seq_length]`` Tensor, float32,
-            float64, complex64 or complex128.
+            float64, complex64 or complex128 (an integer x is cast to the default
+            dtype first, as Paddle's transform does).
         n_fft: the size of each transform, in (0, seq_length].
         hop_length: the step between frames (default ``n_fft // 4``), > 0.
         win_length: the window's length, in (0, n_fft] (default ``n_fft``); a
@@ -225,8 +228,14 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, p
     fn = "signal.stft"
     _api.tensor(fn, "x", x)
     kind = x.dtype.value
-    if kind not in _REAL_OF:
-        raise TypeError(f"{fn}: argument 'x' expected float32, float64, complex64 or complex128, got {kind}")
+    if kind in _INTEGERS and get_default_dtype() in _REAL_OF:
+        # Paddle's r2c transform casts an integer x to the default dtype (complex64 out under float32)
+        kind = get_default_dtype()
+        x = _F.cast(x, kind)
+    elif kind not in _REAL_OF:
+        # bool, float16 (or integers under a float16 default): no kernel of Paddle's takes them, a RuntimeError
+        raise UnsupportedDtypeError(f"{fn}: argument 'x' expected float32, float64, complex64, complex128 or an "
+                                    f"integer dtype (under a float32 / float64 default dtype), got {kind}")
     if x.ndim not in (1, 2):  # Paddle's stft asserts its checks: AssertedArgumentError from here on
         raise AssertedArgumentError(f"{fn}: argument 'x' expected a 1-D or 2-D Tensor [..., seq_length], got "
                                     f"shape {x.shape}")
@@ -296,9 +305,9 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, 
     if x.dtype in (DataType.FLOAT32, DataType.FLOAT64):
         # a real spectrum (zero imaginary parts), which Paddle's c2r transform also takes
         x = _F.complex(x, _F.zeros_like(x))
-    elif not x.dtype.is_complex:
-        raise TypeError(f"{fn}: argument 'x' expected complex64, complex128 or a real float32 / float64 "
-                        f"spectrum, got {kind}")
+    elif not x.dtype.is_complex:  # Paddle: the RuntimeError of its c2r kernel's missing dtype
+        raise UnsupportedDtypeError(f"{fn}: argument 'x' expected complex64, complex128 or a real float32 / "
+                                    f"float64 spectrum, got {kind}")
     if x.ndim not in (2, 3):  # Paddle's istft asserts its checks: AssertedArgumentError from here on
         raise AssertedArgumentError(f"{fn}: argument 'x' expected a 2-D or 3-D Tensor [..., fft_size, "
                                     f"num_frames], got shape {x.shape}")

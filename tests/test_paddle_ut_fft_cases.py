@@ -20,6 +20,9 @@ What they found (one test per bug below; each failed before its fix):
   check stays the ValueError Paddle raises). So are the other asserts of the
   spectral features: Spectrogram's power, MFCC's n_mfcc > n_mels, create_dct's norm.
 - fft.fftfreq / rfftfreq refused a one-element Tensor n or d, which Paddle takes.
+- signal.stft refused an integer x, which Paddle casts to the default dtype
+  (complex64 out); stft / istft of bool or float16 and overlap_add of bool raised
+  TypeError only, Paddle the RuntimeError of a missing kernel: now both.
 
 Paddle quirks kept out (eager keeps its clear error or the NumPy value): fftn of a
 0-d x and fftn(s=()) segfault Paddle, an axis named twice aborts the process
@@ -135,3 +138,36 @@ def test_fftfreq_takes_one_element_tensors_for_n_and_d_as_paddle_does(fn):
     np.testing.assert_allclose(getattr(eager.fft, fn)(5, _t([2])).numpy(), getattr(np.fft, fn)(5, 2), rtol=1e-6)
     with pytest.raises(ValueError, match=rf"fft.{fn}: argument 'd' expected a non-zero real number, got 0.0"):
         getattr(eager.fft, fn)(5, _t(0.0))
+
+
+def _stft_reference(x, n_fft, hop, center=True, pad_mode="reflect"):
+    """NumPy stft with a box window: frames of the (padded) signal, rfft of each."""
+    if center:
+        x = np.pad(x, [(0, 0)] * (x.ndim - 1) + [(n_fft // 2, n_fft // 2)], mode=pad_mode)
+    n_frames = 1 + (x.shape[-1] - n_fft) // hop
+    frames = np.stack([x[..., t * hop:t * hop + n_fft] for t in range(n_frames)], axis=-2)
+    return np.swapaxes(np.fft.rfft(frames, axis=-1), -1, -2)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("center, pad_mode", [(True, "reflect"), (True, "constant"), (False, "reflect")])
+def test_stft_casts_an_integer_x_to_the_default_dtype_as_paddle_does(dtype, center, pad_mode):
+    x = np.random.default_rng(2).integers(-3, 4, (2, 40))
+    got = eager.signal.stft(_t(x.astype(dtype)), 16, hop_length=5, center=center, pad_mode=pad_mode)
+    assert got.dtype == eager.complex64  # Paddle 2.6.2: complex64 under the float32 default
+    np.testing.assert_allclose(got.numpy(), _stft_reference(x.astype("float64"), 16, 5, center, pad_mode),
+                               rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: eager.signal.stft(_t(np.ones(32) > 0), 8), r"signal.stft: argument 'x' expected float32, .*got bool"),
+    (lambda: eager.signal.stft(_t(np.ones(32, "float16")), 8), r"signal.stft: argument 'x' .*got float16"),
+    (lambda: eager.signal.istft(_t(np.ones((5, 4), "int64")), 8), r"signal.istft: argument 'x' expected complex64"),
+    (lambda: eager.signal.istft(_t(np.ones((5, 4)) > 0), 8), r"signal.istft: argument 'x' .*got bool"),
+    (lambda: eager.signal.overlap_add(_t(np.ones((4, 3)) > 0), 2), r"signal.overlap_add: argument 'x' expected a "
+                                                                      r"numeric Tensor"),
+])
+def test_signal_dtypes_no_kernel_takes_are_the_runtime_error_paddle_raises(call, match):
+    with pytest.raises(RuntimeError, match=match) as info:  # Paddle 2.6.2: "(NotFound) The kernel ..."
+        call()
+    assert isinstance(info.value, TypeError)  # eager's type for a wrong kind of tensor, kept
