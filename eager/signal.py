@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from phi.common import DataType
-from phi.core.errors import AssertedArgumentError, AssertedDtypeError, UnsupportedDtypeError
+from phi.core.errors import AssertedArgumentError, AssertedDtypeError, InvalidDtypeError, UnsupportedDtypeError
 
 from . import fft as _fft
 from .arguments import to_bool
@@ -76,7 +76,8 @@ def _sizes(fn: str, n_fft, hop_length, win_length, seq_length=None):
 
 
 def _window(fn: str, window, win_length: int, n_fft: int, dtype: str, place) -> Tensor:
-    """The window as a length-n_fft Tensor (centred, zero-padded), ones by default."""
+    """The window as a length-n_fft Tensor (centred, zero-padded), ones of ``dtype`` by
+    default; a given window keeps its dtype (see :func:`_same_precision`)."""
     if window is None:
         window = _F.full([win_length], 1, dtype, place)
     else:
@@ -84,14 +85,25 @@ def _window(fn: str, window, win_length: int, n_fft: int, dtype: str, place) -> 
         if window.ndim != 1 or window.shape[0] != win_length:  # an assert in Paddle
             raise AssertedArgumentError(f"signal.{fn}: argument 'window' expected a 1-D Tensor of "
                                         f"win_length={win_length} points, got shape {window.shape}")
-        kind = window.dtype.value
-        if _REAL_OF.get(kind) != _REAL_OF[dtype]:
-            raise TypeError(f"signal.{fn}: argument 'window' expected {_REAL_OF[dtype]} or "
-                            f"{_COMPLEX_OF[dtype]} (the precision of x), got {kind}")
+        if window.dtype.value not in _REAL_OF:  # Paddle: its multiply's dtype mismatch, a ValueError
+            raise InvalidDtypeError(f"signal.{fn}: argument 'window' expected a float32, float64, complex64 or "
+                                    f"complex128 Tensor, got {window.dtype.value}")
     if win_length < n_fft:
         left = (n_fft - win_length) // 2
         window = _F.pad(window, [left, n_fft - win_length - left])
     return window
+
+
+def _same_precision(x: Tensor, window: Tensor):
+    """x and window at the wider of their precisions (float32 / float64, each keeping
+    whether it is complex), as Paddle's multiply promotes a float32 signal and a
+    float64 window, or the other way round."""
+    real = "float64" if "float64" in (_REAL_OF[x.dtype.value], _REAL_OF[window.dtype.value]) else "float32"
+    if _REAL_OF[x.dtype.value] != real:
+        x = _F.cast(x, _COMPLEX_OF[real] if x.dtype.is_complex else real)
+    if _REAL_OF[window.dtype.value] != real:
+        window = _F.cast(window, _COMPLEX_OF[real] if window.dtype.is_complex else real)
+    return x, window
 
 
 def _frames(x: Tensor, n_fft: int, hop_length: int, pad: int, pad_mode: str) -> Tensor:
@@ -209,8 +221,9 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, p
         hop_length: the step between frames (default ``n_fft // 4``), > 0.
         win_length: the window's length, in (0, n_fft] (default ``n_fft``); a
             shorter window is centred in n_fft points with zeros either side.
-        window: a 1-D Tensor of ``win_length`` points, real or complex, of x's
-            precision (default: ones).
+        window: a 1-D Tensor of ``win_length`` points, real or complex (default:
+            ones); a float32 / float64 mix of x and window computes in float64, as
+            Paddle's promotion does.
         center: pad x with ``n_fft // 2`` points at both ends so that frame t is
             centred at sample ``t * hop_length``.
         pad_mode: ``'reflect'`` or ``'constant'`` (zeros), for ``center``.
@@ -247,6 +260,8 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, p
         raise AssertedArgumentError(f"{fn}: argument 'pad_mode' expected one of 'reflect', 'constant', "
                                     f"got {pad_mode!r}")
     window = _window("stft", window, win_length, n_fft, _REAL_OF[kind], x.place)
+    x, window = _same_precision(x, window)
+    kind = x.dtype.value
     is_complex = x.dtype.is_complex or window.dtype.is_complex
     if is_complex and onesided:
         raise AssertedArgumentError(f"{fn}: argument 'onesided' must be False for a complex x or window (x is "
@@ -328,11 +343,12 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, 
         raise ValueError(f"{fn}: argument 'x' expected at least one frame (axis -1), got shape {x.shape}")
     if return_complex and onesided:
         raise AssertedArgumentError(f"{fn}: argument 'onesided' must be False when return_complex is True")
-    real = _REAL_OF[kind]
-    window = _window("istft", window, win_length, n_fft, real, x.place)
+    window = _window("istft", window, win_length, n_fft, _REAL_OF[kind], x.place)
     if not return_complex and window.dtype.is_complex:
         raise AssertedDtypeError(f"{fn}: argument 'window' must be real when return_complex is False, got "
                                  f"{window.dtype.value}")
+    x, window = _same_precision(x, window)
+    kind = x.dtype.value                                                     # complex64 or complex128
 
     spectrum = (x.unsqueeze(0) if x.ndim == 2 else x).transpose([0, 2, 1])   # [B, T, fft_size]
     norm = "ortho" if normalized else "backward"

@@ -23,6 +23,8 @@ What they found (one test per bug below; each failed before its fix):
 - signal.stft refused an integer x, which Paddle casts to the default dtype
   (complex64 out); stft / istft of bool or float16 and overlap_add of bool raised
   TypeError only, Paddle the RuntimeError of a missing kernel: now both.
+- signal.stft / istft refused a window of another precision than x (float32 with
+  float64); Paddle's multiply promotes both to float64 (complex128 out): now too.
 
 Paddle quirks kept out (eager keeps its clear error or the NumPy value): fftn of a
 0-d x and fftn(s=()) segfault Paddle, an axis named twice aborts the process
@@ -171,3 +173,25 @@ def test_signal_dtypes_no_kernel_takes_are_the_runtime_error_paddle_raises(call,
     with pytest.raises(RuntimeError, match=match) as info:  # Paddle 2.6.2: "(NotFound) The kernel ..."
         call()
     assert isinstance(info.value, TypeError)  # eager's type for a wrong kind of tensor, kept
+
+
+@pytest.mark.parametrize("x_dtype, w_dtype", [("float32", "float64"), ("float64", "float32")])
+def test_stft_promotes_a_float32_float64_mix_of_x_and_window_as_paddle_does(x_dtype, w_dtype):
+    x = np.random.default_rng(3).standard_normal((2, 40))
+    w = np.hanning(16)
+    xt, wt = _t(x.astype(x_dtype), stop_gradient=False), _t(w.astype(w_dtype), stop_gradient=False)
+    got = eager.signal.stft(xt, 16, hop_length=5, window=wt, center=False)
+    assert got.dtype == eager.complex128  # Paddle 2.6.2: complex128 either way
+    frames = np.stack([x[:, t * 5:t * 5 + 16] for t in range(5)], axis=-2) * w
+    np.testing.assert_allclose(got.numpy(), np.swapaxes(np.fft.rfft(frames, axis=-1), -1, -2), rtol=1e-5, atol=1e-5)
+    got.abs().sum().backward()
+    assert xt.grad.dtype == xt.dtype and wt.grad.dtype == wt.dtype
+
+
+def test_istft_promotes_a_float32_float64_mix_of_spectrum_and_window_as_paddle_does():
+    x = np.random.default_rng(4).standard_normal((2, 100))
+    w = np.hanning(16) + 0.1
+    spec = eager.signal.stft(_t(x), 16, hop_length=4, window=_t(w)).numpy()
+    got = eager.signal.istft(_t(spec.astype("complex64")), 16, hop_length=4, window=_t(w), length=100)
+    assert got.dtype == eager.float64  # Paddle 2.6.2: float64
+    np.testing.assert_allclose(got.numpy(), x, rtol=1e-5, atol=1e-5)
