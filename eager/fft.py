@@ -130,9 +130,9 @@ def _default_float(fn: str) -> str:
     refused here, by name, as Paddle's kernel refuses it."""
     default = get_default_dtype()
     if default not in _COMPLEX_OF:
-        raise UnsupportedDtypeError(f"fft.{fn}: argument 'x' is an integer tensor, which is cast to the default dtype, "
-                        f"{default}, and the FFT takes float32 or float64 only; cast x to float32 or float64 "
-                        f"or set_default_dtype('float32')")
+        raise UnsupportedDtypeError(f"fft.{fn}: argument 'x' is an integer tensor, which is cast to the default "
+                                    f"dtype, {default}, and the FFT takes float32 or float64 only; cast x to "
+                                    f"float32 or float64 or set_default_dtype('float32')")
     return default
 
 
