@@ -25,7 +25,7 @@ from __future__ import annotations
 import numbers
 
 from phi.common import convert_dtype, to_scalar
-from phi.core.errors import AxisError, UnsupportedDtypeError
+from phi.core.errors import AxisError, UnsupportedDtypeArgumentError, UnsupportedDtypeError
 
 from .framework import get_default_dtype
 from .generated import forward_api as _F
@@ -406,8 +406,9 @@ def _freq_args(fn: str, n, d, dtype):
         name = get_default_dtype() if dtype is None else convert_dtype(dtype).value
     except (TypeError, ValueError):
         name = None
-    if name not in _COMPLEX_OF:
-        raise TypeError(f"fft.{fn}: argument 'dtype' expected float32 or float64, got {dtype!r}")
+    if name not in _COMPLEX_OF:  # a float16 default too: Paddle's kernels then raise their RuntimeError
+        raise UnsupportedDtypeArgumentError(f"fft.{fn}: argument 'dtype' expected float32 or float64 (default: "
+                                            f"the default dtype, {get_default_dtype()}), got {dtype!r}")
     return n, d, name
 
 

@@ -20,6 +20,7 @@ What they found (one test per bug below; each failed before its fix):
   check stays the ValueError Paddle raises). So are the other asserts of the
   spectral features: Spectrogram's power, MFCC's n_mfcc > n_mels, create_dct's norm.
 - fft.fftfreq / rfftfreq refused a one-element Tensor n or d, which Paddle takes.
+  Under a float16 default dtype they raised TypeError only, Paddle RuntimeError.
 - signal.stft refused an integer x, which Paddle casts to the default dtype
   (complex64 out); stft / istft of bool or float16 and overlap_add of bool raised
   TypeError only, Paddle the RuntimeError of a missing kernel: now both.
@@ -195,3 +196,16 @@ def test_istft_promotes_a_float32_float64_mix_of_spectrum_and_window_as_paddle_d
     got = eager.signal.istft(_t(spec.astype("complex64")), 16, hop_length=4, window=_t(w), length=100)
     assert got.dtype == eager.float64  # Paddle 2.6.2: float64
     np.testing.assert_allclose(got.numpy(), x, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("fn", ["fftfreq", "rfftfreq"])
+def test_fftfreq_under_a_float16_default_dtype_is_the_runtime_error_paddle_raises(fn):
+    eager.set_default_dtype("float16")
+    try:
+        with pytest.raises(RuntimeError, match=rf"fft.{fn}: argument 'dtype' expected float32 or float64 "
+                                               r"\(default: the default dtype, float16\), got None"):
+            getattr(eager.fft, fn)(4)
+    finally:
+        eager.set_default_dtype("float32")
+    with pytest.raises(TypeError, match=rf"fft.{fn}: argument 'dtype'"):  # eager's type, kept
+        getattr(eager.fft, fn)(4, dtype="int32")
