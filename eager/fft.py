@@ -227,7 +227,7 @@ def _one_d(fn, x, n, axis):
     _check_x(fn, x)
     if x.ndim == 0:
         raise ValueError(f"fft.{fn}: argument 'x' expected a Tensor of at least 1 dimension, got a 0-d Tensor")
-    axis = _axis(fn, x, axis)
+    axis = _axis(fn, x, -1 if axis is None else axis)  # None: the last axis, as in Paddle
     if n is not None:
         _check_n(fn, n)
         return [axis], [int(n)]

@@ -19,6 +19,7 @@ What they found (one test per bug below; each failed before its fix):
   TestIstftException expect AssertionError: now also AssertionError (the NOLA
   check stays the ValueError Paddle raises). So are the other asserts of the
   spectral features: Spectrogram's power, MFCC's n_mfcc > n_mels, create_dct's norm.
+- The 1-D transforms refused axis=None, which Paddle takes as the last axis.
 - fft.fftfreq / rfftfreq refused a one-element Tensor n or d, which Paddle takes.
   Under a float16 default dtype they raised TypeError only, Paddle RuntimeError.
 - signal.stft refused an integer x, which Paddle casts to the default dtype
@@ -209,3 +210,12 @@ def test_fftfreq_under_a_float16_default_dtype_is_the_runtime_error_paddle_raise
         eager.set_default_dtype("float32")
     with pytest.raises(TypeError, match=rf"fft.{fn}: argument 'dtype'"):  # eager's type, kept
         getattr(eager.fft, fn)(4, dtype="int32")
+
+
+@pytest.mark.parametrize("fn, complex_x", [("fft", True), ("ifft", False), ("rfft", False), ("irfft", True),
+                                           ("hfft", True), ("ihfft", False)])
+def test_a_1d_transform_with_axis_none_takes_the_last_axis_as_paddle_does(fn, complex_x):
+    x = np.random.default_rng(5).standard_normal((3, 6))
+    x = x + 1j * x[::-1] if complex_x else x
+    got = getattr(eager.fft, fn)(_t(x), n=8, axis=None)
+    np.testing.assert_allclose(got.numpy(), getattr(np.fft, fn)(x, n=8, axis=-1), rtol=1e-10, atol=1e-12)
