@@ -4,8 +4,9 @@ NumPy gradient formulas, test/legacy_test/test_signal.py) against eager, each
 checked against the real Paddle 2.6.2.
 
 The values (every transform, norm, n / s padding and cropping, axes, float32 /
-float64 / complex / integer x, frame, overlap_add, stft, istft) and the gradients
-(600 random calls of the 18 transforms, compared with Paddle's x.grad) agreed.
+float64 / complex / integer x, frame, overlap_add, stft, istft, the audio features)
+and the gradients (1,200 random calls of the 18 transforms, 400 of the four signal
+functions, fftshift / ifftshift, compared with Paddle's x.grad) agreed.
 What they found (one test per bug below; each failed before its fix):
 
 - A transform given a tensor of a dtype it has no kernel for (a bool x, a complex
@@ -31,8 +32,11 @@ What they found (one test per bug below; each failed before its fix):
 Paddle quirks kept out (eager keeps its clear error or the NumPy value): fftn of a
 0-d x and fftn(s=()) segfault Paddle, an axis named twice aborts the process
 (C++ "axis specified repeatedly"), fftshift of a 0-d x fails in Paddle's roll,
-istft with an odd n_fft fails in Paddle's broadcast; fftfreq's dtype is ignored by
-2.6.2 (docs/fft.md).
+istft with an odd n_fft fails in Paddle's broadcast, backward through istft of a
+2-D x fails (its in-place squeeze_), stft of a real x with a complex window and
+onesided=False sends complex frames to fft_r2c, a complex64 / float64 mix fails in
+its cast; Paddle has no double grad of the FFT ops (eager's are differentiable to
+any order); fftfreq's dtype is ignored by 2.6.2 (docs/fft.md).
 """
 import numpy as np
 import pytest
