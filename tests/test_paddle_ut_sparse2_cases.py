@@ -1,0 +1,36 @@
+"""Regression cases from a second pass over Paddle's sparse unit tests.
+
+Paddle's test/legacy_test/test_sparse_*_op.py files were re-told with eager a
+second time, deeper than the first pass (tests/test_paddle_ut_sparse_cases.py):
+every unary, binary, matmul-family and shape op with COO and CSR inputs, 2-d and
+batched 3-d CSR, float32/float64 and integer values, gradients against the dense
+op's gradient masked to the pattern, and the sparse nn layers. The reference is
+eager's dense op on the same values; Paddle 2.6.2 was run (each call in a forked
+child) to learn result kinds and shapes where its CPU kernels run. Found:
+
+- ``sparse.sum`` of a CSR x over every axis gave a COO ``[1]`` (``[1, 1]`` with
+  keepdim), though a CSR input gives CSR wherever the result can be one; Paddle
+  2.6.2 gives a CSR ``[1, 1]`` (``[1] * ndim`` with keepdim) (eager/sparse/manipulation.py).
+"""
+import numpy as np
+import pytest
+
+import eager
+from eager import sparse as S
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+@pytest.mark.parametrize("shape", [[2, 3], [3, 2, 3]])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_csr_sum_over_every_axis_stays_csr(shape, keepdim):
+    rng = np.random.default_rng(0)
+    d = rng.random(shape) * (rng.random(shape) < 0.6)
+    x = eager.to_tensor(d, stop_gradient=False).to_sparse_csr()
+    out = S.sum(x, keepdim=keepdim)
+    # from Paddle 2.6.2: a CSR result, [1, 1] without keepdim, [1] * ndim with it
+    assert out.is_sparse_csr()
+    assert out.shape == ([1] * len(shape) if keepdim else [1, 1])
+    np.testing.assert_allclose(out.to_dense().numpy().ravel(), [d.sum()], rtol=1e-12)
+    out.backward()
+    np.testing.assert_array_equal(x.grad.to_dense().numpy(), (d != 0).astype(float))
