@@ -10,7 +10,9 @@ child) to learn result kinds and shapes where its CPU kernels run. Found:
 
 - ``sparse.sum`` of a CSR x over every axis gave a COO ``[1]`` (``[1, 1]`` with
   keepdim), though a CSR input gives CSR wherever the result can be one; Paddle
-  2.6.2 gives a CSR ``[1, 1]`` (``[1] * ndim`` with keepdim) (eager/sparse/manipulation.py).
+  2.6.2 gives a CSR ``[1, 1]`` (``[1] * ndim`` with keepdim) (eager/sparse/manipulation.py);
+- ``sparse.nn.functional.relu`` (and the dense relu under it) kept a nan value;
+  Paddle's relu is ``x > 0 ? x : 0``, so nan gives 0, dense and sparse (phi/kernels/activation.py).
 """
 import numpy as np
 import pytest
@@ -34,3 +36,22 @@ def test_csr_sum_over_every_axis_stays_csr(shape, keepdim):
     np.testing.assert_allclose(out.to_dense().numpy().ravel(), [d.sum()], rtol=1e-12)
     out.backward()
     np.testing.assert_array_equal(x.grad.to_dense().numpy(), (d != 0).astype(float))
+
+
+@pytest.mark.parametrize("fmt", ["dense", "coo", "csr"])
+def test_relu_of_nan_is_zero(fmt):
+    a = np.array([[np.nan, 1.0, 0.0], [-2.0, 0.0, np.inf]])
+    x = eager.to_tensor(a)
+    if fmt == "dense":
+        x.stop_gradient = False
+        out = eager.nn.functional.relu(x)
+    else:
+        x = x.to_sparse_coo(2) if fmt == "coo" else x.to_sparse_csr()
+        x.stop_gradient = False
+        out = S.nn.functional.relu(x)
+    dense_out = out if fmt == "dense" else out.to_dense()
+    # from Paddle 2.6.2 (dense and sparse relu alike): x > 0 ? x : 0
+    np.testing.assert_array_equal(dense_out.numpy(), [[0.0, 1.0, 0.0], [0.0, 0.0, np.inf]])
+    out.sum().backward() if fmt == "dense" else out.backward()
+    grad = x.grad.numpy() if fmt == "dense" else x.grad.to_dense().numpy()
+    np.testing.assert_array_equal(grad, [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
