@@ -12,7 +12,9 @@ child) to learn result kinds and shapes where its CPU kernels run. Found:
   keepdim), though a CSR input gives CSR wherever the result can be one; Paddle
   2.6.2 gives a CSR ``[1, 1]`` (``[1] * ndim`` with keepdim) (eager/sparse/manipulation.py);
 - ``sparse.nn.functional.relu`` (and the dense relu under it) kept a nan value;
-  Paddle's relu is ``x > 0 ? x : 0``, so nan gives 0, dense and sparse (phi/kernels/activation.py).
+  Paddle's relu is ``x > 0 ? x : 0``, so nan gives 0, dense and sparse (phi/kernels/activation.py);
+- ``sparse.nn.SyncBatchNorm`` dropped its data_format (and convert_sync_batchnorm the converted
+  BatchNorm's), so its repr left out Paddle's ``data_format=NDHWC`` (eager/sparse/nn/norm.py).
 """
 import numpy as np
 import pytest
@@ -55,3 +57,13 @@ def test_relu_of_nan_is_zero(fmt):
     out.sum().backward() if fmt == "dense" else out.backward()
     grad = x.grad.numpy() if fmt == "dense" else x.grad.to_dense().numpy()
     np.testing.assert_array_equal(grad, [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+
+
+def test_sparse_sync_batch_norm_keeps_its_data_format():
+    nn = S.nn
+    # from Paddle 2.6.2: the format shown unless it is the default NCHW
+    assert repr(nn.SyncBatchNorm(5)) == "SyncBatchNorm(num_features=5, momentum=0.9, epsilon=1e-05)"
+    assert repr(nn.SyncBatchNorm(5, data_format="NDHWC")).endswith("epsilon=1e-05, data_format=NDHWC)")
+    net = eager.nn.Sequential(nn.Conv3D(3, 5, 3), nn.BatchNorm(5), nn.BatchNorm(5, data_format="NHWC"))
+    converted = nn.SyncBatchNorm.convert_sync_batchnorm(net)
+    assert repr(converted[1]).endswith("data_format=NDHWC)") and repr(converted[2]).endswith("data_format=NHWC)")
