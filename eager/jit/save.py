@@ -451,6 +451,11 @@ def save(layer, path, input_spec=None, **configs) -> None:
     path = check_path(who, path)
     for key in _NEUTRAL_CONFIGS.intersection(configs):
         to_bool(configs.pop(key), who, key)
+    output_spec = configs.pop("output_spec", None)
+    if output_spec is not None and not (isinstance(output_spec, (list, tuple))
+                                        and all(isinstance(t, Tensor) for t in output_spec)):
+        raise TypeError(f"{who}: argument 'output_spec' expected None or a list of the forward's output "
+                        f"Tensors, got {type(output_spec).__name__}")
     if configs:
         raise ValueError(f"{who}: the configs {sorted(configs)} are not supported (Paddle's output_spec, "
                          f"input_names_after_prune, ... prune a static program eager does not build)")
@@ -466,6 +471,8 @@ def save(layer, path, input_spec=None, **configs) -> None:
                              f"(each method's input_spec comes from its to_static), got "
                              f"{type(input_spec).__name__}")
     document, state = _document_of(who, layer, target, what, input_spec)
+    if output_spec is not None:
+        _check_output_spec(who, what, output_spec, document["outputs"])
     if isinstance(layer, Layer):
         methods = {}
         for name, method in _other_static_methods(layer):
@@ -481,6 +488,28 @@ def save(layer, path, input_spec=None, **configs) -> None:
         if methods:
             document["methods"] = methods  # the layer's other to_static methods, on the same state
     _write(document, state, path)
+
+
+def _check_output_spec(who, what, output_spec, outputs):
+    """Paddle's output_spec keeps a subset of the forward's outputs, found by the names
+    its static program gave them; a spec as long as the outputs keeps them all. eager
+    saves every output, so only that case is accepted."""
+    count = 0
+
+    def walk(node):
+        nonlocal count
+        if "call" in node or "in" in node or "state" in node:
+            count += 1
+        for key in ("tuple", "list"):
+            for value in node.get(key, ()):
+                walk(value)
+        for _, value in node.get("dict", ()):
+            walk(value)
+
+    walk(outputs)
+    if len(output_spec) != count:
+        raise ValueError(f"{who}: argument 'output_spec' must list all {count} output Tensors of {what} "
+                         f"(eager saves every output; a subset is not pruned), got {len(output_spec)}")
 
 
 def _other_static_methods(layer):

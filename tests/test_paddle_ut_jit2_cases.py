@@ -1,0 +1,63 @@
+"""Regression cases found by re-telling more of Paddle's own unit tests of
+paddle.jit (test/dygraph_to_static: for_enumerate, break_continue, return,
+list, slice, jit_setitem, ...) against eager, each checked with the real
+Paddle 2.6.2.
+
+Found and fixed:
+- jit.save(layer, path, input_spec=[x], output_spec=None) raised ValueError
+  ("the configs ['output_spec'] are not supported"); Paddle takes None (every
+  output) and a list as long as the outputs (test_slice:
+  TestSetValueWithLayerAndSave). Both are accepted now; a shorter list (Paddle
+  prunes the outputs by their static names) is a ValueError naming why, and a
+  spec that is not a list of Tensors a TypeError.
+"""
+import numpy as np
+import pytest
+
+import eager as paddle
+from eager import nn
+
+
+class _SetValueNet(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(10, 2)
+
+    def forward(self, x):
+        x = self.linear(x)
+        x[0] = 1
+        return x
+
+
+def test_jit_save_takes_output_spec_of_every_output(tmp_path):
+    # test_slice: TestSetValueWithLayerAndSave passes output_spec=None
+    model = paddle.jit.to_static(_SetValueNet())
+    x = paddle.full(shape=[5, 10], fill_value=5.0, dtype="float32")
+    out = model(x)
+    paddle.jit.save(layer=model, path=str(tmp_path / "a"), input_spec=[x], output_spec=None)
+    paddle.jit.save(layer=model, path=str(tmp_path / "b"), input_spec=[x], output_spec=[out])
+    data = np.random.RandomState(0).rand(3, 10).astype("float32")
+    ref = data @ model.linear.weight.numpy() + model.linear.bias.numpy()
+    ref[0] = 1
+    for name in ("a", "b"):
+        loaded = paddle.jit.load(str(tmp_path / name))
+        np.testing.assert_allclose(loaded(paddle.to_tensor(data)).numpy(), ref, rtol=1e-6)
+
+
+def test_jit_save_output_spec_subset_or_wrong_kind_is_an_error(tmp_path):
+    class TwoOut(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.linear = nn.Linear(4, 2)
+
+        def forward(self, x):
+            y = self.linear(x)
+            return y, y * 2
+
+    model = paddle.jit.to_static(TwoOut())
+    y, _ = model(paddle.ones([2, 4]))
+    spec = [paddle.jit.InputSpec([None, 4], "float32")]
+    with pytest.raises(ValueError, match="output_spec"):
+        paddle.jit.save(model, str(tmp_path / "m"), input_spec=spec, output_spec=[y])
+    with pytest.raises(TypeError, match="output_spec"):
+        paddle.jit.save(model, str(tmp_path / "m"), input_spec=spec, output_spec="y")
