@@ -10,6 +10,11 @@ Found and fixed:
   TestSetValueWithLayerAndSave). Both are accepted now; a shorter list (Paddle
   prunes the outputs by their static names) is a ValueError naming why, and a
   spec that is not a list of Tensors a TypeError.
+- StaticFunction lacked Paddle's train(), eval() (test_for_enumerate calls
+  `to_static(f).eval()`) and get_traced_count() (test_spec_names): added;
+  switching a Layer's to_static method away from the Layer's mode raises
+  RuntimeError as in Paddle 2.6.2; a plain function's mode changes nothing a
+  call computes (Paddle 2.6.2: dropout and gradients alike in both modes).
 """
 import numpy as np
 import pytest
@@ -61,3 +66,33 @@ def test_jit_save_output_spec_subset_or_wrong_kind_is_an_error(tmp_path):
         paddle.jit.save(model, str(tmp_path / "m"), input_spec=spec, output_spec=[y])
     with pytest.raises(TypeError, match="output_spec"):
         paddle.jit.save(model, str(tmp_path / "m"), input_spec=spec, output_spec="y")
+
+
+def test_static_function_train_eval_and_traced_count():
+    def double(x):
+        return x * 2
+
+    static = paddle.jit.to_static(double)
+    static.eval()
+    x = paddle.ones([4, 4])
+    for _ in range(3):
+        np.testing.assert_array_equal(static(x).numpy(), np.full([4, 4], 2.0, "float32"))
+    assert static.get_traced_count() == 1
+    static.train()
+    static(paddle.ones([2]))
+    static(paddle.ones([2]))
+    assert static.get_traced_count() == 2
+
+    class Net(nn.Layer):
+        @paddle.jit.to_static
+        def forward(self, x):
+            return x + 1
+
+    net = Net()
+    net.forward.train()
+    with pytest.raises(RuntimeError, match="Layer.eval"):
+        net.forward.eval()
+    net.eval()
+    net.forward.eval()
+    with pytest.raises(RuntimeError, match="Layer.train"):
+        net.forward.train()

@@ -157,6 +157,7 @@ class StaticFunction:
         # The last call's positional Tensors, (shape, dtype, requires_grad) each, when it had only
         # those: eager.jit.save's input specs when none are given (Paddle saves the last program).
         self._last_call = None
+        self._training = True  # Paddle's mode flag of a plain function (train() / eval())
         functools.update_wrapper(self, function, updated=())
 
     @property
@@ -181,6 +182,27 @@ class StaticFunction:
     def rollback(self):
         """The plain function (Paddle's StaticFunction.rollback)."""
         return self._function
+
+    def get_traced_count(self) -> int:
+        """How many traces (one per input signature that replays) the function holds."""
+        return sum(type(entry) is Trace for entry in self._cache.values())
+
+    def train(self):
+        """Paddle's mode switch of a to_static function; a Layer's method follows the
+        Layer (``Layer.train()``), so switching it away from the Layer's mode raises."""
+        self._switch_mode(True)
+
+    def eval(self):
+        """Paddle's mode switch of a to_static function; see :meth:`train`."""
+        self._switch_mode(False)
+
+    def _switch_mode(self, training):
+        owner = getattr(self._function, "__self__", None)
+        if isinstance(owner, Layer) and owner.training is not training:
+            mode = "train" if training else "eval"
+            raise RuntimeError(f"Failed to switch {mode} mode. {self._function} is a Layer's method, please "
+                               f"use Layer.{mode}() to switch {mode} mode.")
+        self._training = training
 
     def __get__(self, instance, owner=None):
         if instance is None:
