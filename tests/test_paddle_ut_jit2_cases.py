@@ -15,6 +15,9 @@ Found and fixed:
   switching a Layer's to_static method away from the Layer's mode raises
   RuntimeError as in Paddle 2.6.2; a plain function's mode changes nothing a
   call computes (Paddle 2.6.2: dropout and gradients alike in both modes).
+- StaticFunction had no `code` (test_convert_call reads it to see that a
+  not_to_static method keeps its `if`): it is now the function's own source,
+  which eager runs unchanged.
 """
 import numpy as np
 import pytest
@@ -96,3 +99,16 @@ def test_static_function_train_eval_and_traced_count():
     net.forward.eval()
     with pytest.raises(RuntimeError, match="Layer.train"):
         net.forward.train()
+
+
+def test_static_function_code_is_the_source_eager_runs():
+    class Helper(nn.Layer):
+        def sum(self, x):
+            if x.shape[0] > 1:
+                x = x + 1
+            return paddle.sum(x)
+
+    net = Helper()
+    paddle.jit.not_to_static(net.sum)
+    code = paddle.jit.to_static(net.sum).code
+    assert code.startswith("def sum(self, x):") and "if x.shape[0] > 1" in code

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import functools
 import gc
+import inspect
+import textwrap
 import types
 import warnings
 import weakref
@@ -182,6 +184,13 @@ class StaticFunction:
     def rollback(self):
         """The plain function (Paddle's StaticFunction.rollback)."""
         return self._function
+
+    @property
+    def code(self) -> str:
+        """The function's source. Paddle's is the source its AST transformers made; eager
+        runs the function's own code unchanged, so that is what it shows."""
+        function = inspect.unwrap(getattr(self._function, "__func__", self._function))
+        return textwrap.dedent(inspect.getsource(function))
 
     def get_traced_count(self) -> int:
         """How many traces (one per input signature that replays) the function holds."""
