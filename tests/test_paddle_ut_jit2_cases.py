@@ -18,7 +18,18 @@ Found and fixed:
 - StaticFunction had no `code` (test_convert_call reads it to see that a
   not_to_static method keeps its `if`): it is now the function's own source,
   which eager runs unchanged.
+- copy.deepcopy of a to_static Layer that had replayed raised TypeError
+  ("cannot pickle 'mappingproxy' object": the copy walked into the traces'
+  compiled guards) (test_deepcopy). A StaticFunction now copies as a fresh
+  one, a method's bound to the copied Layer: the copy computes with its own
+  parameters.
+- StaticFunction.rollback() of a Layer's method returned the plain method but
+  left the Layer converted; Paddle 2.6.2 sets the Layer's attribute (and its
+  sublayers' to_static methods) back to the plain methods (test_deepcopy,
+  test_rollback).
 """
+import copy
+
 import numpy as np
 import pytest
 
@@ -112,3 +123,60 @@ def test_static_function_code_is_the_source_eager_runs():
     paddle.jit.not_to_static(net.sum)
     code = paddle.jit.to_static(net.sum).code
     assert code.startswith("def sum(self, x):") and "if x.shape[0] > 1" in code
+
+
+class _Scaled(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.sub = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.sub(x) * 2
+
+
+def test_deepcopy_of_a_replaying_to_static_layer_uses_its_own_parameters():
+    net = paddle.jit.to_static(_Scaled())
+    x = paddle.to_tensor(np.random.RandomState(0).randn(3, 4).astype("float32"))
+    for _ in range(3):
+        ref = net(x).numpy()
+    assert net.forward.replays >= 1
+    clone = copy.deepcopy(net)
+    assert isinstance(clone.forward, type(net.forward)) and clone.forward is not net.forward
+    for _ in range(3):
+        np.testing.assert_array_equal(clone(x).numpy(), ref)
+    clone.sub.weight.set_value(np.zeros([4, 3], "float32"))
+    expected = np.broadcast_to(clone.sub.bias.numpy() * 2, (3, 3))
+    for _ in range(3):
+        np.testing.assert_allclose(clone(x).numpy(), expected, rtol=1e-6)
+        np.testing.assert_array_equal(net(x).numpy(), ref)
+
+
+def test_rollback_of_a_layer_method_unconverts_the_layer_and_its_sublayers():
+    class Inner(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.linear = nn.Linear(2, 2)
+
+        @paddle.jit.to_static
+        def forward(self, x):
+            return self.linear(x)
+
+    class Outer(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.inner = Inner()
+
+        def forward(self, x):
+            return self.inner(x) + 1
+
+    static_type = type(paddle.jit.to_static(lambda x: x))
+    net = paddle.jit.to_static(Outer())
+    x = paddle.ones([3, 2])
+    for _ in range(3):
+        ref = net(x).numpy()
+    assert isinstance(net.forward, static_type) and isinstance(net.inner.forward, static_type)
+    plain = net.forward.rollback()
+    assert plain == net.forward and not isinstance(net.forward, static_type)
+    assert not isinstance(net.inner.forward, static_type)
+    np.testing.assert_array_equal(net(x).numpy(), ref)
+    assert isinstance(Outer().inner.forward, static_type)  # the class keeps its decorator

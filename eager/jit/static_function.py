@@ -21,6 +21,7 @@ replays give the outputs one grad node that runs it.
 """
 from __future__ import annotations
 
+import copy
 import functools
 import gc
 import inspect
@@ -182,8 +183,17 @@ class StaticFunction:
         return {key: entry.reason for key, entry in self._cache.items() if type(entry) is _Eager}
 
     def rollback(self):
-        """The plain function (Paddle's StaticFunction.rollback)."""
-        return self._function
+        """The plain function (Paddle's StaticFunction.rollback). For a Layer's method,
+        as in Paddle, the Layer's attribute becomes the plain method again, and so do
+        the to_static methods of its sublayers: later calls run the plain code."""
+        owner = getattr(self._function, "__self__", None)
+        if not isinstance(owner, Layer):
+            return self._function
+        name = self._function.__name__
+        _rollback(owner, name)
+        for layer in owner.sublayers():
+            _rollback(layer)
+        return getattr(owner, name)
 
     @property
     def code(self) -> str:
@@ -212,6 +222,16 @@ class StaticFunction:
             raise RuntimeError(f"Failed to switch {mode} mode. {self._function} is a Layer's method, please "
                                f"use Layer.{mode}() to switch {mode} mode.")
         self._training = training
+
+    def __deepcopy__(self, memo):
+        # A fresh StaticFunction: the traces, guards and signatures belong to the
+        # original's Layer and state (and hold compiled code that cannot be copied);
+        # a method's copy is bound to the copied Layer, which memo already maps.
+        new = StaticFunction(copy.deepcopy(self._function, memo), self._input_spec, self._build_strategy,
+                             self._backend, **self._kwargs)
+        new._training = self._training
+        memo[id(self)] = new
+        return new
 
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -588,6 +608,16 @@ def _grad_plan(rec, forward, tensors, held):
     plan.edges = tuple(edges)
     plan.on_create_graph = None
     return plan
+
+
+def _rollback(layer, only=None):
+    """Sets ``layer``'s to_static methods (those made on the instance, and the bound
+    copies of class-level ones) back to the plain bound methods; ``only`` names one."""
+    for value in list(vars(layer).values()):
+        if isinstance(value, StaticFunction):
+            method = value._function
+            if getattr(method, "__self__", None) is layer and only in (None, method.__name__):
+                setattr(layer, method.__name__, method)
 
 
 def _out_slots(outs):
