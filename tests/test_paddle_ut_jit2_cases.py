@@ -27,6 +27,10 @@ Found and fixed:
   left the Layer converted; Paddle 2.6.2 sets the Layer's attribute (and its
   sublayers' to_static methods) back to the plain methods (test_deepcopy,
   test_rollback).
+- jit.save(layer, path, input_spec=[InputSpec(...), False, 3.0]) raised
+  TypeError (input_spec[1] expected an InputSpec or a Tensor); Paddle 2.6.2
+  passes a Python constant in input_spec to the forward as given and keeps it
+  in the program, the loaded layer taking the tensors only. Now the same.
 """
 import copy
 
@@ -180,3 +184,29 @@ def test_rollback_of_a_layer_method_unconverts_the_layer_and_its_sublayers():
     assert not isinstance(net.inner.forward, static_type)
     np.testing.assert_array_equal(net(x).numpy(), ref)
     assert isinstance(Outer().inner.forward, static_type)  # the class keeps its decorator
+
+
+class _Flagged(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 3)
+
+    def forward(self, x, use_relu=True, scale=2.0):
+        y = self.linear(x) * scale
+        return paddle.nn.functional.relu(y) if use_relu else y
+
+
+@pytest.mark.parametrize("extra", [[False], [False, 3.0], [True, -1.5]])
+def test_jit_save_keeps_python_constants_of_the_input_spec(tmp_path, extra):
+    model = _Flagged()
+    path = str(tmp_path / "m")
+    paddle.jit.save(model, path, input_spec=[paddle.jit.InputSpec([None, 4], "float32", "x")] + extra)
+    loaded = paddle.jit.load(path)
+    data = np.random.RandomState(0).randn(3, 4).astype("float32")
+    use_relu, scale = (extra + [2.0])[:2]
+    ref = (data @ model.linear.weight.numpy() + model.linear.bias.numpy()) * scale
+    if use_relu:
+        ref = np.maximum(ref, 0)
+    np.testing.assert_allclose(loaded(paddle.to_tensor(data)).numpy(), ref, rtol=1e-5, atol=1e-6)
+    with pytest.raises(TypeError):
+        loaded(paddle.to_tensor(data), extra[0])

@@ -114,7 +114,10 @@ def _specs(who, target, input_spec):
         raise TypeError(f"{who}: argument 'input_spec' expected a list or tuple of InputSpec or "
                         f"Tensor, got {type(input_spec).__name__}")
     specs = []
-    tree = [_flatten_spec(who, spec, f"input_spec[{i}]", specs) for i, spec in enumerate(input_spec)]
+    # A Python constant (a flag, a scale) is passed to the forward as given and kept in the
+    # program, as Paddle does; the loaded layer takes the tensor arguments only.
+    tree = [{"const": spec} if spec is None or type(spec) in _CONSTANTS
+            else _flatten_spec(who, spec, f"input_spec[{i}]", specs) for i, spec in enumerate(input_spec)]
     if all("spec" in node for node in tree):
         if input_spec and all(isinstance(spec, Tensor) for spec in input_spec):
             # Example Tensors, as the inputs of a call: Paddle's program from them runs
@@ -122,6 +125,9 @@ def _specs(who, target, input_spec):
             return specs, "call"
         return specs, False
     return specs, tree
+
+
+_CONSTANTS = (bool, int, float, str)
 
 
 def _flatten_spec(who, spec, where, specs):
@@ -139,7 +145,7 @@ def _flatten_spec(who, spec, where, specs):
     if type(spec) is dict and all(isinstance(k, str) for k in spec):
         return {"dict": [[k, _flatten_spec(who, v, f"{where}[{k!r}]", specs)] for k, v in spec.items()]}
     raise TypeError(f"{who}: {where} expected an InputSpec or a Tensor (or a list, tuple or str-keyed dict "
-                    f"of them), got {type(spec).__name__}")
+                    f"of them; a bool, int, float, str or None as a whole argument), got {type(spec).__name__}")
 
 
 def pack_inputs(tree, flat):
@@ -147,6 +153,8 @@ def pack_inputs(tree, flat):
     def build(node):
         if "spec" in node:
             return flat[node["spec"]]
+        if "const" in node:
+            return node["const"]
         if "dict" in node:
             return {k: build(v) for k, v in node["dict"]}
         items = [build(v) for v in node.get("list", node.get("tuple"))]
