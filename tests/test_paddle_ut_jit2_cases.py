@@ -31,6 +31,12 @@ Found and fixed:
   TypeError (input_spec[1] expected an InputSpec or a Tensor); Paddle 2.6.2
   passes a Python constant in input_spec to the forward as given and keeps it
   in the program, the loaded layer taking the tensors only. Now the same.
+- to_static of a forward with F.pad in mode reflect, replicate or circular
+  (a CycleGAN generator, as test_cycle_gan's) never replayed: the padding
+  gathers with an index array made from the shapes, which the trace could not
+  locate, and so did any `x[[0, 2]]` written with a list. An index array made
+  from a Python list is now a constant of the trace (and of a saved program);
+  other index arrays still run eagerly.
 """
 import copy
 
@@ -210,3 +216,52 @@ def test_jit_save_keeps_python_constants_of_the_input_spec(tmp_path, extra):
     np.testing.assert_allclose(loaded(paddle.to_tensor(data)).numpy(), ref, rtol=1e-5, atol=1e-6)
     with pytest.raises(TypeError):
         loaded(paddle.to_tensor(data), extra[0])
+
+
+class _Padded(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2D(2, 2, 3)
+
+    def forward(self, x):
+        y = paddle.nn.functional.pad(x, [1, 2, 2, 1], mode="reflect")
+        y = paddle.nn.functional.pad(y, [1, 1, 1, 1], mode="replicate")
+        return self.conv(paddle.nn.functional.pad(y, [1, 1, 1, 1], mode="circular"))[:, :, [0, 2, 1]]
+
+
+def _np_pad_model(model, data):
+    y = np.pad(data, [(0, 0), (0, 0), (2, 1), (1, 2)], mode="reflect")
+    y = np.pad(y, [(0, 0), (0, 0), (1, 1), (1, 1)], mode="edge")
+    y = np.pad(y, [(0, 0), (0, 0), (1, 1), (1, 1)], mode="wrap")
+    w, b = model.conv.weight.numpy(), model.conv.bias.numpy()
+    n, _, h, wd = y.shape
+    out = np.zeros([n, 2, h - 2, wd - 2], "float64")
+    for i in range(h - 2):
+        for j in range(wd - 2):
+            out[:, :, i, j] = np.einsum("ncij,ocij->no", y[:, :, i:i + 3, j:j + 3], w) + b
+    return out[:, :, [0, 2, 1]]
+
+
+def test_to_static_replays_index_padding_and_list_indices(tmp_path):
+    model = _Padded()
+    static = paddle.jit.to_static(_Padded())
+    static.set_state_dict(model.state_dict())
+    for i in range(4):
+        data = np.random.RandomState(i).rand(2, 2, 5, 5).astype("float32")
+        x1 = paddle.to_tensor(data, stop_gradient=False)
+        x2 = paddle.to_tensor(data, stop_gradient=False)
+        out1, out2 = model(x1), static(x2)
+        np.testing.assert_allclose(out2.numpy(), _np_pad_model(model, data), rtol=1e-5, atol=1e-5)
+        (out1 * out1).sum().backward()
+        (out2 * out2).sum().backward()
+        np.testing.assert_array_equal(out1.numpy(), out2.numpy())
+        np.testing.assert_array_equal(x1.grad.numpy(), x2.grad.numpy())
+        np.testing.assert_array_equal(model.conv.weight.grad.numpy(), static.conv.weight.grad.numpy())
+        model.clear_gradients()
+        static.clear_gradients()
+    assert static.forward.replays == 2 and not static.forward.reasons
+    path = str(tmp_path / "pad")
+    paddle.jit.save(static, path, input_spec=[paddle.jit.InputSpec([None, 2, 5, 5], "float32")])
+    data = np.random.RandomState(9).rand(3, 2, 5, 5).astype("float32")
+    np.testing.assert_allclose(paddle.jit.load(path)(paddle.to_tensor(data)).numpy(),
+                               _np_pad_model(model, data), rtol=1e-5, atol=1e-5)

@@ -37,6 +37,7 @@ from phi.common.place import Place
 from phi.core import KERNELS, ArraySpec, DenseTensor
 from phi.core.kernel_registry import BIND_HOOK
 
+from ..arguments import is_list_index
 from ..autograd import engine
 from ..autograd.node import GradNodeBase
 from ..autograd.py_layer import PyLayer
@@ -199,6 +200,8 @@ class Recorder:
         if _is_array(value):
             slot = self.slot(value)
             if slot is None:
+                if is_list_index(value):  # an index the code wrote as a list: a constant
+                    return ("c", value)
                 if id(value) not in self.located:
                     raise Unreplayable(
                         f"kernel {name!r} reads a tensor the trace cannot locate (made outside the phi "
