@@ -145,7 +145,8 @@ def _flatten_spec(who, spec, where, specs):
     if type(spec) is dict and all(isinstance(k, str) for k in spec):
         return {"dict": [[k, _flatten_spec(who, v, f"{where}[{k!r}]", specs)] for k, v in spec.items()]}
     raise TypeError(f"{who}: {where} expected an InputSpec or a Tensor (or a list, tuple or str-keyed dict "
-                    f"of them; a bool, int, float, str or None as a whole argument), got {type(spec).__name__}")
+                    f"of them), got {type(spec).__name__} (a bool, int, float, str or None is taken only as a "
+                    f"whole argument)")
 
 
 def pack_inputs(tree, flat):
