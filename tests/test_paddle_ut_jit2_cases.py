@@ -37,6 +37,11 @@ Found and fixed:
   locate, and so did any `x[[0, 2]]` written with a list. An index array made
   from a Python list is now a constant of the trace (and of a saved program);
   other index arrays still run eagerly.
+- paddle.shape(x) made its tensor from a host array (to_tensor), so any
+  to_static function calling it (`n = paddle.shape(x)[0]`, common in
+  test/dygraph_to_static's code) ran eagerly for good ("reads a tensor the
+  trace cannot locate"), and on a GPU it uploaded the sizes on every call. It
+  is now made by phi kernels on x's place, and such functions replay.
 """
 import copy
 
@@ -265,3 +270,19 @@ def test_to_static_replays_index_padding_and_list_indices(tmp_path):
     data = np.random.RandomState(9).rand(3, 2, 5, 5).astype("float32")
     np.testing.assert_allclose(paddle.jit.load(path)(paddle.to_tensor(data)).numpy(),
                                _np_pad_model(model, data), rtol=1e-5, atol=1e-5)
+
+
+def test_paddle_shape_is_made_by_kernels_and_replays():
+    def scaled(x):
+        n = paddle.shape(x)[0]
+        return x * 2 + paddle.cast(n, "float32")
+
+    static = paddle.jit.to_static(scaled)
+    for rows in (2, 2, 2, 3, 3, 3):
+        data = np.arange(rows * 3, dtype="float32").reshape(rows, 3)
+        np.testing.assert_array_equal(static(paddle.to_tensor(data)).numpy(), data * 2 + rows)
+    assert static.replays == 4 and not static.reasons
+    shape = paddle.shape(paddle.zeros([2, 0, 5]))
+    assert shape.dtype == paddle.int32 and shape.numpy().tolist() == [2, 0, 5]
+    scalar = paddle.shape(paddle.to_tensor(1.0))
+    assert scalar.dtype == paddle.int32 and scalar.shape == [0]
