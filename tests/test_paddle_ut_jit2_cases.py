@@ -42,6 +42,11 @@ Found and fixed:
   test/dygraph_to_static's code) ran eagerly for good ("reads a tensor the
   trace cannot locate"), and on a GPU it uploaded the sizes on every call. It
   is now made by phi kernels on x's place, and such functions replay.
+  Beside it, a host read of a tensor made in the call from sizes and
+  constants only (`paddle.reshape(x, [paddle.shape(x)[0], 2, 2])`, whose
+  reshape reads the size on the host) made the call run eagerly, and jit.save
+  raised; such values are now constants of the trace (the signature fixes
+  them), and a saved program keeps the batch free.
 """
 import copy
 
@@ -286,3 +291,29 @@ def test_paddle_shape_is_made_by_kernels_and_replays():
     assert shape.dtype == paddle.int32 and shape.numpy().tolist() == [2, 0, 5]
     scalar = paddle.shape(paddle.to_tensor(1.0))
     assert scalar.dtype == paddle.int32 and scalar.shape == [0]
+
+
+def test_sizes_read_from_paddle_shape_replay_and_save(tmp_path):
+    class Net(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.linear = nn.Linear(4, 4)
+
+        def forward(self, x):
+            y = self.linear(x)
+            return paddle.reshape(y, [paddle.shape(y)[0], 2, 2]) * 2
+
+    net = Net()
+    static = paddle.jit.to_static(Net())
+    static.set_state_dict(net.state_dict())
+    for rows in (2, 2, 2, 5, 5, 5):
+        x = paddle.to_tensor(np.random.RandomState(rows).rand(rows, 4).astype("float32"))
+        np.testing.assert_array_equal(static(x).numpy(), net(x).numpy())
+    assert static.forward.replays == 3 and not static.forward.reasons  # (a new Layer's first call captures twice)
+    path = str(tmp_path / "net")
+    paddle.jit.save(static, path, input_spec=[paddle.jit.InputSpec([None, 4], "float32")])
+    loaded = paddle.jit.load(path)
+    for rows in (1, 3, 7):
+        data = np.random.RandomState(rows).rand(rows, 4).astype("float32")
+        ref = ((data @ net.linear.weight.numpy() + net.linear.bias.numpy()) * 2).reshape(rows, 2, 2)
+        np.testing.assert_allclose(loaded(paddle.to_tensor(data)).numpy(), ref, rtol=1e-5, atol=1e-6)
