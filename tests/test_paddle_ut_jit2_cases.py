@@ -47,6 +47,32 @@ Found and fixed:
   reshape reads the size on the host) made the call run eagerly, and jit.save
   raised; such values are now constants of the trace (the signature fixes
   them), and a saved program keeps the batch free.
+
+Checked and left (Paddle 2.6.2 quirks and documented differences):
+- range(t) of a one-element int tensor of shape [1] raises TypeError in Paddle
+  2.6.2 under NumPy 2 (its __index__ asserts one element, then calls
+  int(np.array(t))); eager takes it, as Paddle means to (test_list,
+  test_for_enumerate, test_break_continue).
+- deepcopy of a StaticFunction is the plain function in Paddle 2.6.2; eager's
+  copy stays converted, as later Paddle's test_deepcopy expects.
+- to_static of a method of a non-Layer object or of a classmethod: Paddle
+  TypeError, eager converts it (docs/jit.md).
+- get_traced_count() and code raise in Paddle 2.6.2 unless full_graph=True.
+- jit.save of `zip` over a None-size input: Paddle RuntimeError, eager
+  ValueError naming the size (docs/jit.md).
+- Two replayed calls in one step with a parameter used twice per call sum its
+  gradient in another order than eager (last-bit differences; docs/jit.md).
+- Paddle 2.6.2's loaded (jit.load) GRU model fine-tunes differently from the
+  layer it was saved from after one SGD step; eager's loaded layer trains as
+  its original does.
+- vision.ops.yolo_box (computed on the host) and text.ViterbiDecoder (lengths
+  checked on the host; the path is as long as the longest sequence) make a
+  to_static call run eagerly.
+- Models trained a few steps from the same weights (to_static equal to
+  dygraph; equal to Paddle 2.6.2 where no dropout draws): simnet BOW
+  (pairwise, pointwise), TSM-, CycleGAN-, BMN-, seq2seq-attention-, word2vec-,
+  SE-ResNeXt-, YOLOv3-loss- and LAC-like nets, resnet18, mobilenet v1/v2/v3,
+  shufflenet_v2, squeezenet1_1.
 """
 import copy
 
