@@ -343,3 +343,11 @@ def test_sizes_read_from_paddle_shape_replay_and_save(tmp_path):
         data = np.random.RandomState(rows).rand(rows, 4).astype("float32")
         ref = ((data @ net.linear.weight.numpy() + net.linear.bias.numpy()) * 2).reshape(rows, 2, 2)
         np.testing.assert_allclose(loaded(paddle.to_tensor(data)).numpy(), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_item_with_float_indices_is_a_type_and_value_error():
+    t = paddle.ones([3, 4, 5])
+    for error in (TypeError, ValueError):
+        with pytest.raises(error, match="int indices"):
+            t.item(6.0, 7.0, 1.0)
+    assert t.item(1, 2, 3) == 1.0
