@@ -319,6 +319,19 @@ def test_paddle_shape_is_made_by_kernels_and_replays():
     assert scalar.dtype == paddle.int32 and scalar.shape == [0]
 
 
+def test_printing_a_tensor_known_from_sizes_still_runs_eagerly(capsys):
+    # its other host reads are constants of a trace; a print must show on every call
+    def shown(x):
+        print(paddle.shape(x))
+        return x * 2
+
+    static = paddle.jit.to_static(shown)
+    with pytest.warns(RuntimeWarning, match="runs eagerly"):
+        for _ in range(3):
+            static(paddle.ones([2]))
+    assert static.replays == 0 and capsys.readouterr().out.count("Tensor(shape=[1]") == 3
+
+
 def test_sizes_read_from_paddle_shape_replay_and_save(tmp_path):
     class Net(nn.Layer):
         def __init__(self):

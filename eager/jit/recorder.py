@@ -313,6 +313,7 @@ def _flat(values):
 
 # -- the swaps made for the duration of a capture ----------------------------------
 _original_numpy = Tensor.numpy
+_original_repr = Tensor.__repr__
 _original_bump = DenseTensor.bump_version
 _original_apply = PyLayer.__dict__["apply"]
 _original_pre_hooks = GradNodeBase.run_pre_hooks
@@ -335,6 +336,16 @@ def _numpy(self):
         recorder.fail("it reads tensor values on the host (numpy(), item(), bool(), float(), int() or "
                       "printing a tensor), which can steer Python control flow")
     return _original_numpy(self)
+
+
+def _repr(self):
+    # Printing shows values on every call: a replay would not, even of a tensor known
+    # from constants (whose other host reads a trace keeps).
+    recorder = _mine()
+    if recorder is not None:
+        recorder.fail("it reads tensor values on the host (numpy(), item(), bool(), float(), int() or "
+                      "printing a tensor), which can steer Python control flow")
+    return _original_repr(self)
 
 
 def _bump(self):
@@ -422,6 +433,7 @@ def start(recorder: Recorder) -> None:
         BIND_HOOK.hook = lambda table, key, bound: RecordingKernel(bound, table.name, key, table.kind)
         _clear_signature_caches()
         Tensor.numpy = _numpy
+        Tensor.__repr__ = _repr
         DenseTensor.bump_version = _bump
         PyLayer.apply = classmethod(_apply)
         GradNodeBase.run_pre_hooks = _pre_hooks
@@ -448,6 +460,7 @@ def stop() -> None:
         PyLayer.apply = _original_apply
         DenseTensor.bump_version = _original_bump
         Tensor.numpy = _original_numpy
+        Tensor.__repr__ = _original_repr
         BIND_HOOK.hook = None
         # Every wrapped entry still there gets its kernel back (a table that a
         # kernel registration emptied meanwhile stays empty: it binds anew).
