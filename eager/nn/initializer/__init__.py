@@ -26,6 +26,7 @@ import numpy as np
 from phi import api as phi_api
 from phi.common import CPUPlace, GPUPlace, convert_dtype
 from phi.core import PhiError
+from phi.core.errors import AssertedArgumentError, UnsupportedDtypeError
 from phi.core.generator import Generator, GeneratorState, default_generator, generators, seed_all
 
 from ...creation import to_tensor
@@ -142,6 +143,10 @@ class Initializer:
     """Base class: subclasses implement :meth:`_sample` on a float64 scale and
     the base casts to the requested dtype."""
 
+    # Random draws and interpolation kernels cast to an integer or bool dtype would
+    # be garbage (all 0, all True): such initializers refuse them, as Paddle's kernels.
+    _floating_only = False
+
     def __call__(self, shape, dtype=None, generator=None):
         """An array of ``shape`` and ``dtype`` (None: the default dtype, float32 unless
         eager.set_default_dtype changed it); or, given a Tensor (Paddle's
@@ -153,7 +158,12 @@ class Initializer:
             phi_api.assign_out_(to_tensor(values, place=target.place).impl, target.impl)
             return target
         shape = _check_shape(type(self).__name__, shape)
-        np_dtype = (default_dtype() if dtype is None else convert_dtype(dtype)).numpy_dtype
+        dtype = default_dtype() if dtype is None else convert_dtype(dtype)
+        if self._floating_only and not (dtype.is_floating_point or dtype.is_complex):
+            raise UnsupportedDtypeError(f"{type(self).__name__}: expected a floating-point parameter, got "
+                                        f"{dtype}: it draws real values (give an integer or bool parameter "
+                                        f"Constant or Assign)")
+        np_dtype = dtype.numpy_dtype
         if generator is None:
             generator = get_generator()
         elif isinstance(generator, Generator):
@@ -186,6 +196,8 @@ class Constant(Initializer):
 class Uniform(Initializer):
     """Uniform on [low, high) (every value ``low`` when low == high, which Paddle allows)."""
 
+    _floating_only = True
+
     def __init__(self, low: float = -1.0, high: float = 1.0, name=None):
         self.low = _check_number("Uniform", "low", low)
         self.high = _check_number("Uniform", "high", high)
@@ -198,6 +210,8 @@ class Uniform(Initializer):
 
 class Normal(Initializer):
     """Normal with the given mean and standard deviation."""
+
+    _floating_only = True
 
     def __init__(self, mean: float = 0.0, std: float = 1.0, name=None):
         self.mean = _check_number("Normal", "mean", mean)
@@ -213,6 +227,8 @@ class XavierUniform(Initializer):
     """Glorot uniform: U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out)). Paddle's
     default for Linear weights."""
 
+    _floating_only = True
+
     def __init__(self, fan_in=None, fan_out=None, gain: float = 1.0, name=None):
         self.fan_in, self.fan_out = _check_fan("XavierUniform", fan_in, fan_out)
         self.gain = _check_number("XavierUniform", "gain", gain)
@@ -226,6 +242,8 @@ class XavierUniform(Initializer):
 class XavierNormal(Initializer):
     """Glorot normal: N(0, gain^2 * 2 / (fan_in + fan_out))."""
 
+    _floating_only = True
+
     def __init__(self, fan_in=None, fan_out=None, gain: float = 1.0, name=None):
         self.fan_in, self.fan_out = _check_fan("XavierNormal", fan_in, fan_out)
         self.gain = _check_number("XavierNormal", "gain", gain)
@@ -237,6 +255,8 @@ class XavierNormal(Initializer):
 
 class KaimingUniform(Initializer):
     """He uniform: U(-a, a), a = gain * sqrt(3 / fan_in), gain = sqrt(2) for ReLU."""
+
+    _floating_only = True
 
     def __init__(self, fan_in=None, negative_slope: float = 0.0, nonlinearity: str = "relu"):
         self.fan_in = _check_fan("KaimingUniform", fan_in, None)[0]
@@ -252,6 +272,8 @@ class KaimingUniform(Initializer):
 
 class KaimingNormal(Initializer):
     """He normal: N(0, gain^2 / fan_in)."""
+
+    _floating_only = True
 
     def __init__(self, fan_in=None, negative_slope: float = 0.0, nonlinearity: str = "relu"):
         self.fan_in = _check_fan("KaimingNormal", fan_in, None)[0]
@@ -273,6 +295,8 @@ class TruncatedNormal(Initializer):
     >>> bool(abs(w).max() <= 0.04)
     True
     """
+
+    _floating_only = True
 
     def __init__(self, mean: float = 0.0, std: float = 1.0, a=None, b=None, name=None):
         self.mean = _check_number("TruncatedNormal", "mean", mean)
@@ -311,12 +335,14 @@ class Orthogonal(Initializer):
     True
     """
 
+    _floating_only = True
+
     def __init__(self, gain: float = 1.0, name=None):
         self.gain = _check_number("Orthogonal", "gain", gain)
 
     def _sample(self, shape, generator):
         if len(shape) < 2:
-            raise ValueError(f"Orthogonal: expected a weight of at least 2 dimensions, got shape {list(shape)}")
+            raise AssertedArgumentError(f"Orthogonal: expected a weight of at least 2 dimensions, got shape {list(shape)}")
         rows, cols = shape[0], int(np.prod(shape[1:]))
         flat = generator.normal(0.0, 1.0, (max(rows, cols), min(rows, cols)))
         q, r = np.linalg.qr(flat)
@@ -372,9 +398,9 @@ class Dirac(Initializer):
 
     def _sample(self, shape, generator):
         if len(shape) not in (3, 4, 5):
-            raise ValueError(f"Dirac: expected a 3-D, 4-D or 5-D conv filter, got shape {list(shape)}")
+            raise AssertedArgumentError(f"Dirac: expected a 3-D, 4-D or 5-D conv filter, got shape {list(shape)}")
         if shape[0] % self.groups:
-            raise ValueError(f"Dirac: the filter's {shape[0]} output channels do not split into "
+            raise AssertedArgumentError(f"Dirac: the filter's {shape[0]} output channels do not split into "
                              f"groups={self.groups}")
         out = np.zeros(shape)
         per_group = shape[0] // self.groups
@@ -394,6 +420,8 @@ class Bilinear(Initializer):
     >>> eager.nn.initializer.Bilinear()((1, 1, 4, 4))[0, 0, 0]
     array([0.0625, 0.1875, 0.1875, 0.0625], dtype=float32)
     """
+
+    _floating_only = True
 
     def __init__(self, name=None):
         pass

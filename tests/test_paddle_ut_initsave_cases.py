@@ -1,0 +1,61 @@
+"""Regression cases found by re-telling Paddle's own unit tests of the
+initializers, save/load, parameters and gradient clipping (dygraph parts of
+test_initializer, test_initializer_nn, test_nn_init_function,
+test_paddle_save_load, test_paddle_save_load_binary, test_create_parameter,
+test_parameter, test_gradient_clip, test_clip_grad_norm_,
+test_clip_grad_value_, test_nn_utils) against eager, each checked with the
+real Paddle 2.6.2.
+
+Found and fixed:
+- The random initializers (Uniform, Normal, TruncatedNormal, Xavier*,
+  Kaiming*, Orthogonal) and Bilinear cast their draws to an integer or bool
+  parameter silently (all 0, all True); Paddle 2.6.2 has no kernel for them
+  (RuntimeError; Bilinear: TypeError). They raise UnsupportedDtypeError now,
+  a TypeError and a RuntimeError naming the initializer and the dtype.
+- Orthogonal of a 1-D weight and Dirac of a non-conv filter or groups that do
+  not divide the output channels raised a plain ValueError; Paddle asserts
+  (test_initializer expects AssertionError): AssertedArgumentError now, both.
+"""
+import numpy as np
+import pytest
+
+import eager as paddle
+from eager.nn import initializer as I
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+@pytest.mark.parametrize("init", [I.Uniform(), I.Normal(), I.TruncatedNormal(), I.XavierUniform(),
+                                  I.XavierNormal(), I.KaimingUniform(), I.KaimingNormal(), I.Orthogonal(),
+                                  I.Bilinear()], ids=repr)
+@pytest.mark.parametrize("dtype", ["int32", "int64", "bool", "uint8"])
+def test_drawing_initializers_refuse_integer_and_bool_parameters(init, dtype):
+    with pytest.raises(TypeError, match=type(init).__name__) as info:
+        paddle.create_parameter([4, 1, 4, 4], dtype, default_initializer=init)
+    assert isinstance(info.value, RuntimeError)  # Paddle 2.6.2's missing kernel
+    target = paddle.zeros([4, 1, 4, 4], dtype=dtype)
+    with pytest.raises(TypeError, match=dtype):
+        init(target)
+    assert not target.numpy().any()  # left as it was
+
+
+def test_constant_assign_dirac_still_fill_integer_parameters():
+    w = paddle.create_parameter([2, 2, 3], "int64", default_initializer=I.Constant(3))
+    assert w.numpy().tolist() == np.full([2, 2, 3], 3).tolist()
+    w = paddle.create_parameter([2, 2], "int32", default_initializer=I.Assign([[1, 2], [3, 4]]))
+    assert w.numpy().tolist() == [[1, 2], [3, 4]]
+    w = paddle.create_parameter([2, 2, 3], "int32", default_initializer=I.Dirac())
+    assert w.numpy()[:, :, 1].tolist() == [[1, 0], [0, 1]] and w.numpy().sum() == 2
+
+
+def test_orthogonal_and_dirac_shape_errors_are_assertions():
+    attr = paddle.ParamAttr(initializer=I.Orthogonal())
+    with pytest.raises(AssertionError, match="Orthogonal"):  # a bias is 1-D
+        paddle.nn.Linear(10, 10, bias_attr=attr)
+    attr = paddle.ParamAttr(initializer=I.Dirac(groups=2))
+    with pytest.raises(AssertionError, match="Dirac"):
+        paddle.nn.Linear(10, 10, weight_attr=attr)
+    with pytest.raises(AssertionError, match="groups"):
+        paddle.nn.Conv2D(5, 9, (3, 3), weight_attr=attr)
+    with pytest.raises(ValueError):  # also the ValueError of eager's other argument checks
+        I.Orthogonal()((3,))
