@@ -14,7 +14,10 @@ Found and fixed:
   a TypeError and a RuntimeError naming the initializer and the dtype.
 - Orthogonal of a 1-D weight and Dirac of a non-conv filter or groups that do
   not divide the output channels raised a plain ValueError; Paddle asserts
-  (test_initializer expects AssertionError): AssertedArgumentError now, both.
+  (test_initializer expects AssertionError): AssertedArgumentError now, both;
+  so are Uniform(low > high) and Dirac(groups < 1), which Paddle asserts too.
+- Constant(True) was refused (TypeError); Paddle fills 1.0 (a bool
+  parameter's True).
 """
 import numpy as np
 import pytest
@@ -59,3 +62,17 @@ def test_orthogonal_and_dirac_shape_errors_are_assertions():
         paddle.nn.Conv2D(5, 9, (3, 3), weight_attr=attr)
     with pytest.raises(ValueError):  # also the ValueError of eager's other argument checks
         I.Orthogonal()((3,))
+
+
+def test_uniform_low_above_high_and_dirac_groups_are_assertions():
+    with pytest.raises(AssertionError, match="low <= high"):  # Paddle 2.6.2 asserts both
+        I.Uniform(2.0, 1.0)
+    with pytest.raises(AssertionError, match="groups"):
+        I.Dirac(groups=0)
+
+
+def test_constant_takes_a_bool_value():
+    w = paddle.create_parameter([2, 3], "bool", default_initializer=I.Constant(True))
+    assert w.numpy().tolist() == [[True] * 3] * 2
+    layer = paddle.nn.Linear(2, 2, weight_attr=I.Constant(True))  # Paddle 2.6.2: 1.0
+    assert layer.weight.numpy().tolist() == [[1.0, 1.0], [1.0, 1.0]]

@@ -187,7 +187,8 @@ class Constant(Initializer):
     """Every element equal to ``value`` (the default for biases: 0)."""
 
     def __init__(self, value: float = 0.0, name=None):
-        self.value = _check_number("Constant", "value", value)
+        # True/False too: the fill of a bool parameter (Paddle takes them as 1.0 / 0.0)
+        self.value = float(value) if isinstance(value, (bool, np.bool_)) else _check_number("Constant", "value", value)
 
     def _sample(self, shape, generator):
         return np.full(shape, self.value)
@@ -202,7 +203,7 @@ class Uniform(Initializer):
         self.low = _check_number("Uniform", "low", low)
         self.high = _check_number("Uniform", "high", high)
         if not self.low <= self.high:
-            raise ValueError(f"Uniform: expected low <= high, got low={low}, high={high}")
+            raise AssertedArgumentError(f"Uniform: expected low <= high, got low={low}, high={high}")
 
     def _sample(self, shape, generator):
         return generator.uniform(self.low, self.high, shape)
@@ -393,7 +394,7 @@ class Dirac(Initializer):
 
     def __init__(self, groups: int = 1, name=None):
         if not isinstance(groups, numbers.Integral) or isinstance(groups, bool) or groups < 1:
-            raise ValueError(f"Dirac: argument 'groups' expected a positive int, got {groups!r}")
+            raise AssertedArgumentError(f"Dirac: argument 'groups' expected a positive int, got {groups!r}")
         self.groups = int(groups)
 
     def _sample(self, shape, generator):
