@@ -142,6 +142,8 @@ import math
 import numbers
 import os
 import secrets
+import threading
+import warnings
 
 import numpy as np
 
@@ -150,6 +152,7 @@ from phi.common.data_type import BFloat16Unavailable, bfloat16_numpy_dtype
 from phi.core import DenseTensor
 
 from . import autograd  # noqa: F401  (the autograd core before eager.tensor, which needs it loaded)
+from .arguments import to_bool
 from .errors import ArgumentKindError, ModelNotFoundError
 from .restricted_pickle import RefusedGlobal, RestrictedUnpickler, check_arrays
 from .tensor import Tensor
@@ -198,6 +201,12 @@ def save(obj, path, protocol: int = 4, **configs) -> None:
     >>> eager.save(eager.to_tensor([1.0, 2.0]), "runs/tensor.pdtensor")  # makes runs/
     """
     who = "eager.save"
+    _write_saved(who, *_encode_saved(who, obj, path, protocol, configs))
+
+
+def _encode_saved(who: str, obj, path, protocol, configs: dict) -> tuple:
+    """Checks the arguments and turns ``obj`` into its arrays and header
+    (raising before anything is written): what :func:`_write_saved` takes."""
     _check_protocol(who, "protocol", protocol)
     _check_save_configs(who, configs)
     safetensors_numpy = _import_safetensors(who)
@@ -209,6 +218,11 @@ def save(obj, path, protocol: int = 4, **configs) -> None:
         raise ValueError(f"{who}: argument 'obj' is nested too deeply to save") from None
     metadata = {_FORMAT_KEY: _FORMAT_VERSION,
                 _STRUCTURE_KEY: json.dumps(structure, allow_nan=False, separators=(",", ":"))}
+    return target, encoder, metadata, safetensors_numpy
+
+
+def _write_saved(who: str, target, encoder, metadata: dict, safetensors_numpy) -> None:
+    """Writes what :func:`_encode_saved` made to the file name or file object."""
     if isinstance(target, str) and not encoder.bfloat16_entries:
         _write_file(who, target, encoder.arrays, metadata, safetensors_numpy)
         return
@@ -223,6 +237,69 @@ def save(obj, path, protocol: int = 4, **configs) -> None:
     except TypeError:
         raise TypeError(f"{who}: argument 'path' is a file object that does not take bytes (a text-mode "
                         f"file?); open it in binary mode, e.g. open(name, 'wb')") from None
+
+
+_async_saves = []  # [thread, [error or None]] of each async_save not yet waited for
+_async_lock = threading.Lock()
+
+
+def async_save(obj, path, protocol: int = 4, sync_other_task: bool = False, **configs) -> None:
+    """Paddle's ``paddle.async_save``: :func:`save` in a background thread.
+
+    ``obj`` is a dict (a state dict, a checkpoint) or a Tensor, as Paddle
+    allows (TypeError otherwise). Its values are copied before this returns, so
+    training may go on changing the tensors: the file holds the state at the
+    call (Paddle writes the live tensors, whatever they hold by then). Errors
+    in the arguments or the object raise here; an error while writing is raised
+    by :func:`clear_async_save_task_queue`. ``sync_other_task=True`` first waits
+    for the saves still running. Paddle's extra configs are accepted with a
+    warning, and not used (as Paddle).
+
+    >>> net = eager.nn.Linear(4, 2)
+    >>> eager.async_save(net.state_dict(), "linear.pdparams")
+    >>> eager.clear_async_save_task_queue()  # waits until the file is written
+    """
+    who = "eager.async_save"
+    if not isinstance(obj, (dict, Tensor)):
+        raise TypeError(f"{who}: argument 'obj' expected a dict or a Tensor (as Paddle's async_save), got "
+                        f"{type(obj).__name__}; use eager.save for other objects")
+    sync_other_task = to_bool(sync_other_task, who, "sync_other_task")
+    if configs:
+        warnings.warn(f"{who}: configs {sorted(configs)} are not used by async_save (as in Paddle)",
+                      stacklevel=2)
+    target, encoder, metadata, safetensors_numpy = _encode_saved(who, obj, path, protocol, {})
+    # Copies: a tensor's array may share the live buffer that the next step updates in place.
+    encoder.arrays = {entry: np.array(array, copy=True) for entry, array in encoder.arrays.items()}
+    if sync_other_task:
+        clear_async_save_task_queue()
+    error = [None]
+
+    def write():
+        try:
+            _write_saved(who, target, encoder, metadata, safetensors_numpy)
+        except BaseException as caught:  # handed to clear_async_save_task_queue
+            error[0] = caught
+
+    thread = threading.Thread(target=write, name="eager.async_save", daemon=False)
+    with _async_lock:
+        _async_saves.append((thread, error))
+    thread.start()
+
+
+def clear_async_save_task_queue() -> None:
+    """Waits until every :func:`async_save` has written its file (Paddle's
+    ``paddle.clear_async_save_task_queue``); the first error a save met while
+    writing is raised then (the other saves still finish)."""
+    with _async_lock:
+        pending = list(_async_saves)
+        _async_saves.clear()
+    failure = None
+    for thread, error in pending:
+        thread.join()
+        if error[0] is not None and failure is None:
+            failure = error[0]
+    if failure is not None:
+        raise failure
 
 
 def _check_protocol(who: str, argument: str, protocol) -> None:
@@ -260,8 +337,8 @@ def _save_target(who: str, path):
     """The file name to write (after checking it) or the binary file object."""
     if hasattr(path, "write") and not isinstance(path, (str, bytes, os.PathLike)):
         return path
-    if not isinstance(path, (str, bytes, os.PathLike)):
-        raise TypeError(f"{who}: argument 'path' expected a file name (str or os.PathLike) or a binary "
+    if not isinstance(path, (str, bytes, os.PathLike)):  # Paddle: ValueError; ArgumentKindError is both
+        raise ArgumentKindError(f"{who}: argument 'path' expected a file name (str or os.PathLike) or a binary "
                         f"file object, got {type(path).__name__}")
     path = os.fsdecode(os.fspath(path))
     if os.path.basename(path) == "":
@@ -361,8 +438,8 @@ class _Encoder:
             return {tag: [self.node(item, f"{where}[{i}]", parts + (str(i),), active)
                           for i, item in enumerate(value)]}
         kind = type(value).__name__
-        if callable(getattr(value, "state_dict", None)):
-            raise TypeError(f"{self.who}: {where} is a {kind} object, which eager does not save (nor does "
+        if callable(getattr(value, "state_dict", None)):  # Paddle: ValueError for a Layer; this is both
+            raise ArgumentKindError(f"{self.who}: {where} is a {kind} object, which eager does not save (nor does "
                             f"Paddle); save its state: eager.save(obj.state_dict(), path), and restore it "
                             f"with set_state_dict(eager.load(path))")
         raise TypeError(f"{self.who}: {where} has the type {kind}, which eager cannot save; it saves "

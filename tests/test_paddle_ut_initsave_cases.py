@@ -18,6 +18,13 @@ Found and fixed:
   so are Uniform(low > high) and Dirac(groups < 1), which Paddle asserts too.
 - Constant(True) was refused (TypeError); Paddle fills 1.0 (a bool
   parameter's True).
+- paddle.save to a path that is no file name (an int) and of an object
+  holding a Layer raised TypeError only; Paddle raises ValueError
+  (test_paddle_save_load): ArgumentKindError now, both.
+- paddle.async_save and paddle.clear_async_save_task_queue were missing
+  (test_paddle_save_load's TestAsyncSaveLoad); added, copying the values at
+  the call (Paddle's thread writes the live tensors) and raising a failed
+  write from clear_async_save_task_queue.
 """
 import numpy as np
 import pytest
@@ -76,3 +83,47 @@ def test_constant_takes_a_bool_value():
     assert w.numpy().tolist() == [[True] * 3] * 2
     layer = paddle.nn.Linear(2, 2, weight_attr=I.Constant(True))  # Paddle 2.6.2: 1.0
     assert layer.weight.numpy().tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_save_to_a_non_path_is_a_value_error_too(tmp_path):
+    with pytest.raises(ValueError, match="argument 'path'"):  # Paddle 2.6.2: ValueError
+        paddle.save(4, 3)
+    with pytest.raises(TypeError, match="argument 'path'"):
+        paddle.save({"a": 1}, None)
+
+
+def test_save_of_a_layer_is_a_value_error_too(tmp_path):
+    layers = (paddle.nn.Linear(2, 2), paddle.nn.Linear(2, 2))
+    with pytest.raises(ValueError, match="state_dict"):  # Paddle 2.6.2: ValueError
+        paddle.save(layers, str(tmp_path / "layer.pdmodel"))
+    assert not (tmp_path / "layer.pdmodel").exists()
+
+
+def test_async_save_writes_the_state_at_the_call(tmp_path):
+    layer = paddle.nn.Linear(3, 2)
+    weight = layer.weight.numpy().copy()
+    path = str(tmp_path / "sub" / "linear.pdparams")
+    paddle.async_save(layer.state_dict(), path, sync_other_task=True)
+    with paddle.no_grad():
+        layer.weight.set_value(np.zeros([3, 2], "float32"))  # a step after the call
+    paddle.clear_async_save_task_queue()
+    np.testing.assert_array_equal(paddle.load(path)["weight"].numpy(), weight)
+    tensor = paddle.to_tensor([1.0, 2.0])
+    paddle.framework.async_save(tensor, str(tmp_path / "t"))
+    paddle.clear_async_save_task_queue()
+    assert paddle.load(str(tmp_path / "t")).numpy().tolist() == [1.0, 2.0]
+
+
+def test_async_save_takes_dicts_and_tensors_only(tmp_path):
+    with pytest.raises(TypeError, match="async_save"):  # Paddle 2.6.2: TypeError
+        paddle.async_save((1, 2, 3), str(tmp_path / "tuple.pdparams"))
+    with pytest.raises(TypeError, match="sync_other_task"):
+        paddle.async_save({"a": 1}, str(tmp_path / "a"), sync_other_task="yes")
+
+
+def test_clear_async_save_task_queue_raises_a_failed_write(tmp_path):
+    (tmp_path / "file").write_text("x")
+    paddle.async_save({"a": paddle.ones([2])}, str(tmp_path / "file" / "inside.pdparams"))  # a file as dir
+    with pytest.raises(OSError):
+        paddle.clear_async_save_task_queue()
+    paddle.clear_async_save_task_queue()  # the failure is reported once
