@@ -27,7 +27,8 @@ and NumPy arrays) is one entry, named after where it sits in the object
 can open the file. The rest of the object is kept as JSON in the header's
 string-only ``__metadata__`` under ``"eager.structure"`` (with
 ``"eager.format": "1"``): tagged nodes -- ``{"dict": [[key, node], ...]}``,
-``{"odict": ...}`` (an OrderedDict, as ``Layer.state_dict()`` returns),
+``{"odict": ...}`` (an OrderedDict, as ``Layer.state_dict()`` returns; a key
+that is not a str -- a number, bool, None or a tuple of these -- is a node too),
 ``{"list": [...]}``, ``{"tuple": [...]}``, ``{"tensor": entry, "dtype": ...,
 "shape": ..., "kind": "tensor" | "ndarray" (what was saved), "name": ...}``, ``{"scalar":
 "float32", "value": ...}`` for a NumPy scalar, ``{"float": "nan"}`` and
@@ -103,7 +104,8 @@ Differences from Paddle
   a saved Program) are not read; a pickle must be the whole file given by
   name (a torch.save file in torch's legacy format holds more).
 - Only data is saved: Tensors, NumPy arrays, NumPy scalars, Python numbers,
-  strings, bools, None, and dicts (with str keys), lists and tuples of these.
+  strings, bools, None, and dicts (keys: strs, numbers, bools, None or tuples
+  of these), lists and tuples of these.
   Paddle pickles any picklable object; a Layer, optimizer or scheduler object
   raises here as in Paddle ("save its state_dict()"), and so does anything
   else (a function, a set, bytes, a custom class). Another dict subclass or
@@ -187,12 +189,13 @@ def save(obj, path, protocol: int = 4, **configs) -> None:
     safetensors file (Paddle's ``paddle.save``; never a pickle).
 
     ``obj`` is a Tensor, a NumPy array, a number, string, bool or None, or a
-    dict (str keys), list or tuple of these, nested as deep as you like: a
+    dict (keys: strs, numbers, bools, None or tuples of these), list or tuple of these, nested as deep as you like: a
     Layer's or optimizer's ``state_dict()``, or a checkpoint dict holding
     both. Missing parent directories are created; the file is replaced only
     once it is completely written. ``protocol`` is Paddle's pickle protocol,
     checked (an int from 2 to 4) for compatibility; the configs Paddle takes
-    (``use_binary_format``, ``pickle_protocol``) are accepted. See
+    (``use_binary_format``, ``pickle_protocol``) are accepted, ``use_binary_format=True``
+    with a Tensor only (NotImplementedError otherwise, as Paddle). See
     :mod:`eager.serialization` for the format and the differences from
     Paddle.
 
@@ -209,6 +212,10 @@ def _encode_saved(who: str, obj, path, protocol, configs: dict) -> tuple:
     (raising before anything is written): what :func:`_write_saved` takes."""
     _check_protocol(who, "protocol", protocol)
     _check_save_configs(who, configs)
+    if configs.get("use_binary_format") and not isinstance(obj, Tensor):
+        # Paddle's binary format holds one tensor (its LoDTensor file); other objects are refused
+        raise NotImplementedError(f"{who}: use_binary_format=True saves a single Tensor (as Paddle's), got "
+                                  f"{type(obj).__name__}; save other objects without it")
     safetensors_numpy = _import_safetensors(who)
     target = _save_target(who, path)
     encoder = _Encoder(who)
@@ -429,10 +436,8 @@ class _Encoder:
             if isinstance(value, collections.abc.Mapping):
                 items = []
                 for key, item in value.items():
-                    if not isinstance(key, str):
-                        raise TypeError(f"{self.who}: {where} has the key {key!r} ({type(key).__name__}); "
-                                        f"eager saves dicts with str keys only (as state dicts have)")
-                    items.append([key, self.node(item, f"{where}[{key!r}]", parts + (key,), active)])
+                    key_node = key if isinstance(key, str) else self._key(key, where)
+                    items.append([key_node, self.node(item, f"{where}[{key!r}]", parts + (str(key),), active)])
                 return {"odict" if isinstance(value, collections.OrderedDict) else "dict": items}
             tag = "tuple" if isinstance(value, tuple) else "list"
             return {tag: [self.node(item, f"{where}[{i}]", parts + (str(i),), active)
@@ -443,8 +448,19 @@ class _Encoder:
                             f"Paddle); save its state: eager.save(obj.state_dict(), path), and restore it "
                             f"with set_state_dict(eager.load(path))")
         raise TypeError(f"{self.who}: {where} has the type {kind}, which eager cannot save; it saves "
-                        f"Tensors, NumPy arrays and scalars, numbers, strings, bools, None, and dicts (str "
-                        f"keys), lists and tuples of these (data only: eager never pickles)")
+                        f"Tensors, NumPy arrays and scalars, numbers, strings, bools, None, and dicts, "
+                        f"lists and tuples of these (data only: eager never pickles)")
+
+    def _key(self, key, where: str):
+        """The node of a dict key that is not a str: a number, bool, None, NumPy
+        scalar or a tuple of these (paddle.save's pickles keep such keys too)."""
+        def plain(k):
+            return k is None or isinstance(k, (numbers.Number, np.generic)) and not isinstance(k, np.ndarray) \
+                or isinstance(k, str) or isinstance(k, tuple) and all(plain(part) for part in k)
+        if not plain(key):
+            raise TypeError(f"{self.who}: {where} has the key {key!r} ({type(key).__name__}); eager saves dict "
+                            f"keys that are strs, numbers, bools, None or tuples of these")
+        return self.node(key, f"{where}'s key {key!r}", ())
 
     def _scalar(self, value, where: str):
         name = value.dtype.name
@@ -772,9 +788,10 @@ class _Decoder:
             if tag in ("dict", "odict") and isinstance(body, list):
                 out = collections.OrderedDict() if tag == "odict" else {}
                 for pair in body:
-                    if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
+                    if not (isinstance(pair, list) and len(pair) == 2):
                         raise self.corrupted(f"has a malformed dict entry {pair!r:.80}")
-                    out[pair[0]] = self.value(pair[1], False)
+                    key = pair[0] if isinstance(pair[0], str) else self._key(pair[0])
+                    out[key] = self.value(pair[1], False)
                     if top and isinstance(pair[1], dict) and "tensor" in pair[1] \
                             and isinstance(pair[1].get("name"), str):
                         self.top_names[pair[0]] = pair[1]["name"]
@@ -791,6 +808,17 @@ class _Decoder:
         if isinstance(node, dict) and "tensor" in node:
             return self._array(node)
         raise self.corrupted(f"has an unknown node {node!r:.80}")
+
+    def _key(self, node):
+        """A dict key saved as a node (a number, bool, None, a tuple of these)."""
+        if isinstance(node, dict) and "tensor" in node:
+            raise self.corrupted(f"has an array as a dict key")
+        key = self.value(node, False)
+        try:
+            hash(key)
+        except TypeError:
+            raise self.corrupted(f"has the unhashable dict key {node!r:.80}") from None
+        return key
 
     def _scalar(self, node: dict):
         name = node.get("scalar")

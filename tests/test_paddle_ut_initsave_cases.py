@@ -25,6 +25,11 @@ Found and fixed:
   (test_paddle_save_load's TestAsyncSaveLoad); added, copying the values at
   the call (Paddle's thread writes the live tensors) and raising a failed
   write from clear_async_save_task_queue.
+- paddle.save(obj, path, use_binary_format=True) of a dict saved it; Paddle's
+  binary format holds one Tensor and raises NotImplementedError
+  (test_paddle_save_load_binary): eager does too.
+- paddle.save of a dict with int (or float, None, tuple) keys raised
+  TypeError; Paddle saves and loads them: eager's format keeps such keys.
 """
 import numpy as np
 import pytest
@@ -127,3 +132,21 @@ def test_clear_async_save_task_queue_raises_a_failed_write(tmp_path):
     with pytest.raises(OSError):
         paddle.clear_async_save_task_queue()
     paddle.clear_async_save_task_queue()  # the failure is reported once
+
+
+def test_save_with_use_binary_format_takes_a_tensor_only(tmp_path):
+    path = str(tmp_path / "temp")
+    with pytest.raises(NotImplementedError, match="use_binary_format"):  # Paddle 2.6.2 too
+        paddle.save({}, path, use_binary_format=True)
+    assert not (tmp_path / "temp").exists()
+    paddle.save(paddle.to_tensor([1.0, 2.0]), path, use_binary_format=True)
+    assert paddle.load(path, return_numpy=True).tolist() == [1.0, 2.0]
+
+
+def test_save_keeps_dict_keys_that_are_not_strs(tmp_path):
+    path = str(tmp_path / "labels.pdparams")
+    obj = {0: "cat", 1: paddle.to_tensor([1.0]), 2.5: None, None: [1], (1, "a"): {3: 4}, "w": 5}
+    paddle.save(obj, path)  # Paddle 2.6.2 pickles them and loads the same keys
+    loaded = paddle.load(path)
+    assert list(loaded) == [0, 1, 2.5, None, (1, "a"), "w"]
+    assert loaded[0] == "cat" and loaded[1].numpy().tolist() == [1.0] and loaded[(1, "a")] == {3: 4}
