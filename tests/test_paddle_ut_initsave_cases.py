@@ -30,6 +30,9 @@ Found and fixed:
   (test_paddle_save_load_binary): eager does too.
 - paddle.save of a dict with int (or float, None, tuple) keys raised
   TypeError; Paddle saves and loads them: eager's format keeps such keys.
+- nn.clip.set_gradient_clip (test_gradient_clip) was a bare AttributeError;
+  it and append_gradient_clip_ops now say they are static-graph API (Paddle
+  2.6.2's dygraph asserts).
 """
 import numpy as np
 import pytest
@@ -150,3 +153,9 @@ def test_save_keeps_dict_keys_that_are_not_strs(tmp_path):
     loaded = paddle.load(path)
     assert list(loaded) == [0, 1, 2.5, None, (1, "a"), "w"]
     assert loaded[0] == "cat" and loaded[1].numpy().tolist() == [1.0] and loaded[(1, "a")] == {3: 4}
+
+
+def test_static_graph_clip_names_say_so():
+    with pytest.raises(AttributeError, match="static-graph"):  # Paddle 2.6.2's dygraph asserts
+        paddle.nn.clip.set_gradient_clip(paddle.nn.ClipGradByGlobalNorm(1.0))
+    assert not hasattr(paddle.nn.clip, "append_gradient_clip_ops")
