@@ -33,6 +33,9 @@ Found and fixed:
 - nn.clip.set_gradient_clip (test_gradient_clip) was a bare AttributeError;
   it and append_gradient_clip_ops now say they are static-graph API (Paddle
   2.6.2's dygraph asserts).
+- weight_norm with a dim outside [-R, R) raised a plain ValueError; Paddle
+  asserts (AssertionError): AssertedArgumentError now (a non-int dim is a
+  TypeError).
 """
 import numpy as np
 import pytest
@@ -159,3 +162,14 @@ def test_static_graph_clip_names_say_so():
     with pytest.raises(AttributeError, match="static-graph"):  # Paddle 2.6.2's dygraph asserts
         paddle.nn.clip.set_gradient_clip(paddle.nn.ClipGradByGlobalNorm(1.0))
     assert not hasattr(paddle.nn.clip, "append_gradient_clip_ops")
+
+
+def test_weight_norm_dim_out_of_range_is_an_assertion():
+    conv = paddle.nn.Conv2D(2, 3, 3)
+    with pytest.raises(AssertionError, match="dim"):  # Paddle 2.6.2 asserts [-R, R)
+        paddle.nn.utils.weight_norm(conv, dim=5)
+    with pytest.raises(ValueError):
+        paddle.nn.utils.weight_norm(conv, dim=-5)
+    assert [n for n, _ in conv.named_parameters()] == ["weight", "bias"]  # left as it was
+    with pytest.raises(TypeError, match="dim"):
+        paddle.nn.utils.weight_norm(conv, dim=1.5)
