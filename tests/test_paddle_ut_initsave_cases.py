@@ -36,6 +36,10 @@ Found and fixed:
 - weight_norm with a dim outside [-R, R) raised a plain ValueError; Paddle
   asserts (AssertionError): AssertedArgumentError now (a non-int dim is a
   TypeError).
+- Layer.set_state_dict matched the dict against self.state_dict(), so a
+  subclass overriding state_dict to rename keys (and set_state_dict to
+  rename them back, test_state_dict_convert) loaded nothing; it matches the
+  layer's own entries now, as Paddle's _state_dict_impl.
 """
 import numpy as np
 import pytest
@@ -173,3 +177,30 @@ def test_weight_norm_dim_out_of_range_is_an_assertion():
     assert [n for n, _ in conv.named_parameters()] == ["weight", "bias"]  # left as it was
     with pytest.raises(TypeError, match="dim"):
         paddle.nn.utils.weight_norm(conv, dim=1.5)
+
+
+class _RenamingModel(paddle.nn.Layer):
+    """Saves its weight transposed under another key, as Paddle's test_state_dict_convert."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = paddle.nn.Linear(3, 4)
+
+    @paddle.no_grad()
+    def state_dict(self, destination=None, include_sublayers=True, structured_name_prefix="", use_hook=True):
+        st = super().state_dict(destination, include_sublayers, structured_name_prefix, use_hook)
+        st["linear.new_weight"] = paddle.transpose(st.pop("linear.weight"), [1, 0])
+        return st
+
+    @paddle.no_grad()
+    def set_state_dict(self, state_dict, use_structured_name=True):
+        state_dict["linear.weight"] = paddle.transpose(state_dict.pop("linear.new_weight"), [1, 0])
+        return super().set_state_dict(state_dict)
+
+
+def test_set_state_dict_matches_the_layers_own_keys_not_an_override():
+    source, target = _RenamingModel(), _RenamingModel()
+    missing, unexpected = target.set_state_dict(source.state_dict())
+    assert missing == [] and unexpected == []
+    np.testing.assert_array_equal(target.linear.weight.numpy(), source.linear.weight.numpy())
+    np.testing.assert_array_equal(target.linear.bias.numpy(), source.linear.bias.numpy())
