@@ -40,6 +40,11 @@ Found and fixed:
   subclass overriding state_dict to rename keys (and set_state_dict to
   rename them back, test_state_dict_convert) loaded nothing; it matches the
   layer's own entries now, as Paddle's _state_dict_impl.
+- The fluid-era initializer classes Paddle 2.6.2 keeps in
+  paddle.nn.initializer (UniformInitializer with seed and diag_*,
+  NormalInitializer, TruncatedNormalInitializer, XavierInitializer,
+  MSRAInitializer, ConstantInitializer, NumpyArrayInitializer; used by
+  test_initializer) were missing; added.
 """
 import numpy as np
 import pytest
@@ -204,3 +209,26 @@ def test_set_state_dict_matches_the_layers_own_keys_not_an_override():
     assert missing == [] and unexpected == []
     np.testing.assert_array_equal(target.linear.weight.numpy(), source.linear.weight.numpy())
     np.testing.assert_array_equal(target.linear.bias.numpy(), source.linear.bias.numpy())
+
+
+def test_fluid_era_initializer_classes():
+    # test_initializer builds them; Paddle 2.6.2 keeps them in paddle.nn.initializer
+    a = paddle.create_parameter([5, 10], "float32", default_initializer=I.UniformInitializer(-4.2, 3.1, 123))
+    b = paddle.create_parameter([5, 10], "float32", default_initializer=I.UniformInitializer(-4.2, 3.1, 123))
+    np.testing.assert_array_equal(a.numpy(), b.numpy())  # its own seed: the same draw each time
+    assert a.numpy().min() >= -4.2 and a.numpy().max() < 3.1
+    w = I.UniformInitializer(-0.5, 0.5, diag_num=4, diag_step=3, diag_val=7.0)((5, 10))
+    assert np.flatnonzero(w.reshape(-1) == 7.0).tolist() == [0, 4, 8, 12]
+    limit = np.sqrt(6.0 / (12 + 23))
+    w = I.XavierInitializer(uniform=True, fan_in=12, fan_out=23, seed=134)((200, 300))
+    assert np.abs(w).max() <= limit and np.abs(w).max() > 0.99 * limit
+    w = I.MSRAInitializer(uniform=False, fan_in=4)((400, 400))
+    assert abs(w.std() - np.sqrt(2.0 / 4)) < 0.01
+    w = I.NormalInitializer(2.3, 1.9, 123)((20000,))
+    assert abs(w.mean() - 2.3) < 0.05 and abs(w.std() - 1.9) < 0.05
+    w = I.TruncatedNormalInitializer(0.0, 1.0, 5)((20000,))
+    assert np.abs(w).max() <= 2.0
+    assert I.NumpyArrayInitializer(np.array([1.0, 2.0]))((2,)).tolist() == [1.0, 2.0]
+    assert I.ConstantInitializer(2.5, force_cpu=True)((2,)).tolist() == [2.5, 2.5]
+    with pytest.raises(TypeError, match="seed"):
+        I.UniformInitializer(seed=-1)

@@ -29,6 +29,7 @@ from phi.core import PhiError
 from phi.core.errors import AssertedArgumentError, UnsupportedDtypeError
 from phi.core.generator import Generator, GeneratorState, default_generator, generators, seed_all
 
+from ...arguments import to_bool
 from ...creation import to_tensor
 from ...framework import default_dtype, gpu_count, parse_device
 from ...tensor import Tensor
@@ -146,6 +147,7 @@ class Initializer:
     # Random draws and interpolation kernels cast to an integer or bool dtype would
     # be garbage (all 0, all True): such initializers refuse them, as Paddle's kernels.
     _floating_only = False
+    _seed = 0  # the legacy classes' own seed (0: the global generator)
 
     def __call__(self, shape, dtype=None, generator=None):
         """An array of ``shape`` and ``dtype`` (None: the default dtype, float32 unless
@@ -165,7 +167,8 @@ class Initializer:
                                         f"Constant or Assign)")
         np_dtype = dtype.numpy_dtype
         if generator is None:
-            generator = get_generator()
+            # A legacy initializer's nonzero seed draws the same values at every call, as Paddle's op
+            generator = get_generator() if not self._seed else np.random.default_rng(self._seed)
         elif isinstance(generator, Generator):
             generator = generator.engine
         elif not isinstance(generator, np.random.Generator):
@@ -439,6 +442,106 @@ class Bilinear(Initializer):
 
     def __repr__(self):
         return "Bilinear()"
+
+
+# -- the fluid-era classes Paddle 2.6 still keeps in paddle.nn.initializer (not in its __all__) --
+
+def _check_seed(who: str, seed) -> int:
+    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
+        raise TypeError(f"{who}: argument 'seed' expected a non-negative int (0: the global generator), "
+                        f"got {seed!r}")
+    return int(seed)
+
+
+class ConstantInitializer(Constant):
+    """Paddle's legacy ``ConstantInitializer(value=0.0, force_cpu=False)``: :class:`Constant`."""
+
+    def __init__(self, value: float = 0.0, force_cpu: bool = False):
+        super().__init__(value)
+
+
+class UniformInitializer(Uniform):
+    """Paddle's legacy ``UniformInitializer(low, high, seed, diag_num, diag_step, diag_val)``:
+    :class:`Uniform` with its own ``seed`` (nonzero: the same draw at every call), and
+    ``diag_num`` elements at flat positions ``i * (diag_step + 1)`` set to ``diag_val``."""
+
+    def __init__(self, low: float = -1.0, high: float = 1.0, seed: int = 0, diag_num: int = 0,
+                 diag_step: int = 0, diag_val: float = 1.0, name=None):
+        super().__init__(low, high)
+        self._seed = _check_seed("UniformInitializer", seed)
+        for arg, value in (("diag_num", diag_num), ("diag_step", diag_step)):
+            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"UniformInitializer: argument '{arg}' expected an int >= 0, got {value!r}")
+        self.diag_num, self.diag_step = int(diag_num), int(diag_step)
+        self.diag_val = _check_number("UniformInitializer", "diag_val", diag_val)
+
+    def _sample(self, shape, generator):
+        out = super()._sample(shape, generator)
+        if self.diag_num:
+            flat = out.reshape(-1)
+            last = (self.diag_num - 1) * (self.diag_step + 1)
+            if last >= flat.size:
+                raise ValueError(f"UniformInitializer: diag_num={self.diag_num} with diag_step="
+                                 f"{self.diag_step} reaches element {last} of a weight of {flat.size}")
+            flat[np.arange(self.diag_num) * (self.diag_step + 1)] = self.diag_val
+        return out
+
+
+class NormalInitializer(Normal):
+    """Paddle's legacy ``NormalInitializer(loc=0.0, scale=1.0, seed=0)``: :class:`Normal`
+    with its own ``seed``."""
+
+    def __init__(self, loc: float = 0.0, scale: float = 1.0, seed: int = 0):
+        super().__init__(loc, scale)
+        self._seed = _check_seed("NormalInitializer", seed)
+
+
+class TruncatedNormalInitializer(TruncatedNormal):
+    """Paddle's legacy ``TruncatedNormalInitializer(loc=0.0, scale=1.0, seed=0)``:
+    :class:`TruncatedNormal` (mean -/+ 2 std) with its own ``seed``."""
+
+    def __init__(self, loc: float = 0.0, scale: float = 1.0, seed: int = 0):
+        super().__init__(loc, scale)
+        self._seed = _check_seed("TruncatedNormalInitializer", seed)
+
+
+class XavierInitializer(Initializer):
+    """Paddle's legacy ``XavierInitializer(uniform=True, fan_in=None, fan_out=None, seed=0)``:
+    :class:`XavierUniform` or :class:`XavierNormal`, with its own ``seed``."""
+
+    _floating_only = True
+
+    def __init__(self, uniform: bool = True, fan_in=None, fan_out=None, seed: int = 0):
+        self.uniform = to_bool(uniform, "XavierInitializer", "uniform")
+        self._draw = (XavierUniform if self.uniform else XavierNormal)(fan_in, fan_out)
+        self._seed = _check_seed("XavierInitializer", seed)
+
+    def _sample(self, shape, generator):
+        return self._draw._sample(shape, generator)
+
+
+class MSRAInitializer(Initializer):
+    """Paddle's legacy ``MSRAInitializer(uniform=True, fan_in=None, seed=0,
+    negative_slope=0, nonlinearity='relu')``: :class:`KaimingUniform` or
+    :class:`KaimingNormal`, with its own ``seed``."""
+
+    _floating_only = True
+
+    def __init__(self, uniform: bool = True, fan_in=None, seed: int = 0, negative_slope: float = 0,
+                 nonlinearity: str = "relu"):
+        self.uniform = to_bool(uniform, "MSRAInitializer", "uniform")
+        self._draw = (KaimingUniform if self.uniform else KaimingNormal)(fan_in, negative_slope, nonlinearity)
+        self._seed = _check_seed("MSRAInitializer", seed)
+
+    def _sample(self, shape, generator):
+        return self._draw._sample(shape, generator)
+
+
+class NumpyArrayInitializer(Assign):
+    """Paddle's legacy ``NumpyArrayInitializer(value)``: :class:`Assign`."""
+
+    def __init__(self, value):
+        super().__init__(value)
 
 
 def calculate_gain(nonlinearity: str, param=None):
