@@ -232,3 +232,8 @@ def test_fluid_era_initializer_classes():
     assert I.ConstantInitializer(2.5, force_cpu=True)((2,)).tolist() == [2.5, 2.5]
     with pytest.raises(TypeError, match="seed"):
         I.UniformInitializer(seed=-1)
+
+
+def test_framework_lists_the_async_save_names():
+    assert paddle.framework.async_save is paddle.async_save
+    assert paddle.framework.clear_async_save_task_queue is paddle.clear_async_save_task_queue
