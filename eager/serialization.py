@@ -241,8 +241,8 @@ def _write_saved(who: str, target, encoder, metadata: dict, safetensors_numpy) -
         return
     try:
         target.write(data)
-    except TypeError:
-        raise TypeError(f"{who}: argument 'path' is a file object that does not take bytes (a text-mode "
+    except TypeError:  # Paddle refuses such a file with ValueError: ArgumentKindError is both
+        raise ArgumentKindError(f"{who}: argument 'path' is a file object that does not take bytes (a text-mode "
                         f"file?); open it in binary mode, e.g. open(name, 'wb')") from None
 
 

@@ -18,7 +18,7 @@ Found and fixed:
   so are Uniform(low > high) and Dirac(groups < 1), which Paddle asserts too.
 - Constant(True) was refused (TypeError); Paddle fills 1.0 (a bool
   parameter's True).
-- paddle.save to a path that is no file name (an int) and of an object
+- paddle.save to a path that is no file name (an int) or a text-mode file, and of an object
   holding a Layer raised TypeError only; Paddle raises ValueError
   (test_paddle_save_load): ArgumentKindError now, both.
 - paddle.async_save and paddle.clear_async_save_task_queue were missing
@@ -110,6 +110,9 @@ def test_save_to_a_non_path_is_a_value_error_too(tmp_path):
         paddle.save(4, 3)
     with pytest.raises(TypeError, match="argument 'path'"):
         paddle.save({"a": 1}, None)
+    with open(tmp_path / "text", "w") as text_file:  # Paddle 2.6.2: ValueError
+        with pytest.raises(ValueError, match="binary mode"):
+            paddle.save({"a": 1}, text_file)
 
 
 def test_save_of_a_layer_is_a_value_error_too(tmp_path):
