@@ -346,7 +346,8 @@ class Orthogonal(Initializer):
 
     def _sample(self, shape, generator):
         if len(shape) < 2:
-            raise AssertedArgumentError(f"Orthogonal: expected a weight of at least 2 dimensions, got shape {list(shape)}")
+            raise AssertedArgumentError(f"Orthogonal: expected a weight of at least 2 dimensions, got shape "
+                                        f"{list(shape)}")
         rows, cols = shape[0], int(np.prod(shape[1:]))
         flat = generator.normal(0.0, 1.0, (max(rows, cols), min(rows, cols)))
         q, r = np.linalg.qr(flat)
