@@ -55,7 +55,7 @@ from .generated.forward_api import *  # noqa: F401,F403  (the forward ops, liste
 from .linalg import einsum  # Paddle's einsum(equation, *operands) over the op's (operands, equation)
 from .linalg import eigvalsh  # Paddle's paddle.eigvalsh (also eager.linalg.eigvalsh)
 from .generated.forward_api import flip as reverse  # Paddle's paddle.reverse is flip
-from .serialization import load, save  # Paddle's paddle.save / paddle.load (save writes safetensors; load also reads paddle.save's pickles, restricted)
+from .serialization import async_save, clear_async_save_task_queue, load, save  # Paddle's paddle.save / paddle.load (save writes safetensors; load also reads paddle.save's pickles, restricted)
 from .tensor import Tensor
 from .distributed.parallel import DataParallel  # Paddle's paddle.DataParallel
 # Paddle's paddle.is_compiled_with_* (eager.device.build: 'cuda' means a usable CuPy GPU)

@@ -6,6 +6,7 @@ what came, so bad input never reaches a kernel.
 from __future__ import annotations
 
 import numbers
+import weakref
 
 import numpy as np
 
@@ -235,6 +236,17 @@ def to_place(value, op: str, arg: str) -> Place:
     return place
 
 
+# The index arrays to_index made from Python lists and tuples, by id: fresh and
+# read-only, their values are the code's, so a to_static trace keeps one as a
+# constant (an index array of another origin may hold data; see eager/jit/recorder.py).
+_LIST_INDEX_ARRAYS = weakref.WeakValueDictionary()
+
+
+def is_list_index(array) -> bool:
+    """Whether ``array`` is an index array to_index made from a Python list or tuple."""
+    return _LIST_INDEX_ARRAYS.get(id(array)) is array
+
+
 def to_index(value, op: str, arg: str) -> tuple:
     """A NumPy index as a tuple: ints, slices, None, Ellipsis, and bool or integer arrays
     (tensors and lists become arrays, so the kernel sees plain NumPy indices; a 0-d
@@ -263,5 +275,11 @@ def to_index(value, op: str, arg: str) -> tuple:
                 )
             # A 0-d integer array or tensor is an int, as Paddle and PyTorch read it: a
             # basic index that removes its axis, applied before any index array beside it.
-            out.append(int(array) if array.ndim == 0 and array.dtype.kind in "iu" else array)
+            if array.ndim == 0 and array.dtype.kind in "iu":
+                out.append(int(array))
+                continue
+            if isinstance(item, (list, tuple)):
+                array.flags.writeable = False
+                _LIST_INDEX_ARRAYS[id(array)] = array
+            out.append(array)
     return tuple(out)

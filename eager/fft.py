@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numbers
 
-from phi.common import convert_dtype
-from phi.core.errors import AxisError
+from phi.common import convert_dtype, to_scalar
+from phi.core.errors import AxisError, UnsupportedDtypeArgumentError, UnsupportedDtypeError
 
 from .framework import get_default_dtype
 from .generated import forward_api as _F
@@ -130,14 +130,17 @@ def _default_float(fn: str) -> str:
     refused here, by name, as Paddle's kernel refuses it."""
     default = get_default_dtype()
     if default not in _COMPLEX_OF:
-        raise TypeError(f"fft.{fn}: argument 'x' is an integer tensor, which is cast to the default dtype, "
-                        f"{default}, and the FFT takes float32 or float64 only; cast x to float32 or float64 "
-                        f"or set_default_dtype('float32')")
+        raise UnsupportedDtypeError(f"fft.{fn}: argument 'x' is an integer tensor, which is cast to the default "
+                                    f"dtype, {default}, and the FFT takes float32 or float64 only; cast x to "
+                                    f"float32 or float64 or set_default_dtype('float32')")
     return default
 
 
 def _as_complex(fn: str, x):
-    """x as the complex input of c2c / c2r: integers through the default dtype."""
+    """x as the complex input of c2c / c2r: integers through the default dtype. Other
+    dtypes (bool, float16) are an UnsupportedDtypeError: the TypeError of a wrong kind
+    of tensor and the RuntimeError Paddle's missing kernel raises (its test_fft expects
+    RuntimeError for a bool x)."""
     dtype = _dtype(x)
     if dtype in ("complex64", "complex128"):
         return x
@@ -145,17 +148,21 @@ def _as_complex(fn: str, x):
         return _F.cast(x, _COMPLEX_OF[_default_float(fn)])
     if dtype in _COMPLEX_OF:
         return _F.cast(x, _COMPLEX_OF[dtype])
-    raise TypeError(f"fft.{fn}: argument 'x' expected a float32, float64, complex or integer tensor, got {dtype}")
+    raise UnsupportedDtypeError(f"fft.{fn}: argument 'x' expected a float32, float64, complex or integer tensor, "
+                                f"got {dtype}")
 
 
-def _as_real(fn: str, x):
-    """x as the real input of r2c: integers cast to the default dtype; complex refused."""
+def _as_real(fn: str, x, takes_complex: bool = False):
+    """x as the real input of r2c: integers cast to the default dtype; complex (and bool,
+    float16) refused as in :func:`_as_complex` (``takes_complex``: fn is a complex
+    transform, whose complex x went to c2c, so the message lists complex too)."""
     dtype = _dtype(x)
     if dtype in _COMPLEX_OF:
         return x
     if dtype in _INTEGERS:
         return _F.cast(x, _default_float(fn))
-    raise TypeError(f"fft.{fn}: argument 'x' expected a real (float32, float64 or integer) tensor, got {dtype}")
+    kinds = "float32, float64, complex or integer" if takes_complex else "real (float32, float64 or integer)"
+    raise UnsupportedDtypeError(f"fft.{fn}: argument 'x' expected a {kinds} tensor, got {dtype}")
 
 
 def _check_points(fn: str, x, s, axes) -> None:
@@ -197,7 +204,7 @@ def _c2c(fn, x, s, axes, norm, forward):
 def _r2c(fn, x, s, axes, norm, forward, onesided):
     _check_norm(fn, norm)
     _check_points(fn, x, s, axes)
-    x = _as_real(fn, x)
+    x = _as_real(fn, x, not onesided)
     if s is not None:
         x = _resize(x, s, axes)
     return _F.fft_r2c(x, axes, norm, forward, onesided)
@@ -220,7 +227,7 @@ def _one_d(fn, x, n, axis):
     _check_x(fn, x)
     if x.ndim == 0:
         raise ValueError(f"fft.{fn}: argument 'x' expected a Tensor of at least 1 dimension, got a 0-d Tensor")
-    axis = _axis(fn, x, axis)
+    axis = _axis(fn, x, -1 if axis is None else axis)  # None: the last axis, as in Paddle
     if n is not None:
         _check_n(fn, n)
         return [axis], [int(n)]
@@ -384,7 +391,13 @@ def ihfft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
 
 # -- frequencies and shifts ---------------------------------------------------------------
 
-def _freq_args(fn: str, n, d, dtype) -> str:
+def _freq_args(fn: str, n, d, dtype):
+    """(n, d, dtype name), checked; a one-element Tensor n or d is read as its number,
+    as Paddle's arithmetic on them does."""
+    if isinstance(n, Tensor):
+        n = to_scalar(n, f"fft.{fn}", "n")
+    if isinstance(d, Tensor):
+        d = to_scalar(d, f"fft.{fn}", "d")
     if not _is_int(n) or n <= 0:
         raise ValueError(f"fft.{fn}: argument 'n' expected a positive integer, got {n!r}")
     if isinstance(d, bool) or not isinstance(d, numbers.Real) or d == 0 or d != d:
@@ -393,9 +406,10 @@ def _freq_args(fn: str, n, d, dtype) -> str:
         name = get_default_dtype() if dtype is None else convert_dtype(dtype).value
     except (TypeError, ValueError):
         name = None
-    if name not in _COMPLEX_OF:
-        raise TypeError(f"fft.{fn}: argument 'dtype' expected float32 or float64, got {dtype!r}")
-    return name
+    if name not in _COMPLEX_OF:  # a float16 default too: Paddle's kernels then raise their RuntimeError
+        raise UnsupportedDtypeArgumentError(f"fft.{fn}: argument 'dtype' expected float32 or float64 (default: "
+                                            f"the default dtype, {get_default_dtype()}), got {dtype!r}")
+    return n, d, name
 
 
 def fftfreq(n, d=1.0, dtype=None, name=None):
@@ -407,14 +421,14 @@ def fftfreq(n, d=1.0, dtype=None, name=None):
     >>> eager.fft.fftfreq(4, d=0.5).numpy().tolist()
     [0.0, 0.5, -1.0, -0.5]
     """
-    dtype = _freq_args("fftfreq", n, d, dtype)
+    n, d, dtype = _freq_args("fftfreq", n, d, dtype)
     indices = _F.roll(_F.arange(-(n // 2), (n + 1) // 2, 1, dtype), [-(n // 2)], [0])
     return _F.scale(indices, 1.0 / (n * d), 0.0, True)
 
 
 def rfftfreq(n, d=1.0, dtype=None, name=None):
     """The sample frequencies of :func:`rfft`'s n//2+1 bins: ``[0, 1, ..., n//2] / (d * n)``."""
-    dtype = _freq_args("rfftfreq", n, d, dtype)
+    n, d, dtype = _freq_args("rfftfreq", n, d, dtype)
     return _F.scale(_F.arange(0, n // 2 + 1, 1, dtype), 1.0 / (n * d), 0.0, True)
 
 

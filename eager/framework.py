@@ -464,7 +464,7 @@ def set_flags(flags) -> None:
 
 # These live in upper layers (nn, autograd, serialization), which this module may not
 # import: they are looked up on the top-level package on first use instead.
-_FROM_UPPER_LAYERS = frozenset({"ParamAttr", "seed", "save", "load", "no_grad", "enable_grad", "grad",
+_FROM_UPPER_LAYERS = frozenset({"ParamAttr", "seed", "save", "load", "async_save", "clear_async_save_task_queue", "no_grad", "enable_grad", "grad",
                                 "set_grad_enabled", "is_grad_enabled", "CUDAPlace",
                                 "CUDAPinnedPlace"})
 

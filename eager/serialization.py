@@ -27,7 +27,8 @@ and NumPy arrays) is one entry, named after where it sits in the object
 can open the file. The rest of the object is kept as JSON in the header's
 string-only ``__metadata__`` under ``"eager.structure"`` (with
 ``"eager.format": "1"``): tagged nodes -- ``{"dict": [[key, node], ...]}``,
-``{"odict": ...}`` (an OrderedDict, as ``Layer.state_dict()`` returns),
+``{"odict": ...}`` (an OrderedDict, as ``Layer.state_dict()`` returns; a key
+that is not a str -- a number, bool, None or a tuple of these -- is a node too),
 ``{"list": [...]}``, ``{"tuple": [...]}``, ``{"tensor": entry, "dtype": ...,
 "shape": ..., "kind": "tensor" | "ndarray" (what was saved), "name": ...}``, ``{"scalar":
 "float32", "value": ...}`` for a NumPy scalar, ``{"float": "nan"}`` and
@@ -103,7 +104,8 @@ Differences from Paddle
   a saved Program) are not read; a pickle must be the whole file given by
   name (a torch.save file in torch's legacy format holds more).
 - Only data is saved: Tensors, NumPy arrays, NumPy scalars, Python numbers,
-  strings, bools, None, and dicts (with str keys), lists and tuples of these.
+  strings, bools, None, and dicts (keys: strs, numbers, bools, None or tuples
+  of these), lists and tuples of these.
   Paddle pickles any picklable object; a Layer, optimizer or scheduler object
   raises here as in Paddle ("save its state_dict()"), and so does anything
   else (a function, a set, bytes, a custom class). Another dict subclass or
@@ -142,6 +144,8 @@ import math
 import numbers
 import os
 import secrets
+import threading
+import warnings
 
 import numpy as np
 
@@ -150,6 +154,7 @@ from phi.common.data_type import BFloat16Unavailable, bfloat16_numpy_dtype
 from phi.core import DenseTensor
 
 from . import autograd  # noqa: F401  (the autograd core before eager.tensor, which needs it loaded)
+from .arguments import to_bool
 from .errors import ArgumentKindError, ModelNotFoundError
 from .restricted_pickle import RefusedGlobal, RestrictedUnpickler, check_arrays
 from .tensor import Tensor
@@ -184,12 +189,13 @@ def save(obj, path, protocol: int = 4, **configs) -> None:
     safetensors file (Paddle's ``paddle.save``; never a pickle).
 
     ``obj`` is a Tensor, a NumPy array, a number, string, bool or None, or a
-    dict (str keys), list or tuple of these, nested as deep as you like: a
+    dict (keys: strs, numbers, bools, None or tuples of these), list or tuple of these, nested as deep as you like: a
     Layer's or optimizer's ``state_dict()``, or a checkpoint dict holding
     both. Missing parent directories are created; the file is replaced only
     once it is completely written. ``protocol`` is Paddle's pickle protocol,
     checked (an int from 2 to 4) for compatibility; the configs Paddle takes
-    (``use_binary_format``, ``pickle_protocol``) are accepted. See
+    (``use_binary_format``, ``pickle_protocol``) are accepted, ``use_binary_format=True``
+    with a Tensor only (NotImplementedError otherwise, as Paddle). See
     :mod:`eager.serialization` for the format and the differences from
     Paddle.
 
@@ -198,8 +204,18 @@ def save(obj, path, protocol: int = 4, **configs) -> None:
     >>> eager.save(eager.to_tensor([1.0, 2.0]), "runs/tensor.pdtensor")  # makes runs/
     """
     who = "eager.save"
+    _write_saved(who, *_encode_saved(who, obj, path, protocol, configs))
+
+
+def _encode_saved(who: str, obj, path, protocol, configs: dict) -> tuple:
+    """Checks the arguments and turns ``obj`` into its arrays and header
+    (raising before anything is written): what :func:`_write_saved` takes."""
     _check_protocol(who, "protocol", protocol)
     _check_save_configs(who, configs)
+    if configs.get("use_binary_format") and not isinstance(obj, Tensor):
+        # Paddle's binary format holds one tensor (its LoDTensor file); other objects are refused
+        raise NotImplementedError(f"{who}: use_binary_format=True saves a single Tensor (as Paddle's), got "
+                                  f"{type(obj).__name__}; save other objects without it")
     safetensors_numpy = _import_safetensors(who)
     target = _save_target(who, path)
     encoder = _Encoder(who)
@@ -209,6 +225,11 @@ def save(obj, path, protocol: int = 4, **configs) -> None:
         raise ValueError(f"{who}: argument 'obj' is nested too deeply to save") from None
     metadata = {_FORMAT_KEY: _FORMAT_VERSION,
                 _STRUCTURE_KEY: json.dumps(structure, allow_nan=False, separators=(",", ":"))}
+    return target, encoder, metadata, safetensors_numpy
+
+
+def _write_saved(who: str, target, encoder, metadata: dict, safetensors_numpy) -> None:
+    """Writes what :func:`_encode_saved` made to the file name or file object."""
     if isinstance(target, str) and not encoder.bfloat16_entries:
         _write_file(who, target, encoder.arrays, metadata, safetensors_numpy)
         return
@@ -220,9 +241,72 @@ def save(obj, path, protocol: int = 4, **configs) -> None:
         return
     try:
         target.write(data)
-    except TypeError:
-        raise TypeError(f"{who}: argument 'path' is a file object that does not take bytes (a text-mode "
+    except TypeError:  # Paddle refuses such a file with ValueError: ArgumentKindError is both
+        raise ArgumentKindError(f"{who}: argument 'path' is a file object that does not take bytes (a text-mode "
                         f"file?); open it in binary mode, e.g. open(name, 'wb')") from None
+
+
+_async_saves = []  # [thread, [error or None]] of each async_save not yet waited for
+_async_lock = threading.Lock()
+
+
+def async_save(obj, path, protocol: int = 4, sync_other_task: bool = False, **configs) -> None:
+    """Paddle's ``paddle.async_save``: :func:`save` in a background thread.
+
+    ``obj`` is a dict (a state dict, a checkpoint) or a Tensor, as Paddle
+    allows (TypeError otherwise). Its values are copied before this returns, so
+    training may go on changing the tensors: the file holds the state at the
+    call (Paddle writes the live tensors, whatever they hold by then). Errors
+    in the arguments or the object raise here; an error while writing is raised
+    by :func:`clear_async_save_task_queue`. ``sync_other_task=True`` first waits
+    for the saves still running. Paddle's extra configs are accepted with a
+    warning, and not used (as Paddle).
+
+    >>> net = eager.nn.Linear(4, 2)
+    >>> eager.async_save(net.state_dict(), "linear.pdparams")
+    >>> eager.clear_async_save_task_queue()  # waits until the file is written
+    """
+    who = "eager.async_save"
+    if not isinstance(obj, (dict, Tensor)):
+        raise TypeError(f"{who}: argument 'obj' expected a dict or a Tensor (as Paddle's async_save), got "
+                        f"{type(obj).__name__}; use eager.save for other objects")
+    sync_other_task = to_bool(sync_other_task, who, "sync_other_task")
+    if configs:
+        warnings.warn(f"{who}: configs {sorted(configs)} are not used by async_save (as in Paddle)",
+                      stacklevel=2)
+    target, encoder, metadata, safetensors_numpy = _encode_saved(who, obj, path, protocol, {})
+    # Copies: a tensor's array may share the live buffer that the next step updates in place.
+    encoder.arrays = {entry: np.array(array, copy=True) for entry, array in encoder.arrays.items()}
+    if sync_other_task:
+        clear_async_save_task_queue()
+    error = [None]
+
+    def write():
+        try:
+            _write_saved(who, target, encoder, metadata, safetensors_numpy)
+        except BaseException as caught:  # handed to clear_async_save_task_queue
+            error[0] = caught
+
+    thread = threading.Thread(target=write, name="eager.async_save", daemon=False)
+    with _async_lock:
+        _async_saves.append((thread, error))
+    thread.start()
+
+
+def clear_async_save_task_queue() -> None:
+    """Waits until every :func:`async_save` has written its file (Paddle's
+    ``paddle.clear_async_save_task_queue``); the first error a save met while
+    writing is raised then (the other saves still finish)."""
+    with _async_lock:
+        pending = list(_async_saves)
+        _async_saves.clear()
+    failure = None
+    for thread, error in pending:
+        thread.join()
+        if error[0] is not None and failure is None:
+            failure = error[0]
+    if failure is not None:
+        raise failure
 
 
 def _check_protocol(who: str, argument: str, protocol) -> None:
@@ -260,8 +344,8 @@ def _save_target(who: str, path):
     """The file name to write (after checking it) or the binary file object."""
     if hasattr(path, "write") and not isinstance(path, (str, bytes, os.PathLike)):
         return path
-    if not isinstance(path, (str, bytes, os.PathLike)):
-        raise TypeError(f"{who}: argument 'path' expected a file name (str or os.PathLike) or a binary "
+    if not isinstance(path, (str, bytes, os.PathLike)):  # Paddle: ValueError; ArgumentKindError is both
+        raise ArgumentKindError(f"{who}: argument 'path' expected a file name (str or os.PathLike) or a binary "
                         f"file object, got {type(path).__name__}")
     path = os.fsdecode(os.fspath(path))
     if os.path.basename(path) == "":
@@ -352,22 +436,31 @@ class _Encoder:
             if isinstance(value, collections.abc.Mapping):
                 items = []
                 for key, item in value.items():
-                    if not isinstance(key, str):
-                        raise TypeError(f"{self.who}: {where} has the key {key!r} ({type(key).__name__}); "
-                                        f"eager saves dicts with str keys only (as state dicts have)")
-                    items.append([key, self.node(item, f"{where}[{key!r}]", parts + (key,), active)])
+                    key_node = key if isinstance(key, str) else self._key(key, where)
+                    items.append([key_node, self.node(item, f"{where}[{key!r}]", parts + (str(key),), active)])
                 return {"odict" if isinstance(value, collections.OrderedDict) else "dict": items}
             tag = "tuple" if isinstance(value, tuple) else "list"
             return {tag: [self.node(item, f"{where}[{i}]", parts + (str(i),), active)
                           for i, item in enumerate(value)]}
         kind = type(value).__name__
-        if callable(getattr(value, "state_dict", None)):
-            raise TypeError(f"{self.who}: {where} is a {kind} object, which eager does not save (nor does "
+        if callable(getattr(value, "state_dict", None)):  # Paddle: ValueError for a Layer; this is both
+            raise ArgumentKindError(f"{self.who}: {where} is a {kind} object, which eager does not save (nor does "
                             f"Paddle); save its state: eager.save(obj.state_dict(), path), and restore it "
                             f"with set_state_dict(eager.load(path))")
         raise TypeError(f"{self.who}: {where} has the type {kind}, which eager cannot save; it saves "
-                        f"Tensors, NumPy arrays and scalars, numbers, strings, bools, None, and dicts (str "
-                        f"keys), lists and tuples of these (data only: eager never pickles)")
+                        f"Tensors, NumPy arrays and scalars, numbers, strings, bools, None, and dicts, "
+                        f"lists and tuples of these (data only: eager never pickles)")
+
+    def _key(self, key, where: str):
+        """The node of a dict key that is not a str: a number, bool, None, NumPy
+        scalar or a tuple of these (paddle.save's pickles keep such keys too)."""
+        def plain(k):
+            return k is None or isinstance(k, (numbers.Number, np.generic)) and not isinstance(k, np.ndarray) \
+                or isinstance(k, str) or isinstance(k, tuple) and all(plain(part) for part in k)
+        if not plain(key):
+            raise TypeError(f"{self.who}: {where} has the key {key!r} ({type(key).__name__}); eager saves dict "
+                            f"keys that are strs, numbers, bools, None or tuples of these")
+        return self.node(key, f"{where}'s key {key!r}", ())
 
     def _scalar(self, value, where: str):
         name = value.dtype.name
@@ -695,9 +788,10 @@ class _Decoder:
             if tag in ("dict", "odict") and isinstance(body, list):
                 out = collections.OrderedDict() if tag == "odict" else {}
                 for pair in body:
-                    if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
+                    if not (isinstance(pair, list) and len(pair) == 2):
                         raise self.corrupted(f"has a malformed dict entry {pair!r:.80}")
-                    out[pair[0]] = self.value(pair[1], False)
+                    key = pair[0] if isinstance(pair[0], str) else self._key(pair[0])
+                    out[key] = self.value(pair[1], False)
                     if top and isinstance(pair[1], dict) and "tensor" in pair[1] \
                             and isinstance(pair[1].get("name"), str):
                         self.top_names[pair[0]] = pair[1]["name"]
@@ -714,6 +808,17 @@ class _Decoder:
         if isinstance(node, dict) and "tensor" in node:
             return self._array(node)
         raise self.corrupted(f"has an unknown node {node!r:.80}")
+
+    def _key(self, node):
+        """A dict key saved as a node (a number, bool, None, a tuple of these)."""
+        if isinstance(node, dict) and "tensor" in node:
+            raise self.corrupted(f"has an array as a dict key")
+        key = self.value(node, False)
+        try:
+            hash(key)
+        except TypeError:
+            raise self.corrupted(f"has the unhashable dict key {node!r:.80}") from None
+        return key
 
     def _scalar(self, node: dict):
         name = node.get("scalar")

@@ -23,17 +23,20 @@ from __future__ import annotations
 import numpy as np
 
 from phi.common import DataType
+from phi.core.errors import AssertedArgumentError, AssertedDtypeError, InvalidDtypeError, UnsupportedDtypeError
 
 from . import fft as _fft
 from .arguments import to_bool
 from .composite import _paddle_api as _api
 from .creation import to_tensor
+from .framework import get_default_dtype
 from .generated import forward_api as _F
 from .tensor import Tensor
 
 __all__ = ["frame", "overlap_add", "stft", "istft"]
 
 _REAL_OF = {"complex64": "float32", "complex128": "float64", "float32": "float32", "float64": "float64"}
+_INTEGERS = ("int8", "uint8", "int16", "int32", "int64")
 _COMPLEX_OF = {"float32": "complex64", "float64": "complex128", "complex64": "complex64",
                "complex128": "complex128"}
 
@@ -43,48 +46,64 @@ _named = _api.composed_in("signal")  # errors from the ops inside name signal.<f
 
 # -- checks ------------------------------------------------------------------------------
 
-def _int(fn: str, arg: str, value, low: int, high: int, high_name: str) -> int:
-    """An int in (low, high] (high_name names the bound in the message)."""
+def _int(fn: str, arg: str, value, low: int, high: int, high_name: str, error=ValueError) -> int:
+    """An int in (low, high] (high_name names the bound in the message), else ``error``."""
     _api.integer(f"signal.{fn}", arg, value)
     if not low < value <= high:
-        raise ValueError(f"signal.{fn}: argument '{arg}' expected an int in ({low}, {high_name}={high}], got {value}")
+        raise error(f"signal.{fn}: argument '{arg}' expected an int in ({low}, {high_name}={high}], got {value}")
     return int(value)
 
 
 def _sizes(fn: str, n_fft, hop_length, win_length, seq_length=None):
-    """(n_fft, hop_length, win_length) with Paddle's defaults (n_fft//4, n_fft)."""
-    _api.integer(f"signal.{fn}", "n_fft", value=n_fft, minimum=1)
+    """(n_fft, hop_length, win_length) with Paddle's defaults (n_fft//4, n_fft). Paddle
+    ``assert``s these ranges, so a value out of range is an AssertedArgumentError (a
+    ValueError, and the AssertionError its test_signal expects)."""
+    _api.integer(f"signal.{fn}", "n_fft", n_fft)
+    if n_fft < 1:
+        raise AssertedArgumentError(f"signal.{fn}: argument 'n_fft' expected an int >= 1, got {n_fft}")
     if seq_length is not None:
-        _int(fn, "n_fft", n_fft, 0, seq_length, "seq_length")
+        _int(fn, "n_fft", n_fft, 0, seq_length, "seq_length", AssertedArgumentError)
     win_length = n_fft if win_length is None else win_length
-    win_length = _int(fn, "win_length", win_length, 0, n_fft, "n_fft")
+    win_length = _int(fn, "win_length", win_length, 0, n_fft, "n_fft", AssertedArgumentError)
     hop_length = n_fft // 4 if hop_length is None else hop_length
     _api.integer(f"signal.{fn}", "hop_length", hop_length)
     if fn == "istft":  # no gaps between frames, or the signal cannot be rebuilt
-        hop_length = _int(fn, "hop_length", hop_length, 0, win_length, "win_length")
+        hop_length = _int(fn, "hop_length", hop_length, 0, win_length, "win_length", AssertedArgumentError)
     elif hop_length <= 0:
-        raise ValueError(f"signal.{fn}: argument 'hop_length' expected a positive int (default n_fft//4 = "
-                         f"{n_fft // 4}), got {hop_length}")
+        raise AssertedArgumentError(f"signal.{fn}: argument 'hop_length' expected a positive int (default "
+                                    f"n_fft//4 = {n_fft // 4}), got {hop_length}")
     return int(n_fft), int(hop_length), win_length
 
 
 def _window(fn: str, window, win_length: int, n_fft: int, dtype: str, place) -> Tensor:
-    """The window as a length-n_fft Tensor (centred, zero-padded), ones by default."""
+    """The window as a length-n_fft Tensor (centred, zero-padded), ones of ``dtype`` by
+    default; a given window keeps its dtype (see :func:`_same_precision`)."""
     if window is None:
         window = _F.full([win_length], 1, dtype, place)
     else:
         _api.tensor(f"signal.{fn}", "window", window)
-        if window.ndim != 1 or window.shape[0] != win_length:
-            raise ValueError(f"signal.{fn}: argument 'window' expected a 1-D Tensor of win_length={win_length} "
-                             f"points, got shape {window.shape}")
-        kind = window.dtype.value
-        if _REAL_OF.get(kind) != _REAL_OF[dtype]:
-            raise TypeError(f"signal.{fn}: argument 'window' expected {_REAL_OF[dtype]} or "
-                            f"{_COMPLEX_OF[dtype]} (the precision of x), got {kind}")
+        if window.ndim != 1 or window.shape[0] != win_length:  # an assert in Paddle
+            raise AssertedArgumentError(f"signal.{fn}: argument 'window' expected a 1-D Tensor of "
+                                        f"win_length={win_length} points, got shape {window.shape}")
+        if window.dtype.value not in _REAL_OF:  # Paddle: its multiply's dtype mismatch, a ValueError
+            raise InvalidDtypeError(f"signal.{fn}: argument 'window' expected a float32, float64, complex64 or "
+                                    f"complex128 Tensor, got {window.dtype.value}")
     if win_length < n_fft:
         left = (n_fft - win_length) // 2
         window = _F.pad(window, [left, n_fft - win_length - left])
     return window
+
+
+def _same_precision(x: Tensor, window: Tensor):
+    """x and window at the wider of their precisions (float32 / float64, each keeping
+    whether it is complex), as Paddle's multiply promotes a float32 signal and a
+    float64 window, or the other way round."""
+    real = "float64" if "float64" in (_REAL_OF[x.dtype.value], _REAL_OF[window.dtype.value]) else "float32"
+    if _REAL_OF[x.dtype.value] != real:
+        x = _F.cast(x, _COMPLEX_OF[real] if x.dtype.is_complex else real)
+    if _REAL_OF[window.dtype.value] != real:
+        window = _F.cast(window, _COMPLEX_OF[real] if window.dtype.is_complex else real)
+    return x, window
 
 
 def _frames(x: Tensor, n_fft: int, hop_length: int, pad: int, pad_mode: str) -> Tensor:
@@ -166,7 +185,7 @@ def overlap_add(x, hop_length, axis=-1, name=None):
     fn = "signal.overlap_add"
     _api.tensor(fn, "x", x)
     if x.dtype == DataType.BOOL:  # summing frames has no bool meaning (Paddle's kernel takes numbers only)
-        raise TypeError(f"{fn}: argument 'x' expected a numeric Tensor, got {x.dtype}")
+        raise UnsupportedDtypeError(f"{fn}: argument 'x' expected a numeric Tensor, got {x.dtype}")
     axis = _frame_axis("overlap_add", axis)
     if len(x.shape) < 2:
         raise ValueError(f"{fn}: argument 'x' expected a Tensor of at least 2 dimensions (frame_length and "
@@ -196,13 +215,15 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, p
 
     Args:
         x: a 1-D ``[seq_length]`` or 2-D ``[batch, seq_length]`` Tensor, float32,
-            float64, complex64 or complex128.
+            float64, complex64 or complex128 (an integer x is cast to the default
+            dtype first, as Paddle's transform does).
         n_fft: the size of each transform, in (0, seq_length].
         hop_length: the step between frames (default ``n_fft // 4``), > 0.
         win_length: the window's length, in (0, n_fft] (default ``n_fft``); a
             shorter window is centred in n_fft points with zeros either side.
-        window: a 1-D Tensor of ``win_length`` points, real or complex, of x's
-            precision (default: ones).
+        window: a 1-D Tensor of ``win_length`` points, real or complex (default:
+            ones); a float32 / float64 mix of x and window computes in float64, as
+            Paddle's promotion does.
         center: pad x with ``n_fft // 2`` points at both ends so that frame t is
             centred at sample ``t * hop_length``.
         pad_mode: ``'reflect'`` or ``'constant'`` (zeros), for ``center``.
@@ -220,21 +241,31 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, p
     fn = "signal.stft"
     _api.tensor(fn, "x", x)
     kind = x.dtype.value
-    if kind not in _REAL_OF:
-        raise TypeError(f"{fn}: argument 'x' expected float32, float64, complex64 or complex128, got {kind}")
-    if x.ndim not in (1, 2):
-        raise ValueError(f"{fn}: argument 'x' expected a 1-D or 2-D Tensor [..., seq_length], got shape {x.shape}")
+    if kind in _INTEGERS and get_default_dtype() in _REAL_OF:
+        # Paddle's r2c transform casts an integer x to the default dtype (complex64 out under float32)
+        kind = get_default_dtype()
+        x = _F.cast(x, kind)
+    elif kind not in _REAL_OF:
+        # bool, float16 (or integers under a float16 default): no kernel of Paddle's takes them, a RuntimeError
+        raise UnsupportedDtypeError(f"{fn}: argument 'x' expected float32, float64, complex64, complex128 or an "
+                                    f"integer dtype (under a float32 / float64 default dtype), got {kind}")
+    if x.ndim not in (1, 2):  # Paddle's stft asserts its checks: AssertedArgumentError from here on
+        raise AssertedArgumentError(f"{fn}: argument 'x' expected a 1-D or 2-D Tensor [..., seq_length], got "
+                                    f"shape {x.shape}")
     n_fft, hop_length, win_length = _sizes("stft", n_fft, hop_length, win_length, x.shape[-1])
     center = to_bool(center, "signal.stft", "center")
     normalized = to_bool(normalized, "signal.stft", "normalized")
     onesided = to_bool(onesided, "signal.stft", "onesided")
-    if center:
-        _api.choice(fn, "pad_mode", pad_mode, ("reflect", "constant"))
+    if center and (not isinstance(pad_mode, str) or pad_mode not in ("reflect", "constant")):
+        raise AssertedArgumentError(f"{fn}: argument 'pad_mode' expected one of 'reflect', 'constant', "
+                                    f"got {pad_mode!r}")
     window = _window("stft", window, win_length, n_fft, _REAL_OF[kind], x.place)
+    x, window = _same_precision(x, window)
+    kind = x.dtype.value
     is_complex = x.dtype.is_complex or window.dtype.is_complex
     if is_complex and onesided:
-        raise ValueError(f"{fn}: argument 'onesided' must be False for a complex x or window (x is {kind}, "
-                         f"window {window.dtype.value})")
+        raise AssertedArgumentError(f"{fn}: argument 'onesided' must be False for a complex x or window (x is "
+                                    f"{kind}, window {window.dtype.value})")
 
     signal = x.unsqueeze(0) if x.ndim == 1 else x
     frames = _frames(signal, n_fft, hop_length, n_fft // 2 if center else 0, pad_mode)   # [B, T, n_fft]
@@ -289,12 +320,12 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, 
     if x.dtype in (DataType.FLOAT32, DataType.FLOAT64):
         # a real spectrum (zero imaginary parts), which Paddle's c2r transform also takes
         x = _F.complex(x, _F.zeros_like(x))
-    elif not x.dtype.is_complex:
-        raise TypeError(f"{fn}: argument 'x' expected complex64, complex128 or a real float32 / float64 "
-                        f"spectrum, got {kind}")
-    if x.ndim not in (2, 3):
-        raise ValueError(f"{fn}: argument 'x' expected a 2-D or 3-D Tensor [..., fft_size, num_frames], "
-                         f"got shape {x.shape}")
+    elif not x.dtype.is_complex:  # Paddle: the RuntimeError of its c2r kernel's missing dtype
+        raise UnsupportedDtypeError(f"{fn}: argument 'x' expected complex64, complex128 or a real float32 / "
+                                    f"float64 spectrum, got {kind}")
+    if x.ndim not in (2, 3):  # Paddle's istft asserts its checks: AssertedArgumentError from here on
+        raise AssertedArgumentError(f"{fn}: argument 'x' expected a 2-D or 3-D Tensor [..., fft_size, "
+                                    f"num_frames], got shape {x.shape}")
     n_fft, hop_length, win_length = _sizes("istft", n_fft, hop_length, win_length)
     center = to_bool(center, "signal.istft", "center")
     normalized = to_bool(normalized, "signal.istft", "normalized")
@@ -305,18 +336,19 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, 
     fft_size, n_frames = x.shape[-2], x.shape[-1]
     expected = n_fft // 2 + 1 if onesided else n_fft
     if fft_size != expected:
-        raise ValueError(f"{fn}: argument 'x' expected {expected} frequencies (n_fft="
-                         f"{n_fft}{' // 2 + 1, onesided' if onesided else ', onesided=False'}) on axis -2, "
-                         f"got {fft_size}")
+        raise AssertedArgumentError(f"{fn}: argument 'x' expected {expected} frequencies (n_fft="
+                                    f"{n_fft}{' // 2 + 1, onesided' if onesided else ', onesided=False'}) on "
+                                    f"axis -2, got {fft_size}")
     if n_frames == 0:
         raise ValueError(f"{fn}: argument 'x' expected at least one frame (axis -1), got shape {x.shape}")
     if return_complex and onesided:
-        raise ValueError(f"{fn}: argument 'onesided' must be False when return_complex is True")
-    real = _REAL_OF[kind]
-    window = _window("istft", window, win_length, n_fft, real, x.place)
+        raise AssertedArgumentError(f"{fn}: argument 'onesided' must be False when return_complex is True")
+    window = _window("istft", window, win_length, n_fft, _REAL_OF[kind], x.place)
     if not return_complex and window.dtype.is_complex:
-        raise TypeError(f"{fn}: argument 'window' must be real when return_complex is False, got "
-                        f"{window.dtype.value}")
+        raise AssertedDtypeError(f"{fn}: argument 'window' must be real when return_complex is False, got "
+                                 f"{window.dtype.value}")
+    x, window = _same_precision(x, window)
+    kind = x.dtype.value                                                     # complex64 or complex128
 
     spectrum = (x.unsqueeze(0) if x.ndim == 2 else x).transpose([0, 2, 1])   # [B, T, fft_size]
     norm = "ortho" if normalized else "backward"

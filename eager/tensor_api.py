@@ -233,7 +233,8 @@ class TensorMethods:
                                  f"an index; this one has shape {shape}")
             return self.numpy().reshape(()).item()
         if not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in args):
-            raise TypeError(f"item(): expected int indices, got {args!r}")
+            # Paddle 2.6.2's argument parser raises ValueError ("must be long, but got float")
+            raise ArgumentKindError(f"item(): expected int indices, got {args!r}")
         if len(args) == 1:
             count = self.impl.numel
             if not -count <= args[0] < count:

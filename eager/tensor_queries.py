@@ -28,7 +28,6 @@ from .autograd.inplace import check_inplace_leaf
 from .autograd.meta import AutogradMeta
 from .composite import _paddle_api as _check
 from .composite.gather_scatter import fill_diagonal_tensor, index_fill
-from .creation import to_tensor
 from .generated import forward_api as _F
 from .tensor import Tensor
 
@@ -99,7 +98,13 @@ def shape(input) -> Tensor:  # noqa: A002  (Paddle's argument name)
     array([2, 3], dtype=int32)
     """
     _check.tensor("shape", "input", input)
-    return to_tensor(np.array(input.shape, dtype=np.int32), place=input.place)
+    # Made by phi kernels (a full per size, stacked), so a to_static trace keeps it (the
+    # sizes are part of its signature); a tensor made from a host array would make the
+    # call run eagerly for good.
+    place = input.place
+    if not input.shape:
+        return _F.full([0], 0, "int32", place)
+    return _F.stack([_F.full([], size, "int32", place) for size in input.shape])
 
 
 def rank(input) -> Tensor:  # noqa: A002

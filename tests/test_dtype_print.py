@@ -103,7 +103,7 @@ def test_phi_reprs_keep_the_short_dtype():
 
 def test_input_spec_repr_prints_the_dtype_as_paddle_does():
     spec = InputSpec([None, 784], "float32", name="image")
-    assert repr(spec) == "InputSpec(shape=(None, 784), dtype=paddle.float32, name=image)"
+    assert repr(spec) == "InputSpec(shape=(None, 784), dtype=paddle.float32, name=image, stop_gradient=False)"
 
 
 def test_finfo_and_iinfo_dtype_stay_strings():

@@ -171,7 +171,7 @@ def test_matches_torch():
 
 @pytest.mark.parametrize("call, error, message", [
     (lambda x, z: S.stft(x.numpy(), 4), TypeError, r"signal.stft: argument 'x' expected a Tensor"),
-    (lambda x, z: S.stft(eager.ones([8], dtype="int64"), 4), TypeError, r"signal.stft: argument 'x' expected float32"),
+    (lambda x, z: S.stft(eager.ones([8], dtype="bool"), 4), TypeError, r"signal.stft: argument 'x' expected float32"),
     (lambda x, z: S.stft(x.reshape([1, 2, 8]), 4), ValueError, r"signal.stft: argument 'x' expected a 1-D or 2-D"),
     (lambda x, z: S.stft(x, 17), ValueError, r"signal.stft: argument 'n_fft' expected an int in \(0, seq_length=16\]"),
     (lambda x, z: S.stft(x, 3), ValueError, r"signal.stft: argument 'hop_length' expected a positive int"),
@@ -179,8 +179,8 @@ def test_matches_torch():
     (lambda x, z: S.stft(x, 8, 2.0), TypeError, r"signal.stft: argument 'hop_length' expected an int"),
     (lambda x, z: S.stft(x, 8, window=eager.ones([7], dtype="float64")), ValueError,
      r"argument 'window' expected a 1-D Tensor of win_length=8 points, got shape \[7\]"),
-    (lambda x, z: S.stft(x, 8, window=eager.ones([8])), TypeError,
-     r"argument 'window' expected float64 or complex128 \(the precision of x\), got float32"),
+    (lambda x, z: S.stft(x, 8, window=eager.ones([8], dtype="int64")), TypeError,
+     r"argument 'window' expected a float32, float64, complex64 or complex128 Tensor, got int64"),
     (lambda x, z: S.stft(x, 8, pad_mode="edge"), ValueError, r"signal.stft: argument 'pad_mode' expected one of"),
     (lambda x, z: S.stft(x.astype("complex128"), 8), ValueError, r"argument 'onesided' must be False for a complex"),
     (lambda x, z: S.stft(x, 8, center=1), TypeError, r"signal.stft: argument 'center' expected a bool"),

@@ -56,7 +56,7 @@ class InputSpec:
         """The spec of a NumPy array's shape and dtype (Paddle's ``InputSpec.from_numpy``).
 
         >>> InputSpec.from_numpy(np.ones([2, 3], np.int64), name="ids")
-        InputSpec(shape=(2, 3), dtype=paddle.int64, name=ids)
+        InputSpec(shape=(2, 3), dtype=paddle.int64, name=ids, stop_gradient=False)
         """
         if not isinstance(ndarray, np.ndarray):
             raise TypeError(f"InputSpec.from_numpy: argument 'ndarray' expected a numpy.ndarray, got "
@@ -68,7 +68,7 @@ class InputSpec:
         run time) in front of the shape, in place, and returns this spec, as Paddle.
 
         >>> InputSpec([64], "float32").batch(4)
-        InputSpec(shape=(4, 64), dtype=paddle.float32, name=None)
+        InputSpec(shape=(4, 64), dtype=paddle.float32, name=None, stop_gradient=False)
         """
         if isinstance(batch_size, (list, tuple)):
             if len(batch_size) != 1:
@@ -88,7 +88,7 @@ class InputSpec:
         """Drops the first size of the shape, in place, and returns this spec, as Paddle.
 
         >>> InputSpec([4, 64], "float32").unbatch()
-        InputSpec(shape=(64,), dtype=paddle.float32, name=None)
+        InputSpec(shape=(64,), dtype=paddle.float32, name=None, stop_gradient=False)
         """
         if not self.shape:
             raise ValueError("InputSpec.unbatch: the spec's shape is () (a 0-D input): there is no batch "
@@ -97,7 +97,9 @@ class InputSpec:
         return self
 
     def __repr__(self):
-        return f"InputSpec(shape={self.shape}, dtype={self.dtype}, name={self.name})"
+        # Paddle's form, but a free size stays None (Paddle prints -1)
+        return (f"InputSpec(shape={self.shape}, dtype={self.dtype}, name={self.name}, "
+                f"stop_gradient={self.stop_gradient})")
 
     # Paddle's rules: equal specs agree on shape, dtype, name and stop_gradient; the hash
     # leaves the name out, so specs differing only by name share a to_static program.

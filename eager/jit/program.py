@@ -78,6 +78,8 @@ def _const(value):
         return {"slice": [_const(value.start), _const(value.stop), _const(value.step)]}
     if value is Ellipsis:
         return {"ellipsis": True}
+    if type(value) is np.ndarray:  # an index array the code wrote as a list
+        return {"array": value.tolist(), "dtype": value.dtype.name, "shape": list(value.shape)}
     if value is np.ndarray:
         return {"type": "ndarray"}
     if isinstance(value, type) and issubclass(value, np.generic):
@@ -218,6 +220,10 @@ def _decode_const(node):
         return _enum(node["enum"], node["name"])
     if "complex" in node:
         return complex(_decode_const(node["complex"][0]), _decode_const(node["complex"][1]))
+    if "array" in node:
+        array = np.array(node["array"], dtype=np.dtype(node["dtype"])).reshape(node["shape"])
+        array.flags.writeable = False
+        return array
     if "spec" in node:  # before "place", which an ArraySpec's node holds too
         place = _decode_const(node["place"])
         return ArraySpec(tuple(node["spec"]), np.dtype(node["dtype"]), place)

@@ -37,6 +37,7 @@ from phi.common.place import Place
 from phi.core import KERNELS, ArraySpec, DenseTensor
 from phi.core.kernel_registry import BIND_HOOK
 
+from ..arguments import is_list_index
 from ..autograd import engine
 from ..autograd.node import GradNodeBase
 from ..autograd.py_layer import PyLayer
@@ -52,6 +53,13 @@ MASK_INDEXED = frozenset({"getitem", "getitem_grad", "setitem", "setitem_grad", 
                           "index_put_grad"})
 # Kernels whose results the caller reads on the host (anomaly mode's NaN count).
 HOST_READ = frozenset({"nan_inf_count"})
+# Kernels whose results are constants of the trace when every array they read is one
+# (their values then follow from constants and shapes, which the signature fixes):
+# paddle.shape(x)[0] and sizes computed from it may be read on the host, as a
+# reshape does with a Tensor size. Random and state-reading kernels are never here.
+CONSTANT_FOLDING = frozenset({"full", "stack", "concat", "getitem", "cast", "reshape", "add", "subtract",
+                              "multiply", "divide", "floor_divide", "scale", "remainder", "maximum",
+                              "minimum"})
 _CONSTANT_TYPES = (bool, int, float, complex, str, bytes, type(None), np.generic, np.dtype, enum.Enum,
                    type, slice, Place, type(Ellipsis), ArraySpec)
 
@@ -168,6 +176,7 @@ class Recorder:
         # The grad nodes a backward inside the call ran: a returned tensor whose node
         # is not among them has a graph a backward outside the call would use.
         self.backward_ran = weakref.WeakSet()
+        self.constant_slots = set()  # slots whose values follow from constants (CONSTANT_FOLDING)
         for impl in inputs:
             array = impl.array
             if id(array) in self.slot_of or id(array) in located:
@@ -199,6 +208,8 @@ class Recorder:
         if _is_array(value):
             slot = self.slot(value)
             if slot is None:
+                if is_list_index(value):  # an index the code wrote as a list: a constant
+                    return ("c", value)
                 if id(value) not in self.located:
                     raise Unreplayable(
                         f"kernel {name!r} reads a tensor the trace cannot locate (made outside the phi "
@@ -242,7 +253,15 @@ class Recorder:
             self.fail(error.args[0], len(error.args) > 1 and error.args[1])
             return result
         self.calls.append(KernelCall(fn, name, plans, kw, outs, key, kind))
+        if name in CONSTANT_FOLDING and _reads_only(plans, self.constant_slots) \
+                and _reads_only(kw.values(), self.constant_slots):
+            _add_slots(outs, self.constant_slots)
         return result
+
+    def is_constant(self, array) -> bool:
+        """Whether ``array`` was made during the capture from constants only."""
+        slot = self.slot(array)
+        return slot is not None and slot in self.constant_slots
 
     # -- watching the rest of the call -----------------------------------------
     def bumped(self, impl) -> None:
@@ -253,6 +272,8 @@ class Recorder:
             self.fail("it writes into an input tensor in place")
             return
         array = getattr(impl, "array", None)
+        slot = self.slot(array) if array is not None else None
+        self.constant_slots.discard(slot)  # written in place: no longer known from constants
         if id(array) in self.located:
             entry = self.bumps.get(id(impl))
             if entry is None:
@@ -261,6 +282,25 @@ class Recorder:
                 entry[1] += 1
         elif array is None or self.slot(array) is None:
             self.fail("it writes in place into a tensor the trace cannot locate", unlocated=True)
+
+
+def _reads_only(plans, slots) -> bool:
+    """Whether every array the argument plans read is in ``slots``."""
+    for plan in plans:
+        if plan[0] == "a":
+            if plan[1] not in slots:
+                return False
+        elif plan[0] == "l" and not _reads_only(plan[2], slots):
+            return False
+    return True
+
+
+def _add_slots(out, slots) -> None:
+    if out[0] == "a":
+        slots.add(out[1])
+    elif out[0] == "l":
+        for o in out[2]:
+            _add_slots(o, slots)
 
 
 def _flat(values):
@@ -273,6 +313,7 @@ def _flat(values):
 
 # -- the swaps made for the duration of a capture ----------------------------------
 _original_numpy = Tensor.numpy
+_original_repr = Tensor.__repr__
 _original_bump = DenseTensor.bump_version
 _original_apply = PyLayer.__dict__["apply"]
 _original_pre_hooks = GradNodeBase.run_pre_hooks
@@ -291,10 +332,20 @@ def _mine():
 
 def _numpy(self):
     recorder = _mine()
-    if recorder is not None:
+    if recorder is not None and not recorder.is_constant(getattr(self.impl, "array", None)):
         recorder.fail("it reads tensor values on the host (numpy(), item(), bool(), float(), int() or "
                       "printing a tensor), which can steer Python control flow")
     return _original_numpy(self)
+
+
+def _repr(self):
+    # Printing shows values on every call: a replay would not, even of a tensor known
+    # from constants (whose other host reads a trace keeps).
+    recorder = _mine()
+    if recorder is not None:
+        recorder.fail("it reads tensor values on the host (numpy(), item(), bool(), float(), int() or "
+                      "printing a tensor), which can steer Python control flow")
+    return _original_repr(self)
 
 
 def _bump(self):
@@ -382,6 +433,7 @@ def start(recorder: Recorder) -> None:
         BIND_HOOK.hook = lambda table, key, bound: RecordingKernel(bound, table.name, key, table.kind)
         _clear_signature_caches()
         Tensor.numpy = _numpy
+        Tensor.__repr__ = _repr
         DenseTensor.bump_version = _bump
         PyLayer.apply = classmethod(_apply)
         GradNodeBase.run_pre_hooks = _pre_hooks
@@ -408,6 +460,7 @@ def stop() -> None:
         PyLayer.apply = _original_apply
         DenseTensor.bump_version = _original_bump
         Tensor.numpy = _original_numpy
+        Tensor.__repr__ = _original_repr
         BIND_HOOK.hook = None
         # Every wrapped entry still there gets its kernel back (a table that a
         # kernel registration emptied meanwhile stays empty: it binds anew).

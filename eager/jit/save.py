@@ -114,7 +114,10 @@ def _specs(who, target, input_spec):
         raise TypeError(f"{who}: argument 'input_spec' expected a list or tuple of InputSpec or "
                         f"Tensor, got {type(input_spec).__name__}")
     specs = []
-    tree = [_flatten_spec(who, spec, f"input_spec[{i}]", specs) for i, spec in enumerate(input_spec)]
+    # A Python constant (a flag, a scale) is passed to the forward as given and kept in the
+    # program, as Paddle does; the loaded layer takes the tensor arguments only.
+    tree = [{"const": spec} if spec is None or type(spec) in _CONSTANTS
+            else _flatten_spec(who, spec, f"input_spec[{i}]", specs) for i, spec in enumerate(input_spec)]
     if all("spec" in node for node in tree):
         if input_spec and all(isinstance(spec, Tensor) for spec in input_spec):
             # Example Tensors, as the inputs of a call: Paddle's program from them runs
@@ -122,6 +125,9 @@ def _specs(who, target, input_spec):
             return specs, "call"
         return specs, False
     return specs, tree
+
+
+_CONSTANTS = (bool, int, float, str)
 
 
 def _flatten_spec(who, spec, where, specs):
@@ -139,7 +145,8 @@ def _flatten_spec(who, spec, where, specs):
     if type(spec) is dict and all(isinstance(k, str) for k in spec):
         return {"dict": [[k, _flatten_spec(who, v, f"{where}[{k!r}]", specs)] for k, v in spec.items()]}
     raise TypeError(f"{who}: {where} expected an InputSpec or a Tensor (or a list, tuple or str-keyed dict "
-                    f"of them), got {type(spec).__name__}")
+                    f"of them), got {type(spec).__name__} (a bool, int, float, str or None is taken only as a "
+                    f"whole argument)")
 
 
 def pack_inputs(tree, flat):
@@ -147,6 +154,8 @@ def pack_inputs(tree, flat):
     def build(node):
         if "spec" in node:
             return flat[node["spec"]]
+        if "const" in node:
+            return node["const"]
         if "dict" in node:
             return {k: build(v) for k, v in node["dict"]}
         items = [build(v) for v in node.get("list", node.get("tuple"))]
@@ -451,6 +460,11 @@ def save(layer, path, input_spec=None, **configs) -> None:
     path = check_path(who, path)
     for key in _NEUTRAL_CONFIGS.intersection(configs):
         to_bool(configs.pop(key), who, key)
+    output_spec = configs.pop("output_spec", None)
+    if output_spec is not None and not (isinstance(output_spec, (list, tuple))
+                                        and all(isinstance(t, Tensor) for t in output_spec)):
+        raise TypeError(f"{who}: argument 'output_spec' expected None or a list of the forward's output "
+                        f"Tensors, got {type(output_spec).__name__}")
     if configs:
         raise ValueError(f"{who}: the configs {sorted(configs)} are not supported (Paddle's output_spec, "
                          f"input_names_after_prune, ... prune a static program eager does not build)")
@@ -466,6 +480,8 @@ def save(layer, path, input_spec=None, **configs) -> None:
                              f"(each method's input_spec comes from its to_static), got "
                              f"{type(input_spec).__name__}")
     document, state = _document_of(who, layer, target, what, input_spec)
+    if output_spec is not None:
+        _check_output_spec(who, what, output_spec, document["outputs"])
     if isinstance(layer, Layer):
         methods = {}
         for name, method in _other_static_methods(layer):
@@ -481,6 +497,28 @@ def save(layer, path, input_spec=None, **configs) -> None:
         if methods:
             document["methods"] = methods  # the layer's other to_static methods, on the same state
     _write(document, state, path)
+
+
+def _check_output_spec(who, what, output_spec, outputs):
+    """Paddle's output_spec keeps a subset of the forward's outputs, found by the names
+    its static program gave them; a spec as long as the outputs keeps them all. eager
+    saves every output, so only that case is accepted."""
+    count = 0
+
+    def walk(node):
+        nonlocal count
+        if "call" in node or "in" in node or "state" in node:
+            count += 1
+        for key in ("tuple", "list"):
+            for value in node.get(key, ()):
+                walk(value)
+        for _, value in node.get("dict", ()):
+            walk(value)
+
+    walk(outputs)
+    if len(output_spec) != count:
+        raise ValueError(f"{who}: argument 'output_spec' must list all {count} output Tensors of {what} "
+                         f"(eager saves every output; a subset is not pruned), got {len(output_spec)}")
 
 
 def _other_static_methods(layer):

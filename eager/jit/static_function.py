@@ -21,8 +21,11 @@ replays give the outputs one grad node that runs it.
 """
 from __future__ import annotations
 
+import copy
 import functools
 import gc
+import inspect
+import textwrap
 import types
 import warnings
 import weakref
@@ -157,6 +160,7 @@ class StaticFunction:
         # The last call's positional Tensors, (shape, dtype, requires_grad) each, when it had only
         # those: eager.jit.save's input specs when none are given (Paddle saves the last program).
         self._last_call = None
+        self._training = True  # Paddle's mode flag of a plain function (train() / eval())
         functools.update_wrapper(self, function, updated=())
 
     @property
@@ -179,8 +183,55 @@ class StaticFunction:
         return {key: entry.reason for key, entry in self._cache.items() if type(entry) is _Eager}
 
     def rollback(self):
-        """The plain function (Paddle's StaticFunction.rollback)."""
-        return self._function
+        """The plain function (Paddle's StaticFunction.rollback). For a Layer's method,
+        as in Paddle, the Layer's attribute becomes the plain method again, and so do
+        the to_static methods of its sublayers: later calls run the plain code."""
+        owner = getattr(self._function, "__self__", None)
+        if not isinstance(owner, Layer):
+            return self._function
+        name = self._function.__name__
+        _rollback(owner, name)
+        for layer in owner.sublayers():
+            _rollback(layer)
+        return getattr(owner, name)
+
+    @property
+    def code(self) -> str:
+        """The function's source. Paddle's is the source its AST transformers made; eager
+        runs the function's own code unchanged, so that is what it shows."""
+        function = inspect.unwrap(getattr(self._function, "__func__", self._function))
+        return textwrap.dedent(inspect.getsource(function))
+
+    def get_traced_count(self) -> int:
+        """How many traces (one per input signature that replays) the function holds."""
+        return sum(type(entry) is Trace for entry in self._cache.values())
+
+    def train(self):
+        """Paddle's mode switch of a to_static function; a Layer's method follows the
+        Layer (``Layer.train()``), so switching it away from the Layer's mode raises."""
+        self._switch_mode(True)
+
+    def eval(self):
+        """Paddle's mode switch of a to_static function; see :meth:`train`."""
+        self._switch_mode(False)
+
+    def _switch_mode(self, training):
+        owner = getattr(self._function, "__self__", None)
+        if isinstance(owner, Layer) and owner.training is not training:
+            mode = "train" if training else "eval"
+            raise RuntimeError(f"Failed to switch {mode} mode. {self._function} is a Layer's method, please "
+                               f"use Layer.{mode}() to switch {mode} mode.")
+        self._training = training
+
+    def __deepcopy__(self, memo):
+        # A fresh StaticFunction: the traces, guards and signatures belong to the
+        # original's Layer and state (and hold compiled code that cannot be copied);
+        # a method's copy is bound to the copied Layer, which memo already maps.
+        new = StaticFunction(copy.deepcopy(self._function, memo), self._input_spec, self._build_strategy,
+                             self._backend, **self._kwargs)
+        new._training = self._training
+        memo[id(self)] = new
+        return new
 
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -557,6 +608,16 @@ def _grad_plan(rec, forward, tensors, held):
     plan.edges = tuple(edges)
     plan.on_create_graph = None
     return plan
+
+
+def _rollback(layer, only=None):
+    """Sets ``layer``'s to_static methods (those made on the instance, and the bound
+    copies of class-level ones) back to the plain bound methods; ``only`` names one."""
+    for value in list(vars(layer).values()):
+        if isinstance(value, StaticFunction):
+            method = value._function
+            if getattr(method, "__self__", None) is layer and only in (None, method.__name__):
+                setattr(layer, method.__name__, method)
 
 
 def _out_slots(outs):

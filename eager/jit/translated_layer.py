@@ -150,6 +150,7 @@ class TranslatedLayer(Layer):
         specs = document["inputs"]
         tree = document.get("input_tree")
         if tree is not None:  # saved from nested input specs: their leaves, in order
+            tree = [node for node in tree if "const" not in node]  # constants are in the program
             if len(inputs) != len(tree):
                 raise TypeError(f"TranslatedLayer.forward: the saved program takes {len(tree)} argument(s), got "
                                 f"{len(inputs)}")

@@ -20,6 +20,7 @@ from phi.common import DataType, TensorKind
 
 from ..autograd.grad_mode import no_grad
 from ..arguments import describe
+from ..errors import static_graph_missing
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .functional.checks import check_float
@@ -269,3 +270,10 @@ class ClipGradByGlobalNorm(ClipGradBase):
 
 # clip_by_norm and the SelectedRows helpers stay out of __all__: Paddle offers them only in paddle.nn.clip.
 __all__ = ["ClipGradBase", "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]
+
+# Paddle's static-graph clipping (a Program-wide clip set before minimize); its dygraph mode asserts.
+_STATIC_ONLY = frozenset({"set_gradient_clip", "append_gradient_clip_ops", "error_clip_callback"})
+
+
+def __getattr__(name):
+    raise static_graph_missing(__name__, name, _STATIC_ONLY)

@@ -17,6 +17,7 @@ import numbers
 from phi import api as phi_api
 from phi.common import DataType, TensorKind
 from phi.core import SelectedRows
+from phi.core.errors import AssertedArgumentError
 
 from ..autograd import no_grad
 from ..composite.spine import exactly_equal
@@ -271,8 +272,11 @@ def weight_norm(layer: Layer, name: str = "weight", dim=0) -> Layer:
     ndim = len(w.shape)
     if dim is None:
         dim = -1
-    if not isinstance(dim, numbers.Integral) or isinstance(dim, bool) or not -ndim <= dim < ndim:
-        raise ValueError(f"{who}: argument 'dim' expected None or an int in [{-ndim}, {ndim}), got {dim!r}")
+    if not isinstance(dim, numbers.Integral) or isinstance(dim, bool):
+        raise TypeError(f"{who}: argument 'dim' expected None or an int, got {dim!r}")
+    if not -ndim <= dim < ndim:  # Paddle asserts it: AssertedArgumentError is that and a ValueError
+        raise AssertedArgumentError(f"{who}: argument 'dim' expected None or an int in [{-ndim}, {ndim}), "
+                                    f"got {dim!r}")
     dim = -1 if dim == -1 else int(dim) % ndim
     hook = WeightNorm(name, dim)
     with no_grad():

@@ -136,6 +136,7 @@ def reshape(x, shape, name=None):
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
     """The sum of a sparse tensor's elements, over every axis (None or []) or ``axis``
     (an int, or a list or tuple of ints); the result is sparse. bool and int32 sum as int64, as in Paddle.
+    A CSR x summed over every axis gives a CSR ``[1, 1]`` (``[1] * x.ndim`` with keepdim), as Paddle's.
 
     >>> x = eager.to_tensor([[-2.0, 0.0], [1.0, 2.0]]).to_sparse_coo(2)
     >>> eager.sparse.sum(x, axis=1).to_dense().numpy()
@@ -154,8 +155,9 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
     values = values_of(x) if target is None or target == x.dtype else _F.cast(values_of(x), target)
     if not axis:
         total = _F.reshape(_F.sum(values), [1])
-        shape = [1] * x.ndim if keepdim else [1]
-        return _coo(_small_index(np.zeros((len(shape), 1)), x), total, shape, coalesced=True)
+        # Paddle's sum_csr keeps a CSR result, which is 2-d at least: [1, 1] without keepdim
+        shape = [1] * x.ndim if keepdim else [1, 1] if kind is CSR else [1]
+        return _back(kind, _coo(_small_index(np.zeros((len(shape), 1)), x), total, shape, coalesced=True))
     axes = sorted(_axes(op, list(axis), x.ndim), reverse=True)
     indices, shape, s = coo_indices(x), list(x.shape), x.impl.sparse_dim
     for a in axes:

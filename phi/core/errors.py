@@ -101,6 +101,12 @@ class InvalidDtypeError(InvalidArgumentError, TypeError):
     eager's other argument checks, and that TypeError."""
 
 
+class AssertedDtypeError(AssertedArgumentError, InvalidDtypeError):
+    """A tensor of a dtype the op refuses where Paddle's Python code ``assert``s it
+    (istft's complex window without return_complex): the TypeError of a wrong kind
+    of tensor, and the AssertionError Paddle raises (its test_signal expects it)."""
+
+
 class UnsupportedDtypeArgumentError(InvalidDtypeError, RuntimeError):
     """A ``dtype`` argument that no kernel of the op produces (randint's float32,
     arange's int8, uniform's int32): a ValueError as eager's other argument checks,

@@ -55,8 +55,9 @@ def sigmoid_grad_gpu(xp, out, out_grad, into):
 
 @register_kernel("relu", ALL_BACKENDS, FLOATS)
 def relu(ctx, x, *, into=None):  # into: see KernelFactory.writes_into
+    # fmax, not maximum: Paddle's relu is x > 0 ? x : 0, so a nan input gives 0 (maximum would keep the nan)
     xp = ctx.xp
-    return xp.maximum(x, ZEROS[x.dtype] if xp is np else 0, out=into)
+    return xp.fmax(x, ZEROS[x.dtype] if xp is np else 0, out=into)
 
 
 @register_kernel("relu_grad", ALL_BACKENDS, FLOATS)

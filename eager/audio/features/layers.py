@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numbers
 
+from phi.core.errors import AssertedArgumentError
+
 from ... import signal as _signal
 from ...generated import forward_api as _F
 from ...nn import Layer
@@ -40,7 +42,9 @@ class Spectrogram(Layer):
                  pad_mode="reflect", dtype="float32"):
         super().__init__()
         if isinstance(power, bool) or not isinstance(power, numbers.Real) or not power > 0:
-            raise ValueError(f"audio.features.Spectrogram: argument 'power' expected a number > 0, got {power!r}")
+            # an assert in Paddle: AssertedArgumentError is the ValueError and its AssertionError
+            raise AssertedArgumentError(f"audio.features.Spectrogram: argument 'power' expected a number > 0, "
+                                        f"got {power!r}")
         self.power = float(power)
         win_length = n_fft if win_length is None else win_length
         self.n_fft, self.hop_length, self.win_length = n_fft, hop_length, win_length
@@ -130,7 +134,8 @@ class MFCC(Layer):
                  ref_value=1.0, amin=1e-10, top_db=None, dtype="float32"):
         super().__init__()
         if isinstance(n_mfcc, numbers.Integral) and isinstance(n_mels, numbers.Integral) and n_mfcc > n_mels:
-            raise ValueError(f"audio.features.MFCC: argument 'n_mfcc' expected at most n_mels={n_mels}, got {n_mfcc}")
+            raise AssertedArgumentError(f"audio.features.MFCC: argument 'n_mfcc' expected at most n_mels={n_mels}, "
+                                        f"got {n_mfcc}")  # an assert in Paddle, as power's
         self._log_melspectrogram = LogMelSpectrogram(sr=sr, n_fft=n_fft, hop_length=hop_length,
                                                      win_length=win_length, window=window, power=power,
                                                      center=center, pad_mode=pad_mode, n_mels=n_mels, f_min=f_min,

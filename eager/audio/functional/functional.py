@@ -19,6 +19,8 @@ import numbers
 
 import numpy as np
 
+from phi.core.errors import AssertedArgumentError
+
 from ...arguments import to_bool
 from ...composite import _paddle_api as _api
 from ...creation import to_tensor
@@ -220,7 +222,8 @@ def create_dct(n_mfcc, n_mels, norm="ortho", dtype="float32"):
     fn = "create_dct"
     n_mfcc, n_mels = _positive_int(fn, "n_mfcc", n_mfcc), _positive_int(fn, "n_mels", n_mels)
     if not (norm is None or isinstance(norm, str) and norm == "ortho"):
-        raise ValueError(f"audio.functional.{fn}: argument 'norm' expected 'ortho' or None, got {norm!r}")
+        # Paddle asserts norm == 'ortho': AssertedArgumentError, the ValueError and that AssertionError
+        raise AssertedArgumentError(f"audio.functional.{fn}: argument 'norm' expected 'ortho' or None, got {norm!r}")
     dtype = window_dtype(f"audio.functional.{fn}", dtype)
     n = _F.arange(0, n_mels, dtype=dtype)
     k = _F.arange(0, n_mfcc, dtype=dtype).unsqueeze(1)

@@ -79,7 +79,10 @@ def pad_by_index(fn: str, x: Tensor, paddings, mode: str, first: int) -> Tensor:
             positions = np.clip(positions, 0, n - 1)
         else:  # circular: wraps around as often as needed (Paddle takes paddings beyond the size)
             positions = positions % n
-        x = _F.getitem(x, (slice(None),) * axis + (positions.astype(np.int64),))
+        # A list, not an array: the positions depend on shapes only, and a to_static
+        # trace keeps a list of ints as a constant (an array it cannot locate would
+        # make the call run eagerly).
+        x = _F.getitem(x, (slice(None),) * axis + (positions.tolist(),))
     return x
 
 

@@ -26,8 +26,10 @@ import numpy as np
 from phi import api as phi_api
 from phi.common import CPUPlace, GPUPlace, convert_dtype
 from phi.core import PhiError
+from phi.core.errors import AssertedArgumentError, UnsupportedDtypeError
 from phi.core.generator import Generator, GeneratorState, default_generator, generators, seed_all
 
+from ...arguments import to_bool
 from ...creation import to_tensor
 from ...framework import default_dtype, gpu_count, parse_device
 from ...tensor import Tensor
@@ -142,6 +144,11 @@ class Initializer:
     """Base class: subclasses implement :meth:`_sample` on a float64 scale and
     the base casts to the requested dtype."""
 
+    # Random draws and interpolation kernels cast to an integer or bool dtype would
+    # be garbage (all 0, all True): such initializers refuse them, as Paddle's kernels.
+    _floating_only = False
+    _seed = 0  # the legacy classes' own seed (0: the global generator)
+
     def __call__(self, shape, dtype=None, generator=None):
         """An array of ``shape`` and ``dtype`` (None: the default dtype, float32 unless
         eager.set_default_dtype changed it); or, given a Tensor (Paddle's
@@ -153,9 +160,15 @@ class Initializer:
             phi_api.assign_out_(to_tensor(values, place=target.place).impl, target.impl)
             return target
         shape = _check_shape(type(self).__name__, shape)
-        np_dtype = (default_dtype() if dtype is None else convert_dtype(dtype)).numpy_dtype
+        dtype = default_dtype() if dtype is None else convert_dtype(dtype)
+        if self._floating_only and not (dtype.is_floating_point or dtype.is_complex):
+            raise UnsupportedDtypeError(f"{type(self).__name__}: expected a floating-point parameter, got "
+                                        f"{dtype}: it draws real values (give an integer or bool parameter "
+                                        f"Constant or Assign)")
+        np_dtype = dtype.numpy_dtype
         if generator is None:
-            generator = get_generator()
+            # A legacy initializer's nonzero seed draws the same values at every call, as Paddle's op
+            generator = get_generator() if not self._seed else np.random.default_rng(self._seed)
         elif isinstance(generator, Generator):
             generator = generator.engine
         elif not isinstance(generator, np.random.Generator):
@@ -177,7 +190,8 @@ class Constant(Initializer):
     """Every element equal to ``value`` (the default for biases: 0)."""
 
     def __init__(self, value: float = 0.0, name=None):
-        self.value = _check_number("Constant", "value", value)
+        # True/False too: the fill of a bool parameter (Paddle takes them as 1.0 / 0.0)
+        self.value = float(value) if isinstance(value, (bool, np.bool_)) else _check_number("Constant", "value", value)
 
     def _sample(self, shape, generator):
         return np.full(shape, self.value)
@@ -186,11 +200,13 @@ class Constant(Initializer):
 class Uniform(Initializer):
     """Uniform on [low, high) (every value ``low`` when low == high, which Paddle allows)."""
 
+    _floating_only = True
+
     def __init__(self, low: float = -1.0, high: float = 1.0, name=None):
         self.low = _check_number("Uniform", "low", low)
         self.high = _check_number("Uniform", "high", high)
         if not self.low <= self.high:
-            raise ValueError(f"Uniform: expected low <= high, got low={low}, high={high}")
+            raise AssertedArgumentError(f"Uniform: expected low <= high, got low={low}, high={high}")
 
     def _sample(self, shape, generator):
         return generator.uniform(self.low, self.high, shape)
@@ -198,6 +214,8 @@ class Uniform(Initializer):
 
 class Normal(Initializer):
     """Normal with the given mean and standard deviation."""
+
+    _floating_only = True
 
     def __init__(self, mean: float = 0.0, std: float = 1.0, name=None):
         self.mean = _check_number("Normal", "mean", mean)
@@ -213,6 +231,8 @@ class XavierUniform(Initializer):
     """Glorot uniform: U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out)). Paddle's
     default for Linear weights."""
 
+    _floating_only = True
+
     def __init__(self, fan_in=None, fan_out=None, gain: float = 1.0, name=None):
         self.fan_in, self.fan_out = _check_fan("XavierUniform", fan_in, fan_out)
         self.gain = _check_number("XavierUniform", "gain", gain)
@@ -226,6 +246,8 @@ class XavierUniform(Initializer):
 class XavierNormal(Initializer):
     """Glorot normal: N(0, gain^2 * 2 / (fan_in + fan_out))."""
 
+    _floating_only = True
+
     def __init__(self, fan_in=None, fan_out=None, gain: float = 1.0, name=None):
         self.fan_in, self.fan_out = _check_fan("XavierNormal", fan_in, fan_out)
         self.gain = _check_number("XavierNormal", "gain", gain)
@@ -237,6 +259,8 @@ class XavierNormal(Initializer):
 
 class KaimingUniform(Initializer):
     """He uniform: U(-a, a), a = gain * sqrt(3 / fan_in), gain = sqrt(2) for ReLU."""
+
+    _floating_only = True
 
     def __init__(self, fan_in=None, negative_slope: float = 0.0, nonlinearity: str = "relu"):
         self.fan_in = _check_fan("KaimingUniform", fan_in, None)[0]
@@ -252,6 +276,8 @@ class KaimingUniform(Initializer):
 
 class KaimingNormal(Initializer):
     """He normal: N(0, gain^2 / fan_in)."""
+
+    _floating_only = True
 
     def __init__(self, fan_in=None, negative_slope: float = 0.0, nonlinearity: str = "relu"):
         self.fan_in = _check_fan("KaimingNormal", fan_in, None)[0]
@@ -273,6 +299,8 @@ class TruncatedNormal(Initializer):
     >>> bool(abs(w).max() <= 0.04)
     True
     """
+
+    _floating_only = True
 
     def __init__(self, mean: float = 0.0, std: float = 1.0, a=None, b=None, name=None):
         self.mean = _check_number("TruncatedNormal", "mean", mean)
@@ -311,12 +339,15 @@ class Orthogonal(Initializer):
     True
     """
 
+    _floating_only = True
+
     def __init__(self, gain: float = 1.0, name=None):
         self.gain = _check_number("Orthogonal", "gain", gain)
 
     def _sample(self, shape, generator):
         if len(shape) < 2:
-            raise ValueError(f"Orthogonal: expected a weight of at least 2 dimensions, got shape {list(shape)}")
+            raise AssertedArgumentError(f"Orthogonal: expected a weight of at least 2 dimensions, got shape "
+                                        f"{list(shape)}")
         rows, cols = shape[0], int(np.prod(shape[1:]))
         flat = generator.normal(0.0, 1.0, (max(rows, cols), min(rows, cols)))
         q, r = np.linalg.qr(flat)
@@ -367,14 +398,14 @@ class Dirac(Initializer):
 
     def __init__(self, groups: int = 1, name=None):
         if not isinstance(groups, numbers.Integral) or isinstance(groups, bool) or groups < 1:
-            raise ValueError(f"Dirac: argument 'groups' expected a positive int, got {groups!r}")
+            raise AssertedArgumentError(f"Dirac: argument 'groups' expected a positive int, got {groups!r}")
         self.groups = int(groups)
 
     def _sample(self, shape, generator):
         if len(shape) not in (3, 4, 5):
-            raise ValueError(f"Dirac: expected a 3-D, 4-D or 5-D conv filter, got shape {list(shape)}")
+            raise AssertedArgumentError(f"Dirac: expected a 3-D, 4-D or 5-D conv filter, got shape {list(shape)}")
         if shape[0] % self.groups:
-            raise ValueError(f"Dirac: the filter's {shape[0]} output channels do not split into "
+            raise AssertedArgumentError(f"Dirac: the filter's {shape[0]} output channels do not split into "
                              f"groups={self.groups}")
         out = np.zeros(shape)
         per_group = shape[0] // self.groups
@@ -395,6 +426,8 @@ class Bilinear(Initializer):
     array([0.0625, 0.1875, 0.1875, 0.0625], dtype=float32)
     """
 
+    _floating_only = True
+
     def __init__(self, name=None):
         pass
 
@@ -410,6 +443,106 @@ class Bilinear(Initializer):
 
     def __repr__(self):
         return "Bilinear()"
+
+
+# -- the fluid-era classes Paddle 2.6 still keeps in paddle.nn.initializer (not in its __all__) --
+
+def _check_seed(who: str, seed) -> int:
+    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
+        raise TypeError(f"{who}: argument 'seed' expected a non-negative int (0: the global generator), "
+                        f"got {seed!r}")
+    return int(seed)
+
+
+class ConstantInitializer(Constant):
+    """Paddle's legacy ``ConstantInitializer(value=0.0, force_cpu=False)``: :class:`Constant`."""
+
+    def __init__(self, value: float = 0.0, force_cpu: bool = False):
+        super().__init__(value)
+
+
+class UniformInitializer(Uniform):
+    """Paddle's legacy ``UniformInitializer(low, high, seed, diag_num, diag_step, diag_val)``:
+    :class:`Uniform` with its own ``seed`` (nonzero: the same draw at every call), and
+    ``diag_num`` elements at flat positions ``i * (diag_step + 1)`` set to ``diag_val``."""
+
+    def __init__(self, low: float = -1.0, high: float = 1.0, seed: int = 0, diag_num: int = 0,
+                 diag_step: int = 0, diag_val: float = 1.0, name=None):
+        super().__init__(low, high)
+        self._seed = _check_seed("UniformInitializer", seed)
+        for arg, value in (("diag_num", diag_num), ("diag_step", diag_step)):
+            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"UniformInitializer: argument '{arg}' expected an int >= 0, got {value!r}")
+        self.diag_num, self.diag_step = int(diag_num), int(diag_step)
+        self.diag_val = _check_number("UniformInitializer", "diag_val", diag_val)
+
+    def _sample(self, shape, generator):
+        out = super()._sample(shape, generator)
+        if self.diag_num:
+            flat = out.reshape(-1)
+            last = (self.diag_num - 1) * (self.diag_step + 1)
+            if last >= flat.size:
+                raise ValueError(f"UniformInitializer: diag_num={self.diag_num} with diag_step="
+                                 f"{self.diag_step} reaches element {last} of a weight of {flat.size}")
+            flat[np.arange(self.diag_num) * (self.diag_step + 1)] = self.diag_val
+        return out
+
+
+class NormalInitializer(Normal):
+    """Paddle's legacy ``NormalInitializer(loc=0.0, scale=1.0, seed=0)``: :class:`Normal`
+    with its own ``seed``."""
+
+    def __init__(self, loc: float = 0.0, scale: float = 1.0, seed: int = 0):
+        super().__init__(loc, scale)
+        self._seed = _check_seed("NormalInitializer", seed)
+
+
+class TruncatedNormalInitializer(TruncatedNormal):
+    """Paddle's legacy ``TruncatedNormalInitializer(loc=0.0, scale=1.0, seed=0)``:
+    :class:`TruncatedNormal` (mean -/+ 2 std) with its own ``seed``."""
+
+    def __init__(self, loc: float = 0.0, scale: float = 1.0, seed: int = 0):
+        super().__init__(loc, scale)
+        self._seed = _check_seed("TruncatedNormalInitializer", seed)
+
+
+class XavierInitializer(Initializer):
+    """Paddle's legacy ``XavierInitializer(uniform=True, fan_in=None, fan_out=None, seed=0)``:
+    :class:`XavierUniform` or :class:`XavierNormal`, with its own ``seed``."""
+
+    _floating_only = True
+
+    def __init__(self, uniform: bool = True, fan_in=None, fan_out=None, seed: int = 0):
+        self.uniform = to_bool(uniform, "XavierInitializer", "uniform")
+        self._draw = (XavierUniform if self.uniform else XavierNormal)(fan_in, fan_out)
+        self._seed = _check_seed("XavierInitializer", seed)
+
+    def _sample(self, shape, generator):
+        return self._draw._sample(shape, generator)
+
+
+class MSRAInitializer(Initializer):
+    """Paddle's legacy ``MSRAInitializer(uniform=True, fan_in=None, seed=0,
+    negative_slope=0, nonlinearity='relu')``: :class:`KaimingUniform` or
+    :class:`KaimingNormal`, with its own ``seed``."""
+
+    _floating_only = True
+
+    def __init__(self, uniform: bool = True, fan_in=None, seed: int = 0, negative_slope: float = 0,
+                 nonlinearity: str = "relu"):
+        self.uniform = to_bool(uniform, "MSRAInitializer", "uniform")
+        self._draw = (KaimingUniform if self.uniform else KaimingNormal)(fan_in, negative_slope, nonlinearity)
+        self._seed = _check_seed("MSRAInitializer", seed)
+
+    def _sample(self, shape, generator):
+        return self._draw._sample(shape, generator)
+
+
+class NumpyArrayInitializer(Assign):
+    """Paddle's legacy ``NumpyArrayInitializer(value)``: :class:`Assign`."""
+
+    def __init__(self, value):
+        super().__init__(value)
 
 
 def calculate_gain(nonlinearity: str, param=None):

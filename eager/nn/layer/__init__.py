@@ -933,7 +933,9 @@ class Layer:
         if not isinstance(use_structured_name, bool):
             raise TypeError(f"set_state_dict: argument 'use_structured_name' expected a bool, got "
                             f"{use_structured_name!r}")
-        own = self.state_dict(use_hook=False)
+        # The layer's own entries, not an override's (Paddle's _state_dict_impl): a subclass whose
+        # state_dict renames keys converts them back in its set_state_dict, then calls this one.
+        own = self._state_dict_impl("set_state_dict", None, True, "", False, False)
         if not use_structured_name:
             own = collections.OrderedDict((t.name, t) for t in own.values())
         unexpected = [k for k in state_dict if k not in own]

@@ -87,6 +87,7 @@ class SyncBatchNorm(dense_sync.SyncBatchNorm):
             raise ValueError(f"sparse.nn.SyncBatchNorm: argument 'data_format' expected one of "
                              f"{list(self._formats)}, got {data_format!r}")
         super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, "NC", name)
+        self._sparse_format = data_format
 
     def forward(self, x):
         """x with each channel of its stored values batch-normalized (statistics of every rank)."""
@@ -111,7 +112,7 @@ class SyncBatchNorm(dense_sync.SyncBatchNorm):
         if isinstance(layer, BatchNorm):
             converted = cls(layer._num_features, layer._momentum, layer._epsilon,
                             weight_attr=False if layer.weight is None else None,
-                            bias_attr=False if layer.bias is None else None)
+                            bias_attr=False if layer.bias is None else None, data_format=layer._sparse_format)
             converted.weight, converted.bias = layer.weight, layer.bias
             converted._mean, converted._variance = layer._mean, layer._variance
             converted.training = layer.training
@@ -122,7 +123,9 @@ class SyncBatchNorm(dense_sync.SyncBatchNorm):
         return converted
 
     def extra_repr(self) -> str:
-        return f"num_features={self._num_features}, momentum={self._momentum}, epsilon={self._epsilon}"
+        # Paddle's text: the format shown unless it is the default 'NCHW' (a converted sparse BatchNorm keeps its own)
+        text = f"num_features={self._num_features}, momentum={self._momentum}, epsilon={self._epsilon}"
+        return text if self._sparse_format == "NCHW" else text + f", data_format={self._sparse_format}"
 
 
 __all__ = ["BatchNorm", "SyncBatchNorm"]
