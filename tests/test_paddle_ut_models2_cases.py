@@ -35,8 +35,8 @@ Paddle 2.6.2 quirks met and left (eager keeps its behaviour):
   naming the argument in eager.
 - DataLoader.from_generator (test_imperative_data_loader_base/_exception/
   _process/_exit_func/_fds_clear) exists in 2.6.2 only as the legacy
-  paddle.base.io.DataLoader.from_generator; eager does not have it
-  (docs/training.md); core.eager_assign_group_by_size (_group) is internal.
+  paddle.base.io.DataLoader.from_generator; eager did not have it then
+  (now it does: tests/test_paddle_ut_io2_cases.py); core.eager_assign_group_by_size (_group) is internal.
 - already documented and met again: minimize(no_grad_set=...) ignored by
   2.6.2's dygraph; LayerList.insert's range assertion; a ParamAttr name used
   twice; Tensor.numpy() sharing the buffer (copy a gradient before

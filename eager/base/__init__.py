@@ -2,7 +2,8 @@
 as dynamic-graph programs use it: ``set_flags``/``get_flags``, the places,
 ``ParamAttr``, ``BuildStrategy`` (``eager.static``'s: options held for
 ``to_static``), the build queries, ``dygraph`` (``guard``, ``to_variable``),
-``core``, ``framework`` and ``unique_name``. Each name is eager's own object.
+``core``, ``framework``, ``unique_name`` and ``io``/``reader`` (the legacy
+``DataLoader.from_generator`` and ``PyReader``). Each name is eager's own object.
 
 Paddle's static-graph pieces (Program, Executor, Scope, program_guard,
 DataFeeder, LoDTensor, ...) have no counterpart: asking for one is an
@@ -22,11 +23,11 @@ from ..framework import get_flags, in_dynamic_mode as in_dygraph_mode, set_flags
 from ..nn.layer import ParamAttr
 from ..static import BuildStrategy
 from ..utils.versions import require_version
-from . import core, dygraph, framework, unique_name
+from . import core, dygraph, framework, io, reader, unique_name
 from .dygraph.base import disable_dygraph, enable_dygraph
 
 __all__ = ["CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "ParamAttr", "core", "disable_dygraph", "dygraph", "enable_dygraph", "framework",
-           "get_flags", "in_dygraph_mode", "is_compiled_with_cinn", "is_compiled_with_cuda", "is_compiled_with_rocm",
+           "get_flags", "io", "reader", "in_dygraph_mode", "is_compiled_with_cinn", "is_compiled_with_cuda", "is_compiled_with_rocm",
            "is_compiled_with_xpu", "require_version", "set_flags", "unique_name"]
 
 _STATIC_ONLY = frozenset({
@@ -35,7 +36,7 @@ _STATIC_ONLY = frozenset({
     "Scope", "Variable", "WeightNormParamAttr", "append_backward", "backward", "compiler", "cpu_places",
     "create_lod_tensor", "create_random_int_lodtensor", "cuda_pinned_places", "cuda_places", "data_feeder",
     "dataset", "default_main_program", "default_startup_program", "device_guard", "executor", "global_scope",
-    "gradients", "io", "ipu_shard_guard", "layers", "program_guard", "scope_guard", "set_global_initializer",
+    "gradients", "ipu_shard_guard", "layers", "program_guard", "scope_guard", "set_global_initializer",
     "set_ipu_shard", "xpu_places"})
 
 

@@ -204,9 +204,13 @@ class WorkerError:
         self.message = str(exc)
         self.traceback = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
 
+    def source(self) -> str:
+        """Who raised it, as the message names it."""
+        return f"DataLoader worker {self.worker_id}"
+
     def reraise(self):
-        text = _Message(f"DataLoader worker {self.worker_id} raised {self.type_name} while {self.doing}: "
-                        f"{self.message}\n\nTraceback in DataLoader worker {self.worker_id}:\n{self.traceback}")
+        text = _Message(f"{self.source()} raised {self.type_name} while {self.doing}: "
+                        f"{self.message}\n\nTraceback in {self.source()}:\n{self.traceback}")
         error = None
         if self.exc_type is not None:
             try:
