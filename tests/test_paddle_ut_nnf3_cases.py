@@ -1,0 +1,66 @@
+"""Regressions found by re-telling the dygraph parts of Paddle's own unit tests
+(test/legacy_test, third nn.functional/layers pass: test_conv*_layer,
+test_conv*_transpose_layer, test_functional_conv*(_transpose) and their error
+cases, test_pool1d/2d/3d_api, test_adaptive_*_pool*, ...) under ``import eager
+as paddle`` and checking each disagreement against the real Paddle 2.6.2.
+
+Found:
+- Conv*D/Conv*DTranspose layers raised TypeError for a non-positive
+  in_channels/out_channels/groups and ValueError for a kernel_size below 1;
+  Paddle asserts the weight's dims > 0 (AssertionError) and divides by groups
+  (ZeroDivisionError for groups=0): now those types and ValueErrors. A float
+  channel count or groups is a TypeError that is also Paddle's ValueError.
+- Conv*D with a non-zero padding_mode and padding='same' raised ValueError;
+  Paddle raises TypeError (the padding must be an int): now both.
+
+Paddle 2.6.2 quirks met and left (eager keeps its behaviour): conv2d_transpose
+with data_format='NHWC' and a non-zero padding gives wrong x and weight
+gradients (eager's agree with finite differences); max_pool2d/3d with
+return_mask and a padding of (before, after) pairs raises "Paddings size 4 and
+pooling size 2 should be the same"; max_pool2d takes kernel_size=[-1, 2];
+conv*_transpose takes dilation=0 and a [C, 1] bias; conv*d with a kernel
+larger than the input fails with PreconditionNotMet (RuntimeError; eager:
+ValueError); conv*_transpose with paddings that crop the whole output
+segfaults or fails in the kernel; the Conv*DTranspose layers with groups not
+dividing the channels segfault; avg_pool2d of an empty input leaves x.grad None.
+Documented differences met again (docs/nn.md): ceil_mode windows starting in
+the right padding, padding >= kernel, exclusive=False with unequal paddings,
+return_mask with NHWC/"SAME", conv padding lists with a padding_mode, an
+empty batch (Paddle refuses it in conv).
+"""
+import numpy as np
+import pytest
+
+import eager
+from eager import nn
+
+
+@pytest.mark.parametrize("layer", [nn.Conv1D, nn.Conv2D, nn.Conv3D,
+                                   nn.Conv1DTranspose, nn.Conv2DTranspose, nn.Conv3DTranspose])
+def test_conv_layer_bad_sizes_raise_paddles_types(layer):
+    # Paddle 2.6.2: AssertionError "Expected every dim's size to be larger than 0"
+    for args, kwargs in (((0, 4, 3), {}), ((4, -1, 3), {}), ((4, 4, 3), {"groups": -2}),
+                         ((4, 4, 0), {}), ((4, 4, -1), {})):
+        with pytest.raises(AssertionError, match=layer.__name__):
+            layer(*args, **kwargs)
+        with pytest.raises(ValueError):
+            layer(*args, **kwargs)
+    # Paddle 2.6.2: ZeroDivisionError (in_channels % groups)
+    with pytest.raises(ZeroDivisionError, match="groups"):
+        layer(4, 4, 3, groups=0)
+    # Paddle 2.6.2: ValueError for a float channel count or groups
+    for args, kwargs in (((2.5, 4, 3), {}), ((4, 4, 3), {"groups": 1.0})):
+        with pytest.raises(ValueError):
+            layer(*args, **kwargs)
+        with pytest.raises(TypeError):
+            layer(*args, **kwargs)
+
+
+@pytest.mark.parametrize("layer", [nn.Conv1D, nn.Conv2D, nn.Conv3D])
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_conv_layer_padding_mode_with_same_is_a_type_error(layer, mode):
+    # Paddle 2.6.2: TypeError "when padding_mode in [...], type of padding must be int"
+    with pytest.raises(TypeError, match="padding_mode"):
+        layer(4, 4, 3, padding="same", padding_mode=mode)
+    with pytest.raises(ValueError):
+        layer(4, 4, 3, padding="valid", padding_mode=mode)
