@@ -64,3 +64,24 @@ def test_conv_layer_padding_mode_with_same_is_a_type_error(layer, mode):
         layer(4, 4, 3, padding="same", padding_mode=mode)
     with pytest.raises(ValueError):
         layer(4, 4, 3, padding="valid", padding_mode=mode)
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("size", [[0, 3], [-1, 3]])
+def test_interpolate_non_positive_size_is_paddles_assertion(size):
+    # Paddle 2.6.2: AssertionError "Each dimension size given in out_shape must be greater than 0"
+    x = eager.ones([1, 1, 3, 3])
+    with pytest.raises(AssertionError, match="'size'"):
+        eager.nn.functional.interpolate(x, size=size)
+    with pytest.raises(ValueError):
+        eager.nn.functional.interpolate(x, size=size)
+
+
+@pytest.mark.usefixtures("device")
+def test_interpolate_scale_factor_tensor_of_rows_is_refused():
+    # Paddle 2.6.2 reads a Tensor scale_factor by its first axis: [[2, 2]] is one
+    # (non-number) scale for two spatial axes, ValueError "scale_shape length should be 2"
+    x = eager.ones([1, 1, 3, 3])
+    with pytest.raises(ValueError, match="scale_factor"):
+        eager.nn.functional.interpolate(x, scale_factor=eager.to_tensor([[2.0, 2.0]]))
+    assert eager.nn.functional.interpolate(x, scale_factor=eager.to_tensor([2.0, 3.0])).shape == [1, 1, 6, 9]

@@ -20,6 +20,7 @@ import numbers
 import numpy as np
 
 from phi.common.data_type import FLOATING_TYPES, DataType, dtype_name
+from phi.core.errors import AssertedArgumentError
 
 from ...arguments import describe, to_scalar
 from ...composite.spine import reshape_exactly
@@ -152,11 +153,13 @@ def _interp_sizes(fn, x, size, scale_factor, k, spatial):
             size = [size] * k
         sizes = _int_list(fn, "size", size)
         if len(sizes) != k or any(s <= 0 for s in sizes):
-            raise ValueError(f"{fn}: argument 'size' expected {k} positive ints (one per spatial axis of x "
+            # Paddle asserts each size > 0: AssertedArgumentError is its AssertionError and a ValueError
+            raise (ValueError if len(sizes) != k else AssertedArgumentError)(f"{fn}: argument 'size' expected {k} positive ints (one per spatial axis of x "
                              f"{x.shape}), got {sizes}")
         return sizes, []
     if isinstance(scale_factor, Tensor):       # a 0-d tensor is one number for every axis, as in Paddle
-        scale_factor = scale_factor.item() if scale_factor.ndim == 0 else scale_factor.numpy().reshape(-1).tolist()
+        # a 1-D one a number per axis; Paddle reads a deeper one by its first axis (rows: refused below)
+        scale_factor = scale_factor.item() if scale_factor.ndim == 0 else scale_factor.numpy().tolist()
     if isinstance(scale_factor, numbers.Real) and not isinstance(scale_factor, bool):
         scale_factor = [scale_factor] * k
     if not isinstance(scale_factor, (list, tuple)):      # a wrong kind is Paddle's TypeError, a wrong value ValueError
