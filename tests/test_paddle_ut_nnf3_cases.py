@@ -85,3 +85,20 @@ def test_interpolate_scale_factor_tensor_of_rows_is_refused():
     with pytest.raises(ValueError, match="scale_factor"):
         eager.nn.functional.interpolate(x, scale_factor=eager.to_tensor([[2.0, 2.0]]))
     assert eager.nn.functional.interpolate(x, scale_factor=eager.to_tensor([2.0, 3.0])).shape == [1, 1, 6, 9]
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("call", [
+    lambda x: eager.nn.BatchNorm2D(3)(x),
+    lambda x: eager.nn.LayerNorm([4, 4])(x),
+    lambda x: eager.nn.InstanceNorm2D(3)(x),
+    lambda x: eager.nn.GroupNorm(3, 3)(x),
+])
+def test_norm_layer_of_float64_input_with_float32_parameters(call):
+    # Paddle 2.6.2: ValueError "(InvalidArgument) The type of data we are trying to
+    # retrieve (float64) does not match the type of data (float32)"
+    x = eager.to_tensor(np.random.RandomState(0).rand(2, 3, 4, 4))
+    with pytest.raises(ValueError, match="expected the dtype of x"):
+        call(x)
+    with pytest.raises(TypeError):
+        call(x)
