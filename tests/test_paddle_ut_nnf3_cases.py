@@ -102,3 +102,32 @@ def test_norm_layer_of_float64_input_with_float32_parameters(call):
         call(x)
     with pytest.raises(TypeError):
         call(x)
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("ratio", [0.5, 0.0, -0.1])
+def test_temporal_shift_ratio_is_open_interval(ratio):
+    # Paddle 2.6.2's InferMeta: "Attr(shift_ratio) should be less than 0.5" / "greater than 0"
+    x = eager.ones([4, 4, 2, 2])
+    with pytest.raises(ValueError, match="shift_ratio"):
+        eager.nn.functional.temporal_shift(x, 2, ratio)
+
+
+@pytest.mark.usefixtures("device")
+def test_temporal_shift_seg_num_errors():
+    x = eager.ones([4, 4, 2, 2])
+    # Paddle 2.6.2: ValueError "Attr(seg_num) should be greater than 0" and
+    # "argument (position 2) must be int, but got float"
+    for seg_num in (0, -1, 2.0):
+        with pytest.raises(ValueError, match="seg_num"):
+            eager.nn.functional.temporal_shift(x, seg_num)
+    with pytest.raises(TypeError, match="seg_num"):
+        eager.nn.functional.temporal_shift(x, 2.0)
+
+
+@pytest.mark.usefixtures("device")
+def test_temporal_shift_values_against_reference():
+    # one clip of 3 frames, 4 channels, ratio 0.25 (value from Paddle 2.6.2)
+    x = eager.arange(12, dtype="float32").reshape([3, 4, 1, 1])
+    out = eager.nn.functional.temporal_shift(x, 3, 0.25).reshape([3, 4]).numpy()
+    np.testing.assert_array_equal(out, [[0, 5, 2, 3], [0, 9, 6, 7], [4, 0, 10, 11]])
