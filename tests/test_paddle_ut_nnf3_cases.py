@@ -131,3 +131,24 @@ def test_temporal_shift_values_against_reference():
     x = eager.arange(12, dtype="float32").reshape([3, 4, 1, 1])
     out = eager.nn.functional.temporal_shift(x, 3, 0.25).reshape([3, 4]).numpy()
     np.testing.assert_array_equal(out, [[0, 5, 2, 3], [0, 9, 6, 7], [4, 0, 10, 11]])
+
+
+@pytest.mark.parametrize("ids", [[[1, 10]], [[1, -1]]])
+def test_embedding_id_out_of_range_is_paddles_value_error(ids):
+    # Paddle 2.6.2: ValueError "(InvalidArgument) Variable value (input) of
+    # OP(paddle.nn.functional.embedding) expected >= 0 and < 10" (eager keeps its IndexError too)
+    weight = eager.ones([10, 4])
+    for error in (ValueError, IndexError):
+        with pytest.raises(error, match="expected ids in"):
+            eager.nn.functional.embedding(eager.to_tensor(ids), weight)
+
+
+@pytest.mark.usefixtures("device")
+def test_fold_unfold_rank_errors_are_paddles_assertions():
+    # Paddle 2.6.2: AssertionError "input should be the format of [N, C, H, W]" / "[N, C, L]"
+    for call in (lambda: eager.nn.functional.unfold(eager.ones([2, 5, 5]), 2),
+                 lambda: eager.nn.functional.fold(eager.ones([8, 9]), [4, 4], 2)):
+        with pytest.raises(AssertionError, match="expected a"):
+            call()
+        with pytest.raises(ValueError):
+            call()
