@@ -152,3 +152,12 @@ def test_fold_unfold_rank_errors_are_paddles_assertions():
             call()
         with pytest.raises(ValueError):
             call()
+
+
+@pytest.mark.parametrize("sizes", [(0, 5, 6), (4, -1, 6), (4, 5, 0)])
+def test_bilinear_layer_non_positive_size_is_paddles_assertion(sizes):
+    # Paddle 2.6.2: AssertionError "Expected every dim's size to be larger than 0"
+    with pytest.raises(AssertionError, match="Bilinear"):
+        nn.Bilinear(*sizes)
+    with pytest.raises(ValueError):
+        nn.Bilinear(*sizes)
