@@ -161,3 +161,16 @@ def test_bilinear_layer_non_positive_size_is_paddles_assertion(sizes):
         nn.Bilinear(*sizes)
     with pytest.raises(ValueError):
         nn.Bilinear(*sizes)
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("name, shape", [("adaptive_avg_pool2d", [1, 2, 4, 4]), ("adaptive_max_pool2d", [1, 2, 4, 4]),
+                                         ("adaptive_avg_pool3d", [1, 2, 4, 4, 4]),
+                                         ("adaptive_max_pool3d", [1, 2, 4, 4, 4])])
+def test_adaptive_pool_float_output_size_is_a_type_error(name, shape):
+    # Paddle 2.6.2: TypeError "'float' object is not iterable" (eager's ValueError kept too)
+    x = eager.ones(shape)
+    with pytest.raises(TypeError, match="output_size"):
+        getattr(eager.nn.functional, name)(x, 2.0)
+    with pytest.raises(ValueError, match="output_size"):
+        getattr(eager.nn.functional, name)(x, 2.0)

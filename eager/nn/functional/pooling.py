@@ -32,7 +32,7 @@ import numpy as np
 
 from phi.common.data_type import DataType
 from phi.common.shape_rules import padded_window_counts, pool_window_problem, window_geometry
-from phi.core.errors import AssertedArgumentError
+from phi.core.errors import ArgumentKindError, AssertedArgumentError
 
 from ...arguments import to_bool, to_int, to_int_array
 from ...creation import to_tensor
@@ -325,6 +325,11 @@ def _output_size(fn: str, x, k: int, output_size, channel_last: bool) -> tuple:
     if isinstance(output_size, (list, tuple)) and len(output_size) == k:
         output_size = tuple(n if o is None else to_int(o, fn, "output_size") if isinstance(o, Tensor) else o
                             for o, n in zip(output_size, spatial))
+    elif k > 1 and isinstance(output_size, numbers.Real) and not isinstance(output_size, numbers.Integral):
+        # Paddle iterates a non-int (TypeError: 'float' object is not iterable): ArgumentKindError is that
+        # TypeError and the ValueError of eager's other malformed sizes
+        raise ArgumentKindError(f"{fn}: argument 'output_size' expected an int or a list of {k} ints, got "
+                                f"{output_size!r}")
     return int_tuple(fn, "output_size", output_size, k)
 
 
