@@ -174,3 +174,16 @@ def test_adaptive_pool_float_output_size_is_a_type_error(name, shape):
         getattr(eager.nn.functional, name)(x, 2.0)
     with pytest.raises(ValueError, match="output_size"):
         getattr(eager.nn.functional, name)(x, 2.0)
+
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("kwargs, shape", [({"mode": "xx"}, [2, 3, 4, 5]), ({"data_format": "NCWH"}, [2, 3, 4, 5]),
+                                           ({"data_format": "NCL"}, [2, 3, 4, 5])])
+def test_pad_mode_and_format_errors_are_paddles_assertions(kwargs, shape):
+    # Paddle 2.6.2 asserts them: "mode should be one of constant, reflect, replicate, circular",
+    # "data_format should be in one of [NCL, ...]", "it's data format should be in ['NCHW', 'NHWC']"
+    x = eager.ones(shape)
+    with pytest.raises(AssertionError):
+        eager.nn.functional.pad(x, [1, 1, 1, 1], **kwargs)
+    with pytest.raises(ValueError):
+        eager.nn.functional.pad(x, [1, 1, 1, 1], **kwargs)

@@ -100,11 +100,14 @@ def pad(x: Tensor, pad, mode: str = "constant", value: float = 0.0, data_format:
     """
     fn = "pad"
     check_tensor(fn, "x", x)
+    # Paddle asserts mode, data_format and the format's rank: AssertedArgumentError is that AssertionError
+    # and a ValueError
     if not isinstance(mode, str) or mode not in _PAD_MODES:
-        raise ValueError(f"{fn}: argument 'mode' expected one of {list(_PAD_MODES)}, got {mode!r}")
+        raise AssertedArgumentError(f"{fn}: argument 'mode' expected one of {list(_PAD_MODES)}, got {mode!r}")
     data_format = data_format.upper() if isinstance(data_format, str) else data_format    # as Paddle
     if not isinstance(data_format, str) or data_format not in _PAD_FORMATS:
-        raise ValueError(f"{fn}: argument 'data_format' expected one of {list(_PAD_FORMATS)}, got {data_format!r}")
+        raise AssertedArgumentError(f"{fn}: argument 'data_format' expected one of {list(_PAD_FORMATS)}, got "
+                                    f"{data_format!r}")
     pads = _int_list(fn, "pad", pad)
     if any(p < 0 for p in pads):
         raise ValueError(f"{fn}: argument 'pad' expected non-negative ints, got {pads}")
@@ -121,8 +124,8 @@ def pad(x: Tensor, pad, mode: str = "constant", value: float = 0.0, data_format:
     k = nd - 2
     formats = _INTERP_FORMATS[nd] if nd != 3 else ("NCL", "NLC")
     if not isinstance(data_format, str) or data_format not in formats and data_format != "NCHW":   # the default: channels first at any rank
-        raise ValueError(f"{fn}: argument 'data_format' expected one of {list(formats)} for a {nd}-d x, got "
-                         f"{data_format!r}")
+        raise AssertedArgumentError(f"{fn}: argument 'data_format' expected one of {list(formats)} for a {nd}-d x, "
+                                    f"got {data_format!r}")
     if len(pads) != 2 * k:
         expected = f"{2 * k} ints (a pair per spatial axis, the last axis first)"
         if mode == "constant":
