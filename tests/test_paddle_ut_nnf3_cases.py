@@ -187,3 +187,21 @@ def test_pad_mode_and_format_errors_are_paddles_assertions(kwargs, shape):
         eager.nn.functional.pad(x, [1, 1, 1, 1], **kwargs)
     with pytest.raises(ValueError):
         eager.nn.functional.pad(x, [1, 1, 1, 1], **kwargs)
+
+
+def test_embedding_argument_kinds_as_paddle():
+    weight = eager.to_tensor(np.arange(40, dtype="float32").reshape([10, 4]))
+    ids = eager.to_tensor([[1, 2], [3, 2]])
+    # Paddle 2.6.2 int()s a 0-d integer Tensor padding_idx
+    out = eager.nn.functional.embedding(ids, weight, padding_idx=eager.to_tensor(2))
+    want = np.arange(40, dtype="float32").reshape([10, 4])[[[1, 2], [3, 2]]]
+    want[:, 1] = 0
+    want[1, 1] = 0
+    np.testing.assert_array_equal(out.numpy(), want)
+    # Paddle 2.6.2: ValueError "argument (position 3) must be long, but got float" /
+    # "(position 4) must be bool, but got int"
+    for kwargs in ({"padding_idx": 1.0}, {"sparse": 1}):
+        with pytest.raises(ValueError):
+            eager.nn.functional.embedding(ids, weight, **kwargs)
+        with pytest.raises(TypeError):
+            eager.nn.functional.embedding(ids, weight, **kwargs)
