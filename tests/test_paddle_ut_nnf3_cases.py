@@ -1,8 +1,15 @@
 """Regressions found by re-telling the dygraph parts of Paddle's own unit tests
 (test/legacy_test, third nn.functional/layers pass: test_conv*_layer,
 test_conv*_transpose_layer, test_functional_conv*(_transpose) and their error
-cases, test_pool1d/2d/3d_api, test_adaptive_*_pool*, ...) under ``import eager
-as paddle`` and checking each disagreement against the real Paddle 2.6.2.
+cases, test_pool1d/2d/3d_api, test_adaptive_*_pool*, test_max_unpool*,
+test_*_norm_op(_v2), test_local_response_norm, test_lookup_table_v2_op,
+test_fold/unfold_op, test_pixel_(un)shuffle, test_channel_shuffle,
+test_affine_grid/grid_sample_function, test_*_interp_v2_op (API parts),
+test_zeropad2d, test_pad3d_op, test_dropout_nd, test_alpha_dropout,
+test_bilinear_tensor_product_op, test_temporal_shift_op, ...) under
+``import eager as paddle`` as random differential draws (values, gradients,
+every data_format and padding form) and their error cases, each disagreement
+checked against the real Paddle 2.6.2.
 
 Found:
 - Conv*D/Conv*DTranspose layers raised TypeError for a non-positive
@@ -10,23 +17,47 @@ Found:
   Paddle asserts the weight's dims > 0 (AssertionError) and divides by groups
   (ZeroDivisionError for groups=0): now those types and ValueErrors. A float
   channel count or groups is a TypeError that is also Paddle's ValueError.
+  Bilinear's non-positive sizes likewise (AssertionError).
 - Conv*D with a non-zero padding_mode and padding='same' raised ValueError;
   Paddle raises TypeError (the padding must be an int): now both.
+- interpolate: a non-positive size was a ValueError only (Paddle asserts it);
+  a scale_factor Tensor of rows ([[2, 2]]) was flattened, Paddle refuses it.
+- batch/layer/instance/group norm of float64 x with float32 parameters was a
+  TypeError only; Paddle's kernels raise ValueError: now both.
+- temporal_shift took shift_ratio 0 and 0.5 (Paddle: 0 < ratio < 0.5) and
+  raised TypeError for seg_num <= 0 (Paddle: ValueError).
+- embedding ids out of range were an IndexError only (Paddle: ValueError; now
+  both); a 0-d integer Tensor padding_idx was refused (Paddle int()s it); a
+  float padding_idx or an int ``sparse`` is Paddle's ValueError too.
+- fold/unfold of the wrong rank and pad's bad mode/data_format were
+  ValueErrors only; Paddle asserts them (AssertionError; now both).
+- adaptive_*_pool2d/3d with a float output_size: Paddle TypeError (now both).
 
 Paddle 2.6.2 quirks met and left (eager keeps its behaviour): conv2d_transpose
-with data_format='NHWC' and a non-zero padding gives wrong x and weight
-gradients (eager's agree with finite differences); max_pool2d/3d with
-return_mask and a padding of (before, after) pairs raises "Paddings size 4 and
-pooling size 2 should be the same"; max_pool2d takes kernel_size=[-1, 2];
+(and Conv2DTranspose) with data_format='NHWC' and a non-zero padding gives
+wrong x and weight gradients (eager's agree with finite differences);
+max_pool2d/3d with return_mask and (before, after) padding pairs raises
+"Paddings size 4 and pooling size 2"; max_pool2d takes kernel_size=[-1, 2];
 conv*_transpose takes dilation=0 and a [C, 1] bias; conv*d with a kernel
-larger than the input fails with PreconditionNotMet (RuntimeError; eager:
-ValueError); conv*_transpose with paddings that crop the whole output
-segfaults or fails in the kernel; the Conv*DTranspose layers with groups not
-dividing the channels segfault; avg_pool2d of an empty input leaves x.grad None.
-Documented differences met again (docs/nn.md): ceil_mode windows starting in
-the right padding, padding >= kernel, exclusive=False with unequal paddings,
-return_mask with NHWC/"SAME", conv padding lists with a padding_mode, an
-empty batch (Paddle refuses it in conv).
+larger than the input fails with PreconditionNotMet; conv*_transpose whose
+paddings crop the whole output segfaults; Conv*DTranspose layers with groups
+not dividing the channels segfault; avg_pool2d of an empty input leaves
+x.grad None; pooling refuses a NumPy-int padding; avg_pool divisor_override
+<= 0, adaptive output_size 0, class_center_sample labels >= num_classes,
+affine_grid theta [N, 3, 3] for 2-D are accepted (garbage); interpolate
+'area' ignores channel-last formats and Tensor sizes; sequence_mask with an
+int64 Tensor maxlen fails; label_smooth gives prior_dist no gradient; layer_norm
+takes only a flat weight; embedding ids of other int dtypes are
+NotImplementedError (eager: TypeError). Documented differences added
+(docs/nn.md): max_unpool's gradient at repeated indices (Paddle gives every
+repeat the gradient) and its 1-D output_size / int64 indices, fold to a size-1
+output, bilinear's 1-D bias, conv of an empty batch. Documented ones met again:
+ceil_mode windows starting in the right padding, padding >= kernel,
+exclusive=False with unequal paddings, return_mask with NHWC/"SAME", conv
+padding lists with a padding_mode, affine_grid of a size-1 axis with
+align_corners, BatchNorm's running statistics as buffers, a SelectedRows
+gradient's shape. Not in 2.6.2: lp_pool1d/2d, F.group_norm,
+feature_alpha_dropout (eager has them).
 """
 import numpy as np
 import pytest
