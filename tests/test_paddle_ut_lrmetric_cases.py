@@ -1,0 +1,46 @@
+"""Regression cases found by re-telling Paddle's own unit tests of the
+learning-rate schedulers, metrics, summary/flops and the optimizers' extras
+(test/legacy_test: test_lr_scheduler, ...) against eager, each checked with
+the real Paddle 2.6.2.
+
+Found and fixed:
+- A scheduler's set_state_dict given a dict without one of its keys
+  ('last_epoch', 'last_lr', ReduceOnPlateau's counters) kept its state
+  silently; Paddle raises RuntimeError naming the key. LinearWarmup over a
+  schedule given a dict without 'LinearWarmup_LR' did too (KeyError in
+  Paddle). Now StateDictKeyError, a RuntimeError and a KeyError; the T_cur and
+  T_i that eager's CosineAnnealingWarmRestarts saves beyond Paddle stay
+  optional, so Paddle's state dicts still load.
+"""
+import numpy as np
+import pytest
+
+import eager as paddle
+
+lr = paddle.optimizer.lr
+
+
+@pytest.mark.parametrize("state", [{}, {"last_epoch": 3}, {"last_lr": 0.1}])
+def test_scheduler_set_state_dict_refuses_a_missing_key(state):
+    sched = lr.StepDecay(0.5, step_size=2)
+    with pytest.raises(RuntimeError, match="StepDecay.set_state_dict: argument 'state_dict' has no entry"):
+        sched.set_state_dict(state)
+    assert (sched.last_epoch, sched.last_lr) == (0, 0.5)       # unchanged
+
+
+def test_reduce_on_plateau_set_state_dict_refuses_a_missing_counter():
+    sched = lr.ReduceOnPlateau(1.0)
+    with pytest.raises(RuntimeError, match="'cooldown_counter'"):
+        sched.set_state_dict({"last_epoch": 2, "last_lr": 0.5, "best": 1.0, "num_bad_epochs": 0})
+    assert sched.last_lr == 1.0
+
+
+def test_linear_warmup_set_state_dict_needs_the_inner_schedule():
+    sched = lr.LinearWarmup(lr.StepDecay(0.5, 2), warmup_steps=3, start_lr=0.0, end_lr=0.5)
+    with pytest.raises(KeyError, match="LinearWarmup_LR"):
+        sched.set_state_dict({"last_epoch": 5, "last_lr": 0.5})
+    assert sched.last_epoch == 0
+    # A Paddle CosineAnnealingWarmRestarts state dict (no T_cur / T_i) still loads.
+    cawr = lr.CosineAnnealingWarmRestarts(0.5, T_0=2)
+    cawr.set_state_dict({"last_epoch": 3, "last_lr": 0.25})
+    assert (cawr.last_epoch, cawr.last_lr) == (3, 0.25)
