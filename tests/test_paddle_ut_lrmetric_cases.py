@@ -11,6 +11,9 @@ Found and fixed:
   Paddle). Now StateDictKeyError, a RuntimeError and a KeyError; the T_cur and
   T_i that eager's CosineAnnealingWarmRestarts saves beyond Paddle stay
   optional, so Paddle's state dicts still load.
+- LinearWarmup(start_lr=0.5, end_lr=0.5) (or an end_lr below start_lr) was
+  taken; Paddle 2.6.2 asserts end_lr > start_lr. Now a ValueError naming
+  end_lr (found by a sweep of bad arguments of the 17 schedulers).
 """
 import numpy as np
 import pytest
@@ -44,3 +47,9 @@ def test_linear_warmup_set_state_dict_needs_the_inner_schedule():
     cawr = lr.CosineAnnealingWarmRestarts(0.5, T_0=2)
     cawr.set_state_dict({"last_epoch": 3, "last_lr": 0.25})
     assert (cawr.last_epoch, cawr.last_lr) == (3, 0.25)
+
+
+@pytest.mark.parametrize("start_lr, end_lr", [(0.5, 0.5), (1.5, 0.5), (0.1, 0.0)])
+def test_linear_warmup_refuses_an_end_lr_not_above_start_lr(start_lr, end_lr):
+    with pytest.raises(ValueError, match="LinearWarmup: argument 'end_lr' expected a rate greater than start_lr"):
+        lr.LinearWarmup(0.5, warmup_steps=3, start_lr=start_lr, end_lr=end_lr)

@@ -304,6 +304,9 @@ class LinearWarmup(LRScheduler):
         self.warmup_steps = _number(who, "warmup_steps", warmup_steps, positive=True, integer=True)
         self.start_lr = _number(who, "start_lr", start_lr, non_negative=True)
         self.end_lr = _number(who, "end_lr", end_lr, non_negative=True)
+        if self.end_lr <= self.start_lr:  # a warmup rises, as Paddle asserts
+            raise ValueError(f"LinearWarmup: argument 'end_lr' expected a rate greater than start_lr "
+                             f"({_short(start_lr)}), got {_short(end_lr)}")
         super().__init__(start_lr, last_epoch, verbose)
 
     def get_lr(self):
