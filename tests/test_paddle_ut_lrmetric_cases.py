@@ -14,6 +14,9 @@ Found and fixed:
 - LinearWarmup(start_lr=0.5, end_lr=0.5) (or an end_lr below start_lr) was
   taken; Paddle 2.6.2 asserts end_lr > start_lr. Now a ValueError naming
   end_lr (found by a sweep of bad arguments of the 17 schedulers).
+- PiecewiseDecay refused float boundaries (TypeError); Paddle takes them
+  (test_callback_reduce_lr_on_plateau builds one), and with fractional epochs
+  (step(epoch + i / iters)) a boundary of 1.5 is meaningful.
 """
 import numpy as np
 import pytest
@@ -53,3 +56,14 @@ def test_linear_warmup_set_state_dict_needs_the_inner_schedule():
 def test_linear_warmup_refuses_an_end_lr_not_above_start_lr(start_lr, end_lr):
     with pytest.raises(ValueError, match="LinearWarmup: argument 'end_lr' expected a rate greater than start_lr"):
         lr.LinearWarmup(0.5, warmup_steps=3, start_lr=start_lr, end_lr=end_lr)
+
+
+def test_piecewise_decay_takes_float_boundaries():
+    sched = lr.PiecewiseDecay([1.5, 2.5], [0.1, 0.2, 0.3])
+    rates = []
+    for epoch in [0, 1, 1.4, 1.5, 2, 2.49, 2.5, 3]:
+        sched.step(epoch)
+        rates.append(sched())
+    # values from Paddle 2.6.2
+    assert rates == [0.1, 0.1, 0.1, 0.2, 0.2, 0.2, 0.3, 0.3]
+    assert sched.boundaries == [1.5, 2.5]

@@ -229,7 +229,8 @@ class PiecewiseDecay(LRScheduler):
         if len(values) != len(boundaries) + 1:
             raise ValueError(f"{who}: 'values' must have one more entry than 'boundaries', got "
                              f"{len(values)} values and {len(boundaries)} boundaries")
-        self.boundaries = [_number(who, "boundaries", b, integer=True) for b in boundaries]
+        # epochs may be fractional (step(epoch + i / iters)), so a boundary may be too, as in Paddle
+        self.boundaries = [_epoch(who, b, arg="boundaries") for b in boundaries]
         if self.boundaries != sorted(self.boundaries):
             raise ValueError(f"{who}: 'boundaries' must be increasing, got {list(boundaries)}")
         self.values = [_number(who, "values", v, non_negative=True) for v in values]
