@@ -67,3 +67,12 @@ def test_piecewise_decay_takes_float_boundaries():
     # values from Paddle 2.6.2
     assert rates == [0.1, 0.1, 0.1, 0.2, 0.2, 0.2, 0.3, 0.3]
     assert sched.boundaries == [1.5, 2.5]
+
+
+def test_optimizer_set_state_dict_refuses_a_scheduler_state_without_last_lr():
+    layer = paddle.nn.Linear(2, 2)
+    sched = lr.StepDecay(0.5, step_size=1, gamma=0.5)
+    opt = paddle.optimizer.SGD(learning_rate=sched, parameters=layer.parameters())
+    with pytest.raises(RuntimeError, match="'last_lr'"):
+        opt.set_state_dict({"LR_Scheduler": {"last_epoch": 2}})
+    assert (sched.last_epoch, sched.last_lr, opt.get_lr()) == (0, 0.5, 0.5)
