@@ -17,6 +17,29 @@ Found and fixed:
 - PiecewiseDecay refused float boundaries (TypeError); Paddle takes them
   (test_callback_reduce_lr_on_plateau builds one), and with fractional epochs
   (step(epoch + i / iters)) a boundary of 1.5 is meaningful.
+
+Also compared and agreeing (no change): test_lr_scheduler's dygraph parts
+(every scheduler against its NumPy reference through Adam.get_lr, 22
+settings; ReduceOnPlateau in all four mode/threshold_mode pairs with
+state_dict round trips; CosineAnnealingWarmRestarts with step(epoch) and
+step(); LinearWarmup over PiecewiseDecay and NaturalExpDecay; the error
+checks); 400 random schedules of the 16 step schedulers (step(), step(int),
+step(float), last_epoch, state_dict) and 200 ReduceOnPlateau runs with float,
+NumPy and Tensor metrics, equal to Paddle 2.6.2 up to the documented
+differences; verbose lines; custom LRScheduler subclasses with state_keys;
+test_metrics (Accuracy top-k, one-hot and 3-d labels, Precision, Recall, Auc,
+name/reset/compute) and 40 random metric draws; test_accuracy_op's dygraph
+API; summary of 9 custom nets (tables and dicts) and flops with custom_ops /
+print_detail; the ReduceLROnPlateau callback (unknown mode, missing monitor,
+a schedule as learning rate).
+
+Paddle quirks left (eager keeps its behaviour; docs/training.md rows):
+ReduceOnPlateau.step of a shape-[1] Tensor fails in Paddle under NumPy 2;
+OneCycleLR with an empty first phase divides by zero; PiecewiseDecay takes
+decreasing boundaries; a custom get_lr may return a Tensor or a negative
+rate; scheduler arguments given as NumPy numbers are refused; an optimizer
+with a schedule needs 'LR_Scheduler' in set_state_dict (KeyError); flops'
+table prints np.int64(...) shapes under NumPy 2.
 """
 import numpy as np
 import pytest
