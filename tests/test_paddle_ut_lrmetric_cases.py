@@ -37,7 +37,7 @@ Paddle quirks left (eager keeps its behaviour; docs/training.md rows):
 ReduceOnPlateau.step of a shape-[1] Tensor fails in Paddle under NumPy 2;
 OneCycleLR with an empty first phase divides by zero; PiecewiseDecay takes
 decreasing boundaries; a custom get_lr may return a Tensor or a negative
-rate; scheduler arguments given as NumPy numbers are refused; an optimizer
+rate; Paddle refuses NumPy numbers as scheduler arguments; an optimizer
 with a schedule needs 'LR_Scheduler' in set_state_dict (KeyError); flops'
 table prints np.int64(...) shapes under NumPy 2.
 """
