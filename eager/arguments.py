@@ -14,7 +14,7 @@ from phi.common import DataType, Place, convert_dtype, convert_place
 from phi.common.scalar import to_int_array as _phi_to_int_array
 from phi.common.scalar import to_scalar as _phi_to_scalar
 from phi.common.tensor_kind import TensorKind
-from phi.core.errors import ArgumentKindError, PhiError
+from phi.core.errors import ArgumentKindError, PhiError, TensorArgumentError
 from phi.core.errors import describe_value as describe
 from phi.infermeta.checks import check_representable
 
@@ -82,9 +82,11 @@ def in_called(error: Exception, op: str) -> Exception:
     return type(error)(f"{op}: {text}")
 
 
-def bad_tensor(op: str, arg: str, value) -> TypeError:
+def bad_tensor(op: str, arg: str, value) -> TensorArgumentError:
+    """The error for a non-Tensor given for op's Tensor argument ``arg``: a TypeError
+    and a ValueError (TensorArgumentError), as Paddle's dygraph parser raises ValueError."""
     hint = " (convert it with eager.to_tensor)" if isinstance(value, (np.ndarray, list, tuple, numbers.Number)) else ""
-    return TypeError(f"{op}: argument '{arg}' expected a Tensor, got {describe(value)}{hint}")
+    return TensorArgumentError(f"{op}: argument '{arg}' expected a Tensor, got {describe(value)}{hint}")
 
 
 def scalar_tensor(value, like, op: str, arg: str):

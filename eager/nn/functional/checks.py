@@ -11,7 +11,7 @@ from phi.backends.gpu_context import VALUE_CHECKS
 from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES, DataType
 from phi.core.errors import UnsupportedDtypeError
 
-from ...arguments import describe, to_int
+from ...arguments import bad_tensor, describe, to_int
 from ...autograd.op_modes import MODES
 from ...generated import forward_api as _F
 from ...tensor import Tensor
@@ -28,10 +28,9 @@ FLOAT_ARRAY_DTYPES = frozenset(np.dtype(t.value) for t in FLOATING_TYPES if t is
 
 
 def check_tensor(fn: str, arg: str, value) -> Tensor:
+    """``value``, or bad_tensor's error (a TypeError and a ValueError) naming fn and arg."""
     if not isinstance(value, Tensor):
-        hint = " (convert it with eager.to_tensor)" if isinstance(
-            value, (np.ndarray, list, tuple, numbers.Number)) else ""
-        raise TypeError(f"{fn}: argument '{arg}' expected a Tensor, got {describe(value)}{hint}")
+        raise bad_tensor(fn, arg, value)
     return value
 
 
