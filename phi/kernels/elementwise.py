@@ -67,7 +67,7 @@ def divide(ctx, x, y, *, into=None):  # into: see KernelFactory.writes_into
     return ctx.xp.divide(x, y, out=into)
 
 
-@register_kernel("divide", ALL_BACKENDS, (DataType.INT32, DataType.INT64))
+@register_kernel("divide", ALL_BACKENDS, (DataType.INT8, DataType.UINT8, DataType.INT16, DataType.INT32, DataType.INT64))
 def divide_int(ctx, x, y, *, into=None):
     """Paddle's integer DivideFunctor: C's ``a / b``, truncating toward zero, and a zero
     divisor is an error (the ``/`` operator casts integers to float32 before it gets here)."""
