@@ -176,9 +176,7 @@ def gelu(x: Tensor, approximate: bool = False, name=None) -> Tensor:
     array([-0.1587,  0.    ,  0.8413], dtype=float32)
     """
     check_float("gelu", "x", x)
-    if not isinstance(approximate, (bool, np.bool_)):
-        raise TypeError(f"gelu: argument 'approximate' expected a bool, got {describe(approximate)}")
-    return _F.gelu(x, bool(approximate))
+    return _F.gelu(x, to_bool(approximate, "gelu", "approximate"))
 
 
 def silu(x: Tensor, name=None) -> Tensor:
