@@ -29,7 +29,10 @@ before its fix:
   raised TypeError only; Paddle 2.6.2's parser raises ValueError ("argument
   (position 2) must be double, but got str"): now ArgumentKindError, both;
 - embedding with an id past the table raised IndexError only; Paddle 2.6.2 raises
-  ValueError ("expected >= 0 and < 4, but got 10"): now ElementIndexError, both.
+  ValueError ("expected >= 0 and < 4, but got 10"): now ElementIndexError, both;
+- unfold of a non-4-d x, prelu with a weight of the wrong size and dice_loss with a
+  label of the wrong shape raised ValueError only; Paddle 2.6.2 asserts them
+  (AssertionError): now AssertedArgumentError, both.
 
 Seen and kept (Paddle 2.6.2 quirks; eager keeps its clear error or its value):
 concat / stack / add_n of a list holding a non-Tensor crash Paddle (segmentation
@@ -149,3 +152,15 @@ def test_embedding_id_past_table_is_value_error_too(device):
     with checks, pytest.raises(ValueError, match=r"embedding: argument 'x' expected ids in \[0, 4\)") as info:
         F.embedding(_t([10], "int64"), _t(np.ones((4, 3))))
     assert isinstance(info.value, IndexError)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: F.unfold(_t(np.ones((2, 2, 2))), 1),
+    lambda: F.prelu(_t(np.ones((2, 3))), _t(np.ones(5))),
+    lambda: F.dice_loss(_t(np.ones((2, 3))), _t([[0], [1], [0]], "int64")),
+])
+def test_paddle_asserted_shape_checks_are_assertion_errors_too(call):
+    # value from Paddle 2.6.2: AssertionError ("input should be the format of [N, C, H, W]", ...)
+    with pytest.raises(AssertionError) as info:
+        call()
+    assert isinstance(info.value, ValueError)

@@ -32,6 +32,7 @@ import numpy as np
 
 from phi.common.data_type import DataType
 from phi.common.shape_rules import padded_window_counts, pool_window_problem, window_geometry
+from phi.core.errors import AssertedArgumentError
 
 from ...arguments import to_bool, to_int, to_int_array
 from ...creation import to_tensor
@@ -438,7 +439,8 @@ def unfold(x: Tensor, kernel_sizes, strides=1, paddings=0, dilations=1, name=Non
     """
     check_float("unfold", "x", x)
     if x.ndim != 4:
-        raise ValueError(f"unfold: argument 'x' expected a 4-d tensor [N, C, H, W], got shape {x.shape}")
+        # Paddle asserts it (AssertionError): both that and eager's ValueError
+        raise AssertedArgumentError(f"unfold: argument 'x' expected a 4-d tensor [N, C, H, W], got shape {x.shape}")
     args = _fold_args("unfold", kernel_sizes, strides, paddings, dilations)
     blocks = _blocks("unfold", x.shape[2:], *args)
     if 0 in x.shape[2:]:
