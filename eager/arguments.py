@@ -104,8 +104,11 @@ def scalar_tensor(value, like, op: str, arg: str):
 
 
 def check_tensor_list(op: str, arg: str, value, tensor_type) -> list:
+    """``value`` as a list, or a TensorArgumentError (both TypeError and ValueError, as
+    Paddle's stack raises ValueError and concat TypeError) unless it is a list or tuple
+    of Tensors."""
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, tensor_type) for v in value):
-        raise TypeError(f"{op}: argument '{arg}' expected a list of Tensors, got {describe(value)}")
+        raise TensorArgumentError(f"{op}: argument '{arg}' expected a list of Tensors, got {describe(value)}")
     return list(value)
 
 

@@ -11,6 +11,9 @@ before its fix:
   every generated op measured (88 of them) and the functionals that reach it
   (mse_loss, linear, cross_entropy...): the error is now TensorArgumentError,
   both a TypeError and a ValueError, message unchanged;
+- stack / concat of something other than a list of Tensors raised TypeError;
+  Paddle 2.6.2 raises ValueError for stack(3) ("must be list of Tensors") and
+  TypeError for concat(3): the error is now TensorArgumentError, both;
 - a Tensor operator (+, *, <, @, **, x[i] = v) with None, a str, a list or a tuple:
   Paddle 2.6.2 raises ValueError ("argument (position 1) must be int, float, bool or
   Tensor") and refuses lists and tuples; eager raised TypeError for None and took a
@@ -164,3 +167,11 @@ def test_paddle_asserted_shape_checks_are_assertion_errors_too(call):
     with pytest.raises(AssertionError) as info:
         call()
     assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("call", [lambda: eager.stack(3), lambda: eager.concat([_t([1.0]), None])])
+def test_non_tensor_list_is_value_error_too(call):
+    # value from Paddle 2.6.2: ValueError "stack(): argument 'x' (position 0) must be list of Tensors, but got int"
+    with pytest.raises(ValueError, match="argument 'x' expected a list of Tensors") as info:
+        call()
+    assert isinstance(info.value, TypeError)
