@@ -11,6 +11,12 @@
   gradients. Its own test (test/amp/test_amp_master_grad.py) checks the
   float32 gradient dtypes with Adam (accumulating two batches) and with Momentum
   plus L1Decay.
+- ``paddle.static.name_scope``, ``device_guard``, ``cpu_places``, ``cuda_places``
+  were missing (AttributeError naming the static graph); Paddle 2.6.2 runs them
+  in dygraph mode: the two guards place nothing (device_guard checks the name
+  when entered: ValueError for 'cpu:0', 'abc', 'GPU'), cpu_places gives
+  ``device_count`` CPU places (CPU_NUM, default 1; a negative count gives []),
+  cuda_places asserts without CUDA.
 """
 from __future__ import annotations
 
@@ -121,3 +127,35 @@ def test_master_grad_needs_optimizers_and_an_auto_cast_entry():
     eager.to_tensor([1.0], stop_gradient=False).sum().backward()  # runs a hook another test may have armed
     model(_inputs(0).astype("float16")).sum().backward()  # no auto_cast entered since
     assert model.weight.grad.dtype == eager.float16
+
+
+def test_static_name_scope_and_device_guard_place_nothing():
+    for guard in (eager.static.name_scope("abc"), eager.static.name_scope(),
+                  *(eager.static.device_guard(d) for d in ("cpu", "gpu", "gpu:1", "xpu", "xpu:0", "", None))):
+        with guard as value:
+            y = eager.to_tensor([1.0, 2.0]) + 1
+        assert value is None  # from Paddle 2.6.2: both yield None in dygraph mode
+        np.testing.assert_array_equal(y.numpy(), [2.0, 3.0])
+    for bad in ("cpu:0", "abc", "GPU"):  # from Paddle 2.6.2: ValueError when the block is entered
+        guard = eager.static.device_guard(bad)
+        with pytest.raises(ValueError, match="device_guard: argument 'device'"):
+            guard.__enter__()
+    with pytest.raises(TypeError, match="device_guard: argument 'device' expected a str"):
+        eager.static.device_guard(0).__enter__()
+
+
+def test_static_cpu_and_cuda_places(monkeypatch):
+    monkeypatch.delenv("CPU_NUM", raising=False)
+    assert eager.static.cpu_places() == [eager.CPUPlace()]
+    monkeypatch.setenv("CPU_NUM", "2")
+    assert eager.static.cpu_places() == [eager.CPUPlace()] * 2
+    assert eager.static.cpu_places(3) == [eager.CPUPlace()] * 3
+    assert eager.static.cpu_places(0) == [] and eager.static.cpu_places(-1) == []  # from Paddle 2.6.2
+    with pytest.raises(TypeError, match="cpu_places: argument 'device_count' expected an int"):
+        eager.static.cpu_places(2.0)
+    if eager.device.is_compiled_with_cuda():
+        assert eager.static.cuda_places([0]) == [eager.CUDAPlace(0)]
+        assert eager.static.cuda_places(0) == [eager.CUDAPlace(0)]
+    else:
+        with pytest.raises(AssertionError, match="Not compiled with CUDA"):
+            eager.static.cuda_places()
