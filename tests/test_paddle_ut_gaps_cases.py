@@ -17,6 +17,12 @@
   when entered: ValueError for 'cpu:0', 'abc', 'GPU'), cpu_places gives
   ``device_count`` CPU places (CPU_NUM, default 1; a negative count gives []),
   cuda_places asserts without CUDA.
+- ``paddle.static.nn.batch_norm``, ``group_norm``, ``instance_norm`` were missing;
+  Paddle 2.6.2 runs them in dygraph mode with parameters made at each call
+  (batch_norm: scale 1, bias 0, moving mean 0 / variance 1; is_test uses the
+  moving statistics; epsilon outside [0, 0.001] is a ValueError; group_norm
+  makes a scale/bias only when param_attr/bias_attr is given, instance_norm only
+  when both are), any rank from 2 to 5, NCHW or NHWC.
 """
 from __future__ import annotations
 
@@ -159,3 +165,59 @@ def test_static_cpu_and_cuda_places(monkeypatch):
     else:
         with pytest.raises(AssertionError, match="Not compiled with CUDA"):
             eager.static.cuda_places()
+
+
+def _normalize(x, axes, eps=1e-5):
+    mean = x.mean(axis=axes, keepdims=True)
+    var = x.var(axis=axes, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps)
+
+
+def test_static_nn_batch_norm():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 4, 3, 3)).astype("float32")
+    S = eager.static.nn
+    out = S.batch_norm(eager.to_tensor(x))
+    assert not out.stop_gradient  # a fresh trainable scale and bias, as in Paddle 2.6.2
+    np.testing.assert_allclose(out.numpy(), _normalize(x, (0, 2, 3)), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(S.batch_norm(eager.to_tensor(x), is_test=True).numpy(),
+                               x / np.sqrt(1 + 1e-5), rtol=1e-6, atol=1e-6)  # moving mean 0, variance 1
+    nhwc = S.batch_norm(eager.to_tensor(x), data_layout="NHWC", act="relu")
+    np.testing.assert_allclose(nhwc.numpy(), np.maximum(_normalize(x, (0, 1, 2)), 0), rtol=1e-5, atol=1e-5)
+    init = eager.nn.initializer.Constant
+    scaled = S.batch_norm(eager.to_tensor(x[:, :, 0, 0]), param_attr=eager.ParamAttr(initializer=init(2.0)),
+                          bias_attr=eager.ParamAttr(initializer=init(0.5)))
+    np.testing.assert_allclose(scaled.numpy(), 2 * _normalize(x[:, :, 0, 0], (0,)) + 0.5, rtol=1e-5, atol=1e-5)
+    half = S.batch_norm(eager.to_tensor(x.astype("float16")))
+    assert half.dtype == eager.float16
+    np.testing.assert_allclose(half.numpy().astype(np.float32), _normalize(x.astype(np.float16).astype(np.float32),
+                               (0, 2, 3)), rtol=2e-3, atol=2e-3)
+    with pytest.raises(ValueError, match="batch_norm: argument 'epsilon' expected a value in \\[0, 0.001\\]"):
+        S.batch_norm(eager.to_tensor(x), epsilon=0.5)  # Paddle 2.6.2: ValueError from its op too
+    with pytest.raises(ValueError, match="batch_norm: argument 'input' expected a 2-D to 5-D Tensor"):
+        S.batch_norm(eager.to_tensor(x[0, 0, 0]))
+
+
+def test_static_nn_group_and_instance_norm():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 4, 3, 5)).astype("float32")
+    S = eager.static.nn
+    out = S.group_norm(eager.to_tensor(x), groups=2)
+    assert out.stop_gradient  # no parameters without param_attr/bias_attr (Paddle 2.6.2)
+    expected = _normalize(x.reshape(2, 2, -1), (2,)).reshape(x.shape)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-5, atol=1e-5)
+    init = eager.nn.initializer.Constant
+    both = S.group_norm(eager.to_tensor(x), 4, param_attr=eager.ParamAttr(initializer=init(2.0)),
+                        bias_attr=eager.ParamAttr(initializer=init(0.5)), act="sigmoid")
+    np.testing.assert_allclose(both.numpy(), 1 / (1 + np.exp(-(2 * _normalize(x, (2, 3)) + 0.5))),
+                               rtol=1e-5, atol=1e-5)
+    flat = S.group_norm(eager.to_tensor(x[:, :, 0, 0]), 2)
+    np.testing.assert_allclose(flat.numpy(), _normalize(x[:, :, 0, 0].reshape(2, 2, 2), (2,)).reshape(2, 4),
+                               rtol=1e-5, atol=1e-5)
+    inst = S.instance_norm(eager.to_tensor(x))
+    np.testing.assert_allclose(inst.numpy(), _normalize(x, (2, 3)), rtol=1e-5, atol=1e-5)
+    # Paddle 2.6.2 makes the scale and bias only when both attrs are given
+    one = S.instance_norm(eager.to_tensor(x), param_attr=eager.ParamAttr(initializer=init(2.0)))
+    np.testing.assert_allclose(one.numpy(), _normalize(x, (2, 3)), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="group_norm: argument 'data_layout' expected 'NCHW' or 'NHWC'"):
+        S.group_norm(eager.to_tensor(x), 2, data_layout="NCL")
