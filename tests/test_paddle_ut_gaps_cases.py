@@ -23,6 +23,10 @@
   moving statistics; epsilon outside [0, 0.001] is a ValueError; group_norm
   makes a scale/bias only when param_attr/bias_attr is given, instance_norm only
   when both are), any rank from 2 to 5, NCHW or NHWC.
+- ``paddle.static.auc`` was missing; in Paddle 2.6.2's dygraph mode its
+  statistics start at zero in each call: both AUCs are the batch's (float64
+  0-d), and the int64 bucket counts come back in the op's layout (300 random
+  draws compared equal with Paddle 2.6.2).
 """
 from __future__ import annotations
 
@@ -221,3 +225,25 @@ def test_static_nn_group_and_instance_norm():
     np.testing.assert_allclose(one.numpy(), _normalize(x, (2, 3)), rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="group_norm: argument 'data_layout' expected 'NCHW' or 'NHWC'"):
         S.group_norm(eager.to_tensor(x), 2, data_layout="NCL")
+
+
+def test_static_auc():
+    p = eager.to_tensor(np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.3, 0.7]], "float32"))
+    label = eager.to_tensor(np.array([[0], [1], [1], [0]]))
+    auc_out, batch_auc, stats = eager.static.auc(p, label)
+    # 3 of the 4 (positive, negative) pairs are ranked right
+    assert auc_out.dtype == eager.float64 and auc_out.shape == [] and float(auc_out) == 0.75
+    assert float(batch_auc) == 0.75 and auc_out.stop_gradient
+    assert [s.shape for s in stats] == [[8193], [8193], [1, 4096], [1, 4096]]
+    # num_thresholds=3: buckets int(p * 3); values from Paddle 2.6.2
+    auc_out, batch_auc, stats = eager.static.auc(p, label, num_thresholds=3)
+    assert float(auc_out) == 0.625 and float(batch_auc) == 0.625
+    assert [s.numpy().tolist() for s in stats] == [[0, 1, 1, 0, 0, 1, 1, 0, 1], [1, 0, 1, 0, 1, 0, 1, 0, 1],
+                                                   [[0, 1, 1, 0]], [[1, 0, 1, 0]]]
+    assert all(s.dtype == eager.int64 for s in stats)
+    _, _, stats = eager.static.auc(p, label, num_thresholds=3, slide_steps=0)
+    assert [s.numpy().tolist() for s in stats] == [[[0, 1, 1, 0]], [[1, 0, 1, 0]]] * 2
+    with pytest.raises(ValueError, match="auc: argument 'input' expected shape \\[N, 2\\] or \\[N, 1\\]"):
+        eager.static.auc(eager.concat([p, p], axis=1), label)
+    with pytest.raises(TypeError, match="auc: argument 'input' expected a Tensor"):
+        eager.static.auc(p.numpy(), label)

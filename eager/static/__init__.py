@@ -6,7 +6,8 @@ Paddle's dygraph scripts name ``paddle.static.InputSpec`` for
 ``paddle.jit.to_static(input_spec=...)`` and ``paddle.jit.save``, so the class is
 here as well as at :mod:`eager.jit`. ``create_parameter`` and ``create_global_var``
 make the dygraph tensors Paddle makes for them there, ``name_scope``, ``device_guard``,
-``cpu_places`` and ``cuda_places`` do what they do in Paddle's dygraph mode (eager.static.guards),
+``cpu_places`` and ``cuda_places`` (eager.static.guards) and ``auc`` do what they do in
+Paddle's dygraph mode,
 and :mod:`eager.static.nn` has
 the control flow (``cond``, ``case``, ``switch_case``, ``while_loop``) as dygraph runs it.
 
@@ -17,6 +18,7 @@ True
 from ..errors import static_graph_missing as missing
 from ..jit.input_spec import InputSpec
 from ..metric.metrics import accuracy
+from .auc import auc
 from ..parameter import create_parameter
 from ..tensor_namespace import create_global_var
 from . import nn
@@ -24,13 +26,13 @@ from .build_strategy import BuildStrategy
 from .guards import cpu_places, cuda_places, device_guard, name_scope
 
 # accuracy: Paddle's static.accuracy runs the same top-k and accuracy ops as metric.accuracy in dygraph mode
-__all__ = ["BuildStrategy", "InputSpec", "accuracy", "cpu_places", "create_global_var", "create_parameter",
+__all__ = ["BuildStrategy", "InputSpec", "accuracy", "auc", "cpu_places", "create_global_var", "create_parameter",
            "cuda_places", "device_guard", "name_scope", "nn"]
 
 # Paddle 2.6.2's paddle.static names that need a static graph: asking for one says so
 _STATIC_ONLY = frozenset({
     "CompiledProgram", "ExecutionStrategy", "Executor", "ExponentialMovingAverage", "IpuCompiledProgram",
-    "IpuStrategy", "Print", "Program", "Variable", "WeightNormParamAttr", "append_backward", "auc",
+    "IpuStrategy", "Print", "Program", "Variable", "WeightNormParamAttr", "append_backward",
     "ctr_metric_bundle", "data", "default_main_program", "default_startup_program",
     "deserialize_persistables", "deserialize_program", "global_scope", "gradients",
     "ipu_shard_guard", "load", "load_from_file", "load_inference_model", "load_program_state",
