@@ -23,6 +23,9 @@
   moving statistics; epsilon outside [0, 0.001] is a ValueError; group_norm
   makes a scale/bias only when param_attr/bias_attr is given, instance_norm only
   when both are), any rank from 2 to 5, NCHW or NHWC.
+- ``paddle.static.nn.spectral_norm`` and ``bilinear_tensor_product`` were missing;
+  Paddle 2.6.2 runs them in dygraph mode with new random vectors / weights at
+  each call (dim must be 0 or 1; x and y 2-D; bias_attr=False drops the bias).
 - ``paddle.static.auc`` was missing; in Paddle 2.6.2's dygraph mode its
   statistics start at zero in each call: both AUCs are the batch's (float64
   0-d), and the int64 bucket counts come back in the op's layout (300 random
@@ -247,3 +250,31 @@ def test_static_auc():
         eager.static.auc(eager.concat([p, p], axis=1), label)
     with pytest.raises(TypeError, match="auc: argument 'input' expected a Tensor"):
         eager.static.auc(p.numpy(), label)
+
+
+def test_static_nn_spectral_norm_and_bilinear_tensor_product():
+    rng = np.random.default_rng(2)
+    w = rng.standard_normal((3, 4)).astype("float64")
+    S = eager.static.nn
+    out = S.spectral_norm(eager.to_tensor(w), power_iters=100)
+    np.testing.assert_allclose(out.numpy(), w / np.linalg.svd(w, compute_uv=False)[0], rtol=1e-9)
+    w4 = rng.standard_normal((2, 3, 2, 2)).astype("float32")
+    out = S.spectral_norm(eager.to_tensor(w4), dim=1, power_iters=200)
+    sigma = np.linalg.svd(np.moveaxis(w4, 1, 0).reshape(3, -1), compute_uv=False)[0]
+    np.testing.assert_allclose(out.numpy(), w4 / sigma, rtol=1e-4)
+    with pytest.raises(ValueError, match="spectral_norm: argument 'dim' expected 0 .* or 1"):
+        S.spectral_norm(eager.to_tensor(w4), dim=2)  # Paddle 2.6.2: ValueError too
+    x = rng.standard_normal((5, 3)).astype("float32")
+    y = rng.standard_normal((5, 4)).astype("float32")
+    const = lambda v: eager.ParamAttr(initializer=eager.nn.initializer.Constant(v))  # noqa: E731
+    out = S.bilinear_tensor_product(eager.to_tensor(x), eager.to_tensor(y), 6, param_attr=const(0.5),
+                                    bias_attr=const(0.25))
+    expected = 0.5 * x.sum(1, keepdims=True) * y.sum(1, keepdims=True) + 0.25   # x W_i y^T with W_i all 0.5
+    np.testing.assert_allclose(out.numpy(), np.repeat(expected, 6, axis=1), rtol=1e-5, atol=1e-5)
+    assert not out.stop_gradient
+    out = S.bilinear_tensor_product(eager.to_tensor(x), eager.to_tensor(y), 2, act="tanh", param_attr=const(0.5),
+                                    bias_attr=False)
+    np.testing.assert_allclose(out.numpy(), np.repeat(np.tanh(expected - 0.25), 2, axis=1), rtol=1e-5, atol=1e-5)
+    assert S.bilinear_tensor_product(eager.to_tensor(x), eager.to_tensor(y), 7).shape == [5, 7]
+    with pytest.raises(ValueError, match="bilinear_tensor_product: arguments 'x' and 'y' expected 2-D tensors"):
+        S.bilinear_tensor_product(eager.to_tensor(x[None]), eager.to_tensor(y), 6)

@@ -1,5 +1,6 @@
-"""``paddle.static.nn``'s normalization layers as Paddle 2.6.2 runs them in dygraph
-mode: each call makes the layer's parameters anew (``param_attr`` / ``bias_attr``
+"""``paddle.static.nn``'s layers that Paddle 2.6.2 also runs in dygraph mode (the
+normalizations, ``spectral_norm``, ``bilinear_tensor_product``): each call makes
+the layer's parameters anew (``param_attr`` / ``bias_attr``
 with their initializers, else Paddle's defaults: scale 1, bias 0, moving mean 0,
 moving variance 1) and normalizes ``input`` with them, then applies ``act``. So
 the result is that of a freshly made layer; use the ``eager.nn`` layers to keep
@@ -10,11 +11,14 @@ parameters across calls.
 """
 from __future__ import annotations
 
+import numbers
+
 from phi.common import DataType
 
 from ..arguments import describe
 from ..nn import functional as F
 from ..nn.initializer import Constant
+from ..nn.norm import SpectralNorm
 from ..parameter import create_parameter
 from ..tensor import Tensor
 
@@ -137,4 +141,45 @@ def instance_norm(input, epsilon=1e-05, param_attr=None, bias_attr=None, name=No
         x, weight=scale, bias=bias, eps=epsilon, data_format=data_format))
 
 
-__all__ = ["batch_norm", "group_norm", "instance_norm"]
+def spectral_norm(weight, dim=0, power_iters=1, eps=1e-12, name=None):
+    """Paddle's ``paddle.static.nn.spectral_norm`` in dygraph mode: ``weight``
+    (float32 or float64, at least 2-D) divided by its largest singular value,
+    estimated by ``power_iters`` power iterations from vectors drawn anew from
+    N(0, 1) at each call (see eager.nn.SpectralNorm; ``dim`` is 0 or 1, as in Paddle)."""
+    op = "spectral_norm"
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"{op}: argument 'weight' expected a Tensor, got {describe(weight)}")
+    if weight.impl.dtype not in (DataType.FLOAT32, DataType.FLOAT64):
+        raise TypeError(f"{op}: argument 'weight' expected a float32 or float64 Tensor, got {weight.dtype}")
+    for arg, value, kind, kind_name in (("dim", dim, int, "an int"), ("power_iters", power_iters, int, "an int"),
+                                        ("eps", eps, numbers.Real, "a float")):
+        if isinstance(value, bool) or not isinstance(value, kind):
+            raise TypeError(f"{op}: argument '{arg}' expected {kind_name}, got {describe(value)}")
+    if dim not in (0, 1):
+        raise ValueError(f"{op}: argument 'dim' expected 0 (the weight of a fc) or 1 (of a conv), got {dim}")
+    if weight.ndim < 2 or weight.size == 0:
+        raise ValueError(f"{op}: argument 'weight' expected a tensor of at least 2 dimensions, none of size 0, "
+                         f"got shape {weight.shape}")
+    return SpectralNorm(weight.shape, dim, power_iters, float(eps), dtype=weight.dtype)(weight)
+
+
+def bilinear_tensor_product(x, y, size, act=None, name=None, param_attr=None, bias_attr=None):
+    """Paddle's ``paddle.static.nn.bilinear_tensor_product`` in dygraph mode:
+    ``out[:, i] = x W_i y^T + b_i`` for ``i < size``, x [N, M] and y [N, K], with a
+    new weight [size, M, K] (``param_attr``, Xavier by default) and bias [1, size]
+    (``bias_attr``, zeros; none with ``bias_attr=False``), then ``act``."""
+    op = "bilinear_tensor_product"
+    for arg, value in (("x", x), ("y", y)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{op}: argument '{arg}' expected a Tensor, got {describe(value)}")
+    if x.ndim != 2 or y.ndim != 2:
+        raise ValueError(f"{op}: arguments 'x' and 'y' expected 2-D tensors, got shapes {x.shape} and {y.shape}")
+    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+        raise ValueError(f"{op}: argument 'size' expected a positive int, got {size!r}")
+    dtype = x.impl.dtype
+    weight = create_parameter([size, x.shape[1], y.shape[1]], dtype, attr=param_attr)
+    bias = None if bias_attr is False else create_parameter([1, size], dtype, attr=bias_attr, is_bias=True)
+    return _activation(op, F.bilinear(x, y, weight, bias), act)
+
+
+__all__ = ["batch_norm", "bilinear_tensor_product", "group_norm", "instance_norm", "spectral_norm"]
