@@ -11,6 +11,12 @@
   gradients. Its own test (test/amp/test_amp_master_grad.py) checks the
   float32 gradient dtypes with Adam (accumulating two batches) and with Momentum
   plus L1Decay.
+- ``eager.jit.save`` of a model decorated at 'O2' with ``save_dtype='float32'``
+  traced with the float16 parameters, so a float32 input_spec failed and the
+  hook was ignored. Paddle's jit.save shares the hooked state dict's tensors
+  into the saved program (2.6.2 itself then fails: its hook casts in static
+  mode, a TypeError: docs/amp.md); eager now traces and saves the hooked
+  float32 values and gives the layer its float16 parameters back.
 - ``paddle.static.name_scope``, ``device_guard``, ``cpu_places``, ``cuda_places``
   were missing (AttributeError naming the static graph); Paddle 2.6.2 runs them
   in dygraph mode: the two guards place nothing (device_guard checks the name
@@ -32,6 +38,8 @@
   draws compared equal with Paddle 2.6.2).
 """
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
@@ -278,3 +286,21 @@ def test_static_nn_spectral_norm_and_bilinear_tensor_product():
     assert S.bilinear_tensor_product(eager.to_tensor(x), eager.to_tensor(y), 7).shape == [5, 7]
     with pytest.raises(ValueError, match="bilinear_tensor_product: arguments 'x' and 'y' expected 2-D tensors"):
         S.bilinear_tensor_product(eager.to_tensor(x[None]), eager.to_tensor(y), 6)
+
+
+def test_jit_save_of_o2_model_with_save_dtype_float32(tmp_path):
+    eager.seed(3)
+    model = eager.nn.Sequential(eager.nn.Linear(4, 3), eager.nn.ReLU(), eager.nn.Linear(3, 2))
+    model = amp.decorate(model, level="O2", save_dtype="float32")
+    assert model[0].weight.dtype == eager.float16
+    weights = [p.numpy().astype(np.float32) for p in (model[0].weight, model[0].bias, model[2].weight, model[2].bias)]
+    path = os.path.join(str(tmp_path), "m")
+    eager.jit.save(model, path, input_spec=[eager.static.InputSpec([None, 4], "float32")])
+    assert model[0].weight.dtype == eager.float16 and model[2].bias.dtype == eager.float16  # given back
+    np.testing.assert_array_equal(model[0].weight.numpy().astype(np.float32), weights[0])
+    loaded = eager.jit.load(path)
+    assert all(p.dtype == eager.float32 for p in loaded.parameters())
+    x = np.random.default_rng(4).standard_normal((5, 4)).astype("float32")
+    out = loaded(eager.to_tensor(x))
+    w1, b1, w2, b2 = weights
+    np.testing.assert_allclose(out.numpy(), np.maximum(x @ w1 + b1, 0) @ w2 + b2, rtol=1e-5, atol=1e-5)
