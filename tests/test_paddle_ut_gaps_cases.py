@@ -31,7 +31,9 @@
   when both are), any rank from 2 to 5, NCHW or NHWC.
 - ``paddle.static.nn.spectral_norm`` and ``bilinear_tensor_product`` were missing;
   Paddle 2.6.2 runs them in dygraph mode with new random vectors / weights at
-  each call (dim must be 0 or 1; x and y 2-D; bias_attr=False drops the bias).
+  each call (dim must be 0 or 1; x and y 2-D; bias_attr=False drops the bias);
+  likewise ``row_conv`` on [N, T, D] sequences (a 2-D input is a LoD sequence in
+  Paddle: refused).
 - ``paddle.static.auc`` was missing; in Paddle 2.6.2's dygraph mode its
   statistics start at zero in each call: both AUCs are the batch's (float64
   0-d), and the int64 bucket counts come back in the op's layout (300 random
@@ -304,3 +306,17 @@ def test_jit_save_of_o2_model_with_save_dtype_float32(tmp_path):
     out = loaded(eager.to_tensor(x))
     w1, b1, w2, b2 = weights
     np.testing.assert_allclose(out.numpy(), np.maximum(x @ w1 + b1, 0) @ w2 + b2, rtol=1e-5, atol=1e-5)
+
+
+def test_static_nn_row_conv():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 5, 3)).astype("float32")
+    w = rng.standard_normal((3, 3)).astype("float32")
+    attr = eager.ParamAttr(initializer=eager.nn.initializer.Assign(w))
+    out = eager.static.nn.row_conv(eager.to_tensor(x), 2, param_attr=attr, act="relu")
+    padded = np.concatenate([x, np.zeros((2, 2, 3), np.float32)], axis=1)
+    expected = sum(padded[:, k:k + 5, :] * w[k] for k in range(3))   # out[t] = sum_k x[t + k] * w[k]
+    np.testing.assert_allclose(out.numpy(), np.maximum(expected, 0), rtol=1e-5, atol=1e-6)
+    assert not out.stop_gradient and out.shape == [2, 5, 3]
+    with pytest.raises(ValueError, match="row_conv: argument 'input' expected a 3-D Tensor"):
+        eager.static.nn.row_conv(eager.to_tensor(x[0]), 2)

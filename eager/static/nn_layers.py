@@ -1,5 +1,5 @@
 """``paddle.static.nn``'s layers that Paddle 2.6.2 also runs in dygraph mode (the
-normalizations, ``spectral_norm``, ``bilinear_tensor_product``): each call makes
+normalizations, ``spectral_norm``, ``bilinear_tensor_product``, ``row_conv``): each call makes
 the layer's parameters anew (``param_attr`` / ``bias_attr``
 with their initializers, else Paddle's defaults: scale 1, bias 0, moving mean 0,
 moving variance 1) and normalizes ``input`` with them, then applies ``act``. So
@@ -182,4 +182,31 @@ def bilinear_tensor_product(x, y, size, act=None, name=None, param_attr=None, bi
     return _activation(op, F.bilinear(x, y, weight, bias), act)
 
 
-__all__ = ["batch_norm", "bilinear_tensor_product", "group_norm", "instance_norm", "spectral_norm"]
+def row_conv(input, future_context_size, param_attr=None, act=None):
+    """Paddle's ``paddle.static.nn.row_conv`` (lookahead convolution) in dygraph
+    mode on a batch of sequences ``input`` [N, T, D]: with a new filter
+    [future_context_size + 1, D] (``param_attr``, Xavier by default),
+    ``out[:, t] = sum_k input[:, t + k] * filter[k]`` over the steps ``t + k < T``,
+    then ``act``. (A 2-D input is a LoD sequence in Paddle, which eager does not have.)"""
+    op = "row_conv"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}: argument 'input' expected a Tensor, got {describe(input)}")
+    if input.impl.dtype not in (DataType.FLOAT32, DataType.FLOAT64):
+        raise TypeError(f"{op}: argument 'input' expected a float32 or float64 Tensor, got {input.dtype}")
+    if input.ndim != 3:
+        raise ValueError(f"{op}: argument 'input' expected a 3-D Tensor [batch, time, features] (eager has no "
+                         f"LoD sequences), got shape {input.shape}")
+    if isinstance(future_context_size, bool) or not isinstance(future_context_size, int) \
+            or future_context_size < 0:
+        raise ValueError(f"{op}: argument 'future_context_size' expected an int >= 0, got {future_context_size!r}")
+    steps = input.shape[1]
+    weight = create_parameter([future_context_size + 1, input.shape[2]], input.impl.dtype, attr=param_attr)
+    padded = F.pad(input, [0, 0, 0, future_context_size, 0, 0]) if future_context_size else input
+    out = None
+    for k in range(future_context_size + 1):
+        term = padded[:, k:k + steps, :] * weight[k]
+        out = term if out is None else out + term
+    return _activation(op, out, act)
+
+
+__all__ = ["batch_norm", "bilinear_tensor_product", "group_norm", "instance_norm", "row_conv", "spectral_norm"]
