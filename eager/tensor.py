@@ -136,7 +136,7 @@ class Tensor:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(f"grad: expected a Tensor or None, got {type(value).__name__}")
-            if value.shape != self.shape or value.dtype != self.dtype:
+            if value.shape != self.shape or value.dtype != self.dtype and not self._is_master_grad(value):
                 raise ValueError(
                     f"grad: expected a tensor of {self.dtype}{self.shape}, got "
                     f"{value.dtype}{value.shape}"
@@ -149,6 +149,13 @@ class Tensor:
         if self._meta is None:
             self._meta = AutogradMeta(stop_gradient=True)
         self._meta.grad = value
+
+    def _is_master_grad(self, value) -> bool:
+        """Whether ``value`` may replace this float16/bfloat16 tensor's float32
+        ``.grad`` (amp's master_grad made it so): it has that gradient's dtype."""
+        meta = self._meta
+        current = None if meta is None else meta.grad
+        return current is not None and current.dtype == value.dtype and current.dtype != self.dtype
 
     def _grad_ivar(self):
         """The gradient, or None: Paddle's private ``Tensor._grad_ivar()``, which
