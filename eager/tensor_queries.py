@@ -753,6 +753,18 @@ class TensorInfo:
             raise bad_tensor("_copy_gradient_from", "src", src)
         self.grad = Tensor(src.impl)
 
+    def _grad_value(self):
+        """The gradient's buffer as a :class:`DenseTensorHandle` (Paddle's private
+        ``Tensor._grad_value()``, a LoDTensor there), or None before a backward.
+
+        >>> x = eager.to_tensor([2.0, 3.0], stop_gradient=False)
+        >>> (x * x).sum().backward()
+        >>> np.array(x._grad_value())
+        array([4., 6.], dtype=float32)
+        """
+        grad = self.grad
+        return None if grad is None else grad.get_tensor()
+
     def value(self):
         """This tensor itself (Paddle's ``Tensor.value()`` in dynamic mode).
 

@@ -12,7 +12,7 @@ What they found (one test per bug below; each failed before its fix):
 - The private methods test_egr_python_api calls were missing: _share_buffer_to /
   _is_shared_buffer_with, _share_underline_tensor_to /
   _is_shared_underline_tensor_with, _clear, _clear_data, _slice, _offset,
-  _copy_gradient_from, _md5sum, _use_gpudnn and the _place_str property.
+  _copy_gradient_from, _grad_value, _md5sum, _use_gpudnn and the _place_str property.
 - base.framework.EagerParamBase(shape, dtype, **kwargs) (Paddle's constructor)
   was eager's Parameter(value, ...), and base.framework._dygraph_place_guard was
   missing.
@@ -20,7 +20,10 @@ What they found (one test per bug below; each failed before its fix):
 Deliberate differences met (docs): the ``paddle.Tensor(...)`` constructors
 (docs/architecture.md), ``copy_`` of another shape (docs/autograd.md),
 ``backward(grad_tensor)`` given an ndarray or a tensor of another shape raises
-TypeError/ValueError where Paddle asserts (docs/autograd.md).
+TypeError/ValueError where Paddle asserts (docs/autograd.md); NumPy's dtype
+spellings (``_to(dtype='double')``, docs/dtypes.md); newly added (docs/gpu.md):
+Paddle 2.6.2's ``Tensor.to(dtype)``/``_to(dtype=...)`` converts the tensor itself
+and returns it, eager returns a new tensor (a recorded cast).
 Paddle quirks left: ``x._share_buffer_to(y)`` crashes Paddle 2.6.2 when y has
 another element count or is not a Tensor (eager: ValueError / TypeError), and
 refuses a 0-size x (ValueError; eager shares it); using a tensor after ``_clear()``
@@ -169,3 +172,13 @@ def test_dygraph_place_guard():
     with framework._dygraph_place_guard(eager.CPUPlace()):
         assert isinstance(framework._current_expected_place(), type(eager.CPUPlace()))
     assert framework._current_expected_place() == before
+
+
+def test_grad_value_is_the_gradient_buffer():
+    a = eager.to_tensor(np.array([2.0, 3.0], "float32"), stop_gradient=False)
+    b = a ** 2
+    assert a._grad_value() is None
+    b.sum().backward()
+    value = a._grad_value()
+    assert value._is_initialized() and value.shape() == [2]  # a LoDTensor-like handle, as Paddle's
+    np.testing.assert_array_equal(np.array(value), [4.0, 6.0])
