@@ -973,7 +973,9 @@ def _operand(x: Tensor, other, op: str) -> Tensor:
         return to_tensor(np.asarray(other), place=x.place)
     if type(other).__module__.startswith("cupy"):
         return to_tensor(other, place=x.place)
-    raise TypeError(
+    # a TypeError by eager's rule for wrong kinds, and the ValueError Paddle 2.6.2's argument
+    # parser raises (``x == None``, ``x & None``: "(InvalidArgument) __eq__(): argument ...")
+    raise ArgumentKindError(
         f"{op}: cannot combine a Tensor with {type(other).__name__}; expected a Tensor, a "
         f"number or a numpy array"
     )

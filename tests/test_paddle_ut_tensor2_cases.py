@@ -16,6 +16,9 @@ What they found (one test per bug below; each failed before its fix):
 - base.framework.EagerParamBase(shape, dtype, **kwargs) (Paddle's constructor)
   was eager's Parameter(value, ...), and base.framework._dygraph_place_guard was
   missing.
+- A Tensor operator given None or another non-operand (``x == None``, ``x & None``)
+  raised TypeError only; Paddle 2.6.2 raises ValueError (test_math_op_patch_var_base's
+  operator sweep): now both (ArgumentKindError).
 
 Deliberate differences met (docs): the ``paddle.Tensor(...)`` constructors
 (docs/architecture.md), ``copy_`` of another shape (docs/autograd.md),
@@ -182,3 +185,15 @@ def test_grad_value_is_the_gradient_buffer():
     value = a._grad_value()
     assert value._is_initialized() and value.shape() == [2]  # a LoDTensor-like handle, as Paddle's
     np.testing.assert_array_equal(np.array(value), [4.0, 6.0])
+
+
+@pytest.mark.parametrize("combine", [
+    lambda x: x == None,  # noqa: E711 - the comparison under test
+    lambda x: x + None, lambda x: None - x, lambda x: x & None, lambda x: x < None, lambda x: x * object()])
+def test_operator_with_a_non_operand_is_also_a_value_error(combine):
+    # Paddle 2.6.2's argument parser raises ValueError ("(InvalidArgument) __eq__(): argument
+    # (position 1) must be int, float, bool or Tensor"); eager's TypeError is kept beside it
+    x = eager.to_tensor([1, 2], dtype="int32")
+    with pytest.raises(ValueError, match="cannot combine a Tensor with") as info:
+        combine(x)
+    assert isinstance(info.value, TypeError)
