@@ -60,7 +60,8 @@ class Tensor:
     def size(self) -> int:
         return int(self.impl.numel)
 
-    def numel(self) -> int:
+    def numel(self, name=None) -> int:
+        """The element count as a Python int (``name`` is taken for Paddle's signature)."""
         return int(self.impl.numel)
 
     @property

@@ -19,6 +19,8 @@ What they found (one test per bug below; each failed before its fix):
 - A Tensor operator given None or another non-operand (``x == None``, ``x & None``)
   raised TypeError only; Paddle 2.6.2 raises ValueError (test_math_op_patch_var_base's
   operator sweep): now both (ArgumentKindError).
+- Tensor.numel refused Paddle's ``name`` argument (a comparison of the signatures
+  of the 409 Tensor methods both have).
 
 Deliberate differences met (docs): the ``paddle.Tensor(...)`` constructors
 (docs/architecture.md), ``copy_`` of another shape (docs/autograd.md),
@@ -197,3 +199,8 @@ def test_operator_with_a_non_operand_is_also_a_value_error(combine):
     with pytest.raises(ValueError, match="cannot combine a Tensor with") as info:
         combine(x)
     assert isinstance(info.value, TypeError)
+
+
+def test_numel_method_takes_paddles_name_argument():
+    x = eager.zeros([2, 3])
+    assert x.numel(name="n") == 6 and x.numel() == 6  # Paddle 2.6.2's Tensor.numel(x, name=None)
