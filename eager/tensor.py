@@ -19,6 +19,7 @@ import numpy as np
 
 from phi import api as phi_api
 from phi.common import CPUPlace, CUDAPinnedPlace, DataType, GPUPlace, Place, TensorKind, convert_dtype
+from phi.core.errors import ArgumentKindError
 
 from .arguments import to_bool
 from .autograd.meta import AutogradMeta, is_owned_grad, own_grad
@@ -81,7 +82,7 @@ class Tensor:
     @name.setter
     def name(self, value: str) -> None:
         if not isinstance(value, str):
-            raise TypeError(f"name: expected a str, got {type(value).__name__} {value!r}")
+            raise ArgumentKindError(f"name: expected a str, got {type(value).__name__} {value!r}")
         self._name = value
 
     @property
@@ -110,7 +111,7 @@ class Tensor:
     @stop_gradient.setter
     def stop_gradient(self, value: bool) -> None:
         if not isinstance(value, (bool, np.bool_)):
-            raise TypeError(f"stop_gradient: expected a bool, got {type(value).__name__} {value!r}")
+            raise ArgumentKindError(f"stop_gradient: expected a bool, got {type(value).__name__} {value!r}")
         value = bool(value)
         meta = self._meta
         if meta is None:
@@ -136,7 +137,7 @@ class Tensor:
     def grad(self, value) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"grad: expected a Tensor or None, got {type(value).__name__}")
+                raise ArgumentKindError(f"grad: expected a Tensor or None, got {type(value).__name__}")
             if value.shape != self.shape or value.dtype != self.dtype:
                 raise ValueError(
                     f"grad: expected a tensor of {self.dtype}{self.shape}, got "

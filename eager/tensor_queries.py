@@ -21,7 +21,7 @@ from phi.common import TensorKind
 from phi.common.data_type import dtype_name
 from phi.common.scalar import to_scalar
 from phi.core import ArraySpec, DenseTensor
-from phi.core.errors import PhiError, UnsupportedDtypeError
+from phi.core.errors import ArgumentKindError, PhiError, UnsupportedDtypeError
 from phi.infermeta.checks import broadcast_dims
 
 from .arguments import as_called, bad_tensor, to_bool, to_int
@@ -845,7 +845,7 @@ class TensorInfo:
     @persistable.setter
     def persistable(self, value) -> None:
         if not isinstance(value, (bool, np.bool_)):
-            raise TypeError(f"persistable: expected a bool, got {type(value).__name__} {value!r}")
+            raise ArgumentKindError(f"persistable: expected a bool, got {type(value).__name__} {value!r}")
         self._persistable = bool(value)
 
     def apply(self, func):

@@ -18,7 +18,8 @@ What they found (one test per bug below; each failed before its fix):
   missing.
 - A Tensor operator given None or another non-operand (``x == None``, ``x & None``)
   raised TypeError only; Paddle 2.6.2 raises ValueError (test_math_op_patch_var_base's
-  operator sweep): now both (ArgumentKindError).
+  operator sweep): now both (ArgumentKindError); likewise the setters of
+  stop_gradient, persistable, name and grad given a value of the wrong kind.
 - Tensor.numel refused Paddle's ``name`` argument (a comparison of the signatures
   of the 409 Tensor methods both have).
 
@@ -204,3 +205,16 @@ def test_operator_with_a_non_operand_is_also_a_value_error(combine):
 def test_numel_method_takes_paddles_name_argument():
     x = eager.zeros([2, 3])
     assert x.numel(name="n") == 6 and x.numel() == 6  # Paddle 2.6.2's Tensor.numel(x, name=None)
+
+
+@pytest.mark.parametrize("attribute, value", [
+    ("stop_gradient", 0), ("persistable", 1), ("name", 3), ("grad", np.zeros(2, "float32"))])
+def test_tensor_attribute_of_the_wrong_kind_is_also_a_value_error(attribute, value):
+    # Paddle 2.6.2's setters raise ValueError ("(InvalidArgument) argument (position 1) must
+    # be bool, but got int"); eager's TypeError is kept beside it, and the tensor is unchanged
+    x = eager.zeros([2])
+    before = (x.stop_gradient, x.persistable, x.name, x.grad)
+    with pytest.raises(ValueError, match=f"{attribute}: expected a") as info:
+        setattr(x, attribute, value)
+    assert isinstance(info.value, TypeError)
+    assert (x.stop_gradient, x.persistable, x.name, x.grad) == before
