@@ -488,6 +488,29 @@ class DenseTensorHandle:
         return f"DenseTensorHandle(shape={self.shape()}, dtype={dtype_name(self._dtype())}, place={self._place()})"
 
 
+class LoDTensor(DenseTensorHandle):
+    """Paddle's ``paddle.base.Tensor()`` (its ``core.LoDTensor``) made on its own, as
+    dynamic-graph code and Paddle's Tensor tests use it: empty until ``set(array,
+    place)`` gives it the array's values, shape and dtype (a copy); ``np.array(t)``
+    reads them and ``eager.to_tensor(t)`` makes a Tensor of them.
+
+    >>> t = eager.base.Tensor()
+    >>> t.set(np.arange(6.0).reshape(2, 3), eager.CPUPlace())
+    >>> t.shape(), eager.to_tensor(t).dtype
+    ([2, 3], paddle.float64)
+    """
+
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__(Tensor(DenseTensor(ArraySpec((), np.float32))))
+
+    def set(self, array, place=None) -> None:
+        """Holds a copy of ``array`` (a NumPy array or Tensor, any shape and dtype) on
+        ``place`` (None: the default device)."""
+        self._tensor.impl = to_tensor(array, place=place).impl
+
+
 def _no_grad_tensor(op: str, x):
     if not x.stop_gradient:
         raise RuntimeError(f"{op}: Cannot apply function on a tensor that required gradient (stop_gradient "

@@ -20,6 +20,8 @@ What they found (one test per bug below; each failed before its fix):
   raised TypeError only; Paddle 2.6.2 raises ValueError (test_math_op_patch_var_base's
   operator sweep): now both (ArgumentKindError); likewise the setters of
   stop_gradient, persistable, name and grad given a value of the wrong kind.
+- paddle.base.Tensor() (a LoDTensor made on its own, filled by ``set(array, place)``)
+  was missing and ``to_tensor`` refused it and ``get_tensor()``'s handle.
 - Tensor.numel refused Paddle's ``name`` argument (a comparison of the signatures
   of the 409 Tensor methods both have).
 
@@ -218,3 +220,19 @@ def test_tensor_attribute_of_the_wrong_kind_is_also_a_value_error(attribute, val
         setattr(x, attribute, value)
     assert isinstance(info.value, TypeError)
     assert (x.stop_gradient, x.persistable, x.name, x.grad) == before
+
+
+def test_base_tensor_set_and_to_tensor():
+    # test_var_base / test_egr_python_api: t = paddle.base.Tensor(); t.set(x, place); to_tensor(t)
+    t = eager.base.Tensor()
+    assert not t._is_initialized()
+    x = np.random.default_rng(0).random((3, 3))
+    t.set(x, eager.CPUPlace())
+    assert t.shape() == [3, 3] and t._dtype() == eager.float64 and t._is_initialized()
+    np.testing.assert_array_equal(np.array(t), x)
+    y = eager.to_tensor(t)
+    np.testing.assert_array_equal(y.numpy(), x)
+    y[0, 0] = 100.0  # to_tensor copies
+    assert np.array(t)[0, 0] == x[0, 0]
+    assert eager.to_tensor(t, dtype="float32").dtype == eager.float32
+    np.testing.assert_array_equal(eager.to_tensor(eager.ones([2]).get_tensor()).numpy(), [1.0, 1.0])
