@@ -32,10 +32,18 @@ TypeError/ValueError where Paddle asserts (docs/autograd.md); NumPy's dtype
 spellings (``_to(dtype='double')``, docs/dtypes.md); newly added (docs/gpu.md):
 Paddle 2.6.2's ``Tensor.to(dtype)``/``_to(dtype=...)`` converts the tensor itself
 and returns it, eager returns a new tensor (a recorded cast).
+Newly documented too: ``inplace_version`` moves once per inplace call (Paddle: once
+per inner op of masked_fill_/hypot_/nan_to_num_), no-gradient inplace ops
+(floor_divide_, remainder_, multigammaln_) refuse a grad-requiring leaf as every
+inplace op (docs/autograd.md); a real tensor compared with a complex number
+(docs/ops.md).
 Paddle quirks left: ``x._share_buffer_to(y)`` crashes Paddle 2.6.2 when y has
 another element count or is not a Tensor (eager: ValueError / TypeError), and
 refuses a 0-size x (ValueError; eager shares it); using a tensor after ``_clear()``
-crashes Paddle (eager: NoDataError).
+crashes Paddle (eager: NoDataError); 2.6.2's ``index_fill_`` fills whole rows
+(``index_fill`` is right; eager's both are); ``x & None`` / ``x + 'a'`` give garbage
+or crash there; ``-bool_tensor`` returns the bool tensor (eager: error); the
+backward of ``index_add_`` segfaults 2.6.2.
 """
 import numpy as np
 import pytest
