@@ -7,7 +7,7 @@ they compute or write anything (phi/kernels/gather_scatter.py).
 from __future__ import annotations
 
 from ..common.data_type import DataType
-from ..core.errors import InvalidArgumentError
+from ..core.errors import AssertedAxisError, AxisError, InvalidArgumentError
 from ..core.meta_tensor import MetaTensor
 from .checks import broadcast_dims, check_result_shape, normalize_axis
 
@@ -95,7 +95,10 @@ def _along_axis_shapes(arr, indices, axis, broadcast, arg="indices"):
             f"argument '{arg}' expected as many dimensions as arr ({len(a_dims)}), got shape {list(i_dims)}")
     if not a_dims:
         raise InvalidArgumentError("argument 'arr' expected at least one dimension, got a 0-d tensor")
-    a = normalize_axis("axis", axis, len(a_dims))
+    try:
+        a = normalize_axis("axis", axis, len(a_dims))
+    except AxisError as e:  # Paddle asserts the axis's range
+        raise AssertedAxisError(str(e)) from None
     if not broadcast:
         for d, (m, n) in enumerate(zip(a_dims, i_dims)):
             if d != a and n > m:

@@ -25,8 +25,9 @@ __all__ = [
 
 
 def _expect_real(x, what: str = "an integer or floating-point tensor") -> None:
+    # Paddle has no kernel for a bool x (nor a complex one for max/min): its RuntimeError
     if not (x.dtype.is_integer or x.dtype.is_floating_point):
-        raise InvalidArgumentError(f"argument 'x' expected {what}, got dtype {x.dtype}")
+        raise UnsupportedInputDtypeError(f"argument 'x' expected {what}, got dtype {x.dtype}")
 
 
 def _expect_numeric(x) -> None:

@@ -1,0 +1,82 @@
+"""Cases found by re-running the dygraph parts of PaddlePaddle's own unit tests for
+tensor ops (test/legacy_test, third pass: test_cumsum_op, test_cumprod_op,
+test_top_k_v2_op, test_gather_op, test_gather_nd_op, test_scatter_nd_op,
+test_nonzero_api, test_searchsorted_op, test_std_layer, test_variance_layer,
+test_lerp_op, test_trapezoid, test_cumulative_trapezoid, test_renorm_op,
+test_vander, test_diff_op, test_chunk_op, test_crop_tensor_op,
+test_take_along_axis_op, test_put_along_axis_op, test_meshgrid_op, test_cast_op,
+test_assign_op, test_numel_op, test_shape_op, test_rank, test_increment, ...)
+with ``import eager as paddle`` and checking each failure against real Paddle
+2.6.2. Each test failed before its fix:
+
+- cumsum, cumprod, prod, nansum, max / min / amax / amin of a dtype none of their
+  kernels takes (a bool x; a complex x to max) raised a plain ValueError; Paddle
+  2.6.2 raises RuntimeError (its "kernel ... is not registered"): now
+  UnsupportedInputDtypeError, both;
+- trapezoid / cumulative_trapezoid refused a one-element Tensor as ``dx``; Paddle
+  2.6.2 reads dx through to_tensor (a 0-d or [1] Tensor is the spacing);
+- diff of a 0-d x raised a ValueError only; Paddle 2.6.2 raises IndexError
+  (it reads x.shape[axis]): now AxisError, both;
+- take_along_axis / put_along_axis with an axis out of range raised AxisError
+  (ValueError, IndexError); Paddle 2.6.2 asserts the range (AssertionError): now
+  AssertedAxisError, all three;
+"""
+import numpy as np
+import pytest
+
+import eager
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+def _leaf(values, dtype=np.float64):
+    return eager.to_tensor(np.asarray(values, dtype=dtype), stop_gradient=False)
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod", "prod", "nansum", "max", "min", "amax", "amin"])
+def test_scan_and_reduce_of_bool_raise_runtime_error(op):
+    x = eager.to_tensor([True, False, True])
+    args = (0,) if op == "cumprod" else ()
+    with pytest.raises(RuntimeError, match=rf"{op}: argument 'x' expected") as info:
+        getattr(eager, op)(x, *args)
+    assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("op", ["max", "amin"])
+def test_max_min_of_complex_raise_runtime_error(op):
+    with pytest.raises(RuntimeError, match=rf"{op}: argument 'x'"):
+        getattr(eager, op)(eager.to_tensor([1j, 2 + 0j]))
+
+
+@pytest.mark.parametrize("dx", [0.5, [0.5]])
+def test_trapezoid_takes_a_one_element_tensor_dx(dx):
+    data = np.random.default_rng(0).random((2, 5))
+    y = _leaf(data)
+    out = eager.trapezoid(y, dx=eager.to_tensor(dx))
+    np.testing.assert_allclose(out.numpy(), 0.5 * (data[:, 1:] + data[:, :-1]).sum(-1) * 0.5)
+    out.sum().backward()
+    np.testing.assert_allclose(y.grad.numpy(), np.tile([0.25, 0.5, 0.5, 0.5, 0.25], (2, 1)))
+    cum = eager.cumulative_trapezoid(eager.to_tensor(data), dx=eager.to_tensor(dx), axis=0)
+    np.testing.assert_allclose(cum.numpy(), 0.25 * (data[1:] + data[:-1]))
+
+
+def test_trapezoid_refuses_a_dx_tensor_of_several_values():
+    with pytest.raises(ValueError, match="trapezoid: argument 'dx' expected a number or a one-element Tensor"):
+        eager.trapezoid(eager.ones([2, 5]), dx=eager.to_tensor([0.5, 1.0]))
+
+
+def test_diff_of_0d_raises_index_error_too():
+    with pytest.raises(IndexError, match="diff: argument 'x' expected at least 1 dimension") as info:
+        eager.diff(eager.to_tensor(1.0))
+    assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("axis", [2, -3])
+def test_along_axis_ops_assert_the_axis_range(axis):
+    arr = eager.ones([3, 4])
+    index = eager.to_tensor([[0, 1, 2, 0]])
+    for call in (lambda: eager.take_along_axis(arr, index, axis),
+                 lambda: eager.put_along_axis(arr, index, 1.0, axis)):
+        with pytest.raises(AssertionError, match=r"argument 'axis' expected an axis in \[-2, 2\)") as info:
+            call()
+        assert isinstance(info.value, (ValueError)) and isinstance(info.value, IndexError)
