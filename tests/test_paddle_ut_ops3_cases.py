@@ -20,6 +20,12 @@ with ``import eager as paddle`` and checking each failure against real Paddle
 - take_along_axis / put_along_axis with an axis out of range raised AxisError
   (ValueError, IndexError); Paddle 2.6.2 asserts the range (AssertionError): now
   AssertedAxisError, all three;
+- Tensor.unfold of a 0-d x was refused; Paddle 2.6.2 (and torch) read it as one
+  element along axis 0: unfold(0, 1, step) is [x], a size of 0 an empty window;
+- multigammaln with p < 1 raised a ValueError only; Paddle asserts p >= 1
+  (AssertionError): now AssertedArgumentError, both;
+- combinations of a 0-d or 2-d x raised a ValueError only; Paddle raises
+  TypeError ("Expect a 1-D vector"): now ArgumentKindError, both;
 """
 import numpy as np
 import pytest
@@ -80,3 +86,32 @@ def test_along_axis_ops_assert_the_axis_range(axis):
         with pytest.raises(AssertionError, match=r"argument 'axis' expected an axis in \[-2, 2\)") as info:
             call()
         assert isinstance(info.value, (ValueError)) and isinstance(info.value, IndexError)
+
+
+@pytest.mark.parametrize("axis, size", [(0, 1), (-1, 1), (0, 0)])
+def test_unfold_of_0d_is_one_window(axis, size):
+    x = _leaf(2.5)
+    out = x.unfold(axis, size, 2)
+    assert out.shape == [size]
+    np.testing.assert_array_equal(out.numpy(), [2.5][:size])
+    if size:
+        out.sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), 1.0)
+
+
+def test_unfold_of_0d_refuses_a_larger_window():
+    with pytest.raises(ValueError, match=r"unfold: argument 'size' \(2\) exceeds the one element of a 0-d x"):
+        eager.to_tensor(2.5).unfold(0, 2, 1)
+
+
+def test_multigammaln_p_below_one_is_an_assertion_error_too():
+    with pytest.raises(AssertionError, match="multigammaln: argument 'p' expected an int >= 1, got 0") as info:
+        eager.multigammaln(eager.to_tensor([3.0]), 0)
+    assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("shape", [[], [1, 2]])
+def test_combinations_of_a_non_vector_is_a_type_error_too(shape):
+    with pytest.raises(TypeError, match="combinations: argument 'x' expected a 1-d tensor") as info:
+        eager.combinations(eager.ones(shape))
+    assert isinstance(info.value, ValueError)
