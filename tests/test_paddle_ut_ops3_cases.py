@@ -26,6 +26,31 @@ with ``import eager as paddle`` and checking each failure against real Paddle
   (AssertionError): now AssertedArgumentError, both;
 - combinations of a 0-d or 2-d x raised a ValueError only; Paddle raises
   TypeError ("Expect a 1-D vector"): now ArgumentKindError, both;
+- searchsorted, bucketize and histogram of a dtype outside Paddle's four (bool,
+  int16, float16, complex), median of a complex x, heaviside of a bool or complex
+  x raised ValueError or TypeError only; Paddle 2.6.2 raises RuntimeError (no
+  kernel): now UnsupportedInputDtypeError / UnsupportedDtypeError, both;
+- a 0-d x to gather, index_select, index_add, trapezoid, cumulative_trapezoid
+  raised a ValueError only (Paddle 2.6.2: IndexError, its axis check), and to
+  split, chunk, take_along_axis, put_along_axis a ValueError only (Paddle:
+  AssertionError for axis -1, its rank(x) + axis >= 0 assert): now AxisError /
+  AssertedAxisError.
+
+Seen and kept (Paddle 2.6.2 bugs or limits; eager keeps the correct value or its
+clear error): float16 casts on the CPU truncate (cast(-1.7, float16) is -1.699,
+eager rounds to nearest: -1.7002); topk / kthvalue pick tied values by a partial
+sort (docs/autograd.md); gather with a negative axis fails, an index past the axis
+reads garbage; gather_nd / take_along_axis with an empty or negative index and
+gather_nd of a 0-d x read garbage; meshgrid of NumPy arrays, a meshgrid gradient of
+one output, assign('abc'), concat([]), fill_diagonal_tensor of an int / bool x or
+of another dtype's y, cummax / unique_consecutive / kthvalue / nanmedian of empty
+inputs kill the process; std, var, count_nonzero, lerp, trapezoid of empty inputs
+raise (eager: NaN / 0 / empty); cumprod(x, -1) of a 0-d x and cumprod with
+dim=None raise (eager: x, and the flattened scan); renorm with p = 0 or a negative
+max_norm computes (eager: ValueError); i0e's gradient at 0 is -1 (eager 0, the
+subgradient, as torch); unique_consecutive counts NaNs wrongly; rot90 / gather
+take a float k / axis (eager: TypeError); unbind refuses a Tensor axis (eager
+takes it); trapezoid's Tensor dx gets no gradient (docs/autograd.md row added).
 """
 import numpy as np
 import pytest
@@ -114,4 +139,54 @@ def test_multigammaln_p_below_one_is_an_assertion_error_too():
 def test_combinations_of_a_non_vector_is_a_type_error_too(shape):
     with pytest.raises(TypeError, match="combinations: argument 'x' expected a 1-d tensor") as info:
         eager.combinations(eager.ones(shape))
+    assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int16", "float16", "complex64"])
+def test_searchsorted_bucketize_histogram_of_an_unkerneled_dtype_raise_runtime_error(dtype):
+    data = np.array([1, 2, 3]).astype(dtype)
+    for call in (lambda t: eager.searchsorted(t, t), lambda t: eager.bucketize(t, t),
+                 lambda t: eager.histogram(t, bins=3)):
+        with pytest.raises(RuntimeError, match=f"expected a float32, float64, int32 or int64 tensor, got paddle.{dtype}") \
+                as info:
+            call(eager.to_tensor(data))
+        assert isinstance(info.value, ValueError)
+
+
+def test_median_of_complex_raises_runtime_error():
+    with pytest.raises(RuntimeError, match="median: argument 'x' expected a real or bool tensor") as info:
+        eager.median(eager.to_tensor([1j, 2 + 0j]))
+    assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("data", [[True, False], [1j, 0j]])
+def test_heaviside_of_bool_or_complex_raises_runtime_error(data):
+    x = eager.to_tensor(data)
+    with pytest.raises(RuntimeError, match="heaviside: arguments 'x' and 'y' expected a real numeric dtype") as info:
+        eager.heaviside(x, x)
+    assert isinstance(info.value, TypeError)
+
+
+@pytest.mark.parametrize("call", [
+    lambda z: eager.gather(z, eager.to_tensor([0])),
+    lambda z: eager.index_select(z, eager.to_tensor([0])),
+    lambda z: eager.index_add(z, eager.to_tensor([0]), -1, z),
+    lambda z: eager.trapezoid(z),
+    lambda z: eager.cumulative_trapezoid(z),
+], ids=["gather", "index_select", "index_add", "trapezoid", "cumulative_trapezoid"])
+def test_axis_ops_of_0d_raise_index_error_too(call):
+    with pytest.raises(IndexError, match="expected at least (one|1) dimension") as info:
+        call(eager.to_tensor(1.5))
+    assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("call", [
+    lambda z: eager.split(z, 1, -1),
+    lambda z: eager.chunk(z, 1, 0),
+    lambda z: eager.take_along_axis(z, eager.to_tensor(0), 0),
+    lambda z: eager.put_along_axis(z, eager.to_tensor(0), z, 0),
+], ids=["split", "chunk", "take_along_axis", "put_along_axis"])
+def test_split_and_along_axis_ops_of_0d_are_assertion_errors_too(call):
+    with pytest.raises(AssertionError, match="0-d") as info:
+        call(eager.to_tensor(1.5))
     assert isinstance(info.value, ValueError)

@@ -486,7 +486,7 @@ def _trapezoids(fn: str, y, x, dx, axis) -> tuple:
     _check.tensor(fn, "y", y)
     _check.floating(fn, "y", y)
     if y.ndim == 0:
-        raise ValueError(f"{fn}: argument 'y' expected at least 1 dimension, got a 0-d tensor")
+        raise AxisError(f"{fn}: argument 'y' expected at least 1 dimension, got a 0-d tensor")  # Paddle: IndexError
     axis = _check.axis(fn, "axis", axis, y.ndim)
     widths = _spacing(fn, y, x, dx, axis)
     length = y.shape[axis]
