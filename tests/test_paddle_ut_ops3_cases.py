@@ -50,7 +50,10 @@ dim=None raise (eager: x, and the flattened scan); renorm with p = 0 or a negati
 max_norm computes (eager: ValueError); i0e's gradient at 0 is -1 (eager 0, the
 subgradient, as torch); unique_consecutive counts NaNs wrongly; rot90 / gather
 take a float k / axis (eager: TypeError); unbind refuses a Tensor axis (eager
-takes it); trapezoid's Tensor dx gets no gradient (docs/autograd.md row added).
+takes it); trapezoid's Tensor dx gets no gradient, and with an x of y's shape y's
+gradient takes the first row's spacing for every row (docs/autograd.md rows added);
+take_along_axis / put_along_axis with broadcast=False and indices smaller than arr
+read and write at wrong places (docs/ops.md row added; eager: torch.gather's).
 """
 import numpy as np
 import pytest
