@@ -5,7 +5,7 @@ import math
 
 from phi.common import DataType
 from phi.common.data_type import default_float_dtype
-from phi.core.errors import InvalidDtypeError
+from phi.core.errors import InvalidDtypeError, UnsupportedDtypeError
 
 from ..generated import forward_api as _F
 from ..type_promotion import complex_list_operands
@@ -113,8 +113,8 @@ def heaviside(x, y, name=None):
     _check.tensor("heaviside", "x", x)
     _check.tensor("heaviside", "y", y)
     _same_dtype("heaviside", x, y)
-    if x.dtype.is_complex or x.dtype.name == "BOOL":
-        raise TypeError(f"heaviside: arguments 'x' and 'y' expected a real numeric dtype, got {x.dtype}")
+    if x.dtype.is_complex or x.dtype.name == "BOOL":  # no Paddle kernel: its RuntimeError too
+        raise UnsupportedDtypeError(f"heaviside: arguments 'x' and 'y' expected a real numeric dtype, got {x.dtype}")
     step = _F.cast(_F.greater_than(x, _F.zeros_like(x)), x.dtype)
     shape = list(_F.add(_F.zeros_like(x), _F.zeros_like(y)).shape)  # the broadcast shape
     return _F.where(_F.expand(exactly_equal(x, _F.zeros_like(x)), shape), _F.expand(y, shape), _F.expand(step, shape))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from phi.common.data_type import DataType
-from phi.core.errors import UnsupportedDtypeError
+from phi.core.errors import AssertedArgumentError, UnsupportedDtypeError
 from phi.infermeta.checks import check_result_shape
 
 from ..autograd.grad_mode import STATE as _grad_state
@@ -423,7 +423,9 @@ def multigammaln(x, p, name=None):
     array([0.857 , 2.4665], dtype=float32)
     """
     _check.floating("multigammaln", "x", x)
-    p = _check.integer("multigammaln", "p", p, minimum=1)
+    p = _check.integer("multigammaln", "p", p)
+    if p < 1:  # Paddle asserts it: a ValueError and that AssertionError
+        raise AssertedArgumentError(f"multigammaln: argument 'p' expected an int >= 1, got {p}")
     # All p terms at once, as Paddle computes them (lgamma(x[..., None] - j/2) summed): a
     # loop over p runs for ever on a large p, where this is refused by its size up front.
     check_result_shape("p", tuple(x.shape) + (p,), x.dtype)

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from phi.common import convert_dtype
+from phi.core.errors import ArgumentKindError
 from phi.infermeta.checks import check_result_shape
 from phi.infermeta.rearrange import repeat_counts, slice_index, strided_index, tensor_split_bounds
 
@@ -443,7 +444,8 @@ def combinations(x, r=2, with_replacement=False, name=None):
     """
     _check.tensor("combinations", "x", x)
     if len(x.shape) != 1:
-        raise ValueError(f"combinations: argument 'x' expected a 1-d tensor, got shape {x.shape}")
+        # Paddle raises TypeError ("Expect a 1-D vector"): a ValueError and that TypeError
+        raise ArgumentKindError(f"combinations: argument 'x' expected a 1-d tensor, got shape {x.shape}")
     r = _check.integer("combinations", "r", r, minimum=0)
     if not isinstance(with_replacement, bool):
         raise TypeError(f"combinations: argument 'with_replacement' expected a bool, got {with_replacement!r}")
@@ -529,11 +531,14 @@ def unfold(x, axis, size, step, name=None):
     """
     _check.tensor("unfold", "x", x)
     dims = x.shape
-    if not dims:
-        raise ValueError("unfold: argument 'x' expected a tensor of at least 1 dimension, got a 0-d tensor")
     a = _check.axis("unfold", "axis", axis, len(dims))
     size = _check.integer("unfold", "size", size, minimum=0)
     step = _check.integer("unfold", "step", step, minimum=1)
+    if not dims:
+        # Paddle 2.6.2 (and torch) read a 0-d x as one element along axis 0: one window of size <= 1
+        if size > 1:
+            raise ValueError(f"unfold: argument 'size' ({size}) exceeds the one element of a 0-d x")
+        return _F.as_strided(x, [size], [1], 0)
     if size > dims[a]:
         raise ValueError(f"unfold: argument 'size' ({size}) exceeds the size of axis {axis} ({dims[a]}), shape "
                          f"{dims}")

@@ -10,6 +10,7 @@ import math
 import numbers
 
 from phi.common import DataType
+from phi.core.errors import AxisError
 from phi.common.shape_rules import inverse_permutation, reduced_axes
 
 from ..generated import forward_api as _F
@@ -423,7 +424,8 @@ def diff(x, n: int = 1, axis: int = -1, prepend=None, append=None, name=None) ->
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ValueError(f"diff: argument 'n' expected a positive int, got {n!r}")
     if x.ndim == 0:
-        raise ValueError("diff: argument 'x' expected at least 1 dimension, got a 0-d tensor")
+        # Paddle reads x.shape[axis] of the 0-d x: an IndexError, as every axis check of eager's is
+        raise AxisError("diff: argument 'x' expected at least 1 dimension, got a 0-d tensor")
     axis = _check.axis("diff", "axis", axis, x.ndim)
     parts = []
     for arg, extra in (("prepend", prepend), (None, x), ("append", append)):
@@ -456,6 +458,12 @@ def _spacing(fn: str, y: Tensor, x, dx, axis: int):
     if x is None:
         if dx is None:
             return 1.0
+        if isinstance(dx, Tensor):
+            # Paddle takes dx through to_tensor: a one-element Tensor is a spacing too
+            if dx.ndim > 1 or dx.size != 1:
+                raise ValueError(f"{fn}: argument 'dx' expected a number or a one-element Tensor, got shape "
+                                 f"{dx.shape}")
+            return _F.reshape(_F.cast(dx, y.dtype), [])
         if isinstance(dx, bool) or not isinstance(dx, numbers.Real):
             raise TypeError(f"{fn}: argument 'dx' expected a float, got {dx!r}")
         return float(dx)
@@ -478,7 +486,7 @@ def _trapezoids(fn: str, y, x, dx, axis) -> tuple:
     _check.tensor(fn, "y", y)
     _check.floating(fn, "y", y)
     if y.ndim == 0:
-        raise ValueError(f"{fn}: argument 'y' expected at least 1 dimension, got a 0-d tensor")
+        raise AxisError(f"{fn}: argument 'y' expected at least 1 dimension, got a 0-d tensor")  # Paddle: IndexError
     axis = _check.axis(fn, "axis", axis, y.ndim)
     widths = _spacing(fn, y, x, dx, axis)
     length = y.shape[axis]

@@ -60,6 +60,12 @@ class AxisError(InvalidArgumentError, IndexError):
     trace, cumsum, diag_embed): this is both, as numpy.exceptions.AxisError is."""
 
 
+class AssertedAxisError(AxisError, AssertionError):
+    """An axis outside the tensor's dimensions where Paddle's Python code asserts the
+    range (take_along_axis, put_along_axis): an AxisError as eager's other axis checks,
+    and the AssertionError Paddle raises."""
+
+
 class ClassIndexOutOfRangeError(InvalidArgumentError, OutOfRangeError):
     """A class label outside [0, classes): both a ValueError, as the other bad
     label values, and an IndexError, as Paddle's cross_entropy kernel raises it

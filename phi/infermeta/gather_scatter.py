@@ -7,7 +7,7 @@ they compute or write anything (phi/kernels/gather_scatter.py).
 from __future__ import annotations
 
 from ..common.data_type import DataType
-from ..core.errors import InvalidArgumentError
+from ..core.errors import AssertedAxisError, AxisError, InvalidArgumentError
 from ..core.meta_tensor import MetaTensor
 from .checks import broadcast_dims, check_result_shape, normalize_axis
 
@@ -63,7 +63,8 @@ def gather_infer_meta(x, index, axis, out) -> None:
     _require_index("index", index)
     dims = tuple(x.dims)
     if not dims:
-        raise InvalidArgumentError("argument 'x' expected at least one dimension to gather from, got a 0-d tensor")
+        # Paddle's axis check raises IndexError (OutOfRange) here: AxisError is that and a ValueError
+        raise AxisError("argument 'x' expected at least one dimension to gather from, got a 0-d tensor")
     a = normalize_axis("axis", axis, len(dims))
     n = _vector_index_length("index", index, allow_scalar=True)
     _set(out, dims[:a] + (() if n is None else (n,)) + dims[a + 1:], x)
@@ -94,8 +95,12 @@ def _along_axis_shapes(arr, indices, axis, broadcast, arg="indices"):
         raise InvalidArgumentError(
             f"argument '{arg}' expected as many dimensions as arr ({len(a_dims)}), got shape {list(i_dims)}")
     if not a_dims:
-        raise InvalidArgumentError("argument 'arr' expected at least one dimension, got a 0-d tensor")
-    a = normalize_axis("axis", axis, len(a_dims))
+        # Paddle asserts the axis's range, empty for a 0-d arr
+        raise AssertedAxisError("argument 'arr' expected at least one dimension, got a 0-d tensor")
+    try:
+        a = normalize_axis("axis", axis, len(a_dims))
+    except AxisError as e:  # Paddle asserts the axis's range
+        raise AssertedAxisError(str(e)) from None
     if not broadcast:
         for d, (m, n) in enumerate(zip(a_dims, i_dims)):
             if d != a and n > m:
@@ -283,8 +288,8 @@ def _index_add_value_dims(x, index, axis):
 def index_add_infer_meta(x, index, value, axis, out) -> None:
     """x's shape; value is x's shape with dimension axis of index's length."""
     _require_same_dtype("value", value, x)
-    if not tuple(x.dims):
-        raise InvalidArgumentError("argument 'x' expected at least one dimension, got a 0-d tensor")
+    if not tuple(x.dims):  # Paddle's axis check: IndexError (OutOfRange)
+        raise AxisError("argument 'x' expected at least one dimension, got a 0-d tensor")
     expected = _index_add_value_dims(x, index, axis)
     if tuple(value.dims) != expected:
         raise InvalidArgumentError(

@@ -5,7 +5,7 @@ one MetaTensor per output: how many there are depends on the arguments.
 """
 from __future__ import annotations
 
-from ..core.errors import InvalidArgumentError
+from ..core.errors import AssertedAxisError, InvalidArgumentError
 from ..core.meta_tensor import MetaTensor
 from .checks import normalize_axis
 
@@ -64,7 +64,8 @@ def split_sizes(dims, num_or_sections, axis) -> list:
     sizes, one of which may be -1 (the rest), so [n] is one piece of size n (as
     Paddle's split)."""
     if not dims:
-        raise InvalidArgumentError("argument 'x' is 0-d and cannot be split")
+        # Paddle asserts rank(x) + axis >= 0 (AssertionError) or checks the axis (ValueError)
+        raise AssertedAxisError("argument 'x' is 0-d and cannot be split")
     a = normalize_axis("axis", axis, len(dims))
     length = dims[a]
     if isinstance(num_or_sections, int):

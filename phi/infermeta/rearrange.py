@@ -8,7 +8,7 @@ kernel picks come from one rule.
 from __future__ import annotations
 
 from ..common import convert_dtype
-from ..core.errors import InvalidArgumentError
+from ..core.errors import AssertedAxisError, InvalidArgumentError
 from ..core.meta_tensor import MetaTensor
 from .checks import MAX_DIMS, broadcast_dims, check_result_shape, normalize_axis
 
@@ -320,7 +320,8 @@ def tensor_split_bounds(dims, num_or_indices, axis) -> tuple:
     a smaller index than the previous gives an empty piece, as in Paddle and NumPy).
     """
     if not dims:
-        raise InvalidArgumentError("argument 'x' is 0-d and cannot be split")
+        # Paddle asserts rank(x) + axis >= 0 (AssertionError) or checks the axis (ValueError)
+        raise AssertedAxisError("argument 'x' is 0-d and cannot be split")
     a = normalize_axis("axis", axis, len(dims))
     size = dims[a]
     if isinstance(num_or_indices, int):

@@ -25,8 +25,9 @@ __all__ = [
 
 
 def _expect_real(x, what: str = "an integer or floating-point tensor") -> None:
+    # Paddle has no kernel for a bool x (nor a complex one for max/min): its RuntimeError
     if not (x.dtype.is_integer or x.dtype.is_floating_point):
-        raise InvalidArgumentError(f"argument 'x' expected {what}, got dtype {x.dtype}")
+        raise UnsupportedInputDtypeError(f"argument 'x' expected {what}, got dtype {x.dtype}")
 
 
 def _expect_numeric(x) -> None:
@@ -138,8 +139,8 @@ def nansum_infer_meta(x, axis, dtype, keepdim, out) -> None:
 
 def median_infer_meta(x, axis, keepdim, out) -> None:
     """median over one axis (or all): float64 for float64 input, float32 otherwise (Paddle)."""
-    if x.dtype.is_complex:
-        raise InvalidArgumentError(f"argument 'x' expected a real or bool tensor, got dtype {x.dtype}")
+    if x.dtype.is_complex:  # Paddle's topk has no complex kernel: its RuntimeError too
+        raise UnsupportedInputDtypeError(f"argument 'x' expected a real or bool tensor, got dtype {x.dtype}")
     reduce_axes_infer_meta(x, None if axis is None else (axis,), keepdim, out)
     dims = list(x.dims)
     axes = list(range(len(dims))) if axis is None or not dims else [normalize_axis("axis", axis, len(dims))]

@@ -246,8 +246,8 @@ def searchsorted_infer_meta(sorted_sequence, values, out_int32, right, out) -> N
     sorted_sequence 1-D (any values) or N-D with values' leading axes; out is
     values-shaped, int32 when out_int32 (its last axis must then fit an int32)."""
     for arg, tensor in (("sorted_sequence", sorted_sequence), ("values", values)):
-        if tensor.dtype not in _SEARCH_TYPES:
-            raise InvalidArgumentError(
+        if tensor.dtype not in _SEARCH_TYPES:  # no Paddle kernel: its RuntimeError too
+            raise UnsupportedInputDtypeError(
                 f"argument '{arg}' expected a float32, float64, int32 or int64 tensor, got {tensor.dtype}")
     seq_dims, value_dims = tuple(sorted_sequence.dims), tuple(values.dims)
     if not seq_dims:
@@ -265,8 +265,8 @@ def searchsorted_infer_meta(sorted_sequence, values, out_int32, right, out) -> N
 
 def histogram_infer_meta(input, bins, min, max, out) -> None:  # noqa: A002  (Paddle's names)
     """histogram: a float32/float64/int32/int64 input, bins >= 1, max >= min; out is int64 [bins]."""
-    if input.dtype not in _SEARCH_TYPES:
-        raise InvalidArgumentError(
+    if input.dtype not in _SEARCH_TYPES:  # no Paddle kernel: its RuntimeError too
+        raise UnsupportedInputDtypeError(
             f"argument 'input' expected a float32, float64, int32 or int64 tensor, got {input.dtype}")
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         raise InvalidArgumentError(f"argument 'bins' expected an int >= 1, got {bins!r}")
