@@ -4,11 +4,13 @@ state_dict saved from Paddle's layers loads into these), and the same forward
 computation (see eager.incubate.nn.functional)."""
 from __future__ import annotations
 
+from ...generated import forward_api as _F
 from ...nn import functional as F
 from ...nn.functional.checks import check_positive_int
 from ...nn.initializer import Constant
 from ...nn.layer import Layer
 from ...nn.transformer import _convert_attention_mask, _param_attrs
+from ...tensor import Tensor
 from . import functional as IF
 from .functional import _checks
 
@@ -151,6 +153,14 @@ class FusedBiasDropoutResidualLayerNorm(Layer):
         return f"embed_dim={self.embed_dim}, dropout_rate={self.dropout_rate}, epsilon={self._epsilon}"
 
 
+def _same_values(other, query) -> bool:
+    """Whether ``other`` holds query's values: Paddle's fused layer ignores key
+    and value, and its own tests pass copies of the query there (``attn(to_tensor(x),
+    to_tensor(x), to_tensor(x))``). Only reached when other is not query itself."""
+    return (isinstance(other, Tensor) and other.shape == query.shape and other.dtype == query.dtype
+            and bool(_F.equal_all(other, query)))
+
+
 class FusedMultiHeadAttention(Layer):
     """Self-attention as ``fused_multi_head_attention``, with Paddle's fused
     parameters: ``qkv_weight`` ``[3, num_heads, head_dim, embed_dim]`` (or
@@ -210,13 +220,13 @@ class FusedMultiHeadAttention(Layer):
 
     def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
         """Self-attention of ``query`` ``[batch, seq, embed_dim]``: ``key`` and
-        ``value`` must be None or ``query`` itself (the fused op attends over its
-        input only); ``cache`` must be None."""
+        ``value`` must be None, ``query`` itself or a tensor equal to it (the fused
+        op attends over its input only); ``cache`` must be None."""
         who = f"FusedMultiHeadAttention({self.full_name()})"
         for arg, given in (("key", key), ("value", value)):
-            if given is not None and given is not query:
-                raise ValueError(f"{who}: argument '{arg}' expected None or query itself (self-attention only), "
-                                 f"got another tensor")
+            if given is not None and given is not query and not _same_values(given, query):
+                raise ValueError(f"{who}: argument '{arg}' expected None or a tensor equal to query "
+                                 f"(self-attention only), got another tensor")
         if attn_mask is not None:
             attn_mask = _convert_attention_mask(who, attn_mask, query.dtype)
         return IF.fused_multi_head_attention(

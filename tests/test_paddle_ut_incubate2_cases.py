@@ -1,0 +1,78 @@
+"""Cases found by re-running the dygraph parts of PaddlePaddle's own unit tests for
+paddle.incubate a second time (test_fused_attention_op_api, test_fused_feedforward_op,
+test_fused_matmul_bias, test_fused_dropout_add_op, test_fused_rotary_position_embedding,
+test_softmax_mask_fuse(_upper_triangle)_op, test_graph_send_recv_op, test_lbfgs / bfgs,
+test/asp test_asp_utils, test/autograd test_primapi) against eager, each checked against
+the real Paddle 2.6.2 where its CPU build runs them, else against the tests' NumPy
+references.
+
+What they found (one test per bug below; each failed before its fix):
+- incubate.nn.FusedMultiHeadAttention refused key/value tensors that are copies of
+  the query (test_fused_attention_op_api calls ``attn(to_tensor(q), to_tensor(q),
+  to_tensor(q), mask)``); Paddle ignores key and value. Now a tensor equal to the
+  query is taken; a different one is still refused (self-attention only).
+
+Checked and in agreement (no change): fused_dropout_add / FusedDropoutAdd against
+dropout + add under the same seed (all modes, p in {0, .5, .9, 1}, training or not,
+gradients); fused_matmul_bias with trans_x/trans_y and bias or not (values and
+gradients), FusedLinear/fused_linear with transpose_weight and zero rows;
+fused_rotary_position_embedding (neox and rotate-half, position_ids, MQA/GQA
+shapes, no sin/cos) against the test's reference; FusedMultiHeadAttention against
+the test's NumPy reference (float/int64/no mask, pre/post layer norm, bias_attr
+False, transpose_qkv_wb); softmax_mask_fuse(_upper_triangle); graph_send_recv /
+send_u_recv values (float, int32, out_size) and gradients (against Paddle 2.6.2);
+minimize_bfgs / minimize_lbfgs (quadratics, Rosenbrock, float64, initial inverse
+Hessian good and bad, int dtype refused); asp masks (check/get 1d/2d, density,
+create_mask, check_sparsity); the fused layers' argument errors.
+
+Paddle quirks kept out (eager keeps its answer): Paddle 2.6.2's CPU build has no
+kernel for fused_dropout_add, fused_gemm_epilogue (fused_matmul_bias, fused_linear),
+fused_attention, fused_feedforward, fused_rotary_position_embedding or the softmax
+mask fuses (its tests skip without CUDA); its CPU softmax_mask_fuse gives 1e-29
+instead of 0 under a -10000 mask; minimize_lbfgs fails under NumPy 2 (float() of a
+1-element array); incubate.autograd.grad / forward_grad assert static mode
+(documented); the layer constructors take dropout_rate=-1 and fail later.
+"""
+import numpy as np
+import pytest
+
+import eager
+
+pytestmark = pytest.mark.usefixtures("device")
+
+IN = eager.incubate.nn
+
+
+def _layer_norm(x, w, b, eps=1e-5):
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * w + b
+
+
+def _softmax(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def test_fused_multi_head_attention_takes_copies_of_the_query_as_key_and_value():
+    rng = np.random.default_rng(0)
+    batch, seq, heads, head_dim = 2, 3, 2, 2
+    embed = heads * head_dim
+    q = rng.random((batch, seq, embed)).astype("float32")
+    mask = ((np.tril(np.ones((batch, heads, seq, seq))) - 1.0) * 1e9)
+    attn = IN.FusedMultiHeadAttention(embed, heads, 0.0, 0.0)
+    out = attn(eager.to_tensor(q), eager.to_tensor(q), eager.to_tensor(q), eager.to_tensor(mask))
+    # the test's reference: post layer norm, qkv weight [3, heads, head_dim, embed]
+    qkv_w = attn.qkv_weight.numpy().transpose(3, 0, 1, 2).reshape(embed, -1)
+    x = q.astype("float64")
+    qkv = (x @ qkv_w + attn.qkv_bias.numpy().reshape(-1)).reshape(batch, seq, 3, heads, head_dim)
+    qkv = qkv.transpose(2, 0, 3, 1, 4)
+    scores = qkv[0] @ qkv[1].transpose(0, 1, 3, 2) / np.sqrt(head_dim) + mask
+    heads_out = (_softmax(scores) @ qkv[2]).transpose(0, 2, 1, 3).reshape(batch, seq, embed)
+    ref = _layer_norm(x + heads_out @ attn.linear_weight.numpy() + attn.linear_bias.numpy(),
+                      attn.ln_scale.numpy(), attn.ln_bias.numpy())
+    np.testing.assert_allclose(out.numpy(), ref, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="argument 'value' expected None or a tensor equal to query"):
+        attn(eager.to_tensor(q), eager.to_tensor(q), eager.to_tensor(q + 1))
+    with pytest.raises(ValueError, match="argument 'key' expected None or a tensor equal to query"):
+        attn(eager.to_tensor(q), eager.to_tensor(q[:, :2]))
