@@ -11,6 +11,9 @@ What they found (one test per bug below; each failed before its fix):
   the query (test_fused_attention_op_api calls ``attn(to_tensor(q), to_tensor(q),
   to_tensor(q), mask)``); Paddle ignores key and value. Now a tensor equal to the
   query is taken; a different one is still refused (self-attention only).
+- FusedFeedForward / FusedMultiHeadAttention extra_repr (the strings that
+  test_fused_transformer_encoder_layer spells out, and print(layer)) lacked
+  Paddle's epsilon, kdim, vdim, need_weights, dtype and name fields.
 
 Checked and in agreement (no change): fused_dropout_add / FusedDropoutAdd against
 dropout + add under the same seed (all modes, p in {0, .5, .9, 1}, training or not,
@@ -76,3 +79,13 @@ def test_fused_multi_head_attention_takes_copies_of_the_query_as_key_and_value()
         attn(eager.to_tensor(q), eager.to_tensor(q), eager.to_tensor(q + 1))
     with pytest.raises(ValueError, match="argument 'key' expected None or a tensor equal to query"):
         attn(eager.to_tensor(q), eager.to_tensor(q[:, :2]))
+
+
+def test_fused_layers_extra_repr_is_paddles():
+    # strings from Paddle 2.6.2
+    ffn = IN.FusedFeedForward(4, 8, 0.1, activation="gelu", act_dropout_rate=0.2, normalize_before=True, name="ff")
+    assert ffn.extra_repr() == ("d_model=4, dim_feedforward=8, dropout_rate=0.1, epsilon=1e-05, activation=gelu, "
+                                "act_dropout_rate=0.2, normalize_before=True, dtype=float32, name=ff")
+    attn = IN.FusedMultiHeadAttention(4, 2, 0.1, 0.2, normalize_before=True)
+    assert attn.extra_repr() == ("embed_dim=4, num_heads=2, dropout_rate=0.1, attn_dropout_rate=0.2, epsilon=1e-05, "
+                                 "kdim=None, vdim=None, normalize_before=True, need_weights=False, dtype=float32")

@@ -153,6 +153,13 @@ class FusedBiasDropoutResidualLayerNorm(Layer):
         return f"embed_dim={self.embed_dim}, dropout_rate={self.dropout_rate}, epsilon={self._epsilon}"
 
 
+def _dtype_and_name(layer) -> str:
+    """The tail of Paddle's extra_repr for the fused attention and feed-forward
+    layers: ``dtype=float32`` and, when named, ``, name=...``."""
+    name = f", name={layer.name}" if layer.name else ""
+    return f"dtype={layer._dtype.numpy_dtype.name}{name}"
+
+
 def _same_values(other, query) -> bool:
     """Whether ``other`` holds query's values: Paddle's fused layer ignores key
     and value, and its own tests pass copies of the query there (``attn(to_tensor(x),
@@ -237,8 +244,9 @@ class FusedMultiHeadAttention(Layer):
 
     def extra_repr(self) -> str:
         return (f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout_rate={self.dropout_rate}, "
-                f"attn_dropout_rate={self.attn_dropout_rate}, epsilon={self._epsilon}, "
-                f"normalize_before={self.normalize_before}")
+                f"attn_dropout_rate={self.attn_dropout_rate}, epsilon={self._epsilon}, kdim={self.kdim}, "
+                f"vdim={self.vdim}, normalize_before={self.normalize_before}, need_weights={self.need_weights}, "
+                f"{_dtype_and_name(self)}")
 
 
 class FusedFeedForward(Layer):
@@ -298,8 +306,9 @@ class FusedFeedForward(Layer):
 
     def extra_repr(self) -> str:
         return (f"d_model={self._d_model}, dim_feedforward={self._dim_feedforward}, "
-                f"dropout_rate={self._dropout_rate}, activation={self._act_method}, "
-                f"act_dropout_rate={self._act_dropout_rate}, normalize_before={self._normalize_before}")
+                f"dropout_rate={self._dropout_rate}, epsilon={self._epsilon}, activation={self._act_method}, "
+                f"act_dropout_rate={self._act_dropout_rate}, normalize_before={self._normalize_before}, "
+                f"{_dtype_and_name(self)}")
 
 
 class FusedTransformerEncoderLayer(Layer):
