@@ -14,6 +14,12 @@ What they found (one test per bug below; each failed before its fix):
 - FusedFeedForward / FusedMultiHeadAttention extra_repr (the strings that
   test_fused_transformer_encoder_layer spells out, and print(layer)) lacked
   Paddle's epsilon, kdim, vdim, need_weights, dtype and name fields.
+- incubate.asp.prune_model pruned weights whose input dimension is shorter than m
+  (a Conv2D with 3 input channels, a Linear with 3 inputs); Paddle leaves them
+  dense with a warning, and test_asp_pruning_dynamic / test_asp_optimize_dynamic
+  check that they are not n:m sparse.
+- amp.GradScaler.minimize refused the optimizer incubate.asp.decorate returns
+  (test_asp_optimize_dynamic's AMP training).
 
 Checked and in agreement (no change): fused_dropout_add / FusedDropoutAdd against
 dropout + add under the same seed (all modes, p in {0, .5, .9, 1}, training or not,
@@ -36,6 +42,8 @@ instead of 0 under a -10000 mask; minimize_lbfgs fails under NumPy 2 (float() of
 1-element array); incubate.autograd.grad / forward_grad assert static mode
 (documented); the layer constructors take dropout_rate=-1 and fail later.
 """
+import warnings
+
 import numpy as np
 import pytest
 
@@ -89,3 +97,56 @@ def test_fused_layers_extra_repr_is_paddles():
     attn = IN.FusedMultiHeadAttention(4, 2, 0.1, 0.2, normalize_before=True)
     assert attn.extra_repr() == ("embed_dim=4, num_heads=2, dropout_rate=0.1, attn_dropout_rate=0.2, epsilon=1e-05, "
                                  "kdim=None, vdim=None, normalize_before=True, need_weights=False, dtype=float32")
+
+
+class _ConvNet(eager.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = eager.nn.Conv2D(3, 2, 3, padding=2)
+        self.linear1 = eager.nn.Linear(2 * 6 * 6, 8)
+        self.linear2 = eager.nn.Linear(8, 4)
+
+    def forward(self, img):
+        return self.linear2(self.linear1(eager.flatten(self.conv1(img), start_axis=1)))
+
+
+@pytest.mark.parametrize("algo", ["mask_1d", "mask_2d_best", "mask_2d_greedy"])
+def test_asp_leaves_weights_with_fewer_inputs_than_m_dense(algo):
+    asp = eager.incubate.asp
+    net = _ConvNet()
+    conv_before = net.conv1.weight.numpy().copy()
+    with pytest.warns(UserWarning, match=r"is not pruned because dimension 1 of \[2, 3, 3, 3\] is smaller than m=4"):
+        masks = asp.prune_model(net, mask_algo=algo, with_mask=False)
+    np.testing.assert_array_equal(net.conv1.weight.numpy(), conv_before)
+    np.testing.assert_array_equal(masks[net.conv1.weight.name], np.ones([2, 3, 3, 3]))
+    assert not asp.check_sparsity(net.conv1.weight.numpy().T, n=2, m=4)
+    check = asp.CheckMethod.CHECK_1D if algo == "mask_1d" else asp.CheckMethod.CHECK_2D
+    for linear in (net.linear1, net.linear2):
+        assert asp.check_sparsity(linear.weight.numpy().T, func_name=check, n=2, m=4)
+    small = eager.nn.Linear(3, 8)
+    with pytest.warns(UserWarning, match=r"dimension 0 of \[3, 8\] is smaller than m=4"):
+        asp.prune_model(small, with_mask=False)
+    assert (small.weight.numpy() != 0).all()
+
+
+def test_grad_scaler_minimize_takes_an_asp_decorated_optimizer():
+    asp = eager.incubate.asp
+    net = _ConvNet()
+    opt = asp.decorate(eager.optimizer.SGD(learning_rate=0.01, parameters=net.parameters()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # conv1 stays dense (tested above)
+        asp.prune_model(net)
+    rng = np.random.default_rng(1)
+    imgs = eager.to_tensor(rng.standard_normal((4, 3, 4, 4)).astype("float32"))
+    scaler = eager.amp.GradScaler(init_loss_scaling=1024)
+    with eager.amp.auto_cast(enable=True):
+        loss = net(imgs).square().mean()
+    scaled = scaler.scale(loss)
+    scaled.backward()
+    before = net.linear1.weight.numpy().copy()
+    scaler.minimize(opt, scaled)
+    opt.clear_grad()
+    after = net.linear1.weight.numpy()
+    assert not np.array_equal(after, before)
+    assert ((before == 0) <= (after == 0)).all()       # pruned entries stay zero after the step
+    assert asp.check_sparsity(after.T, n=2, m=4)
