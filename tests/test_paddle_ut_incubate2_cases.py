@@ -20,6 +20,8 @@ What they found (one test per bug below; each failed before its fix):
   check that they are not n:m sparse.
 - amp.GradScaler.minimize refused the optimizer incubate.asp.decorate returns
   (test_asp_optimize_dynamic's AMP training).
+- the module path paddle.incubate.asp.utils (test_asp_utils) was missing: now the
+  mask helpers are there too.
 
 Checked and in agreement (no change): fused_dropout_add / FusedDropoutAdd against
 dropout + add under the same seed (all modes, p in {0, .5, .9, 1}, training or not,
@@ -150,3 +152,11 @@ def test_grad_scaler_minimize_takes_an_asp_decorated_optimizer():
     assert not np.array_equal(after, before)
     assert ((before == 0) <= (after == 0)).all()       # pruned entries stay zero after the step
     assert asp.check_sparsity(after.T, n=2, m=4)
+
+
+def test_asp_utils_module_path():
+    from eager.incubate.asp import utils
+    x = np.array([[1.0, 0.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0, 1.0]])
+    assert utils.check_mask_1d(x, 2, 4) and not utils.check_mask_1d(x, 3, 4)
+    assert utils.calculate_density(x) == pytest.approx(7 / 15)
+    assert utils.create_mask is eager.incubate.asp.create_mask
