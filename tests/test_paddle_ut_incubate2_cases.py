@@ -158,5 +158,5 @@ def test_asp_utils_module_path():
     from eager.incubate.asp import utils
     x = np.array([[1.0, 0.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0, 1.0]])
     assert utils.check_mask_1d(x, 2, 4) and not utils.check_mask_1d(x, 3, 4)
-    assert utils.calculate_density(x) == pytest.approx(7 / 15)
+    assert utils.calculate_density(x) == pytest.approx(8 / 15)
     assert utils.create_mask is eager.incubate.asp.create_mask
