@@ -20,6 +20,10 @@ What they found (one test per bug below; each failed before its fix):
   check that they are not n:m sparse.
 - amp.GradScaler.minimize refused the optimizer incubate.asp.decorate returns
   (test_asp_optimize_dynamic's AMP training).
+- incubate.segment_* / geometric.segment_* with float segment_ids, and
+  send_u_recv / graph_send_recv with a float dst_index, raised TypeError only;
+  Paddle 2.6.2's kernels raise ValueError: now both (as the sampling and
+  reindex ids already did).
 - the module path paddle.incubate.asp.utils (test_asp_utils) was missing: now the
   mask helpers are there too.
 
@@ -160,3 +164,18 @@ def test_asp_utils_module_path():
     assert utils.check_mask_1d(x, 2, 4) and not utils.check_mask_1d(x, 3, 4)
     assert utils.calculate_density(x) == pytest.approx(8 / 15)
     assert utils.create_mask is eager.incubate.asp.create_mask
+
+
+@pytest.mark.parametrize("name", ["segment_sum", "segment_mean", "segment_max", "segment_min"])
+def test_segment_ids_of_a_float_dtype_raise_value_error_too(name):
+    data = eager.to_tensor(np.ones([3, 2], "float32"))
+    with pytest.raises(ValueError, match=f"{name}: argument 'segment_ids' expected an int32 or int64 Tensor"):
+        getattr(eager.incubate, name)(data, eager.to_tensor([0.0, 0.0, 1.0]))
+    with pytest.raises(TypeError):
+        getattr(eager.geometric, name)(data, eager.to_tensor([0.0, 0.0, 1.0]))
+
+
+def test_graph_send_recv_float_dst_index_raises_value_error_too():
+    x = eager.to_tensor(np.ones([3, 2], "float32"))
+    with pytest.raises(ValueError, match="argument 'dst_index' expected an int32 or int64 Tensor"):
+        eager.incubate.graph_send_recv(x, eager.to_tensor([0, 1, 2]), eager.to_tensor([0.0, 1.0, 2.0]))
