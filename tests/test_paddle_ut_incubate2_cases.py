@@ -24,6 +24,9 @@ What they found (one test per bug below; each failed before its fix):
   send_u_recv / graph_send_recv with a float dst_index, raised TypeError only;
   Paddle 2.6.2's kernels raise ValueError: now both (as the sampling and
   reindex ids already did).
+- incubate.autograd.Hessian(is_batched=True) refused a func returning [B] (one
+  value per batch row, e.g. ``sum(x * x, axis=-1)``); Paddle 2.6.2 takes it as
+  [B, 1].
 - the module path paddle.incubate.asp.utils (test_asp_utils) was missing: now the
   mask helpers are there too.
 
@@ -179,3 +182,15 @@ def test_graph_send_recv_float_dst_index_raises_value_error_too():
     x = eager.to_tensor(np.ones([3, 2], "float32"))
     with pytest.raises(ValueError, match="argument 'dst_index' expected an int32 or int64 Tensor"):
         eager.incubate.graph_send_recv(x, eager.to_tensor([0, 1, 2]), eager.to_tensor([0.0, 1.0, 2.0]))
+
+
+def test_batched_hessian_takes_a_function_returning_one_value_per_row():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 3))
+    hess = eager.incubate.autograd.Hessian(lambda t: eager.sum(t * t * t, axis=-1), eager.to_tensor(x),
+                                           is_batched=True)
+    ref = np.stack([np.diag(6.0 * row) for row in x])            # d2/dx2 of sum x^3
+    assert hess.shape == (2, 3, 3)                                # a tuple, as Paddle's
+    np.testing.assert_allclose(hess[:].numpy(), ref, rtol=1e-12)
+    with pytest.raises(ValueError, match=r"func expected to return a Tensor of shape \[2, 1\] or \[2\], got \[2, 2\]"):
+        eager.incubate.autograd.Hessian(lambda t: t[:, :2] * 1.0, eager.to_tensor(x), is_batched=True)[:]
