@@ -600,7 +600,7 @@ def test_graph_khop_sampler_samples_real_edges(rng):
 
 def test_graph_khop_sampler_errors():
     with pytest.raises(ValueError, match="graph_khop_sampler: argument 'sample_sizes' expected a non-empty list"):
-        incubate.graph_khop_sampler(_t(_ROW), _t(_COLPTR), _t(np.array([0])), [0])
+        incubate.graph_khop_sampler(_t(_ROW), _t(_COLPTR), _t(np.array([0])), [-1])
     with pytest.raises(ValueError, match="argument 'sorted_eids' expected a Tensor when return_eids=True"):
         incubate.graph_khop_sampler(_t(_ROW), _t(_COLPTR), _t(np.array([0])), [1], return_eids=True)
     with pytest.raises(ValueError, match="none of the input nodes has a neighbor"):

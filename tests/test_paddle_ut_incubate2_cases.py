@@ -27,6 +27,12 @@ What they found (one test per bug below; each failed before its fix):
 - incubate.autograd.Hessian(is_batched=True) refused a func returning [B] (one
   value per batch row, e.g. ``sum(x * x, axis=-1)``); Paddle 2.6.2 takes it as
   [B, 1].
+- incubate.graph_khop_sampler with an empty input_nodes died inside NumPy
+  ("need at least one array to concatenate"); Paddle raises ValueError for an
+  empty row, colptr or input_nodes (test_graph_khop_sampler's
+  test_for_null_pointer_error): now a clear ValueError naming the argument.
+- graph_khop_sampler refused a sample size of 0 for a later hop, which Paddle
+  2.6.2 takes (that hop samples nothing).
 - the module path paddle.incubate.asp.utils (test_asp_utils) was missing: now the
   mask helpers are there too.
 
@@ -194,3 +200,25 @@ def test_batched_hessian_takes_a_function_returning_one_value_per_row():
     np.testing.assert_allclose(hess[:].numpy(), ref, rtol=1e-12)
     with pytest.raises(ValueError, match=r"func expected to return a Tensor of shape \[2, 1\] or \[2\], got \[2, 2\]"):
         eager.incubate.autograd.Hessian(lambda t: t[:, :2] * 1.0, eager.to_tensor(x), is_batched=True)[:]
+
+
+_ROW = np.array([1, 2, 0, 2, 0, 1])
+_COLPTR = np.array([0, 2, 4, 6])
+
+
+@pytest.mark.parametrize("arg", ["row", "colptr", "input_nodes"])
+def test_graph_khop_sampler_refuses_empty_inputs_clearly(arg):
+    given = {"row": eager.to_tensor(_ROW), "colptr": eager.to_tensor(_COLPTR), "input_nodes": eager.to_tensor([0, 2])}
+    given[arg] = eager.to_tensor(np.zeros([0], "int64"))
+    with pytest.raises(ValueError, match=f"graph_khop_sampler: argument '{arg}' expected a non-empty Tensor, "
+                                         r"got shape \[0\]"):
+        eager.incubate.graph_khop_sampler(given["row"], given["colptr"], given["input_nodes"], [2])
+
+
+def test_graph_khop_sampler_takes_a_later_hop_of_size_zero():
+    # every node has exactly two neighbors, so sampling two is deterministic; values from Paddle 2.6.2
+    out = eager.incubate.graph_khop_sampler(eager.to_tensor(_ROW), eager.to_tensor(_COLPTR), eager.to_tensor([0, 2]),
+                                            [2, 0])
+    assert [t.numpy().ravel().tolist() for t in out] == [[2, 1, 0, 2], [0, 0, 1, 1], [0, 2, 1], [0, 1]]
+    with pytest.raises(ValueError, match="none of the input nodes has a neighbor"):
+        eager.incubate.graph_khop_sampler(eager.to_tensor(_ROW), eager.to_tensor(_COLPTR), eager.to_tensor([0]), [0])
