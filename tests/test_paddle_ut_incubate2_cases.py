@@ -33,6 +33,9 @@ What they found (one test per bug below; each failed before its fix):
   test_for_null_pointer_error): now a clear ValueError naming the argument.
 - graph_khop_sampler refused a sample size of 0 for a later hop, which Paddle
   2.6.2 takes (that hop samples nothing).
+- incubate.nn.functional.fused_layer_norm refused float32 norm_weight/norm_bias
+  for a float16 x, the combination Paddle's own example uses (its kernel keeps
+  layer-norm parameters in float32): now normalized in float32 and rounded once.
 - the module path paddle.incubate.asp.utils (test_asp_utils) was missing: now the
   mask helpers are there too.
 
@@ -222,3 +225,22 @@ def test_graph_khop_sampler_takes_a_later_hop_of_size_zero():
     assert [t.numpy().ravel().tolist() for t in out] == [[2, 1, 0, 2], [0, 0, 1, 1], [0, 2, 1], [0, 1]]
     with pytest.raises(ValueError, match="none of the input nodes has a neighbor"):
         eager.incubate.graph_khop_sampler(eager.to_tensor(_ROW), eager.to_tensor(_COLPTR), eager.to_tensor([0]), [0])
+
+
+@pytest.mark.parametrize("dtype, ulp", [("float16", 2.0 ** -10), ("bfloat16", 2.0 ** -7)])
+def test_fused_layer_norm_takes_float32_parameters_for_a_half_x(dtype, ulp, device):
+    if dtype == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+        if device != "cpu":
+            pytest.skip("bfloat16 lives on the CPU only")
+    rng = np.random.default_rng(4)
+    x32, w, b = rng.standard_normal((4, 8)), rng.standard_normal(8), rng.standard_normal(8)
+    x = eager.cast(eager.to_tensor(x32.astype("float32")), dtype)
+    out, residual_out, mean, variance = eager.incubate.nn.functional.fused_layer_norm(
+        x, eager.to_tensor(w.astype("float32")), eager.to_tensor(b.astype("float32")), 1e-6, begin_norm_axis=1)
+    assert out.dtype == x.dtype and residual_out is None and mean.dtype == eager.float32
+    h = eager.cast(x, "float32").numpy().astype("float64")
+    ref = (h - h.mean(-1, keepdims=True)) / np.sqrt(h.var(-1, keepdims=True) + 1e-6) * w.astype("float32") \
+        + b.astype("float32")
+    got = eager.cast(out, "float32").numpy()
+    assert np.all(np.abs(got - ref) <= ulp * np.maximum(np.abs(ref), 1.0))     # one rounding to x's dtype
