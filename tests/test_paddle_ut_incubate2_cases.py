@@ -36,6 +36,10 @@ What they found (one test per bug below; each failed before its fix):
 - incubate.nn.functional.fused_layer_norm refused float32 norm_weight/norm_bias
   for a float16 x, the combination Paddle's own example uses (its kernel keeps
   layer-norm parameters in float32): now normalized in float32 and rounded once.
+- the module paths paddle.incubate.nn.layer.fused_transformer / fused_dropout_add
+  / fused_dropout_nd / fused_ec_moe / fused_linear, from which Paddle's own tests
+  import the layers (test_fused_attention_op_api, test_fused_dropout_add_op),
+  were missing.
 - the module path paddle.incubate.asp.utils (test_asp_utils) was missing: now the
   mask helpers are there too.
 
@@ -244,3 +248,21 @@ def test_fused_layer_norm_takes_float32_parameters_for_a_half_x(dtype, ulp, devi
         + b.astype("float32")
     got = eager.cast(out, "float32").numpy()
     assert np.all(np.abs(got - ref) <= ulp * np.maximum(np.abs(ref), 1.0))     # one rounding to x's dtype
+
+
+def test_incubate_nn_layer_module_paths():
+    from eager.incubate.nn.layer.fused_dropout_add import FusedDropoutAdd
+    from eager.incubate.nn.layer.fused_dropout_nd import FusedDropout
+    from eager.incubate.nn.layer.fused_ec_moe import FusedEcMoe
+    from eager.incubate.nn.layer.fused_linear import FusedLinear
+    from eager.incubate.nn.layer.fused_transformer import (FusedBiasDropoutResidualLayerNorm, FusedFeedForward,
+                                                           FusedMultiHeadAttention, FusedMultiTransformer,
+                                                           FusedTransformerEncoderLayer)
+    IN_ = eager.incubate.nn
+    assert (FusedDropoutAdd, FusedDropout, FusedEcMoe, FusedLinear) == (IN_.FusedDropoutAdd, IN_.FusedDropout,
+                                                                       IN_.FusedEcMoe, IN_.FusedLinear)
+    assert (FusedBiasDropoutResidualLayerNorm, FusedFeedForward, FusedMultiHeadAttention, FusedMultiTransformer,
+            FusedTransformerEncoderLayer) == (IN_.FusedBiasDropoutResidualLayerNorm, IN_.FusedFeedForward,
+                                              IN_.FusedMultiHeadAttention, IN_.FusedMultiTransformer,
+                                              IN_.FusedTransformerEncoderLayer)
+    assert IN_.layer.fused_linear.FusedLinear is IN_.FusedLinear

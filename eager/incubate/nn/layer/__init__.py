@@ -1,18 +1,24 @@
 """Paddle's ``paddle.incubate.nn`` layers over the fused functionals: the same
 constructor arguments, parameter names, shapes and layouts as Paddle's (a
 state_dict saved from Paddle's layers loads into these), and the same forward
-computation (see eager.incubate.nn.functional)."""
+computation (see eager.incubate.nn.functional). Paddle's file-named modules
+(``fused_transformer``, ``fused_dropout_add``, ``fused_dropout_nd``,
+``fused_ec_moe``, ``fused_linear``) hold the same classes, for scripts that
+import them from there; they load on first use."""
 from __future__ import annotations
 
-from ...generated import forward_api as _F
-from ...nn import functional as F
-from ...nn.functional.checks import check_positive_int
-from ...nn.initializer import Constant
-from ...nn.layer import Layer
-from ...nn.transformer import _convert_attention_mask, _param_attrs
-from ...tensor import Tensor
-from . import functional as IF
-from .functional import _checks
+import importlib
+import pkgutil
+
+from ....generated import forward_api as _F
+from ....nn import functional as F
+from ....nn.functional.checks import check_positive_int
+from ....nn.initializer import Constant
+from ....nn.layer import Layer
+from ....nn.transformer import _convert_attention_mask, _param_attrs
+from ....tensor import Tensor
+from .. import functional as IF
+from ..functional import _checks
 
 
 def _rate(who: str, arg: str, value) -> float:
@@ -501,3 +507,12 @@ class FusedEcMoe(Layer):
 
 __all__ = ["FusedBiasDropoutResidualLayerNorm", "FusedDropoutAdd", "FusedEcMoe", "FusedFeedForward", "FusedLinear",
            "FusedMultiHeadAttention", "FusedMultiTransformer", "FusedTransformerEncoderLayer"]
+
+# Paddle's file-named modules of this package (see the docstring), loaded on first use.
+_PADDLE_FILES = frozenset(module.name for module in pkgutil.iter_modules(__path__))
+
+
+def __getattr__(name):
+    if name in _PADDLE_FILES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'eager.incubate.nn.layer' has no attribute {name!r}")
