@@ -2,7 +2,9 @@
 paddle.incubate a second time (test_fused_attention_op_api, test_fused_feedforward_op,
 test_fused_matmul_bias, test_fused_dropout_add_op, test_fused_rotary_position_embedding,
 test_softmax_mask_fuse(_upper_triangle)_op, test_graph_send_recv_op, test_lbfgs / bfgs,
-test/asp test_asp_utils, test/autograd test_primapi) against eager, each checked against
+test_fused_transformer_encoder_layer, test_fused_bias_dropout_residual_layer_norm_op_api,
+test_graph_khop_sampler, test/asp test_asp_utils / test_asp_pruning_dynamic /
+test_asp_optimize_dynamic, test/autograd test_primapi) against eager, each checked against
 the real Paddle 2.6.2 where its CPU build runs them, else against the tests' NumPy
 references.
 
@@ -45,24 +47,44 @@ What they found (one test per bug below; each failed before its fix):
 
 Checked and in agreement (no change): fused_dropout_add / FusedDropoutAdd against
 dropout + add under the same seed (all modes, p in {0, .5, .9, 1}, training or not,
-gradients); fused_matmul_bias with trans_x/trans_y and bias or not (values and
-gradients), FusedLinear/fused_linear with transpose_weight and zero rows;
+gradients); FusedDropout (axis None/int/list, train/eval) against Paddle;
+fused_matmul_bias with trans_x/trans_y and bias or not (values and gradients),
+FusedLinear/fused_linear with transpose_weight and zero rows;
 fused_rotary_position_embedding (neox and rotate-half, position_ids, MQA/GQA
-shapes, no sin/cos) against the test's reference; FusedMultiHeadAttention against
-the test's NumPy reference (float/int64/no mask, pre/post layer norm, bias_attr
-False, transpose_qkv_wb); softmax_mask_fuse(_upper_triangle); graph_send_recv /
-send_u_recv values (float, int32, out_size) and gradients (against Paddle 2.6.2);
-minimize_bfgs / minimize_lbfgs (quadratics, Rosenbrock, float64, initial inverse
-Hessian good and bad, int dtype refused); asp masks (check/get 1d/2d, density,
-create_mask, check_sparsity); the fused layers' argument errors.
+shapes, no sin/cos) against the test's reference; FusedMultiHeadAttention (24
+configurations) and fused_multi_head_attention (768: masks, pre/post norm,
+add_residual, biases, both dropout modes in eval) against NumPy references;
+FusedTransformerEncoderLayer against nn.TransformerEncoderLayer with copied weights
+(values and input gradients); FusedBiasDropoutResidualLayerNorm;
+fused_rms_norm / fused_layer_norm (residual, bias, residual_alpha, begin_norm_axis)
+against the tests' formulas; FusedEcMoe parameters; softmax_mask_fuse(_upper_triangle);
+graph_send_recv / send_u_recv values (float, int32, out_size) and gradients and
+segment_* values and gradients with ties (against Paddle 2.6.2); graph_khop_sampler
+(test_sample_result with and without eids); minimize_bfgs / minimize_lbfgs
+(quadratics, Rosenbrock, float64, initial inverse Hessian good and bad, int dtype
+refused); asp masks (check/get 1d/2d, density, create_mask, check_sparsity), pruning
+and decorated training; incubate.autograd vjp/jvp/Jacobian/Hessian (36 + 23 calls);
+the fused layers' argument errors; LookAhead / ModelAverage argument errors.
 
 Paddle quirks kept out (eager keeps its answer): Paddle 2.6.2's CPU build has no
 kernel for fused_dropout_add, fused_gemm_epilogue (fused_matmul_bias, fused_linear),
-fused_attention, fused_feedforward, fused_rotary_position_embedding or the softmax
-mask fuses (its tests skip without CUDA); its CPU softmax_mask_fuse gives 1e-29
-instead of 0 under a -10000 mask; minimize_lbfgs fails under NumPy 2 (float() of a
-1-element array); incubate.autograd.grad / forward_grad assert static mode
-(documented); the layer constructors take dropout_rate=-1 and fail later.
+fused_attention, fused_feedforward, fused_rotary_position_embedding, rms_norm,
+fused_bias_residual_layernorm, fused_gate_attention or the softmax mask fuses (its
+tests skip without CUDA); its CPU softmax_mask_fuse gives 1e-29 instead of 0 under a
+-10000 mask; minimize_lbfgs fails under NumPy 2 (float() of a 1-element array);
+incubate.autograd.grad / forward_grad assert static mode, and integer inputs are
+differentiated in integer arithmetic (both documented); jvp through sin fails in
+Paddle's double grad; FusedDropout(mode='downscale_in_infer') always raises (Paddle
+renames the mode, then refuses the new name); FusedBiasDropoutResidualLayerNorm's
+extra_repr raises AttributeError; graph_khop_sampler aborts on sample size -1 or a
+0 between hops, and graph_sample_neighbors segfaults on an empty row; send_u_recv
+takes a float src_index; the fused_ec_moe and fused_matmul_bias docstring examples
+have mismatched shapes; the layer constructors take dropout_rate=-1 and fail later.
+
+Missing, GPU-only in Paddle 2.6.2 (documented in docs/incubate.md or not exported):
+variable_length_memory_efficient_attention, masked_multihead_attention,
+block_multihead_attention, fused_gate_attention; asp.ASPHelper (static-Program
+internals).
 """
 import warnings
 
