@@ -41,7 +41,8 @@ What they found (one test per bug below; each failed before its fix):
 - the module paths paddle.incubate.nn.layer.fused_transformer / fused_dropout_add
   / fused_dropout_nd / fused_ec_moe / fused_linear, from which Paddle's own tests
   import the layers (test_fused_attention_op_api, test_fused_dropout_add_op),
-  were missing.
+  were missing; so were the functional ones (fused_layer_norm, fused_rms_norm,
+  fused_transformer, fused_matmul_bias, ...), which scripts import from.
 - the module path paddle.incubate.asp.utils (test_asp_utils) was missing: now the
   mask helpers are there too.
 
@@ -288,3 +289,22 @@ def test_incubate_nn_layer_module_paths():
                                               IN_.FusedMultiHeadAttention, IN_.FusedMultiTransformer,
                                               IN_.FusedTransformerEncoderLayer)
     assert IN_.layer.fused_linear.FusedLinear is IN_.FusedLinear
+
+
+def test_incubate_nn_functional_module_paths_keep_the_functions_bound():
+    from eager.incubate.nn.functional.fused_dropout_add import fused_dropout_add
+    from eager.incubate.nn.functional.fused_ec_moe import fused_ec_moe
+    from eager.incubate.nn.functional.fused_layer_norm import fused_layer_norm
+    from eager.incubate.nn.functional.fused_matmul_bias import fused_linear, fused_linear_activation, fused_matmul_bias
+    from eager.incubate.nn.functional.fused_rms_norm import fused_rms_norm
+    from eager.incubate.nn.functional.fused_rotary_position_embedding import fused_rotary_position_embedding
+    from eager.incubate.nn.functional.fused_transformer import (fused_bias_dropout_residual_layer_norm,
+                                                                fused_feedforward, fused_multi_head_attention,
+                                                                fused_multi_transformer)
+    F = eager.incubate.nn.functional
+    found = [fused_dropout_add, fused_ec_moe, fused_layer_norm, fused_linear, fused_linear_activation, fused_matmul_bias,
+             fused_rms_norm, fused_rotary_position_embedding, fused_bias_dropout_residual_layer_norm,
+             fused_feedforward, fused_multi_head_attention, fused_multi_transformer]
+    assert all(callable(f) and getattr(F, f.__name__) is f for f in found)
+    out = F.fused_rms_norm(eager.to_tensor([[3.0, 4.0]]), eager.ones([2]), None, 0.0, 1)[0]
+    np.testing.assert_allclose(out.numpy(), [[3.0, 4.0]] / np.sqrt(12.5), rtol=1e-6)
