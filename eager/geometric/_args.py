@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 
 from ..composite import _paddle_api as _check
+from ..errors import ArgumentKindError
 from ..tensor import Tensor
 
 REDUCE_OPS = ("sum", "mean", "max", "min")
@@ -35,7 +36,8 @@ def index(op: str, arg: str, value, column: bool = False) -> np.ndarray:
     send_* ops allow)."""
     _check.tensor(op, arg, value)
     if value.dtype.value not in ("int32", "int64"):
-        raise TypeError(f"{op}: argument '{arg}' expected an int32 or int64 Tensor, got {value.dtype}")
+        # Paddle's kernels raise ValueError for ids of another dtype (segment_ids, dst_index): both
+        raise ArgumentKindError(f"{op}: argument '{arg}' expected an int32 or int64 Tensor, got {value.dtype}")
     if len(value.shape) != 1 and not (column and len(value.shape) == 2 and value.shape[1] == 1):
         wanted = "a 1-d Tensor (or [N, 1])" if column else "a 1-d Tensor"
         raise ValueError(f"{op}: argument '{arg}' expected {wanted}, got shape {list(value.shape)}")

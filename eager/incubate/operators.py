@@ -180,8 +180,9 @@ def graph_khop_sampler(row, colptr, input_nodes, sample_sizes, sorted_eids=None,
     """
     fn = "incubate.graph_khop_sampler"
     if not isinstance(sample_sizes, (list, tuple)) or not sample_sizes or not all(
-            isinstance(k, numbers.Integral) and not isinstance(k, bool) and k > 0 for k in sample_sizes):
-        raise ValueError(f"{fn}: argument 'sample_sizes' expected a non-empty list or tuple of positive ints, got "
+            isinstance(k, numbers.Integral) and not isinstance(k, bool) and k >= 0 for k in sample_sizes):
+        # 0 is taken (that hop samples nothing, as Paddle's kernel); a first hop of 0 fails below
+        raise ValueError(f"{fn}: argument 'sample_sizes' expected a non-empty list or tuple of ints >= 0, got "
                          f"{sample_sizes!r}")
     if not isinstance(return_eids, bool):
         raise TypeError(f"{fn}: argument 'return_eids' expected a bool, got {return_eids!r}")
@@ -190,6 +191,9 @@ def graph_khop_sampler(row, colptr, input_nodes, sample_sizes, sorted_eids=None,
     if not isinstance(input_nodes, Tensor) or not isinstance(row, Tensor):
         raise TypeError(f"{fn}: arguments 'row' and 'input_nodes' expected Tensors, got "
                         f"{type(row).__name__} and {type(input_nodes).__name__}")
+    for arg, value in (("row", row), ("colptr", colptr), ("input_nodes", input_nodes)):
+        if isinstance(value, Tensor) and value.size == 0:
+            raise ValueError(f"{fn}: argument '{arg}' expected a non-empty Tensor, got shape {value.shape}")
     nodes = np.asarray(input_nodes.numpy()).reshape(-1)  # a conversion point: the output's size depends on ids
     frontier = nodes[np.r_[True, nodes[1:] != nodes[:-1]]] if nodes.size else nodes
     frontiers, sampled, counts, edge_ids = [], [], [], []

@@ -8,6 +8,7 @@ weights: no sparse kernel runs (docs/incubate.md).
 >>> eager.incubate.asp.calculate_density(np.array([[0, 1], [2, 0]]))
 0.5
 """
+from . import utils
 from .asp import (OptimizerWithSparsityGuarantee, add_supported_layer, decorate, prune_model,
                   reset_excluded_layers, set_excluded_layers)
 from .masks import (CheckMethod, MaskAlgo, calculate_density, check_mask_1d, check_mask_2d, check_sparsity,

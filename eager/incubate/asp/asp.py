@@ -15,6 +15,7 @@ Program; the dynamic graph uses its one default program, so the same).
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 
@@ -34,13 +35,21 @@ def default_pruning(weight, m, n, func_name, param_name):
     of a Linear's ``[in, out]`` weight, the input channels of a Conv2D's
     ``[out, in, kh, kw]``): returns ``(pruned weight, mask)``, both NumPy arrays
     shaped like ``weight``. The signature every pruning function has (see
-    :func:`add_supported_layer`).
+    :func:`add_supported_layer`). A weight whose input dimension is shorter than
+    m stays dense (mask of ones), with a warning, as in Paddle: cuSparseLt cannot
+    run it sparse.
 
     >>> w = np.arange(1.0, 9.0).reshape(4, 2)
     >>> default_pruning(w, 4, 2, MaskAlgo.MASK_1D, "linear_0.w_0")[1].T
     array([[0., 0., 1., 1.],
            [0., 0., 1., 1.]])
     """
+    shape = np.shape(weight)
+    axis = {2: 0, 4: 1}.get(len(shape))
+    if axis is not None and shape[axis] < m:
+        warnings.warn(f"prune_model: {param_name} is not pruned because dimension {axis} of {list(shape)} is "
+                      f"smaller than m={m}", stacklevel=4)
+        return np.array(weight, copy=True), np.ones_like(weight)
     mask = create_mask(weight.T, func_name=func_name, n=n, m=m).T
     pruned = np.multiply(weight, mask)
     if not check_sparsity(pruned.T, CheckMethod.get_checking_method(func_name), n, m):
@@ -138,7 +147,9 @@ class OptimizerWithSparsityGuarantee:
     everything else is the wrapped optimizer's (made by :func:`decorate`)."""
 
     def __init__(self, optimizer):
-        self._optimizer = optimizer
+        # _inner_opt too: wrappers that take a wrapped optimizer (GradScaler.minimize/step,
+        # as fleet's HybridParallelOptimizer) find the real one there
+        self._optimizer = self._inner_opt = optimizer
 
     def __getattr__(self, item):
         return getattr(self._optimizer, item)

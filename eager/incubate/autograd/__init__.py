@@ -186,7 +186,7 @@ class Jacobian:
 class Hessian(Jacobian):
     """The Hessian matrix of a scalar ``func`` at ``xs`` (inputs flattened and
     concatenated): ``[N, N]``, or ``[B, N, N]`` with ``is_batched=True`` (func
-    then returns ``[B, 1]``).
+    then returns ``[B, 1]`` or ``[B]``).
 
     >>> x = eager.to_tensor([1.0, 2.0])
     >>> eager.incubate.autograd.Hessian(lambda x: (x ** 3).sum(), x)[:].numpy()
@@ -200,11 +200,14 @@ class Hessian(Jacobian):
         def gradient(*inputs):
             out = func(*inputs)
             wanted = [inputs[0].shape[0], 1] if batched else [1]
-            if not isinstance(out, Tensor) or (out.shape != wanted and out.size != (1 if not batched else -1)):
+            # one value (per batch row when batched): [B] and [B, 1] alike, as Paddle's Jacobian
+            # flattens func's output to [B, -1] before checking that its width is 1
+            if not isinstance(out, Tensor) or out.size != (wanted[0] if batched else 1) or \
+                    (batched and (not out.shape or out.shape[0] != wanted[0])):
                 # AutogradError: a ValueError, and the RuntimeError Paddle raises here
-                raise AutogradError(f"incubate.autograd.Hessian: func expected to return a Tensor of shape "
-                                 f"{wanted if batched else 'one element'}, got "
-                                 f"{getattr(out, 'shape', type(out).__name__)}")
+                expected = f"shape {wanted} or {wanted[:1]}" if batched else "one element"
+                raise AutogradError(f"incubate.autograd.Hessian: func expected to return a Tensor of {expected}, "
+                                    f"got {getattr(out, 'shape', type(out).__name__)}")
             with enable_grad():
                 grads = _grad(_F.sum(out), list(inputs), create_graph=True, allow_unused=True)
             flat = [_flat(_F.zeros(x.shape, x.dtype, x.place) if g is None else g, batched)

@@ -17,7 +17,13 @@ from . import _checks
 _composed = composed_in(_checks.NAMESPACE)
 
 
-def _prepare(fn: str, x, norm_weight, norm_bias, epsilon, begin_norm_axis, bias, residual, quant_scale) -> tuple:
+_HALF = (DataType.FLOAT16, DataType.BFLOAT16)
+
+
+def _prepare(fn: str, x, norm_weight, norm_bias, epsilon, begin_norm_axis, bias, residual, quant_scale,
+             float32_norm: bool = False) -> tuple:
+    """Checks the arguments; with ``float32_norm``, float32 norm parameters are
+    taken for a float16/bfloat16 x (Paddle's layer-norm kernels keep them so)."""
     _checks.floating(fn, "x", x)
     if isinstance(begin_norm_axis, bool) or not isinstance(begin_norm_axis, int) \
             or not -x.ndim <= begin_norm_axis < max(x.ndim, 1):
@@ -26,8 +32,9 @@ def _prepare(fn: str, x, norm_weight, norm_bias, epsilon, begin_norm_axis, bias,
     begin = begin_norm_axis % x.ndim
     normalized = list(x.shape[begin:])
     width = math.prod(normalized)
-    _checks.like(fn, "norm_weight", norm_weight, x, shape=[width])
-    _checks.like(fn, "norm_bias", norm_bias, x, shape=[width])
+    for arg, value in (("norm_weight", norm_weight), ("norm_bias", norm_bias)):
+        mixed = float32_norm and x.dtype in _HALF and value is not None and value.dtype == DataType.FLOAT32
+        _checks.like(fn, arg, value, value if mixed else x, shape=[width])
     _checks.like(fn, "bias", bias, x, shape=[x.shape[-1]])
     _checks.like(fn, "residual", residual, x, shape=x.shape)
     eps = _checks.positive(fn, "epsilon", epsilon)
@@ -42,7 +49,8 @@ def fused_layer_norm(x, norm_weight, norm_bias, epsilon, residual_alpha=1.0, beg
                      residual=None, quant_scale=-1, quant_round_type=0, quant_max_bound=0, quant_min_bound=0):
     """Layer normalization of ``h = x + bias + residual_alpha * residual`` over
     the axes from ``begin_norm_axis`` on; ``norm_weight``/``norm_bias`` are 1-d
-    (the product of those axes) or None (no scale / no shift).
+    (the product of those axes) or None (no scale / no shift); for a float16 or
+    bfloat16 x they may be float32 (as in Paddle's example).
 
     Returns Paddle's dynamic-graph tuple ``(out, residual_out, mean, variance)``:
     ``residual_out`` is ``h`` (None without ``residual``), ``mean`` and
@@ -58,7 +66,7 @@ def fused_layer_norm(x, norm_weight, norm_bias, epsilon, residual_alpha=1.0, beg
     """
     fn = "fused_layer_norm"
     begin, normalized, eps = _prepare(fn, x, norm_weight, norm_bias, epsilon, begin_norm_axis, bias, residual,
-                                      quant_scale)
+                                      quant_scale, float32_norm=True)
     alpha = _checks.number(fn, "residual_alpha", residual_alpha)
     h = x if bias is None else _F.add(x, bias)
     if residual is not None:
@@ -67,7 +75,12 @@ def fused_layer_norm(x, norm_weight, norm_bias, epsilon, residual_alpha=1.0, beg
             return h, None, None, None
     weight = None if norm_weight is None else _F.reshape(norm_weight, normalized)
     shift = None if norm_bias is None else _F.reshape(norm_bias, normalized)
-    out = F.layer_norm(h, normalized, weight, shift, eps)
+    if any(t is not None and t.dtype != h.dtype for t in (weight, shift)):
+        # float32 parameters of a float16/bfloat16 x: normalize in float32, as Paddle's kernel
+        # computes, and round once at the end
+        out = _F.cast(F.layer_norm(_F.cast(h, DataType.FLOAT32), normalized, weight, shift, eps), h.dtype)
+    else:
+        out = F.layer_norm(h, normalized, weight, shift, eps)
     axes = list(range(begin, x.ndim))
     rows = [math.prod(x.shape[:begin])]
     mean = _F.mean(h, axes, True)

@@ -1,16 +1,24 @@
 """Paddle's ``paddle.incubate.nn`` layers over the fused functionals: the same
 constructor arguments, parameter names, shapes and layouts as Paddle's (a
 state_dict saved from Paddle's layers loads into these), and the same forward
-computation (see eager.incubate.nn.functional)."""
+computation (see eager.incubate.nn.functional). Paddle's file-named modules
+(``fused_transformer``, ``fused_dropout_add``, ``fused_dropout_nd``,
+``fused_ec_moe``, ``fused_linear``) hold the same classes, for scripts that
+import them from there; they load on first use."""
 from __future__ import annotations
 
-from ...nn import functional as F
-from ...nn.functional.checks import check_positive_int
-from ...nn.initializer import Constant
-from ...nn.layer import Layer
-from ...nn.transformer import _convert_attention_mask, _param_attrs
-from . import functional as IF
-from .functional import _checks
+import importlib
+import pkgutil
+
+from ....generated import forward_api as _F
+from ....nn import functional as F
+from ....nn.functional.checks import check_positive_int
+from ....nn.initializer import Constant
+from ....nn.layer import Layer
+from ....nn.transformer import _convert_attention_mask, _param_attrs
+from ....tensor import Tensor
+from .. import functional as IF
+from ..functional import _checks
 
 
 def _rate(who: str, arg: str, value) -> float:
@@ -151,6 +159,21 @@ class FusedBiasDropoutResidualLayerNorm(Layer):
         return f"embed_dim={self.embed_dim}, dropout_rate={self.dropout_rate}, epsilon={self._epsilon}"
 
 
+def _dtype_and_name(layer) -> str:
+    """The tail of Paddle's extra_repr for the fused attention and feed-forward
+    layers: ``dtype=float32`` and, when named, ``, name=...``."""
+    name = f", name={layer.name}" if layer.name else ""
+    return f"dtype={layer._dtype.numpy_dtype.name}{name}"
+
+
+def _same_values(other, query) -> bool:
+    """Whether ``other`` holds query's values: Paddle's fused layer ignores key
+    and value, and its own tests pass copies of the query there (``attn(to_tensor(x),
+    to_tensor(x), to_tensor(x))``). Only reached when other is not query itself."""
+    return (isinstance(other, Tensor) and other.shape == query.shape and other.dtype == query.dtype
+            and bool(_F.equal_all(other, query)))
+
+
 class FusedMultiHeadAttention(Layer):
     """Self-attention as ``fused_multi_head_attention``, with Paddle's fused
     parameters: ``qkv_weight`` ``[3, num_heads, head_dim, embed_dim]`` (or
@@ -210,13 +233,13 @@ class FusedMultiHeadAttention(Layer):
 
     def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
         """Self-attention of ``query`` ``[batch, seq, embed_dim]``: ``key`` and
-        ``value`` must be None or ``query`` itself (the fused op attends over its
-        input only); ``cache`` must be None."""
+        ``value`` must be None, ``query`` itself or a tensor equal to it (the fused
+        op attends over its input only); ``cache`` must be None."""
         who = f"FusedMultiHeadAttention({self.full_name()})"
         for arg, given in (("key", key), ("value", value)):
-            if given is not None and given is not query:
-                raise ValueError(f"{who}: argument '{arg}' expected None or query itself (self-attention only), "
-                                 f"got another tensor")
+            if given is not None and given is not query and not _same_values(given, query):
+                raise ValueError(f"{who}: argument '{arg}' expected None or a tensor equal to query "
+                                 f"(self-attention only), got another tensor")
         if attn_mask is not None:
             attn_mask = _convert_attention_mask(who, attn_mask, query.dtype)
         return IF.fused_multi_head_attention(
@@ -227,8 +250,9 @@ class FusedMultiHeadAttention(Layer):
 
     def extra_repr(self) -> str:
         return (f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout_rate={self.dropout_rate}, "
-                f"attn_dropout_rate={self.attn_dropout_rate}, epsilon={self._epsilon}, "
-                f"normalize_before={self.normalize_before}")
+                f"attn_dropout_rate={self.attn_dropout_rate}, epsilon={self._epsilon}, kdim={self.kdim}, "
+                f"vdim={self.vdim}, normalize_before={self.normalize_before}, need_weights={self.need_weights}, "
+                f"{_dtype_and_name(self)}")
 
 
 class FusedFeedForward(Layer):
@@ -288,8 +312,9 @@ class FusedFeedForward(Layer):
 
     def extra_repr(self) -> str:
         return (f"d_model={self._d_model}, dim_feedforward={self._dim_feedforward}, "
-                f"dropout_rate={self._dropout_rate}, activation={self._act_method}, "
-                f"act_dropout_rate={self._act_dropout_rate}, normalize_before={self._normalize_before}")
+                f"dropout_rate={self._dropout_rate}, epsilon={self._epsilon}, activation={self._act_method}, "
+                f"act_dropout_rate={self._act_dropout_rate}, normalize_before={self._normalize_before}, "
+                f"{_dtype_and_name(self)}")
 
 
 class FusedTransformerEncoderLayer(Layer):
@@ -482,3 +507,12 @@ class FusedEcMoe(Layer):
 
 __all__ = ["FusedBiasDropoutResidualLayerNorm", "FusedDropoutAdd", "FusedEcMoe", "FusedFeedForward", "FusedLinear",
            "FusedMultiHeadAttention", "FusedMultiTransformer", "FusedTransformerEncoderLayer"]
+
+# Paddle's file-named modules of this package (see the docstring), loaded on first use.
+_PADDLE_FILES = frozenset(module.name for module in pkgutil.iter_modules(__path__))
+
+
+def __getattr__(name):
+    if name in _PADDLE_FILES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'eager.incubate.nn.layer' has no attribute {name!r}")
