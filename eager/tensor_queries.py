@@ -27,7 +27,6 @@ from .autograd.grad_mode import STATE as _grad_state
 from .autograd.inplace import check_inplace_leaf
 from .autograd.meta import AutogradMeta
 from .composite import _paddle_api as _check
-from .composite import creation as _creation
 from .composite.gather_scatter import fill_diagonal_tensor, index_fill
 from .generated import forward_api as _F
 from .tensor import Tensor
@@ -602,84 +601,6 @@ class TensorInfo:
         1
         """
         self.impl.bump_version()
-
-    def _offset(self) -> int:
-        """Paddle's private ``Tensor._offset()``: the byte offset of this tensor's first
-        element in its buffer (``offset``).
-
-        >>> eager.zeros([3, 4])._slice(1, 3)._offset()
-        16
-        """
-        return _dense("_offset", self).byte_offset
-
-    def _slice(self, begin_idx: int, end_idx: int) -> "Tensor":
-        """Paddle's private ``Tensor._slice(begin, end)``: rows ``begin`` to ``end`` of the
-        first axis as a tensor sharing this one's buffer, outside autograd (its
-        stop_gradient is True, as in Paddle).
-
-        >>> x = eager.zeros([3, 2])
-        >>> x._slice(1, 3)._is_shared_buffer_with(x)
-        True
-        """
-        impl = _dense("_slice", self)
-        begin = _check.integer("_slice", "begin_idx", begin_idx)
-        end = _check.integer("_slice", "end_idx", end_idx)
-        rows = impl.dims[0] if impl.dims else 0
-        if not 0 <= begin < end:
-            raise ValueError(f"_slice: expected 0 <= begin_idx < end_idx, got begin_idx={begin}, end_idx={end}")
-        if end > rows:
-            raise IndexError(f"_slice: argument 'end_idx' is {end}, past the {rows} rows of the first axis")
-        return Tensor(impl.share_buffer_with(impl.array[begin:end]))
-
-    def _is_shared_buffer_with(self, other) -> bool:
-        """Paddle's private ``Tensor._is_shared_buffer_with(other)``: whether the two
-        tensors' values live in one buffer (a view and its base do).
-
-        >>> x = eager.zeros([4])
-        >>> x._is_shared_buffer_with(x[1:]), x._is_shared_buffer_with(x.clone())
-        (True, False)
-        """
-        if not isinstance(other, Tensor):
-            raise TypeError(f"_is_shared_buffer_with: argument 'other' expected a Tensor, got {type(other).__name__}")
-        mine, theirs = _dense("_is_shared_buffer_with", self), _dense("_is_shared_buffer_with", other)
-        return bool(mine.initialized() and theirs.initialized() and mine.buffer_id == theirs.buffer_id)
-
-    def _copy_gradient_from(self, src) -> None:
-        """Paddle's private ``Tensor._copy_gradient_from(src)``: this tensor's gradient
-        becomes a copy of ``src``'s values (of this tensor's shape and dtype).
-
-        >>> w = eager.zeros([2])
-        >>> w._copy_gradient_from(eager.to_tensor([0.5, 0.5]))
-        >>> w.grad.numpy()
-        array([0.5, 0.5], dtype=float32)
-        """
-        if not isinstance(src, Tensor):
-            raise TypeError(f"_copy_gradient_from: argument 'src' expected a Tensor, got {type(src).__name__}")
-        self.grad = Tensor(_F.assign(src).impl)
-
-    def _grad_value(self):
-        """Paddle's private ``Tensor._grad_value()``: a :class:`DenseTensorHandle` on the
-        gradient's buffer (``np.array`` of it reads the values), None without one.
-
-        >>> w = eager.to_tensor([1.0, 2.0], stop_gradient=False)
-        >>> (w * 2).sum().backward()
-        >>> np.array(w._grad_value())
-        array([2., 2.], dtype=float32)
-        """
-        grad = self.grad
-        return None if grad is None else grad.get_tensor()
-
-    def _inplace_assign(self, y) -> None:
-        """Paddle's private ``Tensor._inplace_assign(y)`` (its dygraph-to-static tests use
-        it): y's values written into this tensor, as ``paddle.assign(y, self)``, so
-        gradients reach y, not the values overwritten.
-
-        >>> x = eager.zeros([2])
-        >>> x._inplace_assign(eager.to_tensor([1.0, 2.0]))
-        >>> x.numpy()
-        array([1., 2.], dtype=float32)
-        """
-        _creation.assign(y, self)
 
     def value(self):
         """This tensor itself (Paddle's ``Tensor.value()`` in dynamic mode).

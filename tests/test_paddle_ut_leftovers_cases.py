@@ -14,9 +14,7 @@
   kernel either, so they stay refused;
 - ``paddle.create_parameter(shape, 'complex64', default_initializer=...)`` was
   refused; Paddle 2.6.2 makes it (without an initializer a complex parameter is a
-  TypeError in both);
-- Paddle's private Tensor methods `_slice`, `_offset`, `_is_shared_buffer_with`,
-  `_copy_gradient_from`, `_grad_value`, `_inplace_assign` were missing (its tests call them).
+  TypeError in both).
 
 Checked and left: ``cumsum_()`` with axis=None flattens x in place in Paddle
 (eager raises, docs/autograd.md); every inplace method's defaults agree with
@@ -182,40 +180,3 @@ def test_create_parameter_of_a_complex_dtype_needs_an_initializer():
     with pytest.raises(TypeError, match="initializer"):
         eager.create_parameter([2], "complex64")
 
-
-# -- Paddle's private Tensor methods ---------------------------------------------------
-def test_private_slice_offset_and_shared_buffer():
-    x = _t(np.arange(12, dtype="float32").reshape(3, 4), stop_gradient=False)
-    s = x._slice(1, 3)
-    assert s.shape == [2, 4] and s.stop_gradient  # from Paddle 2.6.2
-    np.testing.assert_array_equal(s.numpy(), np.arange(4, 12, dtype="float32").reshape(2, 4))
-    assert s._is_shared_buffer_with(x) and x._is_shared_buffer_with(x)
-    assert not x._is_shared_buffer_with(x.clone())
-    assert x._offset() == 0 and s._offset() == 16  # from Paddle 2.6.2: one row of 4 float32
-    with pytest.raises(ValueError, match="_slice"):
-        x._slice(2, 2)
-    with pytest.raises(IndexError, match="end_idx"):
-        x._slice(2, 5)
-
-
-def test_private_gradient_methods():
-    w = _t(np.ones(3, "float32"), stop_gradient=False)
-    assert w._grad_value() is None
-    (w * 2).sum().backward()
-    np.testing.assert_array_equal(np.array(w._grad_value()), [2, 2, 2])
-    src = _t(np.full(3, 7, "float32"))
-    w._copy_gradient_from(src)
-    np.testing.assert_array_equal(w.grad.numpy(), [7, 7, 7])
-    src[0] = 1.0  # a copy: the gradient keeps its values
-    np.testing.assert_array_equal(w.grad.numpy(), [7, 7, 7])
-
-
-def test_private_inplace_assign_sends_gradients_to_the_assigned_value():
-    a = _t(np.ones(3, "float32"), stop_gradient=False)
-    b = _t(np.zeros(3, "float32"), stop_gradient=False)
-    c = b * 1
-    assert c._inplace_assign(a * 3) is None
-    np.testing.assert_array_equal(c.numpy(), [3, 3, 3])
-    c.sum().backward()
-    np.testing.assert_array_equal(a.grad.numpy(), [3, 3, 3])  # from Paddle 2.6.2
-    assert b.grad is None or not b.grad.numpy().any()  # the overwritten values get nothing
