@@ -15,7 +15,7 @@ from phi.common import DataType, Place, convert_dtype, convert_place
 from phi.common.scalar import to_int_array as _phi_to_int_array
 from phi.common.scalar import to_scalar as _phi_to_scalar
 from phi.common.tensor_kind import TensorKind
-from phi.core.errors import ArgumentKindError, PhiError
+from phi.core.errors import ArgumentKindError, PhiError, TensorArgumentError
 from phi.core.errors import describe_value as describe
 from phi.infermeta.checks import check_representable
 
@@ -83,9 +83,11 @@ def in_called(error: Exception, op: str) -> Exception:
     return type(error)(f"{op}: {text}")
 
 
-def bad_tensor(op: str, arg: str, value) -> TypeError:
+def bad_tensor(op: str, arg: str, value) -> TensorArgumentError:
+    """The error for a non-Tensor given for op's Tensor argument ``arg``: a TypeError
+    and a ValueError (TensorArgumentError), as Paddle's dygraph parser raises ValueError."""
     hint = " (convert it with eager.to_tensor)" if isinstance(value, (np.ndarray, list, tuple, numbers.Number)) else ""
-    return TypeError(f"{op}: argument '{arg}' expected a Tensor, got {describe(value)}{hint}")
+    return TensorArgumentError(f"{op}: argument '{arg}' expected a Tensor, got {describe(value)}{hint}")
 
 
 def scalar_tensor(value, like, op: str, arg: str):
@@ -103,8 +105,11 @@ def scalar_tensor(value, like, op: str, arg: str):
 
 
 def check_tensor_list(op: str, arg: str, value, tensor_type) -> list:
+    """``value`` as a list, or a TensorArgumentError (both TypeError and ValueError, as
+    Paddle's stack raises ValueError and concat TypeError) unless it is a list or tuple
+    of Tensors."""
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, tensor_type) for v in value):
-        raise TypeError(f"{op}: argument '{arg}' expected a list of Tensors, got {describe(value)}")
+        raise TensorArgumentError(f"{op}: argument '{arg}' expected a list of Tensors, got {describe(value)}")
     return list(value)
 
 

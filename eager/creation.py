@@ -122,6 +122,8 @@ def _to_host_array(data, target):
                 array = array.astype(np.int64)
     elif type(data).__module__.startswith("cupy"):
         array = data.get()
+    elif isinstance(getattr(data, "_tensor", None), Tensor):  # get_tensor()'s handle, base.Tensor()
+        array = np.array(data._tensor.numpy(), copy=True)
     else:
         raise ArgumentKindError(
             f"to_tensor: data expected a number, list, tuple, numpy array or Tensor, got "

@@ -51,6 +51,18 @@ class UnsupportedOptionError(NotImplementedError, ValueError):
     """
 
 
+class StateDictKeyError(RuntimeError, KeyError):
+    """A state dict given to ``set_state_dict`` lacks an entry the object
+    saves (a scheduler's ``last_epoch``, LinearWarmup's ``LinearWarmup_LR``).
+
+    A RuntimeError as Paddle's schedulers raise, and a KeyError as Paddle's
+    LinearWarmup raises for its inner schedule's entry; the message reads as a
+    RuntimeError's, not as a quoted key.
+    """
+
+    __str__ = RuntimeError.__str__
+
+
 class AnomalyError(FloatingPointError):
     """Anomaly mode found a NaN or Inf in an op's output or a gradient."""
 

@@ -449,12 +449,16 @@ def lstsq(x, y, rcond=None, driver=None, name=None) -> tuple:
     >>> [round(float(v), 4) for v in solution.numpy().ravel()], int(rank)
     ([1.3333, 1.3333], 2)
     """
-    _matrices("lstsq", "x", x)
-    _matrices("lstsq", "y", y)
+    for arg, value in (("x", x), ("y", y)):
+        if not isinstance(value, Tensor):
+            raise bad_tensor("lstsq", arg, value)
+    # Dtypes before shapes, and any dtype but float32/float64 a ValueError too, as Paddle checks them.
+    if x.dtype not in (DataType.FLOAT32, DataType.FLOAT64):
+        raise InvalidDtypeError(f"lstsq: argument 'x' expected a float32 or float64 tensor, got {x.dtype}")
     if y.dtype != x.dtype:
         raise InvalidDtypeError(f"lstsq: argument 'y' expected the dtype of x ({x.dtype}), got {y.dtype}")
-    if x.dtype not in (DataType.FLOAT32, DataType.FLOAT64):
-        raise TypeError(f"lstsq: argument 'x' expected a float32 or float64 tensor, got {x.dtype}")
+    _matrices("lstsq", "x", x)
+    _matrices("lstsq", "y", y)
     if y.shape[-2] != x.shape[-2]:
         raise ValueError(f"lstsq: argument 'y' expected {x.shape[-2]} rows (x is {x.shape}), got shape {y.shape}")
     if driver is None:

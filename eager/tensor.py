@@ -19,6 +19,7 @@ import numpy as np
 
 from phi import api as phi_api
 from phi.common import CPUPlace, CUDAPinnedPlace, DataType, GPUPlace, Place, TensorKind, convert_dtype
+from phi.core.errors import ArgumentKindError
 
 from .arguments import to_bool
 from .autograd.meta import AutogradMeta, is_owned_grad, own_grad
@@ -60,7 +61,8 @@ class Tensor:
     def size(self) -> int:
         return int(self.impl.numel)
 
-    def numel(self) -> int:
+    def numel(self, name=None) -> int:
+        """The element count as a Python int (``name`` is taken for Paddle's signature)."""
         return int(self.impl.numel)
 
     @property
@@ -80,7 +82,7 @@ class Tensor:
     @name.setter
     def name(self, value: str) -> None:
         if not isinstance(value, str):
-            raise TypeError(f"name: expected a str, got {type(value).__name__} {value!r}")
+            raise ArgumentKindError(f"name: expected a str, got {type(value).__name__} {value!r}")
         self._name = value
 
     @property
@@ -109,7 +111,7 @@ class Tensor:
     @stop_gradient.setter
     def stop_gradient(self, value: bool) -> None:
         if not isinstance(value, (bool, np.bool_)):
-            raise TypeError(f"stop_gradient: expected a bool, got {type(value).__name__} {value!r}")
+            raise ArgumentKindError(f"stop_gradient: expected a bool, got {type(value).__name__} {value!r}")
         value = bool(value)
         meta = self._meta
         if meta is None:
@@ -135,8 +137,8 @@ class Tensor:
     def grad(self, value) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"grad: expected a Tensor or None, got {type(value).__name__}")
-            if value.shape != self.shape or value.dtype != self.dtype:
+                raise ArgumentKindError(f"grad: expected a Tensor or None, got {type(value).__name__}")
+            if value.shape != self.shape or value.dtype != self.dtype and not self._is_master_grad(value):
                 raise ValueError(
                     f"grad: expected a tensor of {self.dtype}{self.shape}, got "
                     f"{value.dtype}{value.shape}"
@@ -149,6 +151,13 @@ class Tensor:
         if self._meta is None:
             self._meta = AutogradMeta(stop_gradient=True)
         self._meta.grad = value
+
+    def _is_master_grad(self, value) -> bool:
+        """Whether ``value`` may replace this float16/bfloat16 tensor's float32
+        ``.grad`` (amp's master_grad made it so): it has that gradient's dtype."""
+        meta = self._meta
+        current = None if meta is None else meta.grad
+        return current is not None and current.dtype == value.dtype and current.dtype != self.dtype
 
     def _grad_ivar(self):
         """The gradient, or None: Paddle's private ``Tensor._grad_ivar()``, which
@@ -221,20 +230,42 @@ class Tensor:
 
     # -- places ---------------------------------------------------------------
     def _copy_to(self, place: Place, blocking: bool = True) -> "Tensor":
-        """This tensor on ``place``: itself when it is there, else a copy that is a
-        new leaf with this tensor's stop_gradient (as Paddle's ``_copy_to(place,
-        blocking)``; copies here complete before the call returns)."""
+        """A copy of this tensor on ``place`` in a new buffer, also when it is there
+        already, as Paddle's private ``_copy_to(place, blocking)``: a new leaf with
+        stop_gradient=True that keeps ``persistable`` (copies here complete before
+        the call returns). ``cpu``/``cuda``/``to`` are the moves that keep
+        stop_gradient and return the tensor itself when nothing moves.
+
+        >>> x = eager.to_tensor([1.0], stop_gradient=False)
+        >>> y = x._copy_to(eager.CPUPlace(), True)
+        >>> y is x, y.stop_gradient
+        (False, True)
+        """
         _check_blocking("_copy_to", blocking)
-        if self.place == place:
-            return self
+        copy = self._placed_copy(place)
+        if getattr(self, "_persistable", False):
+            copy._persistable = True
+        return copy
+
+    def _placed_copy(self, place: Place) -> "Tensor":
+        """A new leaf tensor holding a copy of the values on ``place`` (dense for
+        selected rows, sparse COO/CSR staying of its kind)."""
         impl = self.impl
         if impl.kind is TensorKind.SELECTED_ROWS:
             impl = phi_api.selected_rows_to_dense(impl)
         if impl.kind is not TensorKind.DENSE:  # a sparse COO/CSR tensor moves as one of its kind
-            copy = Tensor(phi_api.sparse_copy_to(impl, place))
-        else:
-            copy = Tensor(phi_api.copy_to(impl, place))
+            return Tensor(phi_api.sparse_copy_to(impl, place))
+        return Tensor(phi_api.copy_to(impl, place))
+
+    def _moved_to(self, place: Place) -> "Tensor":
+        """This tensor on ``place``: itself when it is there, else a copy that is a
+        new leaf keeping stop_gradient and persistable (Paddle's ``cpu``/``cuda``/``to``)."""
+        if self.place == place:
+            return self
+        copy = self._placed_copy(place)
         copy.stop_gradient = self.stop_gradient
+        if getattr(self, "_persistable", False):
+            copy._persistable = True
         return copy
 
     def cuda(self, device_id=None, blocking: bool = True) -> "Tensor":
@@ -255,7 +286,7 @@ class Tensor:
             place = GPUPlace(device_id)
         else:
             raise ValueError(f"cuda: argument 'device_id' expected None or a non-negative int, got {device_id!r}")
-        return self._copy_to(parse_device("cuda", place))
+        return self._moved_to(parse_device("cuda", place))
 
     def cpu(self) -> "Tensor":
         """This tensor in (pageable) host memory: itself when it is there, else a
@@ -264,7 +295,7 @@ class Tensor:
         >>> eager.to_tensor([1.0]).cpu().place
         Place(cpu)
         """
-        return self._copy_to(CPUPlace())
+        return self._moved_to(CPUPlace())
 
     def pin_memory(self, blocking: bool = True) -> "Tensor":
         """This tensor in pinned (page-locked) host memory, from which a GPU copies
@@ -282,7 +313,7 @@ class Tensor:
         _check_blocking("pin_memory", blocking)
         if self.place.is_cuda_pinned_place():
             return self
-        return self._copy_to(parse_device("pin_memory", CUDAPinnedPlace()))
+        return self._moved_to(parse_device("pin_memory", CUDAPinnedPlace()))
 
     def to(self, *args, **kwargs) -> "Tensor":
         """This tensor on another device and/or of another dtype (Paddle's
@@ -297,7 +328,7 @@ class Tensor:
         """
         device, dtype, blocking = _to_arguments(args, kwargs)
         _check_blocking("to", blocking)
-        out = self if device is None else self._copy_to(parse_device("to", device))
+        out = self if device is None else self._moved_to(parse_device("to", device))
         if dtype is not None and out.dtype is not dtype:
             out = out.astype(dtype)
         return out

@@ -18,7 +18,7 @@ from phi import api as phi_api
 from phi.common import DataType
 from phi.common.tensor_kind import TensorKind
 from phi.core.dense_tensor import DenseTensor
-from phi.core.errors import ElementIndexError, InvalidArgumentError, PhiError, UnimplementedError
+from phi.core.errors import ElementIndexError, InvalidArgumentError, PhiError, TensorArgumentError, UnimplementedError
 from phi.infermeta.checks import check_representable
 
 from .arguments import OPERATOR_FALLBACKS, as_called, bad_tensor, has_sparse, in_called, sparse_operation, to_bool
@@ -977,13 +977,16 @@ def _operand(x: Tensor, other, op: str) -> Tensor:
         return other
     if _is_number(other):
         return _scalar_tensor(other, x.dtype, x.place, op)
-    if isinstance(other, (np.ndarray, list, tuple)):
-        return to_tensor(np.asarray(other), place=x.place)
+    if isinstance(other, np.ndarray):
+        return to_tensor(other, place=x.place)
     if type(other).__module__.startswith("cupy"):
         return to_tensor(other, place=x.place)
-    raise TypeError(
+    # A TypeError and the ValueError Paddle's operators raise ("argument (position 1) must be
+    # int, float, bool or Tensor"); Paddle refuses a list or tuple too.
+    hint = " (convert it with numpy.array or to_tensor)" if isinstance(other, (list, tuple)) else ""
+    raise TensorArgumentError(
         f"{op}: cannot combine a Tensor with {type(other).__name__}; expected a Tensor, a "
-        f"number or a numpy array"
+        f"number or a numpy array{hint}"
     )
 
 

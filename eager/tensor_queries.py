@@ -11,6 +11,7 @@ are recorded (wrap the fill in ``eager.no_grad()``, as initializers do).
 from __future__ import annotations
 
 import enum
+import hashlib
 import math
 import numbers
 
@@ -19,15 +20,17 @@ import numpy as np
 from phi.common import TensorKind
 from phi.common.data_type import dtype_name
 from phi.common.scalar import to_scalar
-from phi.core.errors import PhiError, UnsupportedDtypeError
+from phi.core import ArraySpec, DenseTensor
+from phi.core.errors import ArgumentKindError, PhiError, UnsupportedDtypeError
 from phi.infermeta.checks import broadcast_dims
 
-from .arguments import as_called, bad_tensor
+from .arguments import as_called, bad_tensor, to_bool, to_int
 from .autograd.grad_mode import STATE as _grad_state
 from .autograd.inplace import check_inplace_leaf
 from .autograd.meta import AutogradMeta
 from .composite import _paddle_api as _check
 from .composite.gather_scatter import fill_diagonal_tensor, index_fill
+from .creation import to_tensor
 from .generated import forward_api as _F
 from .tensor import Tensor
 
@@ -491,6 +494,29 @@ class DenseTensorHandle:
         return f"DenseTensorHandle(shape={self.shape()}, dtype={dtype_name(self._dtype())}, place={self._place()})"
 
 
+class LoDTensor(DenseTensorHandle):
+    """Paddle's ``paddle.base.Tensor()`` (its ``core.LoDTensor``) made on its own, as
+    dynamic-graph code and Paddle's Tensor tests use it: empty until ``set(array,
+    place)`` gives it the array's values, shape and dtype (a copy); ``np.array(t)``
+    reads them and ``eager.to_tensor(t)`` makes a Tensor of them.
+
+    >>> t = eager.base.Tensor()
+    >>> t.set(np.arange(6.0).reshape(2, 3), eager.CPUPlace())
+    >>> t.shape(), eager.to_tensor(t).dtype
+    ([2, 3], paddle.float64)
+    """
+
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__(Tensor(DenseTensor(ArraySpec((), np.float32))))
+
+    def set(self, array, place=None) -> None:
+        """Holds a copy of ``array`` (a NumPy array or Tensor, any shape and dtype) on
+        ``place`` (None: the default device)."""
+        self._tensor.impl = to_tensor(array, place=place).impl
+
+
 def _no_grad_tensor(op: str, x):
     if not x.stop_gradient:
         raise RuntimeError(f"{op}: Cannot apply function on a tensor that required gradient (stop_gradient "
@@ -602,6 +628,172 @@ class TensorInfo:
         """
         self.impl.bump_version()
 
+    # Paddle's private buffer-sharing methods (test_egr_python_api, sharding and
+    # recompute code): eager has one DenseTensor per buffer view, so "sharing the
+    # underlying tensor" is holding the same DenseTensor and "sharing the buffer"
+    # is holding a view of the same allocation.
+    def _share_buffer_to(self, dst) -> None:
+        """Makes ``dst`` hold this tensor's buffer (and dtype), keeping dst's shape,
+        as Paddle's private ``Tensor._share_buffer_to(dst)``: a write to either is
+        seen by the other; each keeps its own version counter.
+
+        >>> x, y = eager.ones([2, 3]), eager.zeros([3, 2])
+        >>> x._share_buffer_to(y)
+        >>> y._is_shared_buffer_with(x), y.shape
+        (True, [3, 2])
+        """
+        if not isinstance(dst, Tensor):
+            raise bad_tensor("_share_buffer_to", "dst", dst)
+        src = _dense("_share_buffer_to", self)
+        target = dst.impl
+        if target.kind is not TensorKind.DENSE:
+            _dense("_share_buffer_to", dst)  # its error for the other kinds
+        shape = target.dims if target.initialized() else src.dims
+        count = math.prod(shape)
+        if count != src.numel:
+            raise ValueError(f"_share_buffer_to: argument 'dst' has {count} elements (shape {list(shape)}), "
+                             f"this tensor's buffer holds {src.numel} (shape {list(src.dims)})")
+        array = src.array
+        target.array = array if tuple(shape) == array.shape else array.reshape(shape)
+
+    def _is_shared_buffer_with(self, other) -> bool:
+        """Whether ``other`` holds memory of the same allocation as this tensor (after
+        ``_share_buffer_to``, or a view of it), as Paddle's private method.
+
+        >>> x = eager.ones([4])
+        >>> x[1:]._is_shared_buffer_with(x), x._is_shared_buffer_with(eager.ones([4]))
+        (True, False)
+        """
+        if not isinstance(other, Tensor):
+            raise bad_tensor("_is_shared_buffer_with", "other", other)
+        a, b = self.impl, other.impl
+        if a.kind is not TensorKind.DENSE or b.kind is not TensorKind.DENSE or not (
+                a.initialized() and b.initialized()):
+            return False
+        return a.buffer_id == b.buffer_id
+
+    def _share_underline_tensor_to(self, dst) -> None:
+        """Makes ``dst`` hold this tensor's underlying tensor itself (buffer, shape,
+        dtype and version counter; not name, stop_gradient or persistable), as
+        Paddle's private ``Tensor._share_underline_tensor_to(dst)``.
+
+        >>> x, y = eager.ones([2, 3]), eager.zeros([1])
+        >>> x._share_underline_tensor_to(y)
+        >>> y.shape, y._is_shared_underline_tensor_with(x)
+        ([2, 3], True)
+        """
+        if not isinstance(dst, Tensor):
+            raise bad_tensor("_share_underline_tensor_to", "dst", dst)
+        if not self.impl.initialized():
+            raise ValueError("_share_underline_tensor_to: this tensor holds no buffer to share")
+        dst.impl = self.impl
+
+    def _is_shared_underline_tensor_with(self, other) -> bool:
+        """Whether ``other`` holds the same underlying tensor (Paddle's private method)."""
+        if not isinstance(other, Tensor):
+            raise bad_tensor("_is_shared_underline_tensor_with", "other", other)
+        return self.impl is other.impl
+
+    def _clear(self) -> None:
+        """Drops this tensor's underlying tensor (Paddle's private ``Tensor._clear()``):
+        afterwards it is a 0-d tensor that holds no buffer (``_is_initialized()`` is
+        False); tensors sharing the old buffer keep it.
+
+        >>> x = eager.ones([2, 3])
+        >>> x._clear()
+        >>> x.shape, x._is_initialized()
+        ([], False)
+        """
+        self.impl = DenseTensor(ArraySpec((), self.impl.dtype.numpy_dtype, self.place))
+
+    def _clear_data(self) -> None:
+        """Frees the buffer but keeps shape and dtype (Paddle's private
+        ``Tensor._clear_data()``): ``_is_initialized()`` is False after it, for
+        this tensor and those sharing its underlying tensor.
+
+        >>> x = eager.ones([2, 3])
+        >>> x._clear_data()
+        >>> x.shape, x._is_initialized()
+        ([2, 3], False)
+        """
+        impl = _dense("_clear_data", self) if self.impl.initialized() else self.impl
+        impl.array = ArraySpec(tuple(impl.dims), impl.dtype.numpy_dtype, self.place)
+
+    def _slice(self, begin_idx, end_idx) -> Tensor:
+        """Rows ``begin_idx`` to ``end_idx`` (exclusive) of the first axis, sharing the
+        buffer, outside the graph (Paddle's private ``Tensor._slice``, which sharding
+        code uses): 0 <= begin_idx <= end_idx <= shape[0].
+
+        >>> eager.arange(6).reshape([3, 2])._slice(1, 3).numpy()
+        array([[2, 3],
+               [4, 5]])
+        """
+        impl = _dense("_slice", self)
+        begin = to_int(begin_idx, "_slice", "begin_idx")
+        end = to_int(end_idx, "_slice", "end_idx")
+        rows = impl.dims[0] if impl.dims else 0
+        if not 0 <= begin <= rows or not 0 <= end <= rows:
+            raise IndexError(f"_slice: begin_idx {begin} and end_idx {end} must lie in [0, {rows}] "
+                             f"(the tensor's first dimension)")
+        if begin > end:
+            raise ValueError(f"_slice: begin_idx ({begin}) must not be greater than end_idx ({end})")
+        return Tensor(impl.share_buffer_with(impl.array[begin:end]))
+
+    def _offset(self) -> int:
+        """The byte offset of the first element in its allocation (Paddle's private
+        ``Tensor._offset()``; the same as :attr:`offset`)."""
+        return _dense("_offset", self).byte_offset
+
+    @property
+    def _place_str(self) -> str:
+        """The place as Paddle prints it, e.g. ``'Place(cpu)'`` (Paddle's private
+        ``Tensor._place_str``)."""
+        return str(self.place)
+
+    def _md5sum(self) -> str:
+        """The hex MD5 digest of the values' bytes in row-major order (Paddle's private
+        ``Tensor._md5sum()``, which its tests use to compare tensors).
+
+        >>> eager.to_tensor([1.0, 2.0])._md5sum() == eager.to_tensor([1.0, 2.0])._md5sum()
+        True
+        """
+        return hashlib.md5(np.ascontiguousarray(self.numpy()).tobytes()).hexdigest()
+
+    def _use_gpudnn(self, use_gpudnn=True) -> Tensor:
+        """The same tensor (buffer, gradient and name shared) marked to use cuDNN or
+        not (Paddle's private ``Tensor._use_gpudnn``): eager picks its kernels
+        itself, so the flag is checked and has no effect."""
+        to_bool(use_gpudnn, "_use_gpudnn", "use_gpudnn")
+        alias = Tensor(self.impl, self._meta)
+        alias._name = self.name  # Paddle's alias keeps the name (made now if not yet)
+        return alias
+
+    def _copy_gradient_from(self, src) -> None:
+        """Sets this tensor's gradient to ``src``'s values, sharing src's buffer, as
+        Paddle's private ``Tensor._copy_gradient_from(src)`` (the same dtype and shape
+        as this tensor, as assigning ``.grad`` checks).
+
+        >>> x = eager.ones([2])
+        >>> x._copy_gradient_from(eager.to_tensor([0.5, 2.0]))
+        >>> x.grad.numpy()
+        array([0.5, 2. ], dtype=float32)
+        """
+        if not isinstance(src, Tensor):
+            raise bad_tensor("_copy_gradient_from", "src", src)
+        self.grad = Tensor(src.impl)
+
+    def _grad_value(self):
+        """The gradient's buffer as a :class:`DenseTensorHandle` (Paddle's private
+        ``Tensor._grad_value()``, a LoDTensor there), or None before a backward.
+
+        >>> x = eager.to_tensor([2.0, 3.0], stop_gradient=False)
+        >>> (x * x).sum().backward()
+        >>> np.array(x._grad_value())
+        array([4., 6.], dtype=float32)
+        """
+        grad = self.grad
+        return None if grad is None else grad.get_tensor()
+
     def value(self):
         """This tensor itself (Paddle's ``Tensor.value()`` in dynamic mode).
 
@@ -682,7 +874,7 @@ class TensorInfo:
     @persistable.setter
     def persistable(self, value) -> None:
         if not isinstance(value, (bool, np.bool_)):
-            raise TypeError(f"persistable: expected a bool, got {type(value).__name__} {value!r}")
+            raise ArgumentKindError(f"persistable: expected a bool, got {type(value).__name__} {value!r}")
         self._persistable = bool(value)
 
     def apply(self, func):

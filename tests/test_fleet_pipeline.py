@@ -156,7 +156,7 @@ if hcg.is_first_stage:
 inputs = eager.to_tensor(IDS[0, dp]) if hcg.is_first_stage else None
 labels = eager.to_tensor(NEXT[0, dp]) if hcg.is_last_stage else None
 out["scaled_skip"] = [float(lm_model.train_batch([inputs, labels], lm_optimizer, scaler=scaler)),
-                      params_of(lm) == before, float(scaler.state_dict()["scale"])]
+                      params_of(lm) == before, float(scaler.state_dict()["scale"][0])]
 if hcg.is_first_stage:
     hook.remove()
 

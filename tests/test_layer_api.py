@@ -271,7 +271,7 @@ def test_state_keys_lets_a_subclass_save_more():
     fresh.step()
     assert fresh() == 0.25                              # continues from the restored count
     with pytest.raises(TypeError, match="_Counting.set_state_dict: argument 'calls' expected a finite int"):
-        fresh.set_state_dict({"calls": 1.5})
+        fresh.set_state_dict({"last_epoch": 2, "last_lr": 0.25, "calls": 1.5})
     assert fresh.calls == 4
     base = eager.optimizer.lr.StepDecay(0.1, step_size=2)
     base.state_keys()

@@ -394,7 +394,7 @@ def temporal_shift_reference(x, seg_num, ratio):
     return out.reshape(x.shape)
 
 
-@pytest.mark.parametrize("ratio", [0.25, 0.2, 0.5])
+@pytest.mark.parametrize("ratio", [0.25, 0.2, 0.49])
 def test_temporal_shift(ratio):
     x = rng.normal(size=(6, 8, 2, 2))                            # 2 clips of 3 frames
     want = temporal_shift_reference(x, 3, ratio)
@@ -404,7 +404,7 @@ def test_temporal_shift(ratio):
     assert gradcheck(lambda a: F.temporal_shift(a, 3, ratio), (t(x, True),))
     with pytest.raises(ValueError, match=r"temporal_shift: argument 'seg_num' \(4\) must divide"):
         F.temporal_shift(t(x), 4)
-    with pytest.raises(ValueError, match=r"temporal_shift: argument 'shift_ratio' expected a number in \[0, 0.5\]"):
+    with pytest.raises(ValueError, match=r"temporal_shift: argument 'shift_ratio' expected a number in \(0, 0.5\)"):
         F.temporal_shift(t(x), 3, 0.7)
 
 

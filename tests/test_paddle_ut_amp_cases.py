@@ -62,7 +62,7 @@ GradScaler with use_dynamic_loss_scaling=False keeps an optimizer UNSCALED
 across update(), so the next unscale_ raises and a step() skips unscaling;
 a hook returning another shape is taken silently. Not ported: compare_accuracy
 (reads the flags-based checker's dump files, writes .xlsx), decorate's
-master_grad=True (refused with ValueError, docs/amp.md), static/PIR tests.
+master_grad=True (since supported: tests/test_paddle_ut_gaps_cases.py), static/PIR tests.
 """
 import numpy as np
 import pytest

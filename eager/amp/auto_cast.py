@@ -18,11 +18,15 @@ from __future__ import annotations
 
 import functools
 import threading
+import weakref
 
 from phi.common import DataType
 from phi.common.data_type import BFloat16Unavailable, bfloat16_numpy_dtype
 
 from ..arguments import describe, to_bool
+from ..autograd.engine import add_backward_final_hook
+from ..autograd.grad_mode import no_grad
+from ..autograd.meta import own_grad
 from ..autograd.op_modes import MODES
 from ..framework import _parse_device, current_place
 from ..generated import forward_api as _F
@@ -178,6 +182,40 @@ def _cast(tensor: Tensor, dtype: DataType) -> Tensor:
     return MODES.call("cast", _F.cast, (tensor, dtype), False)  # not cast again; checked in anomaly mode
 
 
+class _MasterGrad:
+    """decorate(master_grad=True)'s process-wide state, as Paddle's amp global
+    state: the parameters (id -> parameter) whose float16/bfloat16 gradients
+    become float32 at the end of each backward pass that follows an auto_cast
+    entry, and whether that pass's hook is registered already."""
+
+    def __init__(self):
+        # weak: a model dropped by the script is not kept alive (Paddle's list keeps it)
+        self.params = weakref.WeakValueDictionary()
+        self.registered = False
+
+    def arm(self) -> None:
+        """Registers the final hook of the next backward pass (auto_cast entry,
+        as in Paddle: the hooks are dropped once run, so every step arms it)."""
+        if self.params and not self.registered:
+            add_backward_final_hook(self.set_master_grads)
+            self.registered = True
+
+    def set_master_grads(self) -> None:
+        """Each parameter's float16/bfloat16 ``.grad`` becomes a float32 copy (a
+        buffer of its own, so later passes accumulate into it in float32)."""
+        self.registered = False
+        with no_grad():
+            for param in list(self.params.values()):
+                meta = param._meta
+                grad = None if meta is None else meta.grad
+                if grad is not None and grad.impl.dtype in _HALF_TYPES:
+                    meta.grad = own_grad(_F.cast(grad, DataType.FLOAT32))
+
+
+_HALF_TYPES = frozenset({DataType.FLOAT16, DataType.BFLOAT16})
+MASTER_GRAD = _MasterGrad()
+
+
 class auto_cast:
     """Context manager (and decorator) for automatic mixed precision.
 
@@ -221,6 +259,7 @@ class auto_cast:
         self._saved = {}  # thread id -> the states to restore (one object may be entered in several threads)
 
     def __enter__(self):
+        MASTER_GRAD.arm()
         self._saved.setdefault(threading.get_ident(), []).append(MODES.set_amp(self._state))
         return self
 
@@ -236,6 +275,7 @@ class auto_cast:
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
+            MASTER_GRAD.arm()
             previous = MODES.set_amp(state)
             try:
                 return fn(*args, **kwargs)

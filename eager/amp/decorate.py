@@ -6,7 +6,8 @@ dtype (``dtype``: float16, or bfloat16) in place (optimizers holding them see th
 (BatchNorm*, SyncBatchNorm; with float16 also LayerNorm and InstanceNorm*, as in
 Paddle 2.6: their statistics and affine parameters stay float32) and in
 ``excluded_layers``. The optimizers get float32 master weights
-(``multi_precision``) unless ``master_weight=False``; ``save_dtype`` applies too.
+(``multi_precision``) unless ``master_weight=False``; ``save_dtype`` applies too,
+and ``master_grad=True`` gives the parameters float32 gradients.
 At 'O1' nothing changes (auto_cast does all the work; Paddle ignores
 ``master_weight`` and ``save_dtype`` there).
 
@@ -25,7 +26,7 @@ from ..generated import forward_api as _F
 from ..nn import Layer
 from ..nn.norm import LayerNorm, _BatchNormBase, _InstanceNormBase
 from ..optimizer.optimizer import Optimizer
-from .auto_cast import check_amp_dtype
+from .auto_cast import MASTER_GRAD, check_amp_dtype
 
 # Layers whose parameters and buffers O2 keeps in float32, per amp dtype (Paddle 2.6's
 # need_keep_fp32: batch norms always, layer and instance norms only with float16).
@@ -91,8 +92,11 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
     object or a list). ``save_dtype`` ('float16', 'bfloat16', 'float32', 'float64'
     or None) makes each model's ``state_dict()`` give its floating tensors in that dtype
     (at 'O2'; checked but ignored at 'O1', as in Paddle).
-    ``master_grad=True`` (float32 gradients for float16 parameters) is not
-    supported and raises."""
+    ``master_grad=True`` (at 'O2', with ``optimizers``): the float16/bfloat16
+    gradients of the models' parameters become float32 at the end of each
+    backward pass that follows an ``auto_cast`` entry (later passes accumulate
+    into them in float32), so the GradScaler, gradient clipping, weight decay
+    and the optimizer's update all run on float32 gradients, as in Paddle."""
     who = "decorate"
     if level not in ("O1", "O2"):
         raise ValueError(f"{who}: argument 'level' expected 'O1' (AMP) or 'O2' (pure float16 or bfloat16), got {level!r}")
@@ -102,10 +106,7 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
         who, "optimizers", optimizers, Optimizer, "an eager.optimizer.Optimizer")
     if master_weight is not None:
         master_weight = to_bool(master_weight, who, "master_weight")
-    if to_bool(master_grad, who, "master_grad"):
-        raise ValueError(f"{who}: argument 'master_grad' is True, which eager does not support (float16 "
-                         f"parameters get float16 gradients; the optimizers' float32 master weights keep "
-                         f"the update exact); pass master_grad=False")
+    master_grad = to_bool(master_grad, who, "master_grad")
     if save_dtype is not None and save_dtype not in _SAVE_DTYPES:
         raise ValueError(f"{who}: argument 'save_dtype' expected None, 'float16', 'bfloat16', 'float32' or "
                          f"'float64', got {save_dtype!r}")
@@ -124,6 +125,10 @@ def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight
                 model.float16(excluded_layers=list(kept))
         for opt in opt_list:
             opt._multi_precision = master_weight is None or master_weight
+        if master_grad and optimizers is not None:  # Paddle sets it up with the optimizers only
+            for model in model_list:
+                for param in model.parameters():
+                    MASTER_GRAD.params[id(param)] = param
     if level == "O2" and save_dtype is not None:  # O1 leaves the models as they are (Paddle: save_dtype ignored)
         hook = _SaveDtypeHook(_SAVE_DTYPES[save_dtype])
         for model in model_list:

@@ -43,6 +43,7 @@ import numpy as np
 from phi import api as phi_api
 from phi import infermeta as _im
 from phi.api.support import FLAGS, verify_infer_meta, wrap_result
+from phi.common import DataType
 from phi.common.tensor_kind import TensorKind
 from phi.core import KERNELS, DenseTensor, MetaTensor
 from phi.core.dense_tensor import REFS_OF_ONE_LOCAL
@@ -227,9 +228,26 @@ def accumulate_into_leaf(meta, grad, create_graph: bool) -> None:
     else:
         # accumulate_ returns acc itself for a dense acc, and a new tensor when a
         # sparse (SelectedRows) .grad meets a dense gradient.
-        result = phi_api.accumulate_(current.impl, grad.impl)
+        try:
+            result = phi_api.accumulate_(current.impl, grad.impl)
+        except PhiError:
+            if not _master_grad(current.impl, grad.impl):
+                raise
+            # amp's master_grad made this float16 leaf's .grad float32: later passes add
+            # into it in float32, as Paddle's mixed-dtype add does on the GPU
+            result = phi_api.accumulate_(current.impl, phi_api.cast(grad.impl, current.impl.dtype))
         if result is not current.impl:
             meta.grad = own_grad(Tensor(result))
+
+
+_HALF = frozenset({DataType.FLOAT16, DataType.BFLOAT16})
+
+
+def _master_grad(acc, x) -> bool:
+    """Whether ``acc`` is a float32 master gradient (amp's master_grad) of the
+    float16/bfloat16 gradient ``x``: same shape and place, dense."""
+    return (acc.dtype is DataType.FLOAT32 and x.dtype in _HALF and acc.kind is TensorKind.DENSE
+            and x.kind is TensorKind.DENSE and tuple(acc.dims) == tuple(x.dims) and acc.place == x.place)
 
 
 # -- gradients written straight into a zeroed .grad (see the module doc) ------------

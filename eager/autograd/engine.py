@@ -52,6 +52,28 @@ def queue_callback(callback) -> None:
     queue.append(callback)
 
 
+# Paddle's backward final hooks (core.eager._add_backward_final_hook): process-wide, each
+# runs once, at the end of the next backward pass of any thread, then is dropped.
+_FINAL_HOOKS: list = []
+
+
+def add_backward_final_hook(hook) -> None:
+    """Runs ``hook()`` once, when the next backward pass (``backward()`` or
+    ``eager.grad``) has finished and its gradients are set; then forgets it
+    (Paddle's ``core.eager._add_backward_final_hook``: amp's master_grad casts
+    the float16 gradients to float32 there)."""
+    if not callable(hook):
+        raise TypeError(f"add_backward_final_hook: expected a callable, got {type(hook).__name__}")
+    _FINAL_HOOKS.append(hook)
+
+
+def _run_final_hooks() -> None:
+    hooks = _FINAL_HOOKS[:]
+    del _FINAL_HOOKS[:len(hooks)]  # a hook may register the next pass's hook
+    for hook in hooks:
+        hook()
+
+
 def writes_grad() -> bool:
     """Whether the backward pass running in this thread will add its gradients
     into the leaves' ``.grad`` (``backward()``), as opposed to returning them
@@ -199,6 +221,8 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
             node.release()
     for callback in callbacks:
         callback()
+    if _FINAL_HOOKS:  # one list check per pass: empty unless amp's master_grad is on
+        _run_final_hooks()
     return captured
 
 

@@ -2,8 +2,10 @@
 as dynamic-graph programs use it: ``set_flags``/``get_flags``, the places,
 ``ParamAttr``, ``BuildStrategy`` (``eager.static``'s: options held for
 ``to_static``), the build queries, ``dygraph`` (``guard``, ``to_variable``),
-``core``, ``framework``, ``unique_name`` and ``io``/``reader`` (the legacy
-``DataLoader.from_generator`` and ``PyReader``). Each name is eager's own object.
+``core``, ``framework``, ``unique_name``, ``io``/``reader`` (the legacy
+``DataLoader.from_generator`` and ``PyReader``) and ``Tensor`` (Paddle's LoDTensor made on
+its own: ``t = base.Tensor(); t.set(array, place); to_tensor(t)``). Each name is eager's own
+object.
 
 Paddle's static-graph pieces (Program, Executor, Scope, program_guard,
 DataFeeder, LoDTensor, ...) have no counterpart: asking for one is an
@@ -22,11 +24,12 @@ from ..errors import static_graph_missing as missing
 from ..framework import get_flags, in_dynamic_mode as in_dygraph_mode, set_flags
 from ..nn.layer import ParamAttr
 from ..static import BuildStrategy
+from ..tensor_queries import LoDTensor as Tensor
 from ..utils.versions import require_version
 from . import core, dygraph, framework, io, reader, unique_name
 from .dygraph.base import disable_dygraph, enable_dygraph
 
-__all__ = ["CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "ParamAttr", "core", "disable_dygraph", "dygraph", "enable_dygraph", "framework",
+__all__ = ["CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "ParamAttr", "Tensor", "core", "disable_dygraph", "dygraph", "enable_dygraph", "framework",
            "get_flags", "io", "reader", "in_dygraph_mode", "is_compiled_with_cinn", "is_compiled_with_cuda", "is_compiled_with_rocm",
            "is_compiled_with_xpu", "require_version", "set_flags", "unique_name"]
 

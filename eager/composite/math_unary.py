@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+from phi.common.data_type import DataType
+from phi.core.errors import UnsupportedDtypeError
 from phi.infermeta.checks import check_result_shape
 
 from ..autograd.grad_mode import STATE as _grad_state
@@ -378,6 +380,8 @@ def frexp(x, name=None):
     (array([ 0.5 , -0.75], dtype=float32), array([4., 2.], dtype=float32))
     """
     _check.floating("frexp", "x", x)
+    if x.dtype not in (DataType.FLOAT32, DataType.FLOAT64):  # Paddle's frexp checks this in dynamic mode too
+        raise UnsupportedDtypeError(f"frexp: argument 'x' expected a float32 or float64 Tensor, got {x.dtype}")
     special = _F.logical_or(exactly_equal(x, _F.zeros_like(x)), _F.logical_not(_F.isfinite(x)))
     safe = _F.where(special, _F.ones_like(x), x)
     magnitude = _F.abs(safe)

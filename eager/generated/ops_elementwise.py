@@ -705,7 +705,7 @@ def multiply_(x, y, name=None):
 
 
 def divide(x, y, name=None):
-    """Elementwise x / y with NumPy broadcasting (true division for floats; int32 and int64 truncate toward zero and refuse a zero divisor, as Paddle's integer kernel; the / operator makes integers float32 first).
+    """Elementwise x / y with NumPy broadcasting (true division for floats; integers (int8 to int64, uint8) truncate toward zero and refuse a zero divisor, as Paddle's integer kernel; the / operator makes integers float32 first).
 
     Differentiable to any order.
     """
@@ -746,7 +746,7 @@ def divide(x, y, name=None):
 
 
 def divide_(x, y, name=None):
-    """Inplace divide: writes the result into x and returns it. Elementwise x / y with NumPy broadcasting (true division for floats; int32 and int64 truncate toward zero and refuse a zero divisor, as Paddle's integer kernel; the / operator makes integers float32 first).
+    """Inplace divide: writes the result into x and returns it. Elementwise x / y with NumPy broadcasting (true division for floats; integers (int8 to int64, uint8) truncate toward zero and refuse a zero divisor, as Paddle's integer kernel; the / operator makes integers float32 first).
 
     Differentiable to any order.
     """

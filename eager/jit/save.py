@@ -479,6 +479,12 @@ def save(layer, path, input_spec=None, **configs) -> None:
                              f"({', '.join(sorted(set(others)))}) to save, so argument 'input_spec' must be None "
                              f"(each method's input_spec comes from its to_static), got "
                              f"{type(input_spec).__name__}")
+    with _hooked_state(layer):
+        _save_layer(who, layer, target, what, input_spec, output_spec, path)
+
+
+def _save_layer(who, layer, target, what, input_spec, output_spec, path) -> None:
+    """save's tracing and writing (see save)."""
     document, state = _document_of(who, layer, target, what, input_spec)
     if output_spec is not None:
         _check_output_spec(who, what, output_spec, document["outputs"])
@@ -497,6 +503,33 @@ def save(layer, path, input_spec=None, **configs) -> None:
         if methods:
             document["methods"] = methods  # the layer's other to_static methods, on the same state
     _write(document, state, path)
+
+
+class _hooked_state:
+    """While saving a Layer, each parameter or buffer that the layer's state-dict
+    hooks replace (amp.decorate's ``save_dtype`` casts them) holds the hooked value,
+    so the program is traced with it and saves it, as Paddle's jit.save shares the
+    hooked state dict's tensors; the layer's own buffers are back afterwards."""
+
+    def __init__(self, layer):
+        self._swapped = []
+        if isinstance(layer, Layer) and any(sub._state_dict_hooks for sub in layer.sublayers(include_self=True)):
+            plain = layer.to_static_state_dict(use_hook=False)
+            hooked = layer.to_static_state_dict()
+            for key, tensor in plain.items():
+                value = hooked.get(key)
+                if isinstance(value, Tensor) and value is not tensor and value.shape == tensor.shape:
+                    self._swapped.append((tensor, tensor.impl, value.impl))
+
+    def __enter__(self):
+        for tensor, _, hooked in self._swapped:
+            tensor.impl = hooked
+        return self
+
+    def __exit__(self, *exc):
+        for tensor, own, _ in self._swapped:
+            tensor.impl = own
+        return False
 
 
 def _check_output_spec(who, what, output_spec, outputs):

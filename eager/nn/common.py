@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numbers
 
+from phi.core.errors import AssertedArgumentError
+
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .functional import common as common_functional
@@ -97,6 +99,11 @@ class Bilinear(Layer):
     def __init__(self, in1_features: int, in2_features: int, out_features: int, weight_attr=None, bias_attr=None,
                  name=None):
         super().__init__()
+        for arg, value in (("in1_features", in1_features), ("in2_features", in2_features),
+                           ("out_features", out_features)):
+            if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value <= 0:
+                # Paddle asserts the weight's dims > 0: its AssertionError, and a ValueError
+                raise AssertedArgumentError(f"Bilinear: argument '{arg}' expected a positive int, got {value!r}")
         self._in1_features = check_positive_int("Bilinear", "in1_features", in1_features)
         self._in2_features = check_positive_int("Bilinear", "in2_features", in2_features)
         self._out_features = check_positive_int("Bilinear", "out_features", out_features)

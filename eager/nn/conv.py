@@ -18,7 +18,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from phi.core.errors import InvalidArgumentError
+from phi.core.errors import ArgumentKindError, AssertedArgumentError, InvalidArgumentError, ZeroDivisorError
 
 from ..tensor import Tensor
 from . import initializer as _init
@@ -29,6 +29,28 @@ from .layer import Layer, ParamAttr
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
+
+
+def _check_channels(who: str, in_channels, out_channels, groups) -> None:
+    """The channel counts and groups of a ConvNd layer: ints, and positive. Paddle
+    raises ValueError for a float (its divisibility check or argument parser),
+    asserts the weight's dims > 0 (AssertionError) and divides by groups
+    (ZeroDivisionError for 0): eager's errors are those types and ValueErrors."""
+    for arg, value in (("in_channels", in_channels), ("out_channels", out_channels), ("groups", groups)):
+        if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+            raise ArgumentKindError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
+        if value <= 0:
+            error = ZeroDivisorError if arg == "groups" and value == 0 else AssertedArgumentError
+            raise error(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
+
+
+def _kernel_size(who: str, kernel_size, k: int) -> tuple:
+    """A ConvNd layer's kernel size as k ints; a size below 1 is the
+    AssertionError of Paddle's weight shape check (and a ValueError)."""
+    sizes = conv_functional.int_tuple(who, "kernel_size", kernel_size, k, minimum=-(1 << 62))
+    if any(v < 1 for v in sizes):
+        raise AssertedArgumentError(f"{who}: argument 'kernel_size' expected values >= 1, got {list(sizes)}")
+    return sizes
 
 
 def convolve(who: str, conv, x: Tensor, weight: Tensor) -> Tensor:
@@ -102,9 +124,7 @@ class _ConvNd(Layer):
         super().__init__()
         who = type(self).__name__
         k = self._k
-        for arg, value in (("in_channels", in_channels), ("out_channels", out_channels), ("groups", groups)):
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
-                raise TypeError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
+        _check_channels(who, in_channels, out_channels, groups)
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"{who}: argument 'groups' ({groups}) must divide in_channels ({in_channels}) and "
                              f"out_channels ({out_channels})")
@@ -116,15 +136,16 @@ class _ConvNd(Layer):
             raise ValueError(f"{who}: argument 'data_format' expected one of "
                              f"{list(conv_functional._FORMATS[k])}, got {data_format!r}")
         self._in_channels, self._out_channels, self._groups = int(in_channels), int(out_channels), int(groups)
-        self._kernel_size = conv_functional.int_tuple(who, "kernel_size", kernel_size, k)
+        self._kernel_size = _kernel_size(who, kernel_size, k)
         self._stride = conv_functional.int_tuple(who, "stride", stride, k)
         self._dilation = conv_functional.int_tuple(who, "dilation", dilation, k)
         self._padding_mode, self._data_format = padding_mode, data_format
         channel_last = data_format == conv_functional._FORMATS[k][1]
         self._paddings, self._algorithm = conv_functional.conv_padding(who, padding, k, channel_last)
         if padding_mode != "zeros" and self._algorithm != "EXPLICIT":
-            raise ValueError(f"{who}: padding_mode {padding_mode!r} needs explicit padding sizes, got "
-                             f"padding={padding!r}")
+            # Paddle's check is of the padding's kind (an int, not a string): its TypeError, and a ValueError
+            raise ArgumentKindError(f"{who}: padding_mode {padding_mode!r} needs explicit padding sizes, got "
+                                    f"padding={padding!r}")
         self._padding = padding
         std = (2.0 / (np.prod(self._kernel_size) * self._in_channels)) ** 0.5
         weight_attr = ParamAttr.from_argument(weight_attr, who, "weight_attr")
@@ -206,9 +227,7 @@ class _ConvTransposeNd(Layer):
         super().__init__()
         who = type(self).__name__
         k = self._k
-        for arg, value in (("in_channels", in_channels), ("out_channels", out_channels), ("groups", groups)):
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
-                raise TypeError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
+        _check_channels(who, in_channels, out_channels, groups)
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"{who}: argument 'groups' ({groups}) must divide in_channels ({in_channels}) and "
                              f"out_channels ({out_channels})")
@@ -217,7 +236,7 @@ class _ConvTransposeNd(Layer):
             raise ValueError(f"{who}: argument 'data_format' expected one of "
                              f"{list(conv_functional._FORMATS[k])}, got {data_format!r}")
         self._in_channels, self._out_channels, self._groups = int(in_channels), int(out_channels), int(groups)
-        self._kernel_size = conv_functional.int_tuple(who, "kernel_size", kernel_size, k)
+        self._kernel_size = _kernel_size(who, kernel_size, k)
         self._stride = conv_functional.int_tuple(who, "stride", stride, k)
         self._dilation = conv_functional.int_tuple(who, "dilation", dilation, k)
         self._output_padding = conv_functional.int_tuple(who, "output_padding", output_padding, k, minimum=0)

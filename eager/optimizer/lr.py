@@ -25,6 +25,8 @@ import numbers
 
 import numpy as np
 
+from ..errors import StateDictKeyError
+
 __all__ = [
     "CosineAnnealingDecay", "CosineAnnealingWarmRestarts", "CyclicLR", "ExponentialDecay", "InverseTimeDecay",
     "LRScheduler", "LambdaDecay", "LinearLR", "LinearWarmup", "MultiStepDecay", "MultiplicativeDecay", "NaturalExpDecay",
@@ -84,6 +86,8 @@ class LRScheduler:
 
     # Attributes saved by state_dict (subclasses add their own counters).
     keys = ("last_epoch", "last_lr")
+    # Saved by eager but not by Paddle: a Paddle state dict without them loads.
+    _optional_keys = ()
 
     def __init__(self, learning_rate=0.1, last_epoch: int = -1, verbose: bool = False):
         who = type(self).__name__
@@ -159,7 +163,10 @@ class LRScheduler:
         staged = {}
         for key in self.keys:
             if key not in state_dict:
-                continue
+                if key in self._optional_keys:
+                    continue
+                raise StateDictKeyError(f"{who}: argument 'state_dict' has no entry {key!r} "
+                                        f"(expected the keys {list(self.keys)}, got {list(state_dict)})")
             value = state_dict[key]
             current = getattr(self, key)
             if current is None or value is None:
@@ -222,7 +229,8 @@ class PiecewiseDecay(LRScheduler):
         if len(values) != len(boundaries) + 1:
             raise ValueError(f"{who}: 'values' must have one more entry than 'boundaries', got "
                              f"{len(values)} values and {len(boundaries)} boundaries")
-        self.boundaries = [_number(who, "boundaries", b, integer=True) for b in boundaries]
+        # epochs may be fractional (step(epoch + i / iters)), so a boundary may be too, as in Paddle
+        self.boundaries = [_epoch(who, b, arg="boundaries") for b in boundaries]
         if self.boundaries != sorted(self.boundaries):
             raise ValueError(f"{who}: 'boundaries' must be increasing, got {list(boundaries)}")
         self.values = [_number(who, "values", v, non_negative=True) for v in values]
@@ -297,6 +305,9 @@ class LinearWarmup(LRScheduler):
         self.warmup_steps = _number(who, "warmup_steps", warmup_steps, positive=True, integer=True)
         self.start_lr = _number(who, "start_lr", start_lr, non_negative=True)
         self.end_lr = _number(who, "end_lr", end_lr, non_negative=True)
+        if self.end_lr <= self.start_lr:  # a warmup rises, as Paddle asserts
+            raise ValueError(f"LinearWarmup: argument 'end_lr' expected a rate greater than start_lr "
+                             f"({_short(start_lr)}), got {_short(end_lr)}")
         super().__init__(start_lr, last_epoch, verbose)
 
     def get_lr(self):
@@ -315,7 +326,10 @@ class LinearWarmup(LRScheduler):
 
     def _staged(self, state_dict):
         staged = super()._staged(state_dict)
-        if isinstance(self.learning_rate, LRScheduler) and "LinearWarmup_LR" in state_dict:
+        if isinstance(self.learning_rate, LRScheduler):
+            if "LinearWarmup_LR" not in state_dict:
+                raise StateDictKeyError("LinearWarmup.set_state_dict: argument 'state_dict' has no entry "
+                                        "'LinearWarmup_LR' (the state of the schedule it warms up)")
             staged["LinearWarmup_LR"] = self.learning_rate._staged(state_dict["LinearWarmup_LR"])
         return staged
 
@@ -439,6 +453,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     ``T_0`` and multiplied by ``T_mult`` after each restart (SGDR)."""
 
     keys = ("last_epoch", "last_lr", "T_cur", "T_i")
+    _optional_keys = ("T_cur", "T_i")  # Paddle saves neither
 
     def __init__(self, learning_rate, T_0, T_mult=1, eta_min=0, last_epoch=-1, verbose=False):
         who = "CosineAnnealingWarmRestarts"

@@ -463,7 +463,8 @@ class Optimizer:
                 # The sum would broadcast a gradient of the wrong shape: check first
                 # (without decay, the fused op's InferMeta checks it).
                 _check_grad(who, param, grad)
-                grad = _decayed(regularizer, param, grad)
+                grad = _decayed(regularizer, param if grad.impl.dtype is impl.dtype else
+                                self._decay_target(param), grad)
             if pending is not None and grad.impl.kind is TensorKind.DENSE:
                 pending.append((param, grad, plan))
             else:
@@ -808,6 +809,12 @@ class Optimizer:
         param's dims, in the state dtype. ASGD's stored gradients and step count
         differ (eager/optimizer/asgd.py)."""
         return ((1,) if scalar else tuple(param.impl.dims)), optimizer_state_dtype(param.impl.dtype)
+
+    def _decay_target(self, param):
+        """What a float32 (master) gradient of a float16/bfloat16 param is decayed
+        with: the float32 master weight, else param cast to float32 (as Paddle)."""
+        master = self._master_weight(param)
+        return Tensor(master if master is not None else phi_api.cast(param.impl, DataType.FLOAT32))
 
     def _master_weight(self, param):
         """The float32 copy a float16 or bfloat16 parameter is updated on under
@@ -1462,8 +1469,11 @@ def _dense(grad):
 
 
 def _check_grad(who: str, param, grad) -> None:
+    """grad has param's dims and dtype, or is float32 for a float16/bfloat16
+    param (amp's master_grad)."""
     g, p = grad.impl, param.impl
-    if tuple(g.dims) != tuple(p.dims) or g.dtype is not p.dtype:
+    if tuple(g.dims) != tuple(p.dims) or g.dtype is not p.dtype and not (
+            p.dtype in _HALF_TYPES and g.dtype is DataType.FLOAT32):
         raise ValueError(f"{who}.step: the gradient of parameter {param.name!r} is {g.dtype}"
                          f"{list(g.dims)}, expected {p.dtype}{list(p.dims)} like the parameter")
 

@@ -1,7 +1,10 @@
 """``paddle.static.nn``'s control flow as Paddle's dygraph mode runs it: ``cond``,
 ``case``, ``switch_case`` and ``while_loop`` read their one-element predicates
 with ``item()`` and run the chosen Python callables, so the ops the callables run
-are recorded as usual and gradients flow through them.
+are recorded as usual and gradients flow through them. ``batch_norm``,
+``group_norm``, ``instance_norm``, ``spectral_norm``, ``bilinear_tensor_product`` and ``row_conv``
+(eager.static.nn_layers) run with parameters made anew at each call, as Paddle's
+dygraph mode runs them.
 
 >>> i = eager.to_tensor(0.0)
 >>> eager.static.nn.while_loop(lambda i: i < 3, lambda i: [i + 1], [i])[0].item()
@@ -13,18 +16,20 @@ import numbers
 
 from ..errors import static_graph_missing as missing
 from ..tensor import Tensor
+from .nn_layers import batch_norm, bilinear_tensor_product, group_norm, instance_norm, row_conv, spectral_norm
 
-__all__ = ["case", "cond", "switch_case", "while_loop"]
+__all__ = ["batch_norm", "bilinear_tensor_product", "case", "cond", "group_norm", "instance_norm", "row_conv",
+           "spectral_norm", "switch_case", "while_loop"]
 
 # Paddle 2.6.2's paddle.static.nn layers, which build static-graph parameters: asking
 # for one says so (eager.nn has the dygraph layers: Linear for fc, PReLU, ...)
 _STATIC_ONLY = frozenset({
-    "batch_norm", "bilinear_tensor_product", "conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose",
-    "data_norm", "deform_conv2d", "embedding", "fc", "group_norm", "instance_norm", "layer_norm", "multi_box_head",
-    "nce", "prelu", "py_func", "row_conv", "sequence_concat", "sequence_conv", "sequence_enumerate",
+    "conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose",
+    "data_norm", "deform_conv2d", "embedding", "fc", "layer_norm", "multi_box_head",
+    "nce", "prelu", "py_func", "sequence_concat", "sequence_conv", "sequence_enumerate",
     "sequence_expand", "sequence_expand_as", "sequence_first_step", "sequence_last_step", "sequence_pad",
     "sequence_pool", "sequence_reshape", "sequence_reverse", "sequence_scatter", "sequence_slice",
-    "sequence_softmax", "sequence_unpad", "sparse_embedding", "spectral_norm", "static_pylayer"})
+    "sequence_softmax", "sequence_unpad", "sparse_embedding", "static_pylayer"})
 
 
 def __getattr__(name):

@@ -396,7 +396,7 @@ _divide_seen = KERNELS.signature_cache("divide", "divide")
 
 
 def divide(x, y):
-    """Elementwise x / y with NumPy broadcasting (true division for floats; int32 and int64 truncate toward zero and refuse a zero divisor, as Paddle's integer kernel; the / operator makes integers float32 first)."""
+    """Elementwise x / y with NumPy broadcasting (true division for floats; integers (int8 to int64, uint8) truncate toward zero and refuse a zero divisor, as Paddle's integer kernel; the / operator makes integers float32 first)."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
         seen = _divide_seen.get(signature)

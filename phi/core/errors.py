@@ -37,6 +37,13 @@ class ArgumentKindError(InvalidTypeError, ValueError):
     catches it."""
 
 
+class TensorArgumentError(ArgumentKindError):
+    """Something other than a Tensor (a NumPy array, a list, a number, None) where an
+    op takes a Tensor. Paddle's dygraph argument parser raises ValueError for it
+    ("add(): argument 'x' (position 0) must be Tensor, but got numpy.ndarray"), its
+    static-mode checks TypeError: this is both, as ArgumentKindError."""
+
+
 class NegativeCountError(InvalidArgumentError, TypeError):
     """A negative count where Paddle's own check calls it the wrong kind of argument
     (eye's "num_rows should be a non-negative int" is a TypeError): both, so code

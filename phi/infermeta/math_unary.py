@@ -54,9 +54,11 @@ def real_floating_unary_infer_meta(x, out) -> None:
 
 
 def truncating_infer_meta(x, out) -> None:
-    """A floating-point, int32 or int64 x (frac, as Paddle); out like x. Another dtype is
-    also a TypeError, as Paddle's frac checks it (its test_frac_op expects TypeError)."""
-    _expect(x, FLOATING_TYPES | set(_WIDE_INTS), "a floating-point, int32 or int64", error=InvalidDtypeError)
+    """A float32, float64, int32 or int64 x (frac, as Paddle); out like x. Another dtype
+    (float16 and bfloat16 too) is also a TypeError, as Paddle's frac checks it in dynamic
+    mode ("must be one of ['int32', 'int64', 'float32', 'float64']"; test_frac_op)."""
+    _expect(x, {DataType.FLOAT32, DataType.FLOAT64, *_WIDE_INTS}, "a float32, float64, int32 or int64",
+            error=InvalidDtypeError)
     _same_meta(x, out)
 
 

@@ -5,7 +5,8 @@ Every output is its input updated in place (``param -> param_out``,
 ``moment1 -> moment1_out``, ...), so each output takes its input's meta; the
 work here is the checks, all made before a kernel writes anything:
 
-- ``param`` is floating point; ``grad`` has its dims and dtype.
+- ``param`` is floating point; ``grad`` has its dims and dtype, or is float32 for a
+  float16/bfloat16 param (amp's master gradient: the kernels compute in float32).
 - The states (velocity, moments, the master weight) have param's dims and the
   *state dtype*: float32 for a float16 param (Paddle keeps optimizer state of
   half-precision parameters in float32), param's dtype otherwise.
@@ -43,7 +44,8 @@ def _check_param(param, grad) -> DataType:
     if dtype not in _FLOATS:
         raise InvalidTypeError(
             f"argument 'param' expected a float16, bfloat16, float32 or float64 tensor, got {_describe(param)}")
-    if grad.dtype is not dtype or not _same_dims(grad, param):
+    if grad.dtype is not dtype and not (dtype in _HALF and grad.dtype is DataType.FLOAT32) \
+            or not _same_dims(grad, param):
         raise InvalidArgumentError(
             f"argument 'grad' expected {_describe(param)} like 'param', got {_describe(grad)}")
     return DataType.FLOAT32 if dtype in _HALF else dtype

@@ -1,7 +1,7 @@
 """Binary elementwise kernels, their gradients and comparisons."""
 from ..common.data_type import DataType
 from ..core.kernel_registry import register_kernel
-from .dtypes import ALL_BACKENDS, ALL_TYPES, INEXACT, NUMERIC, REAL
+from .dtypes import ALL_BACKENDS, ALL_TYPES, INEXACT, INTS, NUMERIC, REAL
 from .funcs import check_integer_divisor, conj, paddle_float_equal, reduce_to_shape, want
 
 
@@ -67,7 +67,7 @@ def divide(ctx, x, y, *, into=None):  # into: see KernelFactory.writes_into
     return ctx.xp.divide(x, y, out=into)
 
 
-@register_kernel("divide", ALL_BACKENDS, (DataType.INT32, DataType.INT64))
+@register_kernel("divide", ALL_BACKENDS, INTS)
 def divide_int(ctx, x, y, *, into=None):
     """Paddle's integer DivideFunctor: C's ``a / b``, truncating toward zero, and a zero
     divisor is an error (the ``/`` operator casts integers to float32 before it gets here)."""

@@ -9,8 +9,8 @@ rows are the ids (in order, repeats kept: they add up) and whose value is the
 output gradient as [len(ids), D], the padding ids' blocks zero. Its memory is
 that of the ids looked up, not of the table.
 
-Ids out of [0, V): on the CPU the kernels raise OutOfRangeError (an IndexError)
-before anything is computed. On a GPU, checking would read the ids' range back
+Ids out of [0, V): on the CPU the kernels raise ElementIndexError (an IndexError,
+and the ValueError Paddle's kernel raises) before anything is computed. On a GPU, checking would read the ids' range back
 to the host (a sync), so there an out-of-range id is clipped into the table for
 the lookup and its output row is set to NaN, which makes the bad lookup visible
 without waiting for the device.
@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.dense_tensor import DenseTensor
-from ..core.errors import OutOfRangeError
+from ..core.errors import ElementIndexError
 from ..core.kernel_registry import register_kernel
 from ..core.selected_rows import SelectedRows
 from .dtypes import ALL_BACKENDS, INEXACT
@@ -37,8 +37,8 @@ def _ids(ctx, x, height: int):
         if ids.size:
             low, high = int(ids.min()), int(ids.max())
             if low < 0 or high >= height:
-                raise OutOfRangeError(f"argument 'x' expected ids in [0, {height}) (rows of weight), "
-                                      f"got {low if low < 0 else high}")
+                raise ElementIndexError(f"argument 'x' expected ids in [0, {height}) (rows of weight), "
+                                        f"got {low if low < 0 else high}")
     if xp is np:
         return ids, None
     bad = (ids < 0) | (ids >= height)

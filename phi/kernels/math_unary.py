@@ -23,7 +23,9 @@ from .dtypes import ALL_BACKENDS, ALL_TYPES, FLOATS, INEXACT, INTS, NUMERIC
 from .funcs import conj, copied_into
 
 WIDE_INTS = (T.INT32, T.INT64)
-REAL_AND_WIDE_INTS = FLOATS + WIDE_INTS  # trunc and frac, as Paddle registers them
+REAL_AND_WIDE_INTS = FLOATS + WIDE_INTS  # trunc, as Paddle registers it
+# frac: Paddle's frac refuses float16 and bfloat16 before its kernel, in dynamic mode too
+FRAC_TYPES = (T.FLOAT32, T.FLOAT64) + WIDE_INTS
 BOOL_AND_INTS = (T.BOOL,) + INTS
 
 _LN2 = math.log(2.0)
@@ -201,7 +203,7 @@ def round(ctx, x, *, into=None):  # noqa: A001  (the op's name)
     return copied_into(xp.where(away, whole + xp.sign(x), whole).astype(x.dtype), into)
 
 
-@register_kernel("frac", ALL_BACKENDS, REAL_AND_WIDE_INTS)
+@register_kernel("frac", ALL_BACKENDS, FRAC_TYPES)
 def frac(ctx, x, *, into=None):
     """x - trunc(x): the fractional part with x's sign (0 for integers)."""
     xp = ctx.xp

@@ -200,9 +200,7 @@ def gelu(x: Tensor, approximate: bool = False, name=None) -> Tensor:
     array([-0.1587,  0.    ,  0.8413], dtype=float32)
     """
     check_float("gelu", "x", x)
-    if not isinstance(approximate, (bool, np.bool_)):
-        raise TypeError(f"gelu: argument 'approximate' expected a bool, got {describe(approximate)}")
-    return _F.gelu(x, bool(approximate))
+    return _F.gelu(x, to_bool(approximate, "gelu", "approximate"))
 
 
 def silu(x: Tensor, name=None) -> Tensor:
@@ -471,8 +469,8 @@ def prelu(x: Tensor, weight: Tensor, data_format: str = "NCHW", name=None) -> Te
                              f"of {count} elements, got shape {x.shape}")
         axis = x.ndim - 1 if data_format[-1] == "C" and data_format != "NC" else 1
         if x.shape[axis] != count:
-            raise ValueError(f"prelu: argument 'weight' expected 1 or {x.shape[axis]} elements (the channels "
-                             f"of x, axis {axis} of shape {x.shape}), got {count}")
+            raise AssertedArgumentError(f"prelu: argument 'weight' expected 1 or {x.shape[axis]} elements (the "
+                                        f"channels of x, axis {axis} of shape {x.shape}), got {count}")
         shape = [1] * x.ndim
         shape[axis] = count
         slope = _F.reshape(weight, shape)

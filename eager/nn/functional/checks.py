@@ -9,9 +9,9 @@ import numpy as np
 
 from phi.backends.gpu_context import VALUE_CHECKS
 from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES, DataType
-from phi.core.errors import UnsupportedDtypeError
+from phi.core.errors import ArgumentKindError, UnsupportedDtypeError
 
-from ...arguments import describe, to_int
+from ...arguments import bad_tensor, describe, to_int
 from ...autograd.op_modes import MODES
 from ...generated import forward_api as _F
 from ...tensor import Tensor
@@ -28,10 +28,9 @@ FLOAT_ARRAY_DTYPES = frozenset(np.dtype(t.value) for t in FLOATING_TYPES if t is
 
 
 def check_tensor(fn: str, arg: str, value) -> Tensor:
+    """``value``, or bad_tensor's error (a TypeError and a ValueError) naming fn and arg."""
     if not isinstance(value, Tensor):
-        hint = " (convert it with eager.to_tensor)" if isinstance(
-            value, (np.ndarray, list, tuple, numbers.Number)) else ""
-        raise TypeError(f"{fn}: argument '{arg}' expected a Tensor, got {describe(value)}{hint}")
+        raise bad_tensor(fn, arg, value)
     return value
 
 
@@ -67,9 +66,11 @@ def check_positive_int(fn: str, arg: str, value, error: type = TypeError) -> int
 
 
 def check_number(fn: str, arg: str, value) -> float:
-    """``value`` as a float, or a TypeError naming fn and arg (a bool is not a number here)."""
+    """``value`` as a float, or an ArgumentKindError (a TypeError, and the ValueError of
+    Paddle's argument parser for a str or None given for a float attribute) naming fn and
+    arg (a bool is not a number here)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{fn}: argument '{arg}' expected a number, got {describe(value)}")
+        raise ArgumentKindError(f"{fn}: argument '{arg}' expected a number, got {describe(value)}")
     return float(value)
 
 

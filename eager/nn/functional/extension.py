@@ -10,6 +10,7 @@ from __future__ import annotations
 import numbers
 
 from phi.common.data_type import INTEGER_TYPES, DataType
+from phi.core.errors import ArgumentKindError
 
 from ...arguments import describe, to_dtype
 from ... import tensor_api as _tensor_api
@@ -62,11 +63,11 @@ def temporal_shift(x: Tensor, seg_num: int, shift_ratio: float = 0.25, name=None
     ``int(C * 2 * shift_ratio)`` the following frame's (zeros past either end),
     and the rest stay.
 
-    >>> x = eager.arange(6, dtype="float32").reshape([3, 2, 1, 1])  # one clip: 3 frames of 2 channels
-    >>> eager.nn.functional.temporal_shift(x, 3, shift_ratio=0.5).reshape([3, 2]).numpy()
-    array([[0., 3.],
-           [0., 5.],
-           [2., 0.]], dtype=float32)
+    >>> x = eager.arange(12, dtype="float32").reshape([3, 4, 1, 1])  # one clip: 3 frames of 4 channels
+    >>> eager.nn.functional.temporal_shift(x, 3, shift_ratio=0.25).reshape([3, 4]).numpy()
+    array([[ 0.,  5.,  2.,  3.],
+           [ 0.,  9.,  6.,  7.],
+           [ 4.,  0., 10., 11.]], dtype=float32)
     """
     fn = "temporal_shift"
     check_float(fn, "x", x)
@@ -75,10 +76,14 @@ def temporal_shift(x: Tensor, seg_num: int, shift_ratio: float = 0.25, name=None
     if x.ndim != 4:
         raise ValueError(f"{fn}: argument 'x' expected a 4-d tensor [N*T, C, H, W] ({data_format}), got shape "
                          f"{x.shape}")
-    if isinstance(seg_num, bool) or not isinstance(seg_num, numbers.Integral) or seg_num <= 0:
-        raise TypeError(f"{fn}: argument 'seg_num' expected a positive int, got {seg_num!r}")
-    if isinstance(shift_ratio, bool) or not isinstance(shift_ratio, numbers.Real) or not 0 <= shift_ratio <= 0.5:
-        raise ValueError(f"{fn}: argument 'shift_ratio' expected a number in [0, 0.5], got {shift_ratio!r}")
+    if isinstance(seg_num, bool) or not isinstance(seg_num, numbers.Integral):
+        # Paddle's argument parser raises ValueError for a float: ArgumentKindError is that and a TypeError
+        raise ArgumentKindError(f"{fn}: argument 'seg_num' expected a positive int, got {seg_num!r}")
+    if seg_num <= 0:
+        raise ValueError(f"{fn}: argument 'seg_num' expected a positive int, got {seg_num!r}")
+    # Paddle's InferMeta takes 0 < shift_ratio < 0.5 (open at both ends)
+    if isinstance(shift_ratio, bool) or not isinstance(shift_ratio, numbers.Real) or not 0 < shift_ratio < 0.5:
+        raise ValueError(f"{fn}: argument 'shift_ratio' expected a number in (0, 0.5), got {shift_ratio!r}")
     seg_num = int(seg_num)
     nt = x.shape[0]
     if nt % seg_num:

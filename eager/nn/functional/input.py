@@ -11,8 +11,9 @@ from __future__ import annotations
 import numbers
 
 from phi.common.data_type import DataType
+from phi.core.errors import ArgumentKindError
 
-from ...arguments import describe
+from ...arguments import describe, to_int
 from ...autograd import no_grad
 from ...generated import forward_api as _F
 from ...tensor import Tensor
@@ -31,8 +32,12 @@ def _padding_idx(fn: str, padding_idx, rows: int) -> int:
     """Paddle's padding_idx as the op takes it: -1 for none, else a row in [0, rows)."""
     if padding_idx is None:
         return -1
+    if isinstance(padding_idx, Tensor):     # Paddle int()s a one-element integer tensor
+        padding_idx = to_int(padding_idx, fn, "padding_idx")
     if not isinstance(padding_idx, numbers.Integral) or isinstance(padding_idx, bool):
-        raise TypeError(f"{fn}: argument 'padding_idx' expected None or an int, got {padding_idx!r}")
+        # Paddle's argument parser raises ValueError ("must be long, but got float"): ArgumentKindError is
+        # that and a TypeError
+        raise ArgumentKindError(f"{fn}: argument 'padding_idx' expected None or an int, got {padding_idx!r}")
     if not -rows <= padding_idx < rows:
         raise ValueError(f"{fn}: argument 'padding_idx' expected a value in [{-rows}, {rows}) "
                          f"(num_embeddings {rows}), got {padding_idx}")
@@ -79,8 +84,8 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None, max_norm=Non
     if len(weight.shape) != 2:
         raise ValueError(f"{fn}: argument 'weight' expected a 2-D table [num_embeddings, embedding_dim], "
                          f"got shape {weight.shape}")
-    if not isinstance(sparse, bool):
-        raise TypeError(f"{fn}: argument 'sparse' expected a bool, got {sparse!r}")
+    if not isinstance(sparse, bool):        # Paddle's parser: ValueError "must be bool, but got int"
+        raise ArgumentKindError(f"{fn}: argument 'sparse' expected a bool, got {sparse!r}")
     padding = _padding_idx(fn, padding_idx, weight.shape[0])
     if max_norm is not None:
         if not isinstance(max_norm, numbers.Real) or isinstance(max_norm, bool) or max_norm <= 0:

@@ -8,7 +8,7 @@ import numpy as np
 
 from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES, DataType, float_info
 from phi.core import DenseTensor
-from phi.core.errors import PhiError
+from phi.core.errors import AssertedArgumentError, PhiError
 
 from ...arguments import to_scalar
 from ...composite.spine import reshape_exactly
@@ -1165,8 +1165,9 @@ def dice_loss(input: Tensor, label: Tensor, epsilon: float = 1e-5, name=None) ->
     if input.ndim < 2:
         raise ValueError(f"{fn}: argument 'input' expected at least 2 dimensions [N, ..., C], got {input.shape}")
     if label.ndim != input.ndim or label.shape[-1] != 1 or label.shape[:-1] != input.shape[:-1]:
-        raise ValueError(f"{fn}: argument 'label' expected shape {input.shape[:-1] + [1]} (input's with 1 class "
-                         f"axis), got {label.shape}")
+        # Paddle asserts it (AssertionError): both that and eager's ValueError
+        raise AssertedArgumentError(f"{fn}: argument 'label' expected shape {input.shape[:-1] + [1]} (input's "
+                                    f"with 1 class axis), got {label.shape}")
     epsilon = check_number(fn, "epsilon", epsilon)
     onehot = _F.cast(_renamed(fn, "one_hot", lambda: _F.one_hot(_F.squeeze(label, [-1]), input.shape[-1])),
                      input.dtype)

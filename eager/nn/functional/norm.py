@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 import numbers
 
+from phi.core.errors import InvalidDtypeError
+
 from ...arguments import to_bool
 from ...autograd.inplace import write_inplace
 from ...generated import forward_api as _F
@@ -74,7 +76,8 @@ def layer_norm(x: Tensor, normalized_shape, weight=None, bias=None, epsilon: flo
     _check_affine(fn, "bias", bias, shape, flat_too=True)
     for arg, value in (("weight", weight), ("bias", bias)):
         if value is not None and dtypes_differ(x, value):
-            raise TypeError(f"{fn}: argument '{arg}' expected the dtype of x {x.dtype}, got {value.dtype}")
+            # Paddle's kernel raises ValueError (InvalidArgument) for it: InvalidDtypeError is both
+            raise InvalidDtypeError(f"{fn}: argument '{arg}' expected the dtype of x {x.dtype}, got {value.dtype}")
     return _F.layer_norm(x, weight, bias, epsilon, x.ndim - len(shape))
 
 
@@ -113,7 +116,8 @@ def _check_per_channel(fn: str, x: Tensor, data_format: str, **tensors) -> int:
 def _check_same_dtype(fn: str, x: Tensor, **tensors) -> None:
     for arg, value in tensors.items():
         if value is not None and dtypes_differ(x, value):
-            raise TypeError(f"{fn}: argument '{arg}' expected the dtype of x {x.dtype}, got {value.dtype}")
+            # Paddle's kernels raise ValueError (InvalidArgument) for it: InvalidDtypeError is both
+            raise InvalidDtypeError(f"{fn}: argument '{arg}' expected the dtype of x {x.dtype}, got {value.dtype}")
 
 
 def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight=None, bias=None, training: bool = False,

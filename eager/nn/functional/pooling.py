@@ -32,6 +32,7 @@ import numpy as np
 
 from phi.common.data_type import DataType
 from phi.common.shape_rules import padded_window_counts, pool_window_problem, window_geometry
+from phi.core.errors import ArgumentKindError, AssertedArgumentError
 
 from ...arguments import to_bool, to_int, to_int_array
 from ...creation import to_tensor
@@ -324,6 +325,11 @@ def _output_size(fn: str, x, k: int, output_size, channel_last: bool) -> tuple:
     if isinstance(output_size, (list, tuple)) and len(output_size) == k:
         output_size = tuple(n if o is None else to_int(o, fn, "output_size") if isinstance(o, Tensor) else o
                             for o, n in zip(output_size, spatial))
+    elif k > 1 and isinstance(output_size, numbers.Real) and not isinstance(output_size, numbers.Integral):
+        # Paddle iterates a non-int (TypeError: 'float' object is not iterable): ArgumentKindError is that
+        # TypeError and the ValueError of eager's other malformed sizes
+        raise ArgumentKindError(f"{fn}: argument 'output_size' expected an int or a list of {k} ints, got "
+                                f"{output_size!r}")
     return int_tuple(fn, "output_size", output_size, k)
 
 
@@ -438,7 +444,8 @@ def unfold(x: Tensor, kernel_sizes, strides=1, paddings=0, dilations=1, name=Non
     """
     check_float("unfold", "x", x)
     if x.ndim != 4:
-        raise ValueError(f"unfold: argument 'x' expected a 4-d tensor [N, C, H, W], got shape {x.shape}")
+        # Paddle asserts it: AssertedArgumentError is that AssertionError and a ValueError
+        raise AssertedArgumentError(f"unfold: argument 'x' expected a 4-d tensor [N, C, H, W], got shape {x.shape}")
     args = _fold_args("unfold", kernel_sizes, strides, paddings, dilations)
     blocks = _blocks("unfold", x.shape[2:], *args)
     if 0 in x.shape[2:]:
@@ -460,7 +467,9 @@ def fold(x: Tensor, output_sizes, kernel_sizes, strides=1, paddings=0, dilations
     """
     check_float("fold", "x", x)
     if x.ndim != 3:
-        raise ValueError(f"fold: argument 'x' expected a 3-d tensor [N, C * kh * kw, L], got shape {x.shape}")
+        # Paddle asserts it: AssertedArgumentError is that AssertionError and a ValueError
+        raise AssertedArgumentError(f"fold: argument 'x' expected a 3-d tensor [N, C * kh * kw, L], got shape "
+                                    f"{x.shape}")
     sizes = int_tuple("fold", "output_sizes", output_sizes, 2)
     args = _fold_args("fold", kernel_sizes, strides, paddings, dilations)
     blocks = _blocks("fold", sizes, *args)

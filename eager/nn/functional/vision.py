@@ -20,6 +20,7 @@ import numbers
 import numpy as np
 
 from phi.common.data_type import FLOATING_TYPES, DataType, dtype_name
+from phi.core.errors import AssertedArgumentError
 
 from ...arguments import describe, to_scalar
 from ...composite.spine import reshape_exactly
@@ -102,11 +103,14 @@ def pad(x: Tensor, pad, mode: str = "constant", value: float = 0.0, data_format:
     """
     fn = "pad"
     check_tensor(fn, "x", x)
+    # Paddle asserts mode, data_format and the format's rank: AssertedArgumentError is that AssertionError
+    # and a ValueError
     if not isinstance(mode, str) or mode not in _PAD_MODES:
-        raise ValueError(f"{fn}: argument 'mode' expected one of {list(_PAD_MODES)}, got {mode!r}")
+        raise AssertedArgumentError(f"{fn}: argument 'mode' expected one of {list(_PAD_MODES)}, got {mode!r}")
     data_format = data_format.upper() if isinstance(data_format, str) else data_format    # as Paddle
     if not isinstance(data_format, str) or data_format not in _PAD_FORMATS:
-        raise ValueError(f"{fn}: argument 'data_format' expected one of {list(_PAD_FORMATS)}, got {data_format!r}")
+        raise AssertedArgumentError(f"{fn}: argument 'data_format' expected one of {list(_PAD_FORMATS)}, got "
+                                    f"{data_format!r}")
     pads = _int_list(fn, "pad", pad)
     if any(p < 0 for p in pads):
         raise ValueError(f"{fn}: argument 'pad' expected non-negative ints, got {pads}")
@@ -123,8 +127,8 @@ def pad(x: Tensor, pad, mode: str = "constant", value: float = 0.0, data_format:
     k = nd - 2
     formats = _INTERP_FORMATS[nd] if nd != 3 else ("NCL", "NLC")
     if not isinstance(data_format, str) or data_format not in formats and data_format != "NCHW":   # the default: channels first at any rank
-        raise ValueError(f"{fn}: argument 'data_format' expected one of {list(formats)} for a {nd}-d x, got "
-                         f"{data_format!r}")
+        raise AssertedArgumentError(f"{fn}: argument 'data_format' expected one of {list(formats)} for a {nd}-d x, "
+                                    f"got {data_format!r}")
     if len(pads) != 2 * k:
         expected = f"{2 * k} ints (a pair per spatial axis, the last axis first)"
         if mode == "constant":
@@ -155,11 +159,13 @@ def _interp_sizes(fn, x, size, scale_factor, k, spatial):
             size = [size] * k
         sizes = _int_list(fn, "size", size)
         if len(sizes) != k or any(s <= 0 for s in sizes):
-            raise ValueError(f"{fn}: argument 'size' expected {k} positive ints (one per spatial axis of x "
+            # Paddle asserts each size > 0: AssertedArgumentError is its AssertionError and a ValueError
+            raise (ValueError if len(sizes) != k else AssertedArgumentError)(f"{fn}: argument 'size' expected {k} positive ints (one per spatial axis of x "
                              f"{x.shape}), got {sizes}")
         return sizes, []
     if isinstance(scale_factor, Tensor):       # a 0-d tensor is one number for every axis, as in Paddle
-        scale_factor = scale_factor.item() if scale_factor.ndim == 0 else scale_factor.numpy().reshape(-1).tolist()
+        # a 1-D one a number per axis; Paddle reads a deeper one by its first axis (rows: refused below)
+        scale_factor = scale_factor.item() if scale_factor.ndim == 0 else scale_factor.numpy().tolist()
     if isinstance(scale_factor, numbers.Real) and not isinstance(scale_factor, bool):
         scale_factor = [scale_factor] * k
     if not isinstance(scale_factor, (list, tuple)):      # a wrong kind is Paddle's TypeError, a wrong value ValueError
