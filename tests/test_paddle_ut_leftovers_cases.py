@@ -16,7 +16,9 @@
   refused; Paddle 2.6.2 makes it (without an initializer a complex parameter is a
   TypeError in both);
 - ``Tensor._inplace_assign`` (private; Paddle's dygraph-to-static tests call it)
-  was missing (the other private methods of the list came with ut3-tensor2).
+  was missing (the other private methods of the list came with ut3-tensor2);
+- ``ImperativeQuantAware(fuse_conv_bn=True)`` was refused; Paddle 2.6.2 accepts it
+  and (fusing a copy it drops) quantizes the model unfused.
 
 Checked and left: ``cumsum_()`` with axis=None flattens x in place in Paddle
 (eager raises, docs/autograd.md); every inplace method's defaults agree with
@@ -197,3 +199,23 @@ def test_private_inplace_assign_sends_gradients_to_the_assigned_value():
     c = _t(np.zeros(2, "float32"))
     c._inplace_assign(_t(np.ones(3, "float32")))  # a placeholder takes y's shape, as in Paddle 2.6.2
     np.testing.assert_array_equal(c.numpy(), [1, 1, 1])
+
+
+# -- ImperativeQuantAware(fuse_conv_bn=True) --------------------------------------------
+def test_imperative_quant_aware_takes_fuse_conv_bn_and_leaves_the_model_unfused():
+    # Paddle 2.6.2's fuse_conv_bn fuses a deep copy it drops: Conv2D and BatchNorm2D stay
+    from eager.quantization import ImperativeQuantAware
+
+    def net():
+        eager.seed(3)
+        return eager.nn.Sequential(eager.nn.Conv2D(1, 2, 3, padding=1), eager.nn.BatchNorm2D(2), eager.nn.ReLU())
+
+    fused, plain = net(), net()
+    quant = ImperativeQuantAware(fuse_conv_bn=True)
+    assert quant.fuse_conv_bn is True
+    quant.quantize(fused)
+    ImperativeQuantAware().quantize(plain)
+    assert [type(layer).__name__ for layer in fused] == [type(layer).__name__ for layer in plain]
+    assert type(fused[1]) is eager.nn.BatchNorm2D and fused.training
+    x = _t(np.random.default_rng(0).standard_normal([2, 1, 4, 4]).astype("float32"))
+    np.testing.assert_allclose(fused(x).numpy(), plain(x).numpy(), rtol=1e-6)
