@@ -13,11 +13,12 @@ from .utils import unique_name
 
 def create_parameter(shape, dtype, name=None, attr=None, is_bias: bool = False,
                      default_initializer=None) -> Parameter | None:
-    """A new trainable Parameter of ``shape`` and ``dtype`` (floating, integer or
-    bool, as Paddle allows), as a Layer's ``create_parameter`` makes it:
+    """A new trainable Parameter of ``shape`` and ``dtype`` (floating, complex, integer
+    or bool, as Paddle allows), as a Layer's ``create_parameter`` makes it:
     initialized by ``attr.initializer``, else the global one
     (set_global_initializer), else ``default_initializer``, else Constant(0) for
-    a bias or an integer or bool parameter, and XavierUniform for a weight. An
+    a bias or an integer or bool parameter, and XavierUniform for a weight (a complex
+    parameter needs an initializer, as in Paddle 2.6, which has no default for it). An
     integer parameter reports ``stop_gradient=False`` but never gets a gradient
     (see Tensor.stop_gradient). ``name`` is used when ``attr`` is None; without either the
     parameter is named as in Paddle, ``create_parameter_<n>.w_0`` (``.b_0`` for
@@ -35,11 +36,11 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias: bool = False,
     try:
         resolved = convert_dtype(dtype)
     except (TypeError, ValueError) as error:
-        raise TypeError(f"create_parameter: argument 'dtype' expected a floating, integer or bool dtype, "
-                        f"got {dtype!r}") from error
-    if not (resolved.is_floating_point or resolved.is_integer or resolved is DataType.BOOL):
-        raise TypeError(f"create_parameter: argument 'dtype' expected a floating, integer or bool dtype, "
-                        f"got {resolved}")
+        raise TypeError(f"create_parameter: argument 'dtype' expected a floating, complex, integer or bool "
+                        f"dtype, got {dtype!r}") from error
+    if not (resolved.is_floating_point or resolved.is_complex or resolved.is_integer or resolved is DataType.BOOL):
+        raise TypeError(f"create_parameter: argument 'dtype' expected a floating, complex, integer or bool "
+                        f"dtype, got {resolved}")
     if name is not None and not isinstance(name, str):
         raise TypeError(f"create_parameter: argument 'name' expected a str or None, got {name!r}")
     if default_initializer is not None and not isinstance(default_initializer, _init.Initializer):
@@ -48,8 +49,12 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias: bool = False,
     attr = ParamAttr(name=name) if attr is None else ParamAttr.from_argument(attr, "create_parameter", "attr")
     if attr is False:  # no parameter, as Layer.create_parameter (and Paddle 2.6.2's create_parameter)
         return None
-    init = attr.initializer or _init.global_initializer(is_bias) or default_initializer or \
-        _init.default_initializer(resolved, is_bias)
+    init = attr.initializer or _init.global_initializer(is_bias) or default_initializer
+    if init is None:
+        if resolved.is_complex:
+            raise TypeError(f"create_parameter: a {resolved} parameter has no default initializer; pass "
+                            f"default_initializer (or attr's initializer), e.g. paddle.nn.initializer.Constant")
+        init = _init.default_initializer(resolved, is_bias)
     dims = [int(d) for d in shape]
     draw = functools.partial(init, dims, resolved)
     value = None if _init.lazy_init_active() else draw()  # under LazyGuard: shape and dtype only, as Layer's

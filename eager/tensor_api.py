@@ -59,7 +59,14 @@ def _comparison(dunder: str, op: str):
                 return kernel(self, other)
             except UnimplementedError as error:
                 return _refuse_sparse(op, error, self, other)
-        return _binary(kernel, self, other, op)
+        try:
+            return _binary(kernel, self, other, op)
+        except TypeError:
+            # Paddle 2.6's x == 'abc' is all False and x != 'abc' all True (a str is
+            # never equal to a number); the other comparisons refuse it
+            if isinstance(other, str) and op in ("equal", "not_equal"):
+                return _F.full_like(self, op == "not_equal", dtype=DataType.BOOL)
+            raise
     method.__name__, method.__qualname__ = dunder, f"TensorMethods.{dunder}"
     return method
 

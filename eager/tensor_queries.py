@@ -29,6 +29,7 @@ from .autograd.grad_mode import STATE as _grad_state
 from .autograd.inplace import check_inplace_leaf
 from .autograd.meta import AutogradMeta
 from .composite import _paddle_api as _check
+from .composite import creation as _creation
 from .composite.gather_scatter import fill_diagonal_tensor, index_fill
 from .creation import to_tensor
 from .generated import forward_api as _F
@@ -793,6 +794,18 @@ class TensorInfo:
         """
         grad = self.grad
         return None if grad is None else grad.get_tensor()
+
+    def _inplace_assign(self, y) -> None:
+        """Paddle's private ``Tensor._inplace_assign(y)`` (its dygraph-to-static tests
+        call it): y's values written into this tensor, as ``paddle.assign(y, self)``,
+        so gradients reach y and not the values overwritten.
+
+        >>> x = eager.zeros([2])
+        >>> x._inplace_assign(eager.to_tensor([1.0, 2.0]))
+        >>> x.numpy()
+        array([1., 2.], dtype=float32)
+        """
+        _creation.assign(y, self)
 
     def value(self):
         """This tensor itself (Paddle's ``Tensor.value()`` in dynamic mode).

@@ -30,7 +30,7 @@ Paddle 2.6.2 quirks met and left (eager keeps the correct value; docs/nn.md and
 docs/ops.md rows where they are differences): float activation attributes stored
 as float32 (float64 stanh / hardsigmoid / leaky_relu / selu off by ~1e-8);
 complex128 sigmoid / silu / log_sigmoid off by ~4e-8; complex softplus, softsign
-and hardswish computed (eager refuses them: not complex-differentiable); float16
+and hardswish computed (eager computes them too since test_paddle_ut_leftovers_cases); float16
 `x * 2.5` rounded in float16 steps; the double grad of abs is None (eager: zeros);
 int tensor + np.float32 scalar keeps int; bool tensor + 2 stays bool; -bool is
 bool; real tensor + 1j drops the imaginary part (all in docs/ops.md already).
@@ -168,13 +168,6 @@ def test_complex_double_grads_match_finite_differences(f):
     (ddx,) = eager.grad([dx], [x], [_t(va)])
     expected = _packed_fd(lambda a: np.real(np.sum(np.conj(va) * _first_grad(f, a, ga, False)[1].numpy())), xa)
     np.testing.assert_allclose(ddx.numpy(), expected, rtol=1e-5, atol=1e-6)
-
-
-def test_complex_softplus_softsign_hardswish_are_refused_by_name():
-    x = _t(_complex([3]).astype("complex64"))
-    for fn, name in ((F.softplus, "softplus"), (F.softsign, "softsign"), (F.hardswish, "hardswish")):
-        with pytest.raises(TypeError, match=name):
-            fn(x)
 
 
 def test_maxout_refuses_one_group_as_paddle():

@@ -28,9 +28,9 @@ What they found (one test per bug below; each failed before its fix):
   kernel takes; Paddle's dygraph raises RuntimeError there (test_real_imag_op's
   test_dtype_dygraph_error): eager's errors are now RuntimeErrors too.
 
-Left as they are (eager refuses what Paddle 2.6.2 computes): softsign, softplus and
-hardswish of a complex tensor (stanh was done by the activation pass); index_put with a
-complex x and a real y (Paddle casts y to x's dtype).
+Left as they were (eager refused what Paddle 2.6.2 computes; both computed since
+test_paddle_ut_leftovers_cases): softsign, softplus and hardswish of a complex tensor
+(stanh was done by the activation pass); index_put with a complex x and a real y.
 
 Fixed afterwards: logical_and/or/xor of a complex x and a real y (ops.yaml's
 complex_promotion; a real x with a complex y is computed too, where Paddle 2.6.2's

@@ -110,8 +110,10 @@ def index_put_grad(x, indices, value, out_grad, accumulate):
     """Zero at the written places for x (unless accumulate); the places' gradient for value."""
     region = _F.getitem(out_grad, tuple(indices))
     x_grad = out_grad if accumulate else _F.index_put(out_grad, indices, _zeros((), out_grad), False)
+    if value.dtype != out_grad.dtype:  # a real value of a complex x: the real part, in value's dtype
+        region = _F.cast(_F.real(region), value.dtype)
     if 0 in region.shape and region.shape != list(value.shape):  # nothing written (an all-False mask)
-        return x_grad, _zeros(value.shape, out_grad)
+        return x_grad, _zeros(value.shape, region)
     return x_grad, sum_to_shape(region, value.shape)
 
 

@@ -51,6 +51,8 @@ class ImperativeQuantAware:
     Layer classes instantiated with no arguments, a preprocess applied first, a
     fake-quant layer used instead), every layer becomes its ``nn.quant.quant_layers``
     counterpart (QuantizedConv2D, QuantizedLinear), as Paddle's does.
+    ``fuse_conv_bn=True`` leaves Conv2D and BatchNorm2D apart, as Paddle 2.6.2 does
+    (its fusion works on a copy of the model that it drops).
     ``save_quantized_model`` saves the inference form of the model (what
     ``QAT.convert`` makes of it, in eval mode) with :func:`eager.jit.save`.
 
@@ -77,8 +79,9 @@ class ImperativeQuantAware:
         for arg, value in (("fuse_conv_bn", fuse_conv_bn), ("onnx_format", onnx_format)):
             if not isinstance(value, bool):
                 raise TypeError(f"{who}: argument '{arg}' expected a bool, got {value!r}")
-        if fuse_conv_bn:
-            raise ValueError(f"{who}: argument 'fuse_conv_bn' True is not offered here (no conv-bn fusion)")
+        # Paddle 2.6.2 accepts fuse_conv_bn=True but fuses a deep copy of the model that it then
+        # drops (fuse_layers(inplace=False)), so the model is quantized unfused: eager does the same
+        self.fuse_conv_bn = fuse_conv_bn
         custom = {"weight_preprocess_layer": weight_preprocess_layer, "act_preprocess_layer": act_preprocess_layer,
                   "weight_quantize_layer": weight_quantize_layer, "act_quantize_layer": act_quantize_layer}
         for arg, value in custom.items():

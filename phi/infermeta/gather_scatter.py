@@ -340,8 +340,10 @@ def _indexed_region(x, indices) -> tuple:
 
 
 def index_put_infer_meta(x, indices, value, accumulate, out) -> None:
-    """x's shape and dtype; value (x's dtype) must broadcast to x[indices]."""
-    _require_same_dtype("value", value, x)
+    """x's shape and dtype; value (x's dtype, or a real floating one for a complex x, as
+    Paddle 2.6 allows) must broadcast to x[indices]."""
+    if value.dtype is not x.dtype and not (x.dtype.is_complex and value.dtype.is_floating_point):
+        _require_same_dtype("value", value, x)
     shapes, consumed = _indexed_region(x, indices)
     if all(s is not None for s in shapes):
         try:
@@ -370,10 +372,11 @@ def _broadcast_many(shapes) -> tuple:
 
 
 def index_put_grad_infer_meta(x, indices, value, out_grad, accumulate, x_grad, value_grad) -> None:
-    """Gradients shaped like x and value; out_grad must be x-shaped."""
+    """Gradients shaped like x and value (a real value of a complex x gets a real one);
+    out_grad must be x-shaped."""
     _require_result("out_grad", out_grad, x)
     _set(x_grad, x.dims, out_grad)
-    _set(value_grad, value.dims, out_grad)
+    _set(value_grad, value.dims, value if value.dtype is not out_grad.dtype else out_grad)
 
 
 def masked_scatter_infer_meta(x, mask, value, out) -> None:

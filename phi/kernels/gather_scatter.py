@@ -664,4 +664,6 @@ def index_put_grad(ctx, x, indices, value, out_grad, accumulate, *, out_mask=Non
             value_grad = ctx.xp.zeros(value.shape, dtype=out_grad.dtype)
         else:
             value_grad = reduce_to_shape(picked, value.shape)
+        if value.dtype != out_grad.dtype:  # a real value of a complex x: the real part, in value's dtype
+            value_grad = value_grad.real.astype(value.dtype)
     return x_grad, value_grad

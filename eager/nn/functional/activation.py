@@ -60,6 +60,30 @@ def _log_sigmoid_complex(x: Tensor) -> Tensor:
     return _F.neg(_F.log1p(_F.exp(_F.neg(x))))
 
 
+def _softsign_complex(x: Tensor) -> Tensor:
+    return _F.divide(x, _F.scale(_F.abs(x), 1.0, 1.0).astype(x.dtype))
+
+
+def _softplus_complex(x: Tensor, beta: float, threshold: float) -> Tensor:
+    # log(1 + e^z) = m + log(e^-m + e^(z - m)) for any constant m: m = max(Re z, 0) keeps
+    # both exponentials finite, and as a constant it leaves the gradient exact. The
+    # threshold compares the real part, as Paddle's complex kernel does.
+    z = _F.scale(x, float(beta), 0.0)
+    real = _F.real(z)
+    shift = _F.relu(real).detach()
+    stable = _F.add(shift.astype(x.dtype), _F.log(_F.add(_F.exp(_F.neg(shift)).astype(x.dtype),
+                                                           _F.exp(_F.subtract(z, shift.astype(x.dtype))))))
+    return _F.where(_F.greater_than(real, _F.full_like(real, threshold)), x, _F.scale(stable, 1.0 / beta, 0.0))
+
+
+def _hardswish_complex(x: Tensor) -> Tensor:
+    # Paddle's complex kernel clips on the real part: 0 where Re(x) + 3 <= 0, x where it is >= 6
+    real = _F.real(x)
+    middle = _F.scale(_F.multiply(x, _F.scale(x, 1.0, 3.0)), 1.0 / 6.0, 0.0)
+    upper = _F.where(_F.greater_equal(real, _F.full_like(real, 3.0)), x, middle)
+    return _F.where(_F.less_equal(real, _F.full_like(real, -3.0)), _F.zeros_like(x), upper)
+
+
 def _cast_first(fn: str, x, dtype) -> Tensor:
     """x cast to ``dtype`` before softmax/log_softmax (as Paddle: so an integer x with a
     floating-point dtype is accepted); x itself, which must be floating-point, without one."""
@@ -281,8 +305,12 @@ def softplus(x: Tensor, beta: float = 1, threshold: float = 20, name=None) -> Te
     >>> eager.nn.functional.softplus(eager.to_tensor([0.0, 30.0])).numpy().round(4)
     array([ 0.6931, 30.    ], dtype=float32)
     """
-    check_float("softplus", "x", x)
-    return _F.softplus(x, check_number("softplus", "beta", beta), check_number("softplus", "threshold", threshold))
+    beta, threshold = check_number("softplus", "beta", beta), check_number("softplus", "threshold", threshold)
+    try:
+        x = check_float("softplus", "x", x)
+    except UnsupportedDtypeError:  # a complex x (as in Paddle), or the error naming both kinds
+        return _softplus_complex(check_float("softplus", "x", x, complex_ok=True), beta, threshold)
+    return _F.softplus(x, beta, threshold)
 
 
 def softsign(x: Tensor, name=None) -> Tensor:
@@ -291,7 +319,11 @@ def softsign(x: Tensor, name=None) -> Tensor:
     >>> eager.nn.functional.softsign(eager.to_tensor([-3.0, 1.0])).numpy()
     array([-0.75,  0.5 ], dtype=float32)
     """
-    return _F.softsign(check_float("softsign", "x", x))
+    try:
+        x = check_float("softsign", "x", x)
+    except UnsupportedDtypeError:  # a complex x (as in Paddle), or the error naming both kinds
+        return _softsign_complex(check_float("softsign", "x", x, complex_ok=True))
+    return _F.softsign(x)
 
 
 def softshrink(x: Tensor, threshold: float = 0.5, name=None) -> Tensor:
@@ -350,7 +382,11 @@ def hardswish(x: Tensor, name=None) -> Tensor:
     >>> eager.nn.functional.hardswish(eager.to_tensor([-4.0, 1.0, 4.0])).numpy().round(4)
     array([-0.    ,  0.6667,  4.    ], dtype=float32)
     """
-    return _F.hardswish(check_float("hardswish", "x", x))
+    try:
+        x = check_float("hardswish", "x", x)
+    except UnsupportedDtypeError:  # a complex x (as in Paddle), or the error naming both kinds
+        return _hardswish_complex(check_float("hardswish", "x", x, complex_ok=True))
+    return _F.hardswish(x)
 
 
 def hardsigmoid(x: Tensor, slope: float = 0.1666667, offset: float = 0.5, name=None) -> Tensor:
