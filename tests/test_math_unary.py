@@ -263,7 +263,7 @@ def test_angle_of_real_input_is_zero_or_pi_with_zero_gradient():
 
 FLOAT_OPS = ["abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "tan", "asin",
              "acos", "atan", "sinh", "cosh", "asinh", "atanh", "log2", "log10", "erf", "erfinv", "floor", "ceil",
-             "round", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "angle"]
+             "round", "trunc", "lgamma", "digamma", "nan_to_num", "angle"]  # not frac: Paddle refuses float16 there
 
 
 @pytest.mark.parametrize("op", FLOAT_OPS)
