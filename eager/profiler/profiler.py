@@ -32,7 +32,7 @@ class ProfilerTarget(enum.Enum):
 
     CPU = 0
     GPU = 1
-    MLU = 2
+    XPU = 2
     CUSTOM_DEVICE = 3
 
 
@@ -99,7 +99,7 @@ def _targets(targets) -> tuple:
     for target in targets:
         if not isinstance(target, ProfilerTarget):
             raise TypeError(f"Profiler: argument 'targets' expected ProfilerTarget members, got {target!r}")
-        if target in (ProfilerTarget.MLU, ProfilerTarget.CUSTOM_DEVICE):
+        if target in (ProfilerTarget.XPU, ProfilerTarget.CUSTOM_DEVICE):
             raise ValueError(f"Profiler: argument 'targets': eager profiles CPU and GPU only, got {target}")
     return tuple(targets)
 
