@@ -11,7 +11,8 @@ enums, ``Profiler`` states and argument checks, and the ``paddle.device`` /
 - ``profiler.ProfilerTarget`` had ``MLU`` where 2.6.2 has ``XPU`` (value 2);
 - ``Conll05st(emb_file=path)`` raised FileNotFoundError for a path that does not
   exist yet; 2.6.2 keeps the given path unread and hands it out by
-  ``get_embedding()``.
+  ``get_embedding()``;
+- ``paddle.profiler.utils.job_schedule_profiler_range`` was missing.
 
 Left as documented differences (docs/training.md, docs/profiler.md, docs/gpu.md):
 assert-based argument checks (eager raises ValueError / TypeError naming the
@@ -46,3 +47,21 @@ def test_conll05st_keeps_a_given_embedding_path_unread(tmp_path):
     assert D.Conll05st(*files, emb_file=missing).get_embedding() == str(missing)
     with pytest.raises(TypeError, match="Conll05st: argument 'emb_file' expected a path, got int"):
         D.Conll05st(*files, emb_file=3)
+
+
+def test_job_schedule_profiler_range_yields_the_window_and_exits_after_it():
+    from eager.profiler.utils import job_schedule_profiler_range
+
+    def run(iter_id, start, end):
+        try:
+            with job_schedule_profiler_range(iter_id, start, end) as inside:
+                pass
+        except SystemExit:
+            return inside, "exit"
+        return inside, None
+
+    # from Paddle 2.6.2: in [start, end), and sys.exit() when leaving iteration end - 1
+    assert [run(i, 1, 3) for i in range(4)] == [(False, None), (True, None), (True, "exit"), (False, None)]
+    assert [run(i, 3, 3) for i in range(4)] == [(False, None)] * 4  # an empty window never exits
+    with job_schedule_profiler_range(2, 1, 3, exit_after_prof=False) as inside:
+        assert inside is True
