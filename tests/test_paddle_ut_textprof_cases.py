@@ -12,7 +12,10 @@ enums, ``Profiler`` states and argument checks, and the ``paddle.device`` /
 - ``Conll05st(emb_file=path)`` raised FileNotFoundError for a path that does not
   exist yet; 2.6.2 keeps the given path unread and hands it out by
   ``get_embedding()``;
-- ``paddle.profiler.utils.job_schedule_profiler_range`` was missing.
+- ``paddle.profiler.utils.job_schedule_profiler_range`` was missing;
+- a custom scheduler going from RECORD to CLOSED handed the span to
+  ``on_trace_ready``; 2.6.2 drops it with an "Improper schedule" warning (only
+  RECORD_AND_RETURN or ``stop()`` while recording return a trace).
 
 Left as documented differences (docs/training.md, docs/profiler.md, docs/gpu.md):
 assert-based argument checks (eager raises ValueError / TypeError naming the
@@ -65,3 +68,25 @@ def test_job_schedule_profiler_range_yields_the_window_and_exits_after_it():
     assert [run(i, 3, 3) for i in range(4)] == [(False, None)] * 4  # an empty window never exits
     with job_schedule_profiler_range(2, 1, 3, exit_after_prof=False) as inside:
         assert inside is True
+
+
+def test_a_span_left_from_record_to_closed_is_dropped_with_a_warning():
+    State = profiler.ProfilerState
+    calls = []
+    prof = profiler.Profiler(targets=[profiler.ProfilerTarget.CPU],
+                             scheduler=lambda step: State.RECORD if step % 3 else State.CLOSED,
+                             on_trace_ready=lambda p: calls.append(p.step_num))
+    prof.start()
+    with pytest.warns(UserWarning, match="Improper schedule: RECORD->CLOSED"):
+        for _ in range(6):
+            prof.step()
+    prof.stop()
+    assert calls == []  # from Paddle 2.6.2: on_trace_ready never runs for this schedule
+    prof = profiler.Profiler(targets=[profiler.ProfilerTarget.CPU],
+                             scheduler=lambda step: State.RECORD if step < 2 else State.RECORD_AND_RETURN,
+                             on_trace_ready=lambda p: calls.append(p.step_num))
+    prof.start()
+    for _ in range(4):
+        prof.step()
+    prof.stop()
+    assert calls == [3, 4, 4]  # RECORD_AND_RETURN returns at each step after it, and stop() once more
