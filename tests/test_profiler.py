@@ -380,7 +380,7 @@ def test_lifecycle_errors():
 
 @pytest.mark.parametrize("kwargs, error, message", [
     (dict(targets="cpu"), TypeError, "argument 'targets'"),
-    (dict(targets=[profiler.ProfilerTarget.MLU]), ValueError, "argument 'targets'"),
+    (dict(targets=[profiler.ProfilerTarget.XPU]), ValueError, "argument 'targets'"),
     (dict(scheduler=(3, 1)), ValueError, "argument 'scheduler'"),
     (dict(scheduler=(1, 2, 3)), TypeError, "argument 'scheduler'"),
     (dict(scheduler=5), TypeError, "argument 'scheduler'"),

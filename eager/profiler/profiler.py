@@ -32,7 +32,7 @@ class ProfilerTarget(enum.Enum):
 
     CPU = 0
     GPU = 1
-    MLU = 2
+    XPU = 2
     CUSTOM_DEVICE = 3
 
 
@@ -99,7 +99,7 @@ def _targets(targets) -> tuple:
     for target in targets:
         if not isinstance(target, ProfilerTarget):
             raise TypeError(f"Profiler: argument 'targets' expected ProfilerTarget members, got {target!r}")
-        if target in (ProfilerTarget.MLU, ProfilerTarget.CUSTOM_DEVICE):
+        if target in (ProfilerTarget.XPU, ProfilerTarget.CUSTOM_DEVICE):
             raise ValueError(f"Profiler: argument 'targets': eager profiles CPU and GPU only, got {target}")
     return tuple(targets)
 
@@ -134,7 +134,8 @@ class Profiler:
     function of the step number returning a :class:`ProfilerState` (see
     :func:`make_scheduler`). When a recorded span ends (``RECORD_AND_RETURN``,
     or :meth:`stop` while recording) ``on_trace_ready(prof)`` runs: by default
-    :func:`export_chrome_tracing` into ``./profiler_log/``. Then
+    :func:`export_chrome_tracing` into ``./profiler_log/`` (a span left from
+    ``RECORD`` to ``CLOSED``/``READY`` is dropped with a warning, as Paddle). Then
     :meth:`summary` prints tables and :meth:`export` writes the trace.
 
     ``timer_only=True`` records nothing: :meth:`step_info` and the table
@@ -240,8 +241,14 @@ class Profiler:
         state = self._state(self.step_num + 1)
         self.step_num += 1
         finished = None
-        if previous is ProfilerState.RECORD_AND_RETURN or (previous in _RECORDING and state not in _RECORDING):
+        if previous is ProfilerState.RECORD_AND_RETURN:
             finished, self._recorder.events = self._recorder.events, []
+        elif previous is ProfilerState.RECORD and state not in _RECORDING:
+            # As Paddle: only RECORD_AND_RETURN (or stop) returns a trace; a scheduler that
+            # goes from RECORD to CLOSED/READY drops the span.
+            warnings.warn(f"Improper schedule: RECORD->{state.name}, profiler will not save data "
+                          f"(end a recorded span with RECORD_AND_RETURN)", stacklevel=2)
+            self._recorder.events = []
         self._enter(state)
         if finished is not None:  # last: an error in on_trace_ready leaves the profiler in a sound state
             self._hand_over(finished)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 
 import numpy as np
 
@@ -132,7 +133,7 @@ class Conll05st(Dataset):
     and ``.../props/test.wsj.props.gz``); ``word_dict_file``, ``verb_dict_file``: one
     word a line, numbered by line; ``target_dict_file``: the B-/I- tags, numbered
     B-tag, I-tag in order of first appearance, then 'O'; ``emb_file``: only returned
-    by :meth:`get_embedding`. Files left None are taken from Paddle's cache folder
+    by :meth:`get_embedding` (a given path as it is, unread). Files left None are taken from Paddle's cache folder
     (``~/.cache/paddle/dataset/conll05st/``); this build never downloads.
 
     >>> ds = eager.text.datasets.Conll05st("conll05st-tests.tar.gz", "wordDict.txt", "verbDict.txt",
@@ -149,9 +150,12 @@ class Conll05st(Dataset):
         self.verb_dict_file = resolve(name, "verb_dict_file", verb_dict_file, download, "conll05st", VERBDICT_URL)
         self.target_dict_file = resolve(name, "target_dict_file", target_dict_file, download, "conll05st",
                                         TRGDICT_URL)
-        # The embedding is only handed out by get_embedding: a missing one is an error there.
+        # The embedding is only handed out by get_embedding: a missing cached one is an error
+        # there, and a given path is kept as it is, as Paddle does (this class never reads it).
         self._download = download
-        self.emb_file = resolve(name, "emb_file", emb_file, download, "conll05st", EMB_URL) if emb_file else None
+        if emb_file is not None and not isinstance(emb_file, (str, os.PathLike)):
+            raise TypeError(f"{name}: argument 'emb_file' expected a path, got {type(emb_file).__name__}")
+        self.emb_file = os.fspath(emb_file) if emb_file else None
         self.word_dict = self._load_dict(self.word_dict_file)
         self.predicate_dict = self._load_dict(self.verb_dict_file)
         self.label_dict = self._load_label_dict(self.target_dict_file)
