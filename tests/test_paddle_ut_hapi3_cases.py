@@ -19,6 +19,16 @@ Found and fixed:
   '0.5', np.array([1]) is '[1]' (ProgressBar driven with a fake clock over 400
   random settings: num, verbose 2/3, widths, step times from 0.4 ms to
   4000 s, value kinds: text equal to Paddle's).
+- callbacks.ReduceLROnPlateau's message lacked the blank line Paddle writes
+  before it ('\nEpoch 2: ReduceLROnPlateau reducing learning rate to 0.05.').
+
+Documented (docs/training.md): evaluate's metrics leave out eval_batch calls
+made before it (Paddle 2.6.2 counts them: it resets metrics only at the end
+of a loop). Paddle quirks left: train_batch(x_array, y_array) (arrays not in
+lists) fails in Paddle with NumPy's truth-value error, eager takes them;
+fit(epochs=0) is an AssertionError in Paddle (ProgBarLogger), a ValueError
+naming the argument here; Accuracy(name=[...]) makes names like "['a']_top1"
+in Paddle, a TypeError here.
 """
 import io
 import time
@@ -26,6 +36,7 @@ import time
 import numpy as np
 import pytest
 
+import eager as paddle
 from eager.hapi.progressbar import ProgressBar
 
 
@@ -68,3 +79,18 @@ def test_progressbar_formats_only_float32_float64_as_decimals(fake_clock):
     # text from Paddle 2.6.2
     assert text == ("step 1/1 - loss: 0.5 - a: [1] - b: 0.5 - c: 0.1250 - d: 3 - e: 2.0000 1.0000e-04"
                     " - 20ms/step\n")
+
+
+def test_reduce_lr_on_plateau_message_opens_with_a_blank_line(capsys):
+    x = np.random.RandomState(0).rand(8, 4).astype("float32")
+    y = np.zeros((8, 1), "int64")
+    data = paddle.io.TensorDataset([paddle.to_tensor(x), paddle.to_tensor(y)])
+    net = paddle.nn.Linear(4, 3)
+    model = paddle.Model(net)
+    model.prepare(paddle.optimizer.SGD(0.1, parameters=net.parameters()), paddle.nn.CrossEntropyLoss())
+    # min_delta so large that no epoch improves on the first: a cut after epoch 2 (0.1 -> 0.05)
+    callback = paddle.callbacks.ReduceLROnPlateau("loss", factor=0.5, patience=0, verbose=1, min_delta=100.0,
+                                                  min_lr=0.05)
+    model.fit(data, data, batch_size=8, epochs=3, verbose=0, callbacks=[callback])
+    # text from Paddle 2.6.2: one cut (the rate then sits at min_lr)
+    assert capsys.readouterr().out == "\nEpoch 2: ReduceLROnPlateau reducing learning rate to 0.05.\n"
