@@ -578,7 +578,8 @@ class ReduceLROnPlateau(Callback):
                     if new_lr > 0:
                         optimizer.set_lr(new_lr)
                     if self.verbose > 0:
-                        print(f"Epoch {self.epoch + 1}: ReduceLROnPlateau reducing learning rate to {new_lr}.")
+                        # Paddle's message opens with a blank line (after the progress bar's)
+                        print(f"\nEpoch {self.epoch + 1}: ReduceLROnPlateau reducing learning rate to {new_lr}.")
                     self.cooldown_counter = self.cooldown
                     self.wait = 0
         self.epoch += 1

@@ -21,10 +21,17 @@ import time
 import numpy as np
 
 
+# The values Paddle writes with 4 decimals; others (float16 included) print as str().
+_DECIMAL_TYPES = (float, np.float32, np.float64)
+_DECIMAL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def format_values(values) -> str:
     """``' - name: value'`` for each ``(name, value)`` pair, as Paddle prints
-    them: floats with 4 decimals (``%.4e`` when the magnitude is at most 1e-3),
-    a list value as its items side by side.
+    them: Python, float32 and float64 floats (and one-element float32/float64
+    arrays) with 4 decimals (``%.4e`` when the magnitude is at most 1e-3),
+    anything else (ints, float16, other arrays) as ``str()``; a list value as
+    its items side by side.
 
     >>> format_values([("loss", [0.25]), ("acc", 0.5)])
     ' - loss: 0.2500 - acc: 0.5000'
@@ -34,10 +41,9 @@ def format_values(values) -> str:
         text += f" - {name}:"
         items = list(value) if isinstance(value, (list, tuple)) else [value]
         for item in items:
-            if isinstance(item, np.ndarray) and item.size == 1:
+            if isinstance(item, np.ndarray) and item.size == 1 and item.dtype in _DECIMAL_DTYPES:
                 item = item.reshape(()).item()
-            if isinstance(item, numbers.Real) and not isinstance(item, (bool, numbers.Integral)):
-                item = float(item)
+            if isinstance(item, _DECIMAL_TYPES):
                 text += f" {item:.4f}" if abs(item) > 1e-3 else f" {item:.4e}"
             else:
                 text += f" {item}"
@@ -83,7 +89,7 @@ class ProgressBar:
     known), updated with the step count and ``(name, value)`` pairs.
 
     ``verbose``: 1 for a live bar (plain lines when ``file`` is not a terminal),
-    2 for plain lines. ``file``: where to write (default: ``sys.stdout`` when the
+    2 or 3 for plain lines (as Paddle's bar), 0 for none. ``file``: where to write (default: ``sys.stdout`` when the
     bar is made). ``use_tqdm``: draw the live bar with tqdm when installed
     (default) or always with the built-in ``\\r`` bar.
 
@@ -98,8 +104,9 @@ class ProgressBar:
         if num is not None and (isinstance(num, bool) or not isinstance(num, numbers.Integral) or num <= 0):
             # TypeError for a count below 1 too, as Paddle raises
             raise TypeError(f"ProgressBar: argument 'num' expected None or a positive int, got {num!r}")
-        if verbose not in (1, 2):
-            raise ValueError(f"ProgressBar: argument 'verbose' expected 1 or 2, got {verbose!r}")
+        if isinstance(verbose, bool) or verbose not in (0, 1, 2, 3):
+            raise ValueError(f"ProgressBar: argument 'verbose' expected 0 (silent), 1 (live bar) or 2/3 "
+                             f"(plain lines), got {verbose!r}")
         self._num = None if num is None else int(num)
         self._width = int(width)
         self._verbose = verbose
@@ -132,7 +139,7 @@ class ProgressBar:
     def update(self, current_num: int, values=()) -> None:
         """Shows ``current_num`` steps done with ``values``, a list of
         ``(name, value)`` pairs (a value may be a number or a list of numbers)."""
-        if self._closed:
+        if self._closed or not self._verbose:
             return
         values = list(values.items()) if isinstance(values, dict) else list(values)
         elapsed = time.time() - self._start
