@@ -201,6 +201,16 @@ class Fleet:
         self._require_init("is_worker")
         return True
 
+    def is_server(self) -> bool:
+        """False: a collective job has no parameter servers."""
+        self._require_init("is_server")
+        return False
+
+    def server_num(self) -> int:
+        """0: a collective job has no parameter servers."""
+        self._require_init("server_num")
+        return 0
+
     def local_rank(self) -> int:
         """This process's rank among the ranks on its machine (0 on the first)."""
         self._require_init("local_rank")

@@ -34,7 +34,7 @@ import numbers
 _SETTINGS = {
     "find_unused_parameters": False,
     "fuse_grad_size_in_MB": 32,
-    "last_comm_group_size_MB": 1,
+    "last_comm_group_size_MB": 1.0,
     "sync_batch_norm": False,
     "fuse_all_reduce_ops": True,
     "nccl_comm_num": 1,
@@ -84,7 +84,7 @@ class DistributedStrategy:
     ``fleet.distributed_optimizer``.
 
     Honoured: ``find_unused_parameters`` (False), ``fuse_grad_size_in_MB`` (32),
-    ``last_comm_group_size_MB`` (1), ``sync_batch_norm`` (False) and
+    ``last_comm_group_size_MB`` (1.0), ``sync_batch_norm`` (False) and
     ``hybrid_configs`` with ``dp_degree``, ``mp_degree``, ``pp_degree`` and
     ``sharding_degree`` (``sep_degree`` stays 1), ``pipeline_configs``. Accepted without effect:
     ``fuse_all_reduce_ops``, ``nccl_comm_num``, ``sync_nccl_allreduce``,
@@ -128,6 +128,8 @@ class DistributedStrategy:
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
                 raise ValueError(f"fleet.DistributedStrategy: '{name}' expected a positive number of MB, "
                                  f"got {value!r}")
+            if name == "last_comm_group_size_MB":
+                value = float(value)    # a float field in Paddle's strategy: 2 reads back 2.0
         elif name == "nccl_comm_num":
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"fleet.DistributedStrategy: 'nccl_comm_num' expected a positive int, got "
