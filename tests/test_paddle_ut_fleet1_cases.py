@@ -18,6 +18,9 @@ What they found (one test per bug below; each failed before its fix):
   ``get_sep_parallel_group_src_rank()`` were missing; the sep ones assert ("sep not exist")
   with sep_degree 1, as Paddle's.
 - ``fleet.is_server()`` and ``fleet.server_num()`` were missing (False and 0 in collective mode).
+- ``fleet.utils.hybrid_parallel_util`` lacked ``broadcast_dp_parameters``,
+  ``broadcast_mp_parameters``, ``broadcast_sharding_parameters``, ``broadcast_sep_parameters``
+  and ``broadcast_input_data`` (the last GPU/XPU-only in Paddle: eager's runs on any device).
 
 Differences documented (docs/data_parallel.md): Paddle's strategy setters log a warning and
 keep the old value on a wrong type and take any int degree; eager raises naming the setting.
@@ -34,6 +37,9 @@ from __future__ import annotations
 
 import pytest
 
+import numpy as np
+
+import eager
 from eager.distributed import fleet
 from eager.distributed.fleet import DistributedStrategy
 
@@ -68,3 +74,18 @@ def test_sharding_and_sep_group_getters(hcg):
 
 def test_is_server_and_server_num(hcg):
     assert fleet.is_server() is False and fleet.server_num() == 0
+
+
+def test_hybrid_parallel_util_broadcasts(hcg):
+    from eager.distributed.fleet.utils import hybrid_parallel_util as hpu
+    model = eager.nn.Linear(2, 3)
+    weight = model.weight.numpy().copy()
+    for name in ("broadcast_dp_parameters", "broadcast_mp_parameters", "broadcast_sharding_parameters"):
+        assert getattr(hpu, name)(model, hcg) is None
+    np.testing.assert_array_equal(model.weight.numpy(), weight)     # one rank: unchanged
+    with pytest.raises(AssertionError, match="sep not exist"):      # as Paddle 2.6.2's with sep_degree 1
+        hpu.broadcast_sep_parameters(model, hcg)
+    x = eager.ones([2])
+    inputs, kwargs = hpu.broadcast_input_data(hcg, x, 3, a=eager.zeros([1]), b="x")
+    assert inputs[0] is x and inputs[1] == 3 and kwargs["b"] == "x"
+    np.testing.assert_array_equal(kwargs["a"].numpy(), np.zeros(1, np.float32))
