@@ -18,6 +18,10 @@ What they found (one test per bug below; each failed before its fix):
   ``get_sep_parallel_group_src_rank()`` were missing; the sep ones assert ("sep not exist")
   with sep_degree 1, as Paddle's.
 - ``fleet.is_server()`` and ``fleet.server_num()`` were missing (False and 0 in collective mode).
+- ``hybrid_configs = {..., "order": [...]}`` (test_fleet_distributed_strategy's
+  test_hybrid_parallel_configs_order) was refused as an unknown key and
+  ``strategy.hybrid_parallel_order`` was missing; now the order is kept and ``fleet.init`` lays
+  the rank grid out in it (outermost first), as Paddle's.
 - ``fleet.utils.hybrid_parallel_util`` lacked ``broadcast_dp_parameters``,
   ``broadcast_mp_parameters``, ``broadcast_sharding_parameters``, ``broadcast_sep_parameters``
   and ``broadcast_input_data`` (the last GPU/XPU-only in Paddle: eager's runs on any device).
@@ -89,3 +93,17 @@ def test_hybrid_parallel_util_broadcasts(hcg):
     inputs, kwargs = hpu.broadcast_input_data(hcg, x, 3, a=eager.zeros([1]), b="x")
     assert inputs[0] is x and inputs[1] == 3 and kwargs["b"] == "x"
     np.testing.assert_array_equal(kwargs["a"].numpy(), np.zeros(1, np.float32))
+
+
+def test_hybrid_configs_order():
+    strategy = DistributedStrategy()
+    assert strategy.hybrid_parallel_order == ["dp", "pp", "sharding", "sep", "mp"]   # Paddle 2.6.2's default
+    strategy.hybrid_configs = {"dp_degree": 1, "mp_degree": 1, "pp_degree": 1, "order": ["sharding", "mp", "dp", "pp"]}
+    assert strategy.hybrid_parallel_order == ["sharding", "mp", "dp", "pp"]
+    assert "order" not in strategy.hybrid_configs and strategy.hybrid_configs["dp_degree"] == 1
+    with pytest.raises(ValueError, match="order"):
+        strategy.hybrid_configs = {"order": ["dp", "dp", "pp", "mp"]}
+    strategy.hybrid_configs = {"order": ["mp", "sep", "dp", "pp", "sharding"]}
+    fleet.init(is_collective=True, strategy=strategy)
+    names = fleet.get_hybrid_communicate_group().topology().get_hybrid_group_names()
+    assert names == ["model", "sep", "data", "pipe", "sharding"]                   # as Paddle 2.6.2's
