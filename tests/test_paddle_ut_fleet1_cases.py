@@ -22,6 +22,8 @@ What they found (one test per bug below; each failed before its fix):
   test_hybrid_parallel_configs_order) was refused as an unknown key and
   ``strategy.hybrid_parallel_order`` was missing; now the order is kept and ``fleet.init`` lays
   the rank grid out in it (outermost first), as Paddle's.
+- ``fleet.utils.LocalFS`` was missing (ls_dir, list_dirs, mkdirs, touch, mv, delete, is_*:
+  each compared with Paddle 2.6.2's on a scratch directory, errors included).
 - ``fleet.utils.hybrid_parallel_util`` lacked ``broadcast_dp_parameters``,
   ``broadcast_mp_parameters``, ``broadcast_sharding_parameters``, ``broadcast_sep_parameters``
   and ``broadcast_input_data`` (the last GPU/XPU-only in Paddle: eager's runs on any device).
@@ -107,3 +109,30 @@ def test_hybrid_configs_order():
     fleet.init(is_collective=True, strategy=strategy)
     names = fleet.get_hybrid_communicate_group().topology().get_hybrid_group_names()
     assert names == ["model", "sep", "data", "pipe", "sharding"]                   # as Paddle 2.6.2's
+
+
+def test_local_fs(tmp_path):
+    from eager.distributed.fleet.utils import LocalFS
+    from eager.distributed.fleet.utils.fs import FSFileExistsError, FSFileNotExistsError
+    fs, root = LocalFS(), str(tmp_path)
+    assert fs.ls_dir(str(tmp_path / "none")) == ([], []) and fs.list_dirs(str(tmp_path / "none")) == []
+    fs.mkdirs(str(tmp_path / "a" / "b"))
+    fs.touch(str(tmp_path / "f"))
+    fs.touch(str(tmp_path / "f"))                       # exist_ok
+    with pytest.raises(FSFileExistsError):
+        fs.touch(str(tmp_path / "f"), exist_ok=False)
+    with pytest.raises(AssertionError):
+        fs.mkdirs(str(tmp_path / "f"))
+    assert fs.ls_dir(root) == (["a"], ["f"]) and fs.list_dirs(root) == ["a"]
+    assert (fs.is_file(str(tmp_path / "f")), fs.is_dir(str(tmp_path / "a")), fs.is_exist(str(tmp_path / "q"))) == (
+        True, True, False)
+    with pytest.raises(FSFileNotExistsError):
+        fs.mv(str(tmp_path / "q"), str(tmp_path / "r"))
+    fs.touch(str(tmp_path / "g"))
+    with pytest.raises(FSFileExistsError):
+        fs.mv(str(tmp_path / "f"), str(tmp_path / "g"))
+    fs.mv(str(tmp_path / "f"), str(tmp_path / "g"), overwrite=True)
+    fs.mv(str(tmp_path / "a"), str(tmp_path / "c"))
+    fs.delete(str(tmp_path / "c"))
+    fs.delete(str(tmp_path / "c"))                      # missing: nothing
+    assert fs.ls_dir(root) == ([], ["g"]) and fs.need_upload_download() is False
