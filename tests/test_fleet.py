@@ -110,7 +110,8 @@ def test_strategy_refuses_what_it_cannot_do():
         (TypeError, "'hybrid_configs' expected a dict", "hybrid_configs", [("dp_degree", 2)]),
         (ValueError, "so sep_degree must be 1", "hybrid_configs", {"sep_degree": 2}),
         (ValueError, "'sharding_degree'] expected a positive int", "hybrid_configs", {"sharding_degree": 0}),
-        (ValueError, "hybrid_configs key 'order' is not supported", "hybrid_configs", {"order": ["dp"]}),
+        (ValueError, "hybrid_configs['order'] expected each of", "hybrid_configs", {"order": ["dp"]}),
+        (ValueError, "hybrid_configs key 'mp_configs' is not supported", "hybrid_configs", {"mp_configs": {}}),
         (ValueError, "'dp_degree'] expected -1", "hybrid_configs", {"dp_degree": 0}),
         (TypeError, "'amp' expected a bool", "amp", "yes"),
     ]

@@ -4,7 +4,7 @@
 ``fleet.distributed_model`` wraps a network in :class:`eager.DataParallel`;
 ``fleet.distributed_optimizer`` returns the optimizer to step;
 ``fleet.worker_index()``, ``worker_num()``, ``is_first_worker()``,
-``local_rank()``, ``node_num()``, ``is_worker()`` and ``barrier_worker()``
+``local_rank()``, ``node_num()``, ``is_worker()``, ``is_server()``, ``server_num()`` and ``barrier_worker()``
 describe and synchronize the ranks. The functions are the methods of one
 :class:`Fleet`, ``fleet.fleet``, as in Paddle.
 
@@ -49,6 +49,8 @@ is_first_worker = fleet.is_first_worker
 worker_index = fleet.worker_index
 worker_num = fleet.worker_num
 is_worker = fleet.is_worker
+is_server = fleet.is_server
+server_num = fleet.server_num
 local_rank = fleet.local_rank
 node_num = fleet.node_num
 barrier_worker = fleet.barrier_worker
@@ -59,7 +61,7 @@ get_hybrid_communicate_group = fleet.get_hybrid_communicate_group
 get_hybrid_parallel_topology = fleet.get_hybrid_parallel_topology
 
 __all__ = ["Fleet", "DistributedStrategy", "fleet", "init", "is_first_worker", "worker_index", "worker_num",
-           "is_worker", "local_rank", "node_num", "barrier_worker", "distributed_model", "distributed_optimizer",
+           "is_worker", "is_server", "server_num", "local_rank", "node_num", "barrier_worker", "distributed_model", "distributed_optimizer",
            "distributed_scaler", "get_hybrid_communicate_group", "get_hybrid_parallel_topology", "CommunicateTopology",
            "HybridCommunicateGroup", "HybridParallelOptimizer", "ParallelMode", "base", "layers", "meta_parallel",
            "recompute", "utils"]

@@ -148,8 +148,12 @@ class Fleet:
                              "statistics would be summed over ranks that share the same batch); leave it False")
         _LOGGER.setLevel(level)
         init_parallel_env()
-        topology = CommunicateTopology(["data", "pipe", "sharding", "sep", "model"],
-                                       [dp_degree, pp_degree, sharding_degree, 1, mp_degree])
+        axes = {"dp": ("data", dp_degree), "pp": ("pipe", pp_degree), "sharding": ("sharding", sharding_degree),
+                "sep": ("sep", 1), "mp": ("model", mp_degree)}
+        order = strategy.hybrid_parallel_order          # outermost first, as Paddle's
+        if "sep" not in order:
+            order.append("sep")                         # degree 1: where it goes does not move a rank
+        topology = CommunicateTopology([axes[a][0] for a in order], [axes[a][1] for a in order])
         self._hcg = HybridCommunicateGroup(topology)
         self._topology = topology
         hosts = []
@@ -200,6 +204,16 @@ class Fleet:
         """True: in collective mode every rank is a worker."""
         self._require_init("is_worker")
         return True
+
+    def is_server(self) -> bool:
+        """False: a collective job has no parameter servers."""
+        self._require_init("is_server")
+        return False
+
+    def server_num(self) -> int:
+        """0: a collective job has no parameter servers."""
+        self._require_init("server_num")
+        return 0
 
     def local_rank(self) -> int:
         """This process's rank among the ranks on its machine (0 on the first)."""

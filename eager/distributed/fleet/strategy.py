@@ -13,7 +13,8 @@ silently training another way than the script asked:
   ``hybrid_configs`` with ``dp_degree`` (-1: the world size over the others),
   ``mp_degree`` (tensor parallelism), ``pp_degree`` (pipeline parallelism) and
   ``sharding_degree`` (stage-1 sharding of the optimizer state, with data
-  parallelism); ``sep_degree`` must stay 1; ``pipeline_configs``
+  parallelism); ``sep_degree`` must stay 1; ``order`` (also ``hybrid_parallel_order``: the
+  axes of the rank grid, outermost first, default dp, pp, sharding, sep, mp); ``pipeline_configs``
   (``micro_batch_size``, ``accumulate_steps``, ``schedule_mode`` 1F1B or FThenB;
   ``p2p_cache_shape`` and ``enable_partial_send_recv`` accepted without effect);
 - accepted, without effect over MPI (NCCL and static-graph tuning):
@@ -34,7 +35,7 @@ import numbers
 _SETTINGS = {
     "find_unused_parameters": False,
     "fuse_grad_size_in_MB": 32,
-    "last_comm_group_size_MB": 1,
+    "last_comm_group_size_MB": 1.0,
     "sync_batch_norm": False,
     "fuse_all_reduce_ops": True,
     "nccl_comm_num": 1,
@@ -64,6 +65,8 @@ _UNSUPPORTED = {
     "heter_ccl_mode": "heterogeneous collective mode",
 }
 _HYBRID = {"dp_degree": -1, "mp_degree": 1, "pp_degree": 1, "sharding_degree": 1, "sep_degree": 1}
+# hybrid_configs["order"] / hybrid_parallel_order: the axes of the rank grid, outermost first.
+_ORDER = ["dp", "pp", "sharding", "sep", "mp"]
 # Paddle's PipelineConfig: name: default. schedule_mode picks the dynamic-graph schedule.
 _PIPELINE = {"micro_batch_size": 1, "accumulate_steps": 1, "schedule_mode": "1F1B", "p2p_cache_shape": True,
              "enable_partial_send_recv": True}
@@ -84,7 +87,7 @@ class DistributedStrategy:
     ``fleet.distributed_optimizer``.
 
     Honoured: ``find_unused_parameters`` (False), ``fuse_grad_size_in_MB`` (32),
-    ``last_comm_group_size_MB`` (1), ``sync_batch_norm`` (False) and
+    ``last_comm_group_size_MB`` (1.0), ``sync_batch_norm`` (False) and
     ``hybrid_configs`` with ``dp_degree``, ``mp_degree``, ``pp_degree`` and
     ``sharding_degree`` (``sep_degree`` stays 1), ``pipeline_configs``. Accepted without effect:
     ``fuse_all_reduce_ops``, ``nccl_comm_num``, ``sync_nccl_allreduce``,
@@ -105,6 +108,7 @@ class DistributedStrategy:
         object.__setattr__(self, "_values", dict(_SETTINGS))
         object.__setattr__(self, "_hybrid", dict(_HYBRID))
         object.__setattr__(self, "_pipeline", dict(_PIPELINE))
+        object.__setattr__(self, "_order", list(_ORDER))
 
     def __getattr__(self, name: str):
         if name.startswith("__"):
@@ -116,6 +120,8 @@ class DistributedStrategy:
             return dict(object.__getattribute__(self, "_hybrid"))
         if name == "pipeline_configs":
             return dict(object.__getattribute__(self, "_pipeline"))
+        if name == "hybrid_parallel_order":
+            return list(object.__getattribute__(self, "_order"))
         if name in _UNSUPPORTED:
             return False
         raise AttributeError(self._unknown(name))
@@ -128,12 +134,21 @@ class DistributedStrategy:
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
                 raise ValueError(f"fleet.DistributedStrategy: '{name}' expected a positive number of MB, "
                                  f"got {value!r}")
+            if name == "last_comm_group_size_MB":
+                value = float(value)    # a float field in Paddle's strategy: 2 reads back 2.0
         elif name == "nccl_comm_num":
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"fleet.DistributedStrategy: 'nccl_comm_num' expected a positive int, got "
                                  f"{value!r}")
         elif name == "hybrid_configs":
-            self._hybrid.update(self._check_hybrid(value))
+            configs = self._check_hybrid(value)
+            order = configs.pop("order", None)
+            self._hybrid.update(configs)
+            if order is not None:
+                self._order[:] = order
+            return
+        elif name == "hybrid_parallel_order":
+            self._order[:] = self._check_order("hybrid_parallel_order", value)
             return
         elif name == "pipeline_configs":
             self._pipeline.update(self._check_pipeline(value))
@@ -155,7 +170,12 @@ class DistributedStrategy:
         if not isinstance(configs, dict):
             raise TypeError(f"fleet.DistributedStrategy: 'hybrid_configs' expected a dict, got "
                             f"{type(configs).__name__}")
+        configs = dict(configs)
+        if "order" in configs:
+            configs["order"] = DistributedStrategy._check_order("hybrid_configs['order']", configs["order"])
         for key, value in configs.items():
+            if key == "order":
+                continue
             if key not in _HYBRID:
                 raise ValueError(f"fleet.DistributedStrategy: hybrid_configs key {key!r} is not supported; "
                                  f"eager's fleet takes {', '.join(_HYBRID)} (data, tensor, pipeline and sharding "
@@ -181,7 +201,20 @@ class DistributedStrategy:
             elif value > 1 or value < 0:
                 raise ValueError(f"fleet.DistributedStrategy: hybrid_configs[{key!r}] = {value}: eager's "
                                  f"fleet has data, tensor, pipeline and sharding parallelism only, so {key} must be 1")
-        return dict(configs)
+        return configs
+
+    @staticmethod
+    def _check_order(what: str, order) -> list:
+        """Paddle's order of the hybrid axes (outermost first): each of dp, pp, sharding and mp
+        once; sep (degree 1 here) may be left out (fleet.init puts it last, which lays the ranks out alike)."""
+        if not isinstance(order, (list, tuple)) or not all(isinstance(n, str) for n in order):
+            raise TypeError(f"fleet.DistributedStrategy: {what} expected a list of axis names from "
+                            f"{_ORDER}, got {order!r}")
+        order = list(order)
+        if sorted(order + ([] if "sep" in order else ["sep"])) != sorted(_ORDER):
+            raise ValueError(f"fleet.DistributedStrategy: {what} expected each of {_ORDER} once (sep may be "
+                             f"left out), got {order!r}")
+        return order
 
     @staticmethod
     def _check_pipeline(configs) -> dict:
@@ -210,7 +243,7 @@ class DistributedStrategy:
 
     @staticmethod
     def _unknown(name: str) -> str:
-        known = sorted([*_SETTINGS, "hybrid_configs", "pipeline_configs", *_UNSUPPORTED])
+        known = sorted([*_SETTINGS, "hybrid_configs", "pipeline_configs", "hybrid_parallel_order", *_UNSUPPORTED])
         return (f"fleet.DistributedStrategy has no setting {name!r}; eager's fleet knows "
                 f"{', '.join(known)}")
 
@@ -219,6 +252,7 @@ class DistributedStrategy:
         twin._values.update(copy.deepcopy(self._values, memo))
         twin._hybrid.update(self._hybrid)
         twin._pipeline.update(self._pipeline)
+        twin._order[:] = self._order
         return twin
 
     def __repr__(self):
@@ -227,6 +261,8 @@ class DistributedStrategy:
             changed["hybrid_configs"] = dict(self._hybrid)
         if self._pipeline != _PIPELINE:
             changed["pipeline_configs"] = dict(self._pipeline)
+        if self._order != _ORDER:
+            changed["hybrid_parallel_order"] = list(self._order)
         return f"DistributedStrategy({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
 

@@ -204,7 +204,8 @@ class HybridCommunicateGroup:
         return mine
 
     def get_parallel_mode(self) -> int:
-        """The job's :class:`ParallelMode` (tensor parallel when ``mp_degree`` > 1)."""
+        """The job's :class:`ParallelMode` (tensor parallel when ``mp_degree`` > 1); None when every
+        degree is 1 (a world of one), as in Paddle."""
         if self._pp_degree > 1:
             return ParallelMode.PIPELINE_PARALLEL
         if self._mp_degree > 1:
@@ -213,7 +214,9 @@ class HybridCommunicateGroup:
             return ParallelMode.SEGMENT_PARALLEL
         if self._sharding_degree > 1:
             return ParallelMode.SHARDING_PARALLEL
-        return ParallelMode.DATA_PARALLEL
+        if self._dp_degree > 1:
+            return ParallelMode.DATA_PARALLEL
+        return None
 
     def topology(self) -> CommunicateTopology:
         """The grid this group was built from."""
@@ -291,6 +294,26 @@ class HybridCommunicateGroup:
     def get_sharding_parallel_group(self):
         """This rank's sharding Group (itself alone with ``sharding_degree`` 1)."""
         return self._sharding_comm_group
+
+    def get_sharding_parallel_group_src_rank(self) -> int:
+        """The global rank of the first member of this rank's sharding group."""
+        return self._sharding_comm_group.ranks[0]
+
+    def _check_sep_exist(self, fn: str) -> None:
+        # Paddle asserts here too: sep groups exist only with sep_degree > 1, which eager's fleet lacks.
+        if self._sep_degree <= 1:
+            raise AssertionError(f"HybridCommunicateGroup.{fn}: sep not exist (sep_degree is "
+                                 f"{self._sep_degree}; the sequence-parallel group needs sep_degree > 1)")
+
+    def get_sep_parallel_group(self):
+        """The sequence-parallel Group; AssertionError with ``sep_degree`` 1, as in Paddle."""
+        self._check_sep_exist("get_sep_parallel_group")
+        return self._sep_comm_group
+
+    def get_sep_parallel_group_src_rank(self) -> int:
+        """The first rank of the sequence-parallel group; AssertionError with ``sep_degree`` 1, as in Paddle."""
+        self._check_sep_exist("get_sep_parallel_group_src_rank")
+        return self._sep_comm_group.ranks[0]
 
     def get_sep_parallel_rank(self) -> int:
         """The sequence-parallel index (0)."""

@@ -1,5 +1,7 @@
 """``fleet.utils.hybrid_parallel_util``: of Paddle's module, the gradient all-reduce that
-a data-parallel script runs by hand, ``fused_allreduce_gradients``. Paddle's recompute
+a data-parallel script runs by hand, ``fused_allreduce_gradients``, and the broadcasts that
+make a group's replicas start equal (``broadcast_dp_parameters``, ``broadcast_mp_parameters``,
+``broadcast_sharding_parameters``, ``broadcast_sep_parameters``, ``broadcast_input_data``). Paddle's recompute
 guide needs it: recomputed blocks under ``DataParallel`` run their backward inside
 ``no_sync()``, so the gradients are averaged afterwards with this call.
 
@@ -11,10 +13,12 @@ import numbers
 
 from ....autograd import no_grad
 from ....tensor import Tensor
-from ...collective import all_reduce
+from ...collective import all_reduce, broadcast, broadcast_object_list
 from ...env import get_world_size
 
-__all__ = ["fused_allreduce_gradients", "fused_allreduce_gradients_with_group"]
+__all__ = ["fused_allreduce_gradients", "fused_allreduce_gradients_with_group", "broadcast_dp_parameters",
+           "broadcast_mp_parameters", "broadcast_sharding_parameters", "broadcast_sep_parameters",
+           "broadcast_input_data"]
 
 
 def _gradients(fn: str, parameter_list) -> list:
@@ -75,3 +79,54 @@ def fused_allreduce_gradients(parameter_list, hcg):
     """
     group = None if hcg is None else hcg.get_data_parallel_group()
     _allreduce("fused_allreduce_gradients", parameter_list, group, None)
+
+
+def _sync(model, group, src: int, skip_shards: bool) -> None:
+    from ..meta_parallel.meta_parallel_base import sync_params_buffers
+    sync_params_buffers(model, group, src, skip_shards)
+
+
+def broadcast_mp_parameters(model, hcg) -> None:
+    """Makes the parameters and buffers of ``model`` that are not tensor-parallel shards
+    (``is_distributed``) equal over ``hcg``'s model-parallel group, from its first rank, in place."""
+    _sync(model, hcg.get_model_parallel_group(), hcg.get_model_parallel_group_src_rank(), True)
+
+
+def broadcast_dp_parameters(model, hcg) -> None:
+    """Makes every parameter and buffer of ``model`` equal over ``hcg``'s data-parallel group,
+    from its first rank, in place."""
+    _sync(model, hcg.get_data_parallel_group(), hcg.get_data_parallel_group_src_rank(), False)
+
+
+def broadcast_sharding_parameters(model, hcg) -> None:
+    """Makes every parameter and buffer of ``model`` equal over ``hcg``'s sharding group,
+    from its first rank, in place."""
+    _sync(model, hcg.get_sharding_parallel_group(), hcg.get_sharding_parallel_group_src_rank(), False)
+
+
+def broadcast_sep_parameters(model, hcg) -> None:
+    """Paddle's sequence-parallel broadcast: ``hcg`` has no sep group here (sep_degree is 1),
+    so this raises its AssertionError, as Paddle's does with sep_degree 1."""
+    _sync(model, hcg.get_sep_parallel_group(), hcg.get_sep_parallel_group_src_rank(), False)
+
+
+def broadcast_input_data(hcg, *inputs, **kwargs):
+    """Makes the inputs of a tensor-parallel forward equal over ``hcg``'s model-parallel group
+    (from its first rank): Tensors in place, other keyword values replaced by the first rank's.
+    Returns ``(inputs, kwargs)`` as Paddle's (which runs on GPU/XPU only; eager on any device)."""
+    group, src = hcg.get_model_parallel_group(), hcg.get_model_parallel_group_src_rank()
+
+    def one(value):
+        if isinstance(value, Tensor):
+            with no_grad():
+                broadcast(value, src=src, group=group)
+            return value
+        box = [value]
+        broadcast_object_list(box, src=src, group=group)
+        return box[0]
+
+    for value in inputs:
+        one(value)
+    for key, value in kwargs.items():
+        kwargs[key] = one(value)
+    return inputs, kwargs
