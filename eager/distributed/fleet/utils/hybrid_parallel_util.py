@@ -15,6 +15,7 @@ from ....autograd import no_grad
 from ....tensor import Tensor
 from ...collective import all_reduce, broadcast, broadcast_object_list
 from ...env import get_world_size
+from ..meta_parallel.meta_parallel_base import sync_params_buffers
 
 __all__ = ["fused_allreduce_gradients", "fused_allreduce_gradients_with_group", "broadcast_dp_parameters",
            "broadcast_mp_parameters", "broadcast_sharding_parameters", "broadcast_sep_parameters",
@@ -82,7 +83,6 @@ def fused_allreduce_gradients(parameter_list, hcg):
 
 
 def _sync(model, group, src: int, skip_shards: bool) -> None:
-    from ..meta_parallel.meta_parallel_base import sync_params_buffers
     sync_params_buffers(model, group, src, skip_shards)
 
 
