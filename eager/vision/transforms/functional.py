@@ -48,7 +48,7 @@ from ...tensor import Tensor
 from ...utils.lazy_import import try_import
 
 _INTERPOLATIONS = ("nearest", "bilinear")
-_TENSOR_INTERPOLATIONS = ("nearest", "bilinear", "bicubic")
+_TENSOR_INTERPOLATIONS = ("nearest", "bilinear", "bicubic", "area")   # 2.6.2 hands these to interpolate
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric")
 _ROTATE_INTERPOLATIONS = ("nearest", "bilinear")
 _GRAY_WEIGHTS = (0.299, 0.587, 0.114)   # ITU-R 601, as Paddle (and OpenCV, PIL)
@@ -243,7 +243,8 @@ def resize(img, size, interpolation: str = "bilinear"):
     """``img`` resized to ``size``: (height, width), or an int for the shorter
     side (the other one keeps the aspect ratio, ``int(size * long / short)``).
 
-    ``interpolation``: 'bilinear' or 'nearest' (Tensors also 'bicubic').
+    ``interpolation``: 'bilinear' or 'nearest' (Tensors also 'bicubic' and
+    'area', the mean over each output pixel's box).
 
     >>> F.resize(np.zeros((256, 300, 3), np.uint8), 224).shape
     (224, 262, 3)
@@ -253,13 +254,14 @@ def resize(img, size, interpolation: str = "bilinear"):
     else:
         size = _size_pair("resize", "size", size)
     if isinstance(img, Tensor):
-        if not isinstance(interpolation, str) or interpolation not in _TENSOR_INTERPOLATIONS:
+        if not isinstance(interpolation, str) or interpolation.lower() not in _TENSOR_INTERPOLATIONS:
             raise ValueError(f"resize: argument 'interpolation' expected one of {_TENSOR_INTERPOLATIONS} for a "
                              f"Tensor image, got {interpolation!r}")
+        interpolation = interpolation.lower()      # Paddle's Tensor path takes any case ('BILINEAR')
         h, w = _image_hw("resize", img)
-        if interpolation == "bicubic" and not img.dtype.is_floating_point:
-            raise TypeError(f"resize: interpolation 'bicubic' expected a floating-point Tensor image (as Paddle's "
-                            f"bicubic kernel), got {img.dtype}; cast it first or use 'bilinear' or 'nearest'")
+        if interpolation in ("bicubic", "area") and not img.dtype.is_floating_point:
+            raise TypeError(f"resize: interpolation {interpolation!r} expected a floating-point Tensor image (as Paddle's "
+                            f"{interpolation} kernel), got {img.dtype}; cast it first or use 'bilinear' or 'nearest'")
         oh, ow = _output_size(h, w, size)
         if (oh, ow) == (h, w):
             return img

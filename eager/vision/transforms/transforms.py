@@ -212,7 +212,7 @@ class Resize(BaseTransform):
             F._size_pair("Resize", "size", size)
         elif size < 1:
             raise ValueError(f"Resize: argument 'size' expected a positive int, got {size!r}")
-        if interpolation not in F._TENSOR_INTERPOLATIONS:
+        if not isinstance(interpolation, str) or interpolation.lower() not in F._TENSOR_INTERPOLATIONS:
             raise ValueError(f"Resize: argument 'interpolation' expected one of {F._TENSOR_INTERPOLATIONS}, "
                              f"got {interpolation!r}")
         self.size, self.interpolation = size, interpolation
@@ -388,7 +388,7 @@ class RandomResizedCrop(BaseTransform):
         self.size = F._size_pair("RandomResizedCrop", "size", size)
         self.scale = _check_range("RandomResizedCrop", "scale", scale, positive=True)
         self.ratio = _check_range("RandomResizedCrop", "ratio", ratio, positive=True)
-        if interpolation not in F._TENSOR_INTERPOLATIONS:
+        if not isinstance(interpolation, str) or interpolation.lower() not in F._TENSOR_INTERPOLATIONS:
             raise ValueError(f"RandomResizedCrop: argument 'interpolation' expected one of "
                              f"{F._TENSOR_INTERPOLATIONS}, got {interpolation!r}")
         self.interpolation = interpolation
