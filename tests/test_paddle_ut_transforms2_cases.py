@@ -10,6 +10,12 @@ Found and fixed:
 - resize of a Tensor image (and Resize / RandomResizedCrop when built) refused
   an upper-case name ('BILINEAR', 'Nearest'); Paddle's Tensor path lower-cases
   it.
+- affine / rotate / perspective (and RandomAffine, RandomPerspective) given a
+  non-string interpolation (an int flag, test_transforms: test_errors) raised
+  ValueError; Paddle's affine raises TypeError: now a kind error (TypeError,
+  and a ValueError as before).
+- rotate(img, a, center=3) raised ValueError; Paddle raises TypeError for a
+  center that is not a sequence (as its affine, test_errors).
 
 Checked and equal to 2.6.2 (no change): MNIST/FashionMNIST from idx.gz files
 (all backends, with and without ToTensor), Cifar10/100 python archives
@@ -72,3 +78,27 @@ def test_resize_tensor_interpolation_any_case(name):
     np.testing.assert_array_equal(F.resize(x, (5, 4), name).numpy(), ref)
     np.testing.assert_array_equal(T.Resize((5, 4), name)(x).numpy(), ref)
     assert T.RandomResizedCrop((5, 4), interpolation=name)(x).shape == [3, 5, 4]
+
+
+def _rgb():
+    return np.random.RandomState(3).randint(0, 256, (6, 8, 3)).astype(np.uint8)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: F.affine(_rgb(), 45, translate=[0.2, 0.2], scale=0.5, shear=[-10, 10], interpolation=2),
+    lambda: F.rotate(_rgb(), 30, interpolation=0),
+    lambda: F.perspective(_rgb(), [[0, 0], [7, 0], [7, 5], [0, 5]], [[1, 0], [7, 1], [6, 5], [0, 4]], 1),
+    lambda: T.RandomAffine(10, interpolation=2),
+    lambda: T.RandomPerspective(interpolation=None),
+])
+def test_non_string_interpolation_is_type_error(call):
+    with pytest.raises(TypeError, match="interpolation"):
+        call()
+
+
+@pytest.mark.parametrize("center", [3, 2.5, "ab"])
+def test_rotate_center_not_a_sequence_is_type_error(center):
+    with pytest.raises(TypeError, match="center"):
+        F.rotate(_rgb(), 30, center=center)
+    with pytest.raises(TypeError, match="center"):
+        F.rotate(paddle.to_tensor(_rgb().transpose(2, 0, 1).astype("float32")), 30, center=center)

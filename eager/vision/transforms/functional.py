@@ -804,7 +804,9 @@ def rotate(img, angle, interpolation: str = "nearest", expand: bool = False, cen
     if center is not None:
         if not (isinstance(center, (list, tuple)) and len(center) == 2
                 and all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in center)):
-            raise ValueError(f"rotate: argument 'center' expected None or an (x, y) pair of numbers, got {center!r}")
+            # a non-sequence is a wrong kind (TypeError, as Paddle's subscript of it and its affine's check)
+            error = ValueError if isinstance(center, (list, tuple)) else TypeError
+            raise error(f"rotate: argument 'center' expected None or an (x, y) pair of numbers, got {center!r}")
         center = (float(center[0]), float(center[1]))
     return _warp("rotate", img, interpolation, fill,
                  lambda h, w: _rotation_sources(h, w, float(angle), bool(expand), center))
@@ -812,8 +814,10 @@ def rotate(img, angle, interpolation: str = "nearest", expand: bool = False, cen
 
 def _check_interpolation(fn: str, interpolation) -> None:
     if interpolation not in _ROTATE_INTERPOLATIONS:
-        raise ValueError(f"{fn}: argument 'interpolation' expected one of {_ROTATE_INTERPOLATIONS}, "
-                         f"got {interpolation!r}")
+        # Paddle's affine raises TypeError for a non-string (an int flag): a kind error, also a ValueError
+        error = ValueError if isinstance(interpolation, str) else ArgumentKindError
+        raise error(f"{fn}: argument 'interpolation' expected one of {_ROTATE_INTERPOLATIONS}, "
+                    f"got {interpolation!r}")
 
 
 def _warp(fn: str, img, interpolation: str, fill, geometry):
