@@ -16,6 +16,14 @@ Found and fixed:
   and a ValueError as before).
 - rotate(img, a, center=3) raised ValueError; Paddle raises TypeError for a
   center that is not a sequence (as its affine, test_errors).
+- to_grayscale of a PIL palette ('P') image came back as a 'P' image (the
+  grey indices read through the input's palette); Paddle's convert('L') gives
+  an 'L' image of the luma ('RGB' for 3 channels).
+- A CMYK (YCbCr, LAB, HSV) PIL image came back from hflip, crop, resize,
+  rotate, pad, the colour functions ... as an RGBA (RGB) image of the same
+  bytes; Pillow's own operations, which Paddle uses, keep the mode.
+- normalize of a PIL 'I' image gave float64; Paddle reads every PIL image as
+  float32 first.
 
 Checked and equal to 2.6.2 (no change): MNIST/FashionMNIST from idx.gz files
 (all backends, with and without ToTensor), Cifar10/100 python archives
@@ -25,7 +33,14 @@ and Tensor images for every pad mode, rotate/affine/perspective
 interpolation, colour factors; the differences found are the documented ones
 (docs/training.md).
 
-Paddle 2.6.2 quirks left as they are: crop/center_crop of a batch (NCHW)
+Paddle 2.6.2 quirks left as they are: normalize of a one-band PIL image
+with data_format='HWC' broadcasts (H, W) against a (1, 1, 1) mean into
+(1, H, W) (eager gives H x W x 1); pad of a CMYK PIL image in a mode other
+than 'constant' comes back RGBA (NumPy round trip); to_grayscale of a
+1-channel Tensor gives 0.9999 x (eager refuses: not RGB); adjust_brightness
+of a PIL 'P', 'I', 'F' or '1' image raises "image has wrong mode" (eager
+computes it); rotate/affine/perspective of a float64 Tensor fail in 2.6.2
+(float32 grid);  crop/center_crop of a batch (NCHW)
 Tensor slice the channel and height axes (garbage: eager refuses a 4-D
 image there); HueTransform(0.6) builds and then fails at random when called
 (eager refuses it when built); MNIST reads its files in chunks of 100
@@ -102,3 +117,47 @@ def test_rotate_center_not_a_sequence_is_type_error(center):
         F.rotate(_rgb(), 30, center=center)
     with pytest.raises(TypeError, match="center"):
         F.rotate(paddle.to_tensor(_rgb().transpose(2, 0, 1).astype("float32")), 30, center=center)
+
+
+def _pil():
+    Image = pytest.importorskip("PIL.Image")
+    return Image
+
+
+def test_to_grayscale_of_palette_image_is_l():
+    Image = _pil()
+    rgb = _rgb()
+    p = Image.fromarray(rgb).convert("P")
+    gray = F.to_grayscale(p)
+    assert gray.mode == "L"
+    expect = np.asarray(p.convert("L"))            # Pillow's own luma of the palette colours
+    np.testing.assert_array_equal(np.asarray(gray), expect)
+    gray3 = F.to_grayscale(p, 3)
+    assert gray3.mode == "RGB"
+    np.testing.assert_array_equal(np.asarray(gray3), np.repeat(expect[:, :, None], 3, axis=2))
+    assert T.Grayscale()(p).mode == "L"
+
+
+@pytest.mark.parametrize("mode", ["CMYK", "YCbCr"])
+def test_multiband_pil_mode_is_kept(mode):
+    Image = _pil()
+    img = Image.fromarray(_rgb()).convert(mode)
+    ref = np.asarray(img)
+    out = F.hflip(img)
+    assert out.mode == mode
+    np.testing.assert_array_equal(np.asarray(out), ref[:, ::-1])
+    out = F.crop(img, 1, 2, 3, 4)
+    assert out.mode == mode
+    np.testing.assert_array_equal(np.asarray(out), ref[1:4, 2:6])
+    assert F.rotate(img, 90, expand=True).mode == mode
+    assert F.resize(img, (3, 4), "nearest").mode == mode
+    assert F.pad(img, 1).mode == mode
+
+
+def test_normalize_pil_int_image_is_float32():
+    Image = _pil()
+    img = Image.fromarray(_rgb()).convert("I")
+    out = F.normalize(img, [10.0], [2.0], "HWC")
+    assert out.dtype == np.float32
+    ref = (np.asarray(img).astype(np.float32) - 10.0) / 2.0
+    np.testing.assert_allclose(out[:, :, 0], ref)

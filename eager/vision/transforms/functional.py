@@ -61,13 +61,18 @@ def _is_pil_image(img) -> bool:
 
 def _as_pil_like(img, out: np.ndarray):
     """``out`` (the NumPy result computed from the PIL image ``img``) as a PIL image:
-    one channel becomes an 'L' (or 'I', 'F', '1') image, a palette image keeps its palette."""
+    one channel becomes an 'L' (or 'I', 'F', '1') image, a palette image keeps its palette,
+    a multi-band image keeps its mode."""
     image_module = try_import("PIL.Image")
     if out.ndim == 3 and out.shape[2] == 1:
         out = out[:, :, 0]
     result = image_module.fromarray(np.ascontiguousarray(out))
     if img.mode == "P" and out.ndim == 2:
         result.putpalette(img.getpalette())
+    elif (result.mode != img.mode and out.ndim == 3 and out.dtype == np.uint8
+          and out.shape[2] == len(img.getbands())):
+        # fromarray reads 4 bands as RGBA (3 as RGB): a CMYK, YCbCr, LAB or HSV image keeps its mode, as Pillow's ops
+        result = image_module.frombytes(img.mode, result.size, out.tobytes())
     return result
 
 
@@ -418,9 +423,9 @@ def _channel_values(fn: str, arg: str, value) -> np.ndarray:
 @_each_image
 def normalize(img, mean, std, data_format: str = "CHW", to_rgb: bool = False):
     """``(img - mean) / std`` per channel; ``data_format`` says where the channel
-    axis is ('CHW' or 'HWC'). NumPy and PIL images give arrays of the type
+    axis is ('CHW' or 'HWC'). NumPy images give arrays of the type
     NumPy promotes their dtype and float32 to (float32 for uint8 and float32,
-    float64 for float64, as Paddle); with ``to_rgb`` their channel order is
+    float64 for float64, as Paddle), PIL images float32 arrays; with ``to_rgb`` their channel order is
     reversed first (BGR to RGB). Tensor images
     give Tensors (``to_rgb`` is ignored for them, as in Paddle).
 
@@ -436,7 +441,10 @@ def normalize(img, mean, std, data_format: str = "CHW", to_rgb: bool = False):
     if isinstance(img, Tensor):
         _check_tensor_image("normalize", img)
     else:
+        pil = _is_pil_image(img)
         img = _as_array("normalize", img)
+        if pil:
+            img = img.astype(np.float32)        # Paddle reads every PIL mode ('I', 'F', '1', ...) as float32
         if img.ndim == 2 and data_format == "HWC":
             img = img[:, :, None]
         elif img.ndim == 2:
@@ -539,7 +547,6 @@ def _fill_values(fn: str, fill, channels: int) -> np.ndarray:
 # -- colour ---------------------------------------------------------------------------------
 
 @_each_image
-@_keeps_pil
 def to_grayscale(img, num_output_channels: int = 1):
     """The luma ``0.299 R + 0.587 G + 0.114 B`` of an RGB image, as 1 channel
     (``H x W x 1``; ``1 x H x W`` for a Tensor) or repeated into 3. A PIL image
@@ -571,7 +578,11 @@ def to_grayscale(img, num_output_channels: int = 1):
         gray = _gray(arr)[:, :, None]
     if num_output_channels == 3:
         gray = np.repeat(gray, 3, axis=2)
-    return _cast_like(gray, arr.dtype)
+    gray = _cast_like(gray, arr.dtype)
+    if _is_pil_image(img):
+        # an 'L' image (or 'RGB' for 3 channels), as Paddle's convert('L'): never the input's palette or mode
+        return _as_pil_like(img.convert("RGB") if num_output_channels == 3 else img.convert("L"), gray)
+    return gray
 
 
 @_each_image
