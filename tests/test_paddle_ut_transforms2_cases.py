@@ -22,6 +22,8 @@ Found and fixed:
 - A CMYK (YCbCr, LAB, HSV) PIL image came back from hflip, crop, resize,
   rotate, pad, the colour functions ... as an RGBA (RGB) image of the same
   bytes; Pillow's own operations, which Paddle uses, keep the mode.
+- Transpose((0, 3, 1, 2)) of a NumPy batch (N x H x W x C) was refused;
+  Paddle permutes any array whose dims the order fits.
 - normalize of a PIL 'I' image gave float64; Paddle reads every PIL image as
   float32 first.
 
@@ -161,3 +163,10 @@ def test_normalize_pil_int_image_is_float32():
     assert out.dtype == np.float32
     ref = (np.asarray(img).astype(np.float32) - 10.0) / 2.0
     np.testing.assert_allclose(out[:, :, 0], ref)
+
+
+def test_transpose_numpy_batch():
+    x = np.arange(2 * 3 * 4 * 5).reshape(2, 3, 4, 5)
+    np.testing.assert_array_equal(T.Transpose((0, 3, 1, 2))(x), x.transpose(0, 3, 1, 2))
+    with pytest.raises(TypeError, match="Transpose"):      # an order that does not fit: not an image
+        T.Transpose()(x)
