@@ -22,6 +22,8 @@ Found and fixed:
 - A CMYK (YCbCr, LAB, HSV) PIL image came back from hflip, crop, resize,
   rotate, pad, the colour functions ... as an RGBA (RGB) image of the same
   bytes; Pillow's own operations, which Paddle uses, keep the mode.
+- resize(img, (1, 2, 3)) raised ValueError; Paddle raises TypeError for a
+  size that is not an int or a pair (every backend): now a kind error.
 - Transpose((0, 3, 1, 2)) of a NumPy batch (N x H x W x C) was refused;
   Paddle permutes any array whose dims the order fits.
 - normalize of a PIL 'I' image gave float64; Paddle reads every PIL image as
@@ -170,3 +172,10 @@ def test_transpose_numpy_batch():
     np.testing.assert_array_equal(T.Transpose((0, 3, 1, 2))(x), x.transpose(0, 3, 1, 2))
     with pytest.raises(TypeError, match="Transpose"):      # an order that does not fit: not an image
         T.Transpose()(x)
+
+
+@pytest.mark.parametrize("size", [(1, 2, 3), [4], ()])
+def test_resize_size_of_wrong_length_is_type_error(size):
+    for img in (_rgb(), paddle.to_tensor(_rgb().transpose(2, 0, 1).astype("float32"))):
+        with pytest.raises(TypeError, match="resize: argument 'size'"):
+            F.resize(img, size)

@@ -256,6 +256,10 @@ def resize(img, size, interpolation: str = "bilinear"):
     """
     if isinstance(size, numbers.Integral) and not isinstance(size, bool):
         size = _check_int("resize", "size", size, 1)
+    elif isinstance(size, (list, tuple)) and len(size) != 2:
+        # Paddle raises TypeError ("Got inappropriate size arg"): a kind error, a ValueError as before too
+        raise ArgumentKindError(f"resize: argument 'size' expected an int or a (height, width) pair of ints, "
+                                f"got {size!r}")
     else:
         size = _size_pair("resize", "size", size)
     if isinstance(img, Tensor):
