@@ -22,6 +22,10 @@ Found and fixed:
 - A CMYK (YCbCr, LAB, HSV) PIL image came back from hflip, crop, resize,
   rotate, pad, the colour functions ... as an RGBA (RGB) image of the same
   bytes; Pillow's own operations, which Paddle uses, keep the mode.
+- adjust_saturation / adjust_hue (so ColorJitter, SaturationTransform,
+  HueTransform) refused a PIL 'RGBA' image (not 3 channels); Paddle's
+  ImageEnhance.Color blends the colour and keeps the alpha band (its hue
+  round trip through HSV sets alpha to 255: eager keeps it).
 - resize(img, (1, 2, 3)) raised ValueError; Paddle raises TypeError for a
   size that is not an int or a pair (every backend): now a kind error.
 - Transpose((0, 3, 1, 2)) of a NumPy batch (N x H x W x C) was refused;
@@ -179,3 +183,21 @@ def test_resize_size_of_wrong_length_is_type_error(size):
     for img in (_rgb(), paddle.to_tensor(_rgb().transpose(2, 0, 1).astype("float32"))):
         with pytest.raises(TypeError, match="resize: argument 'size'"):
             F.resize(img, size)
+
+
+def test_saturation_and_hue_of_rgba_pil_keep_alpha():
+    Image = _pil()
+    a = np.random.RandomState(4).randint(0, 256, (5, 6, 4)).astype(np.uint8)
+    img = Image.fromarray(a)
+    assert img.mode == "RGBA"
+    rgb = Image.fromarray(a[:, :, :3])
+    for out, ref in ((F.adjust_saturation(img, 0.3), F.adjust_saturation(rgb, 0.3)),
+                     (F.adjust_hue(img, 0.2), F.adjust_hue(rgb, 0.2))):
+        assert out.mode == "RGBA"
+        np.testing.assert_array_equal(np.asarray(out)[:, :, :3], np.asarray(ref))
+        np.testing.assert_array_equal(np.asarray(out)[:, :, 3], a[:, :, 3])
+    # saturation 0 is the luma (Pillow's 'L' of the colour part), from Paddle 2.6.2 within rounding
+    grey = np.asarray(F.adjust_saturation(img, 0.0)).astype(int)
+    luma = a[:, :, :3].astype(float) @ np.array([0.299, 0.587, 0.114])
+    assert np.abs(grey[:, :, 0] - luma).max() <= 1
+    assert T.ColorJitter(0.4, 0.4, 0.4, 0.1)(img).mode == "RGBA"

@@ -87,6 +87,19 @@ def _keeps_pil(fn):
     return keeping_pil
 
 
+def _keeps_alpha(fn):
+    """``fn`` (an RGB colour function) also taking a PIL 'RGBA' image: the colour
+    part is transformed and the alpha band kept, as Pillow's ImageEnhance.Color."""
+    @functools.wraps(fn)
+    def keeping_alpha(img, *args, **kwargs):
+        if _is_pil_image(img) and img.mode == "RGBA":
+            out = fn(img.convert("RGB"), *args, **kwargs)
+            out.putalpha(img.getchannel("A"))
+            return out
+        return fn(img, *args, **kwargs)
+    return keeping_alpha
+
+
 def _each_image(fn):
     """``fn`` (an image function) also taking a batch of Tensor images (N x C x H x W):
     every image is transformed alike and the results stacked, as Paddle 2.6.2's
@@ -635,10 +648,12 @@ def adjust_contrast(img, contrast_factor: float):
 
 
 @_each_image
+@_keeps_alpha
 @_keeps_pil
 def adjust_saturation(img, saturation_factor: float):
     """The RGB image blended with its own luma: 0 gives grey, 1 the image
-    itself, 2 doubles the saturation. A one-channel image is returned as is.
+    itself, 2 doubles the saturation. A one-channel image is returned as is,
+    a PIL 'RGBA' image keeps its alpha.
 
     >>> F.adjust_saturation(np.array([[[1.0, 0.0, 0.0]]]), 0.0).tolist()
     [[[0.299, 0.299, 0.299]]]
@@ -716,11 +731,12 @@ def _shift_hue_tensor(x: Tensor, bound: float, factor: float) -> Tensor:
 
 
 @_each_image
+@_keeps_alpha
 @_keeps_pil
 def adjust_hue(img, hue_factor: float):
     """The RGB image with its hue turned by ``hue_factor`` of a full turn
     (in [-0.5, 0.5]; 0 keeps the image), through HSV. A one-channel image is
-    returned as is.
+    returned as is, a PIL 'RGBA' image keeps its alpha.
 
     >>> F.adjust_hue(np.array([[[1.0, 0.0, 0.0]]]), 1 / 3).round(6).tolist()
     [[[0.0, 1.0, 0.0]]]
