@@ -282,8 +282,9 @@ def resize(img, size, interpolation: str = "bilinear"):
         interpolation = interpolation.lower()      # Paddle's Tensor path takes any case ('BILINEAR')
         h, w = _image_hw("resize", img)
         if interpolation in ("bicubic", "area") and not img.dtype.is_floating_point:
-            raise TypeError(f"resize: interpolation {interpolation!r} expected a floating-point Tensor image (as Paddle's "
-                            f"{interpolation} kernel), got {img.dtype}; cast it first or use 'bilinear' or 'nearest'")
+            raise TypeError(f"resize: interpolation {interpolation!r} expected a floating-point Tensor image (as "
+                            f"Paddle's {interpolation} kernel), got {img.dtype}; cast it first or use 'bilinear' or "
+                            f"'nearest'")
         oh, ow = _output_size(h, w, size)
         if (oh, ow) == (h, w):
             return img
