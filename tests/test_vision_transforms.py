@@ -633,7 +633,7 @@ def test_paired_keys_share_the_crop_and_rotation():
     (lambda: T.RandomResizedCrop(0), ValueError, "RandomResizedCrop: argument 'size'"),
     (lambda: T.RandomResizedCrop(4, scale=(0.9, 0.1)), ValueError, "RandomResizedCrop: argument 'scale'"),
     (lambda: T.RandomResizedCrop(4, ratio=(0, 1)), ValueError, "RandomResizedCrop: argument 'ratio'"),
-    (lambda: T.RandomResizedCrop(4, interpolation="area"), ValueError, "RandomResizedCrop: argument 'interp"),
+    (lambda: T.RandomResizedCrop(4, interpolation="cubic"), ValueError, "RandomResizedCrop: argument 'interp"),
     (lambda: T.RandomRotation(-5), ValueError, "RandomRotation: argument 'degrees'"),
     (lambda: T.RandomRotation((1, 2, 3)), ValueError, "RandomRotation: argument 'degrees'"),
     (lambda: T.RandomRotation(5, interpolation="bicubic"), ValueError, "RandomRotation: argument 'interpolation'"),

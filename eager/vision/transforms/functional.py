@@ -48,7 +48,7 @@ from ...tensor import Tensor
 from ...utils.lazy_import import try_import
 
 _INTERPOLATIONS = ("nearest", "bilinear")
-_TENSOR_INTERPOLATIONS = ("nearest", "bilinear", "bicubic")
+_TENSOR_INTERPOLATIONS = ("nearest", "bilinear", "bicubic", "area")   # 2.6.2 hands these to interpolate
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric")
 _ROTATE_INTERPOLATIONS = ("nearest", "bilinear")
 _GRAY_WEIGHTS = (0.299, 0.587, 0.114)   # ITU-R 601, as Paddle (and OpenCV, PIL)
@@ -61,13 +61,18 @@ def _is_pil_image(img) -> bool:
 
 def _as_pil_like(img, out: np.ndarray):
     """``out`` (the NumPy result computed from the PIL image ``img``) as a PIL image:
-    one channel becomes an 'L' (or 'I', 'F', '1') image, a palette image keeps its palette."""
+    one channel becomes an 'L' (or 'I', 'F', '1') image, a palette image keeps its palette,
+    a multi-band image keeps its mode."""
     image_module = try_import("PIL.Image")
     if out.ndim == 3 and out.shape[2] == 1:
         out = out[:, :, 0]
     result = image_module.fromarray(np.ascontiguousarray(out))
     if img.mode == "P" and out.ndim == 2:
         result.putpalette(img.getpalette())
+    elif (result.mode != img.mode and out.ndim == 3 and out.dtype == np.uint8
+          and out.shape[2] == len(img.getbands())):
+        # fromarray reads 4 bands as RGBA (3 as RGB): a CMYK, YCbCr, LAB or HSV image keeps its mode, as Pillow's ops
+        result = image_module.frombytes(img.mode, result.size, out.tobytes())
     return result
 
 
@@ -80,6 +85,19 @@ def _keeps_pil(fn):
             return _as_pil_like(img, out)
         return out
     return keeping_pil
+
+
+def _keeps_alpha(fn):
+    """``fn`` (an RGB colour function) also taking a PIL 'RGBA' image: the colour
+    part is transformed and the alpha band kept, as Pillow's ImageEnhance.Color."""
+    @functools.wraps(fn)
+    def keeping_alpha(img, *args, **kwargs):
+        if _is_pil_image(img) and img.mode == "RGBA":
+            out = fn(img.convert("RGB"), *args, **kwargs)
+            out.putalpha(img.getchannel("A"))
+            return out
+        return fn(img, *args, **kwargs)
+    return keeping_alpha
 
 
 def _each_image(fn):
@@ -243,23 +261,30 @@ def resize(img, size, interpolation: str = "bilinear"):
     """``img`` resized to ``size``: (height, width), or an int for the shorter
     side (the other one keeps the aspect ratio, ``int(size * long / short)``).
 
-    ``interpolation``: 'bilinear' or 'nearest' (Tensors also 'bicubic').
+    ``interpolation``: 'bilinear' or 'nearest' (Tensors also 'bicubic' and
+    'area', the mean over each output pixel's box).
 
     >>> F.resize(np.zeros((256, 300, 3), np.uint8), 224).shape
     (224, 262, 3)
     """
     if isinstance(size, numbers.Integral) and not isinstance(size, bool):
         size = _check_int("resize", "size", size, 1)
+    elif isinstance(size, (list, tuple)) and len(size) != 2:
+        # Paddle raises TypeError ("Got inappropriate size arg"): a kind error, a ValueError as before too
+        raise ArgumentKindError(f"resize: argument 'size' expected an int or a (height, width) pair of ints, "
+                                f"got {size!r}")
     else:
         size = _size_pair("resize", "size", size)
     if isinstance(img, Tensor):
-        if not isinstance(interpolation, str) or interpolation not in _TENSOR_INTERPOLATIONS:
+        if not isinstance(interpolation, str) or interpolation.lower() not in _TENSOR_INTERPOLATIONS:
             raise ValueError(f"resize: argument 'interpolation' expected one of {_TENSOR_INTERPOLATIONS} for a "
                              f"Tensor image, got {interpolation!r}")
+        interpolation = interpolation.lower()      # Paddle's Tensor path takes any case ('BILINEAR')
         h, w = _image_hw("resize", img)
-        if interpolation == "bicubic" and not img.dtype.is_floating_point:
-            raise TypeError(f"resize: interpolation 'bicubic' expected a floating-point Tensor image (as Paddle's "
-                            f"bicubic kernel), got {img.dtype}; cast it first or use 'bilinear' or 'nearest'")
+        if interpolation in ("bicubic", "area") and not img.dtype.is_floating_point:
+            raise TypeError(f"resize: interpolation {interpolation!r} expected a floating-point Tensor image (as "
+                            f"Paddle's {interpolation} kernel), got {img.dtype}; cast it first or use 'bilinear' or "
+                            f"'nearest'")
         oh, ow = _output_size(h, w, size)
         if (oh, ow) == (h, w):
             return img
@@ -416,9 +441,9 @@ def _channel_values(fn: str, arg: str, value) -> np.ndarray:
 @_each_image
 def normalize(img, mean, std, data_format: str = "CHW", to_rgb: bool = False):
     """``(img - mean) / std`` per channel; ``data_format`` says where the channel
-    axis is ('CHW' or 'HWC'). NumPy and PIL images give arrays of the type
+    axis is ('CHW' or 'HWC'). NumPy images give arrays of the type
     NumPy promotes their dtype and float32 to (float32 for uint8 and float32,
-    float64 for float64, as Paddle); with ``to_rgb`` their channel order is
+    float64 for float64, as Paddle), PIL images float32 arrays; with ``to_rgb`` their channel order is
     reversed first (BGR to RGB). Tensor images
     give Tensors (``to_rgb`` is ignored for them, as in Paddle).
 
@@ -434,7 +459,10 @@ def normalize(img, mean, std, data_format: str = "CHW", to_rgb: bool = False):
     if isinstance(img, Tensor):
         _check_tensor_image("normalize", img)
     else:
+        pil = _is_pil_image(img)
         img = _as_array("normalize", img)
+        if pil:
+            img = img.astype(np.float32)        # Paddle reads every PIL mode ('I', 'F', '1', ...) as float32
         if img.ndim == 2 and data_format == "HWC":
             img = img[:, :, None]
         elif img.ndim == 2:
@@ -537,7 +565,6 @@ def _fill_values(fn: str, fill, channels: int) -> np.ndarray:
 # -- colour ---------------------------------------------------------------------------------
 
 @_each_image
-@_keeps_pil
 def to_grayscale(img, num_output_channels: int = 1):
     """The luma ``0.299 R + 0.587 G + 0.114 B`` of an RGB image, as 1 channel
     (``H x W x 1``; ``1 x H x W`` for a Tensor) or repeated into 3. A PIL image
@@ -569,7 +596,11 @@ def to_grayscale(img, num_output_channels: int = 1):
         gray = _gray(arr)[:, :, None]
     if num_output_channels == 3:
         gray = np.repeat(gray, 3, axis=2)
-    return _cast_like(gray, arr.dtype)
+    gray = _cast_like(gray, arr.dtype)
+    if _is_pil_image(img):
+        # an 'L' image (or 'RGB' for 3 channels), as Paddle's convert('L'): never the input's palette or mode
+        return _as_pil_like(img.convert("RGB") if num_output_channels == 3 else img.convert("L"), gray)
+    return gray
 
 
 @_each_image
@@ -618,10 +649,12 @@ def adjust_contrast(img, contrast_factor: float):
 
 
 @_each_image
+@_keeps_alpha
 @_keeps_pil
 def adjust_saturation(img, saturation_factor: float):
     """The RGB image blended with its own luma: 0 gives grey, 1 the image
-    itself, 2 doubles the saturation. A one-channel image is returned as is.
+    itself, 2 doubles the saturation. A one-channel image is returned as is,
+    a PIL 'RGBA' image keeps its alpha.
 
     >>> F.adjust_saturation(np.array([[[1.0, 0.0, 0.0]]]), 0.0).tolist()
     [[[0.299, 0.299, 0.299]]]
@@ -699,11 +732,12 @@ def _shift_hue_tensor(x: Tensor, bound: float, factor: float) -> Tensor:
 
 
 @_each_image
+@_keeps_alpha
 @_keeps_pil
 def adjust_hue(img, hue_factor: float):
     """The RGB image with its hue turned by ``hue_factor`` of a full turn
     (in [-0.5, 0.5]; 0 keeps the image), through HSV. A one-channel image is
-    returned as is.
+    returned as is, a PIL 'RGBA' image keeps its alpha.
 
     >>> F.adjust_hue(np.array([[[1.0, 0.0, 0.0]]]), 1 / 3).round(6).tolist()
     [[[0.0, 1.0, 0.0]]]
@@ -802,7 +836,9 @@ def rotate(img, angle, interpolation: str = "nearest", expand: bool = False, cen
     if center is not None:
         if not (isinstance(center, (list, tuple)) and len(center) == 2
                 and all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in center)):
-            raise ValueError(f"rotate: argument 'center' expected None or an (x, y) pair of numbers, got {center!r}")
+            # a non-sequence is a wrong kind (TypeError, as Paddle's subscript of it and its affine's check)
+            error = ValueError if isinstance(center, (list, tuple)) else TypeError
+            raise error(f"rotate: argument 'center' expected None or an (x, y) pair of numbers, got {center!r}")
         center = (float(center[0]), float(center[1]))
     return _warp("rotate", img, interpolation, fill,
                  lambda h, w: _rotation_sources(h, w, float(angle), bool(expand), center))
@@ -810,8 +846,10 @@ def rotate(img, angle, interpolation: str = "nearest", expand: bool = False, cen
 
 def _check_interpolation(fn: str, interpolation) -> None:
     if interpolation not in _ROTATE_INTERPOLATIONS:
-        raise ValueError(f"{fn}: argument 'interpolation' expected one of {_ROTATE_INTERPOLATIONS}, "
-                         f"got {interpolation!r}")
+        # Paddle's affine raises TypeError for a non-string (an int flag): a kind error, also a ValueError
+        error = ValueError if isinstance(interpolation, str) else ArgumentKindError
+        raise error(f"{fn}: argument 'interpolation' expected one of {_ROTATE_INTERPOLATIONS}, "
+                    f"got {interpolation!r}")
 
 
 def _warp(fn: str, img, interpolation: str, fill, geometry):

@@ -212,7 +212,7 @@ class Resize(BaseTransform):
             F._size_pair("Resize", "size", size)
         elif size < 1:
             raise ValueError(f"Resize: argument 'size' expected a positive int, got {size!r}")
-        if interpolation not in F._TENSOR_INTERPOLATIONS:
+        if not isinstance(interpolation, str) or interpolation.lower() not in F._TENSOR_INTERPOLATIONS:
             raise ValueError(f"Resize: argument 'interpolation' expected one of {F._TENSOR_INTERPOLATIONS}, "
                              f"got {interpolation!r}")
         self.size, self.interpolation = size, interpolation
@@ -344,7 +344,8 @@ class RandomVerticalFlip(BaseTransform):
 
 class Transpose(BaseTransform):
     """Permutes the axes of an image by ``order`` (default HWC to CHW); a 2-D
-    NumPy image gets a channel axis first. NumPy in, NumPy out; Tensor in, Tensor out.
+    NumPy image gets a channel axis first, a NumPy array of more dims is permuted
+    as it is (an ``order`` of its length). NumPy in, NumPy out; Tensor in, Tensor out.
 
     >>> T.Transpose()(np.zeros((4, 5, 3))).shape
     (3, 4, 5)
@@ -361,6 +362,8 @@ class Transpose(BaseTransform):
             if img.ndim != len(self.order):
                 raise ValueError(f"Transpose: order {self.order} does not fit a Tensor of shape {img.shape}")
             return img.transpose(list(self.order))
+        if isinstance(img, np.ndarray) and img.ndim > 3 and img.ndim == len(self.order):
+            return img.transpose(self.order)        # a NumPy batch (NHWC with (0, 3, 1, 2)), as Paddle's
         arr = F._as_array("Transpose", img)
         if arr.ndim == 2:
             arr = arr[:, :, None]
@@ -375,7 +378,7 @@ class RandomResizedCrop(BaseTransform):
     ``scale`` and has a width / height ratio drawn log-uniformly from
     ``ratio``; after 10 draws that do not fit, the centre box of the whole
     image clamped to ``ratio`` is taken (as Paddle). ``interpolation``:
-    'bilinear' or 'nearest' (Tensors also 'bicubic'); a 'mask' key is resized
+    'bilinear' or 'nearest' (Tensors also 'bicubic' and 'area'); a 'mask' key is resized
     with 'nearest'.
 
     >>> _ = eager.seed(0)
@@ -388,7 +391,7 @@ class RandomResizedCrop(BaseTransform):
         self.size = F._size_pair("RandomResizedCrop", "size", size)
         self.scale = _check_range("RandomResizedCrop", "scale", scale, positive=True)
         self.ratio = _check_range("RandomResizedCrop", "ratio", ratio, positive=True)
-        if interpolation not in F._TENSOR_INTERPOLATIONS:
+        if not isinstance(interpolation, str) or interpolation.lower() not in F._TENSOR_INTERPOLATIONS:
             raise ValueError(f"RandomResizedCrop: argument 'interpolation' expected one of "
                              f"{F._TENSOR_INTERPOLATIONS}, got {interpolation!r}")
         self.interpolation = interpolation
