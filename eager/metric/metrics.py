@@ -368,15 +368,8 @@ class Auc(Metric):
 
     def accumulate(self):
         """The area over all batches; 0.0 unless both classes were seen."""
-        # From the highest bucket down: each bucket moves the ROC curve from
-        # (neg so far, pos so far) by its own counts.
-        pos = np.concatenate([[0.0], np.cumsum(self._stat_pos[::-1])])
-        neg = np.concatenate([[0.0], np.cumsum(self._stat_neg[::-1])])
-        tot_pos, tot_neg = pos[-1], neg[-1]
-        if tot_pos <= 0.0 or tot_neg <= 0.0:
-            return 0.0
-        area = float(np.sum(self.trapezoid_area(neg[1:], neg[:-1], pos[1:], pos[:-1])))
-        return np.float64(area / tot_pos / tot_neg)  # NumPy float64, as Paddle's (0.0 above stays a float)
+        area = roc_area(self._stat_pos, self._stat_neg)
+        return 0.0 if area is None else np.float64(area)  # NumPy float64, as Paddle's (0.0 stays a float)
 
     def reset(self):
         """Clears the histograms."""
@@ -386,6 +379,20 @@ class Auc(Metric):
     def name(self):
         """The name given at construction (``'auc'``)."""
         return self._name
+
+
+def roc_area(stat_pos: np.ndarray, stat_neg: np.ndarray):
+    """The area under the ROC curve of bucketed positive and negative counts (bucket i
+    holds the predictions in [i, i + 1) / num_thresholds), as Paddle's auc op and
+    Auc metric compute it; None unless both classes were counted."""
+    # From the highest bucket down: each bucket moves the curve from (neg so far, pos so
+    # far) by its own counts; the area is the trapezoids' sum over positives x negatives.
+    pos = np.concatenate([[0.0], np.cumsum(stat_pos[::-1], dtype=np.float64)])
+    neg = np.concatenate([[0.0], np.cumsum(stat_neg[::-1], dtype=np.float64)])
+    tot_pos, tot_neg = pos[-1], neg[-1]
+    if tot_pos <= 0.0 or tot_neg <= 0.0:
+        return None
+    return float(np.sum(Auc.trapezoid_area(neg[1:], neg[:-1], pos[1:], pos[:-1]))) / tot_pos / tot_neg
 
 
 def accuracy(input, label, k=1, correct=None, total=None, name=None):

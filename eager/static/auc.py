@@ -17,23 +17,11 @@ from phi.common import DataType
 
 from ..arguments import describe
 from ..creation import to_tensor
+from ..metric.metrics import roc_area
 from ..tensor import Tensor
 
 _PREDICT_TYPES = frozenset({DataType.FLOAT32, DataType.FLOAT64})
 _LABEL_TYPES = frozenset({DataType.INT32, DataType.INT64})
-
-
-def _area(stat_pos: np.ndarray, stat_neg: np.ndarray) -> float:
-    """The trapezoid area under the ROC curve of the bucket counts, walked from the
-    highest threshold down, divided by positives x negatives (when both are nonzero)."""
-    pos = np.cumsum(stat_pos[::-1], dtype=np.float64)
-    neg = np.cumsum(stat_neg[::-1], dtype=np.float64)
-    pos_prev = np.concatenate([[0.0], pos[:-1]])
-    neg_prev = np.concatenate([[0.0], neg[:-1]])
-    area = float(np.sum(np.abs(neg - neg_prev) * (pos + pos_prev) / 2.0))
-    if pos[-1] > 0 and neg[-1] > 0:
-        area = area / pos[-1] / neg[-1]
-    return area
 
 
 def _check_int(who: str, arg: str, value, minimum: int) -> int:
@@ -84,7 +72,7 @@ def auc(input, label, curve="ROC", num_thresholds=2**12 - 1, topk=1, slide_steps
     length = num_thresholds + 1
     pos = np.bincount(buckets[labels > 0], minlength=length).astype(np.int64)
     neg = np.bincount(buckets[labels == 0], minlength=length).astype(np.int64)
-    value = _area(pos, neg)
+    value = roc_area(pos, neg) or 0.0  # Paddle's op leaves 0 when a class is missing
     if slide_steps:
         # Paddle's layout: slide_steps rows of per-step counts (this call's in the first),
         # their running sum, then the step counter (1 after this step)
