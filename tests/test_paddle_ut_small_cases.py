@@ -7,11 +7,17 @@ Found:
 - ``Tensor.reconstruct_from_(other)`` was missing: in Paddle 2.6.2 the tensor becomes another handle of
   ``other`` (shared storage, shape, dtype, stop_gradient and grad; its own name kept); a non-Tensor
   argument is a ValueError.
+- ``fleet.DistributedStrategy.hybrid_configs`` refused Paddle 2.6.2's sub-dicts ``mp_configs``, ``pp_configs``
+  and ``sharding_configs``; they are now checked (Paddle's keys, defaults and field types) and read back,
+  held without effect over MPI. (2.6.2 itself refuses ``sharding_configs`` in the setter, a Paddle bug.)
 """
+import copy
+
 import numpy as np
 import pytest
 
 import eager
+from eager.distributed.fleet import DistributedStrategy
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -59,3 +65,47 @@ def test_reconstruct_from_refuses_non_tensor(bad):
     with pytest.raises(ValueError, match="reconstruct_from_.*Tensor"):
         t.reconstruct_from_(bad)
     np.testing.assert_allclose(t.numpy(), [1.0])
+
+
+# -- fleet.DistributedStrategy.hybrid_configs sub-configs (Paddle 2.6.2's HybridConfig) --------------------
+def test_hybrid_configs_sub_configs_defaults_and_read_back():
+    strategy = DistributedStrategy()
+    configs = strategy.hybrid_configs
+    # defaults from Paddle 2.6.2's distributed_strategy.proto
+    assert configs["mp_configs"] == {"sync_param": True, "sync_grad": False, "sync_moment": False,
+                                     "sync_mode": "broadcast", "mp_async_allreduce": False,
+                                     "mp_skip_c_identity": False, "mp_fused_linear_param_grad_add": False,
+                                     "need_broadcast_data": True}
+    assert configs["pp_configs"] == {"dp_comm_overlap": False, "delay_scale_loss": False, "enable_timer": False,
+                                     "sharding_comm_overlap": False, "profiling": False}
+    assert configs["sharding_configs"] == {"tensor_fusion": False, "accumulate_steps": 1, "comm_overlap": False,
+                                           "split_param": False, "fuse_optimizer": True}
+    given = {"dp_degree": 2, "mp_configs": {"sync_param": 0, "sync_mode": "average", "sync_param_name": ["emb"]},
+             "pp_configs": {"delay_scale_loss": True}, "sharding_configs": {"accumulate_steps": 4}}
+    strategy.hybrid_configs = given
+    configs = strategy.hybrid_configs
+    assert configs["dp_degree"] == 2
+    assert configs["mp_configs"]["sync_param"] is False and configs["mp_configs"]["sync_mode"] == "average"
+    assert configs["mp_configs"]["sync_grad"] is False        # the keys not given keep their values
+    assert "sync_param_name" not in configs["mp_configs"] and strategy.sync_param_name == ["emb"]
+    assert configs["pp_configs"]["delay_scale_loss"] is True
+    assert configs["sharding_configs"]["accumulate_steps"] == 4
+    assert given["mp_configs"]["sync_param_name"] == ["emb"]   # the caller's dict is left as it was
+    twin = copy.deepcopy(strategy)
+    assert twin.hybrid_configs["sharding_configs"]["accumulate_steps"] == 4
+
+
+@pytest.mark.parametrize("bad, error, match", [
+    ({"mp_configs": 3}, TypeError, "mp_configs.*expected a dict"),
+    ({"mp_configs": {"sync_param": "x"}}, TypeError, "sync_param.*expected a bool"),
+    ({"pp_configs": {"dp_comm_overlap": None}}, TypeError, "dp_comm_overlap.*expected a bool"),
+    ({"mp_configs": {"sync_mode": 1}}, TypeError, "sync_mode.*expected a str"),
+    ({"sharding_configs": {"accumulate_steps": 1.5}}, TypeError, "accumulate_steps.*expected an int"),
+    ({"pp_configs": {"bogus": True}}, ValueError, "pp_configs.*bogus"),
+])
+def test_hybrid_configs_sub_configs_refuse_bad_values(bad, error, match):
+    strategy = DistributedStrategy()
+    before = strategy.hybrid_configs
+    with pytest.raises(error, match=match):
+        strategy.hybrid_configs = {"dp_degree": 2, **bad}
+    assert strategy.hybrid_configs == before
