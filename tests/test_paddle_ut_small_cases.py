@@ -109,3 +109,16 @@ def test_hybrid_configs_sub_configs_refuse_bad_values(bad, error, match):
     with pytest.raises(error, match=match):
         strategy.hybrid_configs = {"dp_degree": 2, **bad}
     assert strategy.hybrid_configs == before
+
+
+def test_sync_param_name_setting():
+    strategy = DistributedStrategy()
+    assert strategy.sync_param_name == ["embedding", "layer_norm", ".b_"]  # Paddle 2.6.2's default
+    strategy.sync_param_name = ("fc",)
+    assert strategy.sync_param_name == ["fc"]
+    assert copy.deepcopy(strategy).sync_param_name == ["fc"]
+    with pytest.raises(TypeError, match="sync_param_name.*list of str"):
+        strategy.sync_param_name = "fc"
+    with pytest.raises(TypeError, match=r"mp_configs'\]\['sync_param_name'\] expected a list of str"):
+        strategy.hybrid_configs = {"mp_configs": {"sync_param_name": [1]}}
+    assert strategy.sync_param_name == ["fc"]

@@ -179,6 +179,9 @@ class DistributedStrategy:
         elif name == "pipeline_configs":
             self._pipeline.update(self._check_pipeline(value))
             return
+        elif name == "sync_param_name":
+            self._sync_param_name[:] = self._check_sync_param_name("sync_param_name", value)
+            return
         elif name in _UNSUPPORTED:
             if not isinstance(value, bool):
                 raise TypeError(f"fleet.DistributedStrategy: '{name}' expected a bool, got {value!r}")
@@ -245,9 +248,8 @@ class DistributedStrategy:
         for key, value in sub.items():
             where = f"fleet.DistributedStrategy: hybrid_configs[{name!r}][{key!r}]"
             if name == "mp_configs" and key == "sync_param_name":
-                if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-                    raise TypeError(f"{where} expected a list of str, got {value!r}")
-                checked[key] = list(value)
+                checked[key] = DistributedStrategy._check_sync_param_name(where[len("fleet.DistributedStrategy: "):],
+                                                                          value)
                 continue
             if key not in known:
                 raise ValueError(f"fleet.DistributedStrategy: hybrid_configs[{name!r}] key {key!r} is not one of "
@@ -264,6 +266,13 @@ class DistributedStrategy:
                 raise TypeError(f"{where} expected an int, got {value!r}")
             checked[key] = value
         return checked
+
+    @staticmethod
+    def _check_sync_param_name(what: str, value) -> list:
+        """Paddle's sync_param_name: the name fragments of the parameters mp_configs' sync_param covers."""
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise TypeError(f"fleet.DistributedStrategy: {what} expected a list of str, got {value!r}")
+        return list(value)
 
     @staticmethod
     def _check_order(what: str, order) -> list:
@@ -305,7 +314,8 @@ class DistributedStrategy:
 
     @staticmethod
     def _unknown(name: str) -> str:
-        known = sorted([*_SETTINGS, "hybrid_configs", "pipeline_configs", "hybrid_parallel_order", *_UNSUPPORTED])
+        known = sorted([*_SETTINGS, "hybrid_configs", "pipeline_configs", "hybrid_parallel_order", "sync_param_name",
+                        *_UNSUPPORTED])
         return (f"fleet.DistributedStrategy has no setting {name!r}; eager's fleet knows "
                 f"{', '.join(known)}")
 
