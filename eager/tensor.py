@@ -152,6 +152,20 @@ class Tensor:
             self._meta = AutogradMeta(stop_gradient=True)
         self._meta.grad = value
 
+    grad_ = grad  # Paddle 2.6.2's other public name for the same read/write property
+
+    def reconstruct_from_(self, other) -> None:
+        """Make this tensor another handle of ``other``, as Paddle 2.6.2 does: it
+        shares ``other``'s storage and autograd state (data, shape, dtype,
+        ``stop_gradient``, ``grad``; later writes to either show in both) and keeps
+        its own name. Returns None."""
+        if not isinstance(other, Tensor):
+            # ValueError, not TypeError: Paddle's binding raises InvalidArgument here
+            raise ValueError(f"Tensor.reconstruct_from_: argument 'other' expected a Tensor, got "
+                             f"{type(other).__name__}")
+        self.impl = other.impl
+        self._meta = other._meta
+
     def _is_master_grad(self, value) -> bool:
         """Whether ``value`` may replace this float16/bfloat16 tensor's float32
         ``.grad`` (amp's master_grad made it so): it has that gradient's dtype."""

@@ -201,7 +201,7 @@ class LogGradNode(GradNodeBase):
         return ((Tensor(grad),), )
 
 
-def pow(x, y=1.0, name=None):
+def pow(x, y, name=None):
     """Elementwise x ** y for a scalar exponent y; an integer x takes the exponent truncated to an integer (as Paddle casts it to x's type) and refuses a negative one.
 
     Differentiable to any order.
@@ -229,7 +229,7 @@ def pow(x, y=1.0, name=None):
     return out
 
 
-def pow_(x, y=1.0, name=None):
+def pow_(x, y, name=None):
     """Inplace pow: writes the result into x and returns it. Elementwise x ** y for a scalar exponent y; an integer x takes the exponent truncated to an integer (as Paddle casts it to x's type) and refuses a negative one.
 
     Differentiable to any order.

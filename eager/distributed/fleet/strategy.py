@@ -13,7 +13,9 @@ silently training another way than the script asked:
   ``hybrid_configs`` with ``dp_degree`` (-1: the world size over the others),
   ``mp_degree`` (tensor parallelism), ``pp_degree`` (pipeline parallelism) and
   ``sharding_degree`` (stage-1 sharding of the optimizer state, with data
-  parallelism); ``sep_degree`` must stay 1; ``order`` (also ``hybrid_parallel_order``: the
+  parallelism); ``sep_degree`` must stay 1; Paddle 2.6.2's sub-dicts ``mp_configs``,
+  ``pp_configs`` and ``sharding_configs`` are checked and read back without effect (they tune
+  NCCL overlap, fusion and parameter sync); ``order`` (also ``hybrid_parallel_order``: the
   axes of the rank grid, outermost first, default dp, pp, sharding, sep, mp); ``pipeline_configs``
   (``micro_batch_size``, ``accumulate_steps``, ``schedule_mode`` 1F1B or FThenB;
   ``p2p_cache_shape`` and ``enable_partial_send_recv`` accepted without effect);
@@ -65,6 +67,17 @@ _UNSUPPORTED = {
     "heter_ccl_mode": "heterogeneous collective mode",
 }
 _HYBRID = {"dp_degree": -1, "mp_degree": 1, "pp_degree": 1, "sharding_degree": 1, "sep_degree": 1}
+# Paddle 2.6.2's hybrid_configs sub-messages, name: default. Held and read back without effect: they
+# tune NCCL overlap, fusion and parameter sync, which eager's MPI backend does not have (docs/data_parallel.md).
+_HYBRID_SUB = {
+    "mp_configs": {"sync_param": True, "sync_grad": False, "sync_moment": False, "sync_mode": "broadcast",
+                   "mp_async_allreduce": False, "mp_skip_c_identity": False,
+                   "mp_fused_linear_param_grad_add": False, "need_broadcast_data": True},
+    "pp_configs": {"dp_comm_overlap": False, "delay_scale_loss": False, "enable_timer": False,
+                   "sharding_comm_overlap": False, "profiling": False},
+    "sharding_configs": {"tensor_fusion": False, "accumulate_steps": 1, "comm_overlap": False,
+                         "split_param": False, "fuse_optimizer": True},
+}
 # hybrid_configs["order"] / hybrid_parallel_order: the axes of the rank grid, outermost first.
 _ORDER = ["dp", "pp", "sharding", "sep", "mp"]
 # Paddle's PipelineConfig: name: default. schedule_mode picks the dynamic-graph schedule.
@@ -107,6 +120,9 @@ class DistributedStrategy:
     def __init__(self):
         object.__setattr__(self, "_values", dict(_SETTINGS))
         object.__setattr__(self, "_hybrid", dict(_HYBRID))
+        object.__setattr__(self, "_hybrid_sub", {name: dict(sub) for name, sub in _HYBRID_SUB.items()})
+        # mp_configs['sync_param_name'] lands here, as in Paddle (not in the mp_configs read-back)
+        object.__setattr__(self, "_sync_param_name", ["embedding", "layer_norm", ".b_"])
         object.__setattr__(self, "_pipeline", dict(_PIPELINE))
         object.__setattr__(self, "_order", list(_ORDER))
 
@@ -117,7 +133,11 @@ class DistributedStrategy:
         if name in values:
             return values[name]
         if name == "hybrid_configs":
-            return dict(object.__getattribute__(self, "_hybrid"))
+            configs = dict(object.__getattribute__(self, "_hybrid"))
+            configs.update((key, dict(sub)) for key, sub in object.__getattribute__(self, "_hybrid_sub").items())
+            return configs
+        if name == "sync_param_name":
+            return list(object.__getattribute__(self, "_sync_param_name"))
         if name == "pipeline_configs":
             return dict(object.__getattribute__(self, "_pipeline"))
         if name == "hybrid_parallel_order":
@@ -143,6 +163,12 @@ class DistributedStrategy:
         elif name == "hybrid_configs":
             configs = self._check_hybrid(value)
             order = configs.pop("order", None)
+            for key in _HYBRID_SUB:
+                if key in configs:
+                    sub = configs.pop(key)
+                    if "sync_param_name" in sub:
+                        self._sync_param_name[:] = sub.pop("sync_param_name")
+                    self._hybrid_sub[key].update(sub)
             self._hybrid.update(configs)
             if order is not None:
                 self._order[:] = order
@@ -152,6 +178,9 @@ class DistributedStrategy:
             return
         elif name == "pipeline_configs":
             self._pipeline.update(self._check_pipeline(value))
+            return
+        elif name == "sync_param_name":
+            self._sync_param_name[:] = self._check_sync_param_name("sync_param_name", value)
             return
         elif name in _UNSUPPORTED:
             if not isinstance(value, bool):
@@ -175,6 +204,9 @@ class DistributedStrategy:
             configs["order"] = DistributedStrategy._check_order("hybrid_configs['order']", configs["order"])
         for key, value in configs.items():
             if key == "order":
+                continue
+            if key in _HYBRID_SUB:
+                configs[key] = DistributedStrategy._check_hybrid_sub(key, value)
                 continue
             if key not in _HYBRID:
                 raise ValueError(f"fleet.DistributedStrategy: hybrid_configs key {key!r} is not supported; "
@@ -202,6 +234,45 @@ class DistributedStrategy:
                 raise ValueError(f"fleet.DistributedStrategy: hybrid_configs[{key!r}] = {value}: eager's "
                                  f"fleet has data, tensor, pipeline and sharding parallelism only, so {key} must be 1")
         return configs
+
+    @staticmethod
+    def _check_hybrid_sub(name: str, sub) -> dict:
+        """hybrid_configs[name] (mp_configs, pp_configs, sharding_configs): a dict of Paddle 2.6.2's
+        keys. Its bool fields take a bool or an int (protobuf's rule), sync_mode a str, accumulate_steps an
+        int; unlike Paddle, an unknown key is refused instead of ignored."""
+        if not isinstance(sub, dict):
+            raise TypeError(f"fleet.DistributedStrategy: hybrid_configs[{name!r}] expected a dict, got "
+                            f"{type(sub).__name__}")
+        known = _HYBRID_SUB[name]
+        checked = {}
+        for key, value in sub.items():
+            where = f"fleet.DistributedStrategy: hybrid_configs[{name!r}][{key!r}]"
+            if name == "mp_configs" and key == "sync_param_name":
+                checked[key] = DistributedStrategy._check_sync_param_name(where[len("fleet.DistributedStrategy: "):],
+                                                                          value)
+                continue
+            if key not in known:
+                raise ValueError(f"fleet.DistributedStrategy: hybrid_configs[{name!r}] key {key!r} is not one of "
+                                 f"Paddle's: {', '.join(known)}")
+            default = known[key]
+            if isinstance(default, bool):
+                if not isinstance(value, int):
+                    raise TypeError(f"{where} expected a bool, got {value!r}")
+                value = bool(value)
+            elif isinstance(default, str):
+                if not isinstance(value, str):
+                    raise TypeError(f"{where} expected a str, got {value!r}")
+            elif isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"{where} expected an int, got {value!r}")
+            checked[key] = value
+        return checked
+
+    @staticmethod
+    def _check_sync_param_name(what: str, value) -> list:
+        """Paddle's sync_param_name: the name fragments of the parameters mp_configs' sync_param covers."""
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise TypeError(f"fleet.DistributedStrategy: {what} expected a list of str, got {value!r}")
+        return list(value)
 
     @staticmethod
     def _check_order(what: str, order) -> list:
@@ -243,7 +314,8 @@ class DistributedStrategy:
 
     @staticmethod
     def _unknown(name: str) -> str:
-        known = sorted([*_SETTINGS, "hybrid_configs", "pipeline_configs", "hybrid_parallel_order", *_UNSUPPORTED])
+        known = sorted([*_SETTINGS, "hybrid_configs", "pipeline_configs", "hybrid_parallel_order", "sync_param_name",
+                        *_UNSUPPORTED])
         return (f"fleet.DistributedStrategy has no setting {name!r}; eager's fleet knows "
                 f"{', '.join(known)}")
 
@@ -251,14 +323,18 @@ class DistributedStrategy:
         twin = DistributedStrategy()
         twin._values.update(copy.deepcopy(self._values, memo))
         twin._hybrid.update(self._hybrid)
+        for key, sub in self._hybrid_sub.items():
+            twin._hybrid_sub[key].update(sub)
+        twin._sync_param_name[:] = self._sync_param_name
         twin._pipeline.update(self._pipeline)
         twin._order[:] = self._order
         return twin
 
     def __repr__(self):
         changed = {name: value for name, value in self._values.items() if _SETTINGS[name] != value}
-        if self._hybrid != _HYBRID:
-            changed["hybrid_configs"] = dict(self._hybrid)
+        if self._hybrid != _HYBRID or self._hybrid_sub != _HYBRID_SUB:
+            changed["hybrid_configs"] = {**self._hybrid, **{key: sub for key, sub in self._hybrid_sub.items()
+                                                              if sub != _HYBRID_SUB[key]}}
         if self._pipeline != _PIPELINE:
             changed["pipeline_configs"] = dict(self._pipeline)
         if self._order != _ORDER:
