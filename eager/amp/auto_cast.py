@@ -21,7 +21,7 @@ import threading
 import weakref
 
 from phi.common import DataType
-from phi.common.data_type import BFloat16Unavailable, bfloat16_numpy_dtype
+from phi.common.data_type import HALF_TYPES, BFloat16Unavailable, bfloat16_numpy_dtype
 
 from ..arguments import describe, to_bool
 from ..autograd.engine import add_backward_final_hook
@@ -208,11 +208,10 @@ class _MasterGrad:
             for param in list(self.params.values()):
                 meta = param._meta
                 grad = None if meta is None else meta.grad
-                if grad is not None and grad.impl.dtype in _HALF_TYPES:
+                if grad is not None and grad.impl.dtype in HALF_TYPES:
                     meta.grad = own_grad(_F.cast(grad, DataType.FLOAT32))
 
 
-_HALF_TYPES = frozenset({DataType.FLOAT16, DataType.BFLOAT16})
 MASTER_GRAD = _MasterGrad()
 
 

@@ -43,7 +43,6 @@ import numpy as np
 from phi import api as phi_api
 from phi import infermeta as _im
 from phi.api.support import FLAGS, verify_infer_meta, wrap_result
-from phi.common import DataType
 from phi.common.tensor_kind import TensorKind
 from phi.core import KERNELS, DenseTensor, MetaTensor
 from phi.core.dense_tensor import REFS_OF_ONE_LOCAL
@@ -240,13 +239,10 @@ def accumulate_into_leaf(meta, grad, create_graph: bool) -> None:
             meta.grad = own_grad(Tensor(result))
 
 
-_HALF = frozenset({DataType.FLOAT16, DataType.BFLOAT16})
-
-
 def _master_grad(acc, x) -> bool:
     """Whether ``acc`` is a float32 master gradient (amp's master_grad) of the
     float16/bfloat16 gradient ``x``: same shape and place, dense."""
-    return (acc.dtype is DataType.FLOAT32 and x.dtype in _HALF and acc.kind is TensorKind.DENSE
+    return (acc.dtype is not x.dtype and _im.grad_dtype_fits(x.dtype, acc.dtype) and acc.kind is TensorKind.DENSE
             and x.kind is TensorKind.DENSE and tuple(acc.dims) == tuple(x.dims) and acc.place == x.place)
 
 

@@ -52,8 +52,9 @@ import numpy as np
 from phi import api as phi_api
 import phi.api.optimizer  # noqa: F401  (phi_api.optimizer: the fused updates)
 from phi.common import DataType, TensorKind
+from phi.common.data_type import HALF_TYPES
 from phi.core import PhiError
-from phi.infermeta import optimizer_state_dtype
+from phi.infermeta import grad_dtype_fits, optimizer_state_dtype
 
 from ..arguments import to_bool, to_dtype
 from ..autograd.grad_mode import no_grad
@@ -69,8 +70,6 @@ from .plan import ParamPlan, lr_ratio
 
 # Keys of a state dict that are not accumulators.
 _STEP_KEY, _LR_KEY, _MASTER_KEY, _SCHEDULER_KEY = "@step", "@lr", "master_weights", "LR_Scheduler"
-# Parameter dtypes that multi_precision updates on a float32 master copy.
-_HALF_TYPES = (DataType.FLOAT16, DataType.BFLOAT16)
 
 
 class Optimizer:
@@ -819,7 +818,7 @@ class Optimizer:
     def _master_weight(self, param):
         """The float32 copy a float16 or bfloat16 parameter is updated on under
         ``multi_precision`` (made from the parameter on first use), else None."""
-        if not self._multi_precision or param.impl.dtype not in _HALF_TYPES:
+        if not self._multi_precision or param.impl.dtype not in HALF_TYPES:
             return None
         master = self._master_weights.get(id(param))
         if master is None:
@@ -1472,8 +1471,7 @@ def _check_grad(who: str, param, grad) -> None:
     """grad has param's dims and dtype, or is float32 for a float16/bfloat16
     param (amp's master_grad)."""
     g, p = grad.impl, param.impl
-    if tuple(g.dims) != tuple(p.dims) or g.dtype is not p.dtype and not (
-            p.dtype in _HALF_TYPES and g.dtype is DataType.FLOAT32):
+    if tuple(g.dims) != tuple(p.dims) or not grad_dtype_fits(p.dtype, g.dtype):
         raise ValueError(f"{who}.step: the gradient of parameter {param.name!r} is {g.dtype}"
                          f"{list(g.dims)}, expected {p.dtype}{list(p.dims)} like the parameter")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numbers
 
 from phi.common import DataType
+from phi.common.data_type import HALF_TYPES
 
 from ..arguments import describe
 from ..nn import functional as F
@@ -23,7 +24,6 @@ from ..parameter import create_parameter
 from ..tensor import Tensor
 
 _FLOATS = frozenset({DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32, DataType.FLOAT64})
-_HALF = frozenset({DataType.FLOAT16, DataType.BFLOAT16})
 
 
 def _check_input(op: str, input, min_rank: int, max_rank: int) -> None:
@@ -45,7 +45,7 @@ def _channels(op: str, input, data_layout) -> int:
 
 def _param_dtype(input, float32_for_half: bool):
     dtype = input.impl.dtype
-    return DataType.FLOAT32 if float32_for_half and dtype in _HALF else dtype
+    return DataType.FLOAT32 if float32_for_half and dtype in HALF_TYPES else dtype
 
 
 def _activation(op: str, out, act):
@@ -67,7 +67,7 @@ def _normalized(input, data_layout: str, normalize):
     2-D input as [N, C, 1]); a float16/bfloat16 input is normalized in float32 (the
     parameters' dtype) and the result cast back, as Paddle's kernels compute."""
     dtype = input.impl.dtype
-    x = input.astype("float32") if dtype in _HALF else input
+    x = input.astype("float32") if dtype in HALF_TYPES else input
     flat = x.ndim == 2
     if flat:
         x = x.unsqueeze(-1)
@@ -75,7 +75,7 @@ def _normalized(input, data_layout: str, normalize):
     out = normalize(x, _FORMATS[x.ndim][0 if channels_first else 1])
     if flat:
         out = out.squeeze(-1)
-    return out.astype(dtype) if dtype in _HALF else out
+    return out.astype(dtype) if dtype in HALF_TYPES else out
 
 
 def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None, bias_attr=None,

@@ -155,6 +155,8 @@ def _is_ml_dtypes_bfloat16(dtype) -> bool:
 
 
 FLOATING_TYPES = frozenset({DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32, DataType.FLOAT64})
+# The half-precision floats, whose optimizer state, master weights and amp master gradients are float32.
+HALF_TYPES = frozenset({DataType.FLOAT16, DataType.BFLOAT16})
 COMPLEX_TYPES = frozenset({DataType.COMPLEX64, DataType.COMPLEX128})
 INTEGER_TYPES = frozenset(
     {DataType.INT8, DataType.UINT8, DataType.INT16, DataType.INT32, DataType.INT64}

@@ -18,7 +18,7 @@ from .multiary import (
 )
 from .nullary import create_infer_meta, full_infer_meta
 from .optimizer import (
-    adam_infer_meta, adamw_infer_meta, momentum_infer_meta, optimizer_state_dtype, sgd_infer_meta,
+    adam_infer_meta, adamw_infer_meta, grad_dtype_fits, momentum_infer_meta, optimizer_state_dtype, sgd_infer_meta,
 )
 from .shape import (
     flatten_infer_meta, getitem_infer_meta, setitem_grad_infer_meta, setitem_infer_meta,
@@ -102,7 +102,7 @@ __all__ = [
     "setitem_grad_infer_meta", "setitem_infer_meta", "squeeze_infer_meta", "unsqueeze_infer_meta",
     "concat_infer_meta", "split_infer_meta", "stack_infer_meta",
     "unbind_infer_meta", "sgd_infer_meta", "momentum_infer_meta", "adam_infer_meta",
-    "adamw_infer_meta", "optimizer_state_dtype",
+    "adamw_infer_meta", "grad_dtype_fits", "optimizer_state_dtype",
 ]
 
 for _group in GROUPS:

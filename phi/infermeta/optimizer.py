@@ -17,17 +17,23 @@ from __future__ import annotations
 
 import math
 
-from ..common.data_type import DataType
+from ..common.data_type import HALF_TYPES, DataType
 from ..core.errors import InvalidArgumentError, InvalidTypeError
 
-_HALF = (DataType.FLOAT16, DataType.BFLOAT16)
 _FLOATS = (DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32, DataType.FLOAT64)
 
 
 def optimizer_state_dtype(param_dtype: DataType) -> DataType:
     """The dtype of a parameter's optimizer state (and of the learning rate the
     kernels read): float32 for a float16 or bfloat16 parameter, else the parameter's dtype."""
-    return DataType.FLOAT32 if param_dtype in _HALF else param_dtype
+    return DataType.FLOAT32 if param_dtype in HALF_TYPES else param_dtype
+
+
+def grad_dtype_fits(param_dtype: DataType, grad_dtype: DataType) -> bool:
+    """Whether a gradient of ``grad_dtype`` may update a parameter of ``param_dtype``:
+    the parameter's own dtype, or its optimizer state's (float32 for a float16 or
+    bfloat16 parameter: amp's master gradient)."""
+    return grad_dtype is param_dtype or grad_dtype is optimizer_state_dtype(param_dtype)
 
 
 def _describe(t) -> str:
@@ -44,11 +50,11 @@ def _check_param(param, grad) -> DataType:
     if dtype not in _FLOATS:
         raise InvalidTypeError(
             f"argument 'param' expected a float16, bfloat16, float32 or float64 tensor, got {_describe(param)}")
-    if grad.dtype is not dtype and not (dtype in _HALF and grad.dtype is DataType.FLOAT32) \
-            or not _same_dims(grad, param):
+    # the common case (grad of param's dtype) decided without a call: this runs every step
+    if grad.dtype is not dtype and not grad_dtype_fits(dtype, grad.dtype) or not _same_dims(grad, param):
         raise InvalidArgumentError(
             f"argument 'grad' expected {_describe(param)} like 'param', got {_describe(grad)}")
-    return DataType.FLOAT32 if dtype in _HALF else dtype
+    return DataType.FLOAT32 if dtype in HALF_TYPES else dtype
 
 
 def _check_state(arg: str, state, param, dtype: DataType) -> None:
@@ -71,7 +77,7 @@ def _check_master(param, master_param, multi_precision, dtype: DataType) -> None
     if not isinstance(multi_precision, bool):
         raise InvalidTypeError(f"argument 'multi_precision' expected a bool, got {multi_precision!r}")
     if master_param is None:
-        if multi_precision and param.dtype in _HALF:
+        if multi_precision and param.dtype in HALF_TYPES:
             raise InvalidArgumentError(
                 f"argument 'master_param' is required with multi_precision=True for a "
                 f"{param.dtype} param (the float32 copy the update computes on), got None")
