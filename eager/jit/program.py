@@ -330,6 +330,22 @@ def _flat_slots(outs, flat):
             _flat_slots(o, flat)
 
 
+def output_leaves(node):
+    """The tensor leaves of a program's output tree, in order: the ``{"call": k,
+    "out": j}``, ``{"in": i}`` and ``{"state": name}`` nodes inside its tuples,
+    lists and dicts (constants are no leaves)."""
+    if type(node) is not dict:
+        return
+    if "call" in node or "in" in node or "state" in node:
+        yield node
+        return
+    for key in ("tuple", "list"):
+        for value in node.get(key, ()):
+            yield from output_leaves(value)
+    for _, value in node.get("dict", ()):
+        yield from output_leaves(value)
+
+
 # -- dead calls -------------------------------------------------------------------
 def _references(node, calls: set, states: set) -> None:
     """Collects the call indices (``{"call": k, "out": j}``) and state names

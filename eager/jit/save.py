@@ -47,8 +47,8 @@ from ..tensor import Tensor
 from . import recorder as _recorder
 from .backward import MAX_GRAD_OUTPUTS, NotCapturable, capture_backward
 from .input_spec import InputSpec
-from .program import (FORMAT, MODEL_SUFFIX, PARAMS_SUFFIX, VERSION, ProgramError, encode, prune, result_slots,
-                      unify)
+from .program import (FORMAT, MODEL_SUFFIX, PARAMS_SUFFIX, VERSION, ProgramError, encode, output_leaves, prune,
+                      result_slots, unify)
 from .static_function import SWITCH, StaticFunction
 
 # The sizes a None dimension is traced with (two traces, unified): primes, so that
@@ -536,19 +536,7 @@ def _check_output_spec(who, what, output_spec, outputs):
     """Paddle's output_spec keeps a subset of the forward's outputs, found by the names
     its static program gave them; a spec as long as the outputs keeps them all. eager
     saves every output, so only that case is accepted."""
-    count = 0
-
-    def walk(node):
-        nonlocal count
-        if "call" in node or "in" in node or "state" in node:
-            count += 1
-        for key in ("tuple", "list"):
-            for value in node.get(key, ()):
-                walk(value)
-        for _, value in node.get("dict", ()):
-            walk(value)
-
-    walk(outputs)
+    count = sum(1 for _ in output_leaves(outputs))
     if len(output_spec) != count:
         raise ValueError(f"{who}: argument 'output_spec' must list all {count} output Tensors of {what} "
                          f"(eager saves every output; a subset is not pruned), got {len(output_spec)}")

@@ -41,7 +41,7 @@ from ..tensor import Tensor
 from . import recorder as _recorder
 from .backward import ReplayGradNode
 from .input_spec import InputSpec
-from .program import FORMAT, MODEL_SUFFIX, PARAMS_SUFFIX, VERSIONS, ProgramError, decode, resolve
+from .program import FORMAT, MODEL_SUFFIX, PARAMS_SUFFIX, VERSIONS, ProgramError, decode, output_leaves, resolve
 from .save import GRAD_MODES, GRAD_PROGRAMS, PARAMS_ONLY, check_path, save
 from .trace import build, read_slots
 
@@ -231,22 +231,13 @@ def _output_specs(section):
     """InputSpecs (shape and dtype) of a program section's output tensors, flattened in order."""
     state = {entry["name"]: entry for entry in section["state"]}
     specs = []
-
-    def walk(node):
+    for node in output_leaves(section["outputs"]):
         if "call" in node:
             specs.append(_spec(_array_results(section["calls"][node["call"]]["outs"])[node["out"]]))
         elif "in" in node:
             specs.append(_spec(section["inputs"][node["in"]]))
-        elif "state" in node:
+        else:
             specs.append(_spec(state[node["state"]]))
-        elif "tuple" in node or "list" in node:
-            for value in node.get("tuple", node.get("list")):
-                walk(value)
-        elif "dict" in node:
-            for _, value in node["dict"]:
-                walk(value)
-
-    walk(section["outputs"])
     return specs
 
 
@@ -347,8 +338,7 @@ def compile_program(document, dims, array_type, mode=None) -> _Compiled:
     compiled.outputs = section["outputs"]
     compiled.bumps = section["bumps"]
     compiled.n_bound = n_bound
-    keys = []
-    _output_keys(compiled.outputs, keys)
+    keys = [_key(node) for node in output_leaves(compiled.outputs) if "call" in node]
     compiled.keys = keys
     wanted = [made[c][j] for c, j in keys]
     compiled.output_slots = dict(zip(keys, wanted))
@@ -428,17 +418,6 @@ def _refuse_create_graph():
     raise AutogradError("to_static_grad: backward with create_graph=True through the output of a "
                         "TranslatedLayer: its saved backward program is not differentiable. Build the "
                         "model in Python and load its state_dict for double backward.")
-
-
-def _output_keys(node, keys):
-    if type(node) is dict:
-        if "call" in node:
-            keys.append(_key(node))
-        for key in ("tuple", "list"):
-            for v in node.get(key, ()):
-                _output_keys(v, keys)
-        for _, v in node.get("dict", ()):
-            _output_keys(v, keys)
 
 
 def bump_written(compiled, state, index) -> None:
